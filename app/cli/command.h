@@ -1,0 +1,43 @@
+#pragma once
+// sightline-cli subcommands register themselves here, one file each (cmd_<name>.cpp).
+//
+// Exit codes: 0 success, 1 a --fail-on gate fired, 2 bad input (clear error on stderr), 64 usage error.
+
+#include <string>
+#include <vector>
+
+namespace sl::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitGate = 1;
+inline constexpr int kExitInput = 2;
+inline constexpr int kExitUsage = 64;
+
+struct Command {
+    const char* name;
+    const char* synopsis;   // one line: "summary TRACE... [--format text|json] [-o FILE]"
+    int (*run)(const std::vector<std::string>& args);   // args after the subcommand name
+};
+
+// Called from a static initialiser in each cmd_*.cpp:  static const bool reg = register_command({...});
+bool register_command(const Command& c);
+const std::vector<Command>& commands();
+
+// Small shared helpers for argument parsing and output.
+struct Args {
+    std::vector<std::string> positional;
+    // Returns the value of --name VALUE / --name=VALUE (last wins), or def.
+    std::string value(const std::string& name, const std::string& def = {}) const;
+    bool flag(const std::string& name) const;
+    bool has(const std::string& name) const;
+    std::vector<std::pair<std::string, std::string>> options;   // in order; flags have an empty value
+};
+// Parses args; `value_options` lists the options that take a value (e.g. {"--format","-o"}). Unknown options and
+// missing values are usage errors: returns false and fills error.
+bool parse_args(const std::vector<std::string>& args, const std::vector<std::string>& value_options,
+                const std::vector<std::string>& flag_options, Args& out, std::string& error);
+
+// Writes text to -o FILE when given, else stdout. Returns false (and prints an error) when the file cannot be written.
+bool write_output(const std::string& path, const std::string& text);
+
+} // namespace sl::cli

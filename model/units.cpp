@@ -1,0 +1,40 @@
+#include "model/units.h"
+
+#include <cmath>
+
+namespace sl {
+
+static QString threeSig(double v)
+{
+    const double a = std::fabs(v);
+    const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : 2;
+    return QString::number(v, 'f', decimals);
+}
+
+QString formatDuration(int64_t ns)
+{
+    const double a = std::fabs(static_cast<double>(ns));
+    if (a < 1e3)
+        return QString::number(ns) + QStringLiteral(" ns");
+    if (a < 1e6)
+        return threeSig(static_cast<double>(ns) / 1e3) + QStringLiteral(" µs");
+    if (a < 1e9)
+        return threeSig(static_cast<double>(ns) / 1e6) + QStringLiteral(" ms");
+    return threeSig(static_cast<double>(ns) / 1e9) + QStringLiteral(" s");
+}
+
+QString formatBytes(uint64_t bytes)
+{
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024 && u < 4) {
+        v /= 1024;
+        ++u;
+    }
+    return (u == 0 ? QString::number(bytes) : threeSig(v)) + QLatin1Char(' ') + QLatin1String(units[u]);
+}
+
+QString formatPercent(double fraction) { return QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %"); }
+
+} // namespace sl

@@ -1,0 +1,16 @@
+#pragma once
+// Formatting of times and sizes for display: pure functions, shared by every view.
+
+#include <QString>
+#include <cstdint>
+
+namespace sl {
+
+// 1234 -> "1.23 µs", 1'500'000 -> "1.50 ms"; three significant digits, unit chosen by magnitude.
+QString formatDuration(int64_t ns);
+// 1536 -> "1.50 KiB".
+QString formatBytes(uint64_t bytes);
+// 0.4567 -> "45.7 %".
+QString formatPercent(double fraction);
+
+} // namespace sl

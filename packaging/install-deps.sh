@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Installs every build and runtime dependency of Sightline on a fresh Debian 12 (bookworm) machine.
+set -euo pipefail
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update
+$SUDO apt-get install -y --no-install-recommends \
+  build-essential cmake ninja-build ccache pkg-config git \
+  qt6-base-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins libgl-dev \
+  libsqlite3-dev sqlite3 nlohmann-json3-dev libsimdjson-dev zlib1g-dev libmuparser-dev \
+  libgtest-dev libgmock-dev libbenchmark-dev \
+  xvfb xauth poppler-utils fonts-noto-cjk python3
