@@ -180,6 +180,7 @@ struct ThreadInfo {
     int64_t global_tid = 0;         // nsys globalTid, or a synthesised id for Kineto
     int64_t pid = 0, tid = 0;
     std::string name;
+    int32_t rank = 0;               // distributed rank of the file this thread came from (set by merge)
 };
 
 struct StreamInfo {
