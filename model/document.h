@@ -1,0 +1,36 @@
+#pragma once
+// The open workspace: the files, the loaded trace and the analysis results, each an immutable shared value.
+// Filled stage by stage from JobRunner's signals (trace first, then summary, ...); views only read.
+
+#include <QObject>
+#include <QStringList>
+#include <memory>
+
+#include "analysis/trace.h"
+
+namespace sl {
+
+class Document : public QObject {
+    Q_OBJECT
+public:
+    explicit Document(QObject* parent = nullptr);
+
+    const QStringList& paths() const { return paths_; }
+    std::shared_ptr<const Trace> trace() const { return trace_; }
+    bool isEmpty() const { return !trace_; }
+
+    // A new trace replaces the old one and drops every result computed from it.
+    void setTrace(const QStringList& paths, std::shared_ptr<const Trace> trace);
+    void clear();
+
+signals:
+    // Emitted after the trace (and everything derived from it) changed; results arrive later by their own signals.
+    void traceChanged();
+    void cleared();
+
+private:
+    QStringList paths_;
+    std::shared_ptr<const Trace> trace_;
+};
+
+} // namespace sl

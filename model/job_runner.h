@@ -1,0 +1,62 @@
+#pragma once
+// Loads traces and runs the analyses on a worker thread. Progress and results come back as queued signals carrying
+// immutable values; cancel() raises the job's LoadControl flag, which the readers poll inside their row loops.
+// Every open() starts a new generation: results of an older job that is still winding down are dropped silently.
+
+#include <QObject>
+#include <QStringList>
+#include <QThreadPool>
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/load_control.h"
+#include "analysis/trace.h"
+
+namespace sl {
+
+class JobRunner : public QObject {
+    Q_OBJECT
+public:
+    using Loader = std::function<Trace(const std::vector<std::string>& paths, const LoadControl& control)>;
+
+    explicit JobRunner(QObject* parent = nullptr);
+    ~JobRunner() override;
+
+    // Replaces sl::load_traces (tests inject generated traces or slow loaders).
+    void setLoader(Loader loader);
+
+    // Starts loading `paths`; supersedes (and cancels) any job still running. Returns the job's generation.
+    quint64 open(const QStringList& paths);
+    // Cancels the current job; emits cancelled() once the worker has stopped.
+    void cancel();
+
+    bool isRunning() const { return running_; }
+    quint64 generation() const { return generation_; }
+    // Waits for every worker to stop (used on shutdown and in tests).
+    void waitForDone();
+
+signals:
+    void started(const QStringList& paths);
+    void progress(double fraction, const QString& stage);
+    void traceLoaded(const QStringList& paths, std::shared_ptr<const sl::Trace> trace);
+    // A job ended (successfully, with an error, or cancelled); `ok` is true when every stage ran.
+    void finished(bool ok);
+    void failed(const QString& message);
+    void cancelled();
+
+private:
+    void run(quint64 gen, const QStringList& paths, std::shared_ptr<std::atomic<bool>> cancel);
+    // Posts fn to the GUI thread; it runs only if the job is still the current generation.
+    void post(quint64 gen, std::function<void()> fn);
+
+    QThreadPool pool_;
+    Loader loader_;
+    quint64 generation_ = 0;
+    bool running_ = false;
+    std::shared_ptr<std::atomic<bool>> cancel_;
+};
+
+} // namespace sl

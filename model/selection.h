@@ -1,0 +1,54 @@
+#pragma once
+// The one shared selection / zoom state, injected into every view so the timeline, tables, charts and the details
+// pane always agree. Setters emit only on a real change.
+
+#include <QObject>
+#include <cstdint>
+
+namespace sl {
+
+struct TimeRange {
+    int64_t start = 0, end = 0;
+    bool isEmpty() const { return end <= start; }
+    int64_t duration() const { return end - start; }
+    friend bool operator==(const TimeRange& a, const TimeRange& b) { return a.start == b.start && a.end == b.end; }
+    friend bool operator!=(const TimeRange& a, const TimeRange& b) { return !(a == b); }
+};
+
+class Selection : public QObject {
+    Q_OBJECT
+public:
+    explicit Selection(QObject* parent = nullptr);
+
+    // Index into Trace::kernels, or -1.
+    int64_t kernel() const { return kernel_; }
+    // A range the user selected (drag on the timeline); empty when none.
+    TimeRange range() const { return range_; }
+    // The window the timeline shows; views that follow zoom read it.
+    TimeRange window() const { return window_; }
+    // The kernel name the tables selected (StrId), or UINT32_MAX.
+    uint32_t kernelName() const { return kernelName_; }
+
+public slots:
+    void setKernel(int64_t index);
+    void setRange(sl::TimeRange r);
+    void setWindow(sl::TimeRange w);
+    void setKernelName(uint32_t nameId);
+    void clear();
+
+signals:
+    void kernelChanged(int64_t index);
+    void rangeChanged(sl::TimeRange range);
+    void windowChanged(sl::TimeRange window);
+    void kernelNameChanged(uint32_t nameId);
+
+private:
+    int64_t kernel_ = -1;
+    TimeRange range_;
+    TimeRange window_;
+    uint32_t kernelName_ = UINT32_MAX;
+};
+
+} // namespace sl
+
+Q_DECLARE_METATYPE(sl::TimeRange)

@@ -1,0 +1,141 @@
+// JobRunner: loads on a worker, reports progress, delivers the trace by a queued signal, cancels, and lets a newer
+// job supersede an older one. The loader is injected so the tests control timing without real files.
+#include <QSignalSpy>
+#include <QTest>
+#include <atomic>
+#include <thread>
+
+#include "model/document.h"
+#include "model/job_runner.h"
+
+using namespace sl;
+
+namespace {
+
+// A trace with `n` kernels named after the first path, so a test can tell which job's result arrived.
+Trace makeTrace(const std::string& tag, int n)
+{
+    Trace t;
+    const StrId name = t.strings.intern(tag);
+    for (int i = 0; i < n; ++i)
+        t.kernels.append(i * 100, i * 100 + 50, name);
+    t.finish();
+    return t;
+}
+
+// Reports progress and polls the cancel flag like a reader's row loop, for `steps` x 1 ms.
+Trace slowLoad(const std::vector<std::string>& paths, const LoadControl& c, int steps)
+{
+    for (int i = 0; i < steps; ++i) {
+        c.check();
+        c.report(double(i) / steps, "kernels");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return makeTrace(paths.at(0), 3);
+}
+
+} // namespace
+
+class TestJobRunner : public QObject {
+    Q_OBJECT
+private slots:
+    void loadsOnWorkerAndDelivers()
+    {
+        JobRunner runner;
+        std::atomic<bool> onGuiThread{true};
+        const auto gui = std::this_thread::get_id();
+        runner.setLoader([&](const std::vector<std::string>& p, const LoadControl& c) {
+            onGuiThread = std::this_thread::get_id() == gui;
+            return slowLoad(p, c, 20);
+        });
+        Document doc;
+        connect(&runner, &JobRunner::traceLoaded, &doc, &Document::setTrace);
+        QSignalSpy loaded(&runner, &JobRunner::traceLoaded);
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.open({QStringLiteral("a.sqlite")});
+        QVERIFY(runner.isRunning());
+        QTRY_COMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QCOMPARE(loaded.count(), 1);
+        QVERIFY(!onGuiThread);
+        QVERIFY(!runner.isRunning());
+        QVERIFY(progress.count() >= 3);
+        // progress is monotone within one stage and ends at 1
+        double prev = -1;
+        for (const auto& args : progress) {
+            const double f = args.at(0).toDouble();
+            QVERIFY(f >= prev);
+            prev = f;
+        }
+        QCOMPARE(prev, 1.0);
+        QVERIFY(doc.trace());
+        QCOMPARE(doc.trace()->kernels.size(), size_t(3));
+        QCOMPARE(std::string(doc.trace()->str(doc.trace()->kernels.name[0])), std::string("a.sqlite"));
+        QCOMPARE(doc.paths(), QStringList{QStringLiteral("a.sqlite")});
+    }
+
+    void cancelStopsTheLoader()
+    {
+        JobRunner runner;
+        std::atomic<int> steps{0};
+        runner.setLoader([&](const std::vector<std::string>& p, const LoadControl& c) {
+            for (;;) {   // would never end without the cancel flag
+                c.check();
+                ++steps;
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+            return makeTrace(p.at(0), 1);
+        });
+        QSignalSpy loaded(&runner, &JobRunner::traceLoaded);
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.open({QStringLiteral("never.sqlite")});
+        QTRY_VERIFY(steps.load() > 5);
+        runner.cancel();
+        QTRY_COMPARE(cancelled.count(), 1);
+        QCOMPARE(finished.count(), 1);
+        QCOMPARE(finished.at(0).at(0).toBool(), false);
+        QCOMPARE(loaded.count(), 0);
+        QVERIFY(!runner.isRunning());
+    }
+
+    void newerJobSupersedesOlder()
+    {
+        JobRunner runner;
+        runner.setLoader([](const std::vector<std::string>& p, const LoadControl& c) {
+            // the first job is slow and ignores nothing: it is cancelled by the second open()
+            return slowLoad(p, c, p.at(0) == "old" ? 2000 : 5);
+        });
+        QSignalSpy loaded(&runner, &JobRunner::traceLoaded);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy cancelled(&runner, &JobRunner::cancelled);
+        const quint64 g1 = runner.open({QStringLiteral("old")});
+        const quint64 g2 = runner.open({QStringLiteral("new")});
+        QVERIFY(g2 > g1);
+        QTRY_COMPARE(loaded.count(), 1);
+        runner.waitForDone();
+        QCoreApplication::processEvents();
+        QCOMPARE(loaded.count(), 1);
+        QCOMPARE(loaded.at(0).at(0).toStringList(), QStringList{QStringLiteral("new")});
+        const auto trace = loaded.at(0).at(1).value<std::shared_ptr<const Trace>>();
+        QCOMPARE(std::string(trace->str(trace->kernels.name[0])), std::string("new"));
+        // the superseded job reports nothing, not even its cancellation
+        QCOMPARE(cancelled.count(), 0);
+        QCOMPARE(finished.count(), 1);
+    }
+
+    void errorsAreReported()
+    {
+        JobRunner runner;   // the real loader
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.open({QStringLiteral("/nonexistent/dir/trace.sqlite")});
+        QTRY_COMPARE(failed.count(), 1);
+        QCOMPARE(finished.count(), 1);
+        QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("trace.sqlite")));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJobRunner)
+#include "tst_job_runner.moc"

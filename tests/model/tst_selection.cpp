@@ -1,0 +1,57 @@
+// Selection: one shared state; setters emit once per real change, ranges are normalised.
+#include <QSignalSpy>
+#include <QTest>
+
+#include "model/selection.h"
+
+using namespace sl;
+
+class TestSelection : public QObject {
+    Q_OBJECT
+private slots:
+    void emitsOnlyOnChange()
+    {
+        Selection s;
+        QSignalSpy k(&s, &Selection::kernelChanged);
+        s.setKernel(5);
+        s.setKernel(5);
+        QCOMPARE(k.count(), 1);
+        QCOMPARE(k.at(0).at(0).value<int64_t>(), int64_t(5));
+        s.setKernel(-7);   // anything negative means "none"
+        QCOMPARE(s.kernel(), int64_t(-1));
+        QCOMPARE(k.count(), 2);
+    }
+
+    void rangesAreNormalised()
+    {
+        Selection s;
+        QSignalSpy r(&s, &Selection::rangeChanged);
+        s.setRange({200, 100});
+        QCOMPARE(s.range().start, int64_t(100));
+        QCOMPARE(s.range().end, int64_t(200));
+        s.setRange({100, 200});
+        QCOMPARE(r.count(), 1);
+        QSignalSpy w(&s, &Selection::windowChanged);
+        s.setWindow({0, 1000});
+        s.setWindow({0, 1000});
+        QCOMPARE(w.count(), 1);
+        QCOMPARE(s.window().duration(), int64_t(1000));
+    }
+
+    void clearResetsSelectionButNotWindow()
+    {
+        Selection s;
+        s.setKernel(3);
+        s.setRange({1, 2});
+        s.setWindow({0, 10});
+        s.setKernelName(4);
+        s.clear();
+        QCOMPARE(s.kernel(), int64_t(-1));
+        QVERIFY(s.range().isEmpty());
+        QCOMPARE(s.kernelName(), UINT32_MAX);
+        QCOMPARE(s.window().end, int64_t(10));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSelection)
+#include "tst_selection.moc"
