@@ -1,0 +1,132 @@
+#pragma once
+// Findings: what the rule engine concludes, with its evidence, expected gain, confidence and suggestions.
+//
+// The engine never looks at a Trace: it evaluates rules over MetricScopes (a named bag of metrics about one
+// subject: the whole trace, a device, a phase, an operator class, a kernel name or one ncu launch) which
+// metrics_binding.h builds from the analysis results. That keeps the rules data-driven and testable on
+// hand-built scopes. Schema of the JSON form: resources/schemas/findings.md.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace sl {
+
+enum class ScopeKind : uint8_t { Trace = 0, Device, Phase, OpClass, Kernel, NcuLaunch };
+const char* scope_kind_name(ScopeKind k);                       // "trace", "device", "phase", "op_class", ...
+std::optional<ScopeKind> parse_scope_kind(std::string_view s);  // also accepts "operator_class", "ncu"
+
+struct TimeRange {
+    int64_t start = 0, end = 0;   // ns, trace clock
+    std::string label;            // e.g. "gap before ampere_sgemm", "decode step 12"
+};
+
+// Links from a scope (and so from its findings) to the trace items behind it, for the GUI to jump to.
+struct ScopeLinks {
+    std::vector<int64_t> kernel_ids;        // row indices into Trace::kernels (a bounded sample, largest first)
+    std::vector<TimeRange> time_ranges;     // gaps, steps, low-utilisation chunks
+    std::vector<std::string> nvtx_ranges;   // NVTX range names
+};
+
+struct MetricScope {
+    ScopeKind kind = ScopeKind::Trace;
+    std::string subject;                          // "trace", "GPU 0", "decode", "gemm", a kernel name, "ncu #3"
+    std::map<std::string, double> metrics;        // named metrics; a missing name = data not available
+    std::map<std::string, std::string> sources;   // metric -> where it came from ("trace:kernels", "ncu:<metric>")
+    ScopeLinks links;
+};
+
+enum class Severity : uint8_t { Info = 0, Low = 1, Medium = 2, High = 3 };
+const char* severity_name(Severity s);
+std::optional<Severity> parse_severity(std::string_view s);
+
+// The documented verdict vocabulary (resources/schemas/findings.md): scripts and the knowledge base group by it.
+const std::vector<std::string>& verdict_vocabulary();
+bool is_known_verdict(std::string_view v);
+
+struct LocalText {
+    std::string en, zh_CN;
+    const std::string& get(std::string_view lang) const { return (lang.rfind("zh", 0) == 0 && !zh_CN.empty()) ? zh_CN : en; }
+};
+
+struct Evidence {
+    std::string metric;
+    double value = 0;
+    std::string op;                      // comparison from the condition ("<", ">=", ...); empty when none
+    std::optional<double> threshold;     // the number the condition compares with, when it has one
+    std::string source;                  // MetricScope::sources, or "metrics" when not given
+};
+
+// Expected gain. `fraction` is the share of the scope's end-to-end time (trace wall, phase wall or TPOT) that the
+// fix is expected to save; `ns` the same in nanoseconds when known. When the rule could compute it from the
+// metrics, computed = true and low == high == fraction; otherwise [low, high] is the rule's range and fraction its
+// midpoint.
+struct ExpectedGain {
+    double fraction = 0;
+    double low = 0, high = 0;
+    std::optional<double> ns;
+    bool computed = false;
+    std::string basis;                   // the gain expression or "rule range"
+};
+
+struct Confidence {
+    double value = 0;                    // prior x data quality x knowledge-base factor, clamped to [0.05, 0.99]
+    std::string label;                   // "high" (>= 0.7), "medium" (>= 0.4), "low"
+    double prior = 0, data_quality = 1, kb_factor = 1;
+    std::vector<std::string> reasons;    // why it is not the prior: "short capture", "verified 3x on ..."
+};
+std::string confidence_label(double v);
+
+struct Suggestion {
+    std::string id;                      // unique within its rule; the KB key is "<rule>/<id>"
+    LocalText text;
+    double gain_low = 0, gain_high = 0;  // expected gain range (fraction of the target metric)
+    std::string risk;                    // "low" | "medium" | "high"
+    std::string verify;                  // verification command template, placeholders filled
+    std::string metric;                  // the metric it promises to move (compare.h judges it): "tpot_median_ns"
+    std::string direction;               // "decrease" | "increase"
+};
+
+struct Finding {
+    std::string rule;
+    std::string verdict;
+    Severity severity = Severity::Info;
+    ScopeKind scope = ScopeKind::Trace;
+    std::string subject;
+    ScopeLinks links;
+    LocalText title, explanation;        // placeholders already filled
+    std::vector<Evidence> evidence;
+    ExpectedGain expected_gain;
+    Confidence confidence;
+    std::vector<Suggestion> suggestions;
+    std::vector<std::string> references;
+
+    double rank_score() const { return expected_gain.fraction * confidence.value; }
+};
+
+// Sorts by expected gain x confidence (descending), then severity, then rule id and subject (stable order).
+void rank_findings(std::vector<Finding>& findings);
+
+// Highest severity among the findings; nullopt when there are none.
+std::optional<Severity> max_severity(const std::vector<Finding>& findings);
+
+// JSON: one object per finding with rule, verdict, severity, scope, subject, title, explanation (both languages),
+// confidence {level, value, prior, data_quality, kb_factor, reasons}, expected_gain {fraction, low, high, ns,
+// computed, basis}, evidence [...], suggestions [...], links {...}, references.
+nlohmann::json finding_to_json(const Finding& f);
+nlohmann::json findings_to_json(const std::vector<Finding>& findings);
+
+// Plain text and Markdown renderings (lang "en" or "zh_CN").
+std::string findings_to_text(const std::vector<Finding>& findings, std::string_view lang = "en");
+std::string findings_to_markdown(const std::vector<Finding>& findings, std::string_view lang = "en");
+
+// Formats a metric value for humans from its name: *_ns -> "1.23 ms", *_us -> "12.3 µs", *_fraction/*_rate/
+// *_ratio/e_roof -> "12.3 %", *_pct -> "12.3 %", counts -> integer. Used by the placeholders.
+std::string format_metric(std::string_view name, double value);
+
+} // namespace sl
