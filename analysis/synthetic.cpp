@@ -435,7 +435,10 @@ void Builder::run()
         const double base = static_cast<double>(total_steps * (1 + (o_.cuda_graphs ? 0 : o_.layers)));
         const double layer_slots = static_cast<double>(total_steps * o_.layers);
         extra_rate_ = std::clamp((static_cast<double>(o_.total_nvtx) - base) / layer_slots, 0.0, 2.0);
-        t_.ranges.start.reserve(static_cast<size_t>(o_.total_nvtx + total_steps));
+        const auto n = static_cast<size_t>(o_.total_nvtx + total_steps);
+        auto& r = t_.ranges;
+        r.start.reserve(n); r.end.reserve(n); r.name.reserve(n); r.thread.reserve(n); r.kind.reserve(n);
+        r.depth.reserve(n);
     }
 
     cpu_ = o_.start_ns;
