@@ -1,0 +1,238 @@
+// Every shipped rule fires on a scope built to trigger it and stays silent on a healthy one. The healthy scopes also
+// name every metric the shipped rules use (in conditions, gains and texts), so a rule that refers to a metric the
+// binding does not provide, or a text placeholder that stays unfilled, fails here.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "analysis/rules.h"
+
+using namespace sl;
+
+namespace {
+
+using Metrics = std::map<std::string, double>;
+
+// Healthy values per scope kind: nothing should fire.
+Metrics healthy(ScopeKind k)
+{
+    switch (k) {
+    case ScopeKind::Trace:
+        return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"capture_ns", 1e9}, {"busy_ns", 0.95e9}, {"idle_ns", 0.05e9},
+                {"idle_fraction", 0.05}, {"utilization", 0.95}, {"host_wait_ns", 1e7}, {"kernel_wait_ns", 3e7},
+                {"sync_wait_ns", 0}, {"other_wait_ns", 1e7}, {"kernel_count", 20000}, {"launch_count", 20000},
+                {"launch_api_ns", 9e7}, {"launch_overhead_fraction", 0.09}, {"avg_launch_api_us", 4.5},
+                {"avg_queue_delay_us", 20}, {"short_kernel_count", 100}, {"short_kernel_fraction", 0.005},
+                {"runtime_outlier_count", 0}, {"launch_delay_outlier_count", 0}, {"sync_api_count", 3},
+                {"sync_api_ns", 1e7}, {"sync_api_fraction", 0.01}, {"pageable_async_memcpy_count", 0},
+                {"pageable_async_memcpy_ns", 0}, {"sync_memcpy_count", 0}, {"sync_memcpy_ns", 0},
+                {"sync_memset_count", 0}, {"h2d_ns", 2e7}, {"h2d_bytes", 4e9}, {"h2d_fraction", 0.02},
+                {"h2d_overlap_fraction", 0.95}, {"layer_load_count", 64}, {"layer_cache_hit_rate", 0.9}};
+    case ScopeKind::Device:
+        return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"idle_fraction", 0.05}, {"utilization", 0.95},
+                {"large_gap_count", 2}, {"large_gap_ns", 2e5}, {"gap_threshold_us", 50}, {"max_gap_ns", 1.2e5},
+                {"low_util_chunk_count", 0}, {"low_util_chunk_fraction", 0}, {"min_chunk_utilization", 0.8},
+                {"nccl_ns", 2e7}, {"nccl_fraction", 0.02}, {"comm_overlap_fraction", 0.9}};
+    case ScopeKind::Phase:
+        return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"wall_ns", 5e8}, {"idle_fraction", 0.08},
+                {"host_wait_ns", 1e7}, {"host_wait_share", 0.3}, {"host_wait_per_step_ns", 2e5},
+                {"kernel_wait_share", 0.3}, {"tpot_median_ns", 1e7}, {"step_count", 50}, {"sync_steps_fraction", 0},
+                {"syncs_per_step", 0}, {"sync_wait_per_step_ns", 0}, {"kernels_per_step", 300}, {"avg_kernel_us", 30}};
+    case ScopeKind::OpClass:
+        return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"memory_bound", 0},
+                {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4},
+                {"intensity", 300}, {"t_theory_ns", 8e5}, {"t_actual_ns", 1e6}, {"distance_to_roof", 1.25}};
+    case ScopeKind::Kernel:
+        return {{"trace_wall_ns", 1e9}, {"count", 1000}, {"total_ns", 2e8}, {"avg_duration_us", 200},
+                {"time_fraction", 0.2}, {"short_kernel_count", 0}, {"short_kernel_fraction", 0},
+                {"avg_launch_api_us", 5}};
+    case ScopeKind::NcuLaunch:
+        return {{"is_gemm", 1}, {"tensor_core_utilization", 0.7}, {"achieved_occupancy", 0.5},
+                {"theoretical_occupancy", 0.5}, {"registers_per_thread", 128}, {"dram_throughput_fraction", 0.5},
+                {"l2_miss_rate", 0.3}, {"shared_bank_conflicts_per_request", 0.1},
+                {"shared_bank_conflict_ratio", 0.01}, {"stall_memory_dependency_fraction", 0.2},
+                {"sm_throughput_pct", 85}, {"memory_throughput_pct", 40}, {"waves_per_sm", 4},
+                {"time_fraction", 0.1}};
+    }
+    return {};
+}
+
+struct Trigger {
+    const char* rule;
+    Metrics set;   // overrides on the healthy scope of the rule's kind
+};
+
+// Hand-picked values just past each rule's threshold.
+const std::vector<Trigger>& triggers()
+{
+    static const std::vector<Trigger> t = {
+        {"launch-bound-short-kernels", {{"avg_duration_us", 12}, {"count", 4000}, {"total_ns", 4.8e7}}},
+        {"hta-short-kernels", {{"short_kernel_fraction", 0.8}, {"short_kernel_count", 800}, {"avg_duration_us", 3}}},
+        {"hta-runtime-outliers", {{"runtime_outlier_count", 7}}},
+        {"hta-launch-delay-outliers", {{"launch_delay_outlier_count", 3}}},
+        {"launch-overhead-fraction", {{"launch_overhead_fraction", 0.35}, {"launch_api_ns", 3.5e8}}},
+        {"nsys-cuda-api-sync", {{"sync_api_fraction", 0.2}, {"sync_api_ns", 2e8}, {"sync_api_count", 50}, {"sync_wait_ns", 5e7}}},
+        {"nsys-cuda-memcpy-async-pageable", {{"pageable_async_memcpy_count", 12}, {"pageable_async_memcpy_ns", 3e7}}},
+        {"nsys-cuda-memcpy-sync", {{"sync_memcpy_count", 4}, {"sync_memcpy_ns", 2e6}}},
+        {"nsys-cuda-memset-sync", {{"sync_memset_count", 2}}},
+        {"nsys-gpu-gaps", {{"large_gap_count", 40}, {"large_gap_ns", 1.2e8}, {"max_gap_ns", 9e6}}},
+        {"nsys-gpu-time-util", {{"low_util_chunk_count", 9}, {"low_util_chunk_fraction", 0.3}, {"min_chunk_utilization", 0.1}}},
+        {"gpu-idle-fraction", {{"idle_fraction", 0.35}, {"idle_ns", 3.5e8}, {"utilization", 0.65}}},
+        {"communication-bound-nccl", {{"nccl_fraction", 0.3}, {"nccl_ns", 3e8}, {"comm_overlap_fraction", 0.1}}},
+        {"decode-host-bound", {{"idle_fraction", 0.4}, {"host_wait_share", 0.8}, {"host_wait_per_step_ns", 3e6}}},
+        {"decode-sync-every-step", {{"sync_steps_fraction", 1.0}, {"syncs_per_step", 1}, {"sync_wait_per_step_ns", 4e5}}},
+        {"decode-kernel-wait", {{"idle_fraction", 0.25}, {"kernel_wait_share", 0.7}}},
+        {"decode-kv-cache-bound-attention", {{"is_attention", 1}, {"is_gemm", 0}, {"memory_bound", 1}, {"compute_bound", 0}, {"time_fraction", 0.3}}},
+        {"decode-gemm-small-batch", {{"batch_size", 1}, {"e_roof", 0.35}, {"memory_bound", 1}, {"compute_bound", 0}, {"intensity", 1}, {"distance_to_roof", 2.9}}},
+        {"weight-streaming-h2d-exposed", {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}}},
+        {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
+        {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
+        {"roofline-compute-underused", {{"e_roof", 0.45}, {"distance_to_roof", 2.2}}},
+        {"roofline-memory-bound-near-roof", {{"memory_bound", 1}, {"compute_bound", 0}, {"is_gemm", 0}, {"e_roof", 0.7}, {"intensity", 2}}},
+        {"ncu-tensor-core-underused", {{"tensor_core_utilization", 0.2}}},
+        {"ncu-low-occupancy", {{"achieved_occupancy", 0.2}}},
+        {"ncu-memory-bound-l2-miss", {{"dram_throughput_fraction", 0.9}, {"l2_miss_rate", 0.7}}},
+        {"ncu-bank-conflicts", {{"shared_bank_conflicts_per_request", 4}}},
+        {"ncu-shared-memory-conflicts", {{"shared_bank_conflict_ratio", 0.25}}},
+        {"ncu-latency-bound-stalls", {{"stall_memory_dependency_fraction", 0.7}}},
+        {"ncu-sol-latency", {{"sm_throughput_pct", 30}, {"memory_throughput_pct", 35}}},
+        {"ncu-small-grid", {{"sm_throughput_pct", 20}, {"memory_throughput_pct", 25}, {"waves_per_sm", 0.4}}},
+    };
+    return t;
+}
+
+MetricScope scope_of(ScopeKind k, const Metrics& overrides)
+{
+    MetricScope s;
+    s.kind = k;
+    s.subject = std::string("subject-") + scope_kind_name(k);
+    s.metrics = healthy(k);
+    for (const auto& [n, v] : overrides)
+        s.metrics[n] = v;
+    return s;
+}
+
+std::vector<MetricScope> healthy_scopes()
+{
+    std::vector<MetricScope> v;
+    for (auto k : {ScopeKind::Trace, ScopeKind::Device, ScopeKind::Phase, ScopeKind::OpClass, ScopeKind::Kernel,
+                   ScopeKind::NcuLaunch})
+        v.push_back(scope_of(k, {}));
+    return v;
+}
+
+const RuleSet& shipped()
+{
+    static const RuleSet s = load_rules({shipped_rules_dir()});
+    return s;
+}
+
+} // namespace
+
+TEST(RuleCatalog, EveryShippedRuleHasATrigger)
+{
+    ASSERT_TRUE(shipped().errors.empty());
+    std::set<std::string> have;
+    for (const auto& t : triggers())
+        have.insert(t.rule);
+    for (const auto& r : shipped().rules)
+        EXPECT_TRUE(have.count(r.id)) << "no trigger test for shipped rule " << r.id;
+    for (const auto& id : have)
+        EXPECT_NE(shipped().find(id), nullptr) << "trigger for a rule that is not shipped: " << id;
+}
+
+TEST(RuleCatalog, SilentOnHealthyScopesAndNoMetricIsMissing)
+{
+    EvalResult r = evaluate_rules(shipped(), healthy_scopes());
+    for (const auto& f : r.findings)
+        ADD_FAILURE() << f.rule << " fired on the healthy " << scope_kind_name(f.scope) << " scope";
+    for (const auto& m : r.missing)
+        ADD_FAILURE() << m.rule << " misses " << m.metrics.front() << " on the healthy scope";
+    EXPECT_TRUE(r.errors.empty());
+}
+
+TEST(RuleCatalog, EachRuleFiresOnItsTrigger)
+{
+    for (const auto& t : triggers()) {
+        const Rule* rule = shipped().find(t.rule);
+        ASSERT_NE(rule, nullptr) << t.rule;
+        MetricScope s = scope_of(rule->scope, t.set);
+        EvalOptions opt;
+        opt.trace_path = "/traces/before.sqlite";
+        EvalResult r = evaluate_rules(shipped(), {s}, opt);
+        const Finding* f = nullptr;
+        for (const auto& x : r.findings)
+            if (x.rule == t.rule)
+                f = &x;
+        ASSERT_NE(f, nullptr) << t.rule << " did not fire on its trigger";
+        EXPECT_EQ(f->verdict, rule->verdict);
+        EXPECT_EQ(f->subject, s.subject);
+        // Texts are fully filled in both languages.
+        for (const std::string* text : {&f->title.en, &f->title.zh_CN, &f->explanation.en, &f->explanation.zh_CN})
+            EXPECT_EQ(text->find('{'), std::string::npos) << t.rule << ": unfilled placeholder in '" << *text << "'";
+        for (const auto& sg : f->suggestions)
+            EXPECT_EQ(sg.verify.find('{'), std::string::npos) << t.rule << ": " << sg.verify;
+        // Evidence names every condition metric with its value.
+        for (const auto& v : rule->variables) {
+            bool found = false;
+            for (const auto& e : f->evidence)
+                found |= e.metric == v && e.value == s.metrics.at(v);
+            EXPECT_TRUE(found) << t.rule << " lacks evidence for " << v;
+        }
+        // Gain: a computed rule's gain is in [0, 1], and the rule's formula uses metrics the scope has.
+        EXPECT_GE(f->expected_gain.fraction, 0.0) << t.rule;
+        EXPECT_LE(f->expected_gain.fraction, 1.0) << t.rule;
+        if (!rule->gain_expr.empty()) {
+            EXPECT_TRUE(f->expected_gain.computed) << t.rule << ": gain '" << rule->gain_expr << "' not computable";
+        }
+    }
+}
+
+// A few hand-computed gains, so the formulas in the files are what the documentation says.
+TEST(RuleCatalog, GainsMatchHandComputedValues)
+{
+    auto gain_of = [](const char* rule, const Metrics& set) {
+        const Rule* r = shipped().find(rule);
+        EvalResult res = evaluate_rules(shipped(), {scope_of(r->scope, set)});
+        for (const auto& f : res.findings)
+            if (f.rule == rule)
+                return f.expected_gain;
+        ADD_FAILURE() << rule << " did not fire";
+        return ExpectedGain{};
+    };
+    // Host wait of 3 ms per step of a 10 ms TPOT: 30 %, 3 ms per step.
+    auto g = gain_of("decode-host-bound", {{"idle_fraction", 0.4}, {"host_wait_share", 0.8}, {"host_wait_per_step_ns", 3e6}});
+    EXPECT_NEAR(g.fraction, 0.3, 1e-12);
+    EXPECT_NEAR(*g.ns, 3e6, 1e-6);
+    // 4,000 launches x 5 µs = 20 ms, capped by the 48 ms they take, over a 1 s trace: 2 %.
+    g = gain_of("launch-bound-short-kernels", {{"avg_duration_us", 12}, {"count", 4000}, {"total_ns", 4.8e7}});
+    EXPECT_NEAR(g.fraction, 0.02, 1e-12);
+    // E_roof 0.1 on 40 % of the time: reaching tau = 0.3 saves 40 % x (1 - 1/3).
+    g = gain_of("roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}});
+    EXPECT_NEAR(g.fraction, 0.4 * (1 - 0.1 / 0.3), 1e-12);
+    // Gaps of 120 ms in a 1 s window.
+    g = gain_of("nsys-gpu-gaps", {{"large_gap_count", 40}, {"large_gap_ns", 1.2e8}});
+    EXPECT_NEAR(g.fraction, 0.12, 1e-12);
+}
+
+// Thresholds are inclusive or exclusive as the sources say: nccl share exactly 20 % does not fire ("> 0.2"),
+// occupancy exactly 0.3 does not fire ("< 0.3"), bank conflicts at exactly 10 % do ("≥ 10 %", ncu).
+TEST(RuleCatalog, BoundariesFollowTheSources)
+{
+    auto fires = [](const char* rule, const Metrics& set) {
+        const Rule* r = shipped().find(rule);
+        for (const auto& f : evaluate_rules(shipped(), {scope_of(r->scope, set)}).findings)
+            if (f.rule == rule)
+                return true;
+        return false;
+    };
+    EXPECT_FALSE(fires("communication-bound-nccl", {{"nccl_fraction", 0.2}}));
+    EXPECT_TRUE(fires("communication-bound-nccl", {{"nccl_fraction", 0.2001}}));
+    EXPECT_FALSE(fires("ncu-low-occupancy", {{"achieved_occupancy", 0.3}}));
+    EXPECT_TRUE(fires("ncu-shared-memory-conflicts", {{"shared_bank_conflict_ratio", 0.1}}));
+    EXPECT_FALSE(fires("launch-bound-short-kernels", {{"avg_duration_us", 50}, {"count", 4000}}));
+    EXPECT_FALSE(fires("launch-bound-short-kernels", {{"avg_duration_us", 10}, {"count", 500}}));
+    // Decode rules do not fire on prefill.
+    EXPECT_FALSE(fires("decode-host-bound", {{"is_decode", 0}, {"idle_fraction", 0.4}, {"host_wait_share", 0.8}}));
+}
