@@ -1,0 +1,152 @@
+// sightline-cli analyze TRACE... [--format text|json] [--gap-threshold-us N] [--step-regex R] [--top-k K]
+//                                [--warmup-steps N] [--classes FILE] [-o FILE]
+//
+// To add an option: add a field to AnalyzeRequest if the analysis options do not already hold it, one row to
+// option_table() (name, whether it takes a value, help, how it applies), and use the field in run_analyze().
+#include <functional>
+#include <iostream>
+
+#include "analysis/analysis.h"
+#include "analysis/analysis_json.h"
+#include "analysis/analysis_text.h"
+#include "analysis/errors.h"
+#include "analysis/load.h"
+#include "app/cli/command.h"
+
+namespace sl::cli {
+namespace {
+
+constexpr const char* kSynopsis =
+    "analyze TRACE... [--format text|json] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
+    "[--classes FILE] [-o FILE]";
+
+struct AnalyzeRequest {
+    AnalysisOptions options;
+    std::string format = "text";
+    std::string output;
+};
+
+struct OptionSpec {
+    const char* name;
+    bool takes_value;
+    const char* help;
+    // Applies the value; returns an error message, empty on success.
+    std::function<std::string(AnalyzeRequest&, const std::string&)> apply;
+};
+
+bool parse_number(const std::string& s, double lo, double hi, double& out)
+{
+    if (s.empty())
+        return false;
+    size_t used = 0;
+    try {
+        out = std::stod(s, &used);
+    } catch (const std::exception&) {
+        return false;
+    }
+    return used == s.size() && out >= lo && out <= hi;
+}
+
+const std::vector<OptionSpec>& option_table()
+{
+    static const std::vector<OptionSpec> table = {
+        {"--format", true, "text (default) or json",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             if (v != "text" && v != "json")
+                 return "--format must be text or json, not '" + v + "'";
+             r.format = v;
+             return {};
+         }},
+        {"-o", true, "write to FILE instead of stdout",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.output = v;
+             return {};
+         }},
+        {"--output", true, "same as -o",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.output = v;
+             return {};
+         }},
+        {"--gap-threshold-us", true, "gaps shorter than this between back-to-back launches are kernel-wait (default 30)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 0, 1e9, x))
+                 return "--gap-threshold-us needs a number of microseconds >= 0, not '" + v + "'";
+             r.options.idle.kernel_wait_threshold_ns = static_cast<int64_t>(x * 1000.0 + 0.5);
+             return {};
+         }},
+        {"--step-regex", true, "kernel-name regex whose kernels end a decode step",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             if (v.empty())
+                 return "--step-regex needs a non-empty regular expression";
+             r.options.phases.step_regex = v;
+             return {};
+         }},
+        {"--top-k", true, "kernel names in the focus set (default 10)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 1, 1e6, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--top-k needs an integer 1..1000000, not '" + v + "'";
+             r.options.focus.top_k = static_cast<size_t>(x);
+             return {};
+         }},
+        {"--warmup-steps", true, "decode steps excluded from TPOT as warm-up (default 2)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 0, 1e6, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--warmup-steps needs an integer >= 0, not '" + v + "'";
+             r.options.phases.warmup_steps = static_cast<int>(x);
+             return {};
+         }},
+        {"--classes", true, "kernel-classes JSON replacing resources/kernel_classes.json",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.options.classes_file = v;
+             return {};
+         }},
+    };
+    return table;
+}
+
+int usage_error(const std::string& msg)
+{
+    std::cerr << "sightline-cli analyze: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    for (const auto& o : option_table())
+        std::cerr << "  " << o.name << (o.takes_value ? " VALUE" : "") << "  " << o.help << "\n";
+    return kExitUsage;
+}
+
+int run_analyze(const std::vector<std::string>& argv)
+{
+    std::vector<std::string> value_opts, flag_opts;
+    for (const auto& o : option_table())
+        (o.takes_value ? value_opts : flag_opts).push_back(o.name);
+    Args args;
+    std::string error;
+    if (!parse_args(argv, value_opts, flag_opts, args, error))
+        return usage_error(error);
+    if (args.positional.empty())
+        return usage_error("no trace file given");
+    AnalyzeRequest req;
+    for (const auto& [name, value] : args.options)
+        for (const auto& o : option_table())
+            if (name == o.name) {
+                if (std::string e = o.apply(req, value); !e.empty())
+                    return usage_error(e);
+            }
+
+    std::string text;
+    try {
+        const Trace trace = load_traces(args.positional);
+        const AnalysisResult result = analyze(trace, req.options);
+        text = req.format == "json" ? analysis_to_json(trace, result).dump(2) + "\n" : analysis_to_text(trace, result);
+    } catch (const TraceError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
+    }
+    return write_output(req.output, text) ? kExitOk : kExitInput;
+}
+
+const bool registered = register_command({"analyze", kSynopsis, &run_analyze});
+
+} // namespace
+} // namespace sl::cli
