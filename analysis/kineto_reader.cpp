@@ -92,7 +92,7 @@ bool us_text_to_ns(std::string_view s, int64_t& out)
         for (; k < 3 && k >= 0; ++k)
             frac *= 10;
     }
-    if (plain && i == n && int_digits > 0) {
+    if (plain && i == n && int_digits > 0 && ip <= 9'000'000'000'000'000ull) {
         int64_t v = static_cast<int64_t>(ip) * 1000 + frac + (round_up ? 1 : 0);
         out = neg ? -v : v;
         return true;
