@@ -98,22 +98,29 @@ public:
     GapCause classify(int64_t g0, int64_t g1, OpKind next_kind, int32_t next_row, int32_t* sync_api) const
     {
         const int32_t a = api_of(t_, next_kind, next_row);
-        const int64_t pid = a >= 0 && static_cast<size_t>(a) < t_.api.size()
-                                ? pid_of_thread(t_.api.thread[static_cast<size_t>(a)])
-                                : pid_of_process(process_of(t_, next_kind, next_row));
-        if (auto it = sync_.find(pid); it != sync_.end()) {
-            const SyncIndex& s = it->second;
-            const auto pos = std::lower_bound(s.start.begin(), s.start.end(), g1) - s.start.begin();
-            if (pos > 0) {
-                const size_t i = static_cast<size_t>(pos - 1);
-                if (s.max_end[i] > g0 && s.arg[i] != a) {
-                    if (sync_api)
-                        *sync_api = s.arg[i];
-                    return GapCause::SyncWait;
+        const bool linked = a >= 0 && static_cast<size_t>(a) < t_.api.size();
+        const int64_t pid = linked ? pid_of_thread(t_.api.thread[static_cast<size_t>(a)])
+                                   : pid_of_process(process_of(t_, next_kind, next_row));
+        const int64_t launch = linked ? t_.api.start[static_cast<size_t>(a)] : 0;
+        // The next op was not queued when the GPU went idle: the host was late. Was it blocked in a sync call
+        // while the GPU sat idle (between the gap start and the launch)? Unlinked ops: any sync during the gap.
+        const bool host_late = linked && launch > g0;
+        if (host_late || !linked) {
+            const int64_t until = host_late ? std::min(launch, g1) : g1;
+            if (auto it = sync_.find(pid); it != sync_.end()) {
+                const SyncIndex& s = it->second;
+                const auto pos = std::lower_bound(s.start.begin(), s.start.end(), until) - s.start.begin();
+                if (pos > 0) {
+                    const size_t i = static_cast<size_t>(pos - 1);
+                    if (s.max_end[i] > g0 && s.arg[i] != a) {
+                        if (sync_api)
+                            *sync_api = s.arg[i];
+                        return GapCause::SyncWait;
+                    }
                 }
             }
         }
-        if (a >= 0 && t_.api.start[static_cast<size_t>(a)] > g0)
+        if (host_late)
             return GapCause::HostWait;
         if (g1 - g0 < o_.kernel_wait_threshold_ns)
             return GapCause::KernelWait;

@@ -4,10 +4,12 @@
 // Busy time of a device = union of its kernel, memcpy and memset intervals; its active window runs from the first
 // op start to the last op end; a gap = an idle interval between two busy periods (ARCHITECTURE.md). Each gap is
 // attributed through the GPU op that ends it (the "next" op) and that op's launching API call:
-//   sync-wait   a host-blocking API (ApiFlag kApiSync: cudaStreamSynchronize, cudaDeviceSynchronize,
-//               cudaEventSynchronize, synchronous cudaMemcpy, ...) of the same process was in progress during the gap
-//               (its interval overlaps the gap), other than the next op's own launch call: the host sat waiting for
-//               the GPU to drain instead of queueing work ahead;
+//   sync-wait   the next op's launch call started after the gap began (the host was late) and a host-blocking
+//               API of the same process (ApiFlag kApiSync: cudaStreamSynchronize, cudaDeviceSynchronize,
+//               cudaEventSynchronize, synchronous cudaMemcpy, ...) was in progress between the gap start and that
+//               launch: the host was late because it sat waiting for the GPU to drain (for ops with no known launch
+//               call: a sync call in progress during the gap). Ops already queued when the GPU went idle are never
+//               sync-wait, even while the host blocks in a sync further on;
 //   host-wait   otherwise, the next op's launch call started after the gap began (HTA: ts_runtime > prev_end): the
 //               CPU could not feed the GPU;
 //   kernel-wait otherwise, a gap shorter than kernel_wait_threshold_ns (default 30 µs, HTA consecutive_kernel_delay)
