@@ -432,8 +432,12 @@ void Builder::run()
         t_.api.reserve(static_cast<size_t>(total_steps * (per_step + 8)));
     }
     if (o_.nvtx && o_.total_nvtx > 0 && total_steps > 0) {
-        const double base = static_cast<double>(total_steps * (1 + (o_.cuda_graphs ? 0 : o_.layers)));
-        const double layer_slots = static_cast<double>(total_steps * o_.layers);
+        // In scale mode the last step is cut where the kernel budget ends: count steps fractionally.
+        double steps_f = static_cast<double>(total_steps);
+        if (o_.total_kernels > 0)
+            steps_f = static_cast<double>(o_.total_kernels) / static_cast<double>(per_step);
+        const double base = steps_f * (1 + (o_.cuda_graphs ? 0 : o_.layers));
+        const double layer_slots = steps_f * o_.layers;
         extra_rate_ = std::clamp((static_cast<double>(o_.total_nvtx) - base) / layer_slots, 0.0, 2.0);
         const auto n = static_cast<size_t>(o_.total_nvtx + total_steps);
         auto& r = t_.ranges;
