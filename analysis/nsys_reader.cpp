@@ -78,8 +78,8 @@ std::string printable_prefix(const char* buf, size_t n)
 }
 
 // Checks what can be checked before SQLite sees the file: it exists, is a regular readable file, starts with the
-// SQLite header, and is as long as its header says.
-void precheck_file(const std::string& path)
+// SQLite header, and is as long as its header says. Returns true when the header says the file is in WAL mode.
+bool precheck_file(const std::string& path)
 {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
@@ -116,6 +116,17 @@ void precheck_file(const std::string& path)
                                                     std::to_string(pages) + " pages)",
                              "a truncated file of " + std::to_string(st.st_size) + " bytes");
     }
+    // WAL mode (read/write versions 2): opening it would create -wal/-shm files beside it. nsys never writes WAL;
+    // without a -wal file there is nothing to replay, so the file can be opened immutable (no side files at all).
+    const bool wal = u8(18) == 2 || u8(19) == 2;
+    if (wal) {
+        struct stat wst {};
+        if (::stat((path + "-wal").c_str(), &wst) == 0 && wst.st_size > 0)
+            throw TraceError(path, "file header", "a self-contained nsys export",
+                             "an SQLite file in WAL mode with pending changes in " + path +
+                                 "-wal; run: sqlite3 " + path + " 'PRAGMA wal_checkpoint(TRUNCATE)'");
+    }
+    return wal;
 }
 
 class Stmt {
@@ -286,8 +297,8 @@ private:
 
 void Reader::open()
 {
-    precheck_file(path_);
-    const std::string uri = "file:" + percent_encode_path(path_) + "?mode=ro&immutable=0";
+    const bool wal = precheck_file(path_);
+    const std::string uri = "file:" + percent_encode_path(path_) + (wal ? "?mode=ro&immutable=1" : "?mode=ro&immutable=0");
     const int rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                                    nullptr);
     if (rc != SQLITE_OK)

@@ -6,6 +6,7 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -387,7 +388,9 @@ TEST(NsysReader, HostileFileRunsNothingAndWritesNothing)
                  // A view posing as an nsys table: must not be read as data.
                  "CREATE VIEW CUPTI_ACTIVITY_KIND_MEMSET AS SELECT start, end, deviceId, contextId, streamId, "
                  "correlationId, globalPid, 0 AS value, 1 AS bytes, NULL AS graphNodeId, 2 AS memKind "
-                 "FROM CUPTI_ACTIVITY_KIND_KERNEL;");
+                 "FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+                 // WAL mode: a careless read-only open would create -wal and -shm files beside it.
+                 "PRAGMA journal_mode=WAL;");
         sqlite3_close(db);
     }
     struct stat before {};
@@ -481,6 +484,41 @@ TEST(NsysReader, ReportWithoutNsysNamesTheExportCommand)
             << what;
     }
     setenv("PATH", saved.c_str(), 1);
+}
+
+TEST(NsysReader, ReportIsExportedOnceThroughNsysIntoTheCache)
+{
+    const std::string dir = test::scratch_dir("nsys_rep_fake");
+    const std::string export_src = dir + "/prepared.sqlite";
+    write_nsys_sqlite(make_synthetic_trace(synth_preset("decode")), export_src);
+    const std::string rep = dir + "/run.nsys-rep";
+    write_bytes(rep, std::string("NVIDIA Tegra Profiler Report 2024@6@2@25") + std::string(64, '\0'));
+    // A stand-in for nsys: records its arguments and writes the prepared export to "<-o value>.sqlite".
+    fs::create_directories(dir + "/bin");
+    write_bytes(dir + "/bin/nsys", "#!/bin/sh\necho \"$@\" >> '" + dir + "/calls.txt'\nout=\"\"\nprev=\"\"\n"
+                                   "for a in \"$@\"; do [ \"$prev\" = \"-o\" ] && out=\"$a\"; prev=\"$a\"; done\n"
+                                   "cp '" + export_src + "' \"$out.sqlite\"\n");
+    fs::permissions(dir + "/bin/nsys", fs::perms::owner_all);
+    const std::string saved_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+    const char* saved_cache = std::getenv("XDG_CACHE_HOME");
+    const std::string saved_cache_s = saved_cache ? saved_cache : "";
+    setenv("PATH", (dir + "/bin:/usr/bin:/bin").c_str(), 1);
+    setenv("XDG_CACHE_HOME", (dir + "/cache").c_str(), 1);
+    const Trace t1 = read_nsys_report(rep);
+    const Trace t2 = read_nsys_report(rep);
+    setenv("PATH", saved_path.c_str(), 1);
+    if (saved_cache)
+        setenv("XDG_CACHE_HOME", saved_cache_s.c_str(), 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    EXPECT_EQ(t1.kernels.size(), 3094u);
+    EXPECT_EQ(t2.kernels.size(), 3094u);
+    EXPECT_EQ(t1.meta.source_path, rep);
+    const std::string calls = read_bytes(dir + "/calls.txt");
+    EXPECT_EQ(std::count(calls.begin(), calls.end(), '\n'), 1) << "the second open must come from the cache: " << calls;
+    EXPECT_NE(calls.find("export --type sqlite --force-overwrite true -o " + dir + "/cache/sightline/"), std::string::npos)
+        << calls;
+    EXPECT_NE(calls.find(rep), std::string::npos);
 }
 
 TEST(NsysReader, CancelAndProgress)
