@@ -6,7 +6,9 @@
 #include <QStringList>
 #include <memory>
 
+#include "analysis/summary.h"
 #include "analysis/trace.h"
+#include "model/timeline_index.h"
 
 namespace sl {
 
@@ -17,20 +19,28 @@ public:
 
     const QStringList& paths() const { return paths_; }
     std::shared_ptr<const Trace> trace() const { return trace_; }
+    std::shared_ptr<const Summary> summary() const { return summary_; }
+    std::shared_ptr<const TimelineIndex> timeline() const { return timeline_; }
     bool isEmpty() const { return !trace_; }
 
     // A new trace replaces the old one and drops every result computed from it.
     void setTrace(const QStringList& paths, std::shared_ptr<const Trace> trace);
+    void setSummary(std::shared_ptr<const Summary> summary);
+    void setTimeline(std::shared_ptr<const TimelineIndex> index);
     void clear();
 
 signals:
     // Emitted after the trace (and everything derived from it) changed; results arrive later by their own signals.
     void traceChanged();
     void cleared();
+    void summaryChanged();
+    void timelineChanged();
 
 private:
     QStringList paths_;
     std::shared_ptr<const Trace> trace_;
+    std::shared_ptr<const Summary> summary_;
+    std::shared_ptr<const TimelineIndex> timeline_;
 };
 
 } // namespace sl

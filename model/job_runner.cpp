@@ -1,6 +1,7 @@
 #include "model/job_runner.h"
 
 #include <QMetaObject>
+#include <algorithm>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "analysis/errors.h"
@@ -13,6 +14,8 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent), loader_(&load_traces)
     // A superseded job may still be winding down while the new one starts.
     pool_.setMaxThreadCount(2);
     qRegisterMetaType<std::shared_ptr<const sl::Trace>>();
+    qRegisterMetaType<std::shared_ptr<const sl::Summary>>();
+    qRegisterMetaType<std::shared_ptr<const sl::TimelineIndex>>();
 }
 
 JobRunner::~JobRunner()
@@ -67,10 +70,12 @@ void JobRunner::run(quint64 gen, const QStringList& paths, std::shared_ptr<std::
     LoadControl control;
     control.cancel = cancel.get();
     // Throttle: readers report per row block; the GUI needs a few hundred updates at most.
-    double last = -1;
+    // One bar for the whole job: loading fills 0..90 %, the analyses the rest, so the bar never runs backwards.
+    double last = -1, base = 0, span = 0.9;
     std::string lastStage;
-    control.progress = [&](double fraction, std::string_view stage) {
-        if (fraction - last < 0.005 && stage == lastStage)
+    control.progress = [&](double stageFraction, std::string_view stage) {
+        const double fraction = base + span * std::clamp(stageFraction, 0.0, 1.0);
+        if ((fraction - last < 0.005 && stage == lastStage) || fraction < last)
             return;
         last = fraction;
         lastStage = std::string(stage);
@@ -81,9 +86,20 @@ void JobRunner::run(quint64 gen, const QStringList& paths, std::shared_ptr<std::
     try {
         auto trace = std::make_shared<const Trace>(loader_(files, control));
         control.check();
-        post(gen, [this, paths, trace] {
-            emit progress(1.0, tr("Loaded"));
-            emit traceLoaded(paths, trace);
+        post(gen, [this, paths, trace] { emit traceLoaded(paths, trace); });
+        // Results are published stage by stage: the window shows the trace while the summary is computed.
+        base = 0.9;
+        span = 0.04;
+        control.report(0.0, "summary");
+        auto summary = std::make_shared<const Summary>(summarize(*trace));
+        control.check();
+        post(gen, [this, summary] { emit summaryReady(summary); });
+        base = 0.94;
+        span = 0.06;
+        auto timeline = TimelineIndex::build(trace, control);
+        post(gen, [this, timeline] {
+            emit timelineReady(timeline);
+            emit progress(1.0, tr("Done"));
         });
         post(gen, [this] {
             running_ = false;

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "analysis/load_control.h"
+#include "analysis/summary.h"
 #include "analysis/trace.h"
+#include "model/timeline_index.h"
 
 namespace sl {
 
@@ -42,6 +44,10 @@ signals:
     void started(const QStringList& paths);
     void progress(double fraction, const QString& stage);
     void traceLoaded(const QStringList& paths, std::shared_ptr<const sl::Trace> trace);
+    // Stage 2: the nsys-style summary and per-device busy/idle figures (after traceLoaded of the same job).
+    void summaryReady(std::shared_ptr<const sl::Summary> summary);
+    // Stage 3: the timeline's level-of-detail index.
+    void timelineReady(std::shared_ptr<const sl::TimelineIndex> index);
     // A job ended (successfully, with an error, or cancelled); `ok` is true when every stage ran.
     void finished(bool ok);
     void failed(const QString& message);

@@ -1,11 +1,73 @@
-// sightline: the GUI workbench (placeholder window until the main window lands).
+// sightline: the GUI workbench.  sightline [TRACE...] [--screenshot FILE] [--size WxH] [--language en|zh_CN]
 #include <QApplication>
-#include <QLabel>
+#include <QCommandLineParser>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QSettings>
+#include <QTimer>
+#include <QTranslator>
+
+#include "main_window.h"
 
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
-    QLabel label(QObject::tr("Sightline"));
-    label.show();
+    QApplication::setOrganizationName(QStringLiteral("Sightline"));
+    QApplication::setApplicationName(QStringLiteral("sightline"));
+    QApplication::setApplicationDisplayName(QStringLiteral("Sightline"));
+    QApplication::setApplicationVersion(QStringLiteral(SIGHTLINE_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QObject::tr("Diagnoses GPU traces of LLM inference."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("trace"), QObject::tr("Trace files to open (several: one per rank)."),
+                                 QStringLiteral("[TRACE...]"));
+    QCommandLineOption language(QStringLiteral("language"), QObject::tr("User interface language (en, zh_CN)."),
+                                QStringLiteral("code"));
+    // Hidden helpers for documentation and visual checks: save a picture of the window once loading finished.
+    QCommandLineOption screenshot(QStringLiteral("screenshot"), QString(), QStringLiteral("file"));
+    screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption size(QStringLiteral("size"), QString(), QStringLiteral("WxH"));
+    size.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(language);
+    parser.addOption(screenshot);
+    parser.addOption(size);
+    parser.process(app);
+
+    const QString lang = parser.isSet(language)
+                             ? parser.value(language)
+                             : QSettings().value(QStringLiteral("language"), QStringLiteral("en")).toString();
+    QTranslator qtTranslator, appTranslator;
+    if (lang != QLatin1String("en")) {
+        if (qtTranslator.load(QLocale(lang), QStringLiteral("qtbase"), QStringLiteral("_"),
+                              QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+            QApplication::installTranslator(&qtTranslator);
+        if (appTranslator.load(QStringLiteral(":/i18n/sightline_") + lang))
+            QApplication::installTranslator(&appTranslator);
+    }
+
+    sl::MainWindow window;
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        if (wh.size() == 2)
+            window.resize(wh[0].toInt(), wh[1].toInt());
+    }
+    window.show();
+
+    if (parser.isSet(screenshot)) {
+        app.setProperty("sightlineNoDialogs", true);
+        const QString file = parser.value(screenshot);
+        auto shoot = [&window, file] {
+            QTimer::singleShot(500, &window, [&window, file] {
+                window.grab().save(file);
+                QApplication::quit();
+            });
+        };
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, shoot);
+        if (parser.positionalArguments().isEmpty())
+            shoot();
+    }
+    window.openFiles(parser.positionalArguments());
     return app.exec();
 }

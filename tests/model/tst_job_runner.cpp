@@ -53,6 +53,10 @@ private slots:
         QSignalSpy loaded(&runner, &JobRunner::traceLoaded);
         QSignalSpy progress(&runner, &JobRunner::progress);
         QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy summary(&runner, &JobRunner::summaryReady);
+        QSignalSpy timeline(&runner, &JobRunner::timelineReady);
+        connect(&runner, &JobRunner::timelineReady, &doc, &Document::setTimeline);
+        connect(&runner, &JobRunner::summaryReady, &doc, &Document::setSummary);
         runner.open({QStringLiteral("a.sqlite")});
         QVERIFY(runner.isRunning());
         QTRY_COMPARE(finished.count(), 1);
@@ -73,6 +77,15 @@ private slots:
         QCOMPARE(doc.trace()->kernels.size(), size_t(3));
         QCOMPARE(std::string(doc.trace()->str(doc.trace()->kernels.name[0])), std::string("a.sqlite"));
         QCOMPARE(doc.paths(), QStringList{QStringLiteral("a.sqlite")});
+        // stage 2: the summary of the same trace
+        QCOMPARE(summary.count(), 1);
+        QVERIFY(doc.summary());
+        QCOMPARE(doc.summary()->kernels.count, int64_t(3));
+        QCOMPARE(doc.summary()->kernels.total_ns, int64_t(150));
+        // stage 3: the timeline index over the same trace object
+        QCOMPARE(timeline.count(), 1);
+        QVERIFY(doc.timeline());
+        QCOMPARE(&doc.timeline()->trace(), doc.trace().get());
     }
 
     void cancelStopsTheLoader()

@@ -1,0 +1,345 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "model/device_model.h"
+#include "model/document.h"
+#include "model/job_runner.h"
+#include "model/kernel_summary_model.h"
+#include "model/selection.h"
+#include "model/units.h"
+#include "widgets/summary_table_view.h"
+#include "widgets/timeline_view.h"
+
+namespace sl {
+
+namespace {
+constexpr int kMaxRecent = 10;
+const char* kRecentKey = "recentFiles";
+const char* kGeometryKey = "mainWindow/geometry";
+const char* kStateKey = "mainWindow/state";
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
+{
+    setWindowTitle(tr("Sightline"));
+    setAcceptDrops(true);
+    setDockNestingEnabled(true);
+
+    document_ = new Document(this);
+    runner_ = new JobRunner(this);
+    selection_ = new Selection(this);
+
+    connect(runner_, &JobRunner::started, this, &MainWindow::onStarted);
+    connect(runner_, &JobRunner::progress, this, &MainWindow::onProgress);
+    connect(runner_, &JobRunner::traceLoaded, document_, &Document::setTrace);
+    connect(runner_, &JobRunner::summaryReady, document_, &Document::setSummary);
+    connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);
+    connect(runner_, &JobRunner::finished, this, &MainWindow::onFinished);
+    connect(runner_, &JobRunner::failed, this, &MainWindow::onFailed);
+    connect(runner_, &JobRunner::cancelled, this, [this] { statusLabel_->setText(tr("Loading cancelled")); });
+    connect(document_, &Document::traceChanged, this, &MainWindow::onTraceChanged);
+
+    // Central area: a welcome page until a trace is open, then the trace overview.
+    central_ = new QStackedWidget(this);
+    welcome_ = new QLabel(this);
+    welcome_->setAlignment(Qt::AlignCenter);
+    welcome_->setWordWrap(true);
+    welcome_->setText(tr("<h2>Sightline</h2><p>Open a GPU trace (Nsight Systems export, .nsys-rep, PyTorch "
+                         "profiler JSON) with <b>File › Open</b>, or drop files here.</p>"));
+    central_->addWidget(welcome_);
+    content_ = new QWidget(this);
+    auto* contentLayout = new QVBoxLayout(content_);
+    contentLayout->setContentsMargins(0, 0, 0, 0);
+    contentLayout->setSpacing(0);
+    info_ = new QLabel(content_);
+    info_->setMargin(6);
+    info_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    info_->setWordWrap(true);
+    timeline_ = new TimelineView(selection_, content_);
+    timeline_->setToolTip(QString());
+    contentLayout->addWidget(info_);
+    contentLayout->addWidget(timeline_, 1);
+    central_->addWidget(content_);
+    connect(document_, &Document::timelineChanged, this, [this] { timeline_->setIndex(document_->timeline()); });
+    setCentralWidget(central_);
+
+    // Panes.
+    auto* kernelModel = new KernelSummaryModel(this);
+    auto* deviceModel = new DeviceModel(this);
+    connect(document_, &Document::summaryChanged, this, [this, kernelModel, deviceModel] {
+        kernelModel->setSummary(document_->summary());
+        deviceModel->setSummary(document_->summary());
+    });
+    auto* kernels = new SummaryTableView(kernelModel, KernelSummaryModel::SortRole, KernelSummaryModel::Name, this);
+    connect(kernels, &SummaryTableView::currentSourceRowChanged, this, [this, kernelModel](int row) {
+        const StatRow* r = kernelModel->rowAt(row);
+        const auto trace = document_->trace();
+        selection_->setKernelName(r && trace ? trace->strings.find(r->name) : UINT32_MAX);
+    });
+    auto* devices = new SummaryTableView(deviceModel, DeviceModel::SortRole, -1, this);
+
+    viewMenu_ = nullptr;
+    createActions();
+    createStatusBar();
+
+    auto addDock = [this](QWidget* w, const QString& title, const QString& objectName, Qt::DockWidgetArea area) {
+        auto* dock = new QDockWidget(title, this);
+        dock->setObjectName(objectName);
+        dock->setWidget(w);
+        addDockWidget(area, dock);
+        viewMenu_->addAction(dock->toggleViewAction());
+        return dock;
+    };
+    QDockWidget* kernelDock = addDock(kernels, tr("Kernels"), QStringLiteral("kernelsDock"), Qt::BottomDockWidgetArea);
+    QDockWidget* deviceDock = addDock(devices, tr("Devices"), QStringLiteral("devicesDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(kernelDock, deviceDock);
+    kernelDock->raise();
+
+    QSettings settings;
+    if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
+        resize(1280, 800);
+    restoreState(settings.value(QLatin1String(kStateKey)).toByteArray());
+    updateRecentMenu();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createActions()
+{
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseFiles);
+    open->setShortcut(QKeySequence::Open);
+    recentMenu_ = file->addMenu(tr("Open &Recent"));
+    closeAction_ = file->addAction(tr("&Close"), this, [this] {
+        runner_->cancel();
+        document_->clear();
+    });
+    closeAction_->setShortcut(QKeySequence::Close);
+    closeAction_->setEnabled(false);
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+
+    QMenu* settings = menuBar()->addMenu(tr("&Settings"));
+    QMenu* language = settings->addMenu(tr("&Language"));
+    auto* group = new QActionGroup(this);
+    const QString current = QSettings().value(QStringLiteral("language"), QStringLiteral("en")).toString();
+    const std::pair<QString, QString> languages[] = {{QStringLiteral("en"), QStringLiteral("English")},
+                                                     {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+    for (const auto& [code, name] : languages) {
+        QAction* a = language->addAction(name);   // language names are shown in their own language
+        a->setCheckable(true);
+        a->setChecked(code == current);
+        group->addAction(a);
+        connect(a, &QAction::triggered, this, [this, code = code] { setLanguage(code); });
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About Sightline"), this, [this] {
+        QMessageBox::about(this, tr("About Sightline"),
+                           tr("<b>Sightline</b> %1<p>Diagnoses GPU traces of LLM inference: where GPU time goes, "
+                              "why the GPU sits idle, and what to change.</p>")
+                               .arg(QStringLiteral(SIGHTLINE_VERSION)));
+    });
+}
+
+void MainWindow::createStatusBar()
+{
+    statusLabel_ = new QLabel(tr("Ready"), this);
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 1000);
+    progress_->setMaximumWidth(240);
+    progress_->setTextVisible(false);
+    progress_->hide();
+    cancelButton_ = new QToolButton(this);
+    cancelButton_->setText(tr("Cancel"));
+    cancelButton_->setToolTip(tr("Stop loading"));
+    cancelButton_->hide();
+    connect(cancelButton_, &QToolButton::clicked, runner_, &JobRunner::cancel);
+    statusBar()->addWidget(statusLabel_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancelButton_);
+}
+
+void MainWindow::openFiles(const QStringList& paths)
+{
+    QStringList absolute;
+    for (const QString& p : paths)
+        absolute << QFileInfo(p).absoluteFilePath();
+    if (absolute.isEmpty())
+        return;
+    runner_->open(absolute);
+}
+
+void MainWindow::chooseFiles()
+{
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("lastDirectory")).toString();
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open Trace"), dir,
+        tr("GPU traces (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;All files (*)"));
+    if (files.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(files.first()).absolutePath());
+    openFiles(files);
+}
+
+void MainWindow::onStarted(const QStringList& paths)
+{
+    statusLabel_->setText(paths.size() == 1 ? tr("Loading %1…").arg(QFileInfo(paths.first()).fileName())
+                                            : tr("Loading %n file(s)…", nullptr, int(paths.size())));
+    progress_->setValue(0);
+    progress_->show();
+    cancelButton_->show();
+}
+
+void MainWindow::onProgress(double fraction, const QString& stage)
+{
+    progress_->setValue(int(fraction * 1000));
+    if (!stage.isEmpty())
+        progress_->setToolTip(stage);
+}
+
+void MainWindow::onFinished(bool ok)
+{
+    progress_->hide();
+    cancelButton_->hide();
+    if (ok) {
+        const auto trace = document_->trace();
+        statusLabel_->setText(trace ? tr("%n kernel(s) loaded", nullptr, int(trace->kernels.size())) : QString());
+        addRecent(document_->paths());
+    }
+    emit jobFinished(ok);
+}
+
+void MainWindow::onFailed(const QString& message)
+{
+    statusLabel_->setText(tr("Could not open the trace"));
+    if (qApp->property("sightlineNoDialogs").toBool())
+        return;
+    QMessageBox::warning(this, tr("Could not open the trace"), message);
+}
+
+void MainWindow::onTraceChanged()
+{
+    const auto trace = document_->trace();
+    closeAction_->setEnabled(trace != nullptr);
+    selection_->clear();
+    if (!trace) {
+        setWindowTitle(tr("Sightline"));
+        central_->setCurrentWidget(welcome_);
+        return;
+    }
+    const QStringList& paths = document_->paths();
+    setWindowTitle(tr("%1 — Sightline").arg(paths.size() == 1 ? QFileInfo(paths.first()).fileName()
+                                                               : tr("%n files", nullptr, int(paths.size()))));
+    const TraceMeta& m = trace->meta;
+    QStringList parts;
+    parts << QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m.format + (m.tool_version.empty() ? "" : " " + m.tool_version)).toHtmlEscaped());
+    parts << tr("capture %1").arg(formatDuration(m.capture_end - m.capture_start));
+    parts << tr("%n device(s)", nullptr, int(m.devices.size()));
+    parts << tr("%1 kernels").arg(QLocale().toString(qulonglong(trace->kernels.size())));
+    parts << tr("%1 memory copies").arg(QLocale().toString(qulonglong(trace->memcpy.size())));
+    parts << tr("%1 API calls").arg(QLocale().toString(qulonglong(trace->api.size())));
+    parts << tr("%1 NVTX ranges").arg(QLocale().toString(qulonglong(trace->ranges.size())));
+    info_->setText(parts.join(QStringLiteral(" · ")));
+    info_->setToolTip(paths.join(QLatin1Char('\n')));
+    timeline_->setIndex(document_->timeline());
+    central_->setCurrentWidget(content_);
+}
+
+void MainWindow::addRecent(const QStringList& paths)
+{
+    if (paths.isEmpty())
+        return;
+    QSettings settings;
+    QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
+    const QString entry = paths.join(QLatin1Char('\n'));   // several files opened together stay together
+    recent.removeAll(entry);
+    recent.prepend(entry);
+    while (recent.size() > kMaxRecent)
+        recent.removeLast();
+    settings.setValue(QLatin1String(kRecentKey), recent);
+    updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu()
+{
+    recentMenu_->clear();
+    const QStringList recent = QSettings().value(QLatin1String(kRecentKey)).toStringList();
+    for (const QString& entry : recent) {
+        const QStringList paths = entry.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+        QStringList names;
+        for (const QString& p : paths)
+            names << QFileInfo(p).fileName();
+        QAction* a = recentMenu_->addAction(names.join(QStringLiteral(" + ")));
+        a->setToolTip(paths.join(QLatin1Char('\n')));
+        connect(a, &QAction::triggered, this, [this, paths] { openFiles(paths); });
+    }
+    if (!recent.isEmpty()) {
+        recentMenu_->addSeparator();
+        recentMenu_->addAction(tr("Clear Menu"), this, [this] {
+            QSettings().remove(QLatin1String(kRecentKey));
+            updateRecentMenu();
+        });
+    }
+    recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::setLanguage(const QString& code)
+{
+    QSettings().setValue(QStringLiteral("language"), code);
+    QMessageBox::information(this, tr("Language"), tr("The language changes when Sightline is started again."));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    QStringList paths;
+    for (const QUrl& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            paths << url.toLocalFile();
+    if (!paths.isEmpty()) {
+        event->acceptProposedAction();
+        openFiles(paths);
+    }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings settings;
+    settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
+    settings.setValue(QLatin1String(kStateKey), saveState());
+    runner_->cancel();
+    event->accept();
+}
+
+} // namespace sl

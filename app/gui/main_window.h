@@ -1,0 +1,72 @@
+#pragma once
+// The workbench window: opens traces (menu, recent files, command line, drag and drop), shows load progress with a
+// cancel button in the status bar, and fills its panes as results arrive.
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QStackedWidget;
+class QToolButton;
+
+namespace sl {
+
+class Document;
+class JobRunner;
+class Selection;
+class TimelineView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    void openFiles(const QStringList& paths);
+    JobRunner* jobRunner() const { return runner_; }
+    Document* document() const { return document_; }
+
+signals:
+    // The current job ended (loaded, failed or cancelled); used by --screenshot.
+    void jobFinished(bool ok);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createStatusBar();
+    void updateRecentMenu();
+    void addRecent(const QStringList& paths);
+    void onTraceChanged();
+    void onStarted(const QStringList& paths);
+    void onProgress(double fraction, const QString& stage);
+    void onFinished(bool ok);
+    void onFailed(const QString& message);
+    void chooseFiles();
+    void setLanguage(const QString& code);
+
+    Document* document_ = nullptr;
+    JobRunner* runner_ = nullptr;
+    Selection* selection_ = nullptr;
+
+    QStackedWidget* central_ = nullptr;
+    QLabel* welcome_ = nullptr;
+    QWidget* content_ = nullptr;
+    QLabel* info_ = nullptr;
+    TimelineView* timeline_ = nullptr;
+
+    QMenu* recentMenu_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    QAction* closeAction_ = nullptr;
+    QLabel* statusLabel_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QToolButton* cancelButton_ = nullptr;
+};
+
+} // namespace sl

@@ -1,0 +1,104 @@
+#pragma once
+// The timeline's level-of-detail index, built once per trace on a worker and immutable afterwards.
+//
+// Lanes: per device, one lane per stream (kernels, copies, memsets) and one idle-gap lane; per CPU thread one
+// lane of API calls and one lane per NVTX nesting depth. A lane holds its items as 4-byte references into the
+// trace, sorted by start, plus the running maximum of their ends every kBlock items (so the first visible item is
+// found by binary search even when items overlap). For every zoom level 2^L ns per pixel where it pays off, runs of
+// items narrower than a bucket and separated by less than a bucket are pre-merged into one "N kernels" span; a
+// view draws at most a few spans per pixel and never walks every event.
+
+#include <QString>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "analysis/trace.h"
+#include "analysis/load_control.h"
+
+namespace sl {
+
+// What an item reference points at. Packed into the top bits of a 32-bit reference.
+enum class ItemKind : uint8_t { Kernel = 0, Memcpy = 1, Memset = 2, Api = 3, Range = 4, Gap = 5 };
+
+struct ItemRef {
+    ItemKind kind = ItemKind::Kernel;
+    uint32_t row = 0;   // row in the table of that kind (for gaps: index into the lane's own gap list)
+    bool operator==(const ItemRef&) const = default;
+};
+
+enum class LaneKind : uint8_t { Stream, Gaps, ApiThread, Nvtx };
+
+// A pre-merged span at one zoom level: `count` consecutive items of the lane starting at item `first`.
+struct LodSpan {
+    int64_t start = 0, end = 0;
+    uint32_t first = 0;
+    uint32_t count = 0;
+};
+
+struct TimelineLane {
+    LaneKind kind = LaneKind::Stream;
+    uint16_t device = 0;          // Stream, Gaps
+    uint32_t stream = 0;          // Stream
+    uint32_t thread = 0;          // ApiThread, Nvtx (index into TraceMeta::threads)
+    uint8_t depth = 0;            // Nvtx
+    std::vector<uint32_t> items;  // packed refs (kind << 29 | row), sorted by start
+    std::vector<int64_t> blockMaxEnd;   // running max of ends up to the end of each block of kBlock items
+    // Gap lanes keep their own intervals (gaps are not trace rows).
+    std::vector<int64_t> gapStart, gapEnd;
+    // levels[L]: merged spans for 2^L ns per pixel; empty when not worth storing (draw the items directly).
+    std::vector<std::vector<LodSpan>> levels;
+};
+
+// Statistics of a time range (range selection on the timeline).
+struct RangeStats {
+    int64_t duration = 0;
+    int64_t kernels = 0;          // kernels overlapping the range
+    int64_t kernelTime = 0;       // kernel time clipped to the range (summed over kernels)
+    int64_t busy = 0;             // union of GPU work clipped to the range, summed over devices
+    int64_t idle = 0;             // per device: range - busy, summed over active devices
+    int64_t apiCalls = 0;
+};
+
+class TimelineIndex {
+public:
+    static constexpr uint32_t kBlock = 64;
+    static constexpr int kMaxLevel = 44;
+
+    // Builds the index; polls control for cancellation.
+    static std::shared_ptr<const TimelineIndex> build(std::shared_ptr<const Trace> trace, const LoadControl& control = {});
+
+    const Trace& trace() const { return *trace_; }
+    std::shared_ptr<const Trace> tracePtr() const { return trace_; }
+    const std::vector<TimelineLane>& lanes() const { return lanes_; }
+    int64_t start() const { return start_; }
+    int64_t end() const { return end_; }
+
+    ItemRef ref(const TimelineLane& lane, uint32_t i) const;
+    int64_t itemStart(const TimelineLane& lane, uint32_t i) const;
+    int64_t itemEnd(const TimelineLane& lane, uint32_t i) const;
+    // First item whose end is after t (may start after t); lane.items.size() when none.
+    uint32_t firstEndingAfter(const TimelineLane& lane, int64_t t) const;
+    // One past the last item starting before t.
+    uint32_t endStartingBefore(const TimelineLane& lane, int64_t t) const;
+    // The item under time t (within +-tolerance ns), preferring the one containing t, else the nearest; -1 if none.
+    int64_t hitTest(const TimelineLane& lane, int64_t t, int64_t tolerance) const;
+    // Lane of a kernel (its stream lane) and of an API call (its thread lane); -1 if none.
+    int laneOfKernel(uint32_t kernel) const;
+    int laneOfApi(uint32_t api) const;
+
+    RangeStats rangeStats(int64_t from, int64_t to) const;
+
+    // Heap bytes of the index (items, blocks, gaps, levels): compared with Trace::memory_bytes() in the benchmark.
+    size_t memoryBytes() const;
+
+private:
+    void addLevels(TimelineLane& lane) const;
+    std::shared_ptr<const Trace> trace_;
+    std::vector<TimelineLane> lanes_;
+    std::vector<std::pair<uint64_t, int>> streamLanes_;   // (device << 32 | stream) -> lane, sorted
+    std::vector<std::pair<uint32_t, int>> apiLanes_;      // thread -> lane, sorted
+    int64_t start_ = 0, end_ = 0;
+};
+
+} // namespace sl

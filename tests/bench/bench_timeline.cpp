@@ -1,0 +1,74 @@
+// Timeline rendering benchmark: a generated 10^6-kernel trace, 200 frames rendered offscreen at random zoom levels
+// and positions; prints median and p99 frame time (target p99 <= 16 ms) and the level-of-detail index memory
+// against the trace memory (target <= 25 %).
+//   bench_timeline [kernels=1000000] [frames=200] [width=1920] [height=1080]
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QPainter>
+#include <algorithm>
+#include <cstdio>
+#include <random>
+
+#include "analysis/synthetic.h"
+#include "model/selection.h"
+#include "model/timeline_index.h"
+#include "widgets/timeline_view.h"
+
+int main(int argc, char** argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    const long long kernels = argc > 1 ? std::atoll(argv[1]) : 1'000'000;
+    const int frames = argc > 2 ? std::atoi(argv[2]) : 200;
+    const int width = argc > 3 ? std::atoi(argv[3]) : 1920;
+    const int height = argc > 4 ? std::atoi(argv[4]) : 1080;
+
+    QElapsedTimer timer;
+    timer.start();
+    sl::SynthOptions o = sl::synth_preset("scale");
+    o.total_kernels = kernels;
+    auto trace = std::make_shared<const sl::Trace>(sl::make_synthetic_trace(o));
+    const double genMs = timer.nsecsElapsed() / 1e6;
+    timer.restart();
+    auto index = sl::TimelineIndex::build(trace);
+    const double buildMs = timer.nsecsElapsed() / 1e6;
+
+    sl::Selection selection;
+    sl::TimelineView view(&selection);
+    view.resize(width, height);
+    view.setIndex(index);
+    QImage image(width, height, QImage::Format_RGB32);
+
+    std::mt19937_64 rng(42);
+    const int64_t t0 = index->start(), t1 = index->end();
+    std::uniform_real_distribution<double> logZoom(std::log(2e3), std::log(double(t1 - t0)));
+    std::uniform_real_distribution<double> pos(0, 1);
+    std::vector<double> ms;
+    ms.reserve(size_t(frames));
+    for (int f = 0; f < frames; ++f) {
+        const auto dur = int64_t(std::exp(logZoom(rng)));
+        const int64_t start = t0 + int64_t(pos(rng) * double(std::max<int64_t>(1, t1 - t0 - dur)));
+        view.setWindow({start, start + dur});
+        if (f % 10 == 0)
+            selection.setKernel(int64_t(pos(rng) * double(trace->kernels.size())));
+        timer.restart();
+        QPainter p(&image);
+        view.render(p);
+        p.end();
+        ms.push_back(timer.nsecsElapsed() / 1e6);
+    }
+    std::sort(ms.begin(), ms.end());
+    const double median = ms[ms.size() / 2];
+    const double p99 = ms[std::min(ms.size() - 1, size_t(double(ms.size()) * 0.99))];
+    const double idxMb = double(index->memoryBytes()) / 1048576.0;
+    const double traceMb = double(trace->memory_bytes()) / 1048576.0;
+    std::printf("trace: %zu kernels, %zu API calls, %zu ranges (generated in %.0f ms)\n", trace->kernels.size(),
+                trace->api.size(), trace->ranges.size(), genMs);
+    std::printf("index: %zu lanes, built in %.0f ms\n", index->lanes().size(), buildMs);
+    std::printf("frames: %d at %dx%d  median %.2f ms  p99 %.2f ms  max %.2f ms  (target p99 <= 16 ms)\n", frames,
+                width, height, median, p99, ms.back());
+    std::printf("memory: index %.1f MiB vs trace %.1f MiB = %.1f %% (target <= 25 %%)\n", idxMb, traceMb,
+                100.0 * idxMb / traceMb);
+    return 0;
+}

@@ -1,0 +1,129 @@
+// TimelineView: hit testing through widget coordinates, click -> shared selection, keys zoom/pan/fit, range
+// selection by Shift+drag, and painting at every zoom without crashing (offscreen).
+#include <QImage>
+#include <QPainter>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "analysis/synthetic.h"
+#include "model/selection.h"
+#include "widgets/timeline_view.h"
+
+using namespace sl;
+
+namespace {
+
+std::shared_ptr<const Trace> twoKernels()
+{
+    auto t = std::make_shared<Trace>();
+    const uint16_t dev = t->device_index(0);
+    const uint32_t th = t->thread_index(1, 1, 1);
+    const StrId kn = t->strings.intern("gemm");
+    const StrId launch = t->strings.intern("cudaLaunchKernel");
+    const int64_t ks[][2] = {{1000, 5000}, {6000, 9000}};
+    for (int i = 0; i < 2; ++i) {
+        const size_t r = t->kernels.append(ks[i][0], ks[i][1], kn);
+        t->kernels.device[r] = dev;
+        t->kernels.stream[r] = 7;
+        t->kernels.correlation[r] = uint32_t(i + 1);
+        t->api.append(ks[i][0] - 900, ks[i][0] - 500, launch, uint32_t(i + 1), th, ApiClass::Runtime, kApiLaunch);
+    }
+    t->finish();
+    return t;
+}
+
+} // namespace
+
+class TestTimelineView : public QObject {
+    Q_OBJECT
+private slots:
+    void clickSelectsKernel()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1000, 300);
+        view.setIndex(TimelineIndex::build(twoKernels()));
+        view.setWindow({0, 10000});
+        QCOMPARE(sel.window().end, int64_t(10000));
+        const QRect plot = view.plotRect();
+        const int laneY = view.laneAt(plot.top() + 5) == 0 ? plot.top() + 5 : -1;
+        QVERIFY(laneY > 0);
+        // kernel 1 spans [6000, 9000): x = 60 % .. 90 % of the plot
+        const QPoint onK1(plot.left() + int(plot.width() * 0.75), laneY);
+        QCOMPARE(view.itemAt(onK1), int64_t(1));
+        QSignalSpy spy(&sel, &Selection::kernelChanged);
+        QTest::mouseClick(&view, Qt::LeftButton, {}, onK1);
+        QCOMPARE(sel.kernel(), int64_t(1));
+        QCOMPARE(spy.count(), 1);
+        // clicking empty space clears
+        QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(plot.left() + int(plot.width() * 0.55), laneY));
+        QCOMPARE(sel.kernel(), int64_t(-1));
+        // the lane titles name the device and stream
+        QVERIFY(view.laneTitle(0).contains(QStringLiteral("7")));
+    }
+
+    void keysZoomPanAndFit()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1000, 300);
+        view.setIndex(TimelineIndex::build(twoKernels()));
+        const auto fitted = view.window();
+        QTest::keyClick(&view, Qt::Key_W);
+        QVERIFY(view.window().duration() < fitted.duration());
+        const auto zoomed = view.window();
+        QTest::keyClick(&view, Qt::Key_D);
+        QVERIFY(view.window().start > zoomed.start);
+        QCOMPARE(view.window().duration(), zoomed.duration());
+        QTest::keyClick(&view, Qt::Key_F);
+        QCOMPARE(view.window(), fitted);
+    }
+
+    void shiftDragSelectsRange()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1000, 300);
+        view.show();
+        view.setIndex(TimelineIndex::build(twoKernels()));
+        view.setWindow({0, 10000});
+        const QRect plot = view.plotRect();
+        const int y = plot.top() + 5;
+        QTest::mousePress(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(plot.left() + plot.width() / 10, y));
+        QMouseEvent move(QEvent::MouseMove, QPointF(plot.left() + plot.width() / 2, y), view.mapToGlobal(QPointF(plot.left() + plot.width() / 2, y)),
+                         Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+        QCoreApplication::sendEvent(&view, &move);
+        QTest::mouseRelease(&view, Qt::LeftButton, Qt::ShiftModifier, QPoint(plot.left() + plot.width() / 2, y));
+        QVERIFY(qAbs(sel.range().start - 1000) <= 20);
+        QVERIFY(qAbs(sel.range().end - 5000) <= 20);
+        QTest::keyClick(&view, Qt::Key_Z);
+        QCOMPARE(view.window().start, sel.range().start);
+    }
+
+    void paintsAtEveryZoom()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1280, 600);
+        SynthOptions o = synth_preset("decode");
+        view.setIndex(TimelineIndex::build(std::make_shared<const Trace>(make_synthetic_trace(o))));
+        sel.setKernel(10);
+        QImage img(view.size(), QImage::Format_RGB32);
+        for (double f : {1.0, 0.1, 0.01, 0.001, 0.0001}) {
+            auto w = view.window();
+            view.setWindow(timeline::zoom(w, (w.start + w.end) / 2, f, {}));
+            QPainter p(&img);
+            view.render(p);
+        }
+        // something other than the background was drawn
+        const QRgb bg = img.pixel(img.width() - 2, img.height() - 2);
+        int different = 0;
+        for (int x = view.labelWidth(); x < img.width(); x += 7)
+            for (int y = TimelineView::kAxisHeight; y < img.height(); y += 5)
+                different += img.pixel(x, y) != bg;
+        QVERIFY(different > 10);
+    }
+};
+
+QTEST_MAIN(TestTimelineView)
+#include "tst_timeline_view.moc"

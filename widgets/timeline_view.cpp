@@ -1,0 +1,651 @@
+#include "widgets/timeline_view.h"
+
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QLocale>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollBar>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "model/selection.h"
+#include "model/units.h"
+#include "widgets/palette.h"
+
+namespace sl {
+
+using timeline::Window;
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+int laneHeightFor(LaneKind k, int base)
+{
+    switch (k) {
+    case LaneKind::Stream: return base + 4;
+    case LaneKind::Gaps: return base / 2 + 2;
+    case LaneKind::ApiThread: return base;
+    case LaneKind::Nvtx: return base - 2;
+    }
+    return base;
+}
+
+const QColor kGapColor(222, 120, 60);
+const QColor kMergedKernel(96, 110, 130);
+const QColor kApiLaunchColor(110, 140, 190);
+const QColor kApiSyncColor(200, 70, 70);
+const QColor kApiOther(150, 150, 160);
+const QColor kHighlight(255, 200, 0);
+
+} // namespace
+
+TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(parent), selection_(selection)
+{
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setAttribute(Qt::WA_OpaquePaintEvent);
+    setMinimumHeight(120);
+    vscroll_ = new QScrollBar(Qt::Vertical, this);
+    connect(vscroll_, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
+    laneHeight_ = std::max(18, fontMetrics().height() + 4);
+    labelWidth_ = std::max(190, fontMetrics().horizontalAdvance(QStringLiteral("GPU 0 · Stream 0000 ")) + 24);
+    if (selection_) {
+        connect(selection_, &Selection::kernelChanged, this, [this](int64_t k) {
+            if (index_ && k >= 0 && size_t(k) < index_->trace().kernels.size()) {
+                const auto& ks = index_->trace().kernels;
+                const int64_t s = ks.start[size_t(k)], e = ks.end[size_t(k)];
+                if (e < window_.start || s > window_.end)
+                    setWindow(timeline::pan(window_, (s + e) / 2 - (window_.start + window_.end) / 2, bounds()));
+            }
+            update();
+        });
+        connect(selection_, &Selection::rangeChanged, this, qOverload<>(&QWidget::update));
+    }
+}
+
+void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
+{
+    index_ = std::move(index);
+    hoverItem_ = -1;
+    hoverLane_ = -1;
+    laneY_.clear();
+    int y = 0;
+    if (index_) {
+        int prevDevice = -1;
+        bool prevCpu = false;
+        for (const TimelineLane& l : index_->lanes()) {
+            const bool cpu = l.kind == LaneKind::ApiThread || l.kind == LaneKind::Nvtx;
+            if ((!cpu && int(l.device) != prevDevice) || (cpu && !prevCpu))
+                y += laneY_.empty() ? 2 : 8;   // a little air between groups
+            prevDevice = cpu ? -1 : int(l.device);
+            prevCpu = cpu;
+            laneY_.push_back(y);
+            y += laneHeightFor(l.kind, laneHeight_) + 2;
+        }
+    }
+    contentHeight_ = y;
+    updateScrollBar();
+    fitToWindow();
+}
+
+Window TimelineView::bounds() const
+{
+    if (!index_)
+        return {0, 1};
+    return timeline::fit({index_->start(), std::max(index_->end(), index_->start() + 1)}, 0.01);
+}
+
+void TimelineView::setWindow(Window w)
+{
+    if (w.duration() <= 0 || w == window_)
+        return;
+    window_ = w;
+    if (selection_)
+        selection_->setWindow({w.start, w.end});
+    update();
+}
+
+void TimelineView::fitToWindow() { setWindow(bounds()); }
+
+void TimelineView::zoomToRange()
+{
+    if (!selection_ || selection_->range().isEmpty())
+        return;
+    const TimeRange r = selection_->range();
+    setWindow({r.start, r.end});
+}
+
+QRect TimelineView::plotRect() const
+{
+    const int sb = vscroll_->isVisible() ? vscroll_->width() : 0;
+    return QRect(labelWidth_, kAxisHeight, std::max(1, width() - labelWidth_ - sb), std::max(1, height() - kAxisHeight));
+}
+
+int TimelineView::laneTop(int lane) const { return kAxisHeight + laneY_[size_t(lane)] - vscroll_->value(); }
+
+int TimelineView::laneAt(int y) const
+{
+    if (!index_ || y < kAxisHeight)
+        return -1;
+    const int cy = y - kAxisHeight + vscroll_->value();
+    auto it = std::upper_bound(laneY_.begin(), laneY_.end(), cy);
+    if (it == laneY_.begin())
+        return -1;
+    const int lane = int(it - laneY_.begin()) - 1;
+    const int h = laneHeightFor(index_->lanes()[size_t(lane)].kind, laneHeight_);
+    return cy < laneY_[size_t(lane)] + h ? lane : -1;
+}
+
+int64_t TimelineView::itemAt(const QPoint& pos, int* laneOut) const
+{
+    const int lane = laneAt(pos.y());
+    if (laneOut)
+        *laneOut = lane;
+    const QRect plot = plotRect();
+    if (lane < 0 || pos.x() < plot.left())
+        return -1;
+    const double npp = timeline::nsPerPixel(window_, plot.width());
+    const int64_t t = timeline::xToTime(pos.x() - plot.left(), window_, plot.width());
+    return index_->hitTest(index_->lanes()[size_t(lane)], t, std::llround(2 * npp));
+}
+
+QString TimelineView::laneTitle(int lane) const
+{
+    const TimelineLane& l = index_->lanes()[size_t(lane)];
+    const TraceMeta& m = index_->trace().meta;
+    auto gpu = [&](uint16_t d) {
+        const int id = d < m.devices.size() ? m.devices[d].id : int(d);
+        return tr("GPU %1").arg(id);
+    };
+    auto thread = [&](uint32_t th) {
+        if (th < m.threads.size()) {
+            const ThreadInfo& ti = m.threads[th];
+            return ti.name.empty() ? tr("Thread %1").arg(ti.tid) : qs(ti.name);
+        }
+        return tr("Thread %1").arg(th);
+    };
+    switch (l.kind) {
+    case LaneKind::Stream: return tr("%1 · Stream %2").arg(gpu(l.device)).arg(l.stream);
+    case LaneKind::Gaps: return tr("%1 · Idle gaps").arg(gpu(l.device));
+    case LaneKind::ApiThread: return tr("%1 · CUDA API").arg(thread(l.thread));
+    case LaneKind::Nvtx: return tr("%1 · NVTX %2").arg(thread(l.thread)).arg(l.depth);
+    }
+    return {};
+}
+
+QColor TimelineView::itemColor(const TimelineLane& lane, uint32_t i) const
+{
+    const ItemRef r = index_->ref(lane, i);
+    const Trace& t = index_->trace();
+    switch (r.kind) {
+    case ItemKind::Kernel: return colorForKey(qs(t.str(t.kernels.short_name[r.row])));
+    case ItemKind::Memcpy: {
+        const CopyKind k = t.memcpy.copy_kind[r.row];
+        return k == CopyKind::HtoD ? QColor(70, 170, 90) : k == CopyKind::DtoH ? QColor(160, 90, 180) : QColor(60, 150, 160);
+    }
+    case ItemKind::Memset: return QColor(140, 140, 140);
+    case ItemKind::Api: {
+        const uint8_t f = t.api.flags[r.row];
+        return (f & kApiSync) ? kApiSyncColor : (f & (kApiLaunch | kApiGraphLaunch)) ? kApiLaunchColor : kApiOther;
+    }
+    case ItemKind::Range: return colorForKey(qs(t.str(t.ranges.name[r.row]))).lighter(125);
+    case ItemKind::Gap: return kGapColor;
+    }
+    return Qt::gray;
+}
+
+QString TimelineView::itemName(const TimelineLane& lane, uint32_t i) const
+{
+    const ItemRef r = index_->ref(lane, i);
+    const Trace& t = index_->trace();
+    switch (r.kind) {
+    case ItemKind::Kernel: return qs(t.str(t.kernels.short_name[r.row]));
+    case ItemKind::Memcpy: return qs(copy_kind_label(t.memcpy.copy_kind[r.row]));
+    case ItemKind::Memset: return tr("[CUDA memset]");
+    case ItemKind::Api: return qs(t.str(t.api.name[r.row]));
+    case ItemKind::Range: return qs(t.str(t.ranges.name[r.row]));
+    case ItemKind::Gap: return tr("idle");
+    }
+    return {};
+}
+
+void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp)
+{
+    const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
+    const uint32_t i0 = index_->firstEndingAfter(lane, window_.start);
+    const uint32_t i1 = index_->endStartingBefore(lane, window_.end);
+    if (i0 >= i1)
+        return;
+    const double w = r.width();
+    const int64_t bucket = std::max<int64_t>(1, std::llround(npp));
+
+    struct Run {
+        int64_t start, end;
+        uint32_t first, count;
+    };
+    std::unordered_map<QRgb, QVector<QRect>> batches;
+    struct Label {
+        QRect rect;
+        uint32_t first, count;
+    };
+    QVector<Label> labels;
+    const bool kernelsLane = lane.kind == LaneKind::Stream;
+
+    auto emitRun = [&](const Run& run) {
+        const double x0 = timeline::timeToX(run.start, window_, w);
+        const double x1 = timeline::timeToX(run.end, window_, w);
+        const int left = int(std::floor(std::max(-1.0, x0)));
+        const int right = int(std::ceil(std::min(w + 1, x1)));
+        QRect rect(r.left() + left, r.top(), std::max(1, right - left), r.height());
+        QColor c = run.count > 1 && kernelsLane ? kMergedKernel : itemColor(lane, run.first);
+        batches[c.rgb()].push_back(rect);
+        if (rect.width() > 40)
+            labels.push_back({rect, run.first, run.count});
+    };
+
+    Run cur{0, 0, 0, 0};
+    auto feed = [&](int64_t s, int64_t e, uint32_t first, uint32_t count) {
+        if (cur.count > 0) {
+            const bool curSmall = cur.count > 1 || cur.end - cur.start < bucket;
+            const bool nextSmall = count > 1 || e - s < bucket;
+            if (curSmall && nextSmall && s - cur.end < bucket) {
+                cur.end = std::max(cur.end, e);
+                cur.count += count;
+                return;
+            }
+            emitRun(cur);
+        }
+        cur = {s, e, first, count};
+    };
+
+    // Pre-merged spans for this zoom level when the lane has them, else the items themselves.
+    const int level = timeline::lodLevel(npp);
+    const std::vector<LodSpan>* spans = nullptr;
+    if (!lane.levels.empty()) {
+        const int L = std::min<int>(level, int(lane.levels.size()) - 1);
+        if (!lane.levels[size_t(L)].empty() && (L == level || level >= int(lane.levels.size())))
+            spans = &lane.levels[size_t(L)];
+    }
+    if (spans) {
+        auto a = std::upper_bound(spans->begin(), spans->end(), i0,
+                                  [](uint32_t v, const LodSpan& s) { return v < s.first; });
+        if (a != spans->begin())
+            --a;
+        for (auto it = a; it != spans->end() && it->first < i1; ++it)
+            feed(it->start, it->end, it->first, it->count);
+    } else {
+        for (uint32_t i = i0; i < i1; ++i)
+            feed(index_->itemStart(lane, i), index_->itemEnd(lane, i), i, 1);
+    }
+    if (cur.count > 0)
+        emitRun(cur);
+
+    p.setPen(Qt::NoPen);
+    for (auto& [rgb, rects] : batches) {
+        p.setBrush(QColor::fromRgb(rgb));
+        p.drawRects(rects.constData(), int(rects.size()));
+    }
+    if (!labels.isEmpty()) {
+        const QFontMetrics fm = p.fontMetrics();
+        for (const Label& l : labels) {
+            const QString text = l.count > 1 ? (kernelsLane ? tr("%n kernels", nullptr, int(l.count))
+                                                            : tr("%n items", nullptr, int(l.count)))
+                                             : itemName(lane, l.first);
+            const QRect tr = l.rect.intersected(r).adjusted(3, 0, -3, 0);
+            if (tr.width() < 20)
+                continue;
+            const QColor bg = l.count > 1 && kernelsLane ? kMergedKernel : itemColor(lane, l.first);
+            p.setPen(bg.lightness() > 150 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(text, Qt::ElideRight, tr.width()));
+        }
+    }
+}
+
+void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
+{
+    const QRect axis(plot.left(), 0, plot.width(), kAxisHeight);
+    p.fillRect(QRect(0, 0, width(), kAxisHeight), palette().window());
+    const int64_t step = timeline::tickStep(npp, 90);
+    const int64_t origin = index_ ? index_->start() : 0;
+    int64_t t = origin + ((window_.start - origin) / step) * step;
+    if (t < window_.start)
+        t += step;
+    const QColor grid = palette().mid().color();
+    p.setPen(palette().text().color());
+    for (; t <= window_.end; t += step) {
+        const int x = plot.left() + int(std::lround(timeline::timeToX(t, window_, plot.width())));
+        p.setPen(grid);
+        p.drawLine(x, kAxisHeight - 6, x, kAxisHeight);
+        p.setPen(QColor(grid.red(), grid.green(), grid.blue(), 60));
+        p.drawLine(x, kAxisHeight, x, plot.bottom());
+        p.setPen(palette().text().color());
+        p.drawText(QRect(x + 3, 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
+                   timeline::tickLabel(t, origin, step));
+    }
+    p.setPen(grid);
+    p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
+    // Window length in the corner above the labels.
+    p.setPen(palette().text().color());
+    p.drawText(QRect(6, 2, labelWidth_ - 12, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("Window %1").arg(formatDuration(window_.duration())));
+    (void)axis;
+}
+
+void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
+{
+    const double w = plot.width();
+    auto itemRect = [&](int lane, uint32_t i) {
+        const TimelineLane& l = index_->lanes()[size_t(lane)];
+        const double x0 = timeline::timeToX(index_->itemStart(l, i), window_, w);
+        const double x1 = timeline::timeToX(index_->itemEnd(l, i), window_, w);
+        const int h = laneHeightFor(l.kind, laneHeight_);
+        return QRectF(plot.left() + std::max(-2.0, x0), laneTop(lane), std::max(2.0, std::min(w + 2, x1) - std::max(-2.0, x0)), h);
+    };
+    p.setClipRect(plot);
+    // range selection
+    if (selection_ && !selection_->range().isEmpty()) {
+        const TimeRange r = selection_->range();
+        const double x0 = timeline::timeToX(r.start, window_, w), x1 = timeline::timeToX(r.end, window_, w);
+        p.fillRect(QRectF(plot.left() + x0, plot.top(), std::max(1.0, x1 - x0), plot.height()), QColor(60, 120, 220, 45));
+        p.setPen(QColor(60, 120, 220));
+        p.drawLine(QPointF(plot.left() + x0, plot.top()), QPointF(plot.left() + x0, plot.bottom()));
+        p.drawLine(QPointF(plot.left() + x1, plot.top()), QPointF(plot.left() + x1, plot.bottom()));
+    }
+    // hover
+    if (hoverLane_ >= 0 && hoverItem_ >= 0) {
+        p.setPen(QPen(palette().text().color(), 1));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(itemRect(hoverLane_, uint32_t(hoverItem_)));
+    }
+    // selected kernel, its launch call and the flow between them
+    if (selection_ && selection_->kernel() >= 0 && size_t(selection_->kernel()) < index_->trace().kernels.size()) {
+        const uint32_t k = uint32_t(selection_->kernel());
+        const int kl = index_->laneOfKernel(k);
+        if (kl >= 0) {
+            const TimelineLane& lane = index_->lanes()[size_t(kl)];
+            // find the kernel's position in its lane
+            const int64_t ks = index_->trace().kernels.start[k];
+            uint32_t pos = index_->endStartingBefore(lane, ks);
+            uint32_t found = UINT32_MAX;
+            for (uint32_t i = pos; i < lane.items.size() && index_->itemStart(lane, i) == ks; ++i)
+                if (index_->ref(lane, i) == ItemRef{ItemKind::Kernel, k})
+                    found = i;
+            if (found != UINT32_MAX) {
+                const QRectF kr = itemRect(kl, found);
+                p.setPen(QPen(kHighlight, 2));
+                p.setBrush(Qt::NoBrush);
+                p.drawRect(kr.adjusted(-1, -1, 1, 1));
+                const int32_t api = index_->trace().kernels.launch_api[k];
+                const int al = api >= 0 ? index_->laneOfApi(uint32_t(api)) : -1;
+                if (al >= 0) {
+                    const TimelineLane& alane = index_->lanes()[size_t(al)];
+                    const int64_t as = index_->trace().api.start[size_t(api)];
+                    for (uint32_t i = index_->endStartingBefore(alane, as);
+                         i < alane.items.size() && index_->itemStart(alane, i) == as; ++i) {
+                        if (index_->ref(alane, i) != ItemRef{ItemKind::Api, uint32_t(api)})
+                            continue;
+                        const QRectF ar = itemRect(al, i);
+                        p.drawRect(ar.adjusted(-1, -1, 1, 1));
+                        const QPointF from(ar.left(), ar.top() < kr.top() ? ar.bottom() : ar.top());
+                        const QPointF to(kr.left(), ar.top() < kr.top() ? kr.bottom() : kr.top());
+                        p.setRenderHint(QPainter::Antialiasing, true);
+                        QPainterPath path(from);
+                        const double my = (from.y() + to.y()) / 2;
+                        path.cubicTo(QPointF(from.x(), my), QPointF(to.x(), my), to);
+                        p.setPen(QPen(kHighlight.darker(120), 1.5));
+                        p.drawPath(path);
+                        p.setRenderHint(QPainter::Antialiasing, false);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    p.setClipping(false);
+    // range statistics box
+    if (selection_ && !selection_->range().isEmpty()) {
+        const TimeRange r = selection_->range();
+        const RangeStats s = index_->rangeStats(r.start, r.end);
+        const QString text = tr("Range %1 · busy %2 · idle %3 · %n kernel(s)", nullptr, int(s.kernels))
+                                 .arg(formatDuration(r.duration()), formatDuration(s.busy), formatDuration(s.idle));
+        const QFontMetrics fm = p.fontMetrics();
+        const QRect box(plot.left() + 8, plot.bottom() - fm.height() - 12, fm.horizontalAdvance(text) + 16,
+                        fm.height() + 8);
+        p.fillRect(box, QColor(30, 40, 60, 220));
+        p.setPen(Qt::white);
+        p.drawText(box, Qt::AlignCenter, text);
+    }
+}
+
+void TimelineView::render(QPainter& p)
+{
+    p.setRenderHint(QPainter::Antialiasing, false);
+    p.fillRect(rect(), palette().base());
+    const QRect plot = plotRect();
+    if (!index_) {
+        p.setPen(palette().placeholderText().color());
+        p.drawText(rect(), Qt::AlignCenter, tr("No trace loaded"));
+        return;
+    }
+    const double npp = timeline::nsPerPixel(window_, plot.width());
+    const auto& lanes = index_->lanes();
+    // label column
+    p.fillRect(QRect(0, kAxisHeight, labelWidth_, height()), palette().window());
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        const int top = laneTop(int(i));
+        const int h = laneHeightFor(lanes[i].kind, laneHeight_);
+        if (top + h < kAxisHeight || top > height())
+            continue;
+        const QRect laneRect(plot.left(), top, plot.width(), h);
+        p.setClipRect(plot);
+        if (i % 2 == 0)
+            p.fillRect(laneRect, palette().alternateBase());
+        drawLane(p, int(i), laneRect, npp);
+        p.setClipRect(QRect(0, kAxisHeight, labelWidth_, height()));
+        p.setPen(palette().windowText().color());
+        const QString title = laneTitle(int(i));
+        p.drawText(QRect(8, top, labelWidth_ - 12, h), Qt::AlignVCenter | Qt::AlignLeft,
+                   p.fontMetrics().elidedText(title, Qt::ElideMiddle, labelWidth_ - 12));
+        p.setClipping(false);
+    }
+    p.setPen(palette().mid().color());
+    p.drawLine(labelWidth_ - 1, kAxisHeight, labelWidth_ - 1, height());
+    drawAxis(p, plot, npp);
+    drawOverlays(p, plot);
+}
+
+void TimelineView::paintEvent(QPaintEvent*)
+{
+    QPainter p(this);
+    render(p);
+}
+
+void TimelineView::updateScrollBar()
+{
+    const int visible = height() - kAxisHeight;
+    vscroll_->setGeometry(width() - vscroll_->sizeHint().width(), kAxisHeight, vscroll_->sizeHint().width(), visible);
+    vscroll_->setRange(0, std::max(0, contentHeight_ - visible));
+    vscroll_->setPageStep(std::max(1, visible));
+    vscroll_->setSingleStep(laneHeight_);
+    vscroll_->setVisible(contentHeight_ > visible);
+}
+
+void TimelineView::resizeEvent(QResizeEvent*) { updateScrollBar(); }
+
+void TimelineView::wheelEvent(QWheelEvent* e)
+{
+    if (!index_)
+        return;
+    if (e->modifiers() & Qt::ShiftModifier) {
+        vscroll_->setValue(vscroll_->value() - e->angleDelta().y());
+        return;
+    }
+    const QRect plot = plotRect();
+    const int64_t anchor = timeline::xToTime(e->position().x() - plot.left(), window_, plot.width());
+    const double steps = e->angleDelta().y() / 120.0;
+    if (steps != 0)
+        setWindow(timeline::zoom(window_, anchor, std::pow(0.8, steps), bounds()));
+    const double hsteps = e->angleDelta().x() / 120.0;
+    if (hsteps != 0)
+        setWindow(timeline::pan(window_, -std::llround(hsteps * 0.1 * double(window_.duration())), bounds()));
+    e->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* e)
+{
+    if (!index_ || e->button() != Qt::LeftButton)
+        return;
+    pressPos_ = e->pos();
+    pressWindow_ = window_;
+    dragging_ = false;
+    selectingRange_ = e->modifiers() & Qt::ShiftModifier;
+    const QRect plot = plotRect();
+    rangeAnchor_ = timeline::xToTime(e->pos().x() - plot.left(), window_, plot.width());
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* e)
+{
+    if (!index_)
+        return;
+    const QRect plot = plotRect();
+    if (e->buttons() & Qt::LeftButton) {
+        if ((e->pos() - pressPos_).manhattanLength() > 3)
+            dragging_ = true;
+        if (!dragging_)
+            return;
+        if (selectingRange_) {
+            const int64_t t = timeline::xToTime(e->pos().x() - plot.left(), window_, plot.width());
+            if (selection_)
+                selection_->setRange({std::min(rangeAnchor_, t), std::max(rangeAnchor_, t)});
+        } else {
+            const double npp = timeline::nsPerPixel(pressWindow_, plot.width());
+            setWindow(timeline::pan(pressWindow_, -std::llround((e->pos().x() - pressPos_.x()) * npp), bounds()));
+            vscroll_->setValue(vscroll_->value() - (e->pos().y() - pressPos_.y()));
+            pressPos_.setY(e->pos().y());
+        }
+        return;
+    }
+    int lane = -1;
+    const int64_t item = itemAt(e->pos(), &lane);
+    if (item != hoverItem_ || lane != hoverLane_) {
+        hoverItem_ = item;
+        hoverLane_ = lane;
+        update();
+    }
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent* e)
+{
+    if (!index_ || e->button() != Qt::LeftButton)
+        return;
+    if (!dragging_ && selection_) {
+        int lane = -1;
+        const int64_t item = itemAt(e->pos(), &lane);
+        if (item >= 0) {
+            const ItemRef r = index_->ref(index_->lanes()[size_t(lane)], uint32_t(item));
+            if (r.kind == ItemKind::Kernel) {
+                selection_->setKernel(r.row);
+                emit kernelActivated(r.row);
+            } else if (r.kind == ItemKind::Api) {
+                // a launch call selects the kernel it launched
+                const auto& ks = index_->trace().kernels;
+                for (size_t k = 0; k < ks.size(); ++k)
+                    if (ks.launch_api[k] == int32_t(r.row)) {
+                        selection_->setKernel(int64_t(k));
+                        break;
+                    }
+            }
+        } else {
+            selection_->setKernel(-1);
+        }
+    }
+    dragging_ = false;
+    selectingRange_ = false;
+}
+
+void TimelineView::keyPressEvent(QKeyEvent* e)
+{
+    if (!index_)
+        return QWidget::keyPressEvent(e);
+    const QRect plot = plotRect();
+    const QPoint local = mapFromGlobal(QCursor::pos());
+    const int64_t anchor = plot.contains(local) ? timeline::xToTime(local.x() - plot.left(), window_, plot.width())
+                                                : (window_.start + window_.end) / 2;
+    const int64_t step = window_.duration() / 6;
+    switch (e->key()) {
+    case Qt::Key_W: setWindow(timeline::zoom(window_, anchor, 0.7, bounds())); break;
+    case Qt::Key_S: setWindow(timeline::zoom(window_, anchor, 1 / 0.7, bounds())); break;
+    case Qt::Key_A: case Qt::Key_Left: setWindow(timeline::pan(window_, -step, bounds())); break;
+    case Qt::Key_D: case Qt::Key_Right: setWindow(timeline::pan(window_, step, bounds())); break;
+    case Qt::Key_F: case Qt::Key_0: fitToWindow(); break;
+    case Qt::Key_Z: zoomToRange(); break;
+    case Qt::Key_Escape:
+        if (selection_)
+            selection_->clear();
+        break;
+    default: QWidget::keyPressEvent(e); return;
+    }
+    e->accept();
+}
+
+void TimelineView::leaveEvent(QEvent*)
+{
+    hoverItem_ = -1;
+    hoverLane_ = -1;
+    update();
+}
+
+QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
+{
+    const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
+    const ItemRef r = index_->ref(lane, uint32_t(item));
+    const Trace& t = index_->trace();
+    const int64_t s = index_->itemStart(lane, uint32_t(item)), e = index_->itemEnd(lane, uint32_t(item));
+    QString html = QStringLiteral("<b>%1</b><br>").arg(itemName(lane, uint32_t(item)).toHtmlEscaped());
+    html += tr("Duration: %1").arg(formatDuration(e - s)) + QStringLiteral("<br>");
+    html += tr("Start: %1").arg(formatDuration(s - index_->start()));
+    switch (r.kind) {
+    case ItemKind::Kernel: {
+        const auto& k = t.kernels;
+        html += QStringLiteral("<br>") + tr("Stream %1").arg(k.stream[r.row]);
+        html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")
+                                              .arg(k.grid_x[r.row]).arg(k.grid_y[r.row]).arg(k.grid_z[r.row])
+                                              .arg(k.block_x[r.row]).arg(k.block_y[r.row]).arg(k.block_z[r.row]);
+        if (k.registers_per_thread[r.row])
+            html += QStringLiteral("<br>") + tr("Registers/thread %1").arg(k.registers_per_thread[r.row]);
+        if (k.name[r.row] != k.short_name[r.row])
+            html += QStringLiteral("<br><small>%1</small>").arg(qs(t.str(k.name[r.row])).left(300).toHtmlEscaped());
+        break;
+    }
+    case ItemKind::Memcpy: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memcpy.bytes[r.row])); break;
+    case ItemKind::Memset: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memset.bytes[r.row])); break;
+    case ItemKind::Api: html += QStringLiteral("<br>") + tr("Correlation id %1").arg(t.api.correlation[r.row]); break;
+    default: break;
+    }
+    return html;
+}
+
+bool TimelineView::event(QEvent* e)
+{
+    if (e->type() == QEvent::ToolTip && index_) {
+        auto* he = static_cast<QHelpEvent*>(e);
+        int lane = -1;
+        const int64_t item = itemAt(he->pos(), &lane);
+        if (item >= 0)
+            QToolTip::showText(he->globalPos(), tooltipFor(lane, item), this);
+        else if (lane >= 0 && he->pos().x() < labelWidth_)
+            QToolTip::showText(he->globalPos(), laneTitle(lane), this);
+        else
+            QToolTip::hideText();
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+} // namespace sl

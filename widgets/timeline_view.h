@@ -1,0 +1,94 @@
+#pragma once
+// The custom-painted timeline: lanes per device/stream, idle gaps, CPU threads (API calls) and NVTX depths, drawn
+// from the immutable TimelineIndex. Runs narrower than a pixel are merged ("N kernels"), rectangles are filled in
+// batches per colour with antialiasing off, and hover / selection / range are drawn as overlays.
+//
+// Keys: W/S zoom, A/D pan, F fit, Z zoom to the selected range, Esc clears. Wheel zooms at the cursor, drag pans,
+// Shift+drag selects a range (its statistics are shown), click selects a kernel and links it to its launch call.
+
+#include <QWidget>
+#include <memory>
+
+#include "model/timeline_index.h"
+#include "model/timeline_math.h"
+
+class QScrollBar;
+
+namespace sl {
+
+class Selection;
+
+class TimelineView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineView(Selection* selection, QWidget* parent = nullptr);
+
+    void setIndex(std::shared_ptr<const TimelineIndex> index);
+    std::shared_ptr<const TimelineIndex> index() const { return index_; }
+
+    timeline::Window window() const { return window_; }
+    void setWindow(timeline::Window w);
+    void fitToWindow();
+    void zoomToRange();
+
+    // Layout, exposed for tests and the benchmark.
+    static constexpr int kAxisHeight = 26;
+    int labelWidth() const { return labelWidth_; }
+    int laneHeight() const { return laneHeight_; }
+    QRect plotRect() const;
+    // Lane index at widget y, or -1.
+    int laneAt(int y) const;
+    // Item of lane under widget point (tolerance 2 px), or -1.
+    int64_t itemAt(const QPoint& pos, int* lane = nullptr) const;
+    QString laneTitle(int lane) const;
+
+    // Renders one frame into `painter` (the benchmark draws into a QImage).
+    void render(QPainter& painter);
+
+    QSize sizeHint() const override { return {900, 400}; }
+
+signals:
+    void kernelActivated(int64_t kernel);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    void wheelEvent(QWheelEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    void mouseMoveEvent(QMouseEvent*) override;
+    void mouseReleaseEvent(QMouseEvent*) override;
+    void keyPressEvent(QKeyEvent*) override;
+    void leaveEvent(QEvent*) override;
+    bool event(QEvent*) override;
+
+private:
+    void drawLane(QPainter& p, int lane, const QRect& r, double nsPerPx);
+    void drawAxis(QPainter& p, const QRect& plot, double nsPerPx);
+    void drawOverlays(QPainter& p, const QRect& plot);
+    QColor itemColor(const TimelineLane& lane, uint32_t i) const;
+    QString itemName(const TimelineLane& lane, uint32_t i) const;
+    QString tooltipFor(int lane, int64_t item) const;
+    int laneTop(int lane) const;
+    void updateScrollBar();
+    timeline::Window bounds() const;
+
+    Selection* selection_;
+    std::shared_ptr<const TimelineIndex> index_;
+    timeline::Window window_;
+    QScrollBar* vscroll_;
+    int labelWidth_ = 190;
+    int laneHeight_ = 20;
+    std::vector<int> laneY_;   // top of each lane in content coordinates
+    int contentHeight_ = 0;
+
+    // interaction
+    QPoint pressPos_;
+    timeline::Window pressWindow_;
+    bool dragging_ = false;
+    bool selectingRange_ = false;
+    int64_t rangeAnchor_ = 0;
+    int hoverLane_ = -1;
+    int64_t hoverItem_ = -1;
+};
+
+} // namespace sl
