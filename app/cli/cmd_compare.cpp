@@ -1,0 +1,139 @@
+// sightline-cli compare BEFORE AFTER [--format text|json|md] [--record] [--kb PATH] [--threshold PCT] [-o FILE]
+//
+// A/B verification: what changed between two runs, and for each suggestion accepted on BEFORE (in the knowledge
+// base) whether the metric it promised to move did move. --record writes AFTER as a run and every verdict as a
+// verification into the knowledge base (BEFORE too, when the knowledge base does not know it yet).
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis.h"
+#include "analysis/compare.h"
+#include "analysis/errors.h"
+#include "analysis/fingerprint.h"
+#include "analysis/knowledge_base.h"
+#include "analysis/load.h"
+#include "analysis/metrics_binding.h"
+#include "app/cli/command.h"
+
+namespace sl::cli {
+namespace {
+
+constexpr const char* kSynopsis =
+    "compare BEFORE AFTER [--format text|json|md] [--record] [--kb PATH] [--threshold PCT] [-o FILE]";
+
+int usage(const std::string& msg)
+{
+    std::cerr << "sightline-cli compare: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n"
+              << "  --format     text (default), json or md\n"
+              << "  --kb PATH    knowledge base (default " << KnowledgeBase::default_path() << ")\n"
+              << "  --record     write AFTER and the verdicts of accepted suggestions into the knowledge base\n"
+              << "  --threshold  relative change a suggestion's metric must show to count as verified/failed "
+                 "(percent, default 3)\n";
+    return kExitUsage;
+}
+
+int64_t ensure_run(KnowledgeBase& kb, const Trace& t, const AnalysisResult& an, const std::string& path,
+                   const std::string& hash)
+{
+    if (auto r = kb.find_run_by_hash(hash))
+        return r->id;
+    RunRecord rec;
+    rec.trace_path = path;
+    rec.trace_hash = hash;
+    rec.env_id = kb.upsert_environment(fingerprint_from_trace(t));
+    rec.metrics = headline_metrics(t, an);
+    return kb.record_run(rec, operator_measurements(t, an));
+}
+
+int run_compare(const std::vector<std::string>& argv)
+{
+    Args args;
+    std::string error;
+    if (!parse_args(argv, {"--format", "--kb", "--threshold", "-o", "--output"}, {"--record"}, args, error))
+        return usage(error);
+    if (args.positional.size() != 2)
+        return usage("needs exactly two traces, BEFORE and AFTER");
+    const std::string format = args.value("--format", "text");
+    if (format != "text" && format != "json" && format != "md")
+        return usage("--format must be text, json or md, not '" + format + "'");
+    CompareOptions opt;
+    if (args.has("--threshold")) {
+        try {
+            size_t used = 0;
+            const std::string v = args.value("--threshold");
+            const double pct = std::stod(v, &used);
+            if (used != v.size() || pct <= 0 || pct >= 100)
+                throw std::invalid_argument("range");
+            opt.verify_threshold = pct / 100.0;
+        } catch (const std::exception&) {
+            return usage("--threshold needs a percentage between 0 and 100");
+        }
+    }
+    const bool record = args.flag("--record");
+    const std::string output = args.has("-o") ? args.value("-o") : args.value("--output");
+
+    std::string text;
+    try {
+        const std::string& before_path = args.positional[0];
+        const std::string& after_path = args.positional[1];
+        const Trace before = load_trace(before_path);
+        const Trace after = load_trace(after_path);
+        const AnalysisOptions aopt;
+        const AnalysisResult ab = analyze(before, aopt);
+        const AnalysisResult aa = analyze(after, aopt);
+        CompareResult r = compare_runs(before, ab, after, aa, opt);
+        r.before_path = before_path;
+        r.after_path = after_path;
+
+        if (record || args.has("--kb")) {
+            const std::string kb_path = args.value("--kb", KnowledgeBase::default_path());
+            KnowledgeBase kb(kb_path);
+            const std::string before_hash = file_hash(before_path);
+            const std::string after_hash = file_hash(after_path);
+            std::optional<int64_t> before_run;
+            if (auto run = kb.find_run_by_hash(before_hash))
+                before_run = run->id;
+            if (before_run)
+                judge_suggestions(r, kb.suggestions(*before_run, SuggestionState::Accepted), before, ab, after, aa);
+            if (record) {
+                const int64_t b = before_run ? *before_run : ensure_run(kb, before, ab, before_path, before_hash);
+                const int64_t a = ensure_run(kb, after, aa, after_path, after_hash);
+                for (const auto& v : r.verdicts) {
+                    if (v.verdict == "unmeasurable")
+                        continue;
+                    VerificationRecord rec;
+                    rec.suggestion_id = v.suggestion_id;
+                    rec.suggestion_key = v.key;
+                    rec.before_run = b;
+                    rec.after_run = a;
+                    rec.metric = v.metric;
+                    rec.before_value = v.before.value_or(0);
+                    rec.after_value = v.after.value_or(0);
+                    rec.delta = v.delta;
+                    rec.verdict = v.verdict;
+                    kb.record_verification(rec);
+                }
+                std::cerr << "sightline-cli: recorded " << r.verdicts.size() << " verdict(s) in " << kb_path << "\n";
+            }
+        }
+        if (format == "json")
+            text = compare_to_json(r).dump(2) + "\n";
+        else if (format == "md")
+            text = compare_to_markdown(r);
+        else
+            text = compare_to_text(r);
+    } catch (const TraceError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
+    } catch (const KbError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
+    }
+    return write_output(output, text) ? kExitOk : kExitInput;
+}
+
+const bool registered = register_command({"compare", kSynopsis, &run_compare});
+
+} // namespace
+} // namespace sl::cli

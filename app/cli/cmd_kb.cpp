@@ -1,0 +1,170 @@
+// sightline-cli kb record TRACE | list [--state S] [--run ID] | accept ID [--note T] | reject ID [--note T]
+//                  | annotate ID TEXT | history  [--kb PATH] [--format text|json]
+//
+// The knowledge base from the command line: record a run with its findings and proposed suggestions, list them,
+// accept or reject a suggestion (with a note), and see the verification history that `compare --record` wrote.
+#include <iostream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/analysis.h"
+#include "analysis/compare.h"
+#include "analysis/errors.h"
+#include "analysis/fingerprint.h"
+#include "analysis/knowledge_base.h"
+#include "analysis/load.h"
+#include "analysis/metrics_binding.h"
+#include "app/cli/command.h"
+
+namespace sl::cli {
+namespace {
+
+constexpr const char* kSynopsis =
+    "kb record TRACE | list [--state S] [--run ID] | accept ID [--note T] | reject ID [--note T] | annotate ID TEXT "
+    "| history [--kb PATH] [--format text|json]";
+
+int usage(const std::string& msg)
+{
+    std::cerr << "sightline-cli kb: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    return kExitUsage;
+}
+
+bool parse_id(const std::string& s, int64_t& id)
+{
+    try {
+        size_t used = 0;
+        id = std::stoll(s, &used);
+        return used == s.size() && id > 0;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+int run_kb(const std::vector<std::string>& argv)
+{
+    Args args;
+    std::string error;
+    if (!parse_args(argv, {"--kb", "--state", "--run", "--note", "--format", "--rules"}, {}, args, error))
+        return usage(error);
+    if (args.positional.empty())
+        return usage("missing subcommand");
+    const std::string sub = args.positional[0];
+    const std::string format = args.value("--format", "text");
+    if (format != "text" && format != "json")
+        return usage("--format must be text or json");
+    try {
+        KnowledgeBase kb(args.value("--kb", KnowledgeBase::default_path()));
+        std::ostringstream out;
+        if (sub == "record") {
+            if (args.positional.size() != 2)
+                return usage("kb record needs one trace");
+            const std::string path = args.positional[1];
+            const Trace trace = load_trace(path);
+            const AnalysisResult an = analyze(trace, AnalysisOptions{});
+            DiagnoseOptions dopt;
+            if (args.has("--rules"))
+                dopt.rule_dirs = {shipped_rules_dir(), args.value("--rules")};
+            const Diagnosis d = diagnose(trace, an, nullptr, nullptr, dopt, &kb);
+            for (const auto& e : d.rule_errors)
+                std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : " rule " + e.rule_id)
+                          << ": " << e.message << "\n";
+            RunRecord run;
+            run.trace_path = path;
+            run.trace_hash = file_hash(path);
+            run.env_id = kb.upsert_environment(d.env);
+            run.metrics = headline_metrics(trace, an);
+            const int64_t id = kb.record_run(run, operator_measurements(trace, an), d.eval.findings);
+            if (format == "json")
+                out << nlohmann::json{{"run", id}, {"findings", d.eval.findings.size()},
+                                      {"suggestions", kb.suggestions(id).size()}}
+                           .dump()
+                    << "\n";
+            else
+                out << "run " << id << ": " << d.eval.findings.size() << " findings, " << kb.suggestions(id).size()
+                    << " suggestions proposed\n";
+        } else if (sub == "list") {
+            std::optional<int64_t> run;
+            std::optional<SuggestionState> state;
+            if (args.has("--run")) {
+                int64_t r = 0;
+                if (!parse_id(args.value("--run"), r))
+                    return usage("--run needs a run id");
+                run = r;
+            }
+            if (args.has("--state")) {
+                state = parse_suggestion_state(args.value("--state"));
+                if (!state)
+                    return usage("--state must be proposed, accepted, rejected, verified or failed");
+            }
+            const auto rows = kb.suggestions(run, state);
+            if (format == "json") {
+                nlohmann::json a = nlohmann::json::array();
+                for (const auto& s : rows)
+                    a.push_back({{"id", s.id}, {"run", s.run_id}, {"suggestion", s.key}, {"subject", s.subject},
+                                 {"state", suggestion_state_name(s.state)}, {"metric", s.metric},
+                                 {"annotation", s.annotation}, {"text", s.text}});
+                out << a.dump(2) << "\n";
+            } else {
+                for (const auto& s : rows)
+                    out << s.id << "\trun " << s.run_id << "\t" << suggestion_state_name(s.state) << "\t" << s.key
+                        << "\t" << s.subject << (s.annotation.empty() ? "" : "\t# " + s.annotation) << "\n";
+            }
+        } else if (sub == "accept" || sub == "reject" || sub == "annotate") {
+            int64_t id = 0;
+            if (args.positional.size() < 2 || !parse_id(args.positional[1], id))
+                return usage("kb " + sub + " needs a suggestion id");
+            if (sub == "annotate") {
+                if (args.positional.size() != 3)
+                    return usage("kb annotate ID TEXT");
+                auto all = kb.suggestions();
+                SuggestionState st = SuggestionState::Proposed;
+                bool found = false;
+                for (const auto& s : all)
+                    if (s.id == id) {
+                        st = s.state;
+                        found = true;
+                    }
+                if (!found)
+                    throw KbError("no suggestion with id " + std::to_string(id));
+                kb.set_suggestion_state(id, st, args.positional[2]);
+            } else {
+                std::optional<std::string> note;
+                if (args.has("--note"))
+                    note = args.value("--note");
+                kb.set_suggestion_state(id, sub == "accept" ? SuggestionState::Accepted : SuggestionState::Rejected,
+                                        note);
+            }
+            out << "suggestion " << id << ": " << sub << "ed\n";
+        } else if (sub == "history") {
+            const auto rows = kb.verifications();
+            if (format == "json") {
+                nlohmann::json a = nlohmann::json::array();
+                for (const auto& v : rows)
+                    a.push_back({{"suggestion", v.suggestion_key}, {"before_run", v.before_run},
+                                 {"after_run", v.after_run}, {"metric", v.metric}, {"before", v.before_value},
+                                 {"after", v.after_value}, {"delta", v.delta}, {"verdict", v.verdict}});
+                out << a.dump(2) << "\n";
+            } else {
+                for (const auto& v : rows)
+                    out << v.verdict << "\t" << v.suggestion_key << "\t" << v.metric << "\t"
+                        << format_metric(v.metric, v.before_value) << " -> " << format_metric(v.metric, v.after_value)
+                        << "\n";
+            }
+        } else {
+            return usage("unknown subcommand '" + sub + "'");
+        }
+        return write_output("", out.str()) ? kExitOk : kExitInput;
+    } catch (const TraceError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
+    } catch (const KbError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
+    }
+}
+
+const bool registered = register_command({"kb", kSynopsis, &run_kb});
+
+} // namespace
+} // namespace sl::cli
