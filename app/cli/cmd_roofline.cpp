@@ -1,0 +1,107 @@
+// sightline-cli roofline: the theoretical Roofline of an LLM from its config.json on a GPU from the spec database.
+#include "app/cli/command.h"
+
+#include "analysis/cost_model.h"
+#include "analysis/errors.h"
+#include "analysis/gpu_specs.h"
+#include "analysis/model_config.h"
+#include "analysis/roofline.h"
+#include "analysis/roofline_json.h"
+
+#include <cstdlib>
+#include <iostream>
+
+using namespace sl;
+using namespace sl::cli;
+
+namespace {
+
+bool parse_int(const std::string& s, int64_t& out)
+{
+    if (s.empty())
+        return false;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (*end != '\0')
+        return false;
+    out = v;
+    return true;
+}
+
+bool parse_double(const std::string& s, double& out)
+{
+    if (s.empty())
+        return false;
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return *end == '\0';
+}
+
+int run(const std::vector<std::string>& args)
+{
+    Args a;
+    std::string err;
+    if (!parse_args(args,
+                    {"--model", "--index", "--gpu", "--gpu-file", "--batch", "--prompt", "--context", "--weight-dtype",
+                     "--act-dtype", "--kv-dtype", "--fa-q-tile", "--kappa", "--bw-efficiency", "--format", "-o"},
+                    {"--unfused", "--no-causal-skip", "--all-logits", "--tf32"}, a, err)) {
+        std::cerr << "sightline-cli roofline: " << err << "\n";
+        return kExitUsage;
+    }
+    const std::string model_path = a.value("--model");
+    const std::string gpu = a.value("--gpu");
+    const std::string format = a.value("--format", "text");
+    if (model_path.empty() || gpu.empty() || !a.positional.empty() || (format != "text" && format != "json")) {
+        std::cerr << "usage: sightline-cli roofline --model config.json --gpu NAME [--batch B] [--prompt S] "
+                     "[--context L] [--format text|json]\n";
+        return kExitUsage;
+    }
+    CostOptions o;
+    struct IntOpt { const char* name; int64_t* dst; };
+    for (const IntOpt& io : {IntOpt{"--batch", &o.batch}, IntOpt{"--prompt", &o.prompt}, IntOpt{"--context", &o.context},
+                             IntOpt{"--fa-q-tile", &o.fa_q_tile}}) {
+        if (a.has(io.name) && !parse_int(a.value(io.name), *io.dst)) {
+            std::cerr << "sightline-cli roofline: " << io.name << " needs an integer, got '" << a.value(io.name) << "'\n";
+            return kExitUsage;
+        }
+    }
+    for (auto [name, dst] : {std::pair<const char*, double*>{"--kappa", &o.kappa}, {"--bw-efficiency", &o.bw_efficiency}}) {
+        if (a.has(name) && !parse_double(a.value(name), *dst)) {
+            std::cerr << "sightline-cli roofline: " << name << " needs a number, got '" << a.value(name) << "'\n";
+            return kExitUsage;
+        }
+    }
+    o.weight_dtype = a.value("--weight-dtype");
+    o.act_dtype = a.value("--act-dtype");
+    o.kv_dtype = a.value("--kv-dtype");
+    o.fused_attention = !a.flag("--unfused");
+    o.causal_skip = !a.flag("--no-causal-skip");
+    o.prefill_all_logits = a.flag("--all-logits");
+    o.allow_tf32 = a.flag("--tf32");
+
+    const ModelConfig model = load_model_config(model_path, a.value("--index"));
+    GpuDatabase db = GpuDatabase::load_default();
+    if (a.has("--gpu-file"))
+        db.merge_file(a.value("--gpu-file"));
+    const GpuResolution res = resolve_gpu(db, gpu, nullptr);
+    const CostModelResult cost = estimate_costs(model, res.spec, o);
+    const RooflineReport report = make_roofline(cost);
+    std::string out;
+    if (format == "json") {
+        nlohmann::json j;
+        j["schema"] = "sightline.roofline/1";
+        j["roofline"] = roofline_to_json(report, model, &res);
+        out = j.dump(2) + "\n";
+    } else {
+        out = roofline_to_text(report, model, &res);
+    }
+    return write_output(a.value("-o"), out) ? kExitOk : kExitInput;
+}
+
+const bool registered = register_command(
+    {"roofline",
+     "roofline --model config.json --gpu NAME [--batch B] [--prompt S] [--context L] [--unfused] "
+     "[--weight-dtype T] [--kv-dtype T] [--kappa K] [--format text|json] [-o FILE]",
+     run});
+
+} // namespace
