@@ -21,36 +21,48 @@ bool mergeable(int64_t start, int64_t end, uint32_t count, int64_t bucket)
 
 ItemRef TimelineIndex::ref(const TimelineLane& lane, uint32_t i) const
 {
+    if (lane.kind == LaneKind::Gaps)
+        return {ItemKind::Gap, i};
     const uint32_t p = lane.items[i];
     return {static_cast<ItemKind>(p >> kRowBits), p & kRowMask};
 }
 
-int64_t TimelineIndex::itemStart(const TimelineLane& lane, uint32_t i) const
+static int64_t packedStart(const Trace& t, uint32_t p)
 {
-    const ItemRef r = ref(lane, i);
-    switch (r.kind) {
-    case ItemKind::Kernel: return trace_->kernels.start[r.row];
-    case ItemKind::Memcpy: return trace_->memcpy.start[r.row];
-    case ItemKind::Memset: return trace_->memset.start[r.row];
-    case ItemKind::Api: return trace_->api.start[r.row];
-    case ItemKind::Range: return trace_->ranges.start[r.row];
-    case ItemKind::Gap: return lane.gapStart[r.row];
+    const uint32_t row = p & kRowMask;
+    switch (static_cast<ItemKind>(p >> kRowBits)) {
+    case ItemKind::Kernel: return t.kernels.start[row];
+    case ItemKind::Memcpy: return t.memcpy.start[row];
+    case ItemKind::Memset: return t.memset.start[row];
+    case ItemKind::Api: return t.api.start[row];
+    case ItemKind::Range: return t.ranges.start[row];
+    case ItemKind::Gap: break;
     }
     return 0;
 }
 
-int64_t TimelineIndex::itemEnd(const TimelineLane& lane, uint32_t i) const
+static int64_t packedEnd(const Trace& t, uint32_t p)
 {
-    const ItemRef r = ref(lane, i);
-    switch (r.kind) {
-    case ItemKind::Kernel: return trace_->kernels.end[r.row];
-    case ItemKind::Memcpy: return trace_->memcpy.end[r.row];
-    case ItemKind::Memset: return trace_->memset.end[r.row];
-    case ItemKind::Api: return trace_->api.end[r.row];
-    case ItemKind::Range: return trace_->ranges.end[r.row];
-    case ItemKind::Gap: return lane.gapEnd[r.row];
+    const uint32_t row = p & kRowMask;
+    switch (static_cast<ItemKind>(p >> kRowBits)) {
+    case ItemKind::Kernel: return t.kernels.end[row];
+    case ItemKind::Memcpy: return t.memcpy.end[row];
+    case ItemKind::Memset: return t.memset.end[row];
+    case ItemKind::Api: return t.api.end[row];
+    case ItemKind::Range: return t.ranges.end[row];
+    case ItemKind::Gap: break;
     }
     return 0;
+}
+
+int64_t TimelineIndex::itemStart(const TimelineLane& lane, uint32_t i) const
+{
+    return lane.kind == LaneKind::Gaps ? packedEnd(*trace_, lane.gapBefore[i]) : packedStart(*trace_, lane.items[i]);
+}
+
+int64_t TimelineIndex::itemEnd(const TimelineLane& lane, uint32_t i) const
+{
+    return lane.kind == LaneKind::Gaps ? packedStart(*trace_, lane.items[i]) : packedEnd(*trace_, lane.items[i]);
 }
 
 uint32_t TimelineIndex::firstEndingAfter(const TimelineLane& lane, int64_t t) const
@@ -181,15 +193,15 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
 
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     auto finishLane = [&](TimelineLane& lane) {
-        // sort by (start, packed ref) using the lane's own accessor
-        std::vector<std::pair<int64_t, uint32_t>> keyed(lane.items.size());
-        for (uint32_t i = 0; i < lane.items.size(); ++i)
-            keyed[i] = {idx->itemStart(lane, i), lane.items[i]};
-        std::sort(keyed.begin(), keyed.end());
-        for (uint32_t i = 0; i < keyed.size(); ++i)
-            lane.items[i] = keyed[i].second;
-        keyed.clear();
-        keyed.shrink_to_fit();
+        // sort by (start, packed ref); gap lanes are built in order already
+        if (lane.kind != LaneKind::Gaps) {
+            std::vector<std::pair<int64_t, uint32_t>> keyed(lane.items.size());
+            for (uint32_t i = 0; i < lane.items.size(); ++i)
+                keyed[i] = {idx->itemStart(lane, i), lane.items[i]};
+            std::sort(keyed.begin(), keyed.end());
+            for (uint32_t i = 0; i < keyed.size(); ++i)
+                lane.items[i] = keyed[i].second;
+        }
         int64_t running = INT64_MIN;
         lane.blockMaxEnd.clear();
         for (uint32_t i = 0; i < lane.items.size(); ++i) {
@@ -206,7 +218,12 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
         control.check();
     };
 
-    std::map<uint16_t, std::vector<std::pair<int64_t, int64_t>>> busyByDevice;
+    struct Busy {
+        int64_t start, end;
+        uint32_t ref;
+        bool operator<(const Busy& o) const { return start != o.start ? start < o.start : ref < o.ref; }
+    };
+    std::map<uint16_t, std::vector<Busy>> busyByDevice;
     uint16_t currentDevice = UINT16_MAX;
     auto addGapLane = [&](uint16_t device) {
         auto& iv = busyByDevice[device];
@@ -215,16 +232,20 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
         gl.kind = LaneKind::Gaps;
         gl.device = device;
         int64_t curEnd = INT64_MIN;
-        for (const auto& [s, e] : iv) {
-            if (e <= s)
+        uint32_t curRef = 0;
+        for (const Busy& b : iv) {
+            if (b.end <= b.start)
                 continue;
-            if (curEnd != INT64_MIN && s > curEnd) {
-                gl.items.push_back(pack(ItemKind::Gap, static_cast<uint32_t>(gl.gapStart.size())));
-                gl.gapStart.push_back(curEnd);
-                gl.gapEnd.push_back(s);
+            if (curEnd != INT64_MIN && b.start > curEnd) {
+                gl.gapBefore.push_back(curRef);
+                gl.items.push_back(b.ref);
             }
-            curEnd = std::max(curEnd, e);
+            if (b.end > curEnd) {
+                curEnd = b.end;
+                curRef = b.ref;
+            }
         }
+        gl.gapBefore.shrink_to_fit();
         iv.clear();
         iv.shrink_to_fit();
         finishLane(gl);
@@ -241,7 +262,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
         lane.items = std::move(items);
         auto& iv = busyByDevice[key.first];
         for (uint32_t i = 0; i < lane.items.size(); ++i)
-            iv.emplace_back(idx->itemStart(lane, i), idx->itemEnd(lane, i));
+            iv.push_back({idx->itemStart(lane, i), idx->itemEnd(lane, i), lane.items[i]});
         finishLane(lane);
         idx->streamLanes_.emplace_back((uint64_t(key.first) << 32) | key.second, int(idx->lanes_.size()));
         idx->lanes_.push_back(std::move(lane));
@@ -351,7 +372,7 @@ size_t TimelineIndex::memoryBytes() const
     size_t b = sizeof(*this) + lanes_.capacity() * sizeof(TimelineLane);
     for (const TimelineLane& l : lanes_) {
         b += l.items.capacity() * sizeof(uint32_t) + l.blockMaxEnd.capacity() * sizeof(int64_t) +
-             (l.gapStart.capacity() + l.gapEnd.capacity()) * sizeof(int64_t) +
+             l.gapBefore.capacity() * sizeof(uint32_t) +
              l.levels.capacity() * sizeof(std::vector<LodSpan>);
         for (const auto& lv : l.levels)
             b += lv.capacity() * sizeof(LodSpan);

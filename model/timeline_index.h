@@ -42,10 +42,11 @@ struct TimelineLane {
     uint32_t stream = 0;          // Stream
     uint32_t thread = 0;          // ApiThread, Nvtx (index into TraceMeta::threads)
     uint8_t depth = 0;            // Nvtx
-    std::vector<uint32_t> items;  // packed refs (kind << 29 | row), sorted by start
+    // Packed refs (kind << 29 | row), sorted by start. In a gap lane, item i is gap i and items[i] is the GPU op
+    // whose start closes it, gapBefore[i] the op whose end opens it: 8 bytes per gap instead of two times.
+    std::vector<uint32_t> items;
+    std::vector<uint32_t> gapBefore;
     std::vector<int64_t> blockMaxEnd;   // running max of ends up to the end of each block of kBlock items
-    // Gap lanes keep their own intervals (gaps are not trace rows).
-    std::vector<int64_t> gapStart, gapEnd;
     // levels[L]: merged spans for 2^L ns per pixel; empty when not worth storing (draw the items directly).
     std::vector<std::vector<LodSpan>> levels;
 };

@@ -57,6 +57,8 @@ int main(int argc, char** argv)
         view.render(p);
         p.end();
         ms.push_back(timer.nsecsElapsed() / 1e6);
+        if (qEnvironmentVariableIsSet("BENCH_VERBOSE") && ms.back() > 16)
+            std::printf("slow frame: %.1f ms, window %lld ns\n", ms.back(), static_cast<long long>(dur));
     }
     std::sort(ms.begin(), ms.end());
     const double median = ms[ms.size() / 2];
