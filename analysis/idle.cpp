@@ -103,10 +103,11 @@ public:
                                    : pid_of_process(process_of(t_, next_kind, next_row));
         const int64_t launch = linked ? t_.api.start[static_cast<size_t>(a)] : 0;
         // The next op was not queued when the GPU went idle: the host was late. Was it blocked in a sync call
-        // while the GPU sat idle (between the gap start and the launch)? Unlinked ops: any sync during the gap.
+        // while the GPU sat idle (between the gap start and the launch)? Unlinked ops carry no evidence either
+        // way, so they are never host- or sync-wait (as in HTA).
         const bool host_late = linked && launch > g0;
-        if (host_late || !linked) {
-            const int64_t until = host_late ? std::min(launch, g1) : g1;
+        if (host_late) {
+            const int64_t until = std::min(launch, g1);
             if (auto it = sync_.find(pid); it != sync_.end()) {
                 const SyncIndex& s = it->second;
                 const auto pos = std::lower_bound(s.start.begin(), s.start.end(), until) - s.start.begin();

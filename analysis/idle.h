@@ -7,9 +7,9 @@
 //   sync-wait   the next op's launch call started after the gap began (the host was late) and a host-blocking
 //               API of the same process (ApiFlag kApiSync: cudaStreamSynchronize, cudaDeviceSynchronize,
 //               cudaEventSynchronize, synchronous cudaMemcpy, ...) was in progress between the gap start and that
-//               launch: the host was late because it sat waiting for the GPU to drain (for ops with no known launch
-//               call: a sync call in progress during the gap). Ops already queued when the GPU went idle are never
-//               sync-wait, even while the host blocks in a sync further on;
+//               launch: the host was late because it sat waiting for the GPU to drain. Ops already queued when the
+//               GPU went idle are never sync-wait, even while the host blocks in a sync further on; ops with no known
+//               launch call (unlinked) are never host- or sync-wait, as in HTA;
 //   host-wait   otherwise, the next op's launch call started after the gap began (HTA: ts_runtime > prev_end): the
 //               CPU could not feed the GPU;
 //   kernel-wait otherwise, a gap shorter than kernel_wait_threshold_ns (default 30 µs, HTA consecutive_kernel_delay)
