@@ -204,25 +204,37 @@ std::string kernel_base_name(std::string_view name)
 std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace)
 {
     std::vector<int64_t> out(ncu.launches.size(), -1);
-    // Trace kernels in start order, grouped by full name and by base name.
+    if (ncu.launches.empty() || trace.kernels.size() == 0)
+        return out;
+    // Kernels in start order, grouped by interned name id (no string per kernel), then keyed by the full name,
+    // the short name and the base name of each distinct id.
     std::vector<size_t> order(trace.kernels.size());
     for (size_t i = 0; i < order.size(); ++i)
         order[i] = i;
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return trace.kernels.start[a] < trace.kernels.start[b]; });
-    std::unordered_map<std::string, std::vector<size_t>> by_full, by_base;
-    std::unordered_map<StrId, std::string> base_cache;
+    std::unordered_map<StrId, std::vector<size_t>> by_name, by_short;
     for (size_t i : order) {
-        const StrId nid = trace.kernels.name[i];
-        by_full[std::string(trace.str(nid))].push_back(i);
-        const StrId sid = trace.kernels.short_name.empty() ? nid : trace.kernels.short_name[i];
-        if (sid != nid)
-            by_full[std::string(trace.str(sid))].push_back(i);
-        auto bc = base_cache.find(nid);
-        if (bc == base_cache.end())
-            bc = base_cache.emplace(nid, kernel_base_name(trace.str(nid))).first;
-        by_base[bc->second].push_back(i);
+        by_name[trace.kernels.name[i]].push_back(i);
+        if (i < trace.kernels.short_name.size() && trace.kernels.short_name[i] != trace.kernels.name[i])
+            by_short[trace.kernels.short_name[i]].push_back(i);
     }
+    auto by_start = [&](size_t a, size_t b) { return trace.kernels.start[a] < trace.kernels.start[b]; };
+    std::unordered_map<std::string, std::vector<size_t>> by_full, by_base;
+    auto add = [&](std::unordered_map<std::string, std::vector<size_t>>& m, const std::string& key,
+                   const std::vector<size_t>& rows) {
+        auto& v = m[key];
+        const bool merge = !v.empty();
+        v.insert(v.end(), rows.begin(), rows.end());
+        if (merge)
+            std::stable_sort(v.begin(), v.end(), by_start);
+    };
+    for (const auto& [id, rows] : by_name) {
+        add(by_full, std::string(trace.str(id)), rows);
+        add(by_base, kernel_base_name(trace.str(id)), rows);
+    }
+    for (const auto& [id, rows] : by_short)
+        add(by_full, std::string(trace.str(id)), rows);
     std::unordered_map<std::string, size_t> next_full, next_base;
     for (size_t j = 0; j < ncu.launches.size(); ++j) {
         const std::string& nm = ncu.launches[j].name;
