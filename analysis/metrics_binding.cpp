@@ -6,7 +6,10 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <set>
 #include <unordered_map>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/analysis.h"
 #include "analysis/trace.h"
@@ -572,6 +575,33 @@ std::vector<OperatorMeasurement> operator_measurements(const Trace& trace, const
         out.push_back(std::move(o));
     }
     return out;
+}
+
+nlohmann::json diagnosis_meta_json(const Diagnosis& d)
+{
+    using nlohmann::json;
+    json errors = json::array();
+    for (const auto& e : d.rule_errors)
+        errors.push_back({{"file", e.file}, {"rule", e.rule_id}, {"message", e.message}});
+    for (const auto& e : d.eval.errors)
+        errors.push_back({{"file", e.file}, {"rule", e.rule_id}, {"message", e.message}});
+    struct Agg {
+        int scopes = 0;
+        std::set<std::string> metrics;
+    };
+    std::map<std::pair<std::string, std::string>, Agg> agg;
+    for (const auto& m : d.eval.missing) {
+        auto& a = agg[{m.rule, scope_kind_name(m.scope)}];
+        ++a.scopes;
+        a.metrics.insert(m.metrics.begin(), m.metrics.end());
+    }
+    json missing = json::array();
+    for (const auto& [k, a] : agg)
+        missing.push_back({{"rule", k.first}, {"scope", k.second}, {"scopes", a.scopes}, {"metrics", a.metrics}});
+    return json{{"rules_evaluated", d.eval.rules_evaluated},
+                {"scopes", d.eval.scopes},
+                {"errors", errors},
+                {"missing_data", missing}};
 }
 
 } // namespace sl

@@ -51,6 +51,10 @@ struct Diagnosis {
 Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const RooflineReport* roofline,
                    const NcuReport* ncu, const DiagnoseOptions& options = {}, const KnowledgeBase* kb = nullptr);
 
+// {"rules_evaluated", "scopes", "errors": [{file, rule, message}], "missing_data": [{rule, scope, scopes, metrics}]}:
+// what did not load and which rules could not apply for lack of a metric (aggregated per rule and scope kind).
+nlohmann::json diagnosis_meta_json(const Diagnosis& d);
+
 // Per kernel name (largest time first, at most `limit`) for KnowledgeBase::record_run.
 std::vector<OperatorMeasurement> operator_measurements(const Trace& trace, const AnalysisResult& analysis,
                                                        size_t limit = 200);

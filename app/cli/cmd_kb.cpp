@@ -1,4 +1,4 @@
-// sightline-cli kb record TRACE | list [--state S] [--run ID] | accept ID [--note T] | reject ID [--note T]
+// sightline-cli kb record TRACE [--model config.json] [--batch B] [--seq S] [--rules DIR] | list [--state S] [--run ID] | accept ID [--note T] | reject ID [--note T]
 //                  | annotate ID TEXT | history  [--kb PATH] [--format text|json]
 //
 // The knowledge base from the command line: record a run with its findings and proposed suggestions, list them,
@@ -21,7 +21,7 @@ namespace sl::cli {
 namespace {
 
 constexpr const char* kSynopsis =
-    "kb record TRACE | list [--state S] [--run ID] | accept ID [--note T] | reject ID [--note T] | annotate ID TEXT "
+    "kb record TRACE [--model config.json] [--batch B] [--seq S] | list [--state S] [--run ID] | accept ID [--note T] | reject ID [--note T] | annotate ID TEXT "
     "| history [--kb PATH] [--format text|json]";
 
 int usage(const std::string& msg)
@@ -45,7 +45,7 @@ int run_kb(const std::vector<std::string>& argv)
 {
     Args args;
     std::string error;
-    if (!parse_args(argv, {"--kb", "--state", "--run", "--note", "--format", "--rules"}, {}, args, error))
+    if (!parse_args(argv, {"--kb", "--state", "--run", "--note", "--format", "--rules", "--model", "--batch", "--seq"}, {}, args, error))
         return usage(error);
     if (args.positional.empty())
         return usage("missing subcommand");
@@ -65,6 +65,19 @@ int run_kb(const std::vector<std::string>& argv)
             DiagnoseOptions dopt;
             if (args.has("--rules"))
                 dopt.rule_dirs = {shipped_rules_dir(), args.value("--rules")};
+            // The environment fingerprint: the model (hash of its config.json) and the run's shape.
+            if (args.has("--model")) {
+                dopt.env_extra.model_hash = file_hash(args.value("--model"));
+                if (dopt.env_extra.model_hash.empty())
+                    throw TraceError(args.value("--model"), "file", "a readable config.json", "cannot open it");
+            }
+            for (const char* opt : {"--batch", "--seq"})
+                if (args.has(opt)) {
+                    int64_t v = 0;
+                    if (!parse_id(args.value(opt), v))
+                        return usage(std::string(opt) + " needs a positive integer");
+                    (std::string(opt) == "--batch" ? dopt.env_extra.batch : dopt.env_extra.seq_len) = v;
+                }
             const Diagnosis d = diagnose(trace, an, nullptr, nullptr, dopt, &kb);
             for (const auto& e : d.rule_errors)
                 std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : " rule " + e.rule_id)

@@ -159,6 +159,14 @@ TEST(CliAnalyzeFindings, FindingsFailOnAndUserRules)
             EXPECT_FALSE(f["suggestions"].empty());
         }
     EXPECT_TRUE(host_bound);
+    // What could not apply is said: rules with missing metrics, per rule and scope kind.
+    ASSERT_TRUE(j.contains("rules"));
+    EXPECT_GE(j["rules"]["rules_evaluated"].get<int>(), 25);
+    EXPECT_TRUE(j["rules"]["errors"].empty());
+    bool ncu_missing = false;
+    for (const auto& m : j["rules"]["missing_data"])
+        ncu_missing |= m["rule"] == "ncu-low-occupancy";
+    EXPECT_FALSE(ncu_missing);   // no ncu scopes at all: nothing to be missing on
     // Ranked by expected gain x confidence.
     for (size_t i = 1; i < j["findings"].size(); ++i)
         EXPECT_GE(j["findings"][i - 1]["expected_gain"]["fraction"].get<double>() *
@@ -187,4 +195,24 @@ TEST(CliAnalyzeFindings, FindingsFailOnAndUserRules)
     for (const auto& f : k["findings"])
         EXPECT_NE(f["rule"], "decode-host-bound");
     EXPECT_FALSE(k["findings"].empty());
+}
+
+// kb record stores the environment's model hash and shape, so similar-environment lookups can tell models apart.
+TEST(CliKb, RecordsModelHashAndShape)
+{
+    const std::string dir = sl::test::scratch_dir("cli_kb_env");
+    const std::string trace = dir + "/t.sqlite", kb = dir + "/kb.db", cfg = dir + "/config.json";
+    std::ofstream(cfg) << R"({"hidden_size": 4096, "num_hidden_layers": 32})";
+    std::string out;
+    ASSERT_EQ(run("generate --steps 8 --layers 2 --quiet -o " + trace, &out, true), 0);
+    ASSERT_EQ(run("kb record " + trace + " --kb " + kb + " --model " + cfg + " --batch 4 --seq 128", &out, true), 0)
+        << out;
+    auto rows = sl::test::sqlite_rows(kb, "SELECT gpu, model_hash, batch, seq_len FROM environments");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0][0], "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(rows[0][1].size(), 16u);
+    EXPECT_EQ(rows[0][2], "4");
+    EXPECT_EQ(rows[0][3], "128");
+    EXPECT_EQ(run("kb record " + trace + " --kb " + kb + " --batch zero", &out, true), 64);
+    EXPECT_EQ(run("kb record " + trace + " --kb " + kb + " --model " + dir + "/none.json", &out, true), 2);
 }
