@@ -11,6 +11,7 @@
 #include "analysis/analysis_text.h"
 #include "analysis/errors.h"
 #include "analysis/load.h"
+#include "analysis/roofline_json.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {
@@ -18,10 +19,11 @@ namespace {
 
 constexpr const char* kSynopsis =
     "analyze TRACE... [--format text|json] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
-    "[--classes FILE] [-o FILE]";
+    "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [-o FILE]";
 
 struct AnalyzeRequest {
     AnalysisOptions options;
+    RooflineRequest roofline;   // --model/--gpu/--batch/--prompt/--context/--ncu (Roofline issue)
     std::string format = "text";
     std::string output;
 };
@@ -98,6 +100,56 @@ const std::vector<OptionSpec>& option_table()
              r.options.phases.warmup_steps = static_cast<int>(x);
              return {};
          }},
+        // Roofline (analysis/roofline_json.h): theory from config.json joined with this trace's class times per phase.
+        {"--model", true, "HF config.json: adds the Roofline (T_theory, E_roof per class and phase, focus)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.roofline.model = v;
+             return {};
+         }},
+        {"--model-index", true, "model.safetensors.index.json checked against --model",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.roofline.index = v;
+             return {};
+         }},
+        {"--gpu", true, "GPU spec row (e.g. H100-SXM); default: the trace's device name",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.roofline.gpu = v;
+             return {};
+         }},
+        {"--gpu-file", true, "extra or corrected GPU spec rows (gpus.json layout)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.roofline.gpu_file = v;
+             return {};
+         }},
+        {"--batch", true, "batch size b of the traced run (Roofline; default 1)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 1, 1e7, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--batch needs an integer >= 1, not '" + v + "'";
+             r.roofline.cost.batch = static_cast<int64_t>(x);
+             return {};
+         }},
+        {"--prompt", true, "prompt length s of the prefill (Roofline; default 1024)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 1, 1e9, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--prompt needs an integer >= 1, not '" + v + "'";
+             r.roofline.cost.prompt = static_cast<int64_t>(x);
+             return {};
+         }},
+        {"--context", true, "KV length L of a decode step (Roofline; default 2048)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 1, 1e9, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--context needs an integer >= 1, not '" + v + "'";
+             r.roofline.cost.context = static_cast<int64_t>(x);
+             return {};
+         }},
+        {"--ncu", true, "Nsight Compute file (CSV/text/.ncu-rep): per-launch figures joined to trace kernels",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.roofline.ncu = v;
+             return {};
+         }},
         {"--classes", true, "kernel-classes JSON replacing resources/kernel_classes.json",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              r.options.classes_file = v;
@@ -138,7 +190,18 @@ int run_analyze(const std::vector<std::string>& argv)
     try {
         const Trace trace = load_traces(args.positional);
         const AnalysisResult result = analyze(trace, req.options);
-        text = req.format == "json" ? analysis_to_json(trace, result).dump(2) + "\n" : analysis_to_text(trace, result);
+        req.roofline.roofline.top_k = static_cast<int>(req.options.focus.top_k);
+        const RooflineOutput roof = req.roofline.model.empty() && req.roofline.ncu.empty()
+                                        ? RooflineOutput{}
+                                        : roofline_for_analysis(trace, result.classes, result.phases, req.roofline);
+        if (req.format == "json") {
+            nlohmann::json j = analysis_to_json(trace, result);
+            for (auto it = roof.json.begin(); it != roof.json.end(); ++it)
+                j[it.key()] = it.value();
+            text = j.dump(2) + "\n";
+        } else {
+            text = analysis_to_text(trace, result) + (roof.text.empty() ? "" : "\n" + roof.text);
+        }
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";
         return kExitInput;
