@@ -81,6 +81,7 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
                     {"top_sync_stalls", o.sync.top_stalls},
                     {"step_regex", o.phases.step_regex},
                     {"nvtx_step_regex", o.phases.nvtx_step_regex},
+                    {"nvtx_prefill_regex", o.phases.nvtx_prefill_regex},
                     {"warmup_steps", o.phases.warmup_steps},
                     {"prefill_factor", o.phases.prefill_factor},
                     {"min_step_kernels", o.phases.min_step_kernels},
