@@ -10,8 +10,11 @@
 
 #include "analysis/analysis.h"
 #include "analysis/metrics_binding.h"
+#include "analysis/ncu_reader.h"
+#include "analysis/roofline.h"
 #include "analysis/rules.h"
 #include "analysis/synthetic.h"
+#include "tests/support/test_env.h"
 
 using namespace sl;
 
@@ -383,4 +386,118 @@ TEST(RuleCatalogOnTraces, HostBoundGainComesFromTheTrace)
             return;
         }
     FAIL() << "decode-host-bound did not fire";
+}
+
+// ---- Roofline and ncu scopes through the binding ---------------------------------------------------------------
+
+// A Roofline report written by hand (the cost model's own tests check its numbers): decode GEMMs at batch 1, memory
+// bound (their memory time exceeds their compute time), at E_roof 0.2; decode attention memory bound near its
+// roof; prefill GEMMs compute bound at E_roof 0.9.
+TEST(RuleCatalogOnTraces, RooflineScopes)
+{
+    const Trace t = make_synthetic_trace(base_synth());
+    const AnalysisResult an = analyze(t, AnalysisOptions{});
+    RooflineReport roof;
+    roof.measured = true;
+    PhaseCost decode;
+    decode.phase = Phase::Decode;
+    decode.batch = 1;
+    OpCost g;
+    g.op_class = "gemm";
+    g.t_compute_ns = 10'000;
+    g.t_memory_ns = 400'000;
+    OpCost at = g;
+    at.op_class = "attention";
+    at.t_memory_ns = 150'000;
+    decode.ops = {g, at};
+    PhaseCost prefill;
+    prefill.phase = Phase::Prefill;
+    prefill.batch = 1;
+    OpCost pg = g;
+    pg.t_compute_ns = 900'000;
+    pg.t_memory_ns = 100'000;
+    prefill.ops = {pg};
+    roof.cost.phases = {prefill, decode};
+    auto cls = [](const char* c, const char* phase, int64_t total, double theory, double actual) {
+        ClassEfficiency e;
+        e.op_class = c;
+        e.phase = phase;
+        e.measured_total_ns = total;
+        e.flops = 2e9;
+        e.bytes = 2e9;
+        e.t_theory_ns = theory;
+        e.t_actual_ns = actual;
+        e.e_roof = theory / actual;
+        return e;
+    };
+    roof.classes = {cls("gemm", "decode", 6'000'000, 400'000, 2'000'000), cls("attention", "decode", 4'000'000, 150'000, 200'000),
+                    cls("gemm", "prefill", 5'000'000, 900'000, 1'000'000)};
+
+    const auto scopes = bind_metrics(t, an, &roof, nullptr);
+    std::map<std::string, const MetricScope*> by;
+    for (const auto& s : scopes)
+        if (s.kind == ScopeKind::OpClass)
+            by[s.subject] = &s;
+    ASSERT_EQ(by.size(), 3u);
+    const auto& gd = by.at("gemm (decode)")->metrics;
+    EXPECT_DOUBLE_EQ(gd.at("e_roof"), 0.2);
+    EXPECT_DOUBLE_EQ(gd.at("distance_to_roof"), 5.0);
+    EXPECT_DOUBLE_EQ(gd.at("time_fraction"), 0.6);   // 6 of the 10 ms measured in decode
+    EXPECT_EQ(gd.at("memory_bound"), 1);
+    EXPECT_EQ(gd.at("compute_bound"), 0);
+    EXPECT_EQ(gd.at("batch_size"), 1);
+    EXPECT_EQ(by.at("gemm (prefill)")->metrics.at("compute_bound"), 1);
+
+    std::map<std::string, std::set<std::string>> fired;
+    for (const auto& f : evaluate_rules(shipped(), scopes).findings)
+        if (f.scope == ScopeKind::OpClass)
+            fired[f.subject].insert(f.rule);
+    EXPECT_TRUE(fired["gemm (decode)"].count("roofline-low-efficiency"));
+    EXPECT_TRUE(fired["gemm (decode)"].count("decode-gemm-small-batch"));
+    EXPECT_TRUE(fired["attention (decode)"].count("decode-kv-cache-bound-attention"));
+    EXPECT_TRUE(fired["attention (decode)"].count("roofline-memory-bound-near-roof"));   // E_roof 0.75
+    EXPECT_FALSE(fired["attention (decode)"].count("roofline-low-efficiency"));
+    EXPECT_TRUE(fired["gemm (prefill)"].empty());   // compute bound at E_roof 0.9: nothing to say
+}
+
+// ncu launches of a real A100 details-page export: the bound figures are the ones ncu printed, and the occupancy
+// rule fires exactly on the launches whose printed achieved occupancy is under 30 %.
+TEST(RuleCatalogOnTraces, NcuScopesFromARealExport)
+{
+    auto dir = sl::test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "no shared data";
+    const NcuReport ncu = read_ncu(*dir + "/ncu/a100_gpt2_flashattn_details_ncu2021.csv");
+    ASSERT_EQ(ncu.launches.size(), 10u);
+    const Trace t = make_synthetic_trace(base_synth());
+    const AnalysisResult an = analyze(t, AnalysisOptions{});
+    const auto scopes = bind_metrics(t, an, nullptr, &ncu);
+    std::vector<const MetricScope*> launches;
+    for (const auto& s : scopes)
+        if (s.kind == ScopeKind::NcuLaunch)
+            launches.push_back(&s);
+    ASSERT_EQ(launches.size(), 10u);
+    std::set<std::string> low_expected;
+    for (size_t i = 0; i < 10; ++i) {
+        const auto printed = ncu.launches[i].number("sm__warps_active.avg.pct_of_peak_sustained_active");
+        ASSERT_TRUE(printed) << i;
+        EXPECT_DOUBLE_EQ(launches[i]->metrics.at("achieved_occupancy"), *printed / 100.0);
+        if (*printed < 30.0)
+            low_expected.insert(launches[i]->subject);
+    }
+    std::set<std::string> low_fired;
+    for (const auto& f : evaluate_rules(shipped(), scopes).findings)
+        if (f.rule == "ncu-low-occupancy")
+            low_fired.insert(f.subject);
+    EXPECT_EQ(low_fired, low_expected);
+    EXPECT_EQ(low_expected.size(), 8u);   // 8 of the 10 printed values are under 30 % (grep of the CSV)
+    // The FlashAttention forward kernel is not a GEMM; the cuBLAS fp16 GEMMs are.
+    for (const auto* s : launches) {
+        if (s->subject.find("fmha_fwd") != std::string::npos) {
+            EXPECT_EQ(s->metrics.at("is_gemm"), 0) << s->subject;
+        }
+        if (s->subject.find("s16816gemm") != std::string::npos) {
+            EXPECT_EQ(s->metrics.at("is_gemm"), 1) << s->subject;
+        }
+    }
 }
