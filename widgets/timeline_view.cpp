@@ -29,7 +29,7 @@ int laneHeightFor(LaneKind k, int base)
 {
     switch (k) {
     case LaneKind::Stream: return base + 4;
-    case LaneKind::Gaps: return base / 2 + 2;
+    case LaneKind::Gaps: return base - 2;
     case LaneKind::ApiThread: return base;
     case LaneKind::Nvtx: return base - 2;
     }

@@ -39,13 +39,14 @@ int main(int argc, char** argv)
                              ? parser.value(language)
                              : QSettings().value(QStringLiteral("language"), QStringLiteral("en")).toString();
     QTranslator qtTranslator, appTranslator;
-    if (lang != QLatin1String("en")) {
-        if (qtTranslator.load(QLocale(lang), QStringLiteral("qtbase"), QStringLiteral("_"),
-                              QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-            QApplication::installTranslator(&qtTranslator);
-        if (appTranslator.load(QStringLiteral(":/i18n/sightline_") + lang))
-            QApplication::installTranslator(&appTranslator);
-    }
+    // The English catalogue carries the plural forms; the others translate everything.
+    if (lang != QLatin1String("en") &&
+        qtTranslator.load(QLocale(lang), QStringLiteral("qtbase"), QStringLiteral("_"),
+                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QApplication::installTranslator(&qtTranslator);
+    if (appTranslator.load(QStringLiteral(":/i18n/sightline_") + lang) ||
+        appTranslator.load(QStringLiteral(":/i18n/sightline_en")))
+        QApplication::installTranslator(&appTranslator);
 
     sl::MainWindow window;
     if (parser.isSet(size)) {

@@ -1,0 +1,59 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US">
+  <context>
+    <name>sl::MainWindow</name>
+    <message numerus="yes">
+      <source>Loading %n file(s)…</source>
+      <translation>
+        <numerusform>Loading %n file…</numerusform>
+        <numerusform>Loading %n files…</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n kernel(s) loaded</source>
+      <translation>
+        <numerusform>%n kernel loaded</numerusform>
+        <numerusform>%n kernels loaded</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n files</source>
+      <translation>
+        <numerusform>%n file</numerusform>
+        <numerusform>%n files</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n device(s)</source>
+      <translation>
+        <numerusform>%n device</numerusform>
+        <numerusform>%n devices</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>sl::TimelineView</name>
+    <message numerus="yes">
+      <source>%n kernels</source>
+      <translation>
+        <numerusform>%n kernel</numerusform>
+        <numerusform>%n kernels</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n items</source>
+      <translation>
+        <numerusform>%n item</numerusform>
+        <numerusform>%n items</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>Range %1 · busy %2 · idle %3 · %n kernel(s)</source>
+      <translation>
+        <numerusform>Range %1 · busy %2 · idle %3 · %n kernel</numerusform>
+        <numerusform>Range %1 · busy %2 · idle %3 · %n kernels</numerusform>
+      </translation>
+    </message>
+  </context>
+</TS>
