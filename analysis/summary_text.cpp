@@ -177,7 +177,7 @@ std::string summary_to_text(const Trace& trace, const Summary& s)
         out += " (no devices)\n\n";
     } else {
         Table t({"Device", "Rank", "Ops", "Window (ns)", "Busy (ns)", "Idle (ns)", "Util (%)", "Gaps",
-                 "DeviceGap Total (ns)", "Name"});
+                 "Gap Total (ns)", "Name"});
         for (const auto& d : s.devices)
             t.add({std::to_string(d.id), std::to_string(d.rank), group_digits(d.kernels + d.memcpys + d.memsets),
                    group_digits(d.window_ns), group_digits(d.busy_ns), group_digits(d.idle_ns),
@@ -197,12 +197,18 @@ std::string summary_to_text(const Trace& trace, const Summary& s)
                                                  static_cast<double>(d.gaps.total_ns)
                                            : 0.0)});
         out += h.render() + '\n';
-        Table g({"Start (ns)", "DeviceGap (ns)", "Before (ends at)", "After (starts at)"}, {2});
-        for (const auto& x : d.gaps.largest)
-            g.add({group_digits(x.start_ns), group_digits(x.duration_ns),
-                   x.before.name + " @" + group_digits(x.before.end_ns),
-                   x.after.name + " @" + group_digits(x.after.start_ns)});
-        out += "Largest gaps:\n\n" + g.render() + '\n';
+        // Kernel names can be hundreds of characters long: one block per gap instead of a table.
+        out += "Largest gaps:\n\n";
+        size_t rank = 0;
+        for (const auto& x : d.gaps.largest) {
+            out += " #" + std::to_string(++rank) + "  " + group_digits(x.duration_ns) + " ns idle from " +
+                   group_digits(x.start_ns) + " ns\n";
+            out += "     before: " + x.before.name + " (" + gpu_op_kind_name(x.before.op.kind) + ", stream " +
+                   std::to_string(x.before.stream) + ", ends " + group_digits(x.before.end_ns) + ")\n";
+            out += "     after:  " + x.after.name + " (" + gpu_op_kind_name(x.after.op.kind) + ", stream " +
+                   std::to_string(x.after.stream) + ", starts " + group_digits(x.after.start_ns) + ")\n";
+        }
+        out += '\n';
     }
     if (!s.warnings.empty()) {
         out += "Warnings:\n";

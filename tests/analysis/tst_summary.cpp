@@ -2,11 +2,16 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <sstream>
 
+#include "analysis/load.h"
+#include "analysis/nsys_writer.h"
 #include "analysis/summary.h"
 #include "analysis/summary_json.h"
 #include "analysis/summary_text.h"
+#include "analysis/synthetic.h"
+#include "tests/support/test_env.h"
 
 using namespace sl;
 
@@ -387,4 +392,267 @@ TEST(SummaryText, NsysLikeTables)
               (std::vector<std::string>{"0", "0", "8", "2,910", "610", "2,300", "21.0", "2", "2,300", "NVIDIA", "H100",
                                         "80GB", "HBM3"}))
         << text;
+}
+
+// ---- Golden tests: real nsys exports (and a generated one), expected numbers computed by SQL -------------------
+//
+// Every expected figure below comes from SQL run by the test against the file itself (test::sqlite_rows): group
+// statistics with window functions for the median and a two-pass sum of squares for the standard deviation, and
+// device busy time from a sorted sweep over (deviceId, start, end) rows. None of it goes through the reader or
+// summarize().
+
+namespace {
+
+struct SqlGroup {
+    std::string name;
+    int64_t count = 0, total = 0, min = 0, max = 0;
+    double median = 0, stddev = 0;
+};
+
+bool has_table(const std::string& db, const std::string& table)
+{
+    return !test::sqlite_rows(db, "SELECT 1 FROM sqlite_master WHERE type='table' AND name='" + table + "'").empty();
+}
+
+// rows_sql yields (name, v); groups come back in nsys order: total DESC, count ASC, name ASC (BINARY collation).
+std::vector<SqlGroup> sql_groups(const std::string& db, const std::string& rows_sql)
+{
+    const std::string sql =
+        "WITH d(name, v) AS (" + rows_sql +
+        "),"
+        " a AS (SELECT name, count(*) AS c, sum(v) AS t, min(v) AS lo, max(v) AS hi, avg(v) AS m FROM d GROUP BY name),"
+        " r AS (SELECT name, v, row_number() OVER (PARTITION BY name ORDER BY v) AS rn FROM d),"
+        " med AS (SELECT r.name, avg(r.v) AS md FROM r JOIN a ON a.name IS r.name"
+        "         WHERE r.rn IN ((a.c + 1) / 2, (a.c + 2) / 2) GROUP BY r.name),"
+        " var AS (SELECT d.name, sum((d.v - a.m) * (d.v - a.m)) AS ss FROM d JOIN a ON a.name IS d.name GROUP BY d.name)"
+        " SELECT a.name, a.c, a.t, a.lo, a.hi, med.md, var.ss FROM a JOIN med ON med.name IS a.name"
+        " JOIN var ON var.name IS a.name ORDER BY a.t DESC, a.c, a.name";
+    std::vector<SqlGroup> out;
+    for (const auto& r : test::sqlite_rows(db, sql)) {
+        SqlGroup g;
+        g.name = r[0];
+        g.count = std::stoll(r[1]);
+        g.total = std::stoll(r[2]);
+        g.min = std::stoll(r[3]);
+        g.max = std::stoll(r[4]);
+        g.median = std::stod(r[5]);
+        g.stddev = g.count > 1 ? std::sqrt(std::stod(r[6]) / static_cast<double>(g.count - 1)) : 0.0;
+        out.push_back(g);
+    }
+    return out;
+}
+
+template <typename Row> void expect_groups(const std::vector<SqlGroup>& want, const std::vector<Row>& got,
+                                           const std::string& what)
+{
+    ASSERT_EQ(got.size(), want.size()) << what;
+    int64_t sum = 0;
+    for (const auto& g : want)
+        sum += g.total;
+    for (size_t i = 0; i < want.size(); ++i) {
+        const SqlGroup& w = want[i];
+        const Row& r = got[i];
+        SCOPED_TRACE(what + " row " + std::to_string(i) + " " + w.name);
+        EXPECT_EQ(r.name, w.name);
+        EXPECT_EQ(r.instances, w.count);
+        EXPECT_EQ(r.total_ns, w.total);
+        EXPECT_EQ(r.min_ns, w.min);
+        EXPECT_EQ(r.max_ns, w.max);
+        EXPECT_DOUBLE_EQ(r.med_ns, w.median);
+        EXPECT_NEAR(r.avg_ns, static_cast<double>(w.total) / static_cast<double>(w.count), 1e-6);
+        EXPECT_NEAR(r.stddev_ns, w.stddev, 1e-6 * std::max(1.0, w.stddev));
+        EXPECT_NEAR(r.percent, 100.0 * static_cast<double>(w.total) / static_cast<double>(sum), 1e-9);
+    }
+}
+
+const char* kStr = "(SELECT value FROM StringIds WHERE id = ";
+
+void check_against_sql(const std::string& db)
+{
+    SCOPED_TRACE(db);
+    const Trace t = load_trace(db);
+    const Summary s = summarize(t);
+
+    // cuda_gpu_kern_sum
+    std::vector<SqlGroup> kern;
+    if (has_table(db, "CUPTI_ACTIVITY_KIND_KERNEL"))
+        kern = sql_groups(db, std::string("SELECT ") + kStr + "k.demangledName), k.end - k.start "
+                                                                "FROM CUPTI_ACTIVITY_KIND_KERNEL k");
+    expect_groups(kern, s.kernels.by_name, "kernels");
+
+    // cuda_api_sum
+    std::vector<SqlGroup> api;
+    if (has_table(db, "CUPTI_ACTIVITY_KIND_RUNTIME"))
+        api = sql_groups(db, std::string("SELECT ") + kStr + "r.nameId), r.end - r.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r");
+    expect_groups(api, s.api.by_name, "api");
+
+    // cuda_gpu_mem_time_sum / cuda_gpu_mem_size_sum: group key = copyKind, or 'memset'.
+    std::vector<std::string> parts_t, parts_b;
+    if (has_table(db, "CUPTI_ACTIVITY_KIND_MEMCPY")) {
+        parts_t.push_back("SELECT CAST(copyKind AS TEXT), end - start FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+        parts_b.push_back("SELECT CAST(copyKind AS TEXT), bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY");
+    }
+    if (has_table(db, "CUPTI_ACTIVITY_KIND_MEMSET")) {
+        parts_t.push_back("SELECT 'memset', end - start FROM CUPTI_ACTIVITY_KIND_MEMSET");
+        parts_b.push_back("SELECT 'memset', bytes FROM CUPTI_ACTIVITY_KIND_MEMSET");
+    }
+    auto join = [](const std::vector<std::string>& p) {
+        std::string s;
+        for (const auto& x : p)
+            s += (s.empty() ? "" : " UNION ALL ") + x;
+        return s;
+    };
+    std::vector<SqlGroup> mt, mb;
+    if (!parts_t.empty()) {
+        mt = sql_groups(db, join(parts_t));
+        mb = sql_groups(db, join(parts_b));
+    }
+    auto label = [](const std::string& key) {
+        return key == "memset" ? std::string("[CUDA memset]")
+                               : std::string(copy_kind_label(static_cast<CopyKind>(std::stoi(key))));
+    };
+    ASSERT_EQ(s.memops.by_operation.size(), mt.size());
+    for (const SqlGroup& w : mt) {
+        SCOPED_TRACE("memop " + label(w.name));
+        const MemopRow* r = nullptr;
+        for (const auto& x : s.memops.by_operation)
+            if (x.operation == label(w.name))
+                r = &x;
+        ASSERT_NE(r, nullptr);
+        EXPECT_EQ(r->count, w.count);
+        EXPECT_EQ(r->total_ns, w.total);
+        EXPECT_EQ(r->min_ns, w.min);
+        EXPECT_EQ(r->max_ns, w.max);
+        EXPECT_DOUBLE_EQ(r->med_ns, w.median);
+        EXPECT_NEAR(r->stddev_ns, w.stddev, 1e-6 * std::max(1.0, w.stddev));
+        for (const SqlGroup& b : mb) {
+            if (b.name != w.name)
+                continue;
+            EXPECT_EQ(r->bytes, b.total);
+            EXPECT_EQ(r->min_bytes, b.min);
+            EXPECT_EQ(r->max_bytes, b.max);
+            EXPECT_DOUBLE_EQ(r->med_bytes, b.median);
+            EXPECT_NEAR(r->stddev_bytes, b.stddev, 1e-6 * std::max(1.0, b.stddev));
+        }
+    }
+
+    // nvtx_sum: closed push/pop (59, 70) and start/end (60, 71) ranges; name = registered or inline text, prefixed
+    // "domain:" for a non-default domain (its eventType 75 row in the same process).
+    if (has_table(db, "NVTX_EVENTS")) {
+        const std::string nm = std::string("COALESCE(") + kStr + "e.textId), e.text)";
+        const std::string rows =
+            "WITH dom AS (SELECT domainId, globalTid >> 24 AS p, " + nm +
+            " AS dn FROM NVTX_EVENTS e WHERE eventType = 75),"
+            " r AS (SELECT e.start, e.end, e.eventType, " + nm + " AS nm, e.domainId, e.globalTid >> 24 AS p"
+            "       FROM NVTX_EVENTS e WHERE e.eventType IN (59, 60, 70, 71) AND e.end IS NOT NULL)"
+            " SELECT (CASE WHEN r.eventType IN (59, 70) THEN 'PushPop' ELSE 'StartEnd' END) || char(31) ||"
+            "        (CASE WHEN dom.dn IS NULL THEN r.nm ELSE dom.dn || ':' || r.nm END), r.end - r.start"
+            " FROM r LEFT JOIN dom ON dom.domainId = r.domainId AND dom.p = r.p AND r.domainId <> 0";
+        const auto want = sql_groups(db, rows);
+        ASSERT_EQ(s.nvtx.by_name.size(), want.size());
+        for (const SqlGroup& w : want) {
+            const auto sep = w.name.find('\x1f');
+            const std::string style = w.name.substr(0, sep), name = w.name.substr(sep + 1);
+            SCOPED_TRACE("nvtx " + style + " " + name);
+            const NvtxRow* r = nullptr;
+            for (const auto& x : s.nvtx.by_name)
+                if (x.name == name && x.style == style)
+                    r = &x;
+            ASSERT_NE(r, nullptr);
+            EXPECT_EQ(r->instances, w.count);
+            EXPECT_EQ(r->total_ns, w.total);
+            EXPECT_EQ(r->min_ns, w.min);
+            EXPECT_EQ(r->max_ns, w.max);
+            EXPECT_DOUBLE_EQ(r->med_ns, w.median);
+        }
+    } else {
+        EXPECT_TRUE(s.nvtx.by_name.empty());
+    }
+
+    // Per-device busy time: a sweep over GPU op rows sorted by SQL.
+    std::vector<std::string> ops;
+    for (const char* tb : {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"})
+        if (has_table(db, tb))
+            ops.push_back(std::string("SELECT deviceId, start, end FROM ") + tb);
+    struct Busy {
+        int64_t first = INT64_MAX, last = INT64_MIN, busy = 0, periods = 0, cur_start = 0, cur_end = INT64_MIN;
+    };
+    std::map<int64_t, Busy> want;
+    if (!ops.empty()) {
+        for (const auto& r : test::sqlite_rows(db, join(ops) + " ORDER BY 1, 2")) {
+            Busy& b = want[std::stoll(r[0])];
+            const int64_t st = std::stoll(r[1]), en = std::stoll(r[2]);
+            b.first = std::min(b.first, st);
+            b.last = std::max(b.last, en);
+            if (en <= st)
+                continue;
+            if (b.periods > 0 && st <= b.cur_end) {
+                b.cur_end = std::max(b.cur_end, en);
+                continue;
+            }
+            if (b.periods > 0)
+                b.busy += b.cur_end - b.cur_start;
+            ++b.periods;
+            b.cur_start = st;
+            b.cur_end = en;
+        }
+        for (auto& [id, b] : want)
+            if (b.periods > 0)
+                b.busy += b.cur_end - b.cur_start;
+    }
+    size_t active = 0;
+    for (const DeviceSummary& d : s.devices) {
+        SCOPED_TRACE("device " + std::to_string(d.id));
+        const auto it = want.find(d.id);
+        if (it == want.end()) {
+            EXPECT_EQ(d.busy_ns, 0);
+            EXPECT_EQ(d.window_ns, 0);
+            continue;
+        }
+        ++active;
+        EXPECT_EQ(d.busy_ns, it->second.busy);
+        EXPECT_EQ(d.window_start_ns, it->second.first);
+        EXPECT_EQ(d.window_end_ns, it->second.last);
+        EXPECT_EQ(d.idle_ns, it->second.last - it->second.first - it->second.busy);
+        EXPECT_EQ(d.busy_periods, it->second.periods);
+        EXPECT_EQ(d.gaps.count, std::max<int64_t>(0, it->second.periods - 1));
+        int64_t hist_count = 0, hist_total = 0;
+        for (const auto& b : d.gaps.histogram) {
+            hist_count += b.count;
+            hist_total += b.total_ns;
+        }
+        EXPECT_EQ(hist_count, d.gaps.count);
+        EXPECT_EQ(hist_total, d.idle_ns);
+    }
+    EXPECT_EQ(active, want.size()) << "every device with GPU work is summarised";
+
+    // The JSON carries the same numbers.
+    const auto j = summary_to_json(t, s);
+    EXPECT_EQ(j["kernels"]["by_name"].size(), kern.size());
+    if (!kern.empty()) {
+        EXPECT_EQ(j["kernels"]["by_name"][0]["name"], kern[0].name);
+        EXPECT_EQ(j["kernels"]["by_name"][0]["total_ns"], kern[0].total);
+        EXPECT_EQ(j["kernels"]["by_name"][0]["med_ns"], std::llround(kern[0].median));
+    }
+}
+
+} // namespace
+
+TEST(SummaryGolden, RealNsysExportsMatchSql)
+{
+    const auto files = test::shared_files("nsys", {".sqlite"});
+    if (files.empty())
+        GTEST_SKIP() << "no ../shared/data/nsys";
+    for (const auto& f : files)
+        check_against_sql(f);
+}
+
+TEST(SummaryGolden, GeneratedExportMatchesSql)
+{
+    SynthOptions o = synth_preset("decode");
+    o.nccl = true;                 // a third stream, overlapping compute
+    o.sync_every_step = true;      // D2H copies
+    const std::string path = test::scratch_dir("summary_golden") + "/decode.sqlite";
+    write_nsys_sqlite(make_synthetic_trace(o), path);
+    check_against_sql(path);
 }
