@@ -5,12 +5,16 @@
 // option_table() (name, whether it takes a value, help, how it applies), and use the field in run_analyze().
 #include <functional>
 #include <iostream>
+#include <memory>
 
 #include "analysis/analysis.h"
 #include "analysis/analysis_json.h"
 #include "analysis/analysis_text.h"
 #include "analysis/errors.h"
+#include "analysis/knowledge_base.h"
 #include "analysis/load.h"
+#include "analysis/metrics_binding.h"
+#include "analysis/ncu_reader.h"
 #include "analysis/roofline_json.h"
 #include "app/cli/command.h"
 
@@ -19,13 +23,14 @@ namespace {
 
 constexpr const char* kSynopsis =
     "analyze TRACE... [--format text|json] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
-    "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [-o FILE]";
+    "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] [-o FILE]";
 
 struct AnalyzeRequest {
     AnalysisOptions options;
     RooflineRequest roofline;   // --model/--gpu/--batch/--prompt/--context/--ncu (Roofline issue)
     std::string format = "text";
     std::string output;
+    std::string rules_dir, kb_path, fail_on;   // findings (issue 6): user rules, knowledge base, CI gate
 };
 
 struct OptionSpec {
@@ -150,6 +155,24 @@ const std::vector<OptionSpec>& option_table()
              r.roofline.ncu = v;
              return {};
          }},
+        // Findings (analysis/metrics_binding.h diagnose()): rules over the results, confidence from the KB.
+        {"--rules", true, "rules directory added to (and overriding by id) the shipped resources/rules",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.rules_dir = v;
+             return {};
+         }},
+        {"--kb", true, "knowledge base whose verified history adjusts the findings' confidence",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.kb_path = v;
+             return {};
+         }},
+        {"--fail-on", true, "exit 1 when a finding of this severity or above fires (high, medium or low)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             if (v != "high" && v != "medium" && v != "low")
+                 return "--fail-on must be high, medium or low, not '" + v + "'";
+             r.fail_on = v;
+             return {};
+         }},
         {"--classes", true, "kernel-classes JSON replacing resources/kernel_classes.json",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              r.options.classes_file = v;
@@ -187,9 +210,24 @@ int run_analyze(const std::vector<std::string>& argv)
             }
 
     std::string text;
+    Diagnosis diag;
     try {
         const Trace trace = load_traces(args.positional);
         const AnalysisResult result = analyze(trace, req.options);
+        DiagnoseOptions dopt;
+        if (!req.rules_dir.empty())
+            dopt.rule_dirs = {shipped_rules_dir(), req.rules_dir};
+        std::unique_ptr<KnowledgeBase> kb;
+        if (!req.kb_path.empty())
+            kb = std::make_unique<KnowledgeBase>(req.kb_path);
+        // ncu launches feed the kernel-level rules (the Roofline report is not exposed by RooflineOutput yet).
+        std::optional<NcuReport> ncu_for_rules;
+        if (!req.roofline.ncu.empty())
+            ncu_for_rules = read_ncu(req.roofline.ncu);
+        diag = diagnose(trace, result, nullptr, ncu_for_rules ? &*ncu_for_rules : nullptr, dopt, kb.get());
+        for (const auto& e : diag.rule_errors)
+            std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : ", rule " + e.rule_id)
+                      << ": " << e.message << "\n";
         req.roofline.roofline.top_k = static_cast<int>(req.options.focus.top_k);
         const RooflineOutput roof = req.roofline.model.empty() && req.roofline.ncu.empty()
                                         ? RooflineOutput{}
@@ -198,15 +236,29 @@ int run_analyze(const std::vector<std::string>& argv)
             nlohmann::json j = analysis_to_json(trace, result);
             for (auto it = roof.json.begin(); it != roof.json.end(); ++it)
                 j[it.key()] = it.value();
+            j["findings"] = findings_to_json(diag.eval.findings);
+            j["rules"] = diagnosis_meta_json(diag);
             text = j.dump(2) + "\n";
         } else {
-            text = analysis_to_text(trace, result) + (roof.text.empty() ? "" : "\n" + roof.text);
+            text = analysis_to_text(trace, result) + (roof.text.empty() ? "" : "\n" + roof.text) + "\nFindings\n" +
+                   findings_to_text(diag.eval.findings);
         }
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";
         return kExitInput;
+    } catch (const KbError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
     }
-    return write_output(req.output, text) ? kExitOk : kExitInput;
+    if (!write_output(req.output, text))
+        return kExitInput;
+    if (!req.fail_on.empty()) {
+        const auto gate = parse_severity(req.fail_on);
+        const auto worst = max_severity(diag.eval.findings);
+        if (gate && worst && *worst >= *gate)
+            return kExitGate;
+    }
+    return kExitOk;
 }
 
 const bool registered = register_command({"analyze", kSynopsis, &run_analyze});
