@@ -440,10 +440,6 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
     for (const Rule& rule : rules.rules) {
         ++res.rules_evaluated;
         CompiledExpr cond, gain, gain_ns;
-        std::vector<std::string> gvars;
-        for (const auto& v : rule.gain_variables)
-            if (v.empty() || v[0] != '@')
-                gvars.push_back(v);
         try {
             cond.compile(rule.condition, rule.variables);
             if (!rule.gain_expr.empty())
