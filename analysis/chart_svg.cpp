@@ -27,7 +27,7 @@ double text_width(std::string_view text, double font_size)
         const auto c = uint8_t(text[i]);
         size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
         if (len == 1)
-            w += (c >= 'A' && c <= 'Z') || c == 'm' || c == 'w' ? 0.68 : (c == ' ' || c == '.' || c == ',' || c == 'i' || c == 'l' || c == '1') ? 0.32 : 0.56;
+            w += (c >= 'A' && c <= 'Z') || c == 'm' || c == 'w' || c == '_' ? 0.72 : (c == ' ' || c == '.' || c == ',' || c == 'i' || c == 'l' || c == '1') ? 0.34 : 0.6;
         else if (len == 2)
             w += 0.6;   // µ, accented Latin
         else
@@ -127,6 +127,8 @@ std::string tick_label(double v, const std::string& unit)
         return fmt_duration(v);
     if (std::fabs(v) >= 1e4)
         return fmt_si(v, "");
+    if (v == std::floor(v))
+        return fmt_fixed(v, 0);
     return fmt_sig(v, 3);
 }
 

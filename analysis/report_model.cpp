@@ -483,10 +483,17 @@ static Section build_headline(BuildContext& cx)
                          [](const Finding* a, const Finding* b) { return a->rank_score() > b->rank_score(); });
         sentences.push_back(cx.f("hl.dominant", {ranked[0]->verdict, ranked[0]->title.get(lang),
                                                  ranked[0]->subject}));
-        for (size_t i = 0; i < ranked.size() && i < 3; ++i) {
+        // The top three distinct actions (several findings can share one suggestion).
+        std::set<std::string> seen;
+        int n = 0;
+        for (size_t i = 0; i < ranked.size() && n < 3; ++i) {
             const Finding* f = ranked[i];
             std::string action = f->suggestions.empty() ? f->title.get(lang) : f->suggestions[0].text.get(lang);
-            sentences.push_back(cx.f("hl.action", {std::to_string(i + 1), action, gain_text(cx, f->expected_gain),
+            if (!seen.insert(action).second)
+                continue;
+            ++n;
+            action += " [" + f->subject + "]";
+            sentences.push_back(cx.f("hl.action", {std::to_string(n), action, gain_text(cx, f->expected_gain),
                                                    confidence_text(cx, f->confidence)}));
         }
     } else if (cx.in.findings) {
@@ -557,6 +564,7 @@ static Section build_appendix(BuildContext& cx)
         warnings = cx.in.summary->warnings;
     else if (cx.in.trace)
         warnings = cx.in.trace->meta.warnings;
+    warnings.insert(warnings.begin(), o.notes.begin(), o.notes.end());
     if (!warnings.empty()) {
         Section w{"appendix.warnings", cx.s("sec.warnings"), {}, {}};
         w.blocks.push_back(Bullets{warnings});

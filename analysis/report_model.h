@@ -161,6 +161,8 @@ struct ReportOptions {
     // ("accepted" / "rejected" / "verified" …) and annotation.
     std::map<std::string, std::string> finding_state;
     std::map<std::string, std::string> finding_note;
+    // Caveats from producing the inputs (e.g. "no GPU spec matched; Roofline skipped"), listed in the appendix.
+    std::vector<std::string> notes;
 };
 
 struct ReportInputs {

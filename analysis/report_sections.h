@@ -38,6 +38,9 @@ std::string sha256_hex_cached(BuildContext& cx, const std::string& path);
 // A kernel name short enough for a chart axis: "void ns::foo<T>(args)" -> "foo".
 std::string kernel_base_name(std::string_view name);
 
+// The exact ncu command line for the given kernels (regex of their base names).
+std::string ncu_command(const std::vector<std::string>& kernel_names);
+
 Section build_time_section(BuildContext& cx);
 Section build_roofline_section(BuildContext& cx);
 // Sentences about idle time and the dominant time sink for the headline (appends 0..3 sentences).

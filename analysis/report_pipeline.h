@@ -1,0 +1,52 @@
+#pragma once
+// Everything a report needs, computed from loaded traces in one call: summary, analysis, the optional Roofline
+// (model config.json + GPU spec) and Nsight Compute file, and the rule engine's findings. The CLI's `report`
+// command, the benchmark and the golden tests use it; the GUI, which already holds these results, fills
+// ReportInputs itself.
+
+#include "analysis/analysis.h"
+#include "analysis/cost_model.h"
+#include "analysis/findings.h"
+#include "analysis/ncu_reader.h"
+#include "analysis/report_model.h"
+#include "analysis/roofline.h"
+#include "analysis/summary.h"
+#include "analysis/trace.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sl::report {
+
+struct PipelineOptions {
+    AnalysisOptions analysis;
+    std::string model_config;        // HF config.json; empty = no Roofline
+    std::string gpu;                 // --gpu NAME; empty = match the trace's first device name
+    CostOptions cost;                // batch / prompt / context, κ
+    RooflineOptions roofline;        // K, τ
+    std::string ncu_file;            // ncu CSV/text/.ncu-rep; empty = none
+    bool rules = true;               // run the rule engine
+    std::vector<std::string> rule_dirs;   // empty = shipped + user rules
+    std::string lang = "en";         // language of the findings' texts
+};
+
+struct PipelineResults {
+    Summary summary;
+    AnalysisResult analysis;
+    std::optional<RooflineReport> roofline;
+    std::optional<NcuReport> ncu;
+    std::optional<std::vector<Finding>> findings;
+    std::map<std::string, std::string> rule_files;   // path -> "sha256:<first 12 hex>"
+    std::vector<std::string> notes;                  // what could not be computed, and why
+};
+
+// Throws TraceError for unreadable or malformed inputs (model config, ncu file).
+PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& options);
+
+// ReportInputs pointing into `results` (which must outlive the report build).
+ReportInputs report_inputs(const Trace& trace, const PipelineResults& results, const ReportOptions& options,
+                           const std::vector<std::string>& input_files);
+
+} // namespace sl::report

@@ -1,0 +1,34 @@
+#pragma once
+// The report as a paginated A4 PDF, produced in-process: the report model becomes a QTextDocument (Qt rich text;
+// tables with repeating header rows that break between rows, charts as high-resolution images rendered by
+// chart_render), painted page by page onto a QPdfWriter with a running footer (title, run id, page N of M).
+// Needs a QGuiApplication (fonts); the CLI creates one on the offscreen platform.
+
+#include "analysis/report_model.h"
+
+#include <QSizeF>
+#include <QString>
+
+#include <memory>
+
+class QTextDocument;
+
+namespace sl {
+
+struct PdfResult {
+    bool ok = false;
+    int pages = 0;
+    QString error;
+};
+
+// Writes `path`; on failure ok == false and error says why.
+PdfResult writeReportPdf(const report::Report& report, const QString& path);
+
+// The rich-text HTML the PDF is laid out from (charts referenced as "chart:<id>" image resources).
+QString reportToRichText(const report::Report& report);
+
+// The laid-out document for a page of `pageSize` (device-independent pixels at 96 dpi), charts added as image
+// resources. Used by writeReportPdf and by the GUI's print preview.
+std::unique_ptr<QTextDocument> buildReportDocument(const report::Report& report, const QSizeF& pageSize);
+
+} // namespace sl

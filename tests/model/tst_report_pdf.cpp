@@ -1,0 +1,174 @@
+// The PDF report: renders the generated decode trace's report in English and Chinese, checks the page count, that
+// the text layer (pdftotext) holds the key numbers, and turns page 1 into a PNG (pdftoppm) for review.
+#include "analysis/report_markdown.h"
+#include "analysis/report_model.h"
+#include "analysis/report_pipeline.h"
+#include "analysis/synthetic.h"
+#include "model/chart_render.h"
+#include "model/report_pdf.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <memory>
+
+using namespace sl;
+using namespace sl::report;
+
+class TestReportPdf : public QObject {
+    Q_OBJECT
+
+    Trace trace_;
+    PipelineResults results_;
+    QString dir_;
+
+    Report build(Lang lang, int max_steps = 64)
+    {
+        ReportOptions o;
+        o.lang = lang;
+        o.generated_at = "2026-01-01T00:00:00Z";
+        o.run_id = "r-pdf-test";
+        o.max_step_rows = max_steps;
+        return build_report(report_inputs(trace_, results_, o, {}));
+    }
+
+    static QString run(const QString& program, const QStringList& args)
+    {
+        QProcess p;
+        p.start(program, args);
+        if (!p.waitForFinished(60000) || p.exitCode() != 0)
+            return {};
+        return QString::fromUtf8(p.readAllStandardOutput());
+    }
+
+private slots:
+    void initTestCase()
+    {
+        SynthOptions so = synth_preset("decode");
+        so.host_starved = true;          // a finding-worthy trace: the GPU waits for the host
+        trace_ = make_synthetic_trace(so);
+        PipelineOptions po;
+        const QByteArray src = qgetenv("SIGHTLINE_SOURCE_DIR");
+        po.model_config = QString::fromUtf8(src).toStdString() + "/tests/data/models/qwen3_gqa_config.json";
+        po.gpu = "H100 SXM";
+        po.cost.batch = 8;
+        po.cost.prompt = 512;
+        po.cost.context = 512;
+        results_ = run_pipeline(trace_, po);
+        const QByteArray tmp = qgetenv("SIGHTLINE_TEST_TMP");
+        dir_ = QDir(tmp.isEmpty() ? QDir::tempPath() : QString::fromUtf8(tmp)).filePath(QStringLiteral("report_pdf"));
+        QDir().mkpath(dir_);
+    }
+
+    void chartPngHasTheLogicalAspect()
+    {
+        const Report r = build(Lang::En);
+        const auto charts = r.charts();
+        QVERIFY(charts.size() >= 4);
+        for (const Chart* c : charts) {
+            const QString path = QDir(dir_).filePath(QString::fromStdString(c->id) + QStringLiteral(".png"));
+            QVERIFY(writeChartPng(*c, path, Lang::En));
+            QImage img(path);
+            QVERIFY(!img.isNull());
+            const QSize logical = reportChartSize(*c);
+            QCOMPARE(img.width(), logical.width() * 2);
+            QCOMPARE(img.height(), logical.height() * 2);
+            // Something was drawn: not a blank white image.
+            int dark = 0;
+            for (int y = 0; y < img.height(); y += 4)
+                for (int x = 0; x < img.width(); x += 4)
+                    if (qGray(img.pixel(x, y)) < 128)
+                        ++dark;
+            QVERIFY2(dark > 50, qPrintable(QString::fromStdString(c->id)));
+        }
+    }
+
+    void markdownWriterLinksPngFiles()
+    {
+        const Report r = build(Lang::En);
+        const QString md = QDir(dir_).filePath(QStringLiteral("links/report.md"));
+        QDir().mkpath(QFileInfo(md).absolutePath());
+        MarkdownOptions mo;
+        mo.write_image = markdownPngWriter(md, Lang::En);
+        const std::string text = to_markdown(r, mo);
+        for (const Chart* c : r.charts()) {
+            const std::string rel = "report_files/" + c->id + ".png";
+            QVERIFY2(text.find("](" + rel + ")") != std::string::npos, rel.c_str());
+            QVERIFY(QFile::exists(QDir(QFileInfo(md).absolutePath()).filePath(QString::fromStdString(rel))));
+        }
+    }
+
+    void pdfEnglish() { checkPdf(Lang::En, QStringLiteral("report_en")); }
+    void pdfChinese() { checkPdf(Lang::ZhCN, QStringLiteral("report_zh_CN")); }
+
+    void longTablesAddPages()
+    {
+        // All 34 step rows vs none: the longer document has at least as many pages, and both render.
+        const QString a = QDir(dir_).filePath(QStringLiteral("few.pdf"));
+        const QString b = QDir(dir_).filePath(QStringLiteral("many.pdf"));
+        const PdfResult ra = writeReportPdf(build(Lang::En, 0), a);
+        const PdfResult rb = writeReportPdf(build(Lang::En, 1000), b);
+        QVERIFY(ra.ok && rb.ok);
+        QVERIFY(rb.pages >= ra.pages);
+    }
+
+    void unwritablePathIsAnError()
+    {
+        const PdfResult r = writeReportPdf(build(Lang::En), QStringLiteral("/proc/definitely/not/here.pdf"));
+        QVERIFY(!r.ok);
+        QVERIFY(!r.error.isEmpty());
+    }
+
+private:
+    void checkPdf(Lang lang, const QString& stem)
+    {
+        const Report r = build(lang);
+        const QString pdf = QDir(dir_).filePath(stem + QStringLiteral(".pdf"));
+        const PdfResult res = writeReportPdf(r, pdf);
+        QVERIFY2(res.ok, qPrintable(res.error));
+        QVERIFY(res.pages >= 4);
+        QVERIFY(QFileInfo(pdf).size() > 20000);
+        if (QStandardPaths::findExecutable(QStringLiteral("pdfinfo")).isEmpty())
+            QSKIP("poppler-utils not installed");
+        const QString info = run(QStringLiteral("pdfinfo"), {pdf});
+        QVERIFY(info.contains(QStringLiteral("Pages:")));
+        const int pages = info.section(QStringLiteral("Pages:"), 1).trimmed().section(QLatin1Char('\n'), 0, 0).toInt();
+        QCOMPARE(pages, res.pages);
+        QVERIFY(info.contains(QStringLiteral("A4")));
+
+        const QString text = run(QStringLiteral("pdftotext"), {QStringLiteral("-layout"), pdf, QStringLiteral("-")});
+        QVERIFY(!text.isEmpty());
+        // Key numbers, formatted independently from the results.
+        const Summary& sm = results_.summary;
+        const double util = sm.devices.at(0).utilization;
+        const QString kernels = QString::fromStdString(fmt_count(int64_t(trace_.kernels.size())));
+        QVERIFY2(text.contains(kernels), qPrintable(kernels));
+        const QString idle = QString::number((1.0 - util) * 100.0, 'f', 1);
+        QVERIFY2(text.contains(idle), qPrintable(idle));
+        const QString tpot = QString::fromStdString(fmt_duration(results_.analysis.phases.tpot_median_ns));
+        QVERIFY2(text.contains(tpot), qPrintable(tpot));
+        QVERIFY(text.contains(QStringLiteral("ncu -k regex:")));
+        QVERIFY(text.contains(QStringLiteral("r-pdf-test")));
+        if (lang == Lang::ZhCN) {
+            QVERIFY(text.contains(QString::fromUtf8("总体结论")));
+            // Noto CJK's ToUnicode maps 页 to the radical U+2EDA in some builds: accept either.
+            QVERIFY(text.contains(QString::fromUtf8("第 1 页")) || text.contains(QString::fromUtf8("第 1 \u2EDA")));
+        } else {
+            QVERIFY(text.contains(QStringLiteral("Headline"))); // "findings" may come out with an "fi" ligature
+            QVERIFY(text.contains(QStringLiteral("Page 1 of %1").arg(res.pages)));
+        }
+        // Page 1 (and 2) as PNG for review.
+        const QString png = QDir(dir_).filePath(stem);
+        run(QStringLiteral("pdftoppm"), {QStringLiteral("-png"), QStringLiteral("-r"), QStringLiteral("80"),
+                                         QStringLiteral("-f"), QStringLiteral("1"), QStringLiteral("-l"),
+                                         QStringLiteral("3"), pdf, png});
+        QVERIFY(QFile::exists(png + QStringLiteral("-1.png")) || QFile::exists(png + QStringLiteral("-01.png")));
+    }
+};
+
+QTEST_MAIN(TestReportPdf)
+#include "tst_report_pdf.moc"
