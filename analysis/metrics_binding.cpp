@@ -275,6 +275,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
     const auto& P = an.phases;
     for (int decode = 0; decode <= 1; ++decode) {
         std::vector<StepWindow> windows;
+        std::vector<std::string> step_ranges;   // NVTX step ranges behind the steps, when steps came from NVTX
         double wall = 0, busy = 0, gap = 0, kern = 0, kern_ns = 0, syncs = 0, sync_steps = 0, steps = 0;
         for (const auto& st : P.steps) {
             if (st.prefill != (decode == 0))
@@ -282,6 +283,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             if (decode && st.warmup)
                 continue;
             windows.push_back({st.start, st.end});
+            if (st.range != kNoIndex && static_cast<size_t>(st.range) < trace.ranges.size() &&
+                step_ranges.size() < opt.max_links)
+                step_ranges.emplace_back(trace.str(trace.ranges.name[static_cast<size_t>(st.range)]));
             wall += double(st.end - st.start);
             busy += double(st.busy_ns);
             gap += double(st.gap_ns);
@@ -323,6 +327,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         for (size_t i = 0; i < std::min(windows.size(), opt.max_links); ++i)
             s.links.time_ranges.push_back({windows[i].start, windows[i].end,
                                            std::string(decode ? "decode step" : "prefill pass")});
+        s.links.nvtx_ranges = std::move(step_ranges);
         out.push_back(std::move(s));
     }
 

@@ -383,6 +383,12 @@ TEST(RuleCatalogOnTraces, HostBoundGainComesFromTheTrace)
                         std::min(1.0, decode->metrics.at("host_wait_per_step_ns") / an.phases.tpot_median_ns), 1e-12);
             EXPECT_DOUBLE_EQ(*f.expected_gain.ns, decode->metrics.at("host_wait_per_step_ns"));
             EXPECT_FALSE(f.links.time_ranges.empty());
+            // The generator brackets steps in NVTX "decode_step N" ranges; when the phases came from them, the
+            // finding links to them.
+            if (an.phases.source == StepSource::NvtxRanges) {
+                ASSERT_FALSE(f.links.nvtx_ranges.empty());
+                EXPECT_EQ(f.links.nvtx_ranges[0].rfind("decode_step", 0), 0u) << f.links.nvtx_ranges[0];
+            }
             return;
         }
     FAIL() << "decode-host-bound did not fire";
