@@ -158,22 +158,26 @@ private:
     void add_kernel(const OpDef& def, const OpIds& ids, int64_t start, int64_t dur, uint32_t corr, uint32_t stream,
                     uint8_t flags)
     {
-        const size_t k = t_.kernels.append(start, start + dur, ids.name);
+        // Column pushes in one place (KernelTable::append would write defaults first, then we would overwrite).
         auto& kt = t_.kernels;
-        kt.short_name[k] = ids.short_name;
-        kt.correlation[k] = corr;
-        kt.device[k] = dev_;
-        kt.process[k] = proc_;
-        kt.stream[k] = stream;
-        kt.grid_x[k] = def.grid_x;
-        kt.grid_y[k] = def.grid_y;
-        kt.grid_z[k] = def.grid_z;
-        kt.block_x[k] = def.block_x;
-        kt.block_y[k] = def.block_y;
-        kt.block_z[k] = def.block_z;
-        kt.registers_per_thread[k] = def.regs;
-        kt.shared_memory[k] = def.smem;
-        kt.flags[k] = flags;
+        kt.start.push_back(start);
+        kt.end.push_back(start + dur);
+        kt.name.push_back(ids.name);
+        kt.short_name.push_back(ids.short_name);
+        kt.correlation.push_back(corr);
+        kt.launch_api.push_back(static_cast<int32_t>(t_.api.size()) - 1);
+        kt.device.push_back(dev_);
+        kt.process.push_back(proc_);
+        kt.stream.push_back(stream);
+        kt.grid_x.push_back(def.grid_x);
+        kt.grid_y.push_back(def.grid_y);
+        kt.grid_z.push_back(def.grid_z);
+        kt.block_x.push_back(def.block_x);
+        kt.block_y.push_back(def.block_y);
+        kt.block_z.push_back(def.block_z);
+        kt.registers_per_thread.push_back(def.regs);
+        kt.shared_memory.push_back(def.smem);
+        kt.flags.push_back(flags);
     }
 
     // One stream launch from the host thread: API call, then the kernel on `stream`.
