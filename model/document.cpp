@@ -11,11 +11,21 @@ void Document::setTrace(const QStringList& paths, std::shared_ptr<const Trace> t
     const bool hadSummary = summary_ != nullptr, hadTimeline = timeline_ != nullptr;
     summary_.reset();
     timeline_.reset();
+    const bool hadAnalysis = analysis_ != nullptr;
+    analysis_.reset();
     emit traceChanged();
+    if (hadAnalysis)
+        emit analysisChanged();
     if (hadSummary)
         emit summaryChanged();
     if (hadTimeline)
         emit timelineChanged();
+}
+
+void Document::setAnalysis(std::shared_ptr<const AnalysisResult> result)
+{
+    analysis_ = std::move(result);
+    emit analysisChanged();
 }
 
 void Document::setTimeline(std::shared_ptr<const TimelineIndex> index)
@@ -36,7 +46,9 @@ void Document::clear()
     trace_.reset();
     summary_.reset();
     timeline_.reset();
+    analysis_.reset();
     emit cleared();
+    emit analysisChanged();
     emit summaryChanged();
     emit timelineChanged();
     emit traceChanged();

@@ -16,6 +16,7 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent), loader_(&load_traces)
     qRegisterMetaType<std::shared_ptr<const sl::Trace>>();
     qRegisterMetaType<std::shared_ptr<const sl::Summary>>();
     qRegisterMetaType<std::shared_ptr<const sl::TimelineIndex>>();
+    qRegisterMetaType<std::shared_ptr<const sl::AnalysisResult>>();
 }
 
 JobRunner::~JobRunner()
@@ -94,13 +95,21 @@ void JobRunner::run(quint64 gen, const QStringList& paths, std::shared_ptr<std::
         auto summary = std::make_shared<const Summary>(summarize(*trace));
         control.check();
         post(gen, [this, summary] { emit summaryReady(summary); });
-        base = 0.94;
-        span = 0.06;
+        base = 0.92;
+        span = 0.03;
         auto timeline = TimelineIndex::build(trace, control);
-        post(gen, [this, timeline] {
-            emit timelineReady(timeline);
-            emit progress(1.0, tr("Done"));
-        });
+        post(gen, [this, timeline] { emit timelineReady(timeline); });
+        base = 0.95;
+        span = 0.05;
+        try {
+            auto result = std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{}, control));
+            post(gen, [this, result] { emit analysisReady(result); });
+        } catch (const TraceError& e) {
+            const QString msg = QString::fromStdString(e.what());
+            post(gen, [this, msg] { emit analysisFailed(msg); });
+        }
+        control.check();
+        post(gen, [this] { emit progress(1.0, tr("Done")); });
         post(gen, [this] {
             running_ = false;
             emit finished(true);

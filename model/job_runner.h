@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/analysis.h"
 #include "analysis/load_control.h"
 #include "analysis/summary.h"
 #include "analysis/trace.h"
@@ -48,6 +49,10 @@ signals:
     void summaryReady(std::shared_ptr<const sl::Summary> summary);
     // Stage 3: the timeline's level-of-detail index.
     void timelineReady(std::shared_ptr<const sl::TimelineIndex> index);
+    // Stage 4: idle attribution, operator classes, phases... (analysis/analysis.h). A failing analysis does not fail
+    // the job: analysisFailed carries its message and the earlier stages stay shown.
+    void analysisReady(std::shared_ptr<const sl::AnalysisResult> result);
+    void analysisFailed(const QString& message);
     // A job ended (successfully, with an error, or cancelled); `ok` is true when every stage ran.
     void finished(bool ok);
     void failed(const QString& message);

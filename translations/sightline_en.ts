@@ -33,6 +33,16 @@
     </message>
   </context>
   <context>
+    <name>sl::OverviewPanel</name>
+    <message numerus="yes">
+      <source>%n gap(s)</source>
+      <translation>
+        <numerusform>%n gap</numerusform>
+        <numerusform>%n gaps</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
     <name>sl::TimelineView</name>
     <message numerus="yes">
       <source>%n kernels</source>

@@ -17,6 +17,69 @@
     </message>
   </context>
   <context>
+    <name>sl::DetailsPanel</name>
+    <message>
+      <source>Click a kernel in the timeline to see its details.</source>
+      <translation>在时间线中点击一个内核以查看其详情。</translation>
+    </message>
+    <message>
+      <source>Operator class</source>
+      <translation>算子类别</translation>
+    </message>
+    <message>
+      <source>Duration</source>
+      <translation>耗时</translation>
+    </message>
+    <message>
+      <source>Instances of this name</source>
+      <translation>同名实例数</translation>
+    </message>
+    <message>
+      <source>Median of the name</source>
+      <translation>同名耗时中位数</translation>
+    </message>
+    <message>
+      <source>Percentile of this instance</source>
+      <translation>本实例所处百分位</translation>
+    </message>
+    <message>
+      <source>Start</source>
+      <translation>开始时间</translation>
+    </message>
+    <message>
+      <source>Device · stream</source>
+      <translation>设备 · 流</translation>
+    </message>
+    <message>
+      <source>Grid</source>
+      <translation>Grid</translation>
+    </message>
+    <message>
+      <source>Block</source>
+      <translation>Block</translation>
+    </message>
+    <message>
+      <source>Registers per thread</source>
+      <translation>每线程寄存器数</translation>
+    </message>
+    <message>
+      <source>Shared memory</source>
+      <translation>共享内存</translation>
+    </message>
+    <message>
+      <source>Launched by</source>
+      <translation>启动调用</translation>
+    </message>
+    <message>
+      <source>Queue delay</source>
+      <translation>排队延迟</translation>
+    </message>
+    <message>
+      <source>NVTX</source>
+      <translation>NVTX</translation>
+    </message>
+  </context>
+  <context>
     <name>sl::DeviceModel</name>
     <message>
       <source>GPU %1</source>
@@ -307,6 +370,63 @@
       <source>The language changes when Sightline is started again.</source>
       <translation>重新启动 Sightline 后语言设置生效。</translation>
     </message>
+    <message>
+      <source>Analysis failed: %1</source>
+      <translation>分析失败：%1</translation>
+    </message>
+    <message>
+      <source>Overview</source>
+      <translation>概览</translation>
+    </message>
+    <message>
+      <source>Details</source>
+      <translation>详情</translation>
+    </message>
+  </context>
+  <context>
+    <name>sl::OverviewPanel</name>
+    <message>
+      <source>Open a trace to see its overview.</source>
+      <translation>打开 trace 后在此查看概览。</translation>
+    </message>
+    <message>
+      <source>GPU time</source>
+      <translation>GPU 时间</translation>
+    </message>
+    <message>
+      <source>Kernels</source>
+      <translation>内核</translation>
+    </message>
+    <message>
+      <source>Window</source>
+      <translation>时间窗口</translation>
+    </message>
+    <message>
+      <source>Busy</source>
+      <translation>忙碌</translation>
+    </message>
+    <message>
+      <source>Idle</source>
+      <translation>空闲</translation>
+    </message>
+    <message numerus="yes">
+      <source>%n gap(s)</source>
+      <translation>
+        <numerusform>%n 个间隙</numerusform>
+      </translation>
+    </message>
+    <message>
+      <source>Idle by cause</source>
+      <translation>空闲原因分布</translation>
+    </message>
+    <message>
+      <source>Top operator classes</source>
+      <translation>耗时最多的算子类别</translation>
+    </message>
+    <message>
+      <source>Analysing…</source>
+      <translation>正在分析…</translation>
+    </message>
   </context>
   <context>
     <name>sl::SummaryTableView</name>
@@ -402,6 +522,34 @@
     <message>
       <source>Correlation id %1</source>
       <translation>关联 ID %1</translation>
+    </message>
+    <message>
+      <source>host wait</source>
+      <translation>等待主机</translation>
+    </message>
+    <message>
+      <source>kernel wait</source>
+      <translation>等待内核</translation>
+    </message>
+    <message>
+      <source>sync wait</source>
+      <translation>等待同步</translation>
+    </message>
+    <message>
+      <source>other</source>
+      <translation>其他</translation>
+    </message>
+    <message>
+      <source>&lt;b&gt;Kernels:&lt;/b&gt; %1 &amp;nbsp;&amp;nbsp; &lt;b&gt;Gaps:&lt;/b&gt; %2</source>
+      <translation>&lt;b&gt;内核：&lt;/b&gt;%1 &amp;nbsp;&amp;nbsp; &lt;b&gt;间隙：&lt;/b&gt;%2</translation>
+    </message>
+    <message>
+      <source>Class: %1</source>
+      <translation>类别：%1</translation>
+    </message>
+    <message>
+      <source>Cause: %1</source>
+      <translation>原因：%1</translation>
     </message>
   </context>
 </TS>

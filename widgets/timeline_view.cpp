@@ -90,8 +90,90 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
         }
     }
     contentHeight_ = y;
+    mapAnalysis();
     updateScrollBar();
     fitToWindow();
+}
+
+void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+{
+    analysis_ = std::move(analysis);
+    mapAnalysis();
+    update();
+}
+
+void TimelineView::mapAnalysis()
+{
+    gapCause_.clear();
+    classColor_.clear();
+    if (!analysis_ || !index_)
+        return;
+    for (const OpClassTotals& c : analysis_->classes.classes)
+        classColor_.push_back(colorForKey(QString::fromStdString(c.id)));
+    const auto& lanes = index_->lanes();
+    gapCause_.resize(lanes.size());
+    for (size_t li = 0; li < lanes.size(); ++li) {
+        const TimelineLane& lane = lanes[li];
+        if (lane.kind != LaneKind::Gaps)
+            continue;
+        std::vector<const Gap*> gaps;
+        for (const Gap& g : analysis_->idle.gaps)
+            if (g.device == lane.device)
+                gaps.push_back(&g);
+        std::sort(gaps.begin(), gaps.end(), [](const Gap* a, const Gap* b) { return a->start < b->start; });
+        auto& causes = gapCause_[li];
+        causes.assign(lane.items.size(), uint8_t(GapCause::Other));
+        size_t j = 0;
+        for (uint32_t i = 0; i < lane.items.size(); ++i) {
+            const int64_t s = index_->itemStart(lane, i);
+            while (j < gaps.size() && gaps[j]->start < s)
+                ++j;
+            if (j < gaps.size() && gaps[j]->start == s)
+                causes[i] = uint8_t(gaps[j]->cause);
+        }
+    }
+}
+
+QColor TimelineView::causeColor(GapCause c)
+{
+    switch (c) {
+    case GapCause::HostWait: return QColor(222, 110, 50);
+    case GapCause::KernelWait: return QColor(225, 185, 60);
+    case GapCause::SyncWait: return QColor(200, 50, 60);
+    case GapCause::Other: break;
+    }
+    return QColor(150, 150, 160);
+}
+
+QString TimelineView::causeLabel(GapCause c)
+{
+    switch (c) {
+    case GapCause::HostWait: return tr("host wait");
+    case GapCause::KernelWait: return tr("kernel wait");
+    case GapCause::SyncWait: return tr("sync wait");
+    case GapCause::Other: break;
+    }
+    return tr("other");
+}
+
+QString TimelineView::legendHtml(const AnalysisResult& a)
+{
+    auto swatch = [](const QColor& c, const QString& label) {
+        return QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2").arg(c.name(), label.toHtmlEscaped());
+    };
+    std::vector<const OpClassTotals*> classes;
+    for (const OpClassTotals& c : a.classes.classes)
+        if (c.time_ns > 0)
+            classes.push_back(&c);
+    std::sort(classes.begin(), classes.end(), [](auto* x, auto* y) { return x->time_ns > y->time_ns; });
+    QStringList parts;
+    for (const OpClassTotals* c : classes)
+        parts << swatch(colorForKey(QString::fromStdString(c->id)), QString::fromStdString(c->label));
+    QStringList gaps;
+    for (GapCause g : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other})
+        gaps << swatch(causeColor(g), causeLabel(g));
+    return tr("<b>Kernels:</b> %1 &nbsp;&nbsp; <b>Gaps:</b> %2")
+        .arg(parts.join(QStringLiteral(" &nbsp;")), gaps.join(QStringLiteral(" &nbsp;")));
 }
 
 Window TimelineView::bounds() const
@@ -184,7 +266,13 @@ QColor TimelineView::itemColor(const TimelineLane& lane, uint32_t i) const
     const ItemRef r = index_->ref(lane, i);
     const Trace& t = index_->trace();
     switch (r.kind) {
-    case ItemKind::Kernel: return colorForKey(qs(t.str(t.kernels.short_name[r.row])));
+    case ItemKind::Kernel:
+        if (analysis_ && r.row < analysis_->classes.kernel_class.size()) {
+            const int c = analysis_->classes.kernel_class[r.row];
+            if (c >= 0 && size_t(c) < classColor_.size())
+                return classColor_[size_t(c)];
+        }
+        return colorForKey(qs(t.str(t.kernels.short_name[r.row])));
     case ItemKind::Memcpy: {
         const CopyKind k = t.memcpy.copy_kind[r.row];
         return k == CopyKind::HtoD ? QColor(70, 170, 90) : k == CopyKind::DtoH ? QColor(160, 90, 180) : QColor(60, 150, 160);
@@ -195,7 +283,12 @@ QColor TimelineView::itemColor(const TimelineLane& lane, uint32_t i) const
         return (f & kApiSync) ? kApiSyncColor : (f & (kApiLaunch | kApiGraphLaunch)) ? kApiLaunchColor : kApiOther;
     }
     case ItemKind::Range: return colorForKey(qs(t.str(t.ranges.name[r.row]))).lighter(125);
-    case ItemKind::Gap: return kGapColor;
+    case ItemKind::Gap: {
+        const size_t li = size_t(&lane - index_->lanes().data());
+        if (li < gapCause_.size() && r.row < gapCause_[li].size())
+            return causeColor(GapCause(gapCause_[li][r.row]));
+        return kGapColor;
+    }
     }
     return Qt::gray;
 }
@@ -613,6 +706,12 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
     switch (r.kind) {
     case ItemKind::Kernel: {
         const auto& k = t.kernels;
+        if (analysis_ && r.row < analysis_->classes.kernel_class.size()) {
+            const int c = analysis_->classes.kernel_class[r.row];
+            if (c >= 0 && size_t(c) < analysis_->classes.classes.size())
+                html += QStringLiteral("<br>") +
+                        tr("Class: %1").arg(QString::fromStdString(analysis_->classes.classes[size_t(c)].label));
+        }
         html += QStringLiteral("<br>") + tr("Stream %1").arg(k.stream[r.row]);
         html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")
                                               .arg(k.grid_x[r.row]).arg(k.grid_y[r.row]).arg(k.grid_z[r.row])
@@ -626,6 +725,10 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
     case ItemKind::Memcpy: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memcpy.bytes[r.row])); break;
     case ItemKind::Memset: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memset.bytes[r.row])); break;
     case ItemKind::Api: html += QStringLiteral("<br>") + tr("Correlation id %1").arg(t.api.correlation[r.row]); break;
+    case ItemKind::Gap:
+        if (size_t(laneIdx) < gapCause_.size() && r.row < gapCause_[size_t(laneIdx)].size())
+            html += QStringLiteral("<br>") + tr("Cause: %1").arg(causeLabel(GapCause(gapCause_[size_t(laneIdx)][r.row])));
+        break;
     default: break;
     }
     return html;

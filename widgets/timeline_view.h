@@ -9,6 +9,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "analysis/analysis.h"
 #include "model/timeline_index.h"
 #include "model/timeline_math.h"
 
@@ -24,6 +25,12 @@ public:
     explicit TimelineView(Selection* selection, QWidget* parent = nullptr);
 
     void setIndex(std::shared_ptr<const TimelineIndex> index);
+    // Colours kernels by operator class and gaps by cause (null: by kernel name, one gap colour).
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
+    static QColor causeColor(GapCause cause);
+    static QString causeLabel(GapCause cause);
+    // Legend (rich text) for the classes present and the gap causes.
+    static QString legendHtml(const AnalysisResult& analysis);
     std::shared_ptr<const TimelineIndex> index() const { return index_; }
 
     timeline::Window window() const { return window_; }
@@ -74,6 +81,10 @@ private:
 
     Selection* selection_;
     std::shared_ptr<const TimelineIndex> index_;
+    std::shared_ptr<const AnalysisResult> analysis_;
+    std::vector<std::vector<uint8_t>> gapCause_;   // per lane (gap lanes only): cause of each gap
+    std::vector<QColor> classColor_;
+    void mapAnalysis();
     timeline::Window window_;
     QScrollBar* vscroll_;
     int labelWidth_ = 190;

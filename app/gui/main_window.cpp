@@ -28,6 +28,8 @@
 #include "model/kernel_summary_model.h"
 #include "model/selection.h"
 #include "model/units.h"
+#include "widgets/details_panel.h"
+#include "widgets/overview_panel.h"
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
 
@@ -55,6 +57,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(runner_, &JobRunner::traceLoaded, document_, &Document::setTrace);
     connect(runner_, &JobRunner::summaryReady, document_, &Document::setSummary);
     connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);
+    connect(runner_, &JobRunner::analysisReady, document_, &Document::setAnalysis);
+    connect(runner_, &JobRunner::analysisFailed, this,
+            [this](const QString& m) { statusLabel_->setToolTip(tr("Analysis failed: %1").arg(m)); });
     connect(runner_, &JobRunner::finished, this, &MainWindow::onFinished);
     connect(runner_, &JobRunner::failed, this, &MainWindow::onFailed);
     connect(runner_, &JobRunner::cancelled, this, [this] { statusLabel_->setText(tr("Loading cancelled")); });
@@ -78,8 +83,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     info_->setWordWrap(true);
     timeline_ = new TimelineView(selection_, content_);
     timeline_->setToolTip(QString());
+    legend_ = new QLabel(content_);
+    legend_->setMargin(4);
+    legend_->setWordWrap(true);
+    legend_->hide();
     contentLayout->addWidget(info_);
+    contentLayout->addWidget(legend_);
     contentLayout->addWidget(timeline_, 1);
+    connect(document_, &Document::analysisChanged, this, [this] {
+        const auto a = document_->analysis();
+        timeline_->setAnalysis(a);
+        legend_->setVisible(a != nullptr);
+        if (a)
+            legend_->setText(TimelineView::legendHtml(*a));
+    });
     central_->addWidget(content_);
     connect(document_, &Document::timelineChanged, this, [this] { timeline_->setIndex(document_->timeline()); });
     setCentralWidget(central_);
@@ -115,6 +132,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* deviceDock = addDock(devices, tr("Devices"), QStringLiteral("devicesDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(kernelDock, deviceDock);
     kernelDock->raise();
+
+    auto* overview = new OverviewPanel(this);
+    auto refreshOverview = [this, overview] { overview->setData(document_->summary(), document_->analysis()); };
+    connect(document_, &Document::summaryChanged, this, refreshOverview);
+    connect(document_, &Document::analysisChanged, this, refreshOverview);
+    auto* details = new DetailsPanel(this);
+    connect(document_, &Document::traceChanged, this, [this, details] { details->setTrace(document_->trace()); });
+    connect(document_, &Document::analysisChanged, this, [this, details] { details->setAnalysis(document_->analysis()); });
+    connect(selection_, &Selection::kernelChanged, details, &DetailsPanel::showKernel);
+    QDockWidget* overviewDock = addDock(overview, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
+    QDockWidget* detailsDock = addDock(details, tr("Details"), QStringLiteral("detailsDock"), Qt::RightDockWidgetArea);
+    splitDockWidget(overviewDock, detailsDock, Qt::Vertical);
+    resizeDocks({overviewDock}, {320}, Qt::Horizontal);
+    resizeDocks({kernelDock}, {260}, Qt::Vertical);
 
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))

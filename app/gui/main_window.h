@@ -59,6 +59,7 @@ private:
     QLabel* welcome_ = nullptr;
     QWidget* content_ = nullptr;
     QLabel* info_ = nullptr;
+    QLabel* legend_ = nullptr;
     TimelineView* timeline_ = nullptr;
 
     QMenu* recentMenu_ = nullptr;

@@ -1,0 +1,89 @@
+#include "widgets/overview_panel.h"
+
+#include <QLabel>
+#include <QLocale>
+#include <algorithm>
+
+#include "model/units.h"
+#include "widgets/palette.h"
+#include "widgets/timeline_view.h"
+
+namespace sl {
+
+OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
+{
+    label_ = new QLabel(this);
+    label_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    label_->setMargin(8);
+    label_->setWordWrap(true);
+    label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    setWidget(label_);
+    setWidgetResizable(true);
+    setFrameShape(QFrame::NoFrame);
+    setData(nullptr, nullptr);
+}
+
+QString OverviewPanel::text() const { return label_->text(); }
+
+void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_ptr<const AnalysisResult> analysis)
+{
+    if (!summary) {
+        label_->setText(tr("Open a trace to see its overview."));
+        return;
+    }
+    QString h;
+    auto row = [&h](const QString& k, const QString& v) {
+        h += QStringLiteral("<tr><td>%1</td><td align=right><b>%2</b></td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+    };
+    h += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("GPU time"));
+    row(tr("Kernels"), QStringLiteral("%1 · %2").arg(QLocale().toString(qlonglong(summary->kernels.count)),
+                                                      formatDuration(summary->kernels.total_ns)));
+    for (const DeviceSummary& d : summary->devices) {
+        if (d.kernels + d.memcpys + d.memsets == 0)
+            continue;
+        h += QStringLiteral("<tr><td colspan=2><b>%1</b></td></tr>")
+                 .arg(QStringLiteral("GPU %1 %2").arg(d.id).arg(QString::fromStdString(d.name)).toHtmlEscaped());
+        row(tr("Window"), formatDuration(d.window_ns));
+        row(tr("Busy"), QStringLiteral("%1 (%2)").arg(formatDuration(d.busy_ns), formatPercent(d.utilization)));
+        row(tr("Idle"), QStringLiteral("%1 · %2").arg(formatDuration(d.idle_ns),
+                                                       tr("%n gap(s)", nullptr, int(d.gaps.count))));
+    }
+    h += QStringLiteral("</table>");
+    if (analysis) {
+        IdleBreakdown total;
+        for (const DeviceIdle& d : analysis->idle.devices)
+            for (size_t i = 0; i < 4; ++i) {
+                total.ns[i] += d.breakdown.ns[i];
+                total.count[i] += d.breakdown.count[i];
+            }
+        const int64_t idle = total.total_ns();
+        h += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("Idle by cause"));
+        for (GapCause c : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other}) {
+            const auto i = size_t(c);
+            h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right><b>%3</b></td>"
+                                "<td align=right>%4</td></tr>")
+                     .arg(TimelineView::causeColor(c).name(), TimelineView::causeLabel(c).toHtmlEscaped(),
+                          formatDuration(total.ns[i]), idle > 0 ? formatPercent(double(total.ns[i]) / double(idle)) : QString());
+        }
+        h += QStringLiteral("</table>");
+        std::vector<const OpClassTotals*> classes;
+        for (const OpClassTotals& c : analysis->classes.classes)
+            if (c.time_ns > 0)
+                classes.push_back(&c);
+        std::sort(classes.begin(), classes.end(), [](auto* a, auto* b) { return a->time_ns > b->time_ns; });
+        h += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("Top operator classes"));
+        const double base = double(std::max<int64_t>(1, analysis->classes.kernel_time_ns));
+        for (size_t i = 0; i < classes.size() && i < 8; ++i)
+            h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right><b>%3</b></td>"
+                                "<td align=right>%4</td></tr>")
+                     .arg(colorForKey(QString::fromStdString(classes[i]->id)).name(),
+                          QString::fromStdString(classes[i]->label).toHtmlEscaped(), formatDuration(classes[i]->time_ns),
+                          formatPercent(double(classes[i]->time_ns) / base));
+        h += QStringLiteral("</table>");
+    } else {
+        h += QStringLiteral("<p><i>%1</i></p>").arg(tr("Analysing…"));
+    }
+    label_->setText(h);
+}
+
+} // namespace sl
