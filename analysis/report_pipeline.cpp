@@ -1,6 +1,7 @@
 #include "analysis/report_pipeline.h"
 
 #include "analysis/gpu_specs.h"
+#include "analysis/knowledge_base.h"
 #include "analysis/metrics_binding.h"
 #include "analysis/model_config.h"
 #include "analysis/rules.h"
@@ -8,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 namespace sl::report {
 
@@ -41,8 +43,10 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
         r.ncu = read_ncu(o.ncu_file);
 
     if (!o.model_config.empty()) {
-        const ModelConfig model = load_model_config(o.model_config);
-        const GpuDatabase db = GpuDatabase::load_default();
+        const ModelConfig model = load_model_config(o.model_config, o.model_index);
+        GpuDatabase db = GpuDatabase::load_default();
+        if (!o.gpu_file.empty())
+            db.merge_file(o.gpu_file);
         const GpuSpec* spec = nullptr;
         if (!o.gpu.empty())
             spec = db.find(o.gpu);
@@ -70,8 +74,11 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
         DiagnoseOptions d;
         d.rule_dirs = o.rule_dirs;
         d.lang = o.lang;
+        std::unique_ptr<KnowledgeBase> kb;
+        if (!o.kb_path.empty())
+            kb = std::make_unique<KnowledgeBase>(o.kb_path);
         const Diagnosis dg = diagnose(trace, r.analysis, r.roofline ? &*r.roofline : nullptr,
-                                      r.ncu ? &*r.ncu : nullptr, d);
+                                      r.ncu ? &*r.ncu : nullptr, d, kb.get());
         r.findings = dg.eval.findings;
         const std::vector<std::string> dirs =
             o.rule_dirs.empty() ? std::vector<std::string>{shipped_rules_dir(), default_user_rules_dir()}

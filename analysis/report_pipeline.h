@@ -23,6 +23,8 @@ namespace sl::report {
 struct PipelineOptions {
     AnalysisOptions analysis;
     std::string model_config;        // HF config.json; empty = no Roofline
+    std::string model_index;         // model.safetensors.index.json checked against the config; optional
+    std::string gpu_file;            // extra or corrected GPU spec rows; optional
     std::string gpu;                 // --gpu NAME; empty = match the trace's first device name
     CostOptions cost;                // batch / prompt / context, κ
     RooflineOptions roofline;        // K, τ
@@ -30,6 +32,7 @@ struct PipelineOptions {
     bool rules = true;               // run the rule engine
     std::vector<std::string> rule_dirs;   // empty = shipped + user rules
     std::string lang = "en";         // language of the findings' texts
+    std::string kb_path;             // knowledge base whose verified history adjusts confidence; optional
 };
 
 struct PipelineResults {

@@ -1,0 +1,270 @@
+// sightline-cli report TRACE... --format md|pdf|json|html -o FILE [--lang en|zh_CN] [analysis options]
+//
+// The shareable report (analysis/report_model.h): the same document as the GUI's export. `analyze --format
+// md|pdf|html` forwards here. Markdown charts are PNG files in "<FILE stem>_files/" next to the .md when the CLI
+// is built with Qt, else data tables; PDF needs Qt and renders on the offscreen platform (no display needed).
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+
+#include "analysis/errors.h"
+#include "analysis/knowledge_base.h"
+#include "analysis/load.h"
+#include "analysis/report_html.h"
+#include "analysis/report_json.h"
+#include "analysis/report_markdown.h"
+#include "analysis/report_pipeline.h"
+#include "app/cli/command.h"
+
+#ifdef SIGHTLINE_HAVE_QT
+#include "model/chart_render.h"
+#include "model/report_pdf.h"
+
+#include <QGuiApplication>
+#endif
+
+namespace sl::cli {
+
+int run_report(const std::vector<std::string>& argv);
+
+namespace {
+
+constexpr const char* kSynopsis =
+    "report TRACE... --format md|pdf|json|html [-o FILE] [--lang en|zh_CN] [--title T] [--run-id ID] "
+    "[--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [--rules DIR] "
+    "[--no-rules] [--kb PATH] [--fail-on high|medium|low] [analyze options]";
+
+struct ReportRequest {
+    report::PipelineOptions pipeline;
+    report::ReportOptions report;
+    std::string format;
+    std::string output;
+    std::string fail_on;
+};
+
+bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t& out)
+{
+    try {
+        size_t used = 0;
+        const long long v = std::stoll(s, &used);
+        if (used != s.size() || v < lo || v > hi)
+            return false;
+        out = v;
+        return true;
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+struct OptionSpec {
+    const char* name;
+    bool takes_value;
+    const char* help;
+    std::function<std::string(ReportRequest&, const std::string&)> apply;
+};
+
+std::function<std::string(ReportRequest&, const std::string&)> int_option(const char* name, int64_t lo, int64_t hi,
+                                                                          std::function<void(ReportRequest&, int64_t)> set)
+{
+    return [=](ReportRequest& r, const std::string& v) -> std::string {
+        int64_t x = 0;
+        if (!parse_int(v, lo, hi, x))
+            return std::string(name) + " needs an integer " + std::to_string(lo) + ".." + std::to_string(hi) +
+                   ", not '" + v + "'";
+        set(r, x);
+        return {};
+    };
+}
+
+const std::vector<OptionSpec>& option_table()
+{
+    using R = ReportRequest;
+    static const std::vector<OptionSpec> t = {
+        {"--format", true, "md, pdf, json or html",
+         [](R& r, const std::string& v) -> std::string {
+             if (v != "md" && v != "pdf" && v != "json" && v != "html")
+                 return "--format must be md, pdf, json or html, not '" + v + "'";
+             r.format = v;
+             return {};
+         }},
+        {"-o", true, "output file (required for pdf; md writes its chart PNGs next to it)",
+         [](R& r, const std::string& v) -> std::string { r.output = v; return {}; }},
+        {"--output", true, "same as -o", [](R& r, const std::string& v) -> std::string { r.output = v; return {}; }},
+        {"--lang", true, "report language: en (default) or zh_CN",
+         [](R& r, const std::string& v) -> std::string {
+             if (!report::parse_lang(v, r.report.lang))
+                 return "--lang must be en or zh_CN, not '" + v + "'";
+             r.pipeline.lang = report::lang_code(r.report.lang);
+             return {};
+         }},
+        {"--title", true, "report title", [](R& r, const std::string& v) -> std::string { r.report.title = v; return {}; }},
+        {"--run-id", true, "run id (default: derived from the input hashes)",
+         [](R& r, const std::string& v) -> std::string { r.report.run_id = v; return {}; }},
+        {"--generated-at", true, "timestamp to print instead of now (reproducible reports)",
+         [](R& r, const std::string& v) -> std::string { r.report.generated_at = v; return {}; }},
+        {"--model-name", true, "model name shown in the environment",
+         [](R& r, const std::string& v) -> std::string { r.report.model = v; return {}; }},
+        {"--model", true, "HF config.json: adds the Roofline",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.model_config = v; return {}; }},
+        {"--model-index", true, "model.safetensors.index.json checked against --model",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.model_index = v; return {}; }},
+        {"--gpu", true, "GPU spec row; default: the trace's device name",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.gpu = v; return {}; }},
+        {"--gpu-file", true, "extra or corrected GPU spec rows",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.gpu_file = v; return {}; }},
+        {"--batch", true, "batch size of the traced run (Roofline)",
+         int_option("--batch", 1, 10'000'000, [](R& r, int64_t x) { r.pipeline.cost.batch = x; })},
+        {"--prompt", true, "prompt length of the prefill (Roofline)",
+         int_option("--prompt", 1, 1'000'000'000, [](R& r, int64_t x) { r.pipeline.cost.prompt = x; })},
+        {"--context", true, "KV length of a decode step (Roofline)",
+         int_option("--context", 1, 1'000'000'000, [](R& r, int64_t x) { r.pipeline.cost.context = x; })},
+        {"--ncu", true, "Nsight Compute file (CSV/text/.ncu-rep)",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.ncu_file = v; return {}; }},
+        {"--rules", true, "rules directory added to the shipped rules",
+         [](R& r, const std::string& v) -> std::string {
+             r.pipeline.rule_dirs = {shipped_rules_dir(), v};
+             return {};
+         }},
+        {"--no-rules", false, "leave the findings out", [](R& r, const std::string&) -> std::string {
+             r.pipeline.rules = false;
+             return {};
+         }},
+        {"--kb", true, "knowledge base whose verified history adjusts the findings' confidence",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.kb_path = v; return {}; }},
+        {"--fail-on", true, "exit 1 when a finding of this severity or above fires",
+         [](R& r, const std::string& v) -> std::string {
+             if (!parse_severity(v))
+                 return "--fail-on must be high, medium or low, not '" + v + "'";
+             r.fail_on = v;
+             return {};
+         }},
+        // The analyze command's options, so `analyze --format md|pdf|html` can forward its arguments unchanged.
+        {"--gap-threshold-us", true, "gaps shorter than this between back-to-back launches are launch-wait",
+         int_option("--gap-threshold-us", 0, 1'000'000'000,
+                    [](R& r, int64_t x) { r.pipeline.analysis.idle.kernel_wait_threshold_ns = x * 1000; })},
+        {"--step-regex", true, "kernel-name regex whose kernels end a decode step",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.analysis.phases.step_regex = v; return {}; }},
+        {"--top-k", true, "kernel names in the focus set (default 10)",
+         int_option("--top-k", 1, 1'000'000, [](R& r, int64_t x) {
+             r.pipeline.analysis.focus.top_k = size_t(x);
+             r.pipeline.roofline.top_k = int(x);
+         })},
+        {"--warmup-steps", true, "decode steps excluded from TPOT",
+         int_option("--warmup-steps", 0, 1'000'000, [](R& r, int64_t x) { r.pipeline.analysis.phases.warmup_steps = int(x); })},
+        {"--classes", true, "kernel-classes JSON replacing resources/kernel_classes.json",
+         [](R& r, const std::string& v) -> std::string { r.pipeline.analysis.classes_file = v; return {}; }},
+    };
+    return t;
+}
+
+int usage_error(const std::string& msg)
+{
+    std::cerr << "sightline-cli report: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    for (const auto& o : option_table())
+        std::cerr << "  " << o.name << (o.takes_value ? " VALUE" : "") << "  " << o.help << "\n";
+    return kExitUsage;
+}
+
+#ifdef SIGHTLINE_HAVE_QT
+// PDF and PNG rendering need a QGuiApplication (fonts, image plugins); without a display use the offscreen platform.
+void ensure_gui_app()
+{
+    if (QGuiApplication::instance())
+        return;
+    if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+        setenv("QT_QPA_PLATFORM", "offscreen", 0);
+    static int argc = 1;
+    static char name[] = "sightline-cli";
+    static char* argv[] = {name, nullptr};
+    static QGuiApplication app(argc, argv);
+}
+#endif
+
+} // namespace
+
+int run_report(const std::vector<std::string>& argv)
+{
+    std::vector<std::string> value_opts, flag_opts;
+    for (const auto& o : option_table())
+        (o.takes_value ? value_opts : flag_opts).push_back(o.name);
+    Args args;
+    std::string error;
+    if (!parse_args(argv, value_opts, flag_opts, args, error))
+        return usage_error(error);
+    if (args.positional.empty())
+        return usage_error("no trace file given");
+    ReportRequest req;
+    for (const auto& [name, value] : args.options)
+        for (const auto& o : option_table())
+            if (name == o.name)
+                if (std::string e = o.apply(req, value); !e.empty())
+                    return usage_error(e);
+    if (req.format.empty())
+        return usage_error("--format md|pdf|json|html is required");
+#ifndef SIGHTLINE_HAVE_QT
+    if (req.format == "pdf") {
+        std::cerr << "sightline-cli: this build has no Qt, so it cannot write PDF; use --format md, html or json\n";
+        return kExitUsage;
+    }
+#endif
+    if (req.format == "pdf" && req.output.empty())
+        return usage_error("--format pdf needs -o FILE");
+
+    std::optional<report::PipelineResults> results;
+    std::string text;
+    try {
+        const Trace trace = load_traces(args.positional);
+        results = report::run_pipeline(trace, req.pipeline);
+        std::vector<std::string> inputs = args.positional;
+        if (!req.pipeline.model_config.empty())
+            inputs.push_back(req.pipeline.model_config);
+        if (!req.pipeline.ncu_file.empty())
+            inputs.push_back(req.pipeline.ncu_file);
+        const report::Report rep = report::build_report(report::report_inputs(trace, *results, req.report, inputs));
+        if (req.format == "json") {
+            text = report::to_json_text(rep);
+        } else if (req.format == "html") {
+            text = report::to_html(rep);
+        } else if (req.format == "md") {
+            report::MarkdownOptions mo;
+#ifdef SIGHTLINE_HAVE_QT
+            if (!req.output.empty()) {
+                ensure_gui_app();
+                mo.write_image = markdownPngWriter(QString::fromStdString(req.output), rep.lang);
+            }
+#endif
+            text = report::to_markdown(rep, mo) + "\n";
+        } else {
+#ifdef SIGHTLINE_HAVE_QT
+            ensure_gui_app();
+            const PdfResult pr = writeReportPdf(rep, QString::fromStdString(req.output));
+            if (!pr.ok) {
+                std::cerr << "sightline-cli: " << pr.error.toStdString() << "\n";
+                return kExitInput;
+            }
+            std::cerr << "wrote " << req.output << " (" << pr.pages << " pages)\n";
+#endif
+        }
+    } catch (const TraceError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
+    } catch (const KbError& e) {
+        std::cerr << "sightline-cli: " << e.what() << "\n";
+        return kExitInput;
+    }
+    if (req.format != "pdf" && !write_output(req.output, text))
+        return kExitInput;
+    if (!req.fail_on.empty() && results && results->findings) {
+        const auto gate = parse_severity(req.fail_on);
+        const auto worst = max_severity(*results->findings);
+        if (gate && worst && *worst >= *gate)
+            return kExitGate;
+    }
+    return kExitOk;
+}
+
+namespace {
+const bool registered = register_command({"report", kSynopsis, &run_report});
+} // namespace
+
+} // namespace sl::cli
