@@ -147,6 +147,21 @@
     </message>
   </context>
   <context>
+    <name>sl::GapHistogramView</name>
+    <message>
+      <source>Idle gaps by size and cause</source>
+      <translation>按长度与原因统计的空闲间隙</translation>
+    </message>
+    <message>
+      <source>Gap length</source>
+      <translation>间隙长度</translation>
+    </message>
+    <message>
+      <source>Gaps</source>
+      <translation>空闲间隙</translation>
+    </message>
+  </context>
+  <context>
     <name>sl::JobRunner</name>
     <message>
       <source>Opening</source>
@@ -381,6 +396,10 @@
     <message>
       <source>Details</source>
       <translation>详情</translation>
+    </message>
+    <message>
+      <source>Gaps</source>
+      <translation>空闲间隙</translation>
     </message>
   </context>
   <context>

@@ -29,6 +29,7 @@
 #include "model/selection.h"
 #include "model/units.h"
 #include "widgets/details_panel.h"
+#include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
@@ -131,6 +132,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* kernelDock = addDock(kernels, tr("Kernels"), QStringLiteral("kernelsDock"), Qt::BottomDockWidgetArea);
     QDockWidget* deviceDock = addDock(devices, tr("Devices"), QStringLiteral("devicesDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(kernelDock, deviceDock);
+    auto* gaps = new GapHistogramView(this);
+    connect(document_, &Document::analysisChanged, this, [this, gaps] { gaps->setAnalysis(document_->analysis()); });
+    QDockWidget* gapsDock = addDock(gaps, tr("Gaps"), QStringLiteral("gapsDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(deviceDock, gapsDock);
     kernelDock->raise();
 
     auto* overview = new OverviewPanel(this);

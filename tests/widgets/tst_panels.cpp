@@ -6,7 +6,9 @@
 #include "analysis/summary.h"
 #include "analysis/synthetic.h"
 #include "model/units.h"
+#include "model/gap_histogram.h"
 #include "widgets/details_panel.h"
+#include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
 #include "widgets/timeline_view.h"
 
@@ -51,6 +53,29 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("decode_step")));
         details.showKernel(-1);
         QVERIFY(!details.text().contains(QStringLiteral("decode_step")));
+
+        // Gaps pane: every gap lands in exactly one bucket and cause; totals agree with the idle analysis.
+        GapHistogramView gaps;
+        gaps.setAnalysis(analysis);
+        int64_t n = 0, ns = 0;
+        for (size_t b = 0; b < kGapBuckets; ++b)
+            for (size_t c = 0; c < 4; ++c) {
+                n += gaps.histogram().count[b][c];
+                ns += gaps.histogram().total_ns[b][c];
+            }
+        QCOMPARE(n, int64_t(analysis->idle.gaps.size()));
+        int64_t idleNs = 0;
+        for (const DeviceIdle& di : analysis->idle.devices)
+            idleNs += di.idle_ns;
+        QCOMPARE(ns, idleNs);
+        // a hand-made idle result: 500 ns host wait, 2 ms sync wait
+        IdleResult ir;
+        ir.gaps.push_back({0, 500, 0, GapCause::HostWait});
+        ir.gaps.push_back({1000, 2'001'000, 0, GapCause::SyncWait});
+        const GapHistogram h = binGapsByCause(ir);
+        QCOMPARE(h.count[0][size_t(GapCause::HostWait)], int64_t(1));
+        QCOMPARE(h.count[6][size_t(GapCause::SyncWait)], int64_t(1));
+        QCOMPARE(h.total_ns[6][size_t(GapCause::SyncWait)], int64_t(2'000'000));
 
         const QString legend = TimelineView::legendHtml(*analysis);
         for (const OpClassTotals& c : analysis->classes.classes)
