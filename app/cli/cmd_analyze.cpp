@@ -19,10 +19,13 @@
 #include "app/cli/command.h"
 
 namespace sl::cli {
+
+int run_report(const std::vector<std::string>& argv);   // cmd_report.cpp
+
 namespace {
 
 constexpr const char* kSynopsis =
-    "analyze TRACE... [--format text|json] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
+    "analyze TRACE... [--format text|json|md|pdf|html] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
     "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] [-o FILE]";
 
 struct AnalyzeRequest {
@@ -59,8 +62,9 @@ const std::vector<OptionSpec>& option_table()
     static const std::vector<OptionSpec> table = {
         {"--format", true, "text (default) or json",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
-             if (v != "text" && v != "json")
-                 return "--format must be text or json, not '" + v + "'";
+             // md, pdf and html are the shareable report (cmd_report.cpp); json stays the analysis JSON.
+             if (v != "text" && v != "json" && v != "md" && v != "pdf" && v != "html")
+                 return "--format must be text, json, md, pdf or html, not '" + v + "'";
              r.format = v;
              return {};
          }},
@@ -173,6 +177,10 @@ const std::vector<OptionSpec>& option_table()
              r.fail_on = v;
              return {};
          }},
+        {"--lang", true, "report language for --format md|pdf|html: en (default) or zh_CN",
+         [](AnalyzeRequest&, const std::string& v) -> std::string {
+             return v == "en" || v.rfind("zh", 0) == 0 ? std::string() : "--lang must be en or zh_CN, not '" + v + "'";
+         }},
         {"--classes", true, "kernel-classes JSON replacing resources/kernel_classes.json",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              r.options.classes_file = v;
@@ -208,6 +216,9 @@ int run_analyze(const std::vector<std::string>& argv)
                 if (std::string e = o.apply(req, value); !e.empty())
                     return usage_error(e);
             }
+
+    if (req.format == "md" || req.format == "pdf" || req.format == "html")
+        return run_report(argv);   // the shareable report: same options, cmd_report.cpp
 
     std::string text;
     Diagnosis diag;
