@@ -175,3 +175,31 @@ TEST(CliSummary, TextAndOutputFile)
     EXPECT_TRUE(r3["devices"].empty());
     EXPECT_FALSE(r3["warnings"].empty());
 }
+
+TEST(CliSummary, SeveralFilesAreRanksAndRankSelectsOne)
+{
+    const std::string& db0 = generated();
+    const std::string db1 = test::scratch_dir("cli_summary_rank1") + "/decode_seed2.sqlite";
+    std::string out;
+    ASSERT_EQ(run("generate --preset decode --steps 3 --seed 2 --no-copies --quiet -o " + db1, &out, true), 0) << out;
+    const int64_t k0 = sql_int(db0, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+    const int64_t k1 = sql_int(db1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+    const int64_t a1 = sql_int(db1, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+    ASSERT_NE(k0, k1);
+
+    ASSERT_EQ(run("summary " + db0 + " " + db1 + " --format json", &out), 0) << out;
+    const json all = json::parse(out);
+    EXPECT_EQ(all["kernels"]["count"], k0 + k1);
+    EXPECT_EQ(all["devices"].size(), 2u);
+
+    ASSERT_EQ(run("summary " + db0 + " " + db1 + " --format json --rank 1", &out), 0) << out;
+    const json r1 = json::parse(out);
+    EXPECT_EQ(r1["options"]["rank"], 1);
+    EXPECT_EQ(r1["kernels"]["count"], k1);
+    EXPECT_EQ(r1["kernels"]["total_ns"], sql_int(db1, "SELECT sum(end - start) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+    EXPECT_EQ(r1["api"]["count"], a1);
+    EXPECT_EQ(r1["memops"]["count"], 0);   // --no-copies
+    ASSERT_EQ(r1["devices"].size(), 1u);
+    EXPECT_EQ(r1["devices"][0]["rank"], 1);
+    EXPECT_EQ(r1["devices"][0]["kernels"], k1);
+}
