@@ -76,6 +76,10 @@ TEST(OpClasses, RealNamesFromTheSharedTraces)
         {"void gemv2T_kernel_val<int, int, float, float, float, float, 128, 16, 4, 4, false, false>(cublasGemvParams)", "gemm"},
         {"void flashinfer::norm::RMSNormKernel<8u, __nv_bfloat16>(__nv_bfloat16*)", "norm"},
         {"void flashinfer::BatchQKApplyRotaryPosIdsKernel<true, 128u, 8u, 16u, __nv_bfloat16, int>(__nv_bfloat16*)", "rotary"},
+        {"void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<float, float>(long, float, float const*, float*, float*)", "norm"},
+        {"void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, int)", "reduction"},
+        {"void cudnn::ops::scalePackedTensor_kernel<float, float>(cudnnTensor4dStruct, float*, float)", "elementwise"},
+        {"saxpy(double *, double *, double *, double, int)", "elementwise"},
         {"some_custom_kernel_xyz", "other"},
     };
     for (const auto& [name, want] : cases)
