@@ -270,6 +270,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     if (currentDevice != UINT16_MAX)
         addGapLane(currentDevice);
     streams.clear();
+    const int64_t gpuLo = lo, gpuHi = hi;
     control.report(0.5, "timeline");
 
     // ---- CPU lanes: per thread, API calls then NVTX depths ---------------------------------------------------
@@ -315,6 +316,8 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     }
     idx->start_ = lo;
     idx->end_ = std::max(hi, lo);
+    idx->gpuStart_ = gpuLo == INT64_MAX ? idx->start_ : gpuLo;
+    idx->gpuEnd_ = gpuLo == INT64_MAX ? idx->end_ : gpuHi;
     control.report(1.0, "timeline");
     return idx;
 }

@@ -74,6 +74,9 @@ public:
     const std::vector<TimelineLane>& lanes() const { return lanes_; }
     int64_t start() const { return start_; }
     int64_t end() const { return end_; }
+    // Extent of GPU work only (kernels, copies, memsets); start()/end() when there is none.
+    int64_t gpuStart() const { return gpuStart_; }
+    int64_t gpuEnd() const { return gpuEnd_; }
 
     ItemRef ref(const TimelineLane& lane, uint32_t i) const;
     int64_t itemStart(const TimelineLane& lane, uint32_t i) const;
@@ -100,6 +103,7 @@ private:
     std::vector<std::pair<uint64_t, int>> streamLanes_;   // (device << 32 | stream) -> lane, sorted
     std::vector<std::pair<uint32_t, int>> apiLanes_;      // thread -> lane, sorted
     int64_t start_ = 0, end_ = 0;
+    int64_t gpuStart_ = 0, gpuEnd_ = 0;
 };
 
 } // namespace sl

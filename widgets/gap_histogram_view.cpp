@@ -7,6 +7,7 @@
 #include <QStackedBarSeries>
 #include <QValueAxis>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "widgets/timeline_view.h"
 
@@ -40,8 +41,9 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
     }
     chart->addSeries(series);
     QStringList categories;
+    // "<1us" would be read as rich text by the axis: name the first bucket by its range.
     for (const GapBucketDef& d : gap_bucket_defs())
-        categories << QString::fromUtf8(d.label);
+        categories << (d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label));
     auto* x = new QBarCategoryAxis;
     x->append(categories);
     x->setTitleText(tr("Gap length"));
@@ -52,6 +54,14 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
+    int64_t tallest = 1;
+    for (size_t b = 0; b < kGapBuckets; ++b) {
+        int64_t stack = 0;
+        for (size_t c = 0; c < 4; ++c)
+            stack += histogram_.count[b][c];
+        tallest = std::max(tallest, stack);
+    }
+    y->setRange(0, double(tallest));
     y->applyNiceNumbers();
     QChart* old = view_->chart();
     view_->setChart(chart);

@@ -193,7 +193,13 @@ void TimelineView::setWindow(Window w)
     update();
 }
 
-void TimelineView::fitToWindow() { setWindow(bounds()); }
+void TimelineView::fitToWindow()
+{
+    // Fit the GPU work: host ranges often span the whole program while the GPU is busy for a fraction of it.
+    if (!index_ || index_->gpuEnd() <= index_->gpuStart())
+        return setWindow(bounds());
+    setWindow(timeline::fit({index_->gpuStart(), index_->gpuEnd()}, 0.01));
+}
 
 void TimelineView::zoomToRange()
 {

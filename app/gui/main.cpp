@@ -30,6 +30,12 @@ int main(int argc, char** argv)
     screenshot.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption size(QStringLiteral("size"), QString(), QStringLiteral("WxH"));
     size.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption pane(QStringLiteral("pane"), QString(), QStringLiteral("name"));
+    pane.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption select(QStringLiteral("select-kernel"), QString(), QStringLiteral("index"));
+    select.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(pane);
+    parser.addOption(select);
     parser.addOption(language);
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -55,6 +61,11 @@ int main(int argc, char** argv)
             window.resize(wh[0].toInt(), wh[1].toInt());
     }
     window.show();
+    if (parser.isSet(pane))
+        window.raisePane(parser.value(pane));
+    if (parser.isSet(select))
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window,
+                         [&window, k = parser.value(select).toLongLong()] { window.selectKernel(k); });
 
     if (parser.isSet(screenshot)) {
         app.setProperty("sightlineNoDialogs", true);

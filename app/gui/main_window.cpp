@@ -113,7 +113,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(kernels, &SummaryTableView::currentSourceRowChanged, this, [this, kernelModel](int row) {
         const StatRow* r = kernelModel->rowAt(row);
         const auto trace = document_->trace();
-        selection_->setKernelName(r && trace ? trace->strings.find(r->name) : UINT32_MAX);
+        const uint32_t id = r && trace ? trace->strings.find(r->name) : UINT32_MAX;
+        selection_->setKernelName(id);
+        // Jump to the longest instance of the chosen name: the timeline scrolls to it, Details shows it.
+        if (id != UINT32_MAX) {
+            int64_t best = -1, bestDur = -1;
+            for (size_t k = 0; k < trace->kernels.size(); ++k)
+                if (trace->kernels.name[k] == id && trace->kernels.end[k] - trace->kernels.start[k] > bestDur) {
+                    best = int64_t(k);
+                    bestDur = trace->kernels.end[k] - trace->kernels.start[k];
+                }
+            selection_->setKernel(best);
+        }
     });
     auto* devices = new SummaryTableView(deviceModel, DeviceModel::SortRole, -1, this);
 
@@ -160,6 +171,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::raisePane(const QString& name)
+{
+    if (auto* dock = findChild<QDockWidget*>(name + QStringLiteral("Dock")))
+        dock->raise();
+}
+
+void MainWindow::selectKernel(int64_t index) { selection_->setKernel(index); }
 
 void MainWindow::createActions()
 {

@@ -28,6 +28,9 @@ public:
     void openFiles(const QStringList& paths);
     JobRunner* jobRunner() const { return runner_; }
     Document* document() const { return document_; }
+    // Raises the dock "<name>Dock" (kernels, devices, gaps, overview, details).
+    void raisePane(const QString& name);
+    void selectKernel(int64_t index);
 
 signals:
     // The current job ended (loaded, failed or cancelled); used by --screenshot.

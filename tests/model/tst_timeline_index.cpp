@@ -146,6 +146,8 @@ private slots:
         QCOMPARE(idx->itemEnd(lanes[2], 0), int64_t(1000));
         QCOMPARE(idx->start(), int64_t(0));
         QCOMPARE(idx->end(), int64_t(2000));
+        QCOMPARE(idx->gpuStart(), int64_t(100));   // GPU work only: [100, 1100)
+        QCOMPARE(idx->gpuEnd(), int64_t(1100));
         QCOMPARE(idx->laneOfKernel(2), 0);
         QCOMPARE(idx->laneOfApi(1), 3);
     }
