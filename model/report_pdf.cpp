@@ -82,7 +82,13 @@ void writeBlock(QString& h, const Block& b, Lang lang)
                          .arg(s.width() * 0.9)
                          .arg(s.height() * 0.9);
             } else if constexpr (std::is_same_v<T, Code>) {
-                h += QStringLiteral("<pre class=\"code\">") + esc(x.text) + QStringLiteral("</pre>\n");
+                // Not <pre>: it never wraps, and long command lines would run off the page.
+                QString code = esc(x.text);
+                code.replace(QLatin1Char('\n'), QStringLiteral("<br>"));
+                h += QStringLiteral("<table width=\"100%\" cellpadding=\"4\" cellspacing=\"0\"><tr><td "
+                                    "bgcolor=\"#f2f2f2\"><span style=\"font-family:'DejaVu Sans Mono','Noto Sans Mono "
+                                    "CJK SC',monospace;font-size:7.5pt\">") +
+                     code + QStringLiteral("</span></td></tr></table>\n");
             } else if constexpr (std::is_same_v<T, Bullets>) {
                 h += QStringLiteral("<ul>\n");
                 for (const auto& item : x.items)
