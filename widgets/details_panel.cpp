@@ -53,7 +53,7 @@ void DetailsPanel::showKernel(int64_t kernel)
     QString h = QStringLiteral("<h3>%1</h3>").arg(qs(t.str(k.short_name[i])).toHtmlEscaped());
     h += QStringLiteral("<p style=\"font-size:small\">%1</p><table cellspacing=3>").arg(qs(t.str(k.name[i])).toHtmlEscaped());
     auto row = [&h](const QString& a, const QString& b) {
-        h += QStringLiteral("<tr><td>%1</td><td><b>%2</b></td></tr>").arg(a.toHtmlEscaped(), b.toHtmlEscaped());
+        h += QStringLiteral("<tr><td style=\"white-space:nowrap\">%1</td><td><b>%2</b></td></tr>").arg(a.toHtmlEscaped(), b.toHtmlEscaped());
     };
     if (analysis_ && i < analysis_->classes.kernel_class.size()) {
         const int c = analysis_->classes.kernel_class[i];

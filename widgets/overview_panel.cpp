@@ -33,7 +33,7 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
     }
     QString h;
     auto row = [&h](const QString& k, const QString& v) {
-        h += QStringLiteral("<tr><td>%1</td><td align=right><b>%2</b></td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+        h += QStringLiteral("<tr><td style=\"white-space:nowrap\">%1</td><td align=right style=\"white-space:nowrap\"><b>%2</b></td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
     };
     h += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("GPU time"));
     row(tr("Kernels"), QStringLiteral("%1 · %2").arg(QLocale().toString(qlonglong(summary->kernels.count)),
