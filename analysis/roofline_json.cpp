@@ -451,12 +451,14 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
                                       " devices: measured times are summed over all of them");
         out.json["roofline"] = roofline_to_json(report, model, &res);
         out.text += roofline_to_text(report, model, &res);
+        out.report = std::move(report);
     }
     if (!request.ncu.empty()) {
         const NcuReport ncu = read_ncu(request.ncu);
         const auto idx = join_ncu_to_trace(ncu, trace);
         out.json["ncu"] = ncu_to_json(ncu, &idx);
         out.text += (out.text.empty() ? "" : "\n") + ncu_to_text(ncu);
+        out.ncu = ncu;
     }
     return out;
 }

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct RooflineRequest {
 struct RooflineOutput {
     nlohmann::json json;                // {"roofline": {...}} and/or {"ncu": {...}}
     std::string text;                   // the same for --format text
+    std::optional<RooflineReport> report;   // the joined Roofline (when a model was given), for rules and reports
+    std::optional<NcuReport> ncu;           // the ncu launches (when an ncu file was given), read once
 };
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
                                      const RooflineRequest& request);

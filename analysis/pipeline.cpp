@@ -1,0 +1,90 @@
+#include "analysis/pipeline.h"
+
+#include <memory>
+
+#include "analysis/analysis_json.h"
+#include "analysis/analysis_text.h"
+#include "analysis/findings.h"
+#include "analysis/knowledge_base.h"
+#include "analysis/load.h"
+#include "analysis/rules.h"
+
+namespace sl {
+
+PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const PipelineOptions& options,
+                               const LoadControl& control,
+                               const std::function<void(PipelineStage, const PipelineResult&)>& on_stage)
+{
+    auto notify = [&](PipelineStage s, const PipelineResult& r) {
+        if (on_stage)
+            on_stage(s, r);
+    };
+    PipelineResult r;
+    r.trace = std::move(trace);
+    const Trace& t = *r.trace;
+    control.check();
+    r.summary = summarize(t, options.summary);
+    notify(PipelineStage::Summarised, r);
+    control.check();
+    r.analysis = analyze(t, options.analysis, control);
+    notify(PipelineStage::Analysed, r);
+    control.check();
+    if (!options.roofline.model.empty() || !options.roofline.ncu.empty()) {
+        RooflineRequest req = options.roofline;
+        req.roofline.top_k = static_cast<int>(options.analysis.focus.top_k);
+        r.roofline = roofline_for_analysis(t, r.analysis.classes, r.analysis.phases, req);
+        notify(PipelineStage::Roofline, r);
+    }
+    control.check();
+    if (options.run_rules) {
+        DiagnoseOptions dopt;
+        if (!options.rules_dir.empty())
+            dopt.rule_dirs = {shipped_rules_dir(), options.rules_dir};
+        std::unique_ptr<KnowledgeBase> kb;
+        if (!options.kb_path.empty())
+            kb = std::make_unique<KnowledgeBase>(options.kb_path);
+        r.diagnosis = diagnose(t, r.analysis, r.roofline.report ? &*r.roofline.report : nullptr,
+                               r.roofline.ncu ? &*r.roofline.ncu : nullptr, dopt, kb.get());
+        notify(PipelineStage::Diagnosed, r);
+    }
+    return r;
+}
+
+PipelineResult run_pipeline(const std::vector<std::string>& paths, const PipelineOptions& options,
+                            const LoadControl& control,
+                            const std::function<void(PipelineStage, const PipelineResult&)>& on_stage)
+{
+    // Loading is the long part; give it most of the progress bar.
+    LoadControl load = control;
+    if (control.progress)
+        load.progress = [&](double f, std::string_view stage) { control.progress(0.85 * f, stage); };
+    auto trace = std::make_shared<const Trace>(load_traces(paths, load));
+    if (on_stage) {
+        PipelineResult partial;
+        partial.inputs = paths;
+        partial.trace = trace;
+        on_stage(PipelineStage::Loaded, partial);
+    }
+    PipelineResult r = run_pipeline_on(std::move(trace), options, control, on_stage);
+    r.inputs = paths;
+    control.report(1.0, "done");
+    return r;
+}
+
+nlohmann::json pipeline_to_json(const PipelineResult& r)
+{
+    nlohmann::json j = analysis_to_json(*r.trace, r.analysis);
+    for (auto it = r.roofline.json.begin(); it != r.roofline.json.end(); ++it)
+        j[it.key()] = it.value();
+    j["findings"] = findings_to_json(r.diagnosis.eval.findings);
+    j["rules"] = diagnosis_meta_json(r.diagnosis);
+    return j;
+}
+
+std::string pipeline_to_text(const PipelineResult& r)
+{
+    return analysis_to_text(*r.trace, r.analysis) + (r.roofline.text.empty() ? "" : "\n" + r.roofline.text) +
+           "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings);
+}
+
+} // namespace sl

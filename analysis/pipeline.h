@@ -1,0 +1,56 @@
+#pragma once
+// The one pipeline the GUI, the CLI and the reports run: load → summary → analyses → Roofline/ncu → rules.
+// Same inputs, same options → the same numbers, whichever front end asked.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/analysis.h"
+#include "analysis/load_control.h"
+#include "analysis/metrics_binding.h"
+#include "analysis/roofline_json.h"
+#include "analysis/summary.h"
+#include "analysis/trace.h"
+
+namespace sl {
+
+struct PipelineOptions {
+    SummaryOptions summary;
+    AnalysisOptions analysis;
+    RooflineRequest roofline;      // model config / GPU / shape / ncu file; empty model and ncu = no Roofline
+    std::string rules_dir;         // user rules added to (and overriding) the shipped ones; empty = shipped + default user dir
+    std::string kb_path;           // knowledge base for confidence history; empty = none
+    bool run_rules = true;
+};
+
+struct PipelineResult {
+    std::vector<std::string> inputs;
+    std::shared_ptr<const Trace> trace;
+    Summary summary;
+    AnalysisResult analysis;
+    RooflineOutput roofline;       // json/text plus report and ncu when requested
+    Diagnosis diagnosis;
+};
+
+enum class PipelineStage { Loaded, Summarised, Analysed, Roofline, Diagnosed };
+
+// Runs every stage. `on_stage` (optional) is called after each stage with the partial result, so a GUI can show the
+// summary before the rest is done. Throws TraceError / KbError on bad input, Cancelled when cancelled.
+PipelineResult run_pipeline(const std::vector<std::string>& paths, const PipelineOptions& options,
+                            const LoadControl& control = {},
+                            const std::function<void(PipelineStage, const PipelineResult&)>& on_stage = {});
+
+// Runs the stages after loading on a trace the caller already has.
+PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const PipelineOptions& options,
+                               const LoadControl& control = {},
+                               const std::function<void(PipelineStage, const PipelineResult&)>& on_stage = {});
+
+// The `sightline-cli analyze --format json` document (schema sightline.analysis/1 plus roofline, ncu, findings).
+nlohmann::json pipeline_to_json(const PipelineResult& r);
+// The `--format text` rendering.
+std::string pipeline_to_text(const PipelineResult& r);
+
+} // namespace sl
