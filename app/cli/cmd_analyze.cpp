@@ -14,6 +14,7 @@
 #include "analysis/knowledge_base.h"
 #include "analysis/load.h"
 #include "analysis/metrics_binding.h"
+#include "analysis/pipeline.h"
 #include "analysis/ncu_reader.h"
 #include "analysis/roofline_json.h"
 #include "app/cli/command.h"
@@ -223,37 +224,17 @@ int run_analyze(const std::vector<std::string>& argv)
     std::string text;
     Diagnosis diag;
     try {
-        const Trace trace = load_traces(args.positional);
-        const AnalysisResult result = analyze(trace, req.options);
-        DiagnoseOptions dopt;
-        if (!req.rules_dir.empty())
-            dopt.rule_dirs = {shipped_rules_dir(), req.rules_dir};
-        std::unique_ptr<KnowledgeBase> kb;
-        if (!req.kb_path.empty())
-            kb = std::make_unique<KnowledgeBase>(req.kb_path);
-        // ncu launches feed the kernel-level rules (the Roofline report is not exposed by RooflineOutput yet).
-        std::optional<NcuReport> ncu_for_rules;
-        if (!req.roofline.ncu.empty())
-            ncu_for_rules = read_ncu(req.roofline.ncu);
-        diag = diagnose(trace, result, nullptr, ncu_for_rules ? &*ncu_for_rules : nullptr, dopt, kb.get());
-        for (const auto& e : diag.rule_errors)
+        PipelineOptions popt;
+        popt.analysis = req.options;
+        popt.roofline = req.roofline;
+        popt.rules_dir = req.rules_dir;
+        popt.kb_path = req.kb_path;
+        const PipelineResult r = run_pipeline(args.positional, popt);
+        for (const auto& e : r.diagnosis.rule_errors)
             std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : ", rule " + e.rule_id)
                       << ": " << e.message << "\n";
-        req.roofline.roofline.top_k = static_cast<int>(req.options.focus.top_k);
-        const RooflineOutput roof = req.roofline.model.empty() && req.roofline.ncu.empty()
-                                        ? RooflineOutput{}
-                                        : roofline_for_analysis(trace, result.classes, result.phases, req.roofline);
-        if (req.format == "json") {
-            nlohmann::json j = analysis_to_json(trace, result);
-            for (auto it = roof.json.begin(); it != roof.json.end(); ++it)
-                j[it.key()] = it.value();
-            j["findings"] = findings_to_json(diag.eval.findings);
-            j["rules"] = diagnosis_meta_json(diag);
-            text = j.dump(2) + "\n";
-        } else {
-            text = analysis_to_text(trace, result) + (roof.text.empty() ? "" : "\n" + roof.text) + "\nFindings\n" +
-                   findings_to_text(diag.eval.findings);
-        }
+        text = req.format == "json" ? pipeline_to_json(r).dump(2) + "\n" : pipeline_to_text(r);
+        diag = r.diagnosis;
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";
         return kExitInput;
