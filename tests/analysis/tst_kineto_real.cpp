@@ -196,8 +196,9 @@ TEST(KinetoReal, EveryFileMatchesAnIndependentParse)
         for (size_t i = 0; i < t.kernels.size(); ++i) {
             auto key = std::make_pair(t.kernels.device[i], t.kernels.stream[i]);
             auto it = last.find(key);
-            if (it != last.end())
+            if (it != last.end()) {
                 EXPECT_LE(it->second, t.kernels.start[i]);
+            }
             last[key] = t.kernels.start[i];
             EXPECT_LE(t.kernels.start[i], t.kernels.end[i]);
         }
