@@ -38,7 +38,10 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     control.check();
     if (options.run_rules) {
         DiagnoseOptions dopt;
-        if (!options.rules_dir.empty())
+        dopt.lang = options.lang;
+        if (!options.rule_dirs.empty())
+            dopt.rule_dirs = options.rule_dirs;
+        else if (!options.rules_dir.empty())
             dopt.rule_dirs = {shipped_rules_dir(), options.rules_dir};
         std::unique_ptr<KnowledgeBase> kb;
         if (!options.kb_path.empty())

@@ -22,6 +22,8 @@ struct PipelineOptions {
     AnalysisOptions analysis;
     RooflineRequest roofline;      // model config / GPU / shape / ncu file; empty model and ncu = no Roofline
     std::string rules_dir;         // user rules added to (and overriding) the shipped ones; empty = shipped + default user dir
+    std::vector<std::string> rule_dirs;   // when set: exactly these rule directories (overrides rules_dir)
+    std::string lang = "en";       // language of the findings' texts
     std::string kb_path;           // knowledge base for confidence history; empty = none
     bool run_rules = true;
 };
