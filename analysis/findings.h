@@ -21,7 +21,7 @@ enum class ScopeKind : uint8_t { Trace = 0, Device, Phase, OpClass, Kernel, NcuL
 const char* scope_kind_name(ScopeKind k);                       // "trace", "device", "phase", "op_class", ...
 std::optional<ScopeKind> parse_scope_kind(std::string_view s);  // also accepts "operator_class", "ncu"
 
-struct TimeRange {
+struct LinkedRange {
     int64_t start = 0, end = 0;   // ns, trace clock
     std::string label;            // e.g. "gap before ampere_sgemm", "decode step 12"
 };
@@ -29,7 +29,7 @@ struct TimeRange {
 // Links from a scope (and so from its findings) to the trace items behind it, for the GUI to jump to.
 struct ScopeLinks {
     std::vector<int64_t> kernel_ids;        // row indices into Trace::kernels (a bounded sample, largest first)
-    std::vector<TimeRange> time_ranges;     // gaps, steps, low-utilisation chunks
+    std::vector<LinkedRange> time_ranges;     // gaps, steps, low-utilisation chunks
     std::vector<std::string> nvtx_ranges;   // NVTX range names
 };
 

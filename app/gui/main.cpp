@@ -34,6 +34,9 @@ int main(int argc, char** argv)
     pane.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption select(QStringLiteral("select-kernel"), QString(), QStringLiteral("index"));
     select.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption exportReport(QStringLiteral("export-report"), QString(), QStringLiteral("file"));
+    exportReport.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(exportReport);
     parser.addOption(pane);
     parser.addOption(select);
     parser.addOption(language);
@@ -79,6 +82,14 @@ int main(int argc, char** argv)
         QObject::connect(&window, &sl::MainWindow::jobFinished, &window, shoot);
         if (parser.positionalArguments().isEmpty())
             shoot();
+    }
+    if (parser.isSet(exportReport)) {
+        // Scripted export through the GUI's own path (used to check that it matches sightline-cli report).
+        app.setProperty("sightlineNoDialogs", true);
+        const QString file = parser.value(exportReport);
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, [&window, file] { window.exportReportTo(file); });
+        QObject::connect(&window, &sl::MainWindow::reportWritten, &app,
+                         [](bool ok, const QString&) { QApplication::exit(ok ? 0 : 2); });
     }
     window.openFiles(parser.positionalArguments());
     return app.exec();

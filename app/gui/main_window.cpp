@@ -8,7 +8,11 @@
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenuBar>
@@ -22,7 +26,13 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "analysis/report_html.h"
+#include "analysis/report_json.h"
+#include "analysis/report_markdown.h"
+#include "analysis/report_pipeline.h"
+#include "model/chart_render.h"
 #include "model/device_model.h"
+#include "model/report_pdf.h"
 #include "model/document.h"
 #include "model/job_runner.h"
 #include "model/kernel_summary_model.h"
@@ -192,6 +202,9 @@ void MainWindow::createActions()
     });
     closeAction_->setShortcut(QKeySequence::Close);
     closeAction_->setEnabled(false);
+    exportAction_ = file->addAction(tr("&Export Report…"), this, &MainWindow::exportReport);
+    exportAction_->setShortcut(QKeySequence(tr("Ctrl+E")));
+    exportAction_->setEnabled(false);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -302,6 +315,7 @@ void MainWindow::onTraceChanged()
 {
     const auto trace = document_->trace();
     closeAction_->setEnabled(trace != nullptr);
+    exportAction_->setEnabled(trace != nullptr);
     selection_->clear();
     if (!trace) {
         setWindowTitle(tr("Sightline"));
@@ -362,6 +376,91 @@ void MainWindow::updateRecentMenu()
         });
     }
     recentMenu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::exportReport()
+{
+    auto trace = document_->trace();
+    if (!trace)
+        return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QString(),
+                                                      tr("PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)"));
+    if (!path.isEmpty())
+        exportReportTo(path);
+}
+
+void MainWindow::exportReportTo(const QString& path)
+{
+    auto trace = document_->trace();
+    if (!trace) {
+        emit reportWritten(false, path);
+        return;
+    }
+    const QString lang = QSettings().value(QStringLiteral("language")).toString();
+    const std::vector<std::string> inputs = [this] {
+        std::vector<std::string> v;
+        for (const QString& p : document_->paths())
+            v.push_back(p.toStdString());
+        return v;
+    }();
+    statusLabel_->setText(tr("Writing the report…"));
+    exportAction_->setEnabled(false);
+    // The report runs the same pipeline as the CLI (sightline-cli report) on a worker; the files are written here.
+    auto* watcher = new QFutureWatcher<std::shared_ptr<sl::report::Report>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, path] {
+        watcher->deleteLater();
+        exportAction_->setEnabled(document_->trace() != nullptr);
+        std::shared_ptr<sl::report::Report> report;
+        try {
+            report = watcher->result();
+        } catch (const std::exception& e) {
+            statusLabel_->setText(tr("The report could not be written."));
+            if (!qApp->property("sightlineNoDialogs").toBool())
+                QMessageBox::warning(this, tr("Export Report"), QString::fromStdString(e.what()));
+            emit reportWritten(false, path);
+            return;
+        }
+        const QString suffix = QFileInfo(path).suffix().toLower();
+        bool ok = true;
+        QString error;
+        if (suffix == QLatin1String("pdf")) {
+            const sl::PdfResult r = sl::writeReportPdf(*report, path);
+            ok = r.ok;
+            error = r.error;
+        } else {
+            std::string text;
+            if (suffix == QLatin1String("md")) {
+                sl::report::MarkdownOptions mo;
+                mo.write_image = sl::markdownPngWriter(path, report->lang);
+                text = sl::report::to_markdown(*report, mo);
+            } else if (suffix == QLatin1String("json")) {
+                text = sl::report::to_json_text(*report);
+            } else {
+                text = sl::report::to_html(*report);
+            }
+            QFile out(path);
+            ok = out.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+                 out.write(text.data(), static_cast<qint64>(text.size())) == static_cast<qint64>(text.size());
+            error = out.errorString();
+        }
+        if (ok) {
+            statusLabel_->setText(tr("Report written to %1").arg(QDir::toNativeSeparators(path)));
+        } else {
+            statusLabel_->setText(tr("The report could not be written."));
+            if (!qApp->property("sightlineNoDialogs").toBool())
+                QMessageBox::warning(this, tr("Export Report"), tr("Cannot write %1: %2").arg(path, error));
+        }
+        emit reportWritten(ok, path);
+    });
+    watcher->setFuture(QtConcurrent::run([trace, inputs, lang] {
+        sl::report::PipelineOptions po;
+        po.lang = lang.startsWith(QLatin1String("zh")) ? "zh_CN" : "en";
+        const sl::report::PipelineResults results = sl::report::run_pipeline(*trace, po);
+        sl::report::ReportOptions ro;
+        ro.lang = lang.startsWith(QLatin1String("zh")) ? sl::report::Lang::ZhCN : sl::report::Lang::En;
+        return std::make_shared<sl::report::Report>(
+            sl::report::build_report(sl::report::report_inputs(*trace, results, ro, inputs)));
+    }));
 }
 
 void MainWindow::setLanguage(const QString& code)

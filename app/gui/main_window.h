@@ -31,10 +31,14 @@ public:
     // Raises the dock "<name>Dock" (kernels, devices, gaps, overview, details).
     void raisePane(const QString& name);
     void selectKernel(int64_t index);
+    // Writes the shareable report (PDF, Markdown, HTML or JSON by the file's suffix) for the open trace; the same
+    // pipeline and report as `sightline-cli report`. Emits reportWritten when done.
+    void exportReportTo(const QString& path);
 
 signals:
     // The current job ended (loaded, failed or cancelled); used by --screenshot.
     void jobFinished(bool ok);
+    void reportWritten(bool ok, const QString& path);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -52,6 +56,7 @@ private:
     void onFinished(bool ok);
     void onFailed(const QString& message);
     void chooseFiles();
+    void exportReport();
     void setLanguage(const QString& code);
 
     Document* document_ = nullptr;
@@ -68,6 +73,7 @@ private:
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QAction* closeAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
