@@ -910,10 +910,11 @@ std::string find_on_path(const std::string& exe)
     size_t pos = 0;
     while (pos <= path.size()) {
         const size_t next = path.find(':', pos);
-        std::string dir = path.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
-        if (dir.empty())
-            dir = ".";
-        const std::string cand = dir + "/" + exe;
+        std::string cand = path.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        if (cand.empty())
+            cand.push_back('.');
+        cand.push_back('/');
+        cand.append(exe);
         struct stat st {};
         if (::stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(cand.c_str(), X_OK) == 0)
             return cand;

@@ -457,7 +457,9 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         const NcuReport ncu = read_ncu(request.ncu);
         const auto idx = join_ncu_to_trace(ncu, trace);
         out.json["ncu"] = ncu_to_json(ncu, &idx);
-        out.text += (out.text.empty() ? "" : "\n") + ncu_to_text(ncu);
+        if (!out.text.empty())
+            out.text.push_back('\n');
+        out.text += ncu_to_text(ncu);
         out.ncu = ncu;
     }
     return out;
