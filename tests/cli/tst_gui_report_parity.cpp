@@ -12,14 +12,14 @@ using nlohmann::json;
 
 namespace {
 
-json read_json(const std::string& path)
+[[maybe_unused]] json read_json(const std::string& path)
 {
     std::ifstream in(path);
     return json::parse(in);
 }
 
 // Drops what legitimately differs between two runs: timestamps, and absolute vs relative input paths.
-void normalise(json& j, const std::string& dir)
+[[maybe_unused]] void normalise(json& j, const std::string& dir)
 {
     if (j.is_object()) {
         if (j.contains("key") && j["key"] == "generated_at")
