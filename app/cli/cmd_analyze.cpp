@@ -37,13 +37,7 @@ struct AnalyzeRequest {
     std::string rules_dir, kb_path, fail_on;   // findings (issue 6): user rules, knowledge base, CI gate
 };
 
-struct OptionSpec {
-    const char* name;
-    bool takes_value;
-    const char* help;
-    // Applies the value; returns an error message, empty on success.
-    std::function<std::string(AnalyzeRequest&, const std::string&)> apply;
-};
+using OptionSpec = sl::cli::OptionSpec<AnalyzeRequest>;
 
 bool parse_number(const std::string& s, double lo, double hi, double& out)
 {
@@ -201,22 +195,15 @@ int usage_error(const std::string& msg)
 
 int run_analyze(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> value_opts, flag_opts;
-    for (const auto& o : option_table())
-        (o.takes_value ? value_opts : flag_opts).push_back(o.name);
     Args args;
     std::string error;
-    if (!parse_args(argv, value_opts, flag_opts, args, error))
+    if (!parse_table_args(argv, option_table(), args, error))
         return usage_error(error);
     if (args.positional.empty())
         return usage_error("no trace file given");
     AnalyzeRequest req;
-    for (const auto& [name, value] : args.options)
-        for (const auto& o : option_table())
-            if (name == o.name) {
-                if (std::string e = o.apply(req, value); !e.empty())
-                    return usage_error(e);
-            }
+    if (!apply_options(args, option_table(), req, error))
+        return usage_error(error);
 
     if (req.format == "md" || req.format == "pdf" || req.format == "html")
         return run_report(argv);   // the shareable report: same options, cmd_report.cpp

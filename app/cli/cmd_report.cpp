@@ -57,12 +57,7 @@ bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t& out)
     }
 }
 
-struct OptionSpec {
-    const char* name;
-    bool takes_value;
-    const char* help;
-    std::function<std::string(ReportRequest&, const std::string&)> apply;
-};
+using OptionSpec = sl::cli::OptionSpec<ReportRequest>;
 
 std::function<std::string(ReportRequest&, const std::string&)> int_option(const char* name, int64_t lo, int64_t hi,
                                                                           std::function<void(ReportRequest&, int64_t)> set)
@@ -185,21 +180,15 @@ void ensure_gui_app()
 
 int run_report(const std::vector<std::string>& argv)
 {
-    std::vector<std::string> value_opts, flag_opts;
-    for (const auto& o : option_table())
-        (o.takes_value ? value_opts : flag_opts).push_back(o.name);
     Args args;
     std::string error;
-    if (!parse_args(argv, value_opts, flag_opts, args, error))
+    if (!parse_table_args(argv, option_table(), args, error))
         return usage_error(error);
     if (args.positional.empty())
         return usage_error("no trace file given");
     ReportRequest req;
-    for (const auto& [name, value] : args.options)
-        for (const auto& o : option_table())
-            if (name == o.name)
-                if (std::string e = o.apply(req, value); !e.empty())
-                    return usage_error(e);
+    if (!apply_options(args, option_table(), req, error))
+        return usage_error(error);
     if (req.format.empty())
         return usage_error("--format md|pdf|json|html is required");
 #ifndef SIGHTLINE_HAVE_QT
