@@ -4,16 +4,22 @@ namespace sl {
 
 Document::Document(QObject* parent) : QObject(parent) {}
 
-void Document::setTrace(const QStringList& paths, std::shared_ptr<const Trace> trace)
+void Document::dropResults()
 {
-    paths_ = paths;
-    trace_ = std::move(trace);
-    const bool hadSummary = summary_ != nullptr, hadTimeline = timeline_ != nullptr;
+    // Views listening to a result's signal see it gone before the new trace's results arrive.
+    const bool hadSummary = summary_ != nullptr, hadTimeline = timeline_ != nullptr,
+               hadAnalysis = analysis_ != nullptr, hadRoofline = roofline_ != nullptr || !rooflineError_.isEmpty(),
+               hadDiagnosis = diagnosis_ != nullptr;
     summary_.reset();
     timeline_.reset();
-    const bool hadAnalysis = analysis_ != nullptr;
     analysis_.reset();
-    emit traceChanged();
+    roofline_.reset();
+    rooflineError_.clear();
+    diagnosis_.reset();
+    if (hadDiagnosis)
+        emit diagnosisChanged();
+    if (hadRoofline)
+        emit rooflineChanged();
     if (hadAnalysis)
         emit analysisChanged();
     if (hadSummary)
@@ -22,10 +28,47 @@ void Document::setTrace(const QStringList& paths, std::shared_ptr<const Trace> t
         emit timelineChanged();
 }
 
+void Document::setTrace(const QStringList& paths, std::shared_ptr<const Trace> trace)
+{
+    paths_ = paths;
+    // The job announces what the files were just before the trace arrives; a bare setTrace means all are traces.
+    if (pendingInputs_) {
+        inputs_ = *pendingInputs_;
+        pendingInputs_.reset();
+    } else {
+        inputs_ = DocumentInputs{paths, {}, {}};
+    }
+    trace_ = std::move(trace);
+    dropResults();
+    emit traceChanged();
+}
+
+void Document::setInputs(const DocumentInputs& inputs) { pendingInputs_ = inputs; }
+
 void Document::setAnalysis(std::shared_ptr<const AnalysisResult> result)
 {
     analysis_ = std::move(result);
     emit analysisChanged();
+}
+
+void Document::setRoofline(std::shared_ptr<const RooflineOutput> roofline)
+{
+    roofline_ = std::move(roofline);
+    rooflineError_.clear();
+    emit rooflineChanged();
+}
+
+void Document::setRooflineError(const QString& message)
+{
+    roofline_.reset();
+    rooflineError_ = message;
+    emit rooflineChanged();
+}
+
+void Document::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
+{
+    diagnosis_ = std::move(diagnosis);
+    emit diagnosisChanged();
 }
 
 void Document::setTimeline(std::shared_ptr<const TimelineIndex> index)
@@ -43,14 +86,11 @@ void Document::setSummary(std::shared_ptr<const Summary> summary)
 void Document::clear()
 {
     paths_.clear();
+    inputs_ = {};
     trace_.reset();
-    summary_.reset();
-    timeline_.reset();
-    analysis_.reset();
+    pendingInputs_.reset();
     emit cleared();
-    emit analysisChanged();
-    emit summaryChanged();
-    emit timelineChanged();
+    dropResults();
     emit traceChanged();
 }
 

@@ -1,35 +1,60 @@
 #pragma once
 // The open workspace: the files, the loaded trace and the analysis results, each an immutable shared value.
-// Filled stage by stage from JobRunner's signals (trace first, then summary, ...); views only read.
+// Filled stage by stage from JobRunner's signals (trace first, then summary, timeline index, analyses, Roofline,
+// findings); views only read. Every result comes from analysis/pipeline.h, the same pipeline the CLI runs.
 
 #include <QObject>
+#include <QString>
 #include <QStringList>
 #include <memory>
+#include <optional>
 
 #include "analysis/analysis.h"
+#include "analysis/metrics_binding.h"
+#include "analysis/roofline_json.h"
 #include "analysis/summary.h"
 #include "analysis/trace.h"
 #include "model/timeline_index.h"
 
 namespace sl {
 
+// What the opened files were: trace files, and the extras opened with them.
+struct DocumentInputs {
+    QStringList traces;      // nsys / Kineto files merged into one trace
+    QString modelConfig;     // HF config.json (opened with the trace, or from the settings)
+    QString ncu;             // Nsight Compute CSV / .ncu-rep
+};
+
 class Document : public QObject {
     Q_OBJECT
 public:
     explicit Document(QObject* parent = nullptr);
 
+    // Every file opened, in the order given.
     const QStringList& paths() const { return paths_; }
+    const DocumentInputs& inputs() const { return inputs_; }
     std::shared_ptr<const Trace> trace() const { return trace_; }
     std::shared_ptr<const Summary> summary() const { return summary_; }
     std::shared_ptr<const TimelineIndex> timeline() const { return timeline_; }
     std::shared_ptr<const AnalysisResult> analysis() const { return analysis_; }
+    // Roofline (when a model config was given) and ncu launches (when an ncu file was opened); null until ready.
+    std::shared_ptr<const RooflineOutput> roofline() const { return roofline_; }
+    // Findings (ranked), rule errors and missing data; null until the rules ran.
+    std::shared_ptr<const Diagnosis> diagnosis() const { return diagnosis_; }
+    // Why the Roofline is missing when a model config or ncu file was given but could not be used.
+    const QString& rooflineError() const { return rooflineError_; }
     bool isEmpty() const { return !trace_; }
 
     // A new trace replaces the old one and drops every result computed from it.
     void setTrace(const QStringList& paths, std::shared_ptr<const Trace> trace);
+    // What the files of the next setTrace are (JobRunner::inputsResolved, emitted just before traceLoaded).
+    void setInputs(const sl::DocumentInputs& inputs);
     void setSummary(std::shared_ptr<const Summary> summary);
     void setTimeline(std::shared_ptr<const TimelineIndex> index);
     void setAnalysis(std::shared_ptr<const AnalysisResult> result);
+    void setRoofline(std::shared_ptr<const RooflineOutput> roofline);
+    void setRooflineError(const QString& message);
+    void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);
     void clear();
 
 signals:
@@ -39,13 +64,24 @@ signals:
     void summaryChanged();
     void timelineChanged();
     void analysisChanged();
+    void rooflineChanged();
+    void diagnosisChanged();
 
 private:
+    void dropResults();
+
     QStringList paths_;
+    DocumentInputs inputs_;
+    std::optional<DocumentInputs> pendingInputs_;
     std::shared_ptr<const Trace> trace_;
     std::shared_ptr<const Summary> summary_;
     std::shared_ptr<const TimelineIndex> timeline_;
     std::shared_ptr<const AnalysisResult> analysis_;
+    std::shared_ptr<const RooflineOutput> roofline_;
+    std::shared_ptr<const Diagnosis> diagnosis_;
+    QString rooflineError_;
 };
 
 } // namespace sl
+
+Q_DECLARE_METATYPE(sl::DocumentInputs)

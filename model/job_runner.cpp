@@ -5,7 +5,9 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "analysis/errors.h"
+#include "analysis/knowledge_base.h"
 #include "analysis/load.h"
+#include "analysis/pipeline.h"
 
 namespace sl {
 
@@ -17,6 +19,9 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent), loader_(&load_traces)
     qRegisterMetaType<std::shared_ptr<const sl::Summary>>();
     qRegisterMetaType<std::shared_ptr<const sl::TimelineIndex>>();
     qRegisterMetaType<std::shared_ptr<const sl::AnalysisResult>>();
+    qRegisterMetaType<std::shared_ptr<const sl::RooflineOutput>>();
+    qRegisterMetaType<std::shared_ptr<const sl::Diagnosis>>();
+    qRegisterMetaType<sl::DocumentInputs>();
 }
 
 JobRunner::~JobRunner()
@@ -38,7 +43,7 @@ quint64 JobRunner::open(const QStringList& paths)
     emit started(paths);
     emit progress(0.0, tr("Opening"));
     auto flag = cancel_;
-    (void)QtConcurrent::run(&pool_, [this, gen, paths, flag] { run(gen, paths, flag); });
+    (void)QtConcurrent::run(&pool_, [this, gen, paths, flag, settings = settings_] { run(gen, paths, settings, flag); });
     return gen;
 }
 
@@ -61,18 +66,34 @@ void JobRunner::post(quint64 gen, std::function<void()> fn)
         Qt::QueuedConnection);
 }
 
-void JobRunner::run(quint64 gen, const QStringList& paths, std::shared_ptr<std::atomic<bool>> cancel)
+DocumentInputs JobRunner::classify(const QStringList& paths)
 {
-    std::vector<std::string> files;
-    files.reserve(static_cast<size_t>(paths.size()));
-    for (const QString& p : paths)
-        files.push_back(p.toStdString());
+    DocumentInputs in;
+    for (const QString& p : paths) {
+        switch (sniff_file(p.toStdString())) {
+        case InputFormat::ModelConfig:
+            in.modelConfig = p;
+            break;
+        case InputFormat::NcuCsv:
+        case InputFormat::NcuReport:
+            in.ncu = p;
+            break;
+        default:
+            // Missing, empty and unknown files go to the trace loader, whose error names the file and the problem.
+            in.traces << p;
+        }
+    }
+    return in;
+}
 
+void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings settings,
+                    std::shared_ptr<std::atomic<bool>> cancel)
+{
     LoadControl control;
     control.cancel = cancel.get();
     // Throttle: readers report per row block; the GUI needs a few hundred updates at most.
-    // One bar for the whole job: loading fills 0..90 %, the analyses the rest, so the bar never runs backwards.
-    double last = -1, base = 0, span = 0.9;
+    // One bar for the whole job: loading fills 0..85 %, the analyses the rest, so the bar never runs backwards.
+    double last = -1, base = 0, span = 0.85;
     std::string lastStage;
     control.progress = [&](double stageFraction, std::string_view stage) {
         const double fraction = base + span * std::clamp(stageFraction, 0.0, 1.0);
@@ -83,28 +104,93 @@ void JobRunner::run(quint64 gen, const QStringList& paths, std::shared_ptr<std::
         const QString s = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
         post(gen, [this, fraction, s] { emit progress(fraction, s); });
     };
+    auto stage = [&](double from, double width, const char* name) {
+        base = from;
+        span = width;
+        control.report(0.0, name);
+    };
 
     try {
+        const DocumentInputs inputs = classify(paths);
+        if (inputs.traces.isEmpty())
+            throw TraceError(paths.join(QStringLiteral(", ")).toStdString(), "files",
+                             "at least one trace (nsys SQLite or .nsys-rep, PyTorch profiler JSON)",
+                             "only a model config.json or an ncu file");
+        std::vector<std::string> files;
+        for (const QString& p : inputs.traces)
+            files.push_back(p.toStdString());
         auto trace = std::make_shared<const Trace>(loader_(files, control));
         control.check();
-        post(gen, [this, paths, trace] { emit traceLoaded(paths, trace); });
-        // Results are published stage by stage: the window shows the trace while the summary is computed.
-        base = 0.9;
-        span = 0.04;
-        control.report(0.0, "summary");
-        auto summary = std::make_shared<const Summary>(summarize(*trace));
-        control.check();
-        post(gen, [this, summary] { emit summaryReady(summary); });
-        base = 0.92;
-        span = 0.03;
-        auto timeline = TimelineIndex::build(trace, control);
-        post(gen, [this, timeline] { emit timelineReady(timeline); });
-        base = 0.95;
-        span = 0.05;
+        post(gen, [this, paths, trace, inputs] {
+            emit inputsResolved(inputs);
+            emit traceLoaded(paths, trace);
+        });
+
+        // The pipeline publishes stage by stage: the window shows the summary while the analyses run.
+        PipelineOptions options = settings.pipelineOptions(inputs.modelConfig, inputs.ncu);
+        auto onStage = [&](PipelineStage s, const PipelineResult& r) {
+            switch (s) {
+            case PipelineStage::Loaded:
+                break;
+            case PipelineStage::Summarised: {
+                auto summary = std::make_shared<const Summary>(r.summary);
+                post(gen, [this, summary] { emit summaryReady(summary); });
+                stage(0.87, 0.03, "timeline");
+                auto timeline = TimelineIndex::build(trace, control);
+                post(gen, [this, timeline] { emit timelineReady(timeline); });
+                stage(0.90, 0.05, "analyses");
+                break;
+            }
+            case PipelineStage::Analysed: {
+                auto result = std::make_shared<const AnalysisResult>(r.analysis);
+                post(gen, [this, result] { emit analysisReady(result); });
+                stage(0.95, 0.02, "roofline");
+                break;
+            }
+            case PipelineStage::Roofline: {
+                auto roof = std::make_shared<const RooflineOutput>(r.roofline);
+                post(gen, [this, roof] { emit rooflineReady(roof); });
+                stage(0.97, 0.03, "rules");
+                break;
+            }
+            case PipelineStage::Diagnosed: {
+                auto d = std::make_shared<const Diagnosis>(r.diagnosis);
+                post(gen, [this, d] { emit diagnosisReady(d); });
+                break;
+            }
+            }
+        };
+        bool analysed = false;
+        auto track = [&](PipelineStage s, const PipelineResult& r) {
+            analysed = analysed || s == PipelineStage::Analysed;
+            onStage(s, r);
+        };
+        stage(0.85, 0.02, "summary");
         try {
-            auto result = std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{}, control));
-            post(gen, [this, result] { emit analysisReady(result); });
+            (void)run_pipeline_on(trace, options, control, track);
         } catch (const TraceError& e) {
+            const QString msg = QString::fromStdString(e.what());
+            if (!analysed) {
+                // The summary and timeline stay shown; the analyses (and so everything after them) failed.
+                post(gen, [this, msg] { emit analysisFailed(msg); });
+            } else {
+                // A bad model config or ncu file: say so, and still give the findings without the Roofline.
+                post(gen, [this, msg] { emit rooflineFailed(msg); });
+                options.roofline.model.clear();
+                options.roofline.ncu.clear();
+                auto onlyRules = [&](PipelineStage s, const PipelineResult& r) {
+                    if (s == PipelineStage::Diagnosed)
+                        onStage(s, r);
+                };
+                try {
+                    (void)run_pipeline_on(trace, options, control, onlyRules);
+                } catch (const TraceError& e2) {
+                    const QString msg2 = QString::fromStdString(e2.what());
+                    post(gen, [this, msg2] { emit analysisFailed(msg2); });
+                }
+            }
+        } catch (const KbError& e) {
+            // The knowledge base only adjusts confidence: without it the findings are still right.
             const QString msg = QString::fromStdString(e.what());
             post(gen, [this, msg] { emit analysisFailed(msg); });
         }
@@ -118,13 +204,6 @@ void JobRunner::run(quint64 gen, const QStringList& paths, std::shared_ptr<std::
         post(gen, [this] {
             running_ = false;
             emit cancelled();
-            emit finished(false);
-        });
-    } catch (const TraceError& e) {
-        const QString msg = QString::fromStdString(e.what());
-        post(gen, [this, msg] {
-            running_ = false;
-            emit failed(msg);
             emit finished(false);
         });
     } catch (const std::exception& e) {

@@ -38,6 +38,7 @@
 #include "model/kernel_summary_model.h"
 #include "model/selection.h"
 #include "model/units.h"
+#include "model/workbench_settings.h"
 #include "widgets/details_panel.h"
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
@@ -65,7 +66,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
 
     connect(runner_, &JobRunner::started, this, &MainWindow::onStarted);
     connect(runner_, &JobRunner::progress, this, &MainWindow::onProgress);
+    runner_->setSettings(WorkbenchSettings::load());
+    connect(runner_, &JobRunner::inputsResolved, document_, &Document::setInputs);
     connect(runner_, &JobRunner::traceLoaded, document_, &Document::setTrace);
+    connect(runner_, &JobRunner::rooflineReady, document_, &Document::setRoofline);
+    connect(runner_, &JobRunner::rooflineFailed, document_, &Document::setRooflineError);
+    connect(runner_, &JobRunner::diagnosisReady, document_, &Document::setDiagnosis);
     connect(runner_, &JobRunner::summaryReady, document_, &Document::setSummary);
     connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);
     connect(runner_, &JobRunner::analysisReady, document_, &Document::setAnalysis);
@@ -396,7 +402,9 @@ void MainWindow::exportReportTo(const QString& path)
         emit reportWritten(false, path);
         return;
     }
-    const QString lang = QSettings().value(QStringLiteral("language")).toString();
+    const WorkbenchSettings settings = runner_->settings();
+    const QString lang = settings.language;
+    const DocumentInputs docInputs = document_->inputs();
     const std::vector<std::string> inputs = [this] {
         std::vector<std::string> v;
         for (const QString& p : document_->paths())
@@ -452,9 +460,9 @@ void MainWindow::exportReportTo(const QString& path)
         }
         emit reportWritten(ok, path);
     });
-    watcher->setFuture(QtConcurrent::run([trace, inputs, lang] {
-        sl::report::PipelineOptions po;
-        po.lang = lang.startsWith(QLatin1String("zh")) ? "zh_CN" : "en";
+    watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs] {
+        // The same options the panes were computed with (settings + the config / ncu files opened with the trace).
+        const sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
         const sl::report::PipelineResults results = sl::report::run_pipeline(*trace, po);
         sl::report::ReportOptions ro;
         ro.lang = lang.startsWith(QLatin1String("zh")) ? sl::report::Lang::ZhCN : sl::report::Lang::En;
