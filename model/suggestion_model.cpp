@@ -212,19 +212,21 @@ bool SuggestionModel::setData(const QModelIndex& index, const QVariant& value, i
         row.shown.state = *st;
         ++row.pending;
         session_->setState(row.stored.id, *st);
-    } else if (index.column() == Annotation) {
+        emitRow(index.row());
+        emit statesChanged();
+        return true;
+    }
+    if (index.column() == Annotation) {
         const std::string text = value.toString().toStdString();
         if (text == row.shown.annotation)
             return true;
         row.shown.annotation = text;
         ++row.pending;
         session_->annotate(row.stored.id, value.toString());
-    } else {
-        return false;
+        emitRow(index.row());
+        return true;
     }
-    emitRow(index.row());
-    emit statesChanged();
-    return true;
+    return false;
 }
 
 void SuggestionModel::emitRow(int row)

@@ -1,0 +1,263 @@
+// SuggestionModel over a real knowledge base: rows are the run KbSession attached (the real pipeline's findings on a
+// generated decode trace written to disk), edits through setData reach the file at once (checked with a second
+// connection), the row shows an edit immediately and goes back when the write fails, stateByKey follows every
+// change, and re-attaching the same trace (even from a new session, as after a restart) keeps the states.
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "analysis/fingerprint.h"
+#include "analysis/knowledge_base.h"
+#include "analysis/nsys_writer.h"
+#include "analysis/pipeline.h"
+#include "analysis/rules.h"
+#include "analysis/synthetic.h"
+#include "model/kb_session.h"
+#include "model/suggestion_model.h"
+
+using namespace sl;
+
+namespace {
+
+QString tmpRoot()
+{
+    const QByteArray t = qgetenv("SIGHTLINE_TEST_TMP");
+    return t.isEmpty() ? QDir::tempPath() : QString::fromLocal8Bit(t);
+}
+
+std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id)
+{
+    KnowledgeBase kb(kbPath.toStdString());
+    for (auto& s : kb.suggestions())
+        if (s.id == id)
+            return s;
+    return std::nullopt;
+}
+
+QString state(const SuggestionModel& m, int row)
+{
+    return m.data(m.index(row, SuggestionModel::State), SuggestionModel::StateRole).toString();
+}
+
+} // namespace
+
+class TestSuggestionModel : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QDir().mkpath(tmpRoot());
+        dir_ = std::make_unique<QTemporaryDir>(tmpRoot() + QStringLiteral("/suggestion_model_XXXXXX"));
+        QVERIFY(dir_->isValid());
+        SynthOptions so = synth_preset("decode");
+        so.decode_steps = 12;
+        so.host_starved = true;
+        so.sync_every_step = true;
+        so.pageable_copies = true;
+        trace_ = std::make_shared<const Trace>(make_synthetic_trace(so));
+        file_ = dir_->filePath(QStringLiteral("decode.sqlite"));
+        write_nsys_sqlite(*trace_, file_.toStdString());
+        PipelineOptions o;
+        o.rule_dirs = {shipped_rules_dir()};
+        result_ = std::make_shared<const PipelineResult>(run_pipeline_on(trace_, o));
+        QVERIFY(result_->diagnosis.eval.findings.size() >= 2);
+    }
+
+    void init()
+    {
+        kbPath_ = dir_->filePath(QStringLiteral("%1.db").arg(QString::fromLatin1(QTest::currentTestFunction())));
+    }
+
+    void rowsAreTheRunsSuggestions()
+    {
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionModel model(&session);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setDiagnosis(diagnosis());
+        QSignalSpy states(&model, &SuggestionModel::statesChanged);
+        attach(session);
+        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() > 0, 30000);
+        QCOMPARE(states.count(), 1);
+        QVERIFY(model.hasRun());
+        QCOMPARE(model.runId(), session.runId());
+        QCOMPARE(model.columnCount(), int(SuggestionModel::ColumnCount));
+
+        KnowledgeBase kb(kbPath_.toStdString());
+        const auto rows = kb.suggestions(model.runId());
+        QCOMPARE(model.rowCount(), int(rows.size()));
+        for (int r = 0; r < model.rowCount(); ++r) {
+            QCOMPARE(model.data(model.index(r, 0), SuggestionModel::IdRole).value<qint64>(), rows[size_t(r)].id);
+            QCOMPARE(model.data(model.index(r, 0), SuggestionModel::KeyRole).toString(),
+                     QString::fromStdString(rows[size_t(r)].key));
+            QCOMPARE(state(model, r), QStringLiteral("proposed"));
+            QCOMPARE(model.data(model.index(r, SuggestionModel::State)).toString(), QStringLiteral("Proposed"));
+            QCOMPARE(model.data(model.index(r, SuggestionModel::Subject)).toString(),
+                     QString::fromStdString(rows[size_t(r)].subject));
+            // Every row is matched back to the finding and suggestion of the diagnosis it came from.
+            const Finding* f = model.findingFor(r);
+            const Suggestion* s = model.suggestionFor(r);
+            QVERIFY(f && s);
+            QCOMPARE(f->rule + "/" + s->id, rows[size_t(r)].key);
+            QCOMPARE(f->subject, rows[size_t(r)].subject);
+            QCOMPARE(model.data(model.index(r, SuggestionModel::Text)).toString(), QString::fromStdString(s->text.en));
+            const QString metric = model.data(model.index(r, SuggestionModel::Metric)).toString();
+            QVERIFY(metric.startsWith(QString::fromStdString(s->metric)));
+            QVERIFY(metric.endsWith(s->direction == "decrease" ? QStringLiteral("↓") : QStringLiteral("↑")));
+        }
+        // Chinese texts come from the same diagnosis.
+        model.setLanguage(QStringLiteral("zh_CN"));
+        const Suggestion* s0 = model.suggestionFor(0);
+        QVERIFY(!s0->text.zh_CN.empty());
+        QCOMPARE(model.data(model.index(0, SuggestionModel::Text)).toString(), QString::fromStdString(s0->text.zh_CN));
+
+        // Only state and annotation are editable.
+        QVERIFY(model.flags(model.index(0, SuggestionModel::State)) & Qt::ItemIsEditable);
+        QVERIFY(model.flags(model.index(0, SuggestionModel::Annotation)) & Qt::ItemIsEditable);
+        QVERIFY(!(model.flags(model.index(0, SuggestionModel::Text)) & Qt::ItemIsEditable));
+        QVERIFY(!model.setData(model.index(0, SuggestionModel::Text), QStringLiteral("x")));
+        QVERIFY(!model.setData(model.index(0, SuggestionModel::State), QStringLiteral("maybe")));
+        QCOMPARE(state(model, 0), QStringLiteral("proposed"));
+
+        model.clear();
+        QCOMPARE(model.rowCount(), 0);
+        QVERIFY(!model.hasRun());
+    }
+
+    void setDataWritesThroughAndSurvivesReattach()
+    {
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionModel model(&session);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setDiagnosis(diagnosis());
+        attach(session);
+        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() >= 2, 30000);
+        QSignalSpy saved(&session, &KbSession::saved);
+        QSignalSpy states(&model, &SuggestionModel::statesChanged);
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        const qint64 id0 = model.record(0)->id, id1 = model.record(1)->id;
+        const QString key0 = model.data(model.index(0, 0), SuggestionModel::KeyRole).toString() + QLatin1Char('|') +
+                             model.data(model.index(0, 0), SuggestionModel::SubjectRole).toString();
+
+        // Accept row 0 (by state name) and annotate it: shown at once, pending until the session answers.
+        QVERIFY(model.setData(model.index(0, SuggestionModel::State), QStringLiteral("accepted")));
+        QCOMPARE(state(model, 0), QStringLiteral("accepted"));
+        QVERIFY(model.data(model.index(0, 0), SuggestionModel::PendingRole).toBool());
+        QCOMPARE(model.stateByKey().value(key0), QStringLiteral("accepted"));
+        QCOMPARE(states.count(), 1);
+        QVERIFY(changed.count() >= 1);
+        QVERIFY(model.setData(model.index(0, SuggestionModel::Annotation), QStringLiteral("graphs on in v2 of the server")));
+        // The translated label works as well (a combo-box editor gives it).
+        QVERIFY(model.setData(model.index(1, SuggestionModel::State), SuggestionModel::stateLabel(SuggestionState::Rejected)));
+        QTRY_COMPARE(saved.count(), 3);
+        QVERIFY(!model.data(model.index(0, 0), SuggestionModel::PendingRole).toBool());
+
+        // Committed: a separate connection sees both the state and the note right away.
+        auto s0 = stored(kbPath_, id0);
+        QCOMPARE(s0->state, SuggestionState::Accepted);
+        QCOMPARE(s0->annotation, std::string("graphs on in v2 of the server"));
+        QCOMPARE(stored(kbPath_, id1)->state, SuggestionState::Rejected);
+        QCOMPARE(model.data(model.index(0, SuggestionModel::Annotation)).toString(),
+                 QStringLiteral("graphs on in v2 of the server"));
+        QVERIFY(!model.data(model.index(0, SuggestionModel::Updated)).toString().isEmpty());
+        // Writing the same value again is a no-op, not a write.
+        QVERIFY(model.setData(model.index(0, SuggestionModel::State), QStringLiteral("accepted")));
+        QVERIFY(session.waitForIdle());
+        QCOMPARE(saved.count(), 3);
+
+        // stateByKey covers every row with "<rule>/<id>|<subject>".
+        const auto byKey = model.stateByKey();
+        QCOMPARE(byKey.size(), model.rowCount());
+        QCOMPARE(byKey.value(key0), QStringLiteral("accepted"));
+        for (auto it = byKey.begin(); it != byKey.end(); ++it)
+            QVERIFY(it.key().contains(QLatin1Char('/')) && it.key().contains(QLatin1Char('|')));
+
+        // A restart: a new session and model on the same file and trace find the same run and its states.
+        KbSession again;
+        again.setPath(kbPath_);
+        SuggestionModel model2(&again);
+        QAbstractItemModelTester tester2(&model2, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        attach(again);
+        QTRY_COMPARE_WITH_TIMEOUT(model2.rowCount(), model.rowCount(), 30000);
+        QCOMPARE(model2.runId(), model.runId());
+        QCOMPARE(state(model2, model2.rowOfId(id0)), QStringLiteral("accepted"));
+        QCOMPARE(state(model2, model2.rowOfId(id1)), QStringLiteral("rejected"));
+        QCOMPARE(model2.data(model2.index(model2.rowOfId(id0), SuggestionModel::Annotation)).toString(),
+                 QStringLiteral("graphs on in v2 of the server"));
+        QCOMPARE(model2.stateByKey(), model.stateByKey());
+        QCOMPARE(KnowledgeBase(kbPath_.toStdString()).count("runs"), int64_t(1));
+    }
+
+    void failedWriteReverts()
+    {
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionModel model(&session);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        attach(session);
+        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() > 0, 30000);
+
+        // The file becomes unusable (a regular file where its directory should be).
+        const QString blocker = dir_->filePath(QStringLiteral("blocker"));
+        QFile f(blocker);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        const QString bad = blocker + QStringLiteral("/kb.db");
+        session.setPath(bad);
+        QSignalSpy failed(&session, &KbSession::failed);
+        QSignalSpy states(&model, &SuggestionModel::statesChanged);
+        const qint64 id = model.record(0)->id;
+        QVERIFY(model.setData(model.index(0, SuggestionModel::State), QStringLiteral("accepted")));
+        QVERIFY(model.setData(model.index(0, SuggestionModel::Annotation), QStringLiteral("lost?")));
+        QCOMPARE(state(model, 0), QStringLiteral("accepted"));
+        QTRY_COMPARE(failed.count(), 2);
+        QCOMPARE(failed.at(0).at(0).value<qint64>(), id);
+        QVERIFY(failed.at(0).at(1).toString().contains(bad));
+        // Back to what the knowledge base holds.
+        QCOMPARE(state(model, 0), QStringLiteral("proposed"));
+        QCOMPARE(model.data(model.index(0, SuggestionModel::Annotation)).toString(), QString());
+        QVERIFY(!model.data(model.index(0, 0), SuggestionModel::PendingRole).toBool());
+        QCOMPARE(model.stateByKey().value(model.data(model.index(0, 0), SuggestionModel::KeyRole).toString() +
+                                          QLatin1Char('|') +
+                                          model.data(model.index(0, 0), SuggestionModel::SubjectRole).toString()),
+                 QStringLiteral("proposed"));
+        QCOMPARE(states.count(), 2);   // accepted, then back to proposed
+        QCOMPARE(stored(kbPath_, id)->state, SuggestionState::Proposed);
+    }
+
+    void sortRoleOrdersStatesAndTimes()
+    {
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionModel model(&session);
+        attach(session);
+        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() >= 2, 30000);
+        QVERIFY(model.setData(model.index(1, SuggestionModel::State), QStringLiteral("rejected")));
+        QVERIFY(session.waitForIdle());
+        const auto sortKey = [&](int row) { return model.data(model.index(row, SuggestionModel::State), SuggestionModel::SortRole).toInt(); };
+        QCOMPARE(sortKey(0), int(SuggestionState::Proposed));
+        QCOMPARE(sortKey(1), int(SuggestionState::Rejected));
+        QVERIFY(model.data(model.index(1, SuggestionModel::Updated), SuggestionModel::SortRole).value<qint64>() >=
+                model.data(model.index(0, SuggestionModel::Updated), SuggestionModel::SortRole).value<qint64>());
+    }
+
+private:
+    std::shared_ptr<const Diagnosis> diagnosis() const { return {result_, &result_->diagnosis}; }
+    void attach(KbSession& s) const
+    {
+        s.attach(DocumentInputs{{file_}, {}, {}}, trace_, std::shared_ptr<const AnalysisResult>(result_, &result_->analysis),
+                 diagnosis());
+    }
+
+    std::unique_ptr<QTemporaryDir> dir_;
+    std::shared_ptr<const Trace> trace_;
+    std::shared_ptr<const PipelineResult> result_;
+    QString file_, kbPath_;
+};
+
+QTEST_GUILESS_MAIN(TestSuggestionModel)
+#include "tst_suggestion_model.moc"
