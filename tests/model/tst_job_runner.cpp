@@ -5,6 +5,11 @@
 #include <atomic>
 #include <thread>
 
+#include <QFile>
+#include <QTemporaryDir>
+
+#include "analysis/pipeline.h"
+#include "analysis/synthetic.h"
 #include "model/document.h"
 #include "model/job_runner.h"
 
@@ -32,6 +37,41 @@ Trace slowLoad(const std::vector<std::string>& paths, const LoadControl& c, int 
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     return makeTrace(paths.at(0), 3);
+}
+
+// A llama-style config matching the synthetic decode trace's model (hidden 4096, bf16).
+const char* kConfig = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+ "intermediate_size": 11008, "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 8,
+ "vocab_size": 32000, "torch_dtype": "bfloat16"})";
+
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size())
+        qFatal("cannot write %s", qPrintable(path));
+    return path;
+}
+
+// Wires a runner to a document the way the main window does.
+void wire(JobRunner& runner, Document& doc)
+{
+    QObject::connect(&runner, &JobRunner::inputsResolved, &doc, &Document::setInputs);
+    QObject::connect(&runner, &JobRunner::traceLoaded, &doc, &Document::setTrace);
+    QObject::connect(&runner, &JobRunner::summaryReady, &doc, &Document::setSummary);
+    QObject::connect(&runner, &JobRunner::timelineReady, &doc, &Document::setTimeline);
+    QObject::connect(&runner, &JobRunner::analysisReady, &doc, &Document::setAnalysis);
+    QObject::connect(&runner, &JobRunner::rooflineReady, &doc, &Document::setRoofline);
+    QObject::connect(&runner, &JobRunner::rooflineFailed, &doc, &Document::setRooflineError);
+    QObject::connect(&runner, &JobRunner::diagnosisReady, &doc, &Document::setDiagnosis);
+}
+
+std::vector<std::string> ruleIds(const std::vector<Finding>& fs)
+{
+    std::vector<std::string> ids;
+    for (const Finding& f : fs)
+        ids.push_back(f.rule + "|" + f.subject);
+    return ids;
 }
 
 } // namespace
@@ -136,6 +176,80 @@ private slots:
         // the superseded job reports nothing, not even its cancellation
         QCOMPARE(cancelled.count(), 0);
         QCOMPARE(finished.count(), 1);
+    }
+
+    // A trace opened together with its model config: the files are sorted by content, and the Document gets the
+    // same summary, Roofline and findings as the CLI's pipeline (analysis/pipeline.h) computes on the same trace.
+    void pipelineResultsReachTheDocument()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString config = writeFile(dir, QStringLiteral("config.json"), kConfig);
+        SynthOptions so = synth_preset("decode");
+        auto reference = std::make_shared<const Trace>(make_synthetic_trace(so));
+        JobRunner runner;
+        runner.setLoader([so](const std::vector<std::string>&, const LoadControl&) { return make_synthetic_trace(so); });
+        Document doc;
+        wire(runner, doc);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy roofFailed(&runner, &JobRunner::rooflineFailed);
+        QSignalSpy analysisFailed(&runner, &JobRunner::analysisFailed);
+        const QString tracePath = dir.filePath(QStringLiteral("decode.sqlite"));   // the injected loader ignores it
+        runner.open({config, tracePath});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QVERIFY(finished.at(0).at(0).toBool());
+        QCOMPARE(analysisFailed.count(), 0);
+        QCOMPARE(roofFailed.count(), 0);
+        QCOMPARE(doc.inputs().traces, QStringList{tracePath});
+        QCOMPARE(doc.inputs().modelConfig, config);
+        QVERIFY(doc.inputs().ncu.isEmpty());
+        QVERIFY(doc.summary() && doc.analysis() && doc.timeline());
+        QVERIFY(doc.roofline() && doc.roofline()->report);
+        QVERIFY(doc.diagnosis());
+
+        const PipelineResult ref = run_pipeline_on(reference, runner.settings().pipelineOptions(config));
+        QCOMPARE(doc.summary()->kernels.total_ns, ref.summary.kernels.total_ns);
+        QCOMPARE(doc.analysis()->idle.gaps.size(), ref.analysis.idle.gaps.size());
+        QVERIFY(ref.roofline.report);
+        QCOMPARE(doc.roofline()->report->classes.size(), ref.roofline.report->classes.size());
+        QVERIFY(!ref.diagnosis.eval.findings.empty());
+        QCOMPARE(ruleIds(doc.diagnosis()->eval.findings), ruleIds(ref.diagnosis.eval.findings));
+    }
+
+    // A config.json that is not a usable model: the Roofline says why, and the findings still come.
+    void badModelConfigStillGivesFindings()
+    {
+        QTemporaryDir dir;
+        const QString config = writeFile(dir, QStringLiteral("config.json"),
+                                         R"({"model_type": "llama", "hidden_size": "four thousand"})");
+        JobRunner runner;
+        runner.setLoader([](const std::vector<std::string>&, const LoadControl&) {
+            return make_synthetic_trace(synth_preset("decode"));
+        });
+        Document doc;
+        wire(runner, doc);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        QSignalSpy roofFailed(&runner, &JobRunner::rooflineFailed);
+        runner.open({dir.filePath(QStringLiteral("t.sqlite")), config});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(roofFailed.count(), 1);
+        QVERIFY(roofFailed.at(0).at(0).toString().contains(QStringLiteral("config.json")));
+        QVERIFY(!doc.roofline());
+        QVERIFY(doc.rooflineError().contains(QStringLiteral("config.json")));
+        QVERIFY(doc.diagnosis());
+        QVERIFY(!doc.diagnosis()->eval.findings.empty());
+    }
+
+    // Only a config and no trace: a clear error naming what is missing, not a parse error of the config.
+    void filesWithoutATraceAreRefused()
+    {
+        QTemporaryDir dir;
+        const QString config = writeFile(dir, QStringLiteral("config.json"), kConfig);
+        JobRunner runner;
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        runner.open({config});
+        QTRY_COMPARE(failed.count(), 1);
+        QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("at least one trace")));
     }
 
     void errorsAreReported()
