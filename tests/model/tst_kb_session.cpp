@@ -260,6 +260,35 @@ private slots:
                 QCOMPARE(r.state, SuggestionState::Verified);
     }
 
+    void waitsForAnotherWriterWithoutBlockingTheCaller()
+    {
+        const QString kbPath = dir_->filePath(QStringLiteral("locked.db"));
+        KbSession session;
+        session.setPath(kbPath);
+        QSignalSpy ready(&session, &KbSession::suggestionsReady);
+        QSignalSpy saved(&session, &KbSession::saved);
+        QSignalSpy failed(&session, &KbSession::failed);
+        session.attach(a_.inputs(), a_.trace(), a_.analysis(), a_.diagnosis());
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 30000);
+        const qint64 id = ready.at(0).at(2).value<SuggestionList>()->front().id;
+
+        // Another "instance" holds the write lock.
+        sqlite3* other = nullptr;
+        QCOMPARE(sqlite3_open(kbPath.toUtf8().constData(), &other), SQLITE_OK);
+        QCOMPARE(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+        session.setState(id, SuggestionState::Accepted);   // returns at once; the worker waits for the lock
+        QCOMPARE(session.pending(), 1);
+        QTest::qWait(400);                                  // this thread's event loop keeps running meanwhile
+        QCOMPARE(saved.count(), 0);
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(session.pending(), 1);
+        QCOMPARE(sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr), SQLITE_OK);
+        sqlite3_close(other);
+        QTRY_COMPARE_WITH_TIMEOUT(saved.count(), 1, 15000);
+        QCOMPARE(failed.count(), 0);
+        QCOMPARE(stored(kbPath, id)->state, SuggestionState::Accepted);
+    }
+
     void newerAttachSupersedesOlder()
     {
         KbSession session;

@@ -1,0 +1,265 @@
+// SuggestionsView on a Document filled by the real pipeline (a generated decode trace written to disk) and a real
+// knowledge-base file: it attaches when the diagnosis arrives, the Accept / Reject / Reset buttons and the
+// annotation editor (Ctrl+Enter, focus-out, selection change, closing the pane) write to the file at once, the
+// filter and the details follow, and an unusable knowledge base is shown, not crashed on. Also renders the pane at
+// 1000x500 to test-tmp/suggestions_view.png for a look.
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "analysis/knowledge_base.h"
+#include "analysis/nsys_writer.h"
+#include "analysis/pipeline.h"
+#include "analysis/rules.h"
+#include "analysis/synthetic.h"
+#include "model/document.h"
+#include "model/kb_session.h"
+#include "widgets/suggestions_view.h"
+
+using namespace sl;
+
+namespace {
+
+QString tmpRoot()
+{
+    const QByteArray t = qgetenv("SIGHTLINE_TEST_TMP");
+    return t.isEmpty() ? QDir::tempPath() : QString::fromLocal8Bit(t);
+}
+
+std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id)
+{
+    KnowledgeBase kb(kbPath.toStdString());
+    for (auto& s : kb.suggestions())
+        if (s.id == id)
+            return s;
+    return std::nullopt;
+}
+
+} // namespace
+
+class TestSuggestionsView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase()
+    {
+        QDir().mkpath(tmpRoot());
+        dir_ = std::make_unique<QTemporaryDir>(tmpRoot() + QStringLiteral("/suggestions_view_XXXXXX"));
+        QVERIFY(dir_->isValid());
+        SynthOptions so = synth_preset("decode");
+        so.decode_steps = 12;
+        so.host_starved = true;
+        so.sync_every_step = true;
+        so.pageable_copies = true;
+        trace_ = std::make_shared<const Trace>(make_synthetic_trace(so));
+        file_ = dir_->filePath(QStringLiteral("decode.sqlite"));
+        write_nsys_sqlite(*trace_, file_.toStdString());
+        PipelineOptions o;
+        o.rule_dirs = {shipped_rules_dir()};
+        result_ = std::make_shared<const PipelineResult>(run_pipeline_on(trace_, o));
+    }
+
+    void init()
+    {
+        kbPath_ = dir_->filePath(QStringLiteral("%1.db").arg(QString::fromLatin1(QTest::currentTestFunction())));
+    }
+
+    void attachesWhenTheDiagnosisArrives()
+    {
+        Document doc;
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionsView view(&doc, &session);
+        QVERIFY(view.hintText().contains(QStringLiteral("analysis has finished")));
+        QCOMPARE(view.model()->rowCount(), 0);
+        load(doc);
+        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() > 0, 30000);
+        QVERIFY(view.hintText().isEmpty());
+        QCOMPARE(view.table()->model()->rowCount(), view.model()->rowCount());
+        QVERIFY(view.statusText().contains(kbPath_));
+        // Closing the document empties the pane.
+        doc.clear();
+        QCOMPARE(view.model()->rowCount(), 0);
+        QVERIFY(!view.hintText().isEmpty());
+    }
+
+    void buttonsWriteToTheKnowledgeBase()
+    {
+        Document doc;
+        load(doc);
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionsView view(&doc, &session);   // the diagnosis is already there: attaches at once
+        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 2, 30000);
+        auto* accept = view.findChild<QPushButton*>(QStringLiteral("acceptButton"));
+        auto* reject = view.findChild<QPushButton*>(QStringLiteral("rejectButton"));
+        auto* reset = view.findChild<QPushButton*>(QStringLiteral("resetButton"));
+        QVERIFY(accept && reject && reset);
+        QVERIFY(!accept->isEnabled());   // nothing selected
+
+        const qint64 id = view.model()->record(1)->id;
+        QVERIFY(view.selectSuggestion(id));
+        QCOMPARE(view.currentId(), id);
+        QVERIFY(accept->isEnabled() && reject->isEnabled() && !reset->isEnabled());
+        QTest::mouseClick(accept, Qt::LeftButton);
+        // The model shows it at once...
+        const int row = view.model()->rowOfId(id);
+        QCOMPARE(view.model()->data(view.model()->index(row, 0), SuggestionModel::StateRole).toString(),
+                 QStringLiteral("accepted"));
+        QVERIFY(!accept->isEnabled() && reset->isEnabled());
+        // ... and the file has it as soon as the session says saved.
+        QVERIFY(session.waitForIdle());
+        QCOMPARE(stored(kbPath_, id)->state, SuggestionState::Accepted);
+        QVERIFY(view.statusText().startsWith(QStringLiteral("Saved to ") + kbPath_));
+
+        QTest::mouseClick(reject, Qt::LeftButton);
+        QVERIFY(session.waitForIdle());
+        QCOMPARE(stored(kbPath_, id)->state, SuggestionState::Rejected);
+        QTest::mouseClick(reset, Qt::LeftButton);
+        QVERIFY(session.waitForIdle());
+        QCOMPARE(stored(kbPath_, id)->state, SuggestionState::Proposed);
+
+        // The details name the verify command and the gain of the selected suggestion, from the diagnosis.
+        const Suggestion* s = view.model()->suggestionFor(row);
+        QVERIFY(s);
+        QVERIFY(!s->verify.empty());
+        QVERIFY2(view.detailsText().contains(QString::fromStdString(s->verify).toHtmlEscaped()),
+                 qPrintable(view.detailsText()));
+        QVERIFY(view.detailsText().contains(QStringLiteral("Expected gain")));
+
+        // Filter by state: accept one, show only accepted.
+        QTest::mouseClick(accept, Qt::LeftButton);
+        QVERIFY(session.waitForIdle());
+        view.setStateFilter(QStringLiteral("accepted"));
+        QCOMPARE(view.table()->model()->rowCount(), 1);
+        QCOMPARE(view.currentId(), id);   // the selection stays on it
+        QCOMPARE(view.findChild<QComboBox*>(QStringLiteral("stateFilter"))->currentData().toString(),
+                 QStringLiteral("accepted"));
+        view.setStateFilter(QStringLiteral("rejected"));
+        QCOMPARE(view.table()->model()->rowCount(), 0);
+        QCOMPARE(view.currentId(), qint64(0));
+        view.setStateFilter(QString());
+        QCOMPARE(view.table()->model()->rowCount(), view.model()->rowCount());
+    }
+
+    void annotationIsNeverLost()
+    {
+        Document doc;
+        load(doc);
+        auto session = std::make_unique<KbSession>();
+        session->setPath(kbPath_);
+        auto view = std::make_unique<SuggestionsView>(&doc, session.get());
+        view->resize(1000, 500);
+        view->show();
+        QApplication::setActiveWindow(view.get());
+        QVERIFY(QTest::qWaitForWindowActive(view.get()));
+        QTRY_VERIFY_WITH_TIMEOUT(view->model()->rowCount() >= 3, 30000);
+        auto* edit = view->findChild<QPlainTextEdit*>(QStringLiteral("annotationEdit"));
+        QVERIFY(edit);
+        const qint64 a = view->model()->record(0)->id, b = view->model()->record(1)->id, c = view->model()->record(2)->id;
+
+        // Ctrl+Enter saves.
+        QVERIFY(view->selectSuggestion(a));
+        edit->setFocus();
+        QTRY_VERIFY(edit->hasFocus());
+        QTest::keyClicks(edit, QStringLiteral("first note"));
+        QTest::keyClick(edit, Qt::Key_Return, Qt::ControlModifier);
+        QVERIFY(session->waitForIdle());
+        QCOMPARE(stored(kbPath_, a)->annotation, std::string("first note"));
+        QCOMPARE(edit->toPlainText(), QStringLiteral("first note"));   // Ctrl+Enter did not add a line
+
+        // Leaving the field saves.
+        QTest::keyClicks(edit, QStringLiteral(", then more"));
+        view->table()->setFocus();
+        QTRY_VERIFY(!edit->hasFocus());
+        QVERIFY(session->waitForIdle());
+        QCOMPARE(stored(kbPath_, a)->annotation, std::string("first note, then more"));
+
+        // Selecting another suggestion saves the one being edited, and loads the other's note.
+        edit->setFocus();
+        QTRY_VERIFY(edit->hasFocus());
+        QTest::keyClicks(edit, QStringLiteral("!"));
+        QVERIFY(view->selectSuggestion(b));
+        QCOMPARE(edit->toPlainText(), QString());
+        QVERIFY(session->waitForIdle());
+        QCOMPARE(stored(kbPath_, a)->annotation, std::string("first note, then more!"));
+
+        // Accepting with a note typed and not yet saved saves both, the state kept.
+        QTest::keyClicks(edit, QStringLiteral("accepted because graphs are cheap"));
+        view->acceptCurrent();
+        QVERIFY(session->waitForIdle());
+        QCOMPARE(stored(kbPath_, b)->state, SuggestionState::Accepted);
+        QCOMPARE(stored(kbPath_, b)->annotation, std::string("accepted because graphs are cheap"));
+
+        // Closing the pane (and then the session) with text typed: saved before the worker stops.
+        QVERIFY(view->selectSuggestion(c));
+        edit->setFocus();
+        QTest::keyClicks(edit, QStringLiteral("typed just before closing"));
+        view.reset();
+        session.reset();
+        QCOMPARE(stored(kbPath_, c)->annotation, std::string("typed just before closing"));
+    }
+
+    void unusableKnowledgeBaseIsShown()
+    {
+        const QString blocker = dir_->filePath(QStringLiteral("blocker"));
+        QFile f(blocker);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.close();
+        const QString bad = blocker + QStringLiteral("/kb.db");
+        Document doc;
+        KbSession session;
+        session.setPath(bad);
+        SuggestionsView view(&doc, &session);
+        load(doc);
+        QTRY_VERIFY_WITH_TIMEOUT(view.hintText().contains(bad), 30000);
+        QVERIFY(view.hintText().contains(QStringLiteral("could not be used")));
+        QVERIFY(view.statusText().contains(bad));
+        QCOMPARE(view.model()->rowCount(), 0);
+    }
+
+    void screenshot()
+    {
+        Document doc;
+        load(doc);
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionsView view(&doc, &session);
+        view.resize(1000, 500);
+        view.show();
+        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 3, 30000);
+        view.model()->setData(view.model()->index(0, SuggestionModel::State), QStringLiteral("accepted"));
+        view.model()->setData(view.model()->index(0, SuggestionModel::Annotation),
+                              QStringLiteral("Tried on the 8B model: −18 % TPOT."));
+        view.model()->setData(view.model()->index(2, SuggestionModel::State), QStringLiteral("rejected"));
+        QVERIFY(session.waitForIdle());
+        QVERIFY(view.selectSuggestion(view.model()->record(0)->id));
+        QTest::qWait(50);
+        const QString out = tmpRoot() + QStringLiteral("/suggestions_view.png");
+        QVERIFY(view.grab().save(out));
+        QVERIFY(QFileInfo(out).size() > 1000);
+    }
+
+private:
+    void load(Document& doc) const
+    {
+        doc.setInputs(DocumentInputs{{file_}, {}, {}});
+        doc.setTrace({file_}, trace_);
+        doc.setAnalysis(std::shared_ptr<const AnalysisResult>(result_, &result_->analysis));
+        doc.setDiagnosis(std::shared_ptr<const Diagnosis>(result_, &result_->diagnosis));
+    }
+
+    std::unique_ptr<QTemporaryDir> dir_;
+    std::shared_ptr<const Trace> trace_;
+    std::shared_ptr<const PipelineResult> result_;
+    QString file_, kbPath_;
+};
+
+QTEST_MAIN(TestSuggestionsView)
+#include "tst_suggestions_view.moc"

@@ -1,0 +1,103 @@
+#pragma once
+// The Suggestions pane: the open trace's suggestions from the knowledge base, each with its state as a coloured
+// badge. Accept / Reject / Reset to proposed and the annotation editor write to the knowledge base at once (through
+// KbSession, off the GUI thread); the status line says where it was saved, or why it could not be. The selected
+// suggestion's verification command, expected gain and risk come from the current diagnosis.
+//
+// The annotation is saved when the editor loses focus, with Ctrl+Enter, when another suggestion is selected, when
+// the trace changes and when the pane is destroyed: typed text is never dropped.
+
+#include <QPointer>
+#include <QWidget>
+#include <memory>
+
+#include "model/document.h"
+#include "model/kb_session.h"
+#include "model/suggestion_model.h"
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+class QToolButton;
+
+namespace sl {
+
+class SuggestionsView : public QWidget {
+    Q_OBJECT
+public:
+    // Attaches `session` to the document's trace whenever Document::diagnosisChanged brings a diagnosis.
+    SuggestionsView(Document* document, KbSession* session, QWidget* parent = nullptr);
+    ~SuggestionsView() override;
+
+    SuggestionModel* model() const { return model_; }
+    QTableView* table() const { return table_; }
+    // Language of the suggestion texts and details ("en" | "zh_CN").
+    void setLanguage(const QString& code);
+
+    // The selected suggestion's id (0 when none).
+    qint64 currentId() const;
+    // Selects the row of a suggestion; false when it is not shown (filtered out or absent).
+    bool selectSuggestion(qint64 id);
+    // Shows only suggestions in this state (a SuggestionState name), or all when empty.
+    void setStateFilter(const QString& stateName);
+
+    // Buttons (also what the toolbar buttons call): change the selected suggestion's state.
+    void acceptCurrent();
+    void rejectCurrent();
+    void resetCurrent();
+    // Saves the annotation editor's text for the suggestion it belongs to, if it changed.
+    void commitAnnotation();
+
+    QString statusText() const;
+    QString hintText() const;
+    QString detailsText() const;   // rich text of the selected suggestion's details
+    // Child object names for tests and style sheets: stateFilter, acceptButton, rejectButton, resetButton,
+    // reloadButton, annotationEdit.
+
+signals:
+    // The selection moved to another suggestion (0 = none).
+    void currentSuggestionChanged(qint64 id);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void onDiagnosisChanged();
+    void onSuggestionsReady(quint64 generation, qint64 runId, sl::SuggestionList list);
+    void onSaved(qint64 id);
+    void onFailed(qint64 id, const QString& message);
+    void onCurrentChanged();
+    void setCurrentState(SuggestionState state);
+    void updateButtons();
+    void updateDetails();
+    void updateHint();
+    void setStatus(const QString& text, bool error);
+    int currentSourceRow() const;
+
+    QPointer<Document> document_;
+    QPointer<KbSession> session_;
+    SuggestionModel* model_;
+    QSortFilterProxyModel* proxy_;
+    QComboBox* filter_;
+    QPushButton* accept_;
+    QPushButton* reject_;
+    QPushButton* reset_;
+    QToolButton* reload_;
+    QLabel* hint_;
+    QTableView* table_;
+    QLabel* details_;
+    QLabel* annotationLabel_;
+    QPlainTextEdit* annotation_;
+    QLabel* status_;
+
+    qint64 editingId_ = 0;        // the suggestion the annotation editor holds
+    QString editingBaseline_;     // its text when loaded or last saved
+    QString lang_ = QStringLiteral("en");
+    QString attachError_;
+    bool attaching_ = false;
+};
+
+} // namespace sl
