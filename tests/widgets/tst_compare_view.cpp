@@ -1,0 +1,227 @@
+// CompareView: opening an AFTER trace fills the headline table and the class / kernel / verdict tabs from the same
+// CompareJob result; it waits for the document's analysis and re-runs when BEFORE is re-analysed; it renders
+// readably at its default size in the light and the dark theme (pictures written to test-tmp/screens for a look).
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "analysis/fingerprint.h"
+#include "analysis/knowledge_base.h"
+#include "analysis/metrics_binding.h"
+#include "analysis/nsys_writer.h"
+#include "analysis/pipeline.h"
+#include "analysis/synthetic.h"
+#include "model/compare_job.h"
+#include "model/compare_model.h"
+#include "model/document.h"
+#include "model/theme.h"
+#include "widgets/compare_view.h"
+#include "widgets/settings_dialog.h"
+
+using namespace sl;
+
+namespace {
+
+QString screensDir()
+{
+    const QString d = qEnvironmentVariable("SIGHTLINE_TEST_TMP", QDir::tempPath()) + QStringLiteral("/screens");
+    QDir().mkpath(d);
+    return d;
+}
+
+// Mean lightness (0…1) of an image.
+double meanLightness(const QImage& img)
+{
+    double sum = 0;
+    int n = 0;
+    for (int y = 0; y < img.height(); y += 4)
+        for (int x = 0; x < img.width(); x += 4, ++n)
+            sum += QColor(img.pixel(x, y)).lightnessF();
+    return n ? sum / n : 0;
+}
+
+} // namespace
+
+class TestCompareView : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir dir_;
+    QString before_, after_, kb_;
+    PipelineResult beforeRun_;
+
+    void load(Document& doc)
+    {
+        DocumentInputs in;
+        in.traces = QStringList{before_};
+        doc.setInputs(in);
+        doc.setTrace({before_}, beforeRun_.trace);
+        doc.setAnalysis(std::make_shared<const AnalysisResult>(beforeRun_.analysis));
+    }
+
+    WorkbenchSettings settings() const
+    {
+        WorkbenchSettings s;
+        s.kbPath = kb_;
+        return s;
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QVERIFY(dir_.isValid());
+        SynthOptions b = synth_preset("decode");
+        b.decode_steps = 10;
+        b.host_starved = true;
+        b.sync_every_step = true;
+        SynthOptions a = b;
+        a.kernel_time_scale = 0.8;
+        a.decode_steps = 8;
+        a.host_starved = false;
+        a.sync_every_step = false;
+        before_ = dir_.filePath(QStringLiteral("baseline_run.sqlite"));
+        after_ = dir_.filePath(QStringLiteral("with_cuda_graphs.sqlite"));
+        write_nsys_sqlite(make_synthetic_trace(b), before_.toStdString());
+        write_nsys_sqlite(make_synthetic_trace(a), after_.toStdString());
+        beforeRun_ = run_pipeline({before_.toStdString()}, WorkbenchSettings{}.pipelineOptions());
+
+        kb_ = dir_.filePath(QStringLiteral("kb.db"));
+        KnowledgeBase kb(kb_.toStdString());
+        RunRecord rec;
+        rec.trace_path = before_.toStdString();
+        rec.trace_hash = file_hash(before_.toStdString());
+        rec.env_id = kb.upsert_environment(fingerprint_from_trace(*beforeRun_.trace));
+        const int64_t run = kb.record_run(rec, operator_measurements(*beforeRun_.trace, beforeRun_.analysis),
+                                          beforeRun_.diagnosis.eval.findings);
+        for (const auto& s : kb.suggestions(run))
+            kb.set_suggestion_state(s.id, SuggestionState::Accepted);
+    }
+    void cleanup() { applyTheme(QStringLiteral("system")); }
+
+    void opensAfterAndFillsTheTables()
+    {
+        Document doc;
+        load(doc);
+        CompareView view(&doc);
+        view.setSettings(settings());
+        QAbstractItemModelTester t1(view.metricsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t2(view.classesModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t3(view.kernelsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QAbstractItemModelTester t4(view.verdictsModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy done(&view, &CompareView::comparisonFinished);
+        view.openAfter({after_});
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 60000);
+        QCOMPARE(done.at(0).at(0).toBool(), true);
+        const auto out = view.job()->output();
+        QVERIFY(out);
+        QCOMPARE(size_t(view.kernelsModel()->rowCount()), out->result.kernels.size());
+        QCOMPARE(size_t(view.classesModel()->rowCount()), out->result.classes.size());
+        QCOMPARE(size_t(view.metricsModel()->rowCount()), out->result.before_metrics.size());
+        QVERIFY(view.verdictsModel()->rowCount() > 0);
+        QCOMPARE(size_t(view.verdictsModel()->rowCount()), out->result.verdicts.size());
+        QCOMPARE(view.tabs()->count(), 3);
+        QVERIFY(view.tabs()->tabText(2).contains(QString::number(out->result.verdicts.size())));
+        // The header names both files; the status counts the kernel changes.
+        QStringList labels;
+        for (QLabel* l : view.findChildren<QLabel*>())
+            labels << l->text();
+        QVERIFY(labels.join(QLatin1Char('\n')).contains(QStringLiteral("baseline_run.sqlite")));
+        QVERIFY(labels.join(QLatin1Char('\n')).contains(QStringLiteral("with_cuda_graphs.sqlite")));
+        int faster = 0;
+        for (const auto& r : out->result.kernels)
+            faster += r.status == "faster";
+        QVERIFY2(view.statusText().contains(QString::number(faster)), qPrintable(view.statusText()));
+        // Record is offered, and nothing was written yet.
+        QPushButton* record = nullptr;
+        for (QPushButton* b : view.findChildren<QPushButton*>())
+            if (b->text() == CompareView::tr("Record Verdicts"))
+                record = b;
+        QVERIFY(record);
+        QVERIFY(record->isEnabled());
+        QCOMPARE(KnowledgeBase(kb_.toStdString()).count("verifications"), int64_t(0));
+    }
+
+    void waitsForAnalysisAndFollowsTheDocument()
+    {
+        Document doc;
+        CompareView view(&doc);
+        view.setSettings(settings());
+        QSignalSpy done(&view, &CompareView::comparisonFinished);
+        view.openAfter({after_});
+        QTest::qWait(100);
+        QCOMPARE(done.count(), 0);   // no BEFORE yet
+        QVERIFY(view.statusText().contains(QStringLiteral("Waiting")));
+        load(doc);
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 60000);
+        QVERIFY(view.kernelsModel()->rowCount() > 0);
+
+        // A new BEFORE drops the old comparison, and the new analysis brings a new one.
+        doc.setTrace({before_}, beforeRun_.trace);
+        QCOMPARE(view.kernelsModel()->rowCount(), 0);
+        doc.setAnalysis(std::make_shared<const AnalysisResult>(beforeRun_.analysis));
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 2, 60000);
+        QVERIFY(view.kernelsModel()->rowCount() > 0);
+        doc.clear();
+        QCOMPARE(view.metricsModel()->rowCount(), 0);
+    }
+
+    void rendersReadably_data()
+    {
+        QTest::addColumn<QString>("theme");
+        QTest::newRow("light") << QStringLiteral("light");
+        QTest::newRow("dark") << QStringLiteral("dark");
+    }
+    void rendersReadably()
+    {
+        QFETCH(QString, theme);
+        applyTheme(theme);
+        Document doc;
+        load(doc);
+        CompareView view(&doc);
+        view.setSettings(settings());
+        view.resize(900, 620);
+        view.show();
+        QSignalSpy done(&view, &CompareView::comparisonFinished);
+        view.openAfter({after_});
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 60000);
+        QTest::qWait(50);
+        // The headline table shows every number in full (no elided "…" cells).
+        auto* headline = view.findChildren<QTableView*>().value(0);
+        QVERIFY(headline);
+        for (int c = 0; c + 1 < headline->model()->columnCount(); ++c)
+            QVERIFY2(headline->columnWidth(c) >= static_cast<QAbstractItemView*>(headline)->sizeHintForColumn(c),
+                     qPrintable(QStringLiteral("column %1 cut").arg(c)));
+        const QImage shot = view.grab().toImage();
+        QVERIFY(shot.save(screensDir() + QStringLiteral("/compare_view_%1.png").arg(theme)));
+        for (int tab = 1; tab < 3; ++tab) {
+            view.tabs()->setCurrentIndex(tab);
+            QTest::qWait(20);
+            view.grab().save(screensDir() + QStringLiteral("/compare_view_%1_tab%2.png").arg(theme).arg(tab));
+        }
+        const double l = meanLightness(shot);
+        QVERIFY2(theme == QLatin1String("dark") ? l < 0.35 : l > 0.75, qPrintable(QString::number(l)));
+
+        SettingsDialog dialog(settings());
+        dialog.show();
+        QTest::qWait(20);
+        // The dialog opens at least as large as its contents want: nothing squeezed.
+        QVERIFY(dialog.width() >= dialog.minimumSizeHint().width());
+        QVERIFY(dialog.height() >= dialog.minimumSizeHint().height());
+        auto* tabs = dialog.findChild<QTabWidget*>();
+        QVERIFY(tabs);
+        for (int t = 0; t < tabs->count(); ++t) {
+            tabs->setCurrentIndex(t);
+            QTest::qWait(20);
+            dialog.grab().save(screensDir() + QStringLiteral("/settings_%1_tab%2.png").arg(theme).arg(t));
+        }
+    }
+};
+
+QTEST_MAIN(TestCompareView)
+#include "tst_compare_view.moc"

@@ -1,0 +1,319 @@
+#include "widgets/compare_view.h"
+
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "model/compare_job.h"
+#include "model/compare_model.h"
+#include "model/document.h"
+#include "widgets/summary_table_view.h"
+
+namespace sl {
+
+namespace {
+
+QString fileNames(const QStringList& paths)
+{
+    QStringList names;
+    for (const QString& p : paths)
+        names << QFileInfo(p).fileName();
+    return names.join(QStringLiteral(", "));
+}
+
+// Long kernel names must not push the numbers out of sight: cap the name column after each fit to contents.
+void capFirstColumn(QTableView* view, int maxWidth)
+{
+    if (view->columnWidth(0) > maxWidth)
+        view->setColumnWidth(0, maxWidth);
+}
+
+} // namespace
+
+CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent), document_(document)
+{
+    setObjectName(QStringLiteral("compareView"));
+    job_ = new CompareJob(this);
+    metrics_ = new CompareMetricsModel(this);
+    classes_ = new CompareDeltaModel(CompareDeltaModel::Rows::Classes, this);
+    kernels_ = new CompareDeltaModel(CompareDeltaModel::Rows::Kernels, this);
+    verdicts_ = new CompareVerdictModel(this);
+
+    // Header: which files are compared, and the actions.
+    beforeLabel_ = new QLabel(this);
+    afterLabel_ = new QLabel(this);
+    for (QLabel* l : {beforeLabel_, afterLabel_}) {
+        l->setTextFormat(Qt::RichText);
+        l->setMinimumWidth(80);
+        l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    }
+    openButton_ = new QPushButton(tr("Open After…"), this);
+    openButton_->setToolTip(tr("Open the trace of the changed run (AFTER) to compare with the open trace (BEFORE)."));
+    recordButton_ = new QPushButton(tr("Record Verdicts"), this);
+    recordButton_->setEnabled(false);
+    connect(openButton_, &QPushButton::clicked, this, &CompareView::chooseAfter);
+    connect(recordButton_, &QPushButton::clicked, this, &CompareView::recordVerdicts);
+
+    auto* files = new QVBoxLayout;
+    files->setSpacing(2);
+    files->addWidget(beforeLabel_);
+    files->addWidget(afterLabel_);
+    auto* header = new QHBoxLayout;
+    header->addLayout(files, 1);
+    header->addWidget(openButton_, 0, Qt::AlignTop);
+    header->addWidget(recordButton_, 0, Qt::AlignTop);
+
+    progress_ = new QProgressBar(this);
+    progress_->setRange(0, 1000);
+    progress_->setMaximumHeight(fontMetrics().height() + 4);
+    progress_->setTextVisible(false);
+    progress_->hide();
+    cancel_ = new QToolButton(this);
+    cancel_->setText(tr("Cancel"));
+    cancel_->hide();
+    connect(cancel_, &QToolButton::clicked, job_, &CompareJob::cancel);
+    status_ = new QLabel(this);
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* statusRow = new QHBoxLayout;
+    statusRow->addWidget(status_, 1);
+    statusRow->addWidget(progress_);
+    statusRow->addWidget(cancel_);
+
+    // Headline metrics.
+    headline_ = new QTableView(this);
+    auto* headlineProxy = new QSortFilterProxyModel(this);
+    headlineProxy->setSourceModel(metrics_);
+    headlineProxy->setSortRole(CompareMetricsModel::SortRole);
+    headline_->setModel(headlineProxy);
+    headline_->setSortingEnabled(true);
+    headline_->sortByColumn(-1, Qt::AscendingOrder);
+    headline_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    headline_->setAlternatingRowColors(true);
+    headline_->setWordWrap(false);
+    headline_->verticalHeader()->hide();
+    headline_->verticalHeader()->setDefaultSectionSize(headline_->fontMetrics().height() + 6);
+    headline_->horizontalHeader()->setStretchLastSection(true);
+    connect(metrics_, &QAbstractItemModel::modelReset, headline_, [this] { headline_->resizeColumnsToContents(); });
+
+    // Classes, kernels, verdicts.
+    classesView_ = new SummaryTableView(classes_, CompareDeltaModel::SortRole, -1, this);
+    classesView_->view()->hideColumn(CompareDeltaModel::Class);
+    kernelsView_ = new SummaryTableView(kernels_, CompareDeltaModel::SortRole, CompareDeltaModel::Name, this);
+    kernelsView_->filterEdit()->setPlaceholderText(tr("Filter kernels by name…"));
+    verdictsView_ = new SummaryTableView(verdicts_, CompareVerdictModel::SortRole, -1, this);
+    for (SummaryTableView* v : {classesView_, kernelsView_, verdictsView_})
+        v->view()->setTextElideMode(Qt::ElideRight);
+    connect(kernels_, &QAbstractItemModel::modelReset, this, [this] { capFirstColumn(kernelsView_->view(), 420); });
+    connect(verdicts_, &QAbstractItemModel::modelReset, this, [this] { capFirstColumn(verdictsView_->view(), 300); });
+    connect(kernelsView_->view(), &QTableView::doubleClicked, this, [this] {
+        if (const DeltaRow* r = kernels_->rowAt(kernelsView_->currentSourceRow()))
+            emit kernelActivated(QString::fromStdString(r->name));
+    });
+    verdictNote_ = new QLabel(this);
+    verdictNote_->setWordWrap(true);
+    verdictNote_->setForegroundRole(QPalette::PlaceholderText);
+    auto* verdictPage = new QWidget(this);
+    auto* vl = new QVBoxLayout(verdictPage);
+    vl->setContentsMargins(0, 0, 0, 0);
+    vl->addWidget(verdictNote_);
+    vl->addWidget(verdictsView_, 1);
+
+    tabs_ = new QTabWidget(this);
+    tabs_->addTab(classesView_, tr("Operator classes"));
+    tabs_->addTab(kernelsView_, tr("Kernels"));
+    tabs_->addTab(verdictPage, tr("Verdicts"));
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(headline_);
+    split->addWidget(tabs_);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
+    split->setChildrenCollapsible(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addLayout(statusRow);
+    layout->addWidget(split, 1);
+
+    connect(job_, &CompareJob::started, this, [this] {
+        progress_->setValue(0);
+        progress_->show();
+        cancel_->show();
+        openButton_->setEnabled(true);
+        recordButton_->setEnabled(false);
+        setStatus(tr("Comparing…"));
+    });
+    connect(job_, &CompareJob::progress, this, [this](double f, const QString& stage) {
+        progress_->setValue(int(f * 1000));
+        if (!stage.isEmpty())
+            setStatus(tr("Comparing… (%1)").arg(stage));
+    });
+    connect(job_, &CompareJob::finished, this, [this](const std::shared_ptr<const CompareOutput>& out) {
+        progress_->hide();
+        cancel_->hide();
+        showOutput(out);
+        emit comparisonFinished(true);
+    });
+    connect(job_, &CompareJob::failed, this, [this](const QString& msg) {
+        progress_->hide();
+        cancel_->hide();
+        clearResults();
+        setStatus(tr("The comparison failed: %1").arg(msg));
+        emit comparisonFinished(false);
+    });
+    connect(job_, &CompareJob::cancelled, this, [this] {
+        progress_->hide();
+        cancel_->hide();
+        setStatus(tr("Comparison cancelled."));
+        emit comparisonFinished(false);
+    });
+    connect(job_, &CompareJob::recorded, this, [this](int n, const QString& path) {
+        recorded_ = true;
+        recordButton_->setEnabled(false);
+        setStatus(tr("Recorded %n verdict(s) in %1.", nullptr, n).arg(path));
+    });
+    connect(job_, &CompareJob::recordFailed, this, [this](const QString& msg) {
+        recordButton_->setEnabled(true);
+        setStatus(tr("Recording failed: %1").arg(msg));
+    });
+
+    if (document_) {
+        // A new BEFORE: the old comparison no longer holds; compare again once the new analysis is ready.
+        connect(document_, &Document::traceChanged, this, [this] {
+            job_->cancel();
+            clearResults();
+            updateHeader();
+        });
+        connect(document_, &Document::cleared, this, [this] {
+            job_->cancel();
+            clearResults();
+            updateHeader();
+        });
+        connect(document_, &Document::analysisChanged, this, &CompareView::startIfReady);
+    }
+    updateHeader();
+    setStatus(tr("Open the trace of the changed run with “Open After…” to compare it with the open trace."));
+}
+
+CompareView::~CompareView() = default;
+
+void CompareView::setSettings(const WorkbenchSettings& settings) { job_->setSettings(settings); }
+
+QString CompareView::statusText() const { return status_->text(); }
+
+void CompareView::setStatus(const QString& text) { status_->setText(text); }
+
+void CompareView::openAfter(const QStringList& paths)
+{
+    afterPaths_.clear();
+    for (const QString& p : paths)
+        afterPaths_ << QFileInfo(p).absoluteFilePath();
+    clearResults();
+    updateHeader();
+    startIfReady();
+}
+
+void CompareView::startIfReady()
+{
+    if (afterPaths_.isEmpty())
+        return;
+    if (!document_ || !document_->trace() || !document_->analysis()) {
+        setStatus(tr("Waiting for the open trace's analysis…"));
+        return;
+    }
+    recorded_ = false;
+    job_->start(document_->trace(), document_->analysis(), document_->inputs().traces.isEmpty()
+                                                               ? document_->paths()
+                                                               : document_->inputs().traces,
+                afterPaths_);
+}
+
+void CompareView::chooseAfter()
+{
+    QSettings settings;
+    const QString dir = settings.value(QStringLiteral("lastDirectory")).toString();
+    const QStringList files = QFileDialog::getOpenFileNames(
+        this, tr("Open After Trace"), dir,
+        tr("GPU traces (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;All files (*)"));
+    if (files.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(files.first()).absolutePath());
+    openAfter(files);
+}
+
+void CompareView::recordVerdicts()
+{
+    if (!job_->output())
+        return;
+    recordButton_->setEnabled(false);
+    setStatus(tr("Recording in %1…").arg(job_->output()->kbPath));
+    job_->recordVerdicts();
+}
+
+void CompareView::showOutput(const std::shared_ptr<const CompareOutput>& out)
+{
+    const std::shared_ptr<const CompareResult> result(out, &out->result);
+    metrics_->setResult(result);
+    classes_->setResult(result);
+    kernels_->setResult(result);
+    verdicts_->setResult(result);
+    updateHeader();
+
+    int faster = 0, slower = 0, added = 0, removed = 0;
+    for (const DeltaRow& r : out->result.kernels) {
+        faster += r.status == "faster";
+        slower += r.status == "slower";
+        added += r.status == "added";
+        removed += r.status == "removed";
+    }
+    setStatus(tr("Kernels: %1 faster, %2 slower, %3 added, %4 removed.").arg(faster).arg(slower).arg(added).arg(removed));
+    const int n = int(out->result.verdicts.size());
+    tabs_->setTabText(2, n > 0 ? tr("Verdicts (%1)").arg(n) : tr("Verdicts"));
+    verdictNote_->setText(out->verdictNote.isEmpty()
+                              ? tr("Suggestions accepted on the before trace, judged by the metric each promised to "
+                                   "move. Nothing is written until you press Record Verdicts.")
+                              : out->verdictNote);
+    recordButton_->setEnabled(!recorded_);
+    recordButton_->setToolTip(tr("Write the after run and these verdicts into the knowledge base %1 (as "
+                                 "'sightline-cli compare --record' does).")
+                                  .arg(out->kbPath));
+}
+
+void CompareView::clearResults()
+{
+    metrics_->setResult(nullptr);
+    classes_->setResult(nullptr);
+    kernels_->setResult(nullptr);
+    verdicts_->setResult(nullptr);
+    recordButton_->setEnabled(false);
+    tabs_->setTabText(2, tr("Verdicts"));
+    verdictNote_->clear();
+}
+
+void CompareView::updateHeader()
+{
+    QStringList before;
+    if (document_)
+        before = document_->inputs().traces.isEmpty() ? document_->paths() : document_->inputs().traces;
+    const QString none = tr("(none)");
+    beforeLabel_->setText(tr("<b>Before:</b> %1").arg(before.isEmpty() ? none : fileNames(before).toHtmlEscaped()));
+    beforeLabel_->setToolTip(before.join(QLatin1Char('\n')));
+    afterLabel_->setText(
+        tr("<b>After:</b> %1").arg(afterPaths_.isEmpty() ? none : fileNames(afterPaths_).toHtmlEscaped()));
+    afterLabel_->setToolTip(afterPaths_.join(QLatin1Char('\n')));
+}
+
+} // namespace sl
