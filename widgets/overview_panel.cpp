@@ -2,9 +2,12 @@
 
 #include <QLabel>
 #include <QLocale>
+#include <QVBoxLayout>
 #include <algorithm>
 
+#include "model/findings_model.h"
 #include "model/units.h"
+#include "model/workbench_settings.h"
 #include "widgets/palette.h"
 #include "widgets/timeline_view.h"
 
@@ -12,18 +15,97 @@ namespace sl {
 
 OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
 {
-    label_ = new QLabel(this);
+    auto* content = new QWidget(this);
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    label_ = new QLabel(content);
     label_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     label_->setMargin(8);
     label_->setWordWrap(true);
     label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    setWidget(label_);
+    layout->addWidget(label_);
+    findingsLabel_ = new QLabel(content);
+    findingsLabel_->setObjectName(QStringLiteral("topFindings"));
+    findingsLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    findingsLabel_->setMargin(8);
+    findingsLabel_->setWordWrap(true);
+    findingsLabel_->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    findingsLabel_->hide();
+    connect(findingsLabel_, &QLabel::linkActivated, this, [this](const QString& link) {
+        static const QLatin1String prefix("finding:");
+        bool ok = false;
+        const int row = link.startsWith(prefix) ? link.mid(prefix.size()).toInt(&ok) : -1;
+        if (ok && diagnosis_ && row >= 0 && size_t(row) < diagnosis_->eval.findings.size())
+            emit findingActivated(row);
+    });
+    layout->addWidget(findingsLabel_);
+    layout->addStretch(1);
+    setWidget(content);
     setWidgetResizable(true);
     setFrameShape(QFrame::NoFrame);
+    lang_ = WorkbenchSettings::load().langCode();
     setData(nullptr, nullptr);
 }
 
 QString OverviewPanel::text() const { return label_->text(); }
+
+QString OverviewPanel::findingsText() const { return findingsLabel_->text(); }
+
+void OverviewPanel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
+{
+    diagnosis_ = std::move(diagnosis);
+    updateFindings();
+}
+
+void OverviewPanel::setLanguage(const QString& lang)
+{
+    lang_ = lang.startsWith(QLatin1String("zh")) ? "zh_CN" : "en";
+    updateFindings();
+}
+
+QList<int> OverviewPanel::topFindingRows() const
+{
+    QList<int> rows;
+    if (diagnosis_)
+        for (int i = 0; i < int(diagnosis_->eval.findings.size()) && i < kTopFindings; ++i)
+            rows << i;
+    return rows;
+}
+
+void OverviewPanel::updateFindings()
+{
+    if (!diagnosis_) {
+        findingsLabel_->clear();
+        findingsLabel_->hide();
+        return;
+    }
+    const std::vector<Finding>& all = diagnosis_->eval.findings;
+    QString h = QStringLiteral("<h3>%1</h3>").arg(tr("Top findings"));
+    if (all.empty()) {
+        h += QStringLiteral("<p><i>%1</i></p>").arg(tr("No rule fired on this trace."));
+    } else {
+        h += QStringLiteral("<table cellspacing=3>");
+        for (int row : topFindingRows()) {
+            const Finding& f = all[size_t(row)];
+            const ExpectedGain& g = f.expected_gain;
+            const QString gain = g.computed ? formatPercent(g.fraction)
+                                            : QStringLiteral("%1–%2").arg(formatPercent(g.low), formatPercent(g.high));
+            h += QStringLiteral("<tr><td valign=top><span style=\"color:%1\">●</span></td>"
+                                "<td valign=top><a href=\"finding:%2\">%3</a></td>"
+                                "<td valign=top align=right style=\"white-space:nowrap\"><b>%4</b></td></tr>")
+                     .arg(FindingsModel::severityColor(f.severity).name())
+                     .arg(row)
+                     .arg(QString::fromStdString(f.title.get(lang_)).toHtmlEscaped(), gain.toHtmlEscaped());
+        }
+        h += QStringLiteral("</table>");
+        if (all.size() > size_t(kTopFindings))
+            h += QStringLiteral("<p><i>%1</i></p>")
+                     .arg(tr("%n more in the Findings pane", nullptr, int(all.size()) - kTopFindings));
+    }
+    findingsLabel_->setText(h);
+    findingsLabel_->show();
+}
 
 void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_ptr<const AnalysisResult> analysis)
 {

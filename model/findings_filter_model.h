@@ -1,0 +1,33 @@
+#pragma once
+// Filters the findings tree: a minimum severity, and a text that keeps a finding when its own texts or any of its
+// children match (case-insensitive). A finding kept for its own text shows all its children; a finding kept only
+// for some children shows just those. Sorting uses FindingsModel::SortRole, so children keep their order.
+
+#include <QSortFilterProxyModel>
+
+#include "analysis/findings.h"
+
+namespace sl {
+
+class FindingsFilterModel : public QSortFilterProxyModel {
+    Q_OBJECT
+public:
+    explicit FindingsFilterModel(QObject* parent = nullptr);
+
+    void setMinimumSeverity(Severity s);
+    Severity minimumSeverity() const { return minSeverity_; }
+    void setSearchText(const QString& text);
+    const QString& searchText() const { return text_; }
+
+protected:
+    bool filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const override;
+
+private:
+    bool matches(const QModelIndex& sourceIndex) const;
+    bool findingMatches(int sourceRow) const;
+
+    Severity minSeverity_ = Severity::Info;
+    QString text_;
+};
+
+} // namespace sl

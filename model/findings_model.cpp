@@ -1,0 +1,508 @@
+#include "model/findings_model.h"
+
+#include <QFont>
+#include <QStringList>
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "model/units.h"
+
+namespace sl {
+
+namespace {
+
+// Child rows are addressed by internalId = finding row + 1; findings have internalId 0.
+constexpr quintptr kTopLevel = 0;
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+} // namespace
+
+FindingsModel::FindingsModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+void FindingsModel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis, std::shared_ptr<const Trace> trace)
+{
+    beginResetModel();
+    diagnosis_ = std::move(diagnosis);
+    trace_ = std::move(trace);
+    endResetModel();
+}
+
+void FindingsModel::setLanguage(const std::string& lang)
+{
+    if (lang == lang_)
+        return;
+    lang_ = lang;
+    const int n = findingCount();
+    if (n == 0)
+        return;
+    // Texts change, the structure does not.
+    emit dataChanged(index(0, 0), index(n - 1, ColumnCount - 1));
+    for (int r = 0; r < n; ++r) {
+        const QModelIndex p = index(r, 0);
+        const int c = rowCount(p);
+        if (c > 0)
+            emit dataChanged(index(0, 0, p), index(c - 1, ColumnCount - 1, p));
+    }
+}
+
+void FindingsModel::setSuggestionStates(const QHash<QString, QString>& states)
+{
+    if (states == states_)
+        return;
+    states_ = states;
+    for (int r = 0; r < findingCount(); ++r) {
+        const Finding& f = *finding(r);
+        if (f.suggestions.empty())
+            continue;
+        const QModelIndex p = index(r, 0);
+        const int first = 1 + int(f.evidence.size());
+        const int last = first + int(f.suggestions.size()) - 1;
+        emit dataChanged(index(first, 0, p), index(last, ColumnCount - 1, p));
+    }
+}
+
+QString FindingsModel::suggestionStateKey(const Finding& f, const Suggestion& s)
+{
+    return qs(f.rule) + QLatin1Char('/') + qs(s.id) + QLatin1Char('|') + qs(f.subject);
+}
+
+int FindingsModel::findingCount() const { return diagnosis_ ? int(diagnosis_->eval.findings.size()) : 0; }
+
+const Finding* FindingsModel::finding(int row) const
+{
+    if (row < 0 || row >= findingCount())
+        return nullptr;
+    return &diagnosis_->eval.findings[size_t(row)];
+}
+
+const Finding* FindingsModel::findingAt(const QModelIndex& index) const
+{
+    if (!index.isValid() || index.model() != this)
+        return nullptr;
+    return finding(index.internalId() == kTopLevel ? index.row() : int(index.internalId() - 1));
+}
+
+QModelIndex FindingsModel::findingIndex(int row, int column) const
+{
+    return finding(row) ? index(row, column) : QModelIndex();
+}
+
+QColor FindingsModel::severityColor(Severity s)
+{
+    switch (s) {
+    case Severity::High: return QColor(0xd6, 0x27, 0x28);
+    case Severity::Medium: return QColor(0xf0, 0x8a, 0x0e);
+    case Severity::Low: return QColor(0xc9, 0xb2, 0x12);
+    case Severity::Info: break;
+    }
+    return QColor(0x6f, 0x86, 0xa0);
+}
+
+QString FindingsModel::severityLabel(Severity s)
+{
+    switch (s) {
+    case Severity::High: return tr("High");
+    case Severity::Medium: return tr("Medium");
+    case Severity::Low: return tr("Low");
+    case Severity::Info: break;
+    }
+    return tr("Info");
+}
+
+QString FindingsModel::scopeLabel(ScopeKind k)
+{
+    switch (k) {
+    case ScopeKind::Trace: return tr("trace");
+    case ScopeKind::Device: return tr("device");
+    case ScopeKind::Phase: return tr("phase");
+    case ScopeKind::OpClass: return tr("operator class");
+    case ScopeKind::Kernel: return tr("kernel");
+    case ScopeKind::NcuLaunch: return tr("ncu launch");
+    }
+    return {};
+}
+
+QString FindingsModel::kindLabel(RowKind k)
+{
+    switch (k) {
+    case FindingRow: return tr("Finding");
+    case ExplanationRow: return tr("Why");
+    case EvidenceRow: return tr("Evidence");
+    case SuggestionRow: return tr("Suggestion");
+    case KernelLinkRow: return tr("Kernel");
+    case RangeLinkRow: return tr("Time range");
+    case NvtxLinkRow: return tr("NVTX");
+    }
+    return {};
+}
+
+QString FindingsModel::gainText(const ExpectedGain& g)
+{
+    if (g.computed) {
+        QString s = formatPercent(g.fraction);
+        if (g.ns)
+            s += QStringLiteral(" · ") + formatDuration(int64_t(*g.ns));
+        return s;
+    }
+    return tr("%1–%2").arg(formatPercent(g.low), formatPercent(g.high));
+}
+
+QString FindingsModel::confidenceText(const Confidence& c)
+{
+    QString label;
+    if (c.label == "high")
+        label = tr("high");
+    else if (c.label == "medium")
+        label = tr("medium");
+    else if (c.label == "low")
+        label = tr("low");
+    else
+        label = qs(c.label);
+    return QStringLiteral("%1 · %2").arg(label, QString::number(c.value, 'f', 2));
+}
+
+QString FindingsModel::evidenceText(const Evidence& e)
+{
+    const QString value = qs(format_metric(e.metric, e.value));
+    if (e.op.empty() || !e.threshold)
+        return QStringLiteral("%1 = %2").arg(qs(e.metric), value);
+    return tr("%1 = %2  (rule: %3 %4)").arg(qs(e.metric), value, qs(e.op), qs(format_metric(e.metric, *e.threshold)));
+}
+
+QString FindingsModel::problemsText(const Diagnosis& d)
+{
+    QStringList parts;
+    if (!d.rule_errors.empty()) {
+        const RuleError& e = d.rule_errors.front();
+        QString what = qs(e.rule_id.empty() ? e.file : e.rule_id);
+        parts << tr("%n rule(s) could not be loaded (%1: %2)", nullptr, int(d.rule_errors.size()))
+                     .arg(what, qs(e.message));
+    }
+    if (!d.eval.errors.empty()) {
+        std::set<std::string> rules;
+        for (const RuleError& e : d.eval.errors)
+            rules.insert(e.rule_id);
+        parts << tr("%n rule(s) failed to evaluate (%1)", nullptr, int(rules.size())).arg(qs(d.eval.errors.front().message));
+    }
+    if (!d.eval.missing.empty()) {
+        std::set<std::string> rules;
+        std::map<std::string, int> metrics;   // metric -> how often a rule missed it
+        for (const MissingData& m : d.eval.missing) {
+            rules.insert(m.rule);
+            for (const std::string& name : m.metrics)
+                ++metrics[name];
+        }
+        std::vector<std::pair<std::string, int>> byUse(metrics.begin(), metrics.end());
+        std::stable_sort(byUse.begin(), byUse.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        QStringList names;
+        for (size_t i = 0; i < byUse.size() && i < 4; ++i)
+            names << qs(byUse[i].first);
+        if (byUse.size() > 4)
+            names << QStringLiteral("…");
+        parts << tr("%n rule(s) could not run: missing %1", nullptr, int(rules.size())).arg(names.join(QStringLiteral(", ")));
+    }
+    return parts.join(QStringLiteral(" · "));
+}
+
+FindingsModel::Child FindingsModel::childAt(const Finding& f, int row) const
+{
+    if (row == 0)
+        return {ExplanationRow, -1};
+    int r = row - 1;
+    if (r < int(f.evidence.size()))
+        return {EvidenceRow, r};
+    r -= int(f.evidence.size());
+    if (r < int(f.suggestions.size()))
+        return {SuggestionRow, r};
+    r -= int(f.suggestions.size());
+    if (r < int(f.links.kernel_ids.size()))
+        return {KernelLinkRow, r};
+    r -= int(f.links.kernel_ids.size());
+    if (r < int(f.links.time_ranges.size()))
+        return {RangeLinkRow, r};
+    r -= int(f.links.time_ranges.size());
+    return {NvtxLinkRow, r};
+}
+
+int FindingsModel::childCount(const Finding& f) const
+{
+    return 1 + int(f.evidence.size() + f.suggestions.size() + f.links.kernel_ids.size() + f.links.time_ranges.size() +
+                   f.links.nvtx_ranges.size());
+}
+
+QString FindingsModel::text(const LocalText& t) const { return qs(t.get(lang_)); }
+
+QModelIndex FindingsModel::index(int row, int column, const QModelIndex& parent) const
+{
+    if (row < 0 || column < 0 || column >= ColumnCount)
+        return {};
+    if (!parent.isValid())
+        return row < findingCount() ? createIndex(row, column, kTopLevel) : QModelIndex();
+    if (parent.internalId() != kTopLevel || parent.model() != this)
+        return {};
+    const Finding* f = finding(parent.row());
+    if (!f || row >= childCount(*f))
+        return {};
+    return createIndex(row, column, quintptr(parent.row()) + 1);
+}
+
+QModelIndex FindingsModel::parent(const QModelIndex& child) const
+{
+    if (!child.isValid() || child.internalId() == kTopLevel)
+        return {};
+    return createIndex(int(child.internalId() - 1), 0, kTopLevel);
+}
+
+int FindingsModel::rowCount(const QModelIndex& parent) const
+{
+    if (!parent.isValid())
+        return findingCount();
+    if (parent.column() != 0 || parent.internalId() != kTopLevel)
+        return 0;
+    const Finding* f = finding(parent.row());
+    return f ? childCount(*f) : 0;
+}
+
+int FindingsModel::columnCount(const QModelIndex&) const { return ColumnCount; }
+
+Qt::ItemFlags FindingsModel::flags(const QModelIndex& index) const
+{
+    if (!index.isValid())
+        return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+}
+
+QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case RankColumn: return tr("Rank");
+    case SeverityColumn: return tr("Severity");
+    case TitleColumn: return tr("Finding");
+    case SubjectColumn: return tr("Subject");
+    case GainColumn: return tr("Expected gain");
+    case ConfidenceColumn: return tr("Confidence");
+    case StateColumn: return tr("State");
+    default: break;
+    }
+    return {};
+}
+
+QVariant FindingsModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid() || index.model() != this)
+        return {};
+    if (index.internalId() == kTopLevel) {
+        const Finding* f = finding(index.row());
+        return f ? findingData(index.row(), *f, index.column(), role) : QVariant();
+    }
+    const int row = int(index.internalId() - 1);
+    const Finding* f = finding(row);
+    if (!f || index.row() >= childCount(*f))
+        return {};
+    switch (role) {
+    case FindingRowRole: return row;
+    case FindingSubjectRole: return qs(f->subject);
+    case SeverityRole: return int(f->severity);
+    case SortRole: return index.row();   // children keep their order whatever the sort column
+    default: break;
+    }
+    return childData(*f, childAt(*f, index.row()), index.column(), role);
+}
+
+QVariant FindingsModel::findingData(int row, const Finding& f, int column, int role) const
+{
+    switch (role) {
+    case RowKindRole: return int(FindingRow);
+    case FindingRowRole: return row;
+    case FindingSubjectRole: return qs(f.subject);
+    case SeverityRole: return int(f.severity);
+    case KernelIndexRole: return qint64(-1);
+    case ChildIndexRole: return -1;
+    case SearchTextRole:
+        return QStringList{text(f.title), text(f.explanation), qs(f.subject), qs(f.rule), qs(f.verdict),
+                           severityLabel(f.severity), scopeLabel(f.scope)}
+            .join(QLatin1Char('\n'));
+    case SortRole:
+        switch (column) {
+        case RankColumn: return row + 1;
+        case SeverityColumn: return int(f.severity);
+        case TitleColumn: return text(f.title);
+        case SubjectColumn: return qs(f.subject);
+        case GainColumn: return f.expected_gain.fraction;
+        case ConfidenceColumn: return f.confidence.value;
+        default: return row;
+        }
+    case Qt::DisplayRole:
+        switch (column) {
+        case RankColumn: return row + 1;
+        case SeverityColumn: return severityLabel(f.severity);
+        case TitleColumn: return text(f.title);
+        case SubjectColumn:
+            return f.scope == ScopeKind::Trace ? scopeLabel(f.scope)
+                                               : QStringLiteral("%1 (%2)").arg(qs(f.subject), scopeLabel(f.scope));
+        case GainColumn: return gainText(f.expected_gain);
+        case ConfidenceColumn: return confidenceText(f.confidence);
+        default: return {};
+        }
+    case Qt::DecorationRole:
+        if (column == SeverityColumn)
+            return severityColor(f.severity);
+        return {};
+    case Qt::FontRole:
+        if (column == GainColumn && !f.expected_gain.computed) {
+            QFont font;
+            font.setItalic(true);
+            return font;
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        if (column == RankColumn)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case Qt::ToolTipRole:
+        switch (column) {
+        case TitleColumn: return text(f.explanation);
+        case SubjectColumn: return QStringLiteral("%1: %2").arg(scopeLabel(f.scope), qs(f.subject));
+        case GainColumn:
+            return f.expected_gain.computed ? tr("Computed from the metrics: %1").arg(qs(f.expected_gain.basis))
+                                            : tr("The rule's range (the metrics did not give a number)");
+        case ConfidenceColumn: {
+            QStringList lines{tr("prior %1 × data quality %2 × history %3")
+                                  .arg(f.confidence.prior, 0, 'f', 2)
+                                  .arg(f.confidence.data_quality, 0, 'f', 2)
+                                  .arg(f.confidence.kb_factor, 0, 'f', 2)};
+            for (const std::string& r : f.confidence.reasons)
+                lines << qs(r);
+            return lines.join(QLatin1Char('\n'));
+        }
+        default: return QStringLiteral("%1 · %2").arg(qs(f.rule), qs(f.verdict));
+        }
+    default: break;
+    }
+    return {};
+}
+
+QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, int role) const
+{
+    const Trace* t = trace_.get();
+    const int64_t origin = t ? t->meta.capture_start : 0;
+    switch (role) {
+    case RowKindRole: return int(c.kind);
+    case ChildIndexRole: return c.index;
+    case KernelIndexRole:
+        return c.kind == KernelLinkRow ? qint64(f.links.kernel_ids[size_t(c.index)]) : qint64(-1);
+    case TimeRangeStartRole:
+    case TimeRangeEndRole: {
+        const bool start = role == TimeRangeStartRole;
+        if (c.kind == RangeLinkRow) {
+            const LinkedRange& r = f.links.time_ranges[size_t(c.index)];
+            return qint64(start ? r.start : r.end);
+        }
+        if (c.kind == KernelLinkRow && t) {
+            const int64_t k = f.links.kernel_ids[size_t(c.index)];
+            if (k >= 0 && size_t(k) < t->kernels.size())
+                return qint64(start ? t->kernels.start[size_t(k)] : t->kernels.end[size_t(k)]);
+        }
+        return {};
+    }
+    case SuggestionKeyRole:
+        if (c.kind == SuggestionRow)
+            return qs(f.rule) + QLatin1Char('/') + qs(f.suggestions[size_t(c.index)].id);
+        return {};
+    case SuggestionStateRole:
+        if (c.kind == SuggestionRow)
+            return states_.value(suggestionStateKey(f, f.suggestions[size_t(c.index)]));
+        return {};
+    case NvtxNameRole:
+        if (c.kind == NvtxLinkRow)
+            return qs(f.links.nvtx_ranges[size_t(c.index)]);
+        return {};
+    default: break;
+    }
+
+    // Display, tooltip and search texts, per kind and column.
+    QString main, subject, gain, conf, state, tip;
+    switch (c.kind) {
+    case FindingRow: break;
+    case ExplanationRow:
+        main = text(f.explanation);
+        tip = main;
+        break;
+    case EvidenceRow: {
+        const Evidence& e = f.evidence[size_t(c.index)];
+        main = evidenceText(e);
+        subject = qs(e.source);
+        tip = tr("%1 (value %2) from %3").arg(qs(e.metric)).arg(e.value, 0, 'g', 6).arg(qs(e.source));
+        break;
+    }
+    case SuggestionRow: {
+        const Suggestion& s = f.suggestions[size_t(c.index)];
+        main = text(s.text);
+        subject = qs(f.rule) + QLatin1Char('/') + qs(s.id);
+        gain = tr("%1–%2").arg(formatPercent(s.gain_low), formatPercent(s.gain_high));
+        conf = tr("risk: %1").arg(s.risk == "low" ? tr("low") : s.risk == "medium" ? tr("medium")
+                                                          : s.risk == "high"   ? tr("high")
+                                                                               : qs(s.risk));
+        state = states_.value(suggestionStateKey(f, s));
+        tip = main;
+        if (!s.verify.empty())
+            tip += QLatin1Char('\n') + tr("Verify: %1").arg(qs(s.verify));
+        break;
+    }
+    case KernelLinkRow: {
+        const int64_t k = f.links.kernel_ids[size_t(c.index)];
+        if (t && k >= 0 && size_t(k) < t->kernels.size()) {
+            const size_t i = size_t(k);
+            main = QString::fromUtf8(t->str(t->kernels.short_name[i]));
+            subject = tr("at %1").arg(formatDuration(t->kernels.start[i] - origin));
+            gain = formatDuration(t->kernels.end[i] - t->kernels.start[i]);
+            tip = QString::fromUtf8(t->str(t->kernels.name[i]));
+        } else {
+            main = tr("kernel #%1").arg(k);
+        }
+        break;
+    }
+    case RangeLinkRow: {
+        const LinkedRange& r = f.links.time_ranges[size_t(c.index)];
+        main = r.label.empty() ? tr("time range") : qs(r.label);
+        subject = tr("%1 – %2").arg(formatDuration(r.start - origin), formatDuration(r.end - origin));
+        gain = formatDuration(r.end - r.start);
+        tip = main;
+        break;
+    }
+    case NvtxLinkRow:
+        main = qs(f.links.nvtx_ranges[size_t(c.index)]);
+        tip = main;
+        break;
+    }
+
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case RankColumn: return kindLabel(c.kind);
+        case TitleColumn: return main;
+        case SubjectColumn: return subject;
+        case GainColumn: return gain;
+        case ConfidenceColumn: return conf;
+        case StateColumn: return state;
+        default: return {};
+        }
+    case Qt::ToolTipRole: return tip.isEmpty() ? QVariant() : QVariant(tip);
+    default: break;
+    }
+    if (role == SearchTextRole)
+        return QStringList{main, subject, tip, state}.join(QLatin1Char('\n'));
+    if (role == Qt::ForegroundRole && column == StateColumn && !state.isEmpty()) {
+        if (state == QLatin1String("accepted") || state == QLatin1String("verified"))
+            return QColor(0x2c, 0xa0, 0x2c);
+        if (state == QLatin1String("rejected") || state == QLatin1String("failed"))
+            return QColor(0x9a, 0x9a, 0x9a);
+    }
+    return {};
+}
+
+} // namespace sl

@@ -1,0 +1,99 @@
+#pragma once
+// The findings of a Diagnosis as a tree: one top-level row per finding, in the engine's rank order (expected gain x
+// confidence), and below it the explanation, one row per evidence, one per suggestion and one per link to the trace
+// (kernel instances, time ranges, NVTX range names). Display strings are formatted here; raw numbers go through
+// SortRole and the custom roles, so views sort and jump without parsing text.
+
+#include <QAbstractItemModel>
+#include <QColor>
+#include <QHash>
+#include <QString>
+#include <memory>
+#include <string>
+
+#include "analysis/metrics_binding.h"
+#include "analysis/trace.h"
+
+namespace sl {
+
+class FindingsModel : public QAbstractItemModel {
+    Q_OBJECT
+public:
+    enum Column { RankColumn, SeverityColumn, TitleColumn, SubjectColumn, GainColumn, ConfidenceColumn, StateColumn,
+                  ColumnCount };
+    enum RowKind { FindingRow, ExplanationRow, EvidenceRow, SuggestionRow, KernelLinkRow, RangeLinkRow, NvtxLinkRow };
+    enum Role {
+        RowKindRole = Qt::UserRole + 1,   // RowKind (int)
+        KernelIndexRole,                  // qint64 row into Trace::kernels (kernel links), else -1
+        TimeRangeStartRole,               // qint64 ns, trace clock (kernel and range links)
+        TimeRangeEndRole,
+        SuggestionKeyRole,                // "<rule>/<suggestion id>" (the knowledge-base key), suggestion rows
+        FindingSubjectRole,               // the finding's subject (every row of the finding)
+        SortRole,                         // raw number or text of the column
+        FindingRowRole,                   // the row of the finding the index belongs to (int)
+        SeverityRole,                     // the finding's sl::Severity (int)
+        ChildIndexRole,                   // index into evidence / suggestions / links of the finding (int), else -1
+        SearchTextRole,                   // every text of the row in one string, for the text filter
+        SuggestionStateRole,              // state from setSuggestionStates ("accepted", ...), suggestion rows
+        NvtxNameRole,                     // NVTX range name, NVTX link rows
+    };
+
+    explicit FindingsModel(QObject* parent = nullptr);
+
+    // A new diagnosis (or none) resets the model. The trace resolves kernel links to names and times; may be null.
+    void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis, std::shared_ptr<const Trace> trace);
+    std::shared_ptr<const Diagnosis> diagnosis() const { return diagnosis_; }
+    std::shared_ptr<const Trace> trace() const { return trace_; }
+    // "en" or "zh_CN": which text of the findings is shown (both come with every finding).
+    void setLanguage(const std::string& lang);
+    const std::string& language() const { return lang_; }
+    // Suggestion states keyed by suggestionStateKey(); shown in StateColumn of the suggestion rows.
+    void setSuggestionStates(const QHash<QString, QString>& states);
+    static QString suggestionStateKey(const Finding& f, const Suggestion& s);
+
+    int findingCount() const;
+    const Finding* finding(int row) const;
+    // The finding an index belongs to (its own row or one of its children), or null.
+    const Finding* findingAt(const QModelIndex& index) const;
+    QModelIndex findingIndex(int row, int column = 0) const;
+
+    // Colour of a severity marker, the same in every view (Overview, Findings, Details).
+    static QColor severityColor(Severity s);
+    static QString severityLabel(Severity s);
+    static QString scopeLabel(ScopeKind k);
+    static QString kindLabel(RowKind k);
+    // "12.3 % · 1.23 ms" (computed) or "5.0–30.0 %" (rule range).
+    static QString gainText(const ExpectedGain& g);
+    // "high · 0.72"
+    static QString confidenceText(const Confidence& c);
+    // "idle_fraction = 34.5 %  (> 20.0 %)"
+    static QString evidenceText(const Evidence& e);
+    // One line for the view's footer when rules failed to load or could not run for missing data; empty when none.
+    static QString problemsText(const Diagnosis& d);
+
+    QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
+    QModelIndex parent(const QModelIndex& child) const override;
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+    Qt::ItemFlags flags(const QModelIndex& index) const override;
+
+private:
+    struct Child {
+        RowKind kind;
+        int index;   // into evidence / suggestions / kernel_ids / time_ranges / nvtx_ranges; -1 for the explanation
+    };
+    Child childAt(const Finding& f, int row) const;
+    int childCount(const Finding& f) const;
+    QVariant findingData(int row, const Finding& f, int column, int role) const;
+    QVariant childData(const Finding& f, const Child& c, int column, int role) const;
+    QString text(const LocalText& t) const;
+
+    std::shared_ptr<const Diagnosis> diagnosis_;
+    std::shared_ptr<const Trace> trace_;
+    std::string lang_ = "en";
+    QHash<QString, QString> states_;
+};
+
+} // namespace sl

@@ -1,0 +1,346 @@
+// FindingsModel and FindingsFilterModel on diagnoses the real pipeline produced: the bundled decode sample, a
+// decode trace with planted host starvation, per-step syncs and pageable copies, and a real trace from
+// ../shared/data. One row per finding in rank order, children that mirror evidence / suggestions / links, roles
+// that carry the right kernel rows and times, and a text filter that keeps the parents of matching children.
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTest>
+#include <algorithm>
+#include <set>
+
+#include "analysis/pipeline.h"
+#include "analysis/rules.h"
+#include "analysis/synthetic.h"
+#include "model/findings_filter_model.h"
+#include "model/findings_model.h"
+#include "model/units.h"
+
+using namespace sl;
+
+namespace {
+
+PipelineOptions shippedRules()
+{
+    PipelineOptions o;
+    o.rule_dirs = {shipped_rules_dir()};
+    return o;
+}
+
+std::shared_ptr<const PipelineResult> runSynthetic(bool planted)
+{
+    SynthOptions so = synth_preset("decode");
+    if (planted) {
+        so.host_starved = true;
+        so.sync_every_step = true;
+        so.pageable_copies = true;
+    }
+    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
+    return std::make_shared<const PipelineResult>(run_pipeline_on(trace, shippedRules()));
+}
+
+std::shared_ptr<const Diagnosis> diagnosisOf(const std::shared_ptr<const PipelineResult>& r)
+{
+    return std::shared_ptr<const Diagnosis>(r, &r->diagnosis);
+}
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// The kinds the children of `f` must have, in order (an independent spelling of the model's layout).
+std::vector<int> expectedKinds(const Finding& f)
+{
+    std::vector<int> k{FindingsModel::ExplanationRow};
+    k.insert(k.end(), f.evidence.size(), FindingsModel::EvidenceRow);
+    k.insert(k.end(), f.suggestions.size(), FindingsModel::SuggestionRow);
+    k.insert(k.end(), f.links.kernel_ids.size(), FindingsModel::KernelLinkRow);
+    k.insert(k.end(), f.links.time_ranges.size(), FindingsModel::RangeLinkRow);
+    k.insert(k.end(), f.links.nvtx_ranges.size(), FindingsModel::NvtxLinkRow);
+    return k;
+}
+
+// Checks the whole tree against the diagnosis it shows.
+void checkTree(const FindingsModel& m, const PipelineResult& r)
+{
+    const std::vector<Finding>& fs = r.diagnosis.eval.findings;
+    const Trace& t = *r.trace;
+    QCOMPARE(m.rowCount(), int(fs.size()));
+    QCOMPARE(m.columnCount(), int(FindingsModel::ColumnCount));
+    double prevScore = 2.0;
+    for (int row = 0; row < int(fs.size()); ++row) {
+        const Finding& f = fs[size_t(row)];
+        const QModelIndex fi = m.index(row, 0);
+        QCOMPARE(fi.data(FindingsModel::RowKindRole).toInt(), int(FindingsModel::FindingRow));
+        QCOMPARE(fi.data(Qt::DisplayRole).toInt(), row + 1);   // rank shown
+        QVERIFY2(f.rank_score() <= prevScore + 1e-12, qPrintable(qs(f.rule)));   // ranked: gain x confidence
+        prevScore = f.rank_score();
+        QCOMPARE(m.index(row, FindingsModel::TitleColumn).data().toString(), qs(f.title.en));
+        QCOMPARE(m.index(row, FindingsModel::SeverityColumn).data(Qt::DecorationRole).value<QColor>(),
+                 FindingsModel::severityColor(f.severity));
+        QCOMPARE(fi.data(FindingsModel::FindingSubjectRole).toString(), qs(f.subject));
+        QCOMPARE(m.index(row, FindingsModel::GainColumn).data(FindingsModel::SortRole).toDouble(), f.expected_gain.fraction);
+        QCOMPARE(m.index(row, FindingsModel::ConfidenceColumn).data().toString(),
+                 FindingsModel::confidenceText(f.confidence));
+        if (f.expected_gain.computed)
+            QVERIFY(m.index(row, FindingsModel::GainColumn).data().toString().startsWith(
+                formatPercent(f.expected_gain.fraction)));
+
+        const std::vector<int> kinds = expectedKinds(f);
+        QCOMPARE(m.rowCount(fi), int(kinds.size()));
+        size_t ev = 0, sg = 0, kl = 0, rl = 0, nl = 0;
+        for (int c = 0; c < int(kinds.size()); ++c) {
+            const QModelIndex ci = m.index(c, 0, fi);
+            QCOMPARE(m.parent(ci), fi);
+            QCOMPARE(ci.data(FindingsModel::RowKindRole).toInt(), kinds[size_t(c)]);
+            QCOMPARE(ci.data(FindingsModel::FindingRowRole).toInt(), row);
+            const QString main = m.index(c, FindingsModel::TitleColumn, fi).data().toString();
+            switch (kinds[size_t(c)]) {
+            case FindingsModel::ExplanationRow: QCOMPARE(main, qs(f.explanation.en)); break;
+            case FindingsModel::EvidenceRow: {
+                const Evidence& e = f.evidence[ev++];
+                QVERIFY(main.startsWith(qs(e.metric) + QStringLiteral(" = ") + qs(format_metric(e.metric, e.value))));
+                if (e.threshold && !e.op.empty())
+                    QVERIFY(main.contains(qs(format_metric(e.metric, *e.threshold))));
+                QCOMPARE(m.index(c, FindingsModel::SubjectColumn, fi).data().toString(), qs(e.source));
+                break;
+            }
+            case FindingsModel::SuggestionRow: {
+                const Suggestion& s = f.suggestions[sg++];
+                QCOMPARE(main, qs(s.text.en));
+                QCOMPARE(ci.data(FindingsModel::SuggestionKeyRole).toString(), qs(f.rule + "/" + s.id));
+                QCOMPARE(ci.data(FindingsModel::KernelIndexRole).toLongLong(), qint64(-1));
+                break;
+            }
+            case FindingsModel::KernelLinkRow: {
+                const int64_t k = f.links.kernel_ids[kl++];
+                QVERIFY(k >= 0 && size_t(k) < t.kernels.size());
+                QCOMPARE(ci.data(FindingsModel::KernelIndexRole).toLongLong(), qint64(k));
+                QCOMPARE(ci.data(FindingsModel::TimeRangeStartRole).toLongLong(), qint64(t.kernels.start[size_t(k)]));
+                QCOMPARE(ci.data(FindingsModel::TimeRangeEndRole).toLongLong(), qint64(t.kernels.end[size_t(k)]));
+                QCOMPARE(main, QString::fromUtf8(t.str(t.kernels.short_name[size_t(k)])));
+                QCOMPARE(m.index(c, FindingsModel::GainColumn, fi).data().toString(),
+                         formatDuration(t.kernels.end[size_t(k)] - t.kernels.start[size_t(k)]));
+                break;
+            }
+            case FindingsModel::RangeLinkRow: {
+                const LinkedRange& lr = f.links.time_ranges[rl++];
+                QCOMPARE(ci.data(FindingsModel::TimeRangeStartRole).toLongLong(), qint64(lr.start));
+                QCOMPARE(ci.data(FindingsModel::TimeRangeEndRole).toLongLong(), qint64(lr.end));
+                QCOMPARE(ci.data(FindingsModel::KernelIndexRole).toLongLong(), qint64(-1));
+                if (!lr.label.empty())
+                    QCOMPARE(main, qs(lr.label));
+                break;
+            }
+            case FindingsModel::NvtxLinkRow:
+                QCOMPARE(ci.data(FindingsModel::NvtxNameRole).toString(), qs(f.links.nvtx_ranges[nl++]));
+                break;
+            default: QFAIL("unexpected kind");
+            }
+        }
+        QCOMPARE(ev, f.evidence.size());
+        QCOMPARE(sg, f.suggestions.size());
+        QCOMPARE(kl + rl + nl, f.links.kernel_ids.size() + f.links.time_ranges.size() + f.links.nvtx_ranges.size());
+    }
+}
+
+} // namespace
+
+class TestFindingsModel : public QObject {
+    Q_OBJECT
+private slots:
+    void sampleTree()
+    {
+        for (bool planted : {false, true}) {
+            const auto r = runSynthetic(planted);
+            QVERIFY(!r->diagnosis.eval.findings.empty());
+            FindingsModel m;
+            QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            QCOMPARE(m.rowCount(), 0);
+            m.setDiagnosis(diagnosisOf(r), r->trace);
+            checkTree(m, *r);
+            if (QTest::currentTestFailed())
+                return;
+        }
+    }
+
+    void plantedFindingsLinkToTheTrace()
+    {
+        // Host starvation and per-step syncs are planted: the findings about them must link kernels and ranges.
+        const auto r = runSynthetic(true);
+        std::set<std::string> verdicts;
+        size_t kernelLinks = 0, rangeLinks = 0;
+        for (const Finding& f : r->diagnosis.eval.findings) {
+            verdicts.insert(f.verdict);
+            kernelLinks += f.links.kernel_ids.size();
+            rangeLinks += f.links.time_ranges.size();
+        }
+        QVERIFY(verdicts.count("host-bound") || verdicts.count("sync-bound"));
+        QVERIFY(kernelLinks > 0);
+        QVERIFY(rangeLinks > 0);
+    }
+
+    void languageAndStates()
+    {
+        const auto r = runSynthetic(true);
+        FindingsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setDiagnosis(diagnosisOf(r), r->trace);
+        const Finding& f0 = r->diagnosis.eval.findings.front();
+        QVERIFY(!f0.title.zh_CN.empty());
+        QSignalSpy changed(&m, &QAbstractItemModel::dataChanged);
+        m.setLanguage("zh_CN");
+        QVERIFY(changed.count() > 0);
+        const QString zh = m.index(0, FindingsModel::TitleColumn).data().toString();
+        QCOMPARE(zh, qs(f0.title.zh_CN));
+        QVERIFY(std::any_of(zh.begin(), zh.end(), [](QChar c) { return c.unicode() >= 0x4e00 && c.unicode() <= 0x9fff; }));
+        QCOMPARE(m.index(0, FindingsModel::TitleColumn, m.index(0, 0)).data().toString(), qs(f0.explanation.zh_CN));
+        m.setLanguage("en");
+        QCOMPARE(m.index(0, FindingsModel::TitleColumn).data().toString(), qs(f0.title.en));
+
+        // A state for one suggestion shows on that row only.
+        int row = -1;
+        for (int i = 0; i < int(r->diagnosis.eval.findings.size()) && row < 0; ++i)
+            if (!r->diagnosis.eval.findings[size_t(i)].suggestions.empty())
+                row = i;
+        QVERIFY(row >= 0);
+        const Finding& f = r->diagnosis.eval.findings[size_t(row)];
+        const QString key = FindingsModel::suggestionStateKey(f, f.suggestions.front());
+        QCOMPARE(key, qs(f.rule + "/" + f.suggestions.front().id + "|" + f.subject));
+        changed.clear();
+        m.setSuggestionStates({{key, QStringLiteral("accepted")}});
+        QCOMPARE(changed.count(), [&] {
+            int n = 0;
+            for (const Finding& x : r->diagnosis.eval.findings)
+                n += x.suggestions.empty() ? 0 : 1;
+            return n;
+        }());
+        const QModelIndex parent = m.index(row, 0);
+        const int first = 1 + int(f.evidence.size());
+        QCOMPARE(m.index(first, FindingsModel::StateColumn, parent).data().toString(), QStringLiteral("accepted"));
+        QCOMPARE(m.index(first, 0, parent).data(FindingsModel::SuggestionStateRole).toString(), QStringLiteral("accepted"));
+        if (f.suggestions.size() > 1)
+            QVERIFY(m.index(first + 1, FindingsModel::StateColumn, parent).data().toString().isEmpty());
+    }
+
+    void severityAndTextFilter()
+    {
+        const auto r = runSynthetic(true);
+        const std::vector<Finding>& fs = r->diagnosis.eval.findings;
+        FindingsModel m;
+        m.setDiagnosis(diagnosisOf(r), r->trace);
+        FindingsFilterModel p;
+        p.setSourceModel(&m);
+        QAbstractItemModelTester tester(&p, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        p.sort(FindingsModel::RankColumn, Qt::AscendingOrder);
+        QCOMPARE(p.rowCount(), int(fs.size()));
+        for (int i = 0; i < p.rowCount(); ++i)   // rank order survives the proxy's sort
+            QCOMPARE(p.index(i, 0).data().toInt(), i + 1);
+
+        for (Severity s : {Severity::Low, Severity::Medium, Severity::High}) {
+            p.setMinimumSeverity(s);
+            const auto expected = std::count_if(fs.begin(), fs.end(), [s](const Finding& f) { return f.severity >= s; });
+            QCOMPARE(p.rowCount(), int(expected));
+            for (int i = 0; i < p.rowCount(); ++i)
+                QVERIFY(p.index(i, 0).data(FindingsModel::SeverityRole).toInt() >= int(s));
+        }
+        p.setMinimumSeverity(Severity::Info);
+        QCOMPARE(p.rowCount(), int(fs.size()));
+
+        // A word only a child row has (a kernel name of a link, an evidence source): its parents stay, with only
+        // the matching children under them.
+        auto ownText = [&](int row) { return m.index(row, 0).data(FindingsModel::SearchTextRole).toString(); };
+        QString needle;
+        for (int row = 0; row < m.rowCount() && needle.isEmpty(); ++row) {
+            const QModelIndex fi = m.index(row, 0);
+            for (int c = 1; c < m.rowCount(fi) && needle.isEmpty(); ++c) {
+                const QString candidate = m.index(c, FindingsModel::TitleColumn, fi).data().toString();
+                if (candidate.size() < 4)
+                    continue;
+                bool inAnyFinding = false;
+                for (int o = 0; o < m.rowCount(); ++o)
+                    inAnyFinding |= ownText(o).contains(candidate, Qt::CaseInsensitive);
+                if (!inAnyFinding)
+                    needle = candidate;
+            }
+        }
+        QVERIFY(!needle.isEmpty());
+        p.setSearchText(needle.toUpper());   // case-insensitive
+        int keptFindings = 0;
+        for (int row = 0; row < m.rowCount(); ++row) {
+            const QModelIndex fi = m.index(row, 0);
+            int matching = 0;
+            for (int c = 0; c < m.rowCount(fi); ++c)
+                matching += m.index(c, 0, fi).data(FindingsModel::SearchTextRole).toString().contains(needle, Qt::CaseInsensitive);
+            const QModelIndex pi = p.mapFromSource(fi);
+            QCOMPARE(pi.isValid(), matching > 0);
+            if (matching > 0) {
+                ++keptFindings;
+                QCOMPARE(p.rowCount(pi), matching);
+            }
+        }
+        QVERIFY(keptFindings > 0);
+        QCOMPARE(p.rowCount(), keptFindings);
+
+        // A finding's own text keeps all of its children.
+        const QString title = qs(fs.front().title.en);
+        p.setSearchText(title);
+        const QModelIndex first = p.mapFromSource(m.index(0, 0));
+        QVERIFY(first.isValid());
+        QCOMPARE(p.rowCount(first), m.rowCount(m.index(0, 0)));
+        p.setSearchText(QStringLiteral("no finding says this: qzxv"));
+        QCOMPARE(p.rowCount(), 0);
+        p.setSearchText({});
+        QCOMPARE(p.rowCount(), int(fs.size()));
+    }
+
+    void problemsLine()
+    {
+        Diagnosis d;
+        QVERIFY(FindingsModel::problemsText(d).isEmpty());
+        d.eval.missing.push_back({"roofline-far-from-roof", ScopeKind::OpClass, "gemm", {"e_roof"}});
+        d.eval.missing.push_back({"roofline-far-from-roof", ScopeKind::OpClass, "attention", {"e_roof"}});
+        d.eval.missing.push_back({"ncu-low-occupancy", ScopeKind::NcuLaunch, "ncu #1", {"achieved_occupancy", "e_roof"}});
+        QString text = FindingsModel::problemsText(d);
+        QVERIFY2(text.contains(QStringLiteral("could not run")), qPrintable(text));
+        QVERIFY2(text.startsWith(QStringLiteral("2 ")), qPrintable(text));   // two rules, not three scopes
+        // most often missing first
+        QVERIFY2(text.contains(QStringLiteral("missing e_roof, achieved_occupancy")), qPrintable(text));
+        d.rule_errors.push_back({"/tmp/bad.json", "", "expected '{'"});
+        text = FindingsModel::problemsText(d);
+        QVERIFY(text.contains(QStringLiteral("could not be loaded")));
+        QVERIFY(text.contains(QStringLiteral("/tmp/bad.json: expected '{'")));
+    }
+
+    void realTrace()
+    {
+        const QByteArray dir = qgetenv("SIGHTLINE_SHARED_DATA");
+        QStringList candidates{QStringLiteral("/kineto/tracelens/h100__Qwen1.5-0.5B-Chat_inference.json.gz"),
+                               QStringLiteral("/nsys/dlprof_pytorch_wrelu_nsys_profile.sqlite")};
+        int ran = 0;
+        for (const QString& rel : candidates) {
+            const QString path = QString::fromLocal8Bit(dir) + rel;
+            if (dir.isEmpty() || !QFile::exists(path))
+                continue;
+            auto r = std::make_shared<const PipelineResult>(run_pipeline({path.toStdString()}, shippedRules()));
+            QVERIFY(r->diagnosis.eval.rules_evaluated > 0);
+            qInfo("%s: %zu findings, %zu rules short of data", qPrintable(rel), r->diagnosis.eval.findings.size(),
+                  r->diagnosis.eval.missing.size());
+            FindingsModel m;
+            QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            m.setDiagnosis(diagnosisOf(r), r->trace);
+            checkTree(m, *r);
+            if (QTest::currentTestFailed())
+                return;
+            FindingsFilterModel p;
+            p.setSourceModel(&m);
+            QAbstractItemModelTester proxyTester(&p, QAbstractItemModelTester::FailureReportingMode::QtTest);
+            p.setMinimumSeverity(Severity::Medium);
+            p.setSearchText(QStringLiteral("kernel"));
+            ++ran;
+        }
+        if (ran == 0)
+            QSKIP("no real trace in SIGHTLINE_SHARED_DATA");
+    }
+};
+
+QTEST_MAIN(TestFindingsModel)
+#include "tst_findings_model.moc"

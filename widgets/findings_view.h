@@ -1,0 +1,104 @@
+#pragma once
+// The Findings pane: the ranked findings of the Document's diagnosis as an expandable tree (evidence, suggestions,
+// links to the trace), a toolbar with a severity filter and a search box, a detail area for the current finding
+// (explanation, evidence table, expected gain and its basis, confidence and its reasons, suggestions with their
+// verify commands) and a footer that says when rules could not load or run.
+//
+// Activating a link row (click, double-click or Enter) moves the shared Selection: a kernel link selects the
+// kernel, a time-range link selects the range; a finding about a kernel name selects that name.
+
+#include <QHash>
+#include <QPersistentModelIndex>
+#include <QString>
+#include <QWidget>
+#include <cstdint>
+
+#include "analysis/findings.h"
+#include "model/selection.h"
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTextBrowser;
+class QTreeView;
+class QToolButton;
+class QModelIndex;
+class QUrl;
+
+namespace sl {
+
+class Document;
+class FindingsModel;
+class FindingsFilterModel;
+
+class FindingsView : public QWidget {
+    Q_OBJECT
+public:
+    // document and selection must outlive the view; selection may be null (then only the signals are emitted).
+    FindingsView(Document* document, Selection* selection, QWidget* parent = nullptr);
+
+    FindingsModel* model() const { return model_; }
+    FindingsFilterModel* proxy() const { return proxy_; }
+    QTreeView* tree() const { return tree_; }
+
+    // "en" or "zh_CN" (default: WorkbenchSettings::load().langCode()).
+    void setLanguage(const QString& lang);
+    // Suggestion states from the knowledge-base session, keyed by suggestionStateKey(); shown in the State column
+    // (hidden while there are none) and in the detail area.
+    void setSuggestionStates(const QHash<QString, QString>& states);
+    static QString suggestionStateKey(const Finding& f, const Suggestion& s);
+
+    // Makes the finding at `row` (FindingsModel row = rank - 1) current, expanded and visible, clearing the
+    // filters when they hide it.
+    void selectFinding(int row);
+    // FindingsModel row of the current finding, or -1.
+    int currentFindingRow() const;
+    // Does what clicking the row does (index of model() or proxy()).
+    void activate(const QModelIndex& index);
+
+    QString detailHtml() const;
+    QString detailText() const;
+    QString footerText() const;
+
+public slots:
+    // Re-reads the Document's diagnosis and trace.
+    void refresh();
+
+signals:
+    void kernelRequested(qint64 index);
+    void rangeRequested(sl::TimeRange range);
+    void nvtxRequested(const QString& name);
+    // The current finding changed (FindingsModel row, -1 for none).
+    void currentFindingChanged(int row);
+    // The current row is a suggestion (its suggestionStateKey), or empty when it is not.
+    void currentSuggestionChanged(const QString& stateKey);
+
+private:
+    void onCurrentChanged(const QModelIndex& current);
+    void onAnchor(const QUrl& url);
+    void onActivated(const QModelIndex& proxyIndex);
+    void updateDetail();
+    void updateCount();
+    void copyCurrentCommand();
+    void showContextMenu(const QPoint& pos);
+    void expandFirst();
+    QModelIndex sourceIndex(const QModelIndex& index) const;
+
+    Document* document_;
+    Selection* selection_;
+    FindingsModel* model_;
+    FindingsFilterModel* proxy_;
+    QComboBox* severity_;
+    QLineEdit* search_;
+    QToolButton* copyButton_;
+    QLabel* count_;
+    QTreeView* tree_;
+    QTextBrowser* detail_;
+    QLabel* footer_;
+    int detailRow_ = -1;
+    int detailSuggestion_ = -1;
+    QPersistentModelIndex lastActivated_;
+    qint64 lastActivatedMs_ = 0;
+};
+
+} // namespace sl
