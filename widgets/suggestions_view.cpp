@@ -1,5 +1,6 @@
 #include "widgets/suggestions_view.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QEvent>
 #include <QHBoxLayout>
@@ -153,8 +154,9 @@ SuggestionsView::SuggestionsView(Document* document, KbSession* session, QWidget
     header->setMinimumSectionSize(60);
     const QFontMetrics fm = table_->fontMetrics();
     table_->setColumnWidth(SuggestionModel::State, fm.horizontalAdvance(SuggestionModel::stateLabel(SuggestionState::Proposed)) + 36);
-    table_->setColumnWidth(SuggestionModel::Subject, fm.horizontalAdvance(QLatin1Char('M')) * 12);
-    table_->setColumnWidth(SuggestionModel::Metric, fm.horizontalAdvance(QStringLiteral("launch_overhead_fraction ↓")) + 12);
+    // Subjects are often kernel names: give them the room; metric names are short apart from a few.
+    table_->setColumnWidth(SuggestionModel::Subject, fm.horizontalAdvance(QLatin1Char('M')) * 16);
+    table_->setColumnWidth(SuggestionModel::Metric, fm.horizontalAdvance(QStringLiteral("tpot_median_ns ↓")) + 40);
     table_->setColumnWidth(SuggestionModel::Annotation, fm.horizontalAdvance(QLatin1Char('M')) * 12);
     table_->setColumnWidth(SuggestionModel::Updated, fm.horizontalAdvance(QStringLiteral("2026-11-22 07:25")) + 16);
     table_->setSortingEnabled(true);
@@ -221,10 +223,22 @@ SuggestionsView::SuggestionsView(Document* document, KbSession* session, QWidget
     });
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &SuggestionsView::onCurrentChanged);
-    connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, &SuggestionsView::commitAnnotation);
+    // New rows (a refresh, or the same run attached again) keep the selected suggestion and the editor's text.
+    connect(model_, &QAbstractItemModel::modelAboutToBeReset, this, [this] {
+        commitAnnotation();
+        resetting_ = true;
+    });
     connect(model_, &QAbstractItemModel::modelReset, this, [this] {
+        resetting_ = false;
+        if (editingId_ <= 0 || !selectSuggestion(editingId_))
+            onCurrentChanged();
         updateHint();
-        onCurrentChanged();
+    });
+    // Back in Sightline after working elsewhere (maybe in another instance): show the states as stored now.
+    connect(qApp, &QGuiApplication::applicationStateChanged, this, [this](Qt::ApplicationState state) {
+        if (state == Qt::ApplicationActive && session_ && model_->hasRun() && session_->pending() == 0 &&
+            !annotation_->hasFocus())
+            session_->refresh();
     });
     // The proxy re-filters and re-sorts a changed row by itself (dynamicSortFilter).
     connect(model_, &QAbstractItemModel::dataChanged, this, [this] {
@@ -388,6 +402,8 @@ void SuggestionsView::setStateFilter(const QString& stateName)
 
 void SuggestionsView::onCurrentChanged()
 {
+    if (resetting_)
+        return;
     const qint64 id = currentId();
     if (id != editingId_) {
         commitAnnotation();

@@ -98,6 +98,7 @@ private:
     QString lang_ = QStringLiteral("en");
     QString attachError_;
     bool attaching_ = false;
+    bool resetting_ = false;      // between the model's aboutToBeReset and reset
 };
 
 } // namespace sl

@@ -3,6 +3,7 @@
 // annotation editor (Ctrl+Enter, focus-out, selection change, closing the pane) write to the file at once, the
 // filter and the details follow, and an unusable knowledge base is shown, not crashed on. Also renders the pane at
 // 1000x500 to test-tmp/suggestions_view.png for a look.
+#include <QAbstractButton>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -146,6 +147,19 @@ private slots:
         QCOMPARE(view.currentId(), qint64(0));
         view.setStateFilter(QString());
         QCOMPARE(view.table()->model()->rowCount(), view.model()->rowCount());
+
+        // Another instance rejects a suggestion; Reload shows it and keeps the selection.
+        const qint64 other = view.model()->record(0)->id;
+        KnowledgeBase(kbPath_.toStdString()).set_suggestion_state(other, SuggestionState::Rejected, std::string("no"));
+        QVERIFY(view.selectSuggestion(id));
+        QTest::mouseClick(view.findChild<QAbstractButton*>(QStringLiteral("reloadButton")), Qt::LeftButton);
+        QVERIFY(session.waitForIdle());
+        const int otherRow = view.model()->rowOfId(other);
+        QCOMPARE(view.model()->data(view.model()->index(otherRow, 0), SuggestionModel::StateRole).toString(),
+                 QStringLiteral("rejected"));
+        QCOMPARE(view.model()->data(view.model()->index(otherRow, SuggestionModel::Annotation)).toString(),
+                 QStringLiteral("no"));
+        QCOMPARE(view.currentId(), id);
     }
 
     void annotationIsNeverLost()
@@ -244,6 +258,11 @@ private slots:
         const QString out = tmpRoot() + QStringLiteral("/suggestions_view.png");
         QVERIFY(view.grab().save(out));
         QVERIFY(QFileInfo(out).size() > 1000);
+        // Suggestion texts and details in Chinese (from the diagnosis' zh_CN texts).
+        view.setLanguage(QStringLiteral("zh_CN"));
+        QVERIFY(view.detailsText().contains(QString::fromStdString(view.model()->suggestionFor(0)->text.zh_CN).toHtmlEscaped()));
+        QTest::qWait(50);
+        QVERIFY(view.grab().save(tmpRoot() + QStringLiteral("/suggestions_view_zh.png")));
     }
 
 private:
