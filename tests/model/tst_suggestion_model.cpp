@@ -15,6 +15,7 @@
 #include "analysis/pipeline.h"
 #include "analysis/rules.h"
 #include "analysis/synthetic.h"
+#include "model/findings_model.h"
 #include "model/kb_session.h"
 #include "model/suggestion_model.h"
 
@@ -173,8 +174,25 @@ private slots:
         const auto byKey = model.stateByKey();
         QCOMPARE(byKey.size(), model.rowCount());
         QCOMPARE(byKey.value(key0), QStringLiteral("accepted"));
-        for (auto it = byKey.begin(); it != byKey.end(); ++it)
-            QVERIFY(it.key().contains(QLatin1Char('/')) && it.key().contains(QLatin1Char('|')));
+        // ... the very keys the Findings pane looks its badges up by.
+        QSet<QString> findingsKeys;
+        for (const Finding& f : result_->diagnosis.eval.findings)
+            for (const Suggestion& sg : f.suggestions)
+                findingsKeys.insert(FindingsModel::suggestionStateKey(f, sg));
+        QCOMPARE(QSet<QString>(byKey.keyBegin(), byKey.keyEnd()), findingsKeys);
+        FindingsModel findings;
+        findings.setDiagnosis(diagnosis(), trace_);
+        findings.setSuggestionStates(byKey);
+        bool badgeSeen = false;
+        for (int r = 0; r < findings.rowCount(); ++r) {
+            const QModelIndex p = findings.index(r, 0);
+            for (int c = 0; c < findings.rowCount(p); ++c) {
+                const QModelIndex ch = findings.index(c, 0, p);
+                if (ch.data(FindingsModel::SuggestionStateRole).toString() == QLatin1String("accepted"))
+                    badgeSeen = true;
+            }
+        }
+        QVERIFY(badgeSeen);
 
         // A restart: a new session and model on the same file and trace find the same run and its states.
         KbSession again;
