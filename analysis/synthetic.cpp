@@ -508,6 +508,26 @@ SynthOptions synth_preset(std::string_view name)
     throw std::invalid_argument("unknown synthetic preset '" + std::string(name) + "' (expected decode or scale)");
 }
 
+std::string synth_model_config_json(const SynthOptions& o)
+{
+    return "{\n"
+           "  \"architectures\": [\"LlamaForCausalLM\"],\n"
+           "  \"model_type\": \"llama\",\n"
+           "  \"hidden_size\": 4096,\n"
+           "  \"intermediate_size\": 11008,\n"
+           "  \"num_attention_heads\": 32,\n"
+           "  \"num_key_value_heads\": 32,\n"
+           "  \"num_hidden_layers\": " + std::to_string(o.layers) + ",\n"
+           "  \"vocab_size\": 32000,\n"
+           "  \"hidden_act\": \"silu\",\n"
+           "  \"max_position_embeddings\": 4096,\n"
+           "  \"rms_norm_eps\": 1e-05,\n"
+           "  \"rope_theta\": 10000.0,\n"
+           "  \"tie_word_embeddings\": false,\n"
+           "  \"torch_dtype\": \"bfloat16\"\n"
+           "}\n";
+}
+
 Trace make_synthetic_trace(const SynthOptions& options)
 {
     Trace t;

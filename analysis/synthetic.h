@@ -97,4 +97,10 @@ SynthOptions synth_preset(std::string_view name);
 // Builds the trace and calls Trace::finish(). meta.format is "synthetic".
 Trace make_synthetic_trace(const SynthOptions& options);
 
+// A Hugging Face style config.json for the model the synthetic kernels stand for: a Llama-2-7B-shaped model
+// (hidden 4096, intermediate 11008, 32 heads, 32 KV heads, vocab 32000, bf16) with options.layers layers, so
+// `--model` / the Roofline pane can be tried on the generated trace. Its kernel durations were set for batch 8 and
+// a 512-token context (prefill passes of prefill_tokens tokens).
+std::string synth_model_config_json(const SynthOptions& options);
+
 } // namespace sl

@@ -5,10 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/release}"
 sample="$build/samples/llm_decode_sample.sqlite"
-[ -f "$sample" ] || cmake --build "$build" --target sample_trace
+config="$build/samples/llm_decode_sample.config.json"   # its model, so the Roofline pane has something to show
+{ [ -f "$sample" ] && [ -f "$config" ]; } || cmake --build "$build" --target sample_trace
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$build/app/sightline" ]; then
-  exec "$build/app/sightline" "$sample"
+  exec "$build/app/sightline" "$sample" "$config"
 fi
 echo "No display: printing the sample's summary and analysis with sightline-cli." >&2
 "$build/app/sightline-cli" summary "$sample"
-exec "$build/app/sightline-cli" analyze "$sample"
+exec "$build/app/sightline-cli" analyze "$sample" --model "$config"

@@ -36,7 +36,7 @@ int run_generate(const std::vector<std::string>& args)
     Args a;
     std::string err;
     const std::vector<std::string> values = {"--preset", "--kernels", "--steps", "--layers", "--prefill", "--seed",
-                                             "--nvtx", "-o", "--output"};
+                                             "--nvtx", "-o", "--output", "--config-out"};
     const std::vector<std::string> flags = {"--host-starved", "--sync-every-step", "--serial-copies",
                                             "--no-copies", "--pageable-copies", "--nccl", "--nccl-overlap",
                                             "--cuda-graphs", "--no-nvtx", "--quiet"};
@@ -86,6 +86,10 @@ int run_generate(const std::vector<std::string>& args)
     const Trace t = make_synthetic_trace(o);
     const auto t1 = std::chrono::steady_clock::now();
     write_nsys_sqlite(t, out);
+    // The model the kernels stand for, as a Hugging Face config.json, so `--model` works on the generated trace.
+    const std::string config_out = a.value("--config-out");
+    if (!config_out.empty() && !write_output(config_out, synth_model_config_json(o)))
+        return kExitInput;
     const auto t2 = std::chrono::steady_clock::now();
     if (!a.flag("--quiet")) {
         const auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
@@ -101,7 +105,7 @@ const bool registered = register_command(
     {"generate",
      "generate [--preset decode|scale] [--kernels N] [--steps N] [--layers N] [--prefill N] [--nvtx N] [--seed N] "
      "[--host-starved] [--sync-every-step] [--serial-copies] [--no-copies] [--pageable-copies] [--nccl|--nccl-overlap] "
-     "[--cuda-graphs] [--no-nvtx] -o FILE.sqlite",
+     "[--cuda-graphs] [--no-nvtx] [--config-out CONFIG.json] -o FILE.sqlite",
      run_generate});
 
 } // namespace
