@@ -1,0 +1,446 @@
+#include "model/roofline_model.h"
+
+#include <QLocale>
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/ncu_metrics.h"
+#include "analysis/roofline.h"
+#include "analysis/trace.h"
+#include "model/document.h"
+#include "model/units.h"
+
+namespace sl {
+
+namespace {
+
+constexpr Precision kAllPrecisions[] = {Precision::FP32, Precision::TF32,         Precision::FP16, Precision::BF16,
+                                        Precision::FP16_FP16ACC, Precision::FP8, Precision::INT8};
+
+bool positive(double v) { return std::isfinite(v) && v > 0; }
+
+// A point that can sit on log-log axes.
+bool drawable(const RooflinePoint& p) { return positive(p.intensity) && positive(p.flops_per_s); }
+
+struct NcuRaw {
+    std::string name;
+    uint32_t kernel_name = UINT32_MAX;
+    double flops = 0, bytes = 0, duration_ns = 0;
+};
+
+RooflinePoint ncu_point(const NcuRaw& r, int64_t launches)
+{
+    RooflinePoint p;
+    p.kind = RooflinePointKind::Ncu;
+    p.label = r.name;
+    p.flops = r.flops;
+    p.bytes = r.bytes;
+    p.intensity = r.bytes > 0 ? r.flops / r.bytes : 0;
+    p.flops_per_s = r.duration_ns > 0 ? r.flops / (r.duration_ns * 1e-9) : 0;
+    p.time_ns = launches > 0 ? std::optional<double>(r.duration_ns / double(launches)) : std::nullopt;
+    p.total_ns = r.duration_ns;
+    p.kernel_name = r.kernel_name;
+    p.launches = launches;
+    return p;
+}
+
+} // namespace
+
+const char* roofline_kind_name(RooflinePointKind k)
+{
+    switch (k) {
+    case RooflinePointKind::Theory: return "theory";
+    case RooflinePointKind::Measured: return "measured";
+    case RooflinePointKind::Ncu: return "ncu";
+    }
+    return "";
+}
+
+std::optional<double> RooflineData::primary_peak() const
+{
+    const RooflineRoof* best = nullptr;
+    for (const auto& r : roofs)
+        if (r.precision && r.gemm)
+            return r.value;
+    for (const auto& r : roofs)
+        if (r.precision && *r.precision == Precision::BF16)
+            return r.value;
+    for (const auto& r : roofs)
+        if (r.precision && (!best || r.value > best->value))
+            best = &r;
+    return best ? std::optional<double>(best->value) : std::nullopt;
+}
+
+double RooflineData::attainable(double intensity) const
+{
+    const auto peak = primary_peak();
+    const double mem = bandwidth > 0 && intensity > 0 ? intensity * bandwidth : 0;
+    if (peak && mem > 0)
+        return std::min(*peak, mem);
+    if (peak)
+        return *peak;
+    return mem;
+}
+
+std::optional<double> RooflineData::fraction_of_roof(const RooflinePoint& p) const
+{
+    const double roof = attainable(p.intensity);
+    if (!(roof > 0))
+        return std::nullopt;
+    return p.flops_per_s / roof;
+}
+
+std::vector<RooflineRoof> roofline_roofs(const GpuSpec& gpu, double bandwidth, std::optional<Precision> gemm)
+{
+    std::vector<RooflineRoof> roofs;
+    if (positive(bandwidth)) {
+        RooflineRoof m;
+        m.name = "memory";
+        m.value = bandwidth;
+        roofs.push_back(m);
+    }
+    std::vector<RooflineRoof> compute;
+    for (Precision p : kAllPrecisions) {
+        // fp16 with fp16 accumulate only when the row gives it (GpuPeaks::get falls back to fp16 for the cost model).
+        const auto v = p == Precision::FP16_FP16ACC ? gpu.peaks.fp16_fp16acc : gpu.peaks.get(p);
+        if (!v || !positive(*v))
+            continue;
+        RooflineRoof r;
+        r.precision = p;
+        r.name = precision_name(p);
+        r.value = *v;
+        r.ridge = positive(bandwidth) ? *v / bandwidth : 0;
+        r.gemm = gemm && *gemm == p;
+        compute.push_back(r);
+    }
+    std::stable_sort(compute.begin(), compute.end(),
+                     [](const RooflineRoof& a, const RooflineRoof& b) { return a.value > b.value; });
+    roofs.insert(roofs.end(), compute.begin(), compute.end());
+    return roofs;
+}
+
+RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, size_t max_points)
+{
+    RooflineData d;
+    if (!out)
+        return d;
+    if (out->report) {
+        const RooflineReport& r = *out->report;
+        const CostModelResult& c = r.cost;
+        d.gpu_name = c.gpu.name;
+        d.gemm_precision = c.gemm_precision;
+        d.bandwidth = positive(c.bandwidth) ? c.bandwidth : 0;
+        d.roofs = roofline_roofs(c.gpu, d.bandwidth, c.gemm_precision);
+        for (const PhaseCost& ph : c.phases) {
+            for (const OpCost& o : ph.ops) {
+                RooflinePoint p;
+                p.kind = RooflinePointKind::Theory;
+                p.label = o.name;
+                p.phase = phase_name(ph.phase);
+                p.op_class = o.op_class;
+                p.flops = o.flops;
+                p.bytes = o.bytes;
+                p.intensity = o.bytes > 0 ? o.flops / o.bytes : 0;
+                p.time_ns = o.t_theory_ns;
+                p.flops_per_s = o.t_theory_ns && *o.t_theory_ns > 0 ? o.flops / (*o.t_theory_ns * 1e-9) : 0;
+                p.total_ns = o.t_theory_ns.value_or(0);
+                if (const auto act = r.operator_actual_ns(o.name, ph.phase); act && *act > 0 && o.t_theory_ns)
+                    p.e_roof = *o.t_theory_ns / *act;
+                if (drawable(p))
+                    d.points.push_back(std::move(p));
+                else
+                    ++d.skipped;
+            }
+        }
+        for (const ClassEfficiency& cl : r.classes) {
+            RooflinePoint p;
+            p.kind = RooflinePointKind::Measured;
+            p.label = cl.op_class;
+            p.phase = cl.phase;
+            p.op_class = cl.op_class;
+            p.flops = cl.flops;
+            p.bytes = cl.bytes;
+            p.intensity = cl.bytes > 0 ? cl.flops / cl.bytes : 0;
+            p.time_ns = cl.t_actual_ns;
+            p.flops_per_s = cl.t_actual_ns && *cl.t_actual_ns > 0 ? cl.flops / (*cl.t_actual_ns * 1e-9) : 0;
+            p.total_ns = double(cl.measured_total_ns);
+            p.e_roof = cl.e_roof;
+            if (drawable(p))
+                d.points.push_back(std::move(p));
+            else
+                ++d.skipped;
+        }
+    } else if (out->ncu && trace && !trace->meta.devices.empty()) {
+        // ncu alone: roofs from the GPU row that matches the trace's device, when there is one.
+        try {
+            const GpuDatabase db = GpuDatabase::load_default();
+            if (const GpuSpec* g = db.match_device(trace->meta.devices.front().name)) {
+                d.gpu_name = g->name;
+                d.bandwidth = positive(g->mem_bw_Bps) ? g->mem_bw_Bps : 0;
+                d.roofs = roofline_roofs(*g, d.bandwidth, std::nullopt);
+            }
+        } catch (const std::exception&) {
+            // No database: the ncu points are still drawn, without roofs.
+        }
+    }
+
+    if (out->ncu) {
+        const NcuReport& ncu = *out->ncu;
+        std::vector<int64_t> joined;
+        if (trace)
+            joined = join_ncu_to_trace(ncu, *trace);
+        std::vector<NcuRaw> raws;
+        raws.reserve(ncu.launches.size());
+        for (size_t i = 0; i < ncu.launches.size(); ++i) {
+            const NcuLaunch& l = ncu.launches[i];
+            const NcuLaunchMetrics m = compute_ncu_metrics(l);
+            if (!m.flops_total || !m.dram_bytes || !m.duration_ns || !positive(*m.flops_total) ||
+                !positive(*m.dram_bytes) || !positive(*m.duration_ns)) {
+                ++d.skipped;
+                continue;
+            }
+            NcuRaw r;
+            r.name = l.name;
+            r.flops = *m.flops_total;
+            r.bytes = *m.dram_bytes;
+            r.duration_ns = *m.duration_ns;
+            if (trace) {
+                if (i < joined.size() && joined[i] >= 0 && size_t(joined[i]) < trace->kernels.size())
+                    r.kernel_name = trace->kernels.name[size_t(joined[i])];
+                else
+                    r.kernel_name = trace->strings.find(l.name);
+            }
+            raws.push_back(std::move(r));
+        }
+        const size_t budget = max_points > d.points.size() ? max_points - d.points.size() : 0;
+        if (raws.size() <= budget) {
+            for (const NcuRaw& r : raws)
+                d.points.push_back(ncu_point(r, 1));
+        } else {
+            // Fold per kernel name: sums of FLOPs, bytes and time (intensity and FLOP/s of the whole name).
+            d.ncu_aggregated = true;
+            std::map<std::string, std::pair<NcuRaw, int64_t>> by_name;
+            for (const NcuRaw& r : raws) {
+                auto [it, fresh] = by_name.try_emplace(r.name, r, 0);
+                if (!fresh) {
+                    it->second.first.flops += r.flops;
+                    it->second.first.bytes += r.bytes;
+                    it->second.first.duration_ns += r.duration_ns;
+                    if (it->second.first.kernel_name == UINT32_MAX)
+                        it->second.first.kernel_name = r.kernel_name;
+                }
+                ++it->second.second;
+            }
+            std::vector<RooflinePoint> agg;
+            agg.reserve(by_name.size());
+            for (const auto& [name, v] : by_name)
+                agg.push_back(ncu_point(v.first, v.second));
+            std::stable_sort(agg.begin(), agg.end(),
+                             [](const RooflinePoint& a, const RooflinePoint& b) { return a.total_ns > b.total_ns; });
+            if (agg.size() > budget) {
+                d.skipped += agg.size() - budget;
+                agg.resize(budget);
+            }
+            for (auto& p : agg)
+                d.points.push_back(std::move(p));
+        }
+    }
+    if (d.points.size() > max_points) {
+        d.skipped += d.points.size() - max_points;
+        d.points.resize(max_points);
+    }
+    d.valid = !d.roofs.empty() || !d.points.empty();
+    return d;
+}
+
+// ---- RooflineModel ---------------------------------------------------------------------------------------------
+
+RooflineModel::RooflineModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+RooflineModel::RooflineModel(Document* document, QObject* parent) : QAbstractTableModel(parent), document_(document)
+{
+    if (document_) {
+        connect(document_, &Document::rooflineChanged, this, &RooflineModel::rebuild);
+        connect(document_, &Document::traceChanged, this, &RooflineModel::rebuild);
+        connect(document_, &Document::cleared, this, &RooflineModel::rebuild);
+    }
+    rebuild();
+}
+
+void RooflineModel::rebuild()
+{
+    if (!document_) {
+        setRooflineData(RooflineData{});
+        return;
+    }
+    const auto roofline = document_->roofline();
+    const auto trace = document_->trace();
+    setRooflineData(build_roofline_data(roofline.get(), trace.get()));
+}
+
+void RooflineModel::setRooflineData(RooflineData data)
+{
+    beginResetModel();
+    data_ = std::move(data);
+    endResetModel();
+}
+
+const RooflinePoint* RooflineModel::pointAt(int row) const
+{
+    return row >= 0 && size_t(row) < data_.points.size() ? &data_.points[size_t(row)] : nullptr;
+}
+
+int RooflineModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : int(data_.points.size());
+}
+
+int RooflineModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QString RooflineModel::kindLabel(RooflinePointKind k) const
+{
+    switch (k) {
+    case RooflinePointKind::Theory: return tr("Theory");
+    case RooflinePointKind::Measured: return tr("Measured");
+    case RooflinePointKind::Ncu: return tr("ncu");
+    }
+    return {};
+}
+
+namespace {
+struct SiParts {
+    QString number;
+    QString prefix;
+};
+
+SiParts siParts(double v)
+{
+    static const char* const kPrefixes[] = {"f", "p", "n", "\u00b5", "m", "", "k", "M", "G", "T", "P", "E"};
+    constexpr int kUnit = 5;   // index of ""
+    if (!std::isfinite(v) || v == 0)
+        return {QStringLiteral("0"), QString()};
+    const double a = std::fabs(v);
+    int e = int(std::floor(std::log10(a) / 3.0));
+    e = std::clamp(e, -kUnit, int(std::size(kPrefixes)) - 1 - kUnit);
+    double scaled = v / std::pow(10.0, 3 * e);
+    // 999.7 rounds to "1.00e+03" with three digits: take the next prefix instead.
+    if (std::fabs(scaled) >= 999.5 && e + kUnit + 1 < int(std::size(kPrefixes))) {
+        ++e;
+        scaled /= 1000.0;
+    }
+    const double s = std::fabs(scaled);
+    const int decimals = s >= 100 ? 0 : s >= 10 ? 1 : 2;
+    QString num = QString::number(scaled, 'f', decimals);
+    if (num.contains(QLatin1Char('.'))) {
+        while (num.endsWith(QLatin1Char('0')))
+            num.chop(1);
+        if (num.endsWith(QLatin1Char('.')))
+            num.chop(1);
+    }
+    return {num, QString::fromUtf8(kPrefixes[e + kUnit])};
+}
+} // namespace
+
+QString RooflineModel::formatSi(double v)
+{
+    const SiParts p = siParts(v);
+    return p.number + p.prefix;
+}
+
+QString RooflineModel::formatFlopsPerSecond(double v)
+{
+    const SiParts p = siParts(v);
+    return tr("%1 %2FLOP/s").arg(p.number, p.prefix);
+}
+
+QString RooflineModel::formatBytesPerSecond(double v)
+{
+    const SiParts p = siParts(v);
+    return tr("%1 %2B/s").arg(p.number, p.prefix);
+}
+
+QString RooflineModel::formatIntensity(double v)
+{
+    const double a = std::fabs(v);
+    const QString n = a >= 100 ? QString::number(v, 'f', 0)
+                      : a >= 10 ? QString::number(v, 'f', 1)
+                      : a >= 0.01 ? QString::number(v, 'f', 2)
+                      : QString::number(v, 'g', 2);
+    return tr("%1 FLOP/B").arg(n);
+}
+
+QVariant RooflineModel::data(const QModelIndex& index, int role) const
+{
+    const RooflinePoint* p = index.isValid() ? pointAt(index.row()) : nullptr;
+    if (!p || index.column() < 0 || index.column() >= ColumnCount)
+        return {};
+    switch (role) {
+    case KindRole: return int(p->kind);
+    case IntensityRole: return p->intensity;
+    case FlopsPerSecondRole: return p->flops_per_s;
+    case TotalTimeRole: return p->total_ns;
+    case ERoofRole: return p->e_roof ? QVariant(*p->e_roof) : QVariant();
+    case KernelNameRole: return p->kernel_name != UINT32_MAX ? QVariant(uint(p->kernel_name)) : QVariant();
+    case OpClassRole: return QString::fromStdString(p->op_class);
+    case PhaseRole: return QString::fromStdString(p->phase);
+    case Qt::ToolTipRole:
+        if (index.column() == Label)
+            return QString::fromStdString(p->label);
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() >= Intensity)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    case SortRole:
+        switch (Column(index.column())) {
+        case Kind: return int(p->kind);
+        case Label: return QString::fromStdString(p->label);
+        case Phase: return QString::fromStdString(p->phase);
+        case Intensity: return p->intensity;
+        case FlopsPerSecond: return p->flops_per_s;
+        case TotalTime: return p->total_ns;
+        case ERoof: return p->e_roof ? *p->e_roof : -1.0;
+        case ColumnCount: break;
+        }
+        return {};
+    case Qt::DisplayRole:
+        switch (Column(index.column())) {
+        case Kind: return kindLabel(p->kind);
+        case Label:
+            if (p->kind == RooflinePointKind::Ncu && p->launches > 1)
+                return tr("%1 (%n launches)", nullptr, int(p->launches)).arg(QString::fromStdString(p->label));
+            return QString::fromStdString(p->label);
+        case Phase: return QString::fromStdString(p->phase);
+        case Intensity: return formatIntensity(p->intensity);
+        case FlopsPerSecond: return formatFlopsPerSecond(p->flops_per_s);
+        case TotalTime: return formatDuration(int64_t(std::llround(p->total_ns)));
+        case ERoof: return p->e_roof ? QLocale().toString(*p->e_roof, 'f', 3) : QStringLiteral("-");
+        case ColumnCount: break;
+        }
+        return {};
+    default: return {};
+    }
+}
+
+QVariant RooflineModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (Column(section)) {
+    case Kind: return tr("Kind");
+    case Label: return tr("Operator / kernel");
+    case Phase: return tr("Phase");
+    case Intensity: return tr("Intensity");
+    case FlopsPerSecond: return tr("Performance");
+    case TotalTime: return tr("Total time");
+    case ERoof: return tr("E_roof");
+    case ColumnCount: break;
+    }
+    return {};
+}
+
+} // namespace sl

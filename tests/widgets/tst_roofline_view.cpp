@@ -1,0 +1,310 @@
+// The Roofline pane: the message without a Roofline (and with an error), roofs on the chart, chart click → selection
+// (nearest point in pixel space, clicked 2 px off the marker), a kernel name selected elsewhere highlighted, and the
+// hover text. Inputs: the generated decode trace and its model config through the real pipeline, plus ncu launches
+// named after the trace's kernels.
+#include <QApplication>
+#include <QChart>
+#include <QChartView>
+#include <QDir>
+#include <QFile>
+#include <QLineSeries>
+#include <QMouseEvent>
+#include <QSignalSpy>
+#include <QtTest>
+#include <cmath>
+
+#include "analysis/pipeline.h"
+#include "analysis/synthetic.h"
+#include "model/document.h"
+#include "model/roofline_model.h"
+#include "model/selection.h"
+#include "widgets/roofline_view.h"
+
+using namespace sl;
+
+namespace {
+
+QString scratch(const QString& name)
+{
+    const QString base = qEnvironmentVariable("SIGHTLINE_TEST_TMP", QDir::tempPath());
+    const QString dir = base + QStringLiteral("/") + name;
+    QDir().mkpath(dir);
+    return dir;
+}
+
+NcuLaunch launch(int64_t id, const std::string& name, double flops, double bytes, double ns)
+{
+    NcuLaunch l;
+    l.id = id;
+    l.name = name;
+    auto put = [&](const char* k, double v) {
+        NcuValue nv;
+        nv.number = v;
+        l.metrics[k] = nv;
+    };
+    put("gpu__time_duration.sum", ns);
+    put("dram__bytes.sum", bytes);
+    put("sm__ops_path_tensor_src_bf16_dst_fp32.sum", flops);
+    return l;
+}
+
+} // namespace
+
+class TestRooflineView : public QObject {
+    Q_OBJECT
+private:
+    PipelineResult result_;
+    RooflineOutput withNcu_;
+
+    // The viewport pixel of a point, from its values through QChart::mapToPosition.
+    static QPoint pixelOf(RooflineView& v, const RooflinePoint& p)
+    {
+        QChart* c = v.chart();
+        const QPointF inChart = v.valueToChart(p.intensity, p.flops_per_s);
+        // Same as mapping the plotted (log10) value through the series' axes.
+        const QPointF direct = c->mapToPosition(QPointF(std::log10(p.intensity), std::log10(p.flops_per_s)),
+                                                c->series().constFirst());
+        if (std::hypot(inChart.x() - direct.x(), inChart.y() - direct.y()) > 1e-6)
+            qWarning("valueToChart disagrees with mapToPosition");
+        return v.chartView()->mapFromScene(c->mapToScene(inChart));
+    }
+
+    // A row of the given kind whose marker has no other marker within 24 px (so a click picks it unambiguously).
+    static int isolatedRow(RooflineView& v, RooflinePointKind kind)
+    {
+        const RooflineData& d = v.model()->rooflineData();
+        for (size_t i = 0; i < d.points.size(); ++i) {
+            if (d.points[i].kind != kind)
+                continue;
+            const QPoint a = pixelOf(v, d.points[i]);
+            bool alone = v.chartView()->viewport()->rect().contains(a);
+            for (size_t j = 0; j < d.points.size() && alone; ++j)
+                if (j != i) {
+                    const QPoint b = pixelOf(v, d.points[j]);
+                    alone = std::hypot(double(a.x() - b.x()), double(a.y() - b.y())) > 24;
+                }
+            if (alone)
+                return int(i);
+        }
+        return -1;
+    }
+
+    static void click(RooflineView& v, QPoint at)
+    {
+        QTest::mouseClick(v.chartView()->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+    }
+
+    static void hover(RooflineView& v, QPoint at)
+    {
+        QWidget* vp = v.chartView()->viewport();
+        QMouseEvent ev(QEvent::MouseMove, QPointF(at), QPointF(vp->mapToGlobal(at)), Qt::NoButton, Qt::NoButton,
+                       Qt::NoModifier);
+        QApplication::sendEvent(vp, &ev);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        const SynthOptions so = synth_preset("decode");
+        const QString config = scratch(QStringLiteral("roofline_view")) + QStringLiteral("/config.json");
+        QFile f(config);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray::fromStdString(synth_model_config_json(so)));
+        f.close();
+        PipelineOptions o;
+        o.run_rules = false;
+        o.roofline.model = config.toStdString();
+        result_ = run_pipeline_on(std::make_shared<const Trace>(make_synthetic_trace(so)), o);
+        QVERIFY(result_.roofline.report);
+        // ncu launches for three of the trace's kernel names, at distinct places on the chart.
+        const Trace& t = *result_.trace;
+        withNcu_ = result_.roofline;
+        withNcu_.ncu = NcuReport{};
+        std::vector<StrId> names;
+        for (size_t k = 0; k < t.kernels.size() && names.size() < 3; ++k)
+            if (std::find(names.begin(), names.end(), t.kernels.name[k]) == names.end())
+                names.push_back(t.kernels.name[k]);
+        const double shape[3][3] = {{2e9, 1e9, 1e6}, {5e10, 5e8, 2e5}, {1e11, 1e8, 4e5}};   // I = 2, 100, 1000
+        for (size_t n = 0; n < names.size(); ++n)
+            withNcu_.ncu->launches.push_back(
+                launch(int64_t(n), std::string(t.str(names[n])), shape[n][0], shape[n][1], shape[n][2]));
+    }
+
+    void messageWithoutRoofline()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(900, 600);
+        QVERIFY(!v.hasRoofline());
+        QVERIFY(v.message().contains(QStringLiteral("config.json")));
+        QVERIFY(v.message().contains(QStringLiteral("Settings")));
+        // A trace without a model config: still the hint.
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        QVERIFY(!v.hasRoofline());
+        QVERIFY(v.message().contains(QStringLiteral("File")));
+        // An error names itself.
+        doc.setRooflineError(QStringLiteral("config.json: missing field hidden_size"));
+        QVERIFY(!v.hasRoofline());
+        QVERIFY(v.message().contains(QStringLiteral("missing field hidden_size")));
+        // The Roofline arrives: the chart replaces the message.
+        doc.setRoofline(std::make_shared<const RooflineOutput>(result_.roofline));
+        QVERIFY(v.hasRoofline());
+        QVERIFY(v.message().isEmpty());
+        QVERIFY(v.chart()->title().contains(QStringLiteral("H100 SXM")));
+        // A new trace drops it again.
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        QVERIFY(!v.hasRoofline());
+    }
+
+    void roofsAreDrawnInsideThePlot()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(result_.roofline));
+        QCoreApplication::processEvents();
+        // One memory roof + one line per distinct compute peak (H100 SXM: fp32, tf32, fp16=bf16, fp8=int8).
+        int lines = 0;
+        const QRectF plot = v.chart()->plotArea();
+        for (QAbstractSeries* s : v.chart()->series())
+            if (auto* l = qobject_cast<QLineSeries*>(s); l && s->type() == QAbstractSeries::SeriesTypeLine) {
+                ++lines;
+                QCOMPARE(l->count(), 2);
+                for (const QPointF& p : l->points()) {
+                    const QPointF px = v.chart()->mapToPosition(p, l);
+                    QVERIFY(px.x() >= plot.left() - 0.5 && px.x() <= plot.right() + 0.5);
+                    QVERIFY(px.y() >= plot.top() - 0.5 && px.y() <= plot.bottom() + 0.5);
+                }
+            }
+        QCOMPARE(lines, 5);
+        // Every point lies inside the plot.
+        for (const RooflinePoint& p : v.model()->rooflineData().points)
+            QVERIFY(plot.contains(v.valueToChart(p.intensity, p.flops_per_s)));
+        // The look, for a person to check: saved beside the test's scratch files.
+        QVERIFY(v.grab().save(scratch(QStringLiteral("roofline_view")) + QStringLiteral("/roofline_900x600.png")));
+    }
+
+    void clickSelectsNearestPoint()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(withNcu_));
+        QCoreApplication::processEvents();
+        QVERIFY(v.hasRoofline());
+        const RooflineData& d = v.model()->rooflineData();
+        QSignalSpy kernels(&v, &RooflineView::kernelActivated);
+        QSignalSpy classes(&v, &RooflineView::opClassActivated);
+        QSignalSpy names(&sel, &Selection::kernelNameChanged);
+
+        // A kernel (ncu) point, clicked 2 px to the right of and 2 px below its centre.
+        const int kr = isolatedRow(v, RooflinePointKind::Ncu);
+        QVERIFY(kr >= 0);
+        const RooflinePoint& kp = d.points[size_t(kr)];
+        QVERIFY(kp.kernel_name != UINT32_MAX);
+        click(v, pixelOf(v, kp) + QPoint(2, 2));
+        QCOMPARE(sel.kernelName(), kp.kernel_name);
+        QCOMPARE(names.count(), 1);
+        QCOMPARE(kernels.count(), 1);
+        QCOMPARE(kernels.at(0).at(0).toUInt(), uint(kp.kernel_name));
+        QCOMPARE(v.highlightedRow(), kr);
+
+        // A measured class point emits its class and phase, and leaves the kernel selection alone.
+        const int cr = isolatedRow(v, RooflinePointKind::Measured);
+        QVERIFY(cr >= 0);
+        const RooflinePoint& cp = d.points[size_t(cr)];
+        click(v, pixelOf(v, cp) + QPoint(-2, 0));
+        QCOMPARE(classes.count(), 1);
+        QCOMPARE(classes.at(0).at(0).toString().toStdString(), cp.op_class);
+        QCOMPARE(classes.at(0).at(1).toString().toStdString(), cp.phase);
+        QCOMPARE(sel.kernelName(), kp.kernel_name);
+        QCOMPARE(v.highlightedRow(), cr);
+
+        // Far from every point (the plot's top-left corner region): nothing.
+        const QRectF plot = v.chart()->plotArea();
+        const QPoint empty = v.chartView()->mapFromScene(v.chart()->mapToScene(plot.topLeft() + QPointF(3, 3)));
+        QCOMPARE(v.pointAt(empty), -1);
+        click(v, empty);
+        QCOMPARE(kernels.count(), 1);
+        QCOMPARE(classes.count(), 1);
+
+        // Between two points, the nearer one wins.
+        const int other = [&] {
+            for (size_t i = 0; i < d.points.size(); ++i)
+                if (d.points[i].kind == RooflinePointKind::Ncu && int(i) != kr)
+                    return int(i);
+            return -1;
+        }();
+        QVERIFY(other >= 0);
+        // (kr has no other marker within 24 px, so 4 px towards another point is still nearest to kr.)
+        const QPoint a = pixelOf(v, kp), b = pixelOf(v, d.points[size_t(other)]);
+        const QPointF dir = QPointF(b - a) / std::hypot(double(b.x() - a.x()), double(b.y() - a.y()));
+        QCOMPARE(v.pointAt(a + (4 * dir).toPoint(), 1000), kr);
+        const int atB = v.pointAt(b, 1000);
+        QVERIFY(atB >= 0 && atB != kr);
+        const QPoint bb = pixelOf(v, d.points[size_t(atB)]);
+        QVERIFY(std::hypot(double(bb.x() - b.x()), double(bb.y() - b.y())) <= 1.5);
+
+        // A kernel name selected elsewhere (the kernel table) highlights its point.
+        sel.setKernelName(d.points[size_t(other)].kernel_name);
+        QCOMPARE(v.highlightedRow(), other);
+        QCOMPARE(kernels.count(), 1);   // selection from outside does not echo back as an activation
+        QVERIFY(v.grab().save(scratch(QStringLiteral("roofline_view")) + QStringLiteral("/roofline_selected.png")));
+        // A name without a point (or none) drops the kernel highlight.
+        sel.setKernelName(UINT32_MAX);
+        QCOMPARE(v.highlightedRow(), -1);
+    }
+
+    void hoverShowsValues()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(withNcu_));
+        QCoreApplication::processEvents();
+        const RooflineData& d = v.model()->rooflineData();
+        const int row = isolatedRow(v, RooflinePointKind::Measured);
+        QVERIFY(row >= 0);
+        const RooflinePoint& p = d.points[size_t(row)];
+        hover(v, pixelOf(v, p) + QPoint(0, 2));
+        const QString text = v.hoverText();
+        QVERIFY2(text.contains(QString::fromStdString(p.label)), qPrintable(text));
+        QVERIFY(text.contains(RooflineModel::formatIntensity(p.intensity)));
+        QVERIFY(text.contains(RooflineModel::formatFlopsPerSecond(p.flops_per_s)));
+        QVERIFY(text.contains(QStringLiteral("of the roof")));
+        QVERIFY(text.contains(QStringLiteral("E_roof")));
+        QVERIFY(text.contains(QStringLiteral("Total time")));
+        QVERIFY(p.e_roof);
+        QVERIFY(text.contains(QLocale().toString(*p.e_roof, 'f', 3)));
+        // The ncu point says how many launches it stands for.
+        const int kr = isolatedRow(v, RooflinePointKind::Ncu);
+        hover(v, pixelOf(v, d.points[size_t(kr)]));
+        QVERIFY(v.hoverText().contains(QStringLiteral("1 launch")));
+        // The fp32 ridge point (67 TFLOP/s over 3.35 TB/s = 20 FLOP/B; no point near it) explains itself.
+        hover(v, v.chartView()->mapFromScene(v.chart()->mapToScene(v.valueToChart(67e12 / 3.35e12, 67e12))) +
+                     QPoint(1, 2));
+        QVERIFY2(v.hoverText().contains(QStringLiteral("Ridge point")), qPrintable(v.hoverText()));
+        QVERIFY(v.hoverText().contains(QStringLiteral("FP32")));
+        QVERIFY(v.hoverText().contains(QStringLiteral("20.0 FLOP/B")));
+        // Off every point: no text.
+        const QRectF plot = v.chart()->plotArea();
+        hover(v, v.chartView()->mapFromScene(v.chart()->mapToScene(plot.topLeft() + QPointF(3, 3))));
+        QVERIFY(v.hoverText().isEmpty());
+    }
+};
+
+QTEST_MAIN(TestRooflineView)
+#include "tst_roofline_view.moc"

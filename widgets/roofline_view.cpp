@@ -1,0 +1,604 @@
+#include "widgets/roofline_view.h"
+
+#include <QCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QEvent>
+#include <QFontMetricsF>
+#include <QGraphicsSimpleTextItem>
+#include <QLabel>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLineSeries>
+#include <QLocale>
+#include <QMouseEvent>
+#include <QScatterSeries>
+#include <QStackedWidget>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <map>
+#include <numbers>
+
+#include "analysis/trace.h"
+#include "model/document.h"
+#include "model/roofline_model.h"
+#include "model/selection.h"
+#include "model/units.h"
+
+namespace sl {
+
+namespace {
+
+const QColor kPrefill(0xd9, 0x6c, 0x1e);
+const QColor kDecode(0x23, 0x65, 0xc4);
+const QColor kNcu(0x2e, 0x9e, 0x5b);
+const QColor kRoof(0x44, 0x44, 0x44);
+const QColor kMemoryRoof(0x8a, 0x1c, 0x7c);
+
+// Marker diameters of the measured size buckets (share of the largest measured total: < 1/30, < 1/3, rest).
+constexpr double kBucketSize[3] = {8, 13, 19};
+constexpr double kTheorySize = 10;
+constexpr double kNcuSize = 11;
+
+QString axisLabel(int decade, bool intensity)
+{
+    if (intensity && decade < 0)
+        return QLocale::c().toString(std::pow(10.0, decade), 'g', 6);
+    return RooflineModel::formatSi(std::pow(10.0, decade));
+}
+
+QCategoryAxis* logAxis(int lo, int hi, bool intensity, const QString& title)
+{
+    auto* a = new QCategoryAxis;
+    a->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    a->setStartValue(lo);
+    for (int e = lo; e <= hi; ++e)
+        a->append(axisLabel(e, intensity), e);
+    a->setRange(lo, hi);
+    a->setTitleText(title);
+    QFont f = a->labelsFont();
+    f.setPointSizeF(std::max(7.0, f.pointSizeF() - 1));
+    a->setLabelsFont(f);
+    QPen grid = a->gridLinePen();
+    grid.setColor(QColor(0, 0, 0, 30));
+    a->setGridLinePen(grid);
+    return a;
+}
+
+QScatterSeries* scatter(const QString& name, QScatterSeries::MarkerShape shape, double size, const QColor& color,
+                        bool hollow)
+{
+    auto* s = new QScatterSeries;
+    s->setName(name);
+    s->setMarkerShape(shape);
+    s->setMarkerSize(size);
+    QColor fill = color;
+    if (hollow)
+        fill.setAlpha(45);
+    else
+        fill.setAlpha(200);
+    s->setColor(fill);
+    s->setBorderColor(hollow ? color : color.darker(140));
+    QPen pen(hollow ? color : color.darker(140));
+    pen.setWidthF(hollow ? 1.6 : 1.0);
+    s->setPen(pen);
+    return s;
+}
+
+QString precisionGroupName(const std::vector<const RooflineRoof*>& group)
+{
+    QStringList names;
+    for (const RooflineRoof* r : group)
+        names << QString::fromStdString(r->name).toUpper();
+    return names.join(QLatin1Char('/'));
+}
+
+QString elide(const QString& s, int n)
+{
+    return s.size() > n ? s.left(n - 1) + QChar(0x2026) : s;
+}
+
+} // namespace
+
+RooflineView::RooflineView(Document* document, Selection* selection, QWidget* parent)
+    : QWidget(parent), document_(document), selection_(selection)
+{
+    model_ = new RooflineModel(document, this);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    stack_ = new QStackedWidget(this);
+    messageLabel_ = new QLabel(stack_);
+    messageLabel_->setAlignment(Qt::AlignCenter);
+    messageLabel_->setWordWrap(true);
+    messageLabel_->setMargin(24);
+    messageLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    view_ = new QChartView(stack_);
+    view_->setRenderHint(QPainter::Antialiasing);
+    view_->viewport()->setMouseTracking(true);
+    view_->viewport()->installEventFilter(this);
+    stack_->addWidget(messageLabel_);
+    stack_->addWidget(view_);
+    layout->addWidget(stack_);
+
+    connect(model_, &QAbstractItemModel::modelReset, this, &RooflineView::rebuild);
+    if (document_) {
+        // The model rebuilds on these too; the message also depends on the inputs and the error.
+        connect(document_, &Document::rooflineChanged, this, &RooflineView::updateMessage);
+        connect(document_, &Document::traceChanged, this, &RooflineView::updateMessage);
+    }
+    if (selection_) {
+        connect(selection_, &Selection::kernelNameChanged, this, &RooflineView::followKernelName);
+        connect(selection_, &Selection::kernelChanged, this, [this](int64_t k) {
+            const auto trace = document_ ? document_->trace() : nullptr;
+            if (trace && k >= 0 && size_t(k) < trace->kernels.size())
+                followKernelName(trace->kernels.name[size_t(k)]);
+        });
+    }
+    rebuild();
+}
+
+RooflineView::~RooflineView() = default;
+
+QChart* RooflineView::chart() const
+{
+    return view_->chart();
+}
+
+bool RooflineView::hasRoofline() const
+{
+    return stack_->currentWidget() == view_;
+}
+
+QString RooflineView::message() const
+{
+    return hasRoofline() ? QString() : messageLabel_->text();
+}
+
+void RooflineView::updateMessage()
+{
+    const RooflineData& d = model_->rooflineData();
+    if (d.valid) {
+        stack_->setCurrentWidget(view_);
+        return;
+    }
+    QString text;
+    if (document_ && !document_->rooflineError().isEmpty()) {
+        text = tr("The Roofline could not be computed:\n%1").arg(document_->rooflineError());
+    } else if (document_ && document_->trace() && !document_->roofline() &&
+               !document_->inputs().modelConfig.isEmpty()) {
+        text = tr("Computing the Roofline for %1 …").arg(document_->inputs().modelConfig);
+    } else {
+        text = tr("No Roofline: it needs the model's config.json.\n\n"
+                  "Open the config.json together with the trace (File › Open, select both files), or set a model "
+                  "config in Settings and open the trace again.");
+    }
+    messageLabel_->setText(text);
+    stack_->setCurrentWidget(messageLabel_);
+}
+
+void RooflineView::rebuild()
+{
+    const RooflineData& d = model_->rooflineData();
+    logPoints_.assign(d.points.size(), QPointF());
+    markerRadius_.assign(d.points.size(), 0);
+    roofLabels_.clear();
+    ridges_.clear();
+    highlighted_ = -1;
+    hoverText_.clear();
+
+    auto* chart = new QChart;
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chart->legend()->setAlignment(Qt::AlignBottom);
+    chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
+    QFont legendFont = chart->legend()->font();
+    legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() - 1));
+    chart->legend()->setFont(legendFont);
+    QString title = d.gpu_name.empty() ? tr("Roofline (GPU not in the spec database: no roofs)")
+                                       : tr("Roofline on %1").arg(QString::fromStdString(d.gpu_name));
+    if (d.ncu_aggregated)
+        title += tr(" · ncu launches per kernel name");
+    chart->setTitle(title);
+    QFont titleFont = chart->titleFont();
+    titleFont.setBold(true);
+    chart->setTitleFont(titleFont);
+
+    // Ranges in log10 space, whole decades, with the roofs and every point inside.
+    double xmin = HUGE_VAL, xmax = -HUGE_VAL, ymin = HUGE_VAL, ymax = -HUGE_VAL;
+    auto include = [&](double lx, double ly) {
+        xmin = std::min(xmin, lx);
+        xmax = std::max(xmax, lx);
+        ymin = std::min(ymin, ly);
+        ymax = std::max(ymax, ly);
+    };
+    for (size_t i = 0; i < d.points.size(); ++i) {
+        logPoints_[i] = QPointF(std::log10(d.points[i].intensity), std::log10(d.points[i].flops_per_s));
+        include(logPoints_[i].x(), logPoints_[i].y());
+    }
+    const double lbw = d.bandwidth > 0 ? std::log10(d.bandwidth) : NAN;
+    double topPeak = NAN, topRidge = NAN;
+    for (const RooflineRoof& r : d.roofs) {
+        if (!r.precision)
+            continue;
+        if (std::isnan(topPeak) || std::log10(r.value) > topPeak) {
+            topPeak = std::log10(r.value);
+            topRidge = r.ridge > 0 ? std::log10(r.ridge) : NAN;
+        }
+        if (r.ridge > 0)
+            include(std::log10(r.ridge), std::log10(r.value));
+        else {
+            ymax = std::max(ymax, std::log10(r.value));
+            ymin = std::min(ymin, std::log10(r.value));
+        }
+    }
+    if (!std::isfinite(xmin)) {
+        xmin = -1;
+        xmax = 3;
+    }
+    if (!std::isfinite(ymin)) {
+        ymin = 9;
+        ymax = 15;
+    }
+    // 1.3 free decades right of the last point or ridge: the roofs' labels sit there, clear of the points.
+    int xlo = int(std::floor(xmin - 0.15)), xhi = int(std::ceil(xmax + 1.3));
+    int ylo = int(std::floor(ymin - 0.15)), yhi = int(std::ceil(ymax + 0.25));
+    if (xhi - xlo < 3)
+        xhi = xlo + 3;
+    if (yhi - ylo < 3)
+        ylo = yhi - 3;
+
+    auto* ax = logAxis(xlo, xhi, true, tr("Arithmetic intensity (FLOP/byte)"));
+    auto* ay = logAxis(ylo, yhi, false, tr("Performance (FLOP/s)"));
+    chart->addAxis(ax, Qt::AlignBottom);
+    chart->addAxis(ay, Qt::AlignLeft);
+    auto add = [&](QXYSeries* s, bool inLegend) {
+        chart->addSeries(s);
+        s->attachAxis(ax);
+        s->attachAxis(ay);
+        if (!inLegend)
+            for (QLegendMarker* m : chart->legend()->markers(s))
+                m->setVisible(false);
+    };
+
+    QFont labelFont = view_->font();
+    labelFont.setPointSizeF(std::max(7.0, labelFont.pointSizeF() - 1));
+
+    // Roofs. Compute roofs with equal peaks (fp16 and bf16 on most GPUs) are one line named after both.
+    std::map<double, std::vector<const RooflineRoof*>, std::greater<>> groups;
+    for (const RooflineRoof& r : d.roofs)
+        if (r.precision)
+            groups[r.value].push_back(&r);
+    if (!std::isnan(lbw)) {
+        double x0 = std::max(double(xlo), ylo - lbw);
+        double x1 = std::min({double(xhi), yhi - lbw, std::isnan(topRidge) ? double(xhi) : topRidge});
+        if (x1 > x0) {
+            auto* mem = new QLineSeries;
+            mem->setName(tr("Memory roof"));
+            QPen pen(kMemoryRoof);
+            pen.setWidthF(2);
+            mem->setPen(pen);
+            mem->append(x0, x0 + lbw);
+            mem->append(x1, x1 + lbw);
+            add(mem, false);
+            auto* item = new QGraphicsSimpleTextItem(tr("DRAM %1").arg(RooflineModel::formatBytesPerSecond(d.bandwidth)), chart);
+            item->setFont(labelFont);
+            item->setBrush(kMemoryRoof);
+            // Along the line where the fewest points sit under the label (about 1.2 decades long).
+            double xa = x0 + 0.1 * (x1 - x0);
+            int fewest = INT_MAX;
+            for (double t = 0.05; t <= 0.75; t += 0.05) {
+                const double cx = x0 + t * (x1 - x0);
+                int n = 0;
+                for (const QPointF& p : logPoints_)
+                    n += p.x() >= cx - 0.1 && p.x() <= cx + 1.3 && std::fabs(p.y() - (p.x() + lbw)) < 0.7;
+                if (n < fewest) {
+                    fewest = n;
+                    xa = cx;
+                }
+            }
+            roofLabels_.push_back({item, QPointF(xa, xa + lbw), true});
+        }
+    }
+    auto* ridges = scatter(tr("Ridge points"), QScatterSeries::MarkerShapeCircle, 7, kRoof, false);
+    for (const auto& [peak, group] : groups) {
+        const double ly = std::log10(peak);
+        const double ridge = group.front()->ridge;
+        const double x0 = ridge > 0 ? std::max(double(xlo), std::log10(ridge)) : double(xlo);
+        auto* roof = new QLineSeries;
+        const bool gemm = std::any_of(group.begin(), group.end(), [](const RooflineRoof* r) { return r->gemm; });
+        roof->setName(precisionGroupName(group));
+        QPen pen(kRoof);
+        pen.setWidthF(gemm ? 2.2 : 1.3);
+        if (!gemm)
+            pen.setStyle(Qt::DashLine);
+        roof->setPen(pen);
+        roof->append(x0, ly);
+        roof->append(xhi, ly);
+        add(roof, false);
+        if (ridge > 0) {
+            ridges->append(std::log10(ridge), ly);
+            ridges_.push_back({QPointF(std::log10(ridge), ly),
+                               tr("<b>Ridge point, %1</b><br>%2 at %3<br>Below it memory-bound, above it compute-bound.")
+                                   .arg(precisionGroupName(group), RooflineModel::formatFlopsPerSecond(peak),
+                                        RooflineModel::formatIntensity(ridge))});
+        }
+        const QString text = tr("%1 %2").arg(precisionGroupName(group), RooflineModel::formatFlopsPerSecond(peak));
+        auto* item = new QGraphicsSimpleTextItem(text, chart);
+        QFont f = labelFont;
+        f.setBold(gemm);
+        item->setFont(f);
+        item->setBrush(kRoof);
+        roofLabels_.push_back({item, QPointF(xhi, ly), false});
+    }
+
+    // Points: measured (largest markers first, so small ones stay on top), theory, ncu.
+    double maxMeasured = 0;
+    for (const RooflinePoint& p : d.points)
+        if (p.kind == RooflinePointKind::Measured)
+            maxMeasured = std::max(maxMeasured, p.total_ns);
+    QScatterSeries* measured[2][3];   // [decode?][bucket]
+    for (int ph = 0; ph < 2; ++ph)
+        for (int b = 0; b < 3; ++b)
+            measured[ph][b] = scatter(ph ? tr("Measured decode (size: time)") : tr("Measured prefill (size: time)"),
+                                      QScatterSeries::MarkerShapeCircle, kBucketSize[b], ph ? kDecode : kPrefill, false);
+    QScatterSeries* theory[2] = {scatter(tr("Theory, prefill"), QScatterSeries::MarkerShapeTriangle, kTheorySize, kPrefill, true),
+                       scatter(tr("Theory, decode"), QScatterSeries::MarkerShapeRotatedRectangle, kTheorySize, kDecode,
+                               true)};
+    auto* ncu = scatter(d.ncu_aggregated ? tr("ncu, per kernel name") : tr("ncu, per launch"),
+                        QScatterSeries::MarkerShapeStar, kNcuSize, kNcu, false);
+    for (size_t i = 0; i < d.points.size(); ++i) {
+        const RooflinePoint& p = d.points[i];
+        const int ph = p.phase == "prefill" ? 0 : 1;
+        switch (p.kind) {
+        case RooflinePointKind::Measured: {
+            const double share = maxMeasured > 0 ? p.total_ns / maxMeasured : 0;
+            const int b = share >= 1.0 / 3 ? 2 : share >= 1.0 / 30 ? 1 : 0;
+            measured[ph][b]->append(logPoints_[i]);
+            markerRadius_[i] = kBucketSize[b] / 2;
+            break;
+        }
+        case RooflinePointKind::Theory:
+            theory[ph]->append(logPoints_[i]);
+            markerRadius_[i] = kTheorySize / 2;
+            break;
+        case RooflinePointKind::Ncu:
+            ncu->append(logPoints_[i]);
+            markerRadius_[i] = kNcuSize / 2;
+            break;
+        }
+    }
+    auto addPoints = [&](QScatterSeries* s, bool inLegend) {
+        if (s->count() == 0) {
+            delete s;
+            return false;
+        }
+        add(s, inLegend);
+        return true;
+    };
+    for (int ph = 0; ph < 2; ++ph) {
+        // Largest markers first (drawn under the smaller ones); the legend shows the smallest non-empty bucket.
+        int legendBucket = -1;
+        for (int b = 0; b < 3 && legendBucket < 0; ++b)
+            if (measured[ph][b]->count() > 0)
+                legendBucket = b;
+        for (int b = 2; b >= 0; --b)
+            addPoints(measured[ph][b], b == legendBucket);
+    }
+    addPoints(theory[0], true);
+    addPoints(theory[1], true);
+    addPoints(ncu, true);
+    addPoints(ridges, true);
+    highlightSeries_ = new QScatterSeries;
+    highlightSeries_->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    highlightSeries_->setColor(Qt::transparent);
+    highlightSeries_->setBorderColor(Qt::black);
+    QPen hp(Qt::black);
+    hp.setWidthF(2.5);
+    highlightSeries_->setPen(hp);
+    highlightSeries_->setBrush(Qt::NoBrush);
+    add(highlightSeries_, false);
+
+    connect(chart, &QChart::plotAreaChanged, this, &RooflineView::placeLabels);
+    QChart* old = view_->chart();
+    view_->setChart(chart);
+    delete old;
+    placeLabels();
+    updateMessage();
+    if (selection_)
+        followKernelName(selection_->kernelName());
+}
+
+void RooflineView::placeLabels()
+{
+    QChart* c = chart();
+    if (!c || !highlightSeries_)
+        return;
+    const QRectF plot = c->plotArea();
+    std::vector<QRectF> placed;
+    for (RoofLabel& l : roofLabels_) {
+        const QRectF br = l.item->boundingRect();
+        const QPointF at = c->mapToPosition(l.at, highlightSeries_);
+        if (l.diagonal) {
+            // Along the memory roof, just above it.
+            const QPointF far = c->mapToPosition(l.at + QPointF(1, 1), highlightSeries_);
+            const double angle = std::atan2(far.y() - at.y(), far.x() - at.x()) * 180.0 / std::numbers::pi;
+            l.item->setRotation(angle);
+            const double rad = angle * std::numbers::pi / 180.0;
+            // Offset perpendicular to the line, up and to the left, by the text height plus a gap.
+            const double off = br.height() + 3;
+            l.item->setPos(at + QPointF(std::sin(rad) * off, -std::cos(rad) * off));
+            l.item->setVisible(plot.contains(at));
+            continue;
+        }
+        // Compute roofs: right-aligned above the line; slid left past a label already placed there.
+        QRectF r(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (const QRectF& p : placed)
+                if (r.intersects(p)) {
+                    r.moveRight(p.left() - 12);
+                    moved = true;
+                }
+        }
+        l.item->setPos(r.topLeft());
+        l.item->setVisible(r.left() >= plot.left() && r.top() >= plot.top() - 2);
+        placed.push_back(r);
+    }
+}
+
+QPointF RooflineView::valueToChart(double intensity, double flopsPerSecond) const
+{
+    if (!chart() || !highlightSeries_ || intensity <= 0 || flopsPerSecond <= 0)
+        return QPointF(-1, -1);
+    return chart()->mapToPosition(QPointF(std::log10(intensity), std::log10(flopsPerSecond)), highlightSeries_);
+}
+
+QPoint RooflineView::viewportPosition(int row) const
+{
+    if (row < 0 || size_t(row) >= logPoints_.size() || !highlightSeries_)
+        return QPoint(-1, -1);
+    const QPointF c = chart()->mapToPosition(logPoints_[size_t(row)], highlightSeries_);
+    return view_->mapFromScene(chart()->mapToScene(c));
+}
+
+int RooflineView::pointAt(const QPoint& viewportPos, double radiusPx) const
+{
+    if (!hasRoofline() || !highlightSeries_)
+        return -1;
+    const QPointF c = chart()->mapFromScene(view_->mapToScene(viewportPos));
+    int best = -1;
+    double bestD = HUGE_VAL;
+    for (size_t i = 0; i < logPoints_.size(); ++i) {
+        const QPointF p = chart()->mapToPosition(logPoints_[i], highlightSeries_);
+        const double dist = std::hypot(p.x() - c.x(), p.y() - c.y());
+        if (dist <= radiusPx + markerRadius_[i] && dist < bestD) {
+            bestD = dist;
+            best = int(i);
+        }
+    }
+    return best;
+}
+
+QString RooflineView::ridgeTextAt(const QPoint& viewportPos) const
+{
+    if (!hasRoofline() || !highlightSeries_)
+        return {};
+    const QPointF c = chart()->mapFromScene(view_->mapToScene(viewportPos));
+    for (const Ridge& r : ridges_) {
+        const QPointF p = chart()->mapToPosition(r.at, highlightSeries_);
+        if (std::hypot(p.x() - c.x(), p.y() - c.y()) <= 7)
+            return r.text;
+    }
+    return {};
+}
+
+QString RooflineView::toolTipText(int row) const
+{
+    const RooflinePoint* p = model_->pointAt(row);
+    if (!p)
+        return {};
+    const RooflineData& d = model_->rooflineData();
+    QString phase = p->phase == "prefill" ? tr("prefill") : p->phase == "decode" ? tr("decode") : QString();
+    QString kind = model_->kindLabel(p->kind);
+    if (!phase.isEmpty())
+        kind = tr("%1, %2").arg(kind, phase);
+    if (!p->op_class.empty() && p->kind == RooflinePointKind::Theory)
+        kind = tr("%1 (class %2)").arg(kind, QString::fromStdString(p->op_class));
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b>").arg(elide(QString::fromStdString(p->label), 100).toHtmlEscaped());
+    lines << kind.toHtmlEscaped();
+    lines << tr("Intensity: %1").arg(RooflineModel::formatIntensity(p->intensity));
+    const auto frac = d.fraction_of_roof(*p);
+    lines << (frac ? tr("Performance: %1 (%2 of the roof)")
+                         .arg(RooflineModel::formatFlopsPerSecond(p->flops_per_s), formatPercent(*frac))
+                   : tr("Performance: %1").arg(RooflineModel::formatFlopsPerSecond(p->flops_per_s)));
+    lines << tr("E_roof: %1").arg(p->e_roof ? QLocale().toString(*p->e_roof, 'f', 3) : tr("unknown"));
+    const auto dur = [](double ns) { return formatDuration(int64_t(std::llround(ns))); };
+    switch (p->kind) {
+    case RooflinePointKind::Theory:
+        lines << tr("T_theory per pass: %1").arg(p->time_ns ? dur(*p->time_ns) : tr("unknown"));
+        break;
+    case RooflinePointKind::Measured:
+        lines << tr("Time per pass: %1").arg(p->time_ns ? dur(*p->time_ns) : tr("unknown"));
+        lines << tr("Total time: %1").arg(dur(p->total_ns));
+        break;
+    case RooflinePointKind::Ncu:
+        lines << tr("Total time: %1 (%n launch(es))", nullptr, int(p->launches)).arg(dur(p->total_ns));
+        break;
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+void RooflineView::setHighlight(int row)
+{
+    highlighted_ = row;
+    if (!highlightSeries_)
+        return;
+    highlightSeries_->clear();
+    if (row >= 0 && size_t(row) < logPoints_.size()) {
+        highlightSeries_->setMarkerSize(2 * markerRadius_[size_t(row)] + 10);
+        highlightSeries_->append(logPoints_[size_t(row)]);
+    }
+}
+
+void RooflineView::followKernelName(uint32_t nameId)
+{
+    const RooflineData& d = model_->rooflineData();
+    if (const RooflinePoint* cur = model_->pointAt(highlighted_);
+        cur && cur->kind == RooflinePointKind::Ncu && cur->kernel_name == nameId)
+        return;
+    int best = -1;
+    if (nameId != UINT32_MAX)
+        for (size_t i = 0; i < d.points.size(); ++i)
+            if (d.points[i].kind == RooflinePointKind::Ncu && d.points[i].kernel_name == nameId &&
+                (best < 0 || d.points[i].total_ns > d.points[size_t(best)].total_ns))
+                best = int(i);
+    const RooflinePoint* cur = model_->pointAt(highlighted_);
+    if (best >= 0 || (cur && cur->kind == RooflinePointKind::Ncu))
+        setHighlight(best);
+}
+
+void RooflineView::activate(int row)
+{
+    const RooflinePoint* p = model_->pointAt(row);
+    if (!p)
+        return;
+    setHighlight(row);
+    emit pointActivated(row);
+    if (p->kind == RooflinePointKind::Ncu) {
+        if (selection_ && p->kernel_name != UINT32_MAX)
+            selection_->setKernelName(p->kernel_name);
+        emit kernelActivated(p->kernel_name, QString::fromStdString(p->label));
+    } else {
+        emit opClassActivated(QString::fromStdString(p->op_class), QString::fromStdString(p->phase));
+    }
+}
+
+bool RooflineView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == view_->viewport()) {
+        if (event->type() == QEvent::MouseMove) {
+            auto* me = static_cast<QMouseEvent*>(event);
+            const int row = pointAt(me->position().toPoint());
+            hoverText_ = row >= 0 ? toolTipText(row) : ridgeTextAt(me->position().toPoint());
+            if (!hoverText_.isEmpty())
+                QToolTip::showText(me->globalPosition().toPoint(), hoverText_, view_->viewport());
+            else
+                QToolTip::hideText();
+        } else if (event->type() == QEvent::MouseButtonPress) {
+            auto* me = static_cast<QMouseEvent*>(event);
+            if (me->button() == Qt::LeftButton) {
+                const int row = pointAt(me->position().toPoint());
+                if (row >= 0)
+                    activate(row);
+            }
+        } else if (event->type() == QEvent::Leave) {
+            hoverText_.clear();
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace sl

@@ -1,0 +1,108 @@
+#pragma once
+// The Roofline pane (Qt Charts): log-log axes, the memory roof and one compute roof per precision of the GPU, the
+// ridge points, theory points per cost-model operator (prefill and decode marked differently), measured points per
+// operator class and phase (size by total time), and ncu-measured points per launch or kernel name.
+//
+// Axes: the chart plots log10(intensity) against log10(FLOP/s) on QCategoryAxis with one label per decade, so the
+// ticks read "1k", "10T" (QLogValueAxis in Qt 6.4 only takes printf formats: "1e+12"). valueToChart() gives the
+// chart position of a point in real units.
+//
+// Hover shows the point's values; a click picks the nearest point in pixel space (QXYSeries::clicked picks the first
+// marker under the cursor, not the nearest): a kernel point sets Selection::setKernelName, a class or operator point
+// emits opClassActivated. A kernel name selected elsewhere is highlighted here.
+
+#include <QPointF>
+#include <QString>
+#include <QWidget>
+#include <cstdint>
+#include <vector>
+
+class QChart;
+class QChartView;
+class QLabel;
+class QScatterSeries;
+class QStackedWidget;
+class QGraphicsSimpleTextItem;
+class QXYSeries;
+
+namespace sl {
+
+class Document;
+class Selection;
+class RooflineModel;
+struct RooflinePoint;
+
+class RooflineView : public QWidget {
+    Q_OBJECT
+public:
+    RooflineView(Document* document, Selection* selection, QWidget* parent = nullptr);
+    ~RooflineView() override;
+
+    RooflineModel* model() const { return model_; }
+    QChart* chart() const;
+    QChartView* chartView() const { return view_; }
+
+    // True when the chart is shown; false when the message is (no model config, or an error).
+    bool hasRoofline() const;
+    // The text shown instead of the chart (empty while the chart is shown).
+    QString message() const;
+
+    // Chart-item coordinates (as QChart::mapToPosition) of a point given in FLOP/byte and FLOP/s.
+    QPointF valueToChart(double intensity, double flopsPerSecond) const;
+    // Pixel position of a model row in chartView()->viewport(); (-1, -1) when the row is not drawn.
+    QPoint viewportPosition(int row) const;
+    // The model row nearest to a viewport pixel within radiusPx (plus the marker's own radius), or -1.
+    int pointAt(const QPoint& viewportPos, double radiusPx = 4) const;
+    // What hovering row shows: label, kind and phase, intensity, FLOP/s, % of roof, E_roof, total time.
+    QString toolTipText(int row) const;
+    // The text of the last hover tooltip ("" when the cursor is over no point).
+    QString hoverText() const { return hoverText_; }
+    // The row drawn highlighted (the clicked point or the selected kernel name), or -1.
+    int highlightedRow() const { return highlighted_; }
+
+signals:
+    // A kernel point (ncu) was clicked; Selection::kernelName was set to nameId (UINT32_MAX when the launch has no
+    // trace kernel).
+    void kernelActivated(uint32_t nameId, const QString& kernelName);
+    // A measured class point or a theory operator point was clicked.
+    void opClassActivated(const QString& opClass, const QString& phase);
+    // Any point was clicked (model row).
+    void pointActivated(int row);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void rebuild();
+    void updateMessage();
+    void placeLabels();
+    void setHighlight(int row);
+    void followKernelName(uint32_t nameId);
+    void activate(int row);
+    QString ridgeTextAt(const QPoint& viewportPos) const;
+
+    Document* document_;
+    Selection* selection_;
+    RooflineModel* model_;
+    QStackedWidget* stack_;
+    QLabel* messageLabel_;
+    QChartView* view_;
+    QScatterSeries* highlightSeries_ = nullptr;
+    std::vector<QPointF> logPoints_;              // per model row: (log10 intensity, log10 FLOP/s)
+    std::vector<double> markerRadius_;            // per model row, px
+    struct RoofLabel {
+        QGraphicsSimpleTextItem* item;
+        QPointF at;                               // log-space anchor
+        bool diagonal;                            // the memory roof: placed above the line
+    };
+    std::vector<RoofLabel> roofLabels_;
+    struct Ridge {
+        QPointF at;                               // log space
+        QString text;                             // hover text
+    };
+    std::vector<Ridge> ridges_;
+    int highlighted_ = -1;
+    QString hoverText_;
+};
+
+} // namespace sl
