@@ -379,6 +379,37 @@ private slots:
         QVERIFY(failed.at(1).at(1).toString().contains(kbPath));
     }
 
+    void realNsysTraceRoundTrip()
+    {
+        const QString data = qEnvironmentVariable("SIGHTLINE_SHARED_DATA");
+        const QString file = data + QStringLiteral("/nsys/cutlass_benchmark_report1.sqlite");
+        if (data.isEmpty() || !QFileInfo::exists(file))
+            QSKIP("../shared/data is not available");
+        PipelineOptions o;
+        o.rule_dirs = {shipped_rules_dir()};
+        auto r = std::make_shared<const PipelineResult>(run_pipeline({file.toStdString()}, o));
+        const Analysed a{file, r};
+        const QString kbPath = dir_->filePath(QStringLiteral("real.db"));
+        KbSession session;
+        session.setPath(kbPath);
+        QSignalSpy ready(&session, &KbSession::suggestionsReady);
+        session.attach(a.inputs(), a.trace(), a.analysis(), a.diagnosis());
+        QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 60000);
+        const auto list = ready.at(0).at(2).value<SuggestionList>();
+        QCOMPARE(list->size(), suggestionCount(*a.diagnosis()));
+        KnowledgeBase kb(kbPath.toStdString());
+        const auto run = kb.find_run_by_hash(file_hash(file.toStdString()));
+        QVERIFY(run);
+        QCOMPARE(run->id, session.runId());
+        QCOMPARE(run->metrics.at("kernel_count"), double(a.trace()->kernels.size()));
+        QCOMPARE(kb.count("findings"), int64_t(a.diagnosis()->eval.findings.size()));
+        if (!list->empty()) {
+            session.setState(list->front().id, SuggestionState::Rejected, QStringLiteral("not for CUTLASS"));
+            QVERIFY(session.waitForIdle());
+            QCOMPARE(stored(kbPath, list->front().id)->state, SuggestionState::Rejected);
+        }
+    }
+
     void crashRightAfterSavedLosesNothing()
     {
         const QString kbPath = dir_->filePath(QStringLiteral("crash.db"));
