@@ -1,5 +1,7 @@
 #include "model/selection.h"
 
+#include <algorithm>
+
 namespace sl {
 
 Selection::Selection(QObject* parent) : QObject(parent) { qRegisterMetaType<sl::TimeRange>(); }
@@ -10,6 +12,8 @@ void Selection::setKernel(int64_t index)
         index = -1;
     if (index == kernel_)
         return;
+    if (index >= 0)
+        setGap(-1);
     kernel_ = index;
     emit kernelChanged(kernel_);
 }
@@ -42,9 +46,33 @@ void Selection::setKernelName(uint32_t nameId)
     emit kernelNameChanged(kernelName_);
 }
 
+void Selection::setGap(int64_t index)
+{
+    if (index < -1)
+        index = -1;
+    if (index == gap_)
+        return;
+    gap_ = index;
+    if (index >= 0)
+        setKernel(-1);
+    emit gapChanged(gap_);
+}
+
+void Selection::setHighlightedGaps(std::vector<int64_t> gaps)
+{
+    std::sort(gaps.begin(), gaps.end());
+    gaps.erase(std::unique(gaps.begin(), gaps.end()), gaps.end());
+    if (gaps == highlightedGaps_)
+        return;
+    highlightedGaps_ = std::move(gaps);
+    emit highlightedGapsChanged();
+}
+
 void Selection::clear()
 {
     setKernel(-1);
+    setGap(-1);
+    setHighlightedGaps({});
     setRange({});
     setKernelName(UINT32_MAX);
 }

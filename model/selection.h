@@ -4,6 +4,7 @@
 
 #include <QObject>
 #include <cstdint>
+#include <vector>
 
 namespace sl {
 
@@ -28,12 +29,19 @@ public:
     TimeRange window() const { return window_; }
     // The kernel name the tables selected (StrId), or UINT32_MAX.
     uint32_t kernelName() const { return kernelName_; }
+    // The selected idle gap: index into AnalysisResult::idle.gaps, or -1. A kernel and a gap are never selected
+    // together: selecting one clears the other.
+    int64_t gap() const { return gap_; }
+    // Gaps to outline in the timeline (indices into AnalysisResult::idle.gaps, ascending), e.g. one histogram bucket.
+    const std::vector<int64_t>& highlightedGaps() const { return highlightedGaps_; }
 
 public slots:
     void setKernel(int64_t index);
     void setRange(sl::TimeRange r);
     void setWindow(sl::TimeRange w);
     void setKernelName(uint32_t nameId);
+    void setGap(int64_t index);
+    void setHighlightedGaps(std::vector<int64_t> gaps);
     void clear();
 
 signals:
@@ -41,12 +49,16 @@ signals:
     void rangeChanged(sl::TimeRange range);
     void windowChanged(sl::TimeRange window);
     void kernelNameChanged(uint32_t nameId);
+    void gapChanged(int64_t index);
+    void highlightedGapsChanged();
 
 private:
     int64_t kernel_ = -1;
     TimeRange range_;
     TimeRange window_;
     uint32_t kernelName_ = UINT32_MAX;
+    int64_t gap_ = -1;
+    std::vector<int64_t> highlightedGaps_;
 };
 
 } // namespace sl

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 namespace sl {
 
@@ -318,6 +319,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     idx->end_ = std::max(hi, lo);
     idx->gpuStart_ = gpuLo == INT64_MAX ? idx->start_ : gpuLo;
     idx->gpuEnd_ = gpuLo == INT64_MAX ? idx->end_ : gpuHi;
+    idx->lookup_ = KernelLookup::build(idx->trace_, control);
     control.report(1.0, "timeline");
     return idx;
 }
@@ -368,6 +370,73 @@ RangeStats TimelineIndex::rangeStats(int64_t from, int64_t to) const
         st.idle += st.duration - total;
     }
     return st;
+}
+
+uint32_t TimelineIndex::itemOfKernel(uint32_t kernel) const
+{
+    const int li = laneOfKernel(kernel);
+    if (li < 0)
+        return UINT32_MAX;
+    const TimelineLane& lane = lanes_[size_t(li)];
+    const int64_t ks = trace_->kernels.start[kernel];
+    for (uint32_t i = endStartingBefore(lane, ks); i < lane.items.size() && itemStart(lane, i) == ks; ++i)
+        if (ref(lane, i) == ItemRef{ItemKind::Kernel, kernel})
+            return i;
+    return UINT32_MAX;
+}
+
+int TimelineIndex::laneOfGaps(uint16_t device) const
+{
+    for (size_t i = 0; i < lanes_.size(); ++i)
+        if (lanes_[i].kind == LaneKind::Gaps && lanes_[i].device == device)
+            return int(i);
+    return -1;
+}
+
+int64_t TimelineIndex::gapItemAt(int laneIdx, int64_t start) const
+{
+    if (laneIdx < 0 || size_t(laneIdx) >= lanes_.size() || lanes_[size_t(laneIdx)].kind != LaneKind::Gaps)
+        return -1;
+    const TimelineLane& lane = lanes_[size_t(laneIdx)];
+    const uint32_t i = endStartingBefore(lane, start);
+    return i < lane.items.size() && itemStart(lane, i) == start ? int64_t(i) : -1;
+}
+
+TimelineIndex::MergedSummary TimelineIndex::summarize(const TimelineLane& lane, uint32_t first, uint32_t count,
+                                                      size_t topN, uint32_t sample) const
+{
+    MergedSummary m;
+    const uint32_t n = static_cast<uint32_t>(lane.items.size());
+    if (first >= n || count == 0)
+        return m;
+    count = std::min(count, n - first);
+    m.count = count;
+    m.start = itemStart(lane, first);
+    // Items are sorted by start; within a lane of one stream they rarely overlap, but take the block maxima into
+    // account only through the last item (the run was merged from consecutive items).
+    m.end = itemEnd(lane, first + count - 1);
+    const uint32_t step = std::max<uint32_t>(1, count / std::max<uint32_t>(1, sample));
+    std::unordered_map<StrId, uint32_t> freq;
+    for (uint32_t i = first; i < first + count; i += step) {
+        m.end = std::max(m.end, itemEnd(lane, i));
+        const ItemRef r = ref(lane, i);
+        ++m.sampled;
+        StrId name = UINT32_MAX;
+        switch (r.kind) {
+        case ItemKind::Kernel: name = trace_->kernels.short_name[r.row]; break;
+        case ItemKind::Api: name = trace_->api.name[r.row]; break;
+        case ItemKind::Range: name = trace_->ranges.name[r.row]; break;
+        default: break;
+        }
+        if (name != UINT32_MAX)
+            ++freq[name];
+    }
+    m.topNames.assign(freq.begin(), freq.end());
+    std::sort(m.topNames.begin(), m.topNames.end(),
+              [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+    if (m.topNames.size() > topN)
+        m.topNames.resize(topN);
+    return m;
 }
 
 size_t TimelineIndex::memoryBytes() const

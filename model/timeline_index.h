@@ -15,6 +15,7 @@
 
 #include "analysis/trace.h"
 #include "analysis/load_control.h"
+#include "model/kernel_lookup.h"
 
 namespace sl {
 
@@ -93,12 +94,32 @@ public:
 
     RangeStats rangeStats(int64_t from, int64_t to) const;
 
+    // Kernels grouped by name (distribution, longest instance, search, API -> kernel), built with the index.
+    const KernelLookup& kernelLookup() const { return *lookup_; }
+    std::shared_ptr<const KernelLookup> kernelLookupPtr() const { return lookup_; }
+    // Position of kernel `kernel` in its stream lane's items; UINT32_MAX when not found. O(log n).
+    uint32_t itemOfKernel(uint32_t kernel) const;
+    // Gap-lane item of the device gap [start, end) of `device` (e.g. from AnalysisResult::idle); -1 if none.
+    int laneOfGaps(uint16_t device) const;
+    int64_t gapItemAt(int lane, int64_t start) const;
+    // Merged-span summary of items [first, first + count) of a lane: how many, their span, and the most frequent
+    // names among a bounded sample (at most `sample` items are read, evenly spaced), for the "N kernels" tooltip.
+    struct MergedSummary {
+        uint32_t count = 0;
+        int64_t start = 0, end = 0;
+        std::vector<std::pair<StrId, uint32_t>> topNames;   // (short name, occurrences in the sample), most first
+        uint32_t sampled = 0;
+    };
+    MergedSummary summarize(const TimelineLane& lane, uint32_t first, uint32_t count, size_t topN = 3,
+                            uint32_t sample = 256) const;
+
     // Heap bytes of the index (items, blocks, gaps, levels): compared with Trace::memory_bytes() in the benchmark.
     size_t memoryBytes() const;
 
 private:
     void addLevels(TimelineLane& lane) const;
     std::shared_ptr<const Trace> trace_;
+    std::shared_ptr<const KernelLookup> lookup_;
     std::vector<TimelineLane> lanes_;
     std::vector<std::pair<uint64_t, int>> streamLanes_;   // (device << 32 | stream) -> lane, sorted
     std::vector<std::pair<uint32_t, int>> apiLanes_;      // thread -> lane, sorted

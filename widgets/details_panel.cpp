@@ -3,14 +3,103 @@
 #include <QLabel>
 #include <QLocale>
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "analysis/ncu_metrics.h"
+#include "analysis/roofline.h"
+#include "model/document.h"
+#include "model/finding_links.h"
+#include "model/selection.h"
 #include "model/units.h"
+#include "widgets/timeline_view.h"
 
 namespace sl {
 
 namespace {
+
 QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+// Long C++ names have no spaces to wrap at: allow breaks after separators (zero-width spaces).
+QString breakable(const QString& escaped)
+{
+    QString out;
+    out.reserve(escaped.size() + escaped.size() / 8);
+    for (qsizetype i = 0; i < escaped.size(); ++i) {
+        out += escaped[i];
+        const QChar c = escaped[i];
+        if (c == QLatin1Char(',') || c == QLatin1Char('(') || c == QLatin1Char('_') ||
+            (c == QLatin1Char(':') && i + 1 < escaped.size() && escaped[i + 1] != QLatin1Char(':')) ||
+            (c == QLatin1Char(';') && i > 2 && escaped.mid(i - 3, 4) == QLatin1String("&lt;")))
+            out += QChar(0x200B);
+    }
+    return out;
+}
+
+// 1.23 T / 456 G / ... with a unit.
+QString si(double v, const QString& unit)
+{
+    static const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+    int p = 0;
+    double a = std::fabs(v);
+    while (a >= 1000 && p < 5) {
+        a /= 1000;
+        v /= 1000;
+        ++p;
+    }
+    return QStringLiteral("%1 %2%3").arg(QLocale().toString(v, 'f', a < 10 ? 2 : a < 100 ? 1 : 0),
+                                         QLatin1String(prefixes[p]), unit);
+}
+
+QString pct(double v) { return QStringLiteral("%1 %").arg(QLocale().toString(v, 'f', 1)); }
+
+std::string uiLang() { return QLocale().name().startsWith(QLatin1String("zh")) ? "zh_CN" : "en"; }
+
+class Html {
+public:
+    void section(const QString& title)
+    {
+        closeTable();
+        h += QStringLiteral("<h4 style=\"margin-top:10px; margin-bottom:2px\">%1</h4>").arg(title.toHtmlEscaped());
+    }
+    void row(const QString& label, const QString& valueHtml)
+    {
+        if (!inTable) {
+            h += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"2\">");
+            inTable = true;
+        }
+        h += QStringLiteral("<tr><td style=\"white-space:nowrap; padding-right:8px\">%1</td><td><b>%2</b></td></tr>")
+                 .arg(label.toHtmlEscaped(), valueHtml);
+    }
+    void text(const QString& rowText) { row(rowText, QString()); }
+    void rowPlain(const QString& label, const QString& value) { row(label, breakable(value.toHtmlEscaped())); }
+    void para(const QString& html)
+    {
+        closeTable();
+        h += QStringLiteral("<p style=\"margin-top:2px; margin-bottom:2px\">%1</p>").arg(html);
+    }
+    void raw(const QString& html)
+    {
+        closeTable();
+        h += html;
+    }
+    QString done()
+    {
+        closeTable();
+        return h;
+    }
+
+private:
+    void closeTable()
+    {
+        if (inTable)
+            h += QStringLiteral("</table>");
+        inTable = false;
+    }
+    QString h;
+    bool inTable = false;
+};
+
 } // namespace
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QScrollArea(parent)
@@ -19,87 +108,519 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QScrollArea(parent)
     label_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     label_->setMargin(8);
     label_->setWordWrap(true);
-    label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    label_->setTextFormat(Qt::RichText);
+    label_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    label_->setOpenExternalLinks(false);
+    connect(label_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (!link.startsWith(QLatin1String("kernel:")))
+            return;
+        bool ok = false;
+        const qlonglong k = link.mid(7).toLongLong(&ok);
+        if (!ok)
+            return;
+        if (selection_)
+            selection_->setKernel(k);
+        emit kernelLinkActivated(k);
+    });
     setWidget(label_);
     setWidgetResizable(true);
     setFrameShape(QFrame::NoFrame);
-    showKernel(-1);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    refresh();
 }
 
-QString DetailsPanel::text() const { return label_->text(); }
+// Without the zero-width break hints, so callers can search for names.
+QString DetailsPanel::text() const { return QString(label_->text()).remove(QChar(0x200B)); }
+
+void DetailsPanel::setDocument(Document* d)
+{
+    if (!d)
+        return;
+    connect(d, &Document::traceChanged, this, [this, d] { setTrace(d->trace()); });
+    connect(d, &Document::cleared, this, [this] { setTrace(nullptr); });
+    connect(d, &Document::timelineChanged, this, [this, d] { setTimeline(d->timeline()); });
+    connect(d, &Document::analysisChanged, this, [this, d] { setAnalysis(d->analysis()); });
+    connect(d, &Document::rooflineChanged, this, [this, d] { setRoofline(d->roofline()); });
+    connect(d, &Document::diagnosisChanged, this, [this, d] { setDiagnosis(d->diagnosis()); });
+    setTrace(d->trace());
+    setTimeline(d->timeline());
+    setAnalysis(d->analysis());
+    setRoofline(d->roofline());
+    setDiagnosis(d->diagnosis());
+}
+
+void DetailsPanel::setSelection(Selection* s)
+{
+    selection_ = s;
+    if (!s)
+        return;
+    connect(s, &Selection::kernelChanged, this, &DetailsPanel::showKernel);
+    connect(s, &Selection::gapChanged, this, &DetailsPanel::showGap);
+}
 
 void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace)
 {
+    if (trace != trace_) {
+        analysis_.reset();
+        index_.reset();
+        roofline_.reset();
+        diagnosis_.reset();
+        ncuJoined_ = false;
+        ncuToKernel_.clear();
+    }
     trace_ = std::move(trace);
-    showKernel(-1);
+    kernel_ = -1;
+    gap_ = -1;
+    showingGap_ = false;
+    refresh();
 }
 
 void DetailsPanel::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
 {
     analysis_ = std::move(analysis);
-    showKernel(kernel_);
+    refresh();
+}
+
+void DetailsPanel::setTimeline(std::shared_ptr<const TimelineIndex> index)
+{
+    index_ = index && trace_ && &index->trace() == trace_.get() ? std::move(index) : nullptr;
+    refresh();
+}
+
+void DetailsPanel::setRoofline(std::shared_ptr<const RooflineOutput> roofline)
+{
+    roofline_ = std::move(roofline);
+    ncuJoined_ = false;
+    ncuToKernel_.clear();
+    refresh();
+}
+
+void DetailsPanel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
+{
+    diagnosis_ = std::move(diagnosis);
+    refresh();
 }
 
 void DetailsPanel::showKernel(int64_t kernel)
 {
     kernel_ = kernel;
-    if (!trace_ || kernel < 0 || size_t(kernel) >= trace_->kernels.size()) {
-        label_->setText(tr("Click a kernel in the timeline to see its details."));
-        return;
+    if (kernel >= 0)
+        showingGap_ = false;
+    refresh();
+}
+
+void DetailsPanel::showGap(int64_t gap)
+{
+    gap_ = gap;
+    if (gap >= 0)
+        showingGap_ = true;
+    refresh();
+}
+
+void DetailsPanel::refresh()
+{
+    QString html;
+    if (trace_ && showingGap_ && analysis_ && gap_ >= 0 && size_t(gap_) < analysis_->idle.gaps.size())
+        html = gapHtml(size_t(gap_));
+    else if (trace_ && kernel_ >= 0 && size_t(kernel_) < trace_->kernels.size())
+        html = kernelHtml(size_t(kernel_));
+    else
+        html = tr("Click a kernel or an idle gap in the timeline to see its details.");
+    label_->setText(html);
+}
+
+QString DetailsPanel::kernelLink(int64_t kernel) const
+{
+    if (!trace_ || kernel < 0 || size_t(kernel) >= trace_->kernels.size())
+        return QString();
+    const QString name = qs(trace_->str(trace_->kernels.short_name[size_t(kernel)])).toHtmlEscaped();
+    return QStringLiteral("<a href=\"kernel:%1\">%2</a>").arg(kernel).arg(breakable(name));
+}
+
+const std::vector<int64_t>& DetailsPanel::ncuToKernel() const
+{
+    if (!ncuJoined_) {
+        ncuJoined_ = true;
+        ncuToKernel_.clear();
+        if (roofline_ && roofline_->ncu && trace_)
+            ncuToKernel_ = join_ncu_to_trace(*roofline_->ncu, *trace_);
     }
+    return ncuToKernel_;
+}
+
+QString DetailsPanel::kernelHtml(size_t i) const
+{
     const Trace& t = *trace_;
     const auto& k = t.kernels;
-    const size_t i = size_t(kernel);
-    QString h = QStringLiteral("<h3>%1</h3>").arg(qs(t.str(k.short_name[i])).toHtmlEscaped());
-    h += QStringLiteral("<p style=\"font-size:small\">%1</p><table cellspacing=3>").arg(qs(t.str(k.name[i])).toHtmlEscaped());
-    auto row = [&h](const QString& a, const QString& b) {
-        h += QStringLiteral("<tr><td style=\"white-space:nowrap\">%1</td><td><b>%2</b></td></tr>").arg(a.toHtmlEscaped(), b.toHtmlEscaped());
-    };
-    if (analysis_ && i < analysis_->classes.kernel_class.size()) {
+    const QString fullName = qs(t.str(k.name[i]));
+    QString shortName = qs(t.str(k.short_name[i]));
+    if (k.short_name[i] == k.name[i]) {
+        const std::string base = kernel_base_name(t.str(k.name[i]));
+        if (!base.empty())
+            shortName = QString::fromStdString(base);
+    }
+    Html h;
+    h.raw(QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>").arg(breakable(shortName.toHtmlEscaped())));
+    if (fullName != shortName)
+        h.para(QStringLiteral("<span style=\"font-size:small\">%1</span>").arg(breakable(fullName.toHtmlEscaped())));
+
+    const std::string cls = classOfKernel(analysis_.get(), int64_t(i));
+    if (analysis_ && !cls.empty()) {
         const int c = analysis_->classes.kernel_class[i];
-        if (c >= 0 && size_t(c) < analysis_->classes.classes.size())
-            row(tr("Operator class"), QString::fromStdString(analysis_->classes.classes[size_t(c)].label));
+        h.rowPlain(tr("Operator class"), QString::fromStdString(analysis_->classes.classes[size_t(c)].label));
     }
     const int64_t dur = k.end[i] - k.start[i];
-    row(tr("Duration"), formatDuration(dur));
-    // Distribution over all instances of the same name.
-    std::vector<int64_t> same;
-    for (size_t j = 0; j < k.size(); ++j)
-        if (k.name[j] == k.name[i])
-            same.push_back(k.end[j] - k.start[j]);
-    std::sort(same.begin(), same.end());
-    const auto rank = std::lower_bound(same.begin(), same.end(), dur) - same.begin();
-    row(tr("Instances of this name"), QLocale().toString(qlonglong(same.size())));
-    row(tr("Median of the name"), formatDuration(same[same.size() / 2]));
-    row(tr("Percentile of this instance"), formatPercent(same.size() > 1 ? double(rank) / double(same.size() - 1) : 1.0));
-    row(tr("Start"), formatDuration(k.start[i] - t.meta.capture_start));
-    row(tr("Device · stream"), QStringLiteral("%1 · %2").arg(k.device[i]).arg(k.stream[i]));
-    row(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(k.grid_x[i]).arg(k.grid_y[i]).arg(k.grid_z[i]));
-    row(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(k.block_x[i]).arg(k.block_y[i]).arg(k.block_z[i]));
+    h.rowPlain(tr("Duration"), formatDuration(dur));
+    h.rowPlain(tr("Start"), formatDuration(k.start[i] - t.meta.capture_start));
+    {
+        const TraceMeta& m = t.meta;
+        const int dev = k.device[i] < m.devices.size() ? m.devices[k.device[i]].id : int(k.device[i]);
+        h.rowPlain(tr("Device · stream"), tr("GPU %1 · stream %2").arg(dev).arg(k.stream[i]));
+    }
+
+    // Distribution over every instance of the name, from the worker-built lookup.
+    h.section(tr("All instances of this name"));
+    {
+        NameDistribution d;
+        double percentile = 1.0;
+        int64_t longest = -1;
+        if (index_) {
+            const KernelLookup& lk = index_->kernelLookup();
+            d = lk.distribution(k.name[i]);
+            percentile = lk.percentileOf(int64_t(i));
+            longest = lk.longestInstance(k.name[i]);
+        } else {
+            // No timeline index (and so no lookup) was given: one scan, as a fallback.
+            std::vector<std::pair<int64_t, int64_t>> same;   // (duration, -row)
+            for (size_t j = 0; j < k.size(); ++j)
+                if (k.name[j] == k.name[i])
+                    same.emplace_back(k.end[j] - k.start[j], -int64_t(j));
+            std::sort(same.begin(), same.end());
+            d.count = int64_t(same.size());
+            for (const auto& s : same)
+                d.total += s.first;
+            d.min = same.front().first;
+            d.max = same.back().first;
+            d.median = same[KernelLookup::quantileIndex(same.size(), 0.5)].first;
+            d.p90 = same[KernelLookup::quantileIndex(same.size(), 0.9)].first;
+            longest = -same.back().second;
+            const auto below = std::lower_bound(same.begin(), same.end(), std::make_pair(dur, INT64_MIN)) - same.begin();
+            percentile = same.size() > 1 ? double(below) / double(same.size() - 1) : 1.0;
+        }
+        h.rowPlain(tr("Instances"), tr("%1 · total %2").arg(QLocale().toString(qlonglong(d.count)), formatDuration(d.total)));
+        h.rowPlain(tr("This instance"), tr("percentile %1").arg(formatPercent(percentile)));
+        h.rowPlain(tr("Min · median"), QStringLiteral("%1 · %2").arg(formatDuration(d.min), formatDuration(d.median)));
+        h.rowPlain(tr("p90 · max"), QStringLiteral("%1 · %2").arg(formatDuration(d.p90), formatDuration(d.max)));
+        if (longest >= 0 && size_t(longest) != i)
+            h.row(tr("Longest"), QStringLiteral("<a href=\"kernel:%1\">%2</a>").arg(longest).arg(tr("show")));
+    }
+
+    h.section(tr("Launch configuration"));
+    h.rowPlain(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(k.grid_x[i]).arg(k.grid_y[i]).arg(k.grid_z[i]));
+    h.rowPlain(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(k.block_x[i]).arg(k.block_y[i]).arg(k.block_z[i]));
     if (k.registers_per_thread[i])
-        row(tr("Registers per thread"), QString::number(k.registers_per_thread[i]));
+        h.rowPlain(tr("Registers per thread"), QString::number(k.registers_per_thread[i]));
     if (k.shared_memory[i])
-        row(tr("Shared memory"), formatBytes(k.shared_memory[i]));
+        h.rowPlain(tr("Shared memory"), formatBytes(k.shared_memory[i]));
+    if (i < k.est_occupancy_pct.size() && k.est_occupancy_pct[i] > 0)
+        h.rowPlain(tr("Estimated occupancy"), pct(double(k.est_occupancy_pct[i])));
+
     const int32_t api = k.launch_api[i];
     if (api >= 0 && size_t(api) < t.api.size()) {
         const size_t a = size_t(api);
-        row(tr("Launched by"), qs(t.str(t.api.name[a])));
-        row(tr("Queue delay"), formatDuration(k.start[i] - t.api.end[a]));
+        h.section(tr("Launch"));
+        h.rowPlain(tr("Launched by"), qs(t.str(t.api.name[a])));
+        h.rowPlain(tr("Call duration"), formatDuration(t.api.end[a] - t.api.start[a]));
+        h.rowPlain(tr("Queue delay"), formatDuration(k.start[i] - t.api.end[a]));
+        const uint32_t th = t.api.thread[a];
+        if (th < t.meta.threads.size()) {
+            const ThreadInfo& ti = t.meta.threads[th];
+            h.rowPlain(tr("Thread"), ti.name.empty() ? QString::number(ti.tid) : QStringLiteral("%1 (%2)").arg(qs(ti.name)).arg(ti.tid));
+        }
         // NVTX ranges open on the launching thread when the call was made, outermost first.
         std::vector<std::pair<int, QString>> stack;
         for (size_t r = 0; r < t.ranges.size(); ++r)
-            if (t.ranges.thread[r] == t.api.thread[a] && t.ranges.start[r] <= t.api.start[a] &&
-                t.ranges.end[r] >= t.api.end[a] && t.ranges.kind[r] != RangeKind::CpuOp)
+            if (t.ranges.thread[r] == th && t.ranges.start[r] <= t.api.start[a] && t.ranges.end[r] >= t.api.end[a] &&
+                t.ranges.kind[r] != RangeKind::CpuOp)
                 stack.emplace_back(t.ranges.depth[r], qs(t.str(t.ranges.name[r])));
         std::sort(stack.begin(), stack.end());
         QStringList names;
         for (const auto& s : stack)
-            names << s.second;
+            names << breakable(s.second.toHtmlEscaped());
         if (!names.isEmpty())
-            row(tr("NVTX"), names.join(QStringLiteral(" › ")));
+            h.row(tr("NVTX"), names.join(QStringLiteral(" › ")));
     }
-    h += QStringLiteral("</table>");
-    label_->setText(h);
+
+    if (analysis_) {
+        const int64_t s = stepAt(*analysis_, k.start[i]);
+        if (s >= 0) {
+            const auto& steps = analysis_->phases.steps;
+            const StepInfo& st = steps[size_t(s)];
+            int64_t ordinal = 0, total = 0;
+            for (size_t j = 0; j < steps.size(); ++j)
+                if (steps[j].prefill == st.prefill) {
+                    ++total;
+                    if (j <= size_t(s))
+                        ++ordinal;
+                }
+            QString phase = st.prefill ? tr("prefill pass %1 of %2").arg(ordinal).arg(total)
+                                       : tr("decode step %1 of %2").arg(ordinal).arg(total);
+            if (st.warmup)
+                phase += tr(" (warm-up)");
+            h.rowPlain(tr("Phase"), phase);
+            h.rowPlain(tr("Step time"), formatDuration(st.wall_ns));
+        }
+    }
+
+    h.raw(rooflineHtml(i));
+    h.raw(ncuHtml(i));
+
+    if (diagnosis_) {
+        const auto idx = findingsForKernel(*diagnosis_, t, analysis_.get(), int64_t(i));
+        h.section(tr("Findings (%1)").arg(idx.size()));
+        h.raw(findingsHtml(idx));
+    }
+    return h.done();
+}
+
+QString DetailsPanel::rooflineHtml(size_t i) const
+{
+    Html h;
+    h.section(tr("Roofline"));
+    if (!roofline_ || !roofline_->report) {
+        h.para(QStringLiteral("<i>%1</i>").arg(tr("No Roofline: open a model config.json with the trace.").toHtmlEscaped()));
+        return h.done();
+    }
+    const std::string cls = classOfKernel(analysis_.get(), int64_t(i));
+    const std::string phase = analysis_ ? phaseOfKernel(*analysis_, *trace_, int64_t(i)) : std::string();
+    const RooflineReport& r = *roofline_->report;
+    const ClassEfficiency* ce = nullptr;
+    for (const ClassEfficiency& c : r.classes)
+        if (c.op_class == cls && c.phase == phase)
+            ce = &c;
+    if (!ce) {
+        h.para(QStringLiteral("<i>%1</i>").arg(
+            tr("The cost model has no operator of class %1 in this phase.").arg(QString::fromStdString(cls)).toHtmlEscaped()));
+        return h.done();
+    }
+    h.rowPlain(tr("Class · phase"), QStringLiteral("%1 · %2").arg(QString::fromStdString(ce->op_class), QString::fromStdString(ce->phase)));
+    if (ce->e_roof)
+        h.rowPlain(tr("E_roof"), formatPercent(*ce->e_roof));
+    if (ce->bytes > 0)
+        h.rowPlain(tr("Intensity"), tr("%1 FLOP/B").arg(QLocale().toString(ce->flops / ce->bytes, 'g', 3)));
+    if (ce->t_theory_ns)
+        h.rowPlain(tr("Theory per pass"), formatDuration(std::llround(*ce->t_theory_ns)));
+    if (ce->t_actual_ns) {
+        h.rowPlain(tr("Measured per pass"), formatDuration(std::llround(*ce->t_actual_ns)));
+        if (*ce->t_actual_ns > 0 && ce->flops > 0)
+            h.rowPlain(tr("Achieved"), si(ce->flops / (*ce->t_actual_ns * 1e-9), QStringLiteral("FLOP/s")));
+    }
+    for (const FocusItem& f : r.focus)
+        if (f.op_class == ce->op_class && f.phase == ce->phase) {
+            QStringList why;
+            if (f.top_k)
+                why << tr("top-%1 by time").arg(r.options.top_k);
+            if (f.low_efficiency)
+                why << tr("E_roof below %1").arg(formatPercent(r.options.tau));
+            h.rowPlain(tr("Focus set"), why.join(QStringLiteral(", ")));
+        }
+    return h.done();
+}
+
+QString DetailsPanel::ncuHtml(size_t i) const
+{
+    if (!roofline_ || !roofline_->ncu)
+        return {};
+    Html h;
+    h.section(tr("Nsight Compute"));
+    const auto& join = ncuToKernel();
+    const NcuReport& ncu = *roofline_->ncu;
+    bool any = false;
+    for (size_t l = 0; l < join.size() && l < ncu.launches.size(); ++l) {
+        if (join[l] != int64_t(i))
+            continue;
+        any = true;
+        const NcuLaunchMetrics m = compute_ncu_metrics(ncu.launches[l]);
+        h.rowPlain(tr("Launch"), QStringLiteral("#%1").arg(ncu.launches[l].id));
+        if (m.duration_ns)
+            h.rowPlain(tr("Duration (ncu)"), formatDuration(std::llround(*m.duration_ns)));
+        if (m.sm_throughput_pct)
+            h.rowPlain(tr("SM throughput"), pct(*m.sm_throughput_pct));
+        if (m.dram_throughput_pct)
+            h.rowPlain(tr("DRAM throughput"), pct(*m.dram_throughput_pct));
+        else if (m.memory_throughput_pct)
+            h.rowPlain(tr("Memory throughput"), pct(*m.memory_throughput_pct));
+        if (m.achieved_occupancy_pct)
+            h.rowPlain(tr("Achieved occupancy"), pct(*m.achieved_occupancy_pct));
+        if (m.intensity)
+            h.rowPlain(tr("Intensity"), tr("%1 FLOP/B").arg(QLocale().toString(*m.intensity, 'g', 3)));
+        if (m.achieved_flops_per_s)
+            h.rowPlain(tr("Achieved"), si(*m.achieved_flops_per_s, QStringLiteral("FLOP/s")));
+        if (!m.top_stalls.empty()) {
+            QStringList st;
+            for (const NcuStall& s : m.top_stalls)
+                st << QStringLiteral("%1 (%2)").arg(QString::fromStdString(s.reason), QLocale().toString(s.value, 'f', 1));
+            h.rowPlain(tr("Top stalls"), st.join(QStringLiteral(", ")));
+        }
+    }
+    if (!any)
+        h.para(QStringLiteral("<i>%1</i>").arg(tr("No profiled launch of the ncu file matches this kernel.").toHtmlEscaped()));
+    return h.done();
+}
+
+QString DetailsPanel::findingsHtml(const std::vector<size_t>& idx) const
+{
+    if (!diagnosis_)
+        return {};
+    if (idx.empty())
+        return QStringLiteral("<p><i>%1</i></p>").arg(tr("No finding involves it.").toHtmlEscaped());
+    const std::string lang = uiLang();
+    QString h;
+    for (size_t n : idx) {
+        const Finding& f = diagnosis_->eval.findings[n];
+        h += QStringLiteral("<p style=\"margin-top:6px; margin-bottom:1px\"><b>%1</b><br><span style=\"font-size:small\">%2</span></p>")
+                 .arg(breakable(QString::fromStdString(f.title.get(lang)).toHtmlEscaped()),
+                      breakable(tr("%1 · gain %2 · confidence %3 · %4")
+                                    .arg(QString::fromLatin1(severity_name(f.severity)), formatPercent(f.expected_gain.fraction),
+                                         QString::fromStdString(f.confidence.label), QString::fromStdString(f.subject))
+                                    .toHtmlEscaped()));
+        if (!f.evidence.empty()) {
+            QStringList ev;
+            for (const Evidence& e : f.evidence) {
+                QString s = QStringLiteral("%1 = %2").arg(QString::fromStdString(e.metric),
+                                                          QString::fromStdString(format_metric(e.metric, e.value)));
+                if (e.threshold && !e.op.empty())
+                    s += QStringLiteral(" (%1 %2)").arg(QString::fromStdString(e.op),
+                                                        QString::fromStdString(format_metric(e.metric, *e.threshold)));
+                ev << breakable(s.toHtmlEscaped());
+            }
+            h += QStringLiteral("<p style=\"margin-top:0; margin-bottom:1px; font-size:small\">%1 %2</p>")
+                     .arg(tr("Evidence:").toHtmlEscaped(), ev.join(QStringLiteral("; ")));
+        }
+        if (!f.suggestions.empty()) {
+            h += QStringLiteral("<ul style=\"margin-top:0; margin-bottom:2px; margin-left:12px; -qt-list-indent:0\">");
+            for (const Suggestion& s : f.suggestions)
+                h += QStringLiteral("<li>%1</li>").arg(breakable(QString::fromStdString(s.text.get(lang)).toHtmlEscaped()));
+            h += QStringLiteral("</ul>");
+        }
+    }
+    return h;
+}
+
+QString DetailsPanel::gapHtml(size_t gi) const
+{
+    const Trace& t = *trace_;
+    const Gap& g = analysis_->idle.gaps[gi];
+    Html h;
+    h.raw(QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>")
+              .arg(tr("Idle gap · %1").arg(TimelineView::causeLabel(g.cause)).toHtmlEscaped()));
+    h.rowPlain(tr("Duration"), formatDuration(g.duration()));
+    h.rowPlain(tr("Start"), formatDuration(g.start - t.meta.capture_start));
+    {
+        const int dev = g.device < t.meta.devices.size() ? t.meta.devices[g.device].id : int(g.device);
+        h.rowPlain(tr("Device"), tr("GPU %1").arg(dev));
+    }
+    QString why;
+    switch (g.cause) {
+    case GapCause::HostWait: why = tr("The next operation was launched only after the GPU went idle: the CPU could not feed the GPU."); break;
+    case GapCause::KernelWait: why = tr("Back-to-back launches with a short gap: launch latency."); break;
+    case GapCause::SyncWait: why = tr("The host was blocked in a synchronising call before it launched the next operation."); break;
+    case GapCause::Other: why = tr("Neither the host nor launch latency explains it (dependencies, unlinked operations)."); break;
+    }
+    h.para(QStringLiteral("<i>%1</i>").arg(why.toHtmlEscaped()));
+
+    auto opText = [&](OpKind kind, int32_t row) -> QString {
+        if (row < 0)
+            return tr("(none)").toHtmlEscaped();
+        switch (kind) {
+        case OpKind::Kernel: return kernelLink(row);
+        case OpKind::Memcpy:
+            return size_t(row) < t.memcpy.size()
+                       ? tr("%1 copy, %2").arg(qs(copy_kind_label(t.memcpy.copy_kind[size_t(row)])), formatBytes(t.memcpy.bytes[size_t(row)])).toHtmlEscaped()
+                       : QString();
+        case OpKind::Memset: return tr("memset").toHtmlEscaped();
+        }
+        return {};
+    };
+    h.section(tr("Around the gap"));
+    h.row(tr("Before"), opText(g.prev_kind, g.prev_row));
+    h.row(tr("After"), opText(g.next_kind, g.next_row));
+    if (g.next_kind == OpKind::Kernel && g.next_row >= 0 && size_t(g.next_row) < t.kernels.size()) {
+        const int32_t api = t.kernels.launch_api[size_t(g.next_row)];
+        if (api >= 0 && size_t(api) < t.api.size()) {
+            const int64_t lag = t.api.start[size_t(api)] - g.start;
+            h.rowPlain(tr("Its launch call"), lag >= 0 ? tr("%1, began %2 after the gap started")
+                                                             .arg(qs(t.str(t.api.name[size_t(api)])), formatDuration(lag))
+                                                       : tr("%1, began %2 before the gap started")
+                                                             .arg(qs(t.str(t.api.name[size_t(api)])), formatDuration(-lag)));
+        }
+    }
+    if (g.sync_api >= 0 && size_t(g.sync_api) < t.api.size()) {
+        const size_t a = size_t(g.sync_api);
+        h.rowPlain(tr("Blocking call"), tr("%1 (%2)").arg(qs(t.str(t.api.name[a])), formatDuration(t.api.end[a] - t.api.start[a])));
+    }
+
+    // What the CPU was doing: API calls and NVTX ranges overlapping the gap, by overlap.
+    h.section(tr("CPU during the gap"));
+    struct Busy {
+        int64_t overlap;
+        QString what;
+    };
+    std::vector<Busy> calls, ranges;
+    int64_t apiCount = 0;
+    auto overlap = [&](int64_t s, int64_t e) { return std::min(e, g.end) - std::max(s, g.start); };
+    if (index_) {
+        for (const TimelineLane& lane : index_->lanes()) {
+            if (lane.kind != LaneKind::ApiThread && lane.kind != LaneKind::Nvtx)
+                continue;
+            const uint32_t a = index_->firstEndingAfter(lane, g.start), b = index_->endStartingBefore(lane, g.end);
+            for (uint32_t i = a; i < b && i < a + 10000; ++i) {
+                const int64_t ov = overlap(index_->itemStart(lane, i), index_->itemEnd(lane, i));
+                if (ov <= 0)
+                    continue;
+                const ItemRef r = index_->ref(lane, i);
+                if (r.kind == ItemKind::Api) {
+                    ++apiCount;
+                    calls.push_back({ov, qs(t.str(t.api.name[r.row]))});
+                } else if (r.kind == ItemKind::Range) {
+                    ranges.push_back({ov, qs(t.str(t.ranges.name[r.row]))});
+                }
+            }
+        }
+    } else {
+        for (size_t a = 0; a < t.api.size(); ++a) {
+            const int64_t ov = overlap(t.api.start[a], t.api.end[a]);
+            if (ov > 0) {
+                ++apiCount;
+                calls.push_back({ov, qs(t.str(t.api.name[a]))});
+            }
+        }
+    }
+    auto top = [](std::vector<Busy>& v, size_t n) {
+        std::sort(v.begin(), v.end(), [](const Busy& a, const Busy& b) { return a.overlap > b.overlap; });
+        QStringList out;
+        for (size_t i = 0; i < std::min(n, v.size()); ++i)
+            out << breakable(QStringLiteral("%1 (%2)").arg(v[i].what.toHtmlEscaped(), formatDuration(v[i].overlap)));
+        return out;
+    };
+    int64_t callTime = 0;
+    for (const Busy& b : calls)
+        callTime += b.overlap;
+    if (calls.empty()) {
+        h.rowPlain(tr("API calls"), tr("none: the CPU issued no CUDA call during the gap"));
+    } else {
+        h.rowPlain(tr("API calls"), tr("%1, %2 of the gap in calls").arg(apiCount).arg(formatPercent(double(callTime) / double(std::max<int64_t>(1, g.duration())))));
+        h.row(tr("Longest"), top(calls, 4).join(QStringLiteral("<br>")));
+    }
+    if (!ranges.empty())
+        h.row(tr("NVTX"), top(ranges, 4).join(QStringLiteral("<br>")));
+
+    if (diagnosis_) {
+        const auto idx = findingsForRange(*diagnosis_, t, analysis_.get(), g.start, g.end);
+        h.section(tr("Findings (%1)").arg(idx.size()));
+        h.raw(findingsHtml(idx));
+    }
+    return h.done();
 }
 
 } // namespace sl

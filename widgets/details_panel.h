@@ -1,31 +1,77 @@
 #pragma once
-// The Details pane: the selected kernel — names, class, launch configuration, duration against all instances of its
-// name, its launching API call with the queue delay, and the NVTX ranges open on the launching thread.
+// The Details pane: the diagnosis of the selected kernel or idle gap.
+//
+// Kernel: names (demangled and short), operator class, launch configuration, duration against every instance of its
+// name (from the worker-built KernelLookup), the launching API call and its queue delay, the NVTX ranges open at
+// launch, the phase and step, the Roofline position and E_roof of its class in that phase, the ncu metrics of its
+// launch (when an ncu file was opened), and every finding that involves it (model/finding_links.h).
+// Gap: cause, duration, the ops before and after (kernel names are links that select them), what the CPU was doing
+// meanwhile (API calls and NVTX ranges overlapping the gap), and the findings about that time.
 
 #include <QScrollArea>
 #include <memory>
+#include <vector>
 
 #include "analysis/analysis.h"
+#include "analysis/metrics_binding.h"
+#include "analysis/roofline_json.h"
 #include "analysis/trace.h"
+#include "model/timeline_index.h"
 
 class QLabel;
 
 namespace sl {
 
+class Document;
+class Selection;
+
 class DetailsPanel : public QScrollArea {
     Q_OBJECT
 public:
     explicit DetailsPanel(QWidget* parent = nullptr);
+    // Follows a document: trace, timeline index (kernel lookup), analysis, Roofline/ncu and findings as they arrive.
+    void setDocument(Document* document);
+    // Follows the selection (kernel and gap) and selects kernels when their links are clicked.
+    void setSelection(Selection* selection);
+
     void setTrace(std::shared_ptr<const Trace> trace);
     void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
+    // The timeline index of the same trace: its KernelLookup gives the name distribution without a scan.
+    void setTimeline(std::shared_ptr<const TimelineIndex> index);
+    void setRoofline(std::shared_ptr<const RooflineOutput> roofline);
+    void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);
+
     void showKernel(int64_t kernel);
+    // Index into AnalysisResult::idle.gaps, or -1.
+    void showGap(int64_t gap);
     QString text() const;
 
+signals:
+    // A kernel link in the pane was clicked (also sets the selection when one is set).
+    void kernelLinkActivated(int64_t kernel);
+
 private:
+    void refresh();
+    QString kernelHtml(size_t kernel) const;
+    QString gapHtml(size_t gap) const;
+    QString findingsHtml(const std::vector<size_t>& indices) const;
+    QString ncuHtml(size_t kernel) const;
+    QString rooflineHtml(size_t kernel) const;
+    QString kernelLink(int64_t kernel) const;
+    const std::vector<int64_t>& ncuToKernel() const;
+
     QLabel* label_;
+    Selection* selection_ = nullptr;
     std::shared_ptr<const Trace> trace_;
     std::shared_ptr<const AnalysisResult> analysis_;
+    std::shared_ptr<const TimelineIndex> index_;
+    std::shared_ptr<const RooflineOutput> roofline_;
+    std::shared_ptr<const Diagnosis> diagnosis_;
+    mutable std::vector<int64_t> ncuToKernel_;   // join_ncu_to_trace, computed on first use
+    mutable bool ncuJoined_ = false;
     int64_t kernel_ = -1;
+    int64_t gap_ = -1;
+    bool showingGap_ = false;
 };
 
 } // namespace sl

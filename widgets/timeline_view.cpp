@@ -10,6 +10,7 @@
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <unordered_map>
 
@@ -66,6 +67,14 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
             update();
         });
         connect(selection_, &Selection::rangeChanged, this, qOverload<>(&QWidget::update));
+        connect(selection_, &Selection::gapChanged, this, [this](int64_t g) {
+            revealGap(g);
+            update();
+        });
+        connect(selection_, &Selection::highlightedGapsChanged, this, [this] {
+            rebuildHighlights();
+            update();
+        });
     }
 }
 
@@ -90,6 +99,7 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
         }
     }
     contentHeight_ = y;
+    drawn_.assign(index_ ? index_->lanes().size() : 0, {});
     mapAnalysis();
     updateScrollBar();
     fitToWindow();
@@ -105,13 +115,16 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
 void TimelineView::mapAnalysis()
 {
     gapCause_.clear();
+    gapIndex_.clear();
     classColor_.clear();
+    rebuildHighlights();
     if (!analysis_ || !index_)
         return;
     for (const OpClassTotals& c : analysis_->classes.classes)
         classColor_.push_back(colorForKey(QString::fromStdString(c.id)));
     const auto& lanes = index_->lanes();
     gapCause_.resize(lanes.size());
+    gapIndex_.resize(lanes.size());
     for (size_t li = 0; li < lanes.size(); ++li) {
         const TimelineLane& lane = lanes[li];
         if (lane.kind != LaneKind::Gaps)
@@ -120,17 +133,68 @@ void TimelineView::mapAnalysis()
         for (const Gap& g : analysis_->idle.gaps)
             if (g.device == lane.device)
                 gaps.push_back(&g);
+        const Gap* base = analysis_->idle.gaps.data();
         std::sort(gaps.begin(), gaps.end(), [](const Gap* a, const Gap* b) { return a->start < b->start; });
         auto& causes = gapCause_[li];
         causes.assign(lane.items.size(), uint8_t(GapCause::Other));
+        auto& indices = gapIndex_[li];
+        indices.assign(lane.items.size(), -1);
         size_t j = 0;
         for (uint32_t i = 0; i < lane.items.size(); ++i) {
             const int64_t s = index_->itemStart(lane, i);
             while (j < gaps.size() && gaps[j]->start < s)
                 ++j;
-            if (j < gaps.size() && gaps[j]->start == s)
+            if (j < gaps.size() && gaps[j]->start == s) {
                 causes[i] = uint8_t(gaps[j]->cause);
+                indices[i] = int32_t(gaps[j] - base);
+            }
         }
+    }
+    rebuildHighlights();
+}
+
+int64_t TimelineView::analysisGapOf(int lane, uint32_t item) const
+{
+    if (lane < 0 || size_t(lane) >= gapIndex_.size() || item >= gapIndex_[size_t(lane)].size())
+        return -1;
+    return gapIndex_[size_t(lane)][item];
+}
+
+void TimelineView::rebuildHighlights()
+{
+    highlightMarks_.clear();
+    if (!selection_ || !analysis_ || !index_)
+        return;
+    const auto& gaps = analysis_->idle.gaps;
+    for (int64_t g : selection_->highlightedGaps()) {
+        if (g < 0 || size_t(g) >= gaps.size())
+            continue;
+        const Gap& gap = gaps[size_t(g)];
+        highlightMarks_.push_back({index_->laneOfGaps(gap.device), gap.start, gap.end, g});
+    }
+    std::sort(highlightMarks_.begin(), highlightMarks_.end(),
+              [](const GapMark& a, const GapMark& b) { return a.start != b.start ? a.start < b.start : a.gap < b.gap; });
+}
+
+void TimelineView::revealGap(int64_t g)
+{
+    if (!index_ || !analysis_ || g < 0 || size_t(g) >= analysis_->idle.gaps.size())
+        return;
+    const Gap& gap = analysis_->idle.gaps[size_t(g)];
+    Window w = window_;
+    // Zoom out when the gap does not fit, so the whole gap and a little context are visible; else centre it.
+    if (gap.duration() * 5 / 4 > w.duration())
+        w = {gap.start - gap.duration() / 4, gap.end + gap.duration() / 4};
+    else if (gap.start < w.start || gap.end > w.end)
+        w = timeline::pan(w, (gap.start + gap.end) / 2 - (w.start + w.end) / 2, bounds());
+    setWindow(w);
+    // Scroll the idle lane into view.
+    const int lane = index_->laneOfGaps(gap.device);
+    if (lane >= 0 && size_t(lane) < laneY_.size()) {
+        const int visible = height() - kAxisHeight;
+        const int y = laneY_[size_t(lane)];
+        if (y < vscroll_->value() || y + laneHeight_ > vscroll_->value() + visible)
+            vscroll_->setValue(std::max(0, y - visible / 3));
     }
 }
 
@@ -317,6 +381,9 @@ QString TimelineView::itemName(const TimelineLane& lane, uint32_t i) const
 void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp)
 {
     const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
+    std::vector<DrawnRun>* drawn = size_t(laneIdx) < drawn_.size() ? &drawn_[size_t(laneIdx)] : nullptr;
+    if (drawn)
+        drawn->clear();
     const uint32_t i0 = index_->firstEndingAfter(lane, window_.start);
     const uint32_t i1 = index_->endStartingBefore(lane, window_.end);
     if (i0 >= i1)
@@ -342,6 +409,8 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         const int left = int(std::floor(std::max(-1.0, x0)));
         const int right = int(std::ceil(std::min(w + 1, x1)));
         QRect rect(r.left() + left, r.top(), std::max(1, right - left), r.height());
+        if (drawn)
+            drawn->push_back({run.start, run.end, run.first, run.count, rect.left(), rect.left() + rect.width()});
         QColor c = run.count > 1 && kernelsLane ? kMergedKernel : itemColor(lane, run.first);
         batches[c.rgb()].push_back(rect);
         if (rect.width() > 40)
@@ -456,6 +525,40 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
         p.drawLine(QPointF(plot.left() + x0, plot.top()), QPointF(plot.left() + x0, plot.bottom()));
         p.drawLine(QPointF(plot.left() + x1, plot.top()), QPointF(plot.left() + x1, plot.bottom()));
     }
+    // highlighted gaps (a histogram bucket): outlined in their idle lane, at most one mark per pixel column
+    if (!highlightMarks_.empty()) {
+        std::vector<int> lastX(index_->lanes().size(), INT_MIN);
+        p.setBrush(QColor(40, 120, 255, 70));
+        p.setPen(QPen(QColor(30, 90, 230), 1.5));
+        for (auto m = highlightMarks_.begin(); m != highlightMarks_.end() && m->start <= window_.end; ++m) {
+            if (m->end < window_.start)
+                continue;
+            if (m->lane < 0 || size_t(m->lane) >= index_->lanes().size())
+                continue;
+            const double x0 = timeline::timeToX(m->start, window_, w), x1 = timeline::timeToX(m->end, window_, w);
+            const int px = int(std::floor(x0));
+            if (px <= lastX[size_t(m->lane)])
+                continue;
+            lastX[size_t(m->lane)] = int(std::ceil(std::max(x0 + 2, x1)));
+            const int top = laneTop(m->lane);
+            const int h = laneHeightFor(LaneKind::Gaps, laneHeight_);
+            p.drawRect(QRectF(plot.left() + std::max(-2.0, x0) - 1, top - 1, std::max(3.0, std::min(w + 2, x1) - std::max(-2.0, x0)) + 2, h + 2));
+        }
+        p.setBrush(Qt::NoBrush);
+    }
+    // selected gap
+    if (selection_ && analysis_ && selection_->gap() >= 0 && size_t(selection_->gap()) < analysis_->idle.gaps.size()) {
+        const Gap& g = analysis_->idle.gaps[size_t(selection_->gap())];
+        const int lane = index_->laneOfGaps(g.device);
+        if (lane >= 0) {
+            const double x0 = timeline::timeToX(g.start, window_, w), x1 = timeline::timeToX(g.end, window_, w);
+            p.setPen(QPen(kHighlight, 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(plot.left() + std::max(-2.0, x0) - 1, laneTop(lane) - 1,
+                              std::max(3.0, std::min(w + 2, x1) - std::max(-2.0, x0)) + 2,
+                              laneHeightFor(LaneKind::Gaps, laneHeight_) + 2));
+        }
+    }
     // hover
     if (hoverLane_ >= 0 && hoverItem_ >= 0) {
         p.setPen(QPen(palette().text().color(), 1));
@@ -539,8 +642,11 @@ void TimelineView::render(QPainter& p)
     for (size_t i = 0; i < lanes.size(); ++i) {
         const int top = laneTop(int(i));
         const int h = laneHeightFor(lanes[i].kind, laneHeight_);
-        if (top + h < kAxisHeight || top > height())
+        if (top + h < kAxisHeight || top > height()) {
+            if (i < drawn_.size())
+                drawn_[i].clear();
             continue;
+        }
         const QRect laneRect(plot.left(), top, plot.width(), h);
         p.setClipRect(plot);
         if (i % 2 == 0)
@@ -653,15 +759,19 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e)
                 emit kernelActivated(r.row);
             } else if (r.kind == ItemKind::Api) {
                 // a launch call selects the kernel it launched
-                const auto& ks = index_->trace().kernels;
-                for (size_t k = 0; k < ks.size(); ++k)
-                    if (ks.launch_api[k] == int32_t(r.row)) {
-                        selection_->setKernel(int64_t(k));
-                        break;
-                    }
+                const int64_t k = index_->kernelLookup().kernelOfApi(r.row);
+                if (k >= 0) {
+                    selection_->setKernel(k);
+                    emit kernelActivated(k);
+                }
+            } else if (r.kind == ItemKind::Gap) {
+                const int64_t g = analysisGapOf(lane, r.row);
+                if (g >= 0)
+                    selection_->setGap(g);
             }
         } else {
             selection_->setKernel(-1);
+            selection_->setGap(-1);
         }
     }
     dragging_ = false;
@@ -734,22 +844,90 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
     case ItemKind::Gap:
         if (size_t(laneIdx) < gapCause_.size() && r.row < gapCause_[size_t(laneIdx)].size())
             html += QStringLiteral("<br>") + tr("Cause: %1").arg(causeLabel(GapCause(gapCause_[size_t(laneIdx)][r.row])));
+        html += QStringLiteral("<br><i>%1</i>").arg(tr("Click for the kernels around it and what the CPU did.").toHtmlEscaped());
         break;
     default: break;
     }
     return html;
 }
 
+const std::vector<TimelineView::DrawnRun>& TimelineView::drawnRuns(int lane) const
+{
+    static const std::vector<DrawnRun> none;
+    return lane >= 0 && size_t(lane) < drawn_.size() ? drawn_[size_t(lane)] : none;
+}
+
+const TimelineView::DrawnRun* TimelineView::runAt(const QPoint& pos, int* laneOut) const
+{
+    const int lane = laneAt(pos.y());
+    if (laneOut)
+        *laneOut = lane;
+    if (lane < 0 || pos.x() < plotRect().left())
+        return nullptr;
+    const auto& runs = drawnRuns(lane);
+    // runs are in x order; take the one containing x, else the nearest within 2 px
+    auto it = std::upper_bound(runs.begin(), runs.end(), pos.x(), [](int x, const DrawnRun& r) { return x < r.x0; });
+    const DrawnRun* best = nullptr;
+    int bestDist = 3;
+    for (auto c : {it - 1, it}) {
+        if (c < runs.begin() || c >= runs.end())
+            continue;
+        const int d = pos.x() < c->x0 ? c->x0 - pos.x() : pos.x() >= c->x1 ? pos.x() - c->x1 + 1 : 0;
+        if (d < bestDist) {
+            bestDist = d;
+            best = &*c;
+        }
+    }
+    return best;
+}
+
+QString TimelineView::mergedTooltip(int laneIdx, const DrawnRun& run) const
+{
+    const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
+    const TimelineIndex::MergedSummary m = index_->summarize(lane, run.first, run.count);
+    const Trace& t = index_->trace();
+    QString what;
+    switch (lane.kind) {
+    case LaneKind::Stream: what = tr("%n kernels", nullptr, int(run.count)); break;
+    case LaneKind::Gaps: what = tr("%n idle gaps", nullptr, int(run.count)); break;
+    case LaneKind::ApiThread: what = tr("%n API calls", nullptr, int(run.count)); break;
+    case LaneKind::Nvtx: what = tr("%n ranges", nullptr, int(run.count)); break;
+    }
+    QString html = QStringLiteral("<b>%1</b><br>").arg(what.toHtmlEscaped());
+    html += tr("Span: %1").arg(formatDuration(run.end - run.start)) + QStringLiteral("<br>");
+    html += tr("From %1 to %2").arg(formatDuration(run.start - index_->start()), formatDuration(run.end - index_->start()));
+    if (!m.topNames.empty()) {
+        html += QStringLiteral("<br>") +
+                (m.sampled < m.count ? tr("Most frequent (sample of %1):").arg(m.sampled) : tr("Most frequent:"));
+        for (const auto& [name, n] : m.topNames)
+            html += QStringLiteral("<br>&nbsp;&nbsp;%1 × %2").arg(n).arg(qs(t.str(name)).left(80).toHtmlEscaped());
+    }
+    html += QStringLiteral("<br><i>%1</i>").arg(tr("Zoom in (W) to see them one by one.").toHtmlEscaped());
+    return html;
+}
+
+QString TimelineView::tooltipAt(const QPoint& pos) const
+{
+    if (!index_)
+        return {};
+    int lane = -1;
+    if (const DrawnRun* run = runAt(pos, &lane); run && run->count > 1)
+        return mergedTooltip(lane, *run);
+    const int64_t item = itemAt(pos, &lane);
+    if (item >= 0)
+        return tooltipFor(lane, item);
+    if (lane >= 0 && pos.x() < labelWidth_)
+        return laneTitle(lane);
+    return {};
+}
+
 bool TimelineView::event(QEvent* e)
 {
     if (e->type() == QEvent::ToolTip && index_) {
         auto* he = static_cast<QHelpEvent*>(e);
-        int lane = -1;
-        const int64_t item = itemAt(he->pos(), &lane);
-        if (item >= 0)
-            QToolTip::showText(he->globalPos(), tooltipFor(lane, item), this);
-        else if (lane >= 0 && he->pos().x() < labelWidth_)
-            QToolTip::showText(he->globalPos(), laneTitle(lane), this);
+        const QString tip = tooltipAt(he->pos());
+        if (!tip.isEmpty())
+            QToolTip::showText(he->globalPos(), tip, this);
         else
             QToolTip::hideText();
         return true;

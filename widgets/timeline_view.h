@@ -52,6 +52,28 @@ public:
     // Renders one frame into `painter` (the benchmark draws into a QImage).
     void render(QPainter& painter);
 
+    // What the last frame drew in each lane: runs of `count` consecutive lane items from `first`, merged when
+    // narrower than a pixel, with their time span. Hover reads it, so a tooltip describes the block under the cursor.
+    struct DrawnRun {
+        int64_t start = 0, end = 0;
+        uint32_t first = 0, count = 0;
+        int x0 = 0, x1 = 0;   // widget x, [x0, x1)
+    };
+    const std::vector<DrawnRun>& drawnRuns(int lane) const;
+    // The run drawn under widget point pos (within 2 px), or null.
+    const DrawnRun* runAt(const QPoint& pos, int* lane = nullptr) const;
+    // The tooltip (rich text) at widget point pos; empty when nothing is there. Needs a frame drawn first.
+    QString tooltipAt(const QPoint& pos) const;
+    // Analysis gap (index into AnalysisResult::idle.gaps) of a gap-lane item, or -1; and back.
+    int64_t analysisGapOf(int lane, uint32_t item) const;
+    // Highlighted gaps (Selection::highlightedGaps) as the timeline outlines them in the idle lanes, by start.
+    struct GapMark {
+        int lane = -1;
+        int64_t start = 0, end = 0;
+        int64_t gap = -1;
+    };
+    const std::vector<GapMark>& highlightMarks() const { return highlightMarks_; }
+
     QSize sizeHint() const override { return {900, 400}; }
 
 signals:
@@ -75,6 +97,9 @@ private:
     QColor itemColor(const TimelineLane& lane, uint32_t i) const;
     QString itemName(const TimelineLane& lane, uint32_t i) const;
     QString tooltipFor(int lane, int64_t item) const;
+    QString mergedTooltip(int lane, const DrawnRun& run) const;
+    void rebuildHighlights();
+    void revealGap(int64_t gap);
     int laneTop(int lane) const;
     void updateScrollBar();
     timeline::Window bounds() const;
@@ -83,6 +108,9 @@ private:
     std::shared_ptr<const TimelineIndex> index_;
     std::shared_ptr<const AnalysisResult> analysis_;
     std::vector<std::vector<uint8_t>> gapCause_;   // per lane (gap lanes only): cause of each gap
+    std::vector<std::vector<int32_t>> gapIndex_;   // per lane (gap lanes only): index into analysis idle gaps
+    std::vector<std::vector<DrawnRun>> drawn_;     // per lane: the runs of the last frame
+    std::vector<GapMark> highlightMarks_;          // highlighted gaps, by start
     std::vector<QColor> classColor_;
     void mapAnalysis();
     timeline::Window window_;

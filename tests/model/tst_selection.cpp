@@ -51,6 +51,41 @@ private slots:
         QCOMPARE(s.kernelName(), UINT32_MAX);
         QCOMPARE(s.window().end, int64_t(10));
     }
+
+    void kernelAndGapExcludeEachOther()
+    {
+        Selection s;
+        QSignalSpy k(&s, &Selection::kernelChanged);
+        QSignalSpy g(&s, &Selection::gapChanged);
+        s.setKernel(3);
+        s.setGap(7);
+        QCOMPARE(s.gap(), int64_t(7));
+        QCOMPARE(s.kernel(), int64_t(-1));
+        QCOMPARE(k.count(), 2);   // 3, then -1
+        QCOMPARE(g.count(), 1);
+        s.setKernel(4);
+        QCOMPARE(s.gap(), int64_t(-1));
+        QCOMPARE(s.kernel(), int64_t(4));
+        QCOMPARE(g.count(), 2);
+        QCOMPARE(g.last().at(0).value<int64_t>(), int64_t(-1));
+        s.setKernel(-1);   // clearing the kernel does not touch the (already empty) gap
+        QCOMPARE(g.count(), 2);
+    }
+
+    void highlightedGapsAreSortedAndUnique()
+    {
+        Selection s;
+        QSignalSpy h(&s, &Selection::highlightedGapsChanged);
+        s.setHighlightedGaps({9, 2, 9, 5});
+        QCOMPARE(s.highlightedGaps(), (std::vector<int64_t>{2, 5, 9}));
+        s.setHighlightedGaps({5, 9, 2});
+        QCOMPARE(h.count(), 1);
+        s.setGap(1);
+        s.clear();
+        QVERIFY(s.highlightedGaps().empty());
+        QCOMPARE(s.gap(), int64_t(-1));
+        QCOMPARE(h.count(), 2);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSelection)

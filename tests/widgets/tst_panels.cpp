@@ -1,8 +1,19 @@
 // Overview and Details panes on the synthetic decode trace: headline numbers equal the summary's, the details of a
 // kernel name its launch call, its queue delay and the NVTX ranges open at launch; the legend lists the classes.
+#include <QChart>
+#include <QChartView>
+#include <QLabel>
+#include <QSignalSpy>
 #include <QTest>
+#include <QTextDocument>
+#include <algorithm>
 
 #include "analysis/analysis.h"
+#include "analysis/pipeline.h"
+#include "analysis/rules.h"
+#include "model/finding_links.h"
+#include "model/selection.h"
+#include "model/timeline_index.h"
 #include "analysis/summary.h"
 #include "analysis/synthetic.h"
 #include "model/units.h"
@@ -13,6 +24,31 @@
 #include "widgets/timeline_view.h"
 
 using namespace sl;
+
+namespace {
+
+QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+std::shared_ptr<const PipelineResult> planted(bool withModel)
+{
+    SynthOptions so = synth_preset("decode");
+    so.host_starved = true;
+    so.sync_every_step = true;
+    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
+    PipelineOptions o;
+    o.rule_dirs = {shipped_rules_dir()};
+    if (withModel)
+        o.roofline.model = qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() + "/tests/data/models/llama_tiny_config.json";
+    return std::make_shared<const PipelineResult>(run_pipeline_on(trace, o));
+}
+
+template <class T>
+std::shared_ptr<const T> part(const std::shared_ptr<const PipelineResult>& r, const T* p)
+{
+    return std::shared_ptr<const T>(r, p);
+}
+
+} // namespace
 
 class TestPanels : public QObject {
     Q_OBJECT
@@ -81,6 +117,247 @@ private slots:
         for (const OpClassTotals& c : analysis->classes.classes)
             if (c.time_ns > 0)
                 QVERIFY(legend.contains(QString::fromStdString(c.label).toHtmlEscaped()));
+    }
+
+    // Selecting a gap: the pane names its cause and the kernels before and after it, found here independently as
+    // the same device's kernel ending exactly at the gap start and the one starting exactly at its end; clicking the
+    // "after" link selects that kernel.
+    void gapSelectionShowsNeighbours()
+    {
+        const auto r = planted(false);
+        const Trace& t = *r->trace;
+        const auto analysis = part(r, &r->analysis);
+        Selection sel;
+        DetailsPanel details;
+        details.setTrace(r->trace);
+        details.setAnalysis(analysis);
+        details.setTimeline(TimelineIndex::build(r->trace));
+        details.setDiagnosis(part(r, &r->diagnosis));
+        details.setSelection(&sel);
+
+        // the largest gap between two kernels
+        int64_t pick = -1;
+        for (size_t g = 0; g < analysis->idle.gaps.size(); ++g) {
+            const Gap& gap = analysis->idle.gaps[g];
+            if (gap.prev_kind == OpKind::Kernel && gap.next_kind == OpKind::Kernel &&
+                (pick < 0 || gap.duration() > analysis->idle.gaps[size_t(pick)].duration()))
+                pick = int64_t(g);
+        }
+        QVERIFY(pick >= 0);
+        const Gap& gap = analysis->idle.gaps[size_t(pick)];
+        int64_t before = -1, after = -1;
+        for (size_t k = 0; k < t.kernels.size(); ++k) {
+            if (t.kernels.device[k] != gap.device)
+                continue;
+            if (t.kernels.end[k] == gap.start && before < 0)
+                before = int64_t(k);
+            if (t.kernels.start[k] == gap.end && after < 0)
+                after = int64_t(k);
+        }
+        QVERIFY(before >= 0 && after >= 0);
+        sel.setKernel(3);
+        sel.setGap(pick);
+        const QString text = details.text();
+        QVERIFY(text.contains(TimelineView::causeLabel(gap.cause)));
+        QVERIFY(text.contains(formatDuration(gap.duration())));
+        QVERIFY(text.contains(QStringLiteral("kernel:%1\"").arg(before)));
+        QVERIFY(text.contains(QStringLiteral("kernel:%1\"").arg(after)));
+        QVERIFY(text.contains(qs(t.str(t.kernels.short_name[size_t(after)])).toHtmlEscaped()));
+        // host-starved: the launch call of the next kernel began after the gap started
+        const int32_t api = t.kernels.launch_api[size_t(after)];
+        QVERIFY(api >= 0);
+        QVERIFY(text.contains(formatDuration(t.api.start[size_t(api)] - gap.start)));
+        // findings about this time (the decode/prefill phase, gaps) are listed by title
+        for (size_t f : findingsForRange(r->diagnosis, t, &r->analysis, gap.start, gap.end))
+            QVERIFY(text.contains(QString::fromStdString(r->diagnosis.eval.findings[f].title.en).toHtmlEscaped()));
+
+        // the link selects the kernel after the gap, and the pane follows
+        auto* label = details.findChild<QLabel*>();
+        QVERIFY(label);
+        QSignalSpy spy(&details, &DetailsPanel::kernelLinkActivated);
+        emit label->linkActivated(QStringLiteral("kernel:%1").arg(after));
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(sel.kernel(), after);
+        QCOMPARE(sel.gap(), int64_t(-1));
+        QVERIFY(details.text().contains(QStringLiteral("Queue delay")));
+    }
+
+    // A kernel with a Roofline and findings: E_roof of its (class, phase), its distribution from the lookup, and every
+    // finding findingsForKernel names, by title.
+    void kernelDiagnosis()
+    {
+        const auto r = planted(true);
+        QVERIFY2(r->roofline.report.has_value(), "llama_tiny config joined to the synthetic trace");
+        const Trace& t = *r->trace;
+        auto roofline = part(r, &r->roofline);
+        DetailsPanel details;
+        details.setTrace(r->trace);
+        details.setAnalysis(part(r, &r->analysis));
+        const auto index = TimelineIndex::build(r->trace);
+        details.setTimeline(index);
+        details.setRoofline(roofline);
+        details.setDiagnosis(part(r, &r->diagnosis));
+        // a decode GEMM whose class and phase have an E_roof
+        int64_t pick = -1;
+        const ClassEfficiency* ce = nullptr;
+        for (size_t k = t.kernels.size() / 2; k < t.kernels.size() && pick < 0; ++k) {
+            const std::string cls = classOfKernel(&r->analysis, int64_t(k));
+            const std::string phase = phaseOfKernel(r->analysis, t, int64_t(k));
+            for (const ClassEfficiency& c : r->roofline.report->classes)
+                if (c.op_class == cls && c.phase == phase && c.e_roof && cls == "gemm") {
+                    pick = int64_t(k);
+                    ce = &c;
+                }
+        }
+        QVERIFY(pick >= 0);
+        details.showKernel(pick);
+        const QString text = details.text();
+        QVERIFY(text.contains(QStringLiteral("E_roof")));
+        QVERIFY(text.contains(formatPercent(*ce->e_roof)));
+        const NameDistribution d = index->kernelLookup().distribution(t.kernels.name[size_t(pick)]);
+        QVERIFY(text.contains(formatDuration(d.p90)));
+        QVERIFY(text.contains(QLocale().toString(qlonglong(d.count))));
+        const auto mine = findingsForKernel(r->diagnosis, t, &r->analysis, pick);
+        QVERIFY(!mine.empty());
+        QVERIFY(text.contains(QStringLiteral("Findings (%1)").arg(mine.size())));
+        for (size_t f : mine) {
+            const Finding& fi = r->diagnosis.eval.findings[f];
+            QVERIFY(text.contains(QString::fromStdString(fi.title.en).toHtmlEscaped()));
+            for (const Suggestion& s : fi.suggestions)
+                QVERIFY(text.contains(QString::fromStdString(s.text.en).toHtmlEscaped()));
+        }
+        QVERIFY(text.contains(QStringLiteral("decode step")));
+
+        // without the timeline index the pane scans once and shows the same distribution
+        DetailsPanel scan;
+        scan.setTrace(r->trace);
+        scan.setAnalysis(part(r, &r->analysis));
+        scan.showKernel(pick);
+        QVERIFY(scan.text().contains(QStringLiteral("%1 · %2").arg(formatDuration(d.p90), formatDuration(d.max))));
+        QVERIFY(scan.text().contains(QStringLiteral("%1 · %2").arg(formatDuration(d.min), formatDuration(d.median))));
+        QVERIFY(text.contains(QStringLiteral("%1 · %2").arg(formatDuration(d.p90), formatDuration(d.max))));
+    }
+
+    // In a narrow dock nothing runs off the right edge: long C++ names, NVTX stacks and findings wrap (the pane has no
+    // horizontal scroll bar). Set SIGHTLINE_DETAILS_PNG=dir to also write what it looks like.
+    void detailsFitANarrowDock()
+    {
+        const auto r = planted(true);
+        const Trace& t = *r->trace;
+        DetailsPanel details;
+        details.resize(300, 900);
+        details.setTrace(r->trace);
+        details.setAnalysis(part(r, &r->analysis));
+        details.setTimeline(TimelineIndex::build(r->trace));
+        details.setRoofline(part(r, &r->roofline));
+        details.setDiagnosis(part(r, &r->diagnosis));
+        details.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&details));
+        // the kernel with the longest full name, and the largest gap
+        size_t longest = 0;
+        for (size_t k = 0; k < t.kernels.size(); ++k)
+            if (t.str(t.kernels.name[k]).size() > t.str(t.kernels.name[longest]).size())
+                longest = k;
+        size_t gap = 0;
+        for (size_t g = 0; g < r->analysis.idle.gaps.size(); ++g)
+            if (r->analysis.idle.gaps[g].duration() > r->analysis.idle.gaps[gap].duration())
+                gap = g;
+        auto* label = details.findChild<QLabel*>();
+        for (int which = 0; which < 2; ++which) {
+            if (which == 0)
+                details.showKernel(int64_t(longest));
+            else
+                details.showGap(int64_t(gap));
+            QTextDocument doc;
+            doc.setDefaultFont(label->font());
+            QTextOption wrap;
+            wrap.setWrapMode(QTextOption::WordWrap);   // as QLabel wraps: never inside a word
+            doc.setDefaultTextOption(wrap);
+            doc.setHtml(label->text());
+            const int avail = details.viewport()->width() - 2 * label->margin();
+            doc.setTextWidth(avail);
+            QVERIFY2(doc.idealWidth() <= avail + 1, qPrintable(QStringLiteral("needs %1 px of %2").arg(doc.idealWidth()).arg(avail)));
+            if (qEnvironmentVariableIsSet("SIGHTLINE_DETAILS_PNG"))
+                details.grab().save(qEnvironmentVariable("SIGHTLINE_DETAILS_PNG") + QStringLiteral("/details_%1.png").arg(which));
+        }
+    }
+
+    // Clicking a histogram bucket highlights exactly the gaps whose duration falls in it (an independent filter on
+    // the bucket bounds) in the timeline, and selects the largest of them.
+    void histogramBucketHighlightsGaps()
+    {
+        const auto r = planted(false);
+        const auto analysis = part(r, &r->analysis);
+        Selection sel;
+        TimelineView timeline(&sel);
+        timeline.resize(1000, 500);
+        timeline.setIndex(TimelineIndex::build(r->trace));
+        timeline.setAnalysis(analysis);
+        GapHistogramView gaps;
+        gaps.resize(700, 400);
+        gaps.setAnalysis(analysis);
+        gaps.setSelection(&sel);
+        int tested = 0;
+        for (size_t b = 0; b < kGapBuckets; ++b) {
+            const GapBucketDef& def = gap_bucket_defs()[b];
+            std::vector<int64_t> expected;
+            int64_t largest = -1;
+            for (size_t g = 0; g < analysis->idle.gaps.size(); ++g) {
+                const int64_t dur = analysis->idle.gaps[g].duration();
+                if (dur >= def.lo_ns && dur < def.hi_ns) {
+                    expected.push_back(int64_t(g));
+                    if (largest < 0 || dur > analysis->idle.gaps[size_t(largest)].duration())
+                        largest = int64_t(g);
+                }
+            }
+            gaps.selectBucket(int(b));
+            QCOMPARE(sel.highlightedGaps(), expected);
+            std::vector<int64_t> marked;
+            for (const auto& m : timeline.highlightMarks()) {
+                marked.push_back(m.gap);
+                QVERIFY(m.lane >= 0);
+                QCOMPARE(timeline.index()->lanes()[size_t(m.lane)].kind, LaneKind::Gaps);
+            }
+            std::sort(marked.begin(), marked.end());
+            QCOMPARE(marked, expected);
+            if (!expected.empty()) {
+                ++tested;
+                QCOMPARE(sel.gap(), largest);
+                const Gap& g = analysis->idle.gaps[size_t(largest)];
+                QVERIFY(timeline.window().start <= g.start && timeline.window().end >= g.end);
+                QVERIFY(gaps.bucketSummary(int(b)).contains(formatDuration([&] {
+                    int64_t ns = 0;
+                    for (int64_t i : expected)
+                        ns += analysis->idle.gaps[size_t(i)].duration();
+                    return ns;
+                }())));
+            }
+        }
+        QVERIFY(tested >= 2);
+        gaps.selectBucket(-1);
+        QVERIFY(sel.highlightedGaps().empty());
+        QVERIFY(timeline.highlightMarks().empty());
+
+        // and through the chart: a click on the middle of a non-empty bar selects that bucket
+        gaps.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&gaps));
+        size_t bucket = kGapBuckets;
+        int64_t n = 0;
+        for (size_t b = 0; b < kGapBuckets && bucket == kGapBuckets; ++b) {
+            n = 0;
+            for (size_t c = 0; c < 4; ++c)
+                n += gaps.histogram().count[b][c];
+            if (n > 0)
+                bucket = b;
+        }
+        QVERIFY(bucket < kGapBuckets);
+        QChart* chart = gaps.chartView()->chart();
+        const QPointF scene = chart->mapToPosition(QPointF(double(bucket), double(n) / 2), chart->series().first());
+        const QPoint at = gaps.chartView()->mapFromScene(scene);
+        QSignalSpy spy(&gaps, &GapHistogramView::bucketSelected);
+        QTest::mouseClick(gaps.chartView()->viewport(), Qt::LeftButton, {}, at);
+        QTRY_COMPARE(spy.count(), 1);
+        QCOMPARE(gaps.selectedBucket(), int(bucket));
     }
 };
 

@@ -5,8 +5,10 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "analysis/analysis.h"
 #include "analysis/synthetic.h"
 #include "model/selection.h"
+#include "model/units.h"
 #include "widgets/timeline_view.h"
 
 using namespace sl;
@@ -122,6 +124,99 @@ private slots:
             for (int y = TimelineView::kAxisHeight; y < img.height(); y += 5)
                 different += img.pixel(x, y) != bg;
         QVERIFY(different > 10);
+    }
+
+    // At full zoom the decode trace's kernels are far narrower than a pixel: the block under the cursor says
+    // "N kernels" with N equal to the GPU ops of that stream starting inside the block's span (counted here from the
+    // trace), and its span.
+    void mergedBlockTooltipCountsItsKernels()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1280, 600);
+        auto trace = std::make_shared<const Trace>(make_synthetic_trace(synth_preset("decode")));
+        view.setIndex(TimelineIndex::build(trace));
+        QImage img(view.size(), QImage::Format_RGB32);
+        int checked = 0;
+        for (double f : {1.0, 0.05}) {
+            auto w = view.window();
+            view.setWindow(timeline::zoom(w, (w.start + w.end) / 2, f, {}));
+            {
+                QPainter p(&img);
+                view.render(p);
+            }
+            const auto& lanes = view.index()->lanes();
+            for (size_t li = 0; li < lanes.size(); ++li) {
+                if (lanes[li].kind != LaneKind::Stream)
+                    continue;
+                for (const auto& run : view.drawnRuns(int(li))) {
+                    if (run.count < 2 || run.x1 - run.x0 < 3)
+                        continue;
+                    int y = -1;
+                    for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
+                        if (view.laneAt(yy) == int(li))
+                            y = yy + 2;
+                    if (y < 0)
+                        break;
+                    const QPoint at((run.x0 + run.x1) / 2, y);
+                    // independent count: GPU ops on the lane's device and stream starting within the span
+                    int64_t n = 0;
+                    const TimelineLane& lane = lanes[li];
+                    auto count = [&](const auto& table) {
+                        for (size_t i = 0; i < table.size(); ++i)
+                            if (table.device[i] == lane.device && table.stream[i] == lane.stream &&
+                                table.start[i] >= run.start && table.start[i] < run.end)
+                                ++n;
+                    };
+                    count(trace->kernels);
+                    count(trace->memcpy);
+                    count(trace->memset);
+                    const QString tip = view.tooltipAt(at);
+                    QVERIFY2(tip.contains(QStringLiteral("<b>%1 kernels</b>").arg(n)), qPrintable(tip));
+                    QCOMPARE(int64_t(run.count), n);
+                    ++checked;
+                    break;   // one block per lane and zoom
+                }
+            }
+        }
+        QVERIFY(checked >= 2);
+    }
+
+    // Clicking the idle lane selects the analysis gap under the cursor; Esc clears.
+    void clickOnIdleLaneSelectsGap()
+    {
+        auto trace = std::make_shared<const Trace>(make_synthetic_trace(synth_preset("decode")));
+        auto analysis = std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{}));
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1280, 600);
+        view.setIndex(TimelineIndex::build(trace));
+        view.setAnalysis(analysis);
+        // the largest gap, zoomed so that it fills the middle of the plot
+        size_t pick = 0;
+        for (size_t g = 1; g < analysis->idle.gaps.size(); ++g)
+            if (analysis->idle.gaps[g].duration() > analysis->idle.gaps[pick].duration())
+                pick = g;
+        const Gap& gap = analysis->idle.gaps[pick];
+        sel.setKernel(5);   // (selecting a kernel scrolls to it: before choosing the window)
+        view.setWindow({gap.start - gap.duration(), gap.end + gap.duration()});
+        int lane = -1;
+        for (size_t li = 0; li < view.index()->lanes().size(); ++li)
+            if (view.index()->lanes()[li].kind == LaneKind::Gaps && view.index()->lanes()[li].device == gap.device)
+                lane = int(li);
+        QVERIFY(lane >= 0);
+        int y = -1;
+        for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
+            if (view.laneAt(yy) == lane)
+                y = yy + 2;
+        QVERIFY(y > 0);
+        const QRect plot = view.plotRect();
+        QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(plot.left() + plot.width() / 2, y));
+        QCOMPARE(sel.gap(), int64_t(pick));
+        QCOMPARE(sel.kernel(), int64_t(-1));
+        QVERIFY(view.tooltipAt(QPoint(plot.left() + plot.width() / 2, y)).contains(formatDuration(gap.duration())));
+        QTest::keyClick(&view, Qt::Key_Escape);
+        QCOMPARE(sel.gap(), int64_t(-1));
     }
 };
 

@@ -1,0 +1,101 @@
+#include "model/finding_links.h"
+
+#include <algorithm>
+
+#include "analysis/analysis.h"
+#include "analysis/metrics_binding.h"
+#include "analysis/trace.h"
+
+namespace sl {
+
+int64_t stepAt(const AnalysisResult& analysis, int64_t t)
+{
+    const auto& steps = analysis.phases.steps;
+    // Steps are in time order; their GPU windows do not overlap.
+    auto it = std::upper_bound(steps.begin(), steps.end(), t, [](int64_t v, const StepInfo& s) { return v < s.start; });
+    if (it == steps.begin())
+        return -1;
+    --it;
+    return t >= it->start && t < it->end ? int64_t(it - steps.begin()) : -1;
+}
+
+std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, int64_t kernel)
+{
+    if (kernel < 0 || size_t(kernel) >= trace.kernels.size())
+        return {};
+    const int64_t s = stepAt(analysis, trace.kernels.start[size_t(kernel)]);
+    if (s < 0)
+        return {};
+    return analysis.phases.steps[size_t(s)].prefill ? "prefill" : "decode";
+}
+
+std::string classOfKernel(const AnalysisResult* analysis, int64_t kernel)
+{
+    if (!analysis || kernel < 0 || size_t(kernel) >= analysis->classes.kernel_class.size())
+        return {};
+    const int c = analysis->classes.kernel_class[size_t(kernel)];
+    if (c < 0 || size_t(c) >= analysis->classes.classes.size())
+        return {};
+    return analysis->classes.classes[size_t(c)].id;
+}
+
+std::vector<size_t> findingsForKernel(const Diagnosis& diagnosis, const Trace& trace, const AnalysisResult* analysis,
+                                      int64_t kernel)
+{
+    std::vector<size_t> out;
+    if (kernel < 0 || size_t(kernel) >= trace.kernels.size())
+        return out;
+    const std::string_view name = trace.str(trace.kernels.name[size_t(kernel)]);
+    const std::string cls = classOfKernel(analysis, kernel);
+    const std::string phase = analysis ? phaseOfKernel(*analysis, trace, kernel) : std::string();
+    const std::string clsPhase = cls.empty() || phase.empty() ? std::string() : cls + " (" + phase + ")";
+    const auto& findings = diagnosis.eval.findings;
+    for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = findings[i];
+        bool hit = std::find(f.links.kernel_ids.begin(), f.links.kernel_ids.end(), kernel) != f.links.kernel_ids.end();
+        if (!hit) {
+            switch (f.scope) {
+            case ScopeKind::Kernel: hit = f.subject == name; break;
+            case ScopeKind::OpClass: hit = !cls.empty() && (f.subject == cls || (!clsPhase.empty() && f.subject == clsPhase)); break;
+            case ScopeKind::Phase: hit = !phase.empty() && f.subject == phase; break;
+            default: break;
+            }
+        }
+        if (hit)
+            out.push_back(i);
+    }
+    return out;
+}
+
+std::vector<size_t> findingsForRange(const Diagnosis& diagnosis, const Trace& trace, const AnalysisResult* analysis,
+                                     int64_t start, int64_t end)
+{
+    (void)trace;
+    std::vector<size_t> out;
+    if (end < start)
+        std::swap(start, end);
+    // Phases of the steps overlapping the range.
+    bool prefill = false, decode = false;
+    if (analysis) {
+        for (const StepInfo& s : analysis->phases.steps)
+            if (s.start < std::max(end, start + 1) && s.end > start)
+                (s.prefill ? prefill : decode) = true;
+    }
+    const auto& findings = diagnosis.eval.findings;
+    for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = findings[i];
+        bool hit = false;
+        for (const LinkedRange& r : f.links.time_ranges)
+            if (r.start < std::max(end, start + 1) && r.end > start) {
+                hit = true;
+                break;
+            }
+        if (!hit && f.scope == ScopeKind::Phase)
+            hit = (prefill && f.subject == "prefill") || (decode && f.subject == "decode");
+        if (hit)
+            out.push_back(i);
+    }
+    return out;
+}
+
+} // namespace sl

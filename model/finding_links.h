@@ -1,0 +1,37 @@
+#pragma once
+// Which findings involve a trace item: a kernel (Details pane, Findings pane) or a time range such as an idle gap.
+// Plain functions over immutable results; no Qt.
+//
+// A finding involves kernel k when
+//   * its links.kernel_ids contain k (kernel, op-class, ncu-launch and gap scopes link a bounded sample), or
+//   * it is a kernel-scope finding whose subject is k's name, or
+//   * it is an op-class finding whose subject is k's class id, or "<class id> (<phase>)" for k's phase, or
+//   * it is a phase finding ("prefill" / "decode") for the phase of the step k runs in.
+// A finding involves the range [start, end) when one of its links.time_ranges overlaps it, or it is a phase finding
+// for the phase of a step overlapping the range.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sl {
+
+struct Diagnosis;
+struct Trace;
+struct AnalysisResult;
+struct Finding;
+
+// Index into AnalysisResult::phases.steps of the step whose GPU window contains t, or -1. O(log steps).
+int64_t stepAt(const AnalysisResult& analysis, int64_t t);
+// "prefill" / "decode" for kernel k (by the step its start falls in); empty when it is in no step.
+std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, int64_t kernel);
+// Class id of kernel k; empty when unclassified or no analysis.
+std::string classOfKernel(const AnalysisResult* analysis, int64_t kernel);
+
+// Indices into diagnosis.eval.findings, in their ranked order.
+std::vector<size_t> findingsForKernel(const Diagnosis& diagnosis, const Trace& trace, const AnalysisResult* analysis,
+                                      int64_t kernel);
+std::vector<size_t> findingsForRange(const Diagnosis& diagnosis, const Trace& trace, const AnalysisResult* analysis,
+                                     int64_t start, int64_t end);
+
+} // namespace sl

@@ -1,0 +1,162 @@
+#include "model/kernel_lookup.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sl {
+
+namespace {
+
+bool containsNoCase(std::string_view hay, std::string_view needle)
+{
+    if (needle.empty())
+        return true;
+    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; };
+    const auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
+                                [&](char a, char b) { return lower(a) == lower(b); });
+    return it != hay.end();
+}
+
+} // namespace
+
+std::shared_ptr<const KernelLookup> KernelLookup::build(std::shared_ptr<const Trace> tracePtr, const LoadControl& control)
+{
+    auto lk = std::make_shared<KernelLookup>();
+    lk->trace_ = std::move(tracePtr);
+    const Trace& t = *lk->trace_;
+    const KernelTable& k = t.kernels;
+    const uint32_t n = static_cast<uint32_t>(k.size());
+
+    // Counting sort by name, then sort each group by duration.
+    std::vector<uint32_t> counts(t.strings.size() + 1, 0);
+    for (uint32_t i = 0; i < n; ++i)
+        if (k.name[i] < t.strings.size())
+            ++counts[k.name[i]];
+    std::vector<uint32_t> offset(counts.size() + 1, 0);
+    for (size_t s = 0; s < counts.size(); ++s)
+        offset[s + 1] = offset[s] + counts[s];
+    lk->rows_.resize(offset.back());
+    {
+        std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+        for (uint32_t i = 0; i < n; ++i)
+            if (k.name[i] < t.strings.size())
+                lk->rows_[fill[k.name[i]]++] = i;
+    }
+    control.check();
+    lk->nameSlot_.assign(t.strings.size(), UINT32_MAX);
+    for (size_t s = 0; s < counts.size(); ++s) {
+        if (counts[s] == 0)
+            continue;
+        const auto b = lk->rows_.begin() + offset[s], e = lk->rows_.begin() + offset[s + 1];
+        std::sort(b, e, [&](uint32_t x, uint32_t y) {
+            const int64_t dx = lk->duration(x), dy = lk->duration(y);
+            return dx != dy ? dx < dy : x > y;
+        });
+        int64_t total = 0;
+        for (auto it = b; it != e; ++it)
+            total += lk->duration(*it);
+        lk->names_.push_back({StrId(s), offset[s], offset[s + 1], total});
+        if ((lk->names_.size() & 1023) == 0)
+            control.check();
+    }
+    std::sort(lk->names_.begin(), lk->names_.end(), [](const Name& a, const Name& b) {
+        return a.total != b.total ? a.total > b.total : a.name < b.name;
+    });
+    lk->shortOf_.reserve(lk->names_.size());
+    for (uint32_t i = 0; i < lk->names_.size(); ++i) {
+        lk->nameSlot_[lk->names_[i].name] = i;
+        lk->shortOf_.push_back(k.short_name[lk->rows_[lk->names_[i].begin]]);
+    }
+
+    lk->apiKernel_.assign(t.api.size(), -1);
+    for (uint32_t i = 0; i < n; ++i) {
+        const int32_t a = k.launch_api[i];
+        if (a >= 0 && size_t(a) < t.api.size() && lk->apiKernel_[size_t(a)] < 0)
+            lk->apiKernel_[size_t(a)] = int32_t(i);
+    }
+    lk->rows_.shrink_to_fit();
+    control.check();
+    return lk;
+}
+
+const KernelLookup::Name* KernelLookup::find(StrId name) const
+{
+    if (name >= nameSlot_.size() || nameSlot_[name] == UINT32_MAX)
+        return nullptr;
+    return &names_[nameSlot_[name]];
+}
+
+std::span<const uint32_t> KernelLookup::instances(StrId name) const
+{
+    const Name* e = find(name);
+    if (!e)
+        return {};
+    return std::span<const uint32_t>(rows_.data() + e->begin, e->end - e->begin);
+}
+
+int64_t KernelLookup::longestInstance(StrId name) const
+{
+    const auto rows = instances(name);
+    return rows.empty() ? -1 : int64_t(rows.back());
+}
+
+size_t KernelLookup::quantileIndex(size_t n, double q)
+{
+    if (n == 0)
+        return 0;
+    q = std::clamp(q, 0.0, 1.0);
+    return std::min(n - 1, size_t(std::llround(q * double(n - 1))));
+}
+
+NameDistribution KernelLookup::distribution(StrId name) const
+{
+    NameDistribution d;
+    const Name* e = find(name);
+    if (!e)
+        return d;
+    const auto rows = instances(name);
+    d.count = int64_t(rows.size());
+    d.total = e->total;
+    d.min = duration(rows.front());
+    d.max = duration(rows.back());
+    d.median = duration(rows[quantileIndex(rows.size(), 0.5)]);
+    d.p90 = duration(rows[quantileIndex(rows.size(), 0.9)]);
+    return d;
+}
+
+double KernelLookup::percentileOf(int64_t row) const
+{
+    if (row < 0 || size_t(row) >= trace_->kernels.size())
+        return 0;
+    const auto rows = instances(trace_->kernels.name[size_t(row)]);
+    if (rows.size() <= 1)
+        return 1.0;
+    const int64_t d = duration(uint32_t(row));
+    const auto it = std::partition_point(rows.begin(), rows.end(), [&](uint32_t r) { return duration(r) < d; });
+    return double(it - rows.begin()) / double(rows.size() - 1);
+}
+
+int64_t KernelLookup::kernelOfApi(int64_t api) const
+{
+    if (api < 0 || size_t(api) >= apiKernel_.size())
+        return -1;
+    return apiKernel_[size_t(api)];
+}
+
+std::vector<StrId> KernelLookup::search(std::string_view needle, size_t limit) const
+{
+    std::vector<StrId> out;
+    for (size_t i = 0; i < names_.size() && out.size() < limit; ++i)
+        if (containsNoCase(trace_->str(names_[i].name), needle) || containsNoCase(trace_->str(shortOf_[i]), needle))
+            out.push_back(names_[i].name);
+    return out;
+}
+
+size_t KernelLookup::memoryBytes() const
+{
+    return sizeof(*this) + rows_.capacity() * sizeof(uint32_t) + names_.capacity() * sizeof(Name) +
+           nameSlot_.capacity() * sizeof(uint32_t) + apiKernel_.capacity() * sizeof(int32_t) +
+           shortOf_.capacity() * sizeof(StrId);
+}
+
+} // namespace sl
