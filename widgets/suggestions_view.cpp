@@ -16,6 +16,7 @@
 #include <QSplitter>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QTextCursor>
 #include <QTime>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -411,6 +412,7 @@ void SuggestionsView::onCurrentChanged()
         const SuggestionRecord* r = model_->record(currentSourceRow());
         editingBaseline_ = r ? QString::fromStdString(r->annotation) : QString();
         annotation_->setPlainText(editingBaseline_);
+        annotation_->moveCursor(QTextCursor::End);   // typing adds to the note
         emit currentSuggestionChanged(id);
     }
     annotation_->setEnabled(id > 0);
@@ -510,6 +512,12 @@ bool SuggestionsView::eventFilter(QObject* watched, QEvent* event)
         }
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void SuggestionsView::hideEvent(QHideEvent* event)
+{
+    commitAnnotation();
+    QWidget::hideEvent(event);
 }
 
 QString SuggestionsView::statusText() const { return status_->text(); }

@@ -63,6 +63,8 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // Closing the window (or the dock) saves a note still being typed, whatever is destroyed first afterwards.
+    void hideEvent(QHideEvent* event) override;
 
 private:
     void onDiagnosisChanged();

@@ -211,7 +211,17 @@ private slots:
         QCOMPARE(stored(kbPath_, b)->state, SuggestionState::Accepted);
         QCOMPARE(stored(kbPath_, b)->annotation, std::string("accepted because graphs are cheap"));
 
-        // Closing the pane (and then the session) with text typed: saved before the worker stops.
+        // Closing the window with text typed: saved, even when the session is destroyed before the pane.
+        QVERIFY(view->selectSuggestion(a));
+        edit->setFocus();
+        QTRY_VERIFY(edit->hasFocus());
+        QTest::keyClicks(edit, QStringLiteral(" (closed)"));
+        view->close();
+        QVERIFY(session->waitForIdle());
+        QCOMPARE(stored(kbPath_, a)->annotation, std::string("first note, then more! (closed)"));
+        view->show();
+
+        // Destroying the pane (and then the session) with text typed: saved before the worker stops.
         QVERIFY(view->selectSuggestion(c));
         edit->setFocus();
         QTest::keyClicks(edit, QStringLiteral("typed just before closing"));
