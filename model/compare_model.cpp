@@ -17,13 +17,14 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// +12.3 % / −4.0 %; "new" when there was nothing before.
+// +12.3 % / −4.0 % (a true minus sign, as in the deltas); "—" when there was nothing before.
 QString changeText(double before, double after)
 {
     if (before == 0)
         return after == 0 ? QStringLiteral("0.0 %") : QStringLiteral("—");
     const double rel = (after - before) / std::fabs(before) * 100.0;
-    return QStringLiteral("%1%2 %").arg(rel > 0 ? QStringLiteral("+") : QString()).arg(rel, 0, 'f', 1);
+    const QString v = QStringLiteral("%1 %").arg(std::fabs(rel), 0, 'f', 1);
+    return rel > 0 ? QStringLiteral("+") + v : rel < 0 ? QStringLiteral("−") + v : v;
 }
 
 QString signedDuration(int64_t ns)
@@ -32,9 +33,12 @@ QString signedDuration(int64_t ns)
                                                                       : formatDuration(0);
 }
 
+// A change of a fraction (utilisation 51 % -> 96 %) is in percentage points, not percent.
 QString signedMetric(const std::string& key, double d)
 {
-    const QString v = qs(format_metric(key, std::fabs(d)));
+    QString v = qs(format_metric(key, std::fabs(d)));
+    if (v.endsWith(QStringLiteral(" %")))
+        v = v.chopped(2) + QStringLiteral(" pp");
     return d > 0 ? QStringLiteral("+") + v : d < 0 ? QStringLiteral("−") + v : v;
 }
 

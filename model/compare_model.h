@@ -66,11 +66,11 @@ private:
     std::shared_ptr<const CompareResult> result_;
 };
 
-// Suggestions accepted on BEFORE: Suggestion, Subject, Metric, Before, After, Change, Verdict, Reason.
+// Suggestions accepted on BEFORE: Verdict, Suggestion, Subject, Metric, Before, After, Change, Reason.
 class CompareVerdictModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Suggestion, Subject, Metric, Before, After, Change, Verdict, Reason, ColumnCount };
+    enum Column { Verdict, Suggestion, Subject, Metric, Before, After, Change, Reason, ColumnCount };
     enum Role { SortRole = Qt::UserRole + 1 };
 
     explicit CompareVerdictModel(QObject* parent = nullptr);

@@ -33,11 +33,20 @@ QString fileNames(const QStringList& paths)
     return names.join(QStringLiteral(", "));
 }
 
-// Long kernel names must not push the numbers out of sight: cap the name column after each fit to contents.
-void capFirstColumn(QTableView* view, int maxWidth)
+// Names take the room that is left; the numbers keep their fitted widths next to each other. A long name must not
+// push the numbers out of sight: the name column stretches instead of fitting its widest entry.
+void stretchColumn(QTableView* view, int column)
 {
-    if (view->columnWidth(0) > maxWidth)
-        view->setColumnWidth(0, maxWidth);
+    QHeaderView* h = view->horizontalHeader();
+    h->setStretchLastSection(false);
+    h->setSectionResizeMode(column, QHeaderView::Stretch);
+}
+
+// A column with long free text (a kernel name as a subject) keeps to a readable width after each fit to contents.
+void capColumn(QTableView* view, int column, int maxWidth)
+{
+    if (view->columnWidth(column) > maxWidth)
+        view->setColumnWidth(column, maxWidth);
 }
 
 } // namespace
@@ -94,6 +103,7 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
 
     // Headline metrics.
     headline_ = new QTableView(this);
+    headline_->setObjectName(QStringLiteral("headline"));
     auto* headlineProxy = new QSortFilterProxyModel(this);
     headlineProxy->setSourceModel(metrics_);
     headlineProxy->setSortRole(CompareMetricsModel::SortRole);
@@ -105,7 +115,7 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
     headline_->setWordWrap(false);
     headline_->verticalHeader()->hide();
     headline_->verticalHeader()->setDefaultSectionSize(headline_->fontMetrics().height() + 6);
-    headline_->horizontalHeader()->setStretchLastSection(true);
+    stretchColumn(headline_, CompareMetricsModel::Metric);
     connect(metrics_, &QAbstractItemModel::modelReset, headline_, [this] { headline_->resizeColumnsToContents(); });
 
     // Classes, kernels, verdicts.
@@ -116,8 +126,12 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
     verdictsView_ = new SummaryTableView(verdicts_, CompareVerdictModel::SortRole, -1, this);
     for (SummaryTableView* v : {classesView_, kernelsView_, verdictsView_})
         v->view()->setTextElideMode(Qt::ElideRight);
-    connect(kernels_, &QAbstractItemModel::modelReset, this, [this] { capFirstColumn(kernelsView_->view(), 420); });
-    connect(verdicts_, &QAbstractItemModel::modelReset, this, [this] { capFirstColumn(verdictsView_->view(), 300); });
+    stretchColumn(classesView_->view(), CompareDeltaModel::Name);
+    stretchColumn(kernelsView_->view(), CompareDeltaModel::Name);
+    // Verdicts: the reason (a sentence) takes the rest; a subject can be a whole kernel signature.
+    stretchColumn(verdictsView_->view(), CompareVerdictModel::Reason);
+    connect(verdicts_, &QAbstractItemModel::modelReset, this,
+            [this] { capColumn(verdictsView_->view(), CompareVerdictModel::Subject, 220); });
     connect(kernelsView_->view(), &QTableView::doubleClicked, this, [this] {
         if (const DeltaRow* r = kernels_->rowAt(kernelsView_->currentSourceRow()))
             emit kernelActivated(QString::fromStdString(r->name));

@@ -14,6 +14,7 @@
 #include <QSpinBox>
 #include <QTabWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/errors.h"
@@ -40,10 +41,13 @@ QWidget* withBrowse(QLineEdit* edit, QPushButton* button)
     return w;
 }
 
-QLabel* note(const QString& text = {})
+// A one-line hint under a field. Not word-wrapped: a wrapped label in a form asks for the height of its narrowest
+// layout and leaves gaps at the real width; the dialog grows to fit the line instead.
+QLabel* note(const QString& text = {}, bool wrap = false)
 {
     auto* l = new QLabel(text);
-    l->setWordWrap(true);
+    l->setWordWrap(wrap);
+    l->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     l->setForegroundRole(QPalette::PlaceholderText);
     return l;
@@ -84,7 +88,10 @@ SettingsDialog::SettingsDialog(const WorkbenchSettings& settings, QWidget* paren
     layout->addWidget(buttons);
 
     setSettings(settings);
-    resize(sizeHint().expandedTo(QSize(560, 0)));
+    // Wide enough for the longest hint and a full path; then exactly as tall as that width needs.
+    const int width = std::max(sizeHint().width(), 640);
+    const int height = layout->hasHeightForWidth() ? layout->totalHeightForWidth(width) : sizeHint().height();
+    resize(width, std::max(height, sizeHint().height()));
 }
 
 QWidget* SettingsDialog::createModelPage()
@@ -119,7 +126,7 @@ QWidget* SettingsDialog::createModelPage()
     modelConfig_->setClearButtonEnabled(true);
     auto* browse = new QPushButton(tr("Browse…"));
     connect(browse, &QPushButton::clicked, this, &SettingsDialog::browseModelConfig);
-    modelStatus_ = note();
+    modelStatus_ = note({}, true);
     modelStatus_->setObjectName(QStringLiteral("modelStatus"));
     connect(modelConfig_, &QLineEdit::textChanged, this, &SettingsDialog::checkModelConfig);
     modelForm->addRow(tr("Model config:"), withBrowse(modelConfig_, browse));
@@ -200,12 +207,12 @@ QWidget* SettingsDialog::createLocationsPage()
     rulesDir_ = new QLineEdit;
     rulesDir_->setObjectName(QStringLiteral("rulesDir"));
     rulesDir_->setPlaceholderText(qs(default_user_rules_dir()));
+    rulesDir_->setToolTip(tr("Empty: %1").arg(rulesDir_->placeholderText()));
     rulesDir_->setClearButtonEnabled(true);
     auto* browseRules = new QPushButton(tr("Browse…"));
     connect(browseRules, &QPushButton::clicked, this, &SettingsDialog::browseRulesDir);
     rf->addRow(tr("Your rules folder:"), withBrowse(rulesDir_, browseRules));
-    rf->addRow(QString(), note(tr("Rule files here are added to the shipped rules; one with the same id replaces "
-                                  "the shipped rule.")));
+    rf->addRow(QString(), note(tr("Added to the shipped rules; a rule with the same id replaces the shipped one.")));
     v->addWidget(rules);
 
     auto* kb = new QGroupBox(tr("Knowledge base"));
@@ -213,12 +220,12 @@ QWidget* SettingsDialog::createLocationsPage()
     kbPath_ = new QLineEdit;
     kbPath_->setObjectName(QStringLiteral("kbPath"));
     kbPath_->setPlaceholderText(qs(KnowledgeBase::default_path()));
+    kbPath_->setToolTip(tr("Empty: %1").arg(kbPath_->placeholderText()));
     kbPath_->setClearButtonEnabled(true);
     auto* browseKb = new QPushButton(tr("Browse…"));
     connect(browseKb, &QPushButton::clicked, this, &SettingsDialog::browseKb);
     kf->addRow(tr("File:"), withBrowse(kbPath_, browseKb));
-    kf->addRow(QString(), note(tr("Accepted suggestions, annotations and A/B verdicts are kept here. Empty = the "
-                                  "default location shown.")));
+    kf->addRow(QString(), note(tr("Suggestion states, notes and A/B verdicts live here. Empty: the default shown.")));
     v->addWidget(kb);
     v->addStretch(1);
     return page;
@@ -319,8 +326,7 @@ void SettingsDialog::checkModelConfig()
 {
     const QString path = modelConfig_->text().trimmed();
     if (path.isEmpty()) {
-        modelStatus_->setText(tr("No model config: the Roofline needs one (or open a config.json together with "
-                                 "the trace)."));
+        modelStatus_->setText(tr("None: no Roofline, unless a config.json is opened with the trace."));
         return;
     }
     const std::string p = path.toStdString();

@@ -394,7 +394,13 @@ private slots:
         // Faster wall time is "better": coloured as such.
         QCOMPARE(metrics.index(0, CompareMetricsModel::Change).data(Qt::ForegroundRole).value<QColor>(),
                  compareStatusColor("better", false));
-        QVERIFY(metrics.index(0, CompareMetricsModel::Change).data().toString().startsWith(QStringLiteral("-")));
+        QVERIFY(metrics.index(0, CompareMetricsModel::Change).data().toString().startsWith(QStringLiteral("−")));
+        // Fractions change by percentage points.
+        const auto util = std::find(metrics.keys().begin(), metrics.keys().end(), std::string("utilization"));
+        QVERIFY(util != metrics.keys().end());
+        const int ur = int(util - metrics.keys().begin());
+        QVERIFY2(metrics.index(ur, CompareMetricsModel::Delta).data().toString().endsWith(QStringLiteral(" pp")),
+                 qPrintable(metrics.index(ur, CompareMetricsModel::Delta).data().toString()));
 
         QCOMPARE(size_t(kernels.rowCount()), out->result.kernels.size());
         QCOMPARE(size_t(classes.rowCount()), out->result.classes.size());
