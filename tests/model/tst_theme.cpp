@@ -8,10 +8,16 @@
 #include <QStyle>
 #include <QTest>
 #include <QValueAxis>
+#include <QDir>
 #include <QWidget>
 
+#include "analysis/analysis.h"
+#include "analysis/synthetic.h"
+#include "model/selection.h"
 #include "model/theme.h"
+#include "model/timeline_index.h"
 #include "widgets/palette.h"
+#include "widgets/timeline_view.h"
 
 using namespace sl;
 
@@ -173,6 +179,44 @@ private slots:
         }
         QCOMPARE(textOn(QColor(255, 230, 0)), QColor(20, 20, 20));
         QCOMPARE(textOn(QColor(0, 0, 90)), QColor(250, 250, 250));
+    }
+
+    void timelineFollowsTheTheme_data()
+    {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("light") << QStringLiteral("light");
+        QTest::newRow("dark") << QStringLiteral("dark");
+    }
+    void timelineFollowsTheTheme()
+    {
+        // The timeline paints from its palette: after a switch its background is the theme's, and its labels are
+        // drawn in the theme's text colour. The picture goes to test-tmp/screens for a look.
+        QFETCH(QString, mode);
+        SynthOptions o = synth_preset("decode");
+        o.decode_steps = 3;
+        auto trace = std::make_shared<const Trace>(make_synthetic_trace(o));
+        Selection sel;
+        TimelineView view(&sel);
+        view.setIndex(TimelineIndex::build(trace));
+        view.setAnalysis(std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{})));
+        view.resize(1000, 420);
+        view.show();
+        applyTheme(mode);
+        QTRY_COMPARE(view.palette().color(QPalette::Base),
+                     (mode == QLatin1String("dark") ? darkPalette() : lightPalette()).color(QPalette::Base));
+        const QImage img = view.grab().toImage();
+        const QString dir = qEnvironmentVariable("SIGHTLINE_TEST_TMP", QDir::tempPath()) + QStringLiteral("/screens");
+        QDir().mkpath(dir);
+        img.save(dir + QStringLiteral("/timeline_%1.png").arg(mode));
+        const ViewColors c = viewColors(view.palette());
+        // The bottom-right corner is empty plot area (below the last lane) and the lane-label column shows header.
+        QCOMPARE(QColor(img.pixel(img.width() - 3, img.height() - 3)), c.background);
+        // Some pixels of the label column carry the text colour (lane titles are drawn there).
+        int textPixels = 0;
+        for (int y = TimelineView::kAxisHeight; y < img.height(); ++y)
+            for (int x = 0; x < 120; ++x)
+                textPixels += contrastRatio(QColor(img.pixel(x, y)), c.header) > 3.0;
+        QVERIFY2(textPixels > 50, qPrintable(QString::number(textPixels)));
     }
 
     void chartsTakeThePalette()
