@@ -32,10 +32,16 @@ bool FindingsFilterModel::matches(const QModelIndex& sourceIndex) const
     return sourceIndex.data(FindingsModel::SearchTextRole).toString().contains(text_, Qt::CaseInsensitive);
 }
 
-bool FindingsFilterModel::findingMatches(int sourceRow) const
+bool FindingsFilterModel::subtreeMatches(const QModelIndex& sourceIndex) const
 {
-    const QModelIndex finding = sourceModel()->index(sourceRow, 0);
-    return matches(finding);
+    if (matches(sourceIndex))
+        return true;
+    const QAbstractItemModel* m = sourceModel();
+    const int n = m->rowCount(sourceIndex);
+    for (int r = 0; r < n; ++r)
+        if (subtreeMatches(m->index(r, 0, sourceIndex)))
+            return true;
+    return false;
 }
 
 bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sourceParent) const
@@ -43,22 +49,16 @@ bool FindingsFilterModel::filterAcceptsRow(int sourceRow, const QModelIndex& sou
     const QAbstractItemModel* m = sourceModel();
     if (!m)
         return false;
-    if (!sourceParent.isValid()) {
-        const QModelIndex finding = m->index(sourceRow, 0);
-        if (finding.data(FindingsModel::SeverityRole).toInt() < int(minSeverity_))
-            return false;
-        if (text_.isEmpty() || matches(finding))
-            return true;
-        const int children = m->rowCount(finding);
-        for (int r = 0; r < children; ++r)
-            if (matches(m->index(r, 0, finding)))
-                return true;
+    const QModelIndex index = m->index(sourceRow, 0, sourceParent);
+    if (!sourceParent.isValid() && index.data(FindingsModel::SeverityRole).toInt() < int(minSeverity_))
         return false;
-    }
-    // A child: all of them when the finding matched by itself, otherwise only those that match.
-    if (text_.isEmpty() || findingMatches(sourceParent.row()))
+    if (text_.isEmpty())
         return true;
-    return matches(m->index(sourceRow, 0, sourceParent));
+    // Under a row that matched by itself everything shows; elsewhere only the branches that lead to a match.
+    for (QModelIndex p = sourceParent; p.isValid(); p = p.parent())
+        if (matches(p))
+            return true;
+    return subtreeMatches(index);
 }
 
 } // namespace sl

@@ -1,7 +1,8 @@
 #pragma once
-// Filters the findings tree: a minimum severity, and a text that keeps a finding when its own texts or any of its
-// children match (case-insensitive). A finding kept for its own text shows all its children; a finding kept only
-// for some children shows just those. Sorting uses FindingsModel::SortRole, so children keep their order.
+// Filters the findings tree: a minimum severity, and a text that keeps a finding when its own texts or any row
+// below it match (case-insensitive). A row kept for its own text shows everything below it; a row kept only for
+// some descendants shows just the branches leading to them. Sorting uses FindingsModel::SortRole, so children keep
+// their order.
 
 #include <QSortFilterProxyModel>
 
@@ -24,7 +25,7 @@ protected:
 
 private:
     bool matches(const QModelIndex& sourceIndex) const;
-    bool findingMatches(int sourceRow) const;
+    bool subtreeMatches(const QModelIndex& sourceIndex) const;
 
     Severity minSeverity_ = Severity::Info;
     QString text_;

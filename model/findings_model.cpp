@@ -12,8 +12,28 @@ namespace sl {
 
 namespace {
 
-// Child rows are addressed by internalId = finding row + 1; findings have internalId 0.
+// internalId: 0 for a finding; ((finding row + 1) << 2) for its children; ((finding row + 1) << 2) | (group + 1)
+// for the links under one of its link groups (0 kernels, 1 time ranges, 2 NVTX ranges).
 constexpr quintptr kTopLevel = 0;
+constexpr quintptr childId(int findingRow) { return quintptr(findingRow + 1) << 2; }
+constexpr quintptr linkId(int findingRow, int group) { return childId(findingRow) | quintptr(group + 1); }
+constexpr int findingOf(quintptr id) { return int(id >> 2) - 1; }
+constexpr int groupOf(quintptr id) { return int(id & 3) - 1; }   // -1: not a link
+
+size_t linkCount(const Finding& f, int group)
+{
+    switch (group) {
+    case 0: return f.links.kernel_ids.size();
+    case 1: return f.links.time_ranges.size();
+    case 2: return f.links.nvtx_ranges.size();
+    default: return 0;
+    }
+}
+
+FindingsModel::RowKind linkKind(int group)
+{
+    return group == 0 ? FindingsModel::KernelLinkRow : group == 1 ? FindingsModel::RangeLinkRow : FindingsModel::NvtxLinkRow;
+}
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
@@ -81,7 +101,34 @@ const Finding* FindingsModel::findingAt(const QModelIndex& index) const
 {
     if (!index.isValid() || index.model() != this)
         return nullptr;
-    return finding(index.internalId() == kTopLevel ? index.row() : int(index.internalId() - 1));
+    return finding(index.internalId() == kTopLevel ? index.row() : findingOf(index.internalId()));
+}
+
+QModelIndex FindingsModel::suggestionIndex(int findingRow, int i, int column) const
+{
+    const Finding* f = finding(findingRow);
+    if (!f || i < 0 || size_t(i) >= f->suggestions.size())
+        return {};
+    return index(1 + int(f->evidence.size()) + i, column, index(findingRow, 0));
+}
+
+int FindingsModel::groupRow(const Finding& f, int group) const
+{
+    if (linkCount(f, group) == 0)
+        return -1;
+    int row = 1 + int(f.evidence.size() + f.suggestions.size());
+    for (int g = 0; g < group; ++g)
+        row += linkCount(f, g) > 0 ? 1 : 0;
+    return row;
+}
+
+QModelIndex FindingsModel::linkIndex(int findingRow, RowKind kind, int i, int column) const
+{
+    const Finding* f = finding(findingRow);
+    const int group = kind == KernelLinkRow ? 0 : kind == RangeLinkRow ? 1 : kind == NvtxLinkRow ? 2 : -1;
+    if (!f || group < 0 || i < 0 || size_t(i) >= linkCount(*f, group))
+        return {};
+    return index(i, column, index(groupRow(*f, group), 0, index(findingRow, 0)));
 }
 
 QModelIndex FindingsModel::findingIndex(int row, int column) const
@@ -134,6 +181,7 @@ QString FindingsModel::kindLabel(RowKind k)
     case KernelLinkRow: return tr("Kernel");
     case RangeLinkRow: return tr("Time range");
     case NvtxLinkRow: return tr("NVTX");
+    case LinkGroupRow: return tr("Links");
     }
     return {};
 }
@@ -217,19 +265,18 @@ FindingsModel::Child FindingsModel::childAt(const Finding& f, int row) const
     if (r < int(f.suggestions.size()))
         return {SuggestionRow, r};
     r -= int(f.suggestions.size());
-    if (r < int(f.links.kernel_ids.size()))
-        return {KernelLinkRow, r};
-    r -= int(f.links.kernel_ids.size());
-    if (r < int(f.links.time_ranges.size()))
-        return {RangeLinkRow, r};
-    r -= int(f.links.time_ranges.size());
-    return {NvtxLinkRow, r};
+    for (int g = 0; g < 3; ++g)
+        if (linkCount(f, g) > 0 && r-- == 0)
+            return {LinkGroupRow, g};
+    return {LinkGroupRow, -1};
 }
 
 int FindingsModel::childCount(const Finding& f) const
 {
-    return 1 + int(f.evidence.size() + f.suggestions.size() + f.links.kernel_ids.size() + f.links.time_ranges.size() +
-                   f.links.nvtx_ranges.size());
+    int n = 1 + int(f.evidence.size() + f.suggestions.size());
+    for (int g = 0; g < 3; ++g)
+        n += linkCount(f, g) > 0 ? 1 : 0;
+    return n;
 }
 
 QString FindingsModel::text(const LocalText& t) const { return qs(t.get(lang_)); }
@@ -240,29 +287,55 @@ QModelIndex FindingsModel::index(int row, int column, const QModelIndex& parent)
         return {};
     if (!parent.isValid())
         return row < findingCount() ? createIndex(row, column, kTopLevel) : QModelIndex();
-    if (parent.internalId() != kTopLevel || parent.model() != this)
+    if (parent.model() != this || parent.column() != 0)
         return {};
-    const Finding* f = finding(parent.row());
-    if (!f || row >= childCount(*f))
+    if (parent.internalId() == kTopLevel) {
+        const Finding* f = finding(parent.row());
+        if (!f || row >= childCount(*f))
+            return {};
+        return createIndex(row, column, childId(parent.row()));
+    }
+    if (groupOf(parent.internalId()) >= 0)
+        return {};   // links have no children
+    const int fr = findingOf(parent.internalId());
+    const Finding* f = finding(fr);
+    if (!f || parent.row() >= childCount(*f))
         return {};
-    return createIndex(row, column, quintptr(parent.row()) + 1);
+    const Child c = childAt(*f, parent.row());
+    if (c.kind != LinkGroupRow || row >= int(linkCount(*f, c.index)))
+        return {};
+    return createIndex(row, column, linkId(fr, c.index));
 }
 
 QModelIndex FindingsModel::parent(const QModelIndex& child) const
 {
     if (!child.isValid() || child.internalId() == kTopLevel)
         return {};
-    return createIndex(int(child.internalId() - 1), 0, kTopLevel);
+    const int fr = findingOf(child.internalId());
+    const int group = groupOf(child.internalId());
+    if (group < 0)
+        return createIndex(fr, 0, kTopLevel);
+    const Finding* f = finding(fr);
+    return f ? createIndex(groupRow(*f, group), 0, childId(fr)) : QModelIndex();
 }
 
 int FindingsModel::rowCount(const QModelIndex& parent) const
 {
     if (!parent.isValid())
         return findingCount();
-    if (parent.column() != 0 || parent.internalId() != kTopLevel)
+    if (parent.column() != 0 || parent.model() != this)
         return 0;
-    const Finding* f = finding(parent.row());
-    return f ? childCount(*f) : 0;
+    if (parent.internalId() == kTopLevel) {
+        const Finding* f = finding(parent.row());
+        return f ? childCount(*f) : 0;
+    }
+    if (groupOf(parent.internalId()) >= 0)
+        return 0;
+    const Finding* f = finding(findingOf(parent.internalId()));
+    if (!f || parent.row() >= childCount(*f))
+        return 0;
+    const Child c = childAt(*f, parent.row());
+    return c.kind == LinkGroupRow ? int(linkCount(*f, c.index)) : 0;
 }
 
 int FindingsModel::columnCount(const QModelIndex&) const { return ColumnCount; }
@@ -299,10 +372,21 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
         const Finding* f = finding(index.row());
         return f ? findingData(index.row(), *f, index.column(), role) : QVariant();
     }
-    const int row = int(index.internalId() - 1);
+    const int row = findingOf(index.internalId());
+    const int group = groupOf(index.internalId());
     const Finding* f = finding(row);
-    if (!f || index.row() >= childCount(*f))
+    if (!f)
         return {};
+    Child c{LinkGroupRow, -1};
+    if (group >= 0) {
+        if (size_t(index.row()) >= linkCount(*f, group))
+            return {};
+        c = {linkKind(group), index.row()};
+    } else {
+        if (index.row() >= childCount(*f))
+            return {};
+        c = childAt(*f, index.row());
+    }
     switch (role) {
     case FindingRowRole: return row;
     case FindingSubjectRole: return qs(f->subject);
@@ -310,7 +394,7 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
     case SortRole: return index.row();   // children keep their order whatever the sort column
     default: break;
     }
-    return childData(*f, childAt(*f, index.row()), index.column(), role);
+    return childData(*f, c, index.column(), role);
 }
 
 QVariant FindingsModel::findingData(int row, const Finding& f, int column, int role) const
@@ -442,13 +526,12 @@ QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, 
     case SuggestionRow: {
         const Suggestion& s = f.suggestions[size_t(c.index)];
         main = text(s.text);
-        subject = qs(f.rule) + QLatin1Char('/') + qs(s.id);
         gain = tr("%1–%2").arg(formatPercent(s.gain_low), formatPercent(s.gain_high));
         conf = tr("risk: %1").arg(s.risk == "low" ? tr("low") : s.risk == "medium" ? tr("medium")
                                                           : s.risk == "high"   ? tr("high")
                                                                                : qs(s.risk));
         state = states_.value(suggestionStateKey(f, s));
-        tip = main;
+        tip = main + QLatin1Char('\n') + tr("Knowledge-base key: %1/%2").arg(qs(f.rule), qs(s.id));
         if (!s.verify.empty())
             tip += QLatin1Char('\n') + tr("Verify: %1").arg(qs(s.verify));
         break;
@@ -478,12 +561,23 @@ QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, 
         main = qs(f.links.nvtx_ranges[size_t(c.index)]);
         tip = main;
         break;
+    case LinkGroupRow: {
+        const int n = int(linkCount(f, c.index));
+        main = c.index == 0 ? tr("%n kernel(s), longest first", nullptr, n)
+             : c.index == 1 ? tr("%n time range(s)", nullptr, n)
+                            : tr("%n NVTX range(s)", nullptr, n);
+        tip = tr("Click a row below to select it in the other panes");
+        break;
+    }
     }
 
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case RankColumn: return kindLabel(c.kind);
+        case RankColumn:
+            if (c.kind == LinkGroupRow)
+                return c.index == 0 ? tr("Kernels") : c.index == 1 ? tr("Ranges") : tr("NVTX");
+            return kindLabel(c.kind);
         case TitleColumn: return main;
         case SubjectColumn: return subject;
         case GainColumn: return gain;

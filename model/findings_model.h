@@ -21,7 +21,10 @@ class FindingsModel : public QAbstractItemModel {
 public:
     enum Column { RankColumn, SeverityColumn, TitleColumn, SubjectColumn, GainColumn, ConfidenceColumn, StateColumn,
                   ColumnCount };
-    enum RowKind { FindingRow, ExplanationRow, EvidenceRow, SuggestionRow, KernelLinkRow, RangeLinkRow, NvtxLinkRow };
+    // Children of a finding: its explanation, evidence, suggestions, then one LinkGroupRow per non-empty link list
+    // (kernels, time ranges, NVTX ranges, in that order) holding the link rows.
+    enum RowKind { FindingRow, ExplanationRow, EvidenceRow, SuggestionRow, KernelLinkRow, RangeLinkRow, NvtxLinkRow,
+                   LinkGroupRow };
     enum Role {
         RowKindRole = Qt::UserRole + 1,   // RowKind (int)
         KernelIndexRole,                  // qint64 row into Trace::kernels (kernel links), else -1
@@ -32,7 +35,8 @@ public:
         SortRole,                         // raw number or text of the column
         FindingRowRole,                   // the row of the finding the index belongs to (int)
         SeverityRole,                     // the finding's sl::Severity (int)
-        ChildIndexRole,                   // index into evidence / suggestions / links of the finding (int), else -1
+        ChildIndexRole,                   // index into evidence / suggestions / links of the finding (int); the link
+                                          // group (0 kernels, 1 ranges, 2 NVTX) of a LinkGroupRow; -1 otherwise
         SearchTextRole,                   // every text of the row in one string, for the text filter
         SuggestionStateRole,              // state from setSuggestionStates ("accepted", ...), suggestion rows
         NvtxNameRole,                     // NVTX range name, NVTX link rows
@@ -56,6 +60,9 @@ public:
     // The finding an index belongs to (its own row or one of its children), or null.
     const Finding* findingAt(const QModelIndex& index) const;
     QModelIndex findingIndex(int row, int column = 0) const;
+    // The row of suggestion i of a finding, and of link i (kind KernelLinkRow / RangeLinkRow / NvtxLinkRow).
+    QModelIndex suggestionIndex(int findingRow, int i, int column = 0) const;
+    QModelIndex linkIndex(int findingRow, RowKind kind, int i, int column = 0) const;
 
     // Colour of a severity marker, the same in every view (Overview, Findings, Details).
     static QColor severityColor(Severity s);
@@ -86,6 +93,7 @@ private:
     };
     Child childAt(const Finding& f, int row) const;
     int childCount(const Finding& f) const;
+    int groupRow(const Finding& f, int group) const;   // row of a link group under its finding, -1 when empty
     QVariant findingData(int row, const Finding& f, int column, int role) const;
     QVariant childData(const Finding& f, const Child& c, int column, int role) const;
     QString text(const LocalText& t) const;

@@ -5,6 +5,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDateTime>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -113,7 +114,10 @@ FindingsView::FindingsView(Document* document, Selection* selection, QWidget* pa
     h->resizeSection(FindingsModel::ConfidenceColumn,
                      widthFor({QStringLiteral("medium · 0.88"), tr("risk: %1").arg(tr("medium")), tr("Confidence")}, 16));
     h->resizeSection(FindingsModel::StateColumn, widthFor({QStringLiteral("accepted"), tr("State")}, 16));
+    for (int c = 0; c < FindingsModel::ColumnCount; ++c)
+        widths_[c] = h->sectionSize(c);
     tree_->setColumnHidden(FindingsModel::StateColumn, true);
+    tree_->viewport()->installEventFilter(this);
 
     detail_ = new QTextBrowser(this);
     detail_->setObjectName(QStringLiteral("findingDetail"));
@@ -184,8 +188,35 @@ void FindingsView::setLanguage(const QString& lang)
 void FindingsView::setSuggestionStates(const QHash<QString, QString>& states)
 {
     model_->setSuggestionStates(states);
-    tree_->setColumnHidden(FindingsModel::StateColumn, states.isEmpty());
+    statesShown_ = !states.isEmpty();
+    adaptColumns();
     updateDetail();
+}
+
+bool FindingsView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == tree_->viewport() && event->type() == QEvent::Resize)
+        adaptColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+void FindingsView::adaptColumns()
+{
+    // In a narrow dock the title keeps room: the subject (also in the title and the detail area), then the
+    // confidence, give way first.
+    const int available = tree_->viewport()->width();
+    const int minTitle = fontMetrics().horizontalAdvance(QLatin1Char('x')) * 36;
+    int fixed = 0;
+    for (int c : {FindingsModel::RankColumn, FindingsModel::SeverityColumn, FindingsModel::SubjectColumn,
+                  FindingsModel::GainColumn, FindingsModel::ConfidenceColumn})
+        fixed += widths_[c];
+    if (statesShown_)
+        fixed += widths_[FindingsModel::StateColumn];
+    const bool hideSubject = available - fixed < minTitle;
+    const bool hideConfidence = available - (fixed - widths_[FindingsModel::SubjectColumn]) < minTitle;
+    tree_->setColumnHidden(FindingsModel::SubjectColumn, hideSubject);
+    tree_->setColumnHidden(FindingsModel::ConfidenceColumn, hideConfidence);
+    tree_->setColumnHidden(FindingsModel::StateColumn, !statesShown_);
 }
 
 void FindingsView::refresh()
@@ -369,18 +400,14 @@ void FindingsView::onAnchor(const QUrl& url)
     if (!ok || i < 0)
         return;
     const QString scheme = url.scheme();
-    const QModelIndex parent = model_->findingIndex(detailRow_);
-    const int evidence = int(f->evidence.size()), suggestions = int(f->suggestions.size());
-    const int kernels = int(f->links.kernel_ids.size()), ranges = int(f->links.time_ranges.size());
-    if (scheme == QLatin1String("copy") && i < suggestions) {
+    if (scheme == QLatin1String("copy") && size_t(i) < f->suggestions.size())
         QApplication::clipboard()->setText(qs(f->suggestions[size_t(i)].verify));
-    } else if (scheme == QLatin1String("kernel") && i < kernels) {
-        activate(model_->index(1 + evidence + suggestions + i, 0, parent));
-    } else if (scheme == QLatin1String("range") && i < ranges) {
-        activate(model_->index(1 + evidence + suggestions + kernels + i, 0, parent));
-    } else if (scheme == QLatin1String("nvtx") && i < int(f->links.nvtx_ranges.size())) {
-        activate(model_->index(1 + evidence + suggestions + kernels + ranges + i, 0, parent));
-    }
+    else if (scheme == QLatin1String("kernel"))
+        activate(model_->linkIndex(detailRow_, FindingsModel::KernelLinkRow, i));
+    else if (scheme == QLatin1String("range"))
+        activate(model_->linkIndex(detailRow_, FindingsModel::RangeLinkRow, i));
+    else if (scheme == QLatin1String("nvtx"))
+        activate(model_->linkIndex(detailRow_, FindingsModel::NvtxLinkRow, i));
 }
 
 void FindingsView::copyCurrentCommand()
@@ -499,8 +526,7 @@ void FindingsView::updateDetail()
         h += QStringLiteral("<h4>%1</h4>").arg(tr("Suggestions"));
         for (size_t i = 0; i < f->suggestions.size(); ++i) {
             const Suggestion& s = f->suggestions[i];
-            const QModelIndex idx = model_->index(1 + int(f->evidence.size()) + int(i), FindingsModel::ConfidenceColumn,
-                                                  model_->findingIndex(detailRow_));
+            const QModelIndex idx = model_->suggestionIndex(detailRow_, int(i), FindingsModel::ConfidenceColumn);
             const QString state = model_->data(idx, FindingsModel::SuggestionStateRole).toString();
             const bool current = int(i) == detailSuggestion_;
             h += QStringLiteral("<p>%1<b>%2.</b> %3<br>")

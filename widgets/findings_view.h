@@ -64,6 +64,9 @@ public slots:
     // Re-reads the Document's diagnosis and trace.
     void refresh();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 signals:
     void kernelRequested(qint64 index);
     void rangeRequested(sl::TimeRange range);
@@ -82,6 +85,7 @@ private:
     void copyCurrentCommand();
     void showContextMenu(const QPoint& pos);
     void expandFirst();
+    void adaptColumns();
     QModelIndex sourceIndex(const QModelIndex& index) const;
 
     Document* document_;
@@ -95,6 +99,8 @@ private:
     QTreeView* tree_;
     QTextBrowser* detail_;
     QLabel* footer_;
+    bool statesShown_ = false;
+    int widths_[8] = {};   // preferred width per FindingsModel column
     int detailRow_ = -1;
     int detailSuggestion_ = -1;
     QPersistentModelIndex lastActivated_;

@@ -92,7 +92,7 @@ void OverviewPanel::updateFindings()
             const QString gain = g.computed ? formatPercent(g.fraction)
                                             : QStringLiteral("%1–%2").arg(formatPercent(g.low), formatPercent(g.high));
             h += QStringLiteral("<tr><td valign=top><span style=\"color:%1\">●</span></td>"
-                                "<td valign=top><a href=\"finding:%2\">%3</a></td>"
+                                "<td valign=top><a href=\"finding:%2\" style=\"text-decoration:none\">%3</a></td>"
                                 "<td valign=top align=right style=\"white-space:nowrap\"><b>%4</b></td></tr>")
                      .arg(FindingsModel::severityColor(f.severity).name())
                      .arg(row)

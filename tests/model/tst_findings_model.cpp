@@ -7,6 +7,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "analysis/pipeline.h"
@@ -46,16 +47,29 @@ std::shared_ptr<const Diagnosis> diagnosisOf(const std::shared_ptr<const Pipelin
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// The kinds the children of `f` must have, in order (an independent spelling of the model's layout).
-std::vector<int> expectedKinds(const Finding& f)
+// The kinds the rows under `f` must have, in order, with link rows listed under their group (an independent
+// spelling of the model's layout): {kind, [kinds of its children]}.
+std::vector<std::pair<int, std::vector<int>>> expectedKinds(const Finding& f)
 {
-    std::vector<int> k{FindingsModel::ExplanationRow};
-    k.insert(k.end(), f.evidence.size(), FindingsModel::EvidenceRow);
-    k.insert(k.end(), f.suggestions.size(), FindingsModel::SuggestionRow);
-    k.insert(k.end(), f.links.kernel_ids.size(), FindingsModel::KernelLinkRow);
-    k.insert(k.end(), f.links.time_ranges.size(), FindingsModel::RangeLinkRow);
-    k.insert(k.end(), f.links.nvtx_ranges.size(), FindingsModel::NvtxLinkRow);
+    std::vector<std::pair<int, std::vector<int>>> k{{FindingsModel::ExplanationRow, {}}};
+    k.insert(k.end(), f.evidence.size(), {FindingsModel::EvidenceRow, {}});
+    k.insert(k.end(), f.suggestions.size(), {FindingsModel::SuggestionRow, {}});
+    if (!f.links.kernel_ids.empty())
+        k.push_back({FindingsModel::LinkGroupRow, std::vector<int>(f.links.kernel_ids.size(), FindingsModel::KernelLinkRow)});
+    if (!f.links.time_ranges.empty())
+        k.push_back({FindingsModel::LinkGroupRow, std::vector<int>(f.links.time_ranges.size(), FindingsModel::RangeLinkRow)});
+    if (!f.links.nvtx_ranges.empty())
+        k.push_back({FindingsModel::LinkGroupRow, std::vector<int>(f.links.nvtx_ranges.size(), FindingsModel::NvtxLinkRow)});
     return k;
+}
+
+// Every index below `parent`, depth first.
+void descendants(const QAbstractItemModel& m, const QModelIndex& parent, QModelIndexList& out)
+{
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        out << m.index(r, 0, parent);
+        descendants(m, out.last(), out);
+    }
 }
 
 // Checks the whole tree against the diagnosis it shows.
@@ -84,61 +98,87 @@ void checkTree(const FindingsModel& m, const PipelineResult& r)
             QVERIFY(m.index(row, FindingsModel::GainColumn).data().toString().startsWith(
                 formatPercent(f.expected_gain.fraction)));
 
-        const std::vector<int> kinds = expectedKinds(f);
+        const auto kinds = expectedKinds(f);
         QCOMPARE(m.rowCount(fi), int(kinds.size()));
         size_t ev = 0, sg = 0, kl = 0, rl = 0, nl = 0;
+        // (row under the finding, row under the group or -1)
+        std::vector<std::pair<int, int>> rows;
         for (int c = 0; c < int(kinds.size()); ++c) {
             const QModelIndex ci = m.index(c, 0, fi);
             QCOMPARE(m.parent(ci), fi);
-            QCOMPARE(ci.data(FindingsModel::RowKindRole).toInt(), kinds[size_t(c)]);
+            QCOMPARE(ci.data(FindingsModel::RowKindRole).toInt(), kinds[size_t(c)].first);
+            QCOMPARE(m.rowCount(ci), int(kinds[size_t(c)].second.size()));
+            if (kinds[size_t(c)].first != FindingsModel::LinkGroupRow)
+                rows.push_back({c, -1});
+            for (int g = 0; g < int(kinds[size_t(c)].second.size()); ++g)
+                rows.push_back({c, g});
+        }
+        for (const auto& [c, g] : rows) {
+            const QModelIndex parent = g < 0 ? fi : m.index(c, 0, fi);
+            const int r = g < 0 ? c : g;
+            const QModelIndex ci = m.index(r, 0, parent);
+            QCOMPARE(m.parent(ci), parent);
             QCOMPARE(ci.data(FindingsModel::FindingRowRole).toInt(), row);
-            const QString main = m.index(c, FindingsModel::TitleColumn, fi).data().toString();
-            switch (kinds[size_t(c)]) {
+            QCOMPARE(m.findingAt(ci), &f);
+            const int kind = g < 0 ? kinds[size_t(c)].first : kinds[size_t(c)].second[size_t(g)];
+            QCOMPARE(ci.data(FindingsModel::RowKindRole).toInt(), kind);
+            const QString main = m.index(r, FindingsModel::TitleColumn, parent).data().toString();
+            switch (kind) {
             case FindingsModel::ExplanationRow: QCOMPARE(main, qs(f.explanation.en)); break;
             case FindingsModel::EvidenceRow: {
                 const Evidence& e = f.evidence[ev++];
                 QVERIFY(main.startsWith(qs(e.metric) + QStringLiteral(" = ") + qs(format_metric(e.metric, e.value))));
                 if (e.threshold && !e.op.empty())
                     QVERIFY(main.contains(qs(format_metric(e.metric, *e.threshold))));
-                QCOMPARE(m.index(c, FindingsModel::SubjectColumn, fi).data().toString(), qs(e.source));
+                QCOMPARE(m.index(r, FindingsModel::SubjectColumn, parent).data().toString(), qs(e.source));
                 break;
             }
             case FindingsModel::SuggestionRow: {
-                const Suggestion& s = f.suggestions[sg++];
+                const Suggestion& s = f.suggestions[sg];
                 QCOMPARE(main, qs(s.text.en));
                 QCOMPARE(ci.data(FindingsModel::SuggestionKeyRole).toString(), qs(f.rule + "/" + s.id));
                 QCOMPARE(ci.data(FindingsModel::KernelIndexRole).toLongLong(), qint64(-1));
+                QCOMPARE(m.suggestionIndex(row, int(sg)), ci);
+                ++sg;
                 break;
             }
             case FindingsModel::KernelLinkRow: {
-                const int64_t k = f.links.kernel_ids[kl++];
+                const int64_t k = f.links.kernel_ids[kl];
                 QVERIFY(k >= 0 && size_t(k) < t.kernels.size());
                 QCOMPARE(ci.data(FindingsModel::KernelIndexRole).toLongLong(), qint64(k));
                 QCOMPARE(ci.data(FindingsModel::TimeRangeStartRole).toLongLong(), qint64(t.kernels.start[size_t(k)]));
                 QCOMPARE(ci.data(FindingsModel::TimeRangeEndRole).toLongLong(), qint64(t.kernels.end[size_t(k)]));
                 QCOMPARE(main, QString::fromUtf8(t.str(t.kernels.short_name[size_t(k)])));
-                QCOMPARE(m.index(c, FindingsModel::GainColumn, fi).data().toString(),
+                QCOMPARE(m.index(r, FindingsModel::GainColumn, parent).data().toString(),
                          formatDuration(t.kernels.end[size_t(k)] - t.kernels.start[size_t(k)]));
+                QCOMPARE(m.linkIndex(row, FindingsModel::KernelLinkRow, int(kl)), ci);
+                ++kl;
                 break;
             }
             case FindingsModel::RangeLinkRow: {
-                const LinkedRange& lr = f.links.time_ranges[rl++];
+                const LinkedRange& lr = f.links.time_ranges[rl];
                 QCOMPARE(ci.data(FindingsModel::TimeRangeStartRole).toLongLong(), qint64(lr.start));
                 QCOMPARE(ci.data(FindingsModel::TimeRangeEndRole).toLongLong(), qint64(lr.end));
                 QCOMPARE(ci.data(FindingsModel::KernelIndexRole).toLongLong(), qint64(-1));
                 if (!lr.label.empty())
                     QCOMPARE(main, qs(lr.label));
+                QCOMPARE(m.linkIndex(row, FindingsModel::RangeLinkRow, int(rl)), ci);
+                ++rl;
                 break;
             }
             case FindingsModel::NvtxLinkRow:
-                QCOMPARE(ci.data(FindingsModel::NvtxNameRole).toString(), qs(f.links.nvtx_ranges[nl++]));
+                QCOMPARE(ci.data(FindingsModel::NvtxNameRole).toString(), qs(f.links.nvtx_ranges[nl]));
+                QCOMPARE(m.linkIndex(row, FindingsModel::NvtxLinkRow, int(nl)), ci);
+                ++nl;
                 break;
             default: QFAIL("unexpected kind");
             }
         }
         QCOMPARE(ev, f.evidence.size());
         QCOMPARE(sg, f.suggestions.size());
-        QCOMPARE(kl + rl + nl, f.links.kernel_ids.size() + f.links.time_ranges.size() + f.links.nvtx_ranges.size());
+        QCOMPARE(kl, f.links.kernel_ids.size());
+        QCOMPARE(rl, f.links.time_ranges.size());
+        QCOMPARE(nl, f.links.nvtx_ranges.size());
     }
 }
 
@@ -245,39 +285,57 @@ private slots:
         p.setMinimumSeverity(Severity::Info);
         QCOMPARE(p.rowCount(), int(fs.size()));
 
-        // A word only a child row has (a kernel name of a link, an evidence source): its parents stay, with only
-        // the matching children under them.
-        auto ownText = [&](int row) { return m.index(row, 0).data(FindingsModel::SearchTextRole).toString(); };
+        // A word only a row below the findings has (a kernel name of a link, an evidence source): the findings and
+        // groups above it stay, with only the branches that lead to a match.
+        auto own = [&](const QModelIndex& i) { return i.data(FindingsModel::SearchTextRole).toString(); };
         QString needle;
         for (int row = 0; row < m.rowCount() && needle.isEmpty(); ++row) {
-            const QModelIndex fi = m.index(row, 0);
-            for (int c = 1; c < m.rowCount(fi) && needle.isEmpty(); ++c) {
-                const QString candidate = m.index(c, FindingsModel::TitleColumn, fi).data().toString();
-                if (candidate.size() < 4)
+            QModelIndexList below;
+            descendants(m, m.index(row, 0), below);
+            for (const QModelIndex& d : below) {
+                const QString candidate = d.siblingAtColumn(FindingsModel::TitleColumn).data().toString();
+                if (candidate.size() < 4 || d.data(FindingsModel::RowKindRole).toInt() == FindingsModel::LinkGroupRow)
                     continue;
                 bool inAnyFinding = false;
                 for (int o = 0; o < m.rowCount(); ++o)
-                    inAnyFinding |= ownText(o).contains(candidate, Qt::CaseInsensitive);
-                if (!inAnyFinding)
+                    inAnyFinding |= own(m.index(o, 0)).contains(candidate, Qt::CaseInsensitive);
+                if (!inAnyFinding) {
                     needle = candidate;
+                    break;
+                }
             }
         }
         QVERIFY(!needle.isEmpty());
         p.setSearchText(needle.toUpper());   // case-insensitive
-        int keptFindings = 0;
+        // Independently: a row is shown iff an ancestor matches or something in its subtree matches.
+        std::function<bool(const QModelIndex&)> subtree = [&](const QModelIndex& i) {
+            if (own(i).contains(needle, Qt::CaseInsensitive))
+                return true;
+            for (int r = 0; r < m.rowCount(i); ++r)
+                if (subtree(m.index(r, 0, i)))
+                    return true;
+            return false;
+        };
+        int keptFindings = 0, checked = 0;
         for (int row = 0; row < m.rowCount(); ++row) {
             const QModelIndex fi = m.index(row, 0);
-            int matching = 0;
-            for (int c = 0; c < m.rowCount(fi); ++c)
-                matching += m.index(c, 0, fi).data(FindingsModel::SearchTextRole).toString().contains(needle, Qt::CaseInsensitive);
-            const QModelIndex pi = p.mapFromSource(fi);
-            QCOMPARE(pi.isValid(), matching > 0);
-            if (matching > 0) {
-                ++keptFindings;
-                QCOMPARE(p.rowCount(pi), matching);
+            const bool kept = subtree(fi);
+            QCOMPARE(p.mapFromSource(fi).isValid(), kept);
+            keptFindings += kept;
+            if (!kept || own(fi).contains(needle, Qt::CaseInsensitive))
+                continue;
+            QModelIndexList below;
+            descendants(m, fi, below);
+            for (const QModelIndex& d : below) {
+                bool ancestorMatches = false;
+                for (QModelIndex a = d.parent(); a.isValid(); a = a.parent())
+                    ancestorMatches |= own(a).contains(needle, Qt::CaseInsensitive);
+                QCOMPARE(p.mapFromSource(d).isValid(), ancestorMatches || subtree(d));
+                ++checked;
             }
         }
         QVERIFY(keptFindings > 0);
+        QVERIFY(checked > 0);
         QCOMPARE(p.rowCount(), keptFindings);
 
         // A finding's own text keeps all of its children.

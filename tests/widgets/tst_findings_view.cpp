@@ -15,6 +15,7 @@
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QTreeView>
+#include <functional>
 
 #include "analysis/pipeline.h"
 #include "analysis/rules.h"
@@ -54,29 +55,29 @@ struct Fixture {
     const std::vector<Finding>& findings() const { return result->diagnosis.eval.findings; }
 };
 
-// The first proxy index of a row kind (searching every finding), expanding its parent so it is visible.
+// The first proxy index of a row kind (searching every finding and its link groups), expanding its parents.
 QModelIndex firstOfKind(FindingsView& view, int kind, int* findingRow = nullptr)
 {
     QAbstractItemModel* p = view.tree()->model();
-    for (int r = 0; r < p->rowCount(); ++r) {
-        const QModelIndex fi = p->index(r, 0);
-        if (kind == FindingsModel::FindingRow) {
-            if (findingRow && *findingRow >= 0 && fi.data(FindingsModel::FindingRowRole).toInt() != *findingRow)
-                continue;
-            return fi;
+    std::function<QModelIndex(const QModelIndex&)> find = [&](const QModelIndex& parent) -> QModelIndex {
+        for (int r = 0; r < p->rowCount(parent); ++r) {
+            const QModelIndex i = p->index(r, 0, parent);
+            if (i.data(FindingsModel::RowKindRole).toInt() == kind)
+                return i;
+            if (const QModelIndex below = find(i); below.isValid())
+                return below;
         }
-        for (int c = 0; c < p->rowCount(fi); ++c) {
-            const QModelIndex ci = p->index(c, 0, fi);
-            if (ci.data(FindingsModel::RowKindRole).toInt() == kind) {
-                view.tree()->expand(fi);
-                view.tree()->scrollTo(ci);
-                if (findingRow)
-                    *findingRow = fi.data(FindingsModel::FindingRowRole).toInt();
-                return ci;
-            }
-        }
-    }
-    return {};
+        return {};
+    };
+    const QModelIndex found = find({});
+    if (!found.isValid())
+        return {};
+    for (QModelIndex a = found.parent(); a.isValid(); a = a.parent())
+        view.tree()->expand(a);
+    view.tree()->scrollTo(found);
+    if (findingRow)
+        *findingRow = found.data(FindingsModel::FindingRowRole).toInt();
+    return found;
 }
 
 void click(FindingsView& view, const QModelIndex& index)
@@ -282,6 +283,15 @@ private slots:
             view.show();
             QVERIFY(QTest::qWaitForWindowExposed(&view));
             QVERIFY(view.tree()->header()->sectionSize(FindingsModel::TitleColumn) >= 250);
+            QVERIFY(!view.tree()->isColumnHidden(FindingsModel::SubjectColumn));
+            // a narrow dock: the subject gives way, the title keeps room
+            view.resize(560, 500);
+            QApplication::processEvents();
+            QVERIFY(view.tree()->isColumnHidden(FindingsModel::SubjectColumn));
+            QVERIFY(view.tree()->header()->sectionSize(FindingsModel::TitleColumn) >= 200);
+            view.resize(1000, 700);
+            QApplication::processEvents();
+            QVERIFY(!view.tree()->isColumnHidden(FindingsModel::SubjectColumn));
             if (lang == QLatin1String("zh_CN"))
                 QVERIFY(view.detailText().contains(qs(fx.findings().front().title.zh_CN)));
             const QImage img = view.grab().toImage();
