@@ -105,6 +105,14 @@ int SuggestionModel::rowOfId(qint64 id) const
     return -1;
 }
 
+int SuggestionModel::rowOfKey(const QString& stateKey) const
+{
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (keyOf(rows_[i].stored) == stateKey)
+            return int(i);
+    return -1;
+}
+
 const Finding* SuggestionModel::findingFor(int row) const
 {
     const SuggestionRecord* r = record(row);

@@ -52,6 +52,8 @@ public:
     // The row as shown (optimistic while a write is pending); nullptr out of range.
     const SuggestionRecord* record(int row) const;
     int rowOfId(qint64 id) const;
+    // The row of "<rule>/<suggestion id>|<subject>" (FindingsModel::suggestionStateKey), or -1.
+    int rowOfKey(const QString& stateKey) const;
     // The finding and suggestion of the diagnosis this row stands for (matched by key and subject); nullptr when
     // the diagnosis does not have it (e.g. the run was recorded with other rules).
     const Finding* findingFor(int row) const;

@@ -388,6 +388,21 @@ bool SuggestionsView::selectSuggestion(qint64 id)
     return now.isValid() && currentId() == id;
 }
 
+bool SuggestionsView::selectSuggestionByKey(const QString& stateKey)
+{
+    const SuggestionRecord* r = model_->record(model_->rowOfKey(stateKey));
+    if (!r)
+        return false;
+    const qint64 id = r->id;
+    if (!selectSuggestion(id) && !filter_->currentData().toString().isEmpty()) {
+        setStateFilter(QString());
+        return selectSuggestion(id);
+    }
+    return currentId() == id;
+}
+
+void SuggestionsView::reattach() { onDiagnosisChanged(); }
+
 void SuggestionsView::setStateFilter(const QString& stateName)
 {
     const qint64 keep = currentId();

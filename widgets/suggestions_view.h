@@ -41,6 +41,11 @@ public:
     qint64 currentId() const;
     // Selects the row of a suggestion; false when it is not shown (filtered out or absent).
     bool selectSuggestion(qint64 id);
+    // Selects "<rule>/<suggestion id>|<subject>" (FindingsView::currentSuggestionChanged), clearing a state filter
+    // that hides it; false when the run has no such suggestion.
+    bool selectSuggestionByKey(const QString& stateKey);
+    // Attaches again to the document's current diagnosis (after KbSession::setPath changed the file).
+    void reattach();
     // Shows only suggestions in this state (a SuggestionState name), or all when empty.
     void setStateFilter(const QString& stateName);
 

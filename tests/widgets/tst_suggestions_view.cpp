@@ -160,6 +160,22 @@ private slots:
         QCOMPARE(view.model()->data(view.model()->index(otherRow, SuggestionModel::Annotation)).toString(),
                  QStringLiteral("no"));
         QCOMPARE(view.currentId(), id);
+
+        // A suggestion row chosen in the Findings pane selects the same suggestion here, even behind a filter.
+        const auto* rec = view.model()->record(otherRow);
+        const QString key = QString::fromStdString(rec->key) + QLatin1Char('|') + QString::fromStdString(rec->subject);
+        view.setStateFilter(QStringLiteral("accepted"));
+        QVERIFY(view.selectSuggestionByKey(key));
+        QCOMPARE(view.currentId(), other);
+        QVERIFY(!view.selectSuggestionByKey(QStringLiteral("no-such-rule/x|trace")));
+
+        // A new knowledge-base path: reattach records the run there.
+        const QString moved = dir_->filePath(QStringLiteral("moved.db"));
+        session.setPath(moved);
+        view.reattach();
+        QVERIFY(session.waitForIdle());
+        QCOMPARE(KnowledgeBase(moved.toStdString()).count("runs"), int64_t(1));
+        QCOMPARE(view.model()->rowCount(), int(KnowledgeBase(moved.toStdString()).count("suggestions")));
     }
 
     void annotationIsNeverLost()
