@@ -7,6 +7,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -298,6 +299,24 @@ private slots:
             QCOMPARE(img.size(), QSize(1000, 700) * img.devicePixelRatio());
             QVERIFY(img.save(dir + QStringLiteral("/findings_view_%1.png").arg(lang)));
         }
+        // And a real trace, when ../shared/data is there.
+        const QString real = qEnvironmentVariable("SIGHTLINE_SHARED_DATA") +
+                             QStringLiteral("/nsys/dlprof_pytorch_wrelu_nsys_profile.sqlite");
+        if (!QFile::exists(real))
+            return;
+        PipelineOptions o;
+        o.rule_dirs = {shipped_rules_dir()};
+        auto r = std::make_shared<const PipelineResult>(run_pipeline({real.toStdString()}, o));
+        Document doc;
+        Selection selection;
+        doc.setTrace({real}, r->trace);
+        doc.setDiagnosis(std::shared_ptr<const Diagnosis>(r, &r->diagnosis));
+        FindingsView view(&doc, &selection);
+        view.resize(1000, 700);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.model()->rowCount(), int(r->diagnosis.eval.findings.size()));
+        QVERIFY(view.grab().save(dir + QStringLiteral("/findings_view_real.png")));
     }
 };
 
