@@ -49,7 +49,8 @@ public:
         initStyleOption(&opt, index);
         const QString label = opt.text;
         opt.text.clear();
-        opt.widget->style()->drawControl(QStyle::CE_ItemViewItem, &opt, p, opt.widget);
+        QStyle* style = opt.widget ? opt.widget->style() : QApplication::style();
+        style->drawControl(QStyle::CE_ItemViewItem, &opt, p, opt.widget);
 
         const QFontMetrics fm(opt.font);
         const int h = fm.height() + 4;
