@@ -44,17 +44,22 @@ std::shared_ptr<const KernelLookup> KernelLookup::build(std::shared_ptr<const Tr
     }
     control.check();
     lk->nameSlot_.assign(t.strings.size(), UINT32_MAX);
+    std::vector<std::pair<int64_t, uint32_t>> keyed;
     for (size_t s = 0; s < counts.size(); ++s) {
         if (counts[s] == 0)
             continue;
+        // Sort (duration, ~row) keys: contiguous, so the sort does not chase rows through the trace's columns.
         const auto b = lk->rows_.begin() + offset[s], e = lk->rows_.begin() + offset[s + 1];
-        std::sort(b, e, [&](uint32_t x, uint32_t y) {
-            const int64_t dx = lk->duration(x), dy = lk->duration(y);
-            return dx != dy ? dx < dy : x > y;
-        });
-        int64_t total = 0;
+        keyed.clear();
         for (auto it = b; it != e; ++it)
-            total += lk->duration(*it);
+            keyed.emplace_back(lk->duration(*it), ~*it);
+        std::sort(keyed.begin(), keyed.end());
+        int64_t total = 0;
+        auto out = b;
+        for (const auto& [d, notRow] : keyed) {
+            total += d;
+            *out++ = ~notRow;
+        }
         lk->names_.push_back({StrId(s), offset[s], offset[s + 1], total});
         if ((lk->names_.size() & 1023) == 0)
             control.check();

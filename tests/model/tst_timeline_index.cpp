@@ -228,6 +228,39 @@ private slots:
         QCOMPARE(c.busy, int64_t(80));
         QCOMPARE(c.idle, int64_t(0));
     }
+
+    // Kernel -> lane position, gap lookup by start, and the "N kernels" summary of a run, on the small trace:
+    // stream 7 holds the kernels in start order, the gap lane of GPU 0 has one gap [400, 1000).
+    void kernelPositionsGapsAndRunSummary()
+    {
+        const auto idx = TimelineIndex::build(smallTrace());
+        for (uint32_t k = 0; k < 3; ++k) {
+            const int lane = idx->laneOfKernel(k);
+            QVERIFY(lane >= 0);
+            QCOMPARE(idx->itemOfKernel(k), k);   // kernels 0, 1, 2 start at 100, 250, 1000
+            QCOMPARE(idx->ref(idx->lanes()[size_t(lane)], k), (ItemRef{ItemKind::Kernel, k}));
+        }
+        QCOMPARE(idx->itemOfKernel(3), UINT32_MAX);
+        const int gl = idx->laneOfGaps(0);
+        QVERIFY(gl >= 0);
+        QCOMPARE(idx->lanes()[size_t(gl)].kind, LaneKind::Gaps);
+        QCOMPARE(idx->gapItemAt(gl, 400), int64_t(0));
+        QCOMPARE(idx->gapItemAt(gl, 401), int64_t(-1));
+        QCOMPARE(idx->gapItemAt(idx->laneOfKernel(0), 400), int64_t(-1));
+        QCOMPARE(idx->laneOfGaps(3), -1);
+        const TimelineLane& stream = idx->lanes()[size_t(idx->laneOfKernel(0))];
+        const auto m = idx->summarize(stream, 0, 3);
+        QCOMPARE(m.count, 3u);
+        QCOMPARE(m.start, int64_t(100));
+        QCOMPARE(m.end, int64_t(1100));
+        QCOMPARE(m.topNames.size(), size_t(1));
+        QCOMPARE(m.topNames[0].second, 3u);
+        QCOMPARE(idx->trace().str(m.topNames[0].first), std::string_view("gemm"));
+        // the lookup is built with the index: one name, 100 ns twice (rows 0 and 2) and 50 ns; the first row wins
+        QCOMPARE(idx->kernelLookup().names().size(), size_t(1));
+        QCOMPARE(idx->kernelLookup().longestInstance(idx->trace().kernels.name[0]), int64_t(0));
+        QCOMPARE(idx->kernelLookup().distribution(idx->trace().kernels.name[0]).total, int64_t(250));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestTimelineIndex)

@@ -2,6 +2,7 @@
 // kernel name its launch call, its queue delay and the NVTX ranges open at launch; the legend lists the classes.
 #include <QChart>
 #include <QChartView>
+#include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
@@ -9,6 +10,7 @@
 #include <algorithm>
 
 #include "analysis/analysis.h"
+#include "analysis/ncu_reader.h"
 #include "analysis/pipeline.h"
 #include "analysis/rules.h"
 #include "model/finding_links.h"
@@ -236,6 +238,45 @@ private slots:
         QVERIFY(scan.text().contains(QStringLiteral("%1 · %2").arg(formatDuration(d.p90), formatDuration(d.max))));
         QVERIFY(scan.text().contains(QStringLiteral("%1 · %2").arg(formatDuration(d.min), formatDuration(d.median))));
         QVERIFY(text.contains(QStringLiteral("%1 · %2").arg(formatDuration(d.p90), formatDuration(d.max))));
+    }
+
+    // With an ncu file: a trace whose kernels carry the names of a real ncu report's launches (in launch order); the
+    // pane shows the launch joined to the selected kernel with its duration and SM throughput read from the raw
+    // counters of that launch.
+    void ncuMetricsOfTheLaunch()
+    {
+        const QString data = qEnvironmentVariable("SIGHTLINE_SHARED_DATA");
+        const QString file = data + QStringLiteral("/ncu/a100_gpt2_flashattn_details_ncu2021.csv");
+        if (data.isEmpty() || !QFile::exists(file))
+            QSKIP("../shared/data/ncu not available");
+        auto out = std::make_shared<RooflineOutput>();
+        out->ncu = read_ncu(file.toStdString());
+        const auto& launches = out->ncu->launches;
+        QVERIFY(launches.size() >= 4);
+        auto t = std::make_shared<Trace>();
+        const uint16_t dev = t->device_index(0);
+        for (size_t l = 0; l < 4; ++l) {
+            const size_t r = t->kernels.append(int64_t(1000 + 100'000 * l), int64_t(50'000 + 100'000 * l),
+                                               t->strings.intern(launches[l].name));
+            t->kernels.device[r] = dev;
+        }
+        t->finish();
+        std::shared_ptr<const Trace> trace = t;
+        DetailsPanel details;
+        details.setTrace(trace);
+        details.setRoofline(out);
+        for (size_t l = 0; l < 4; ++l) {
+            details.showKernel(int64_t(l));
+            const QString text = details.text();
+            QVERIFY2(text.contains(QStringLiteral("#%1").arg(launches[l].id)), qPrintable(text));
+            if (const auto ns = launches[l].number("gpu__time_duration.sum"))
+                QVERIFY(text.contains(formatDuration(std::llround(*ns))));
+            if (const auto sm = launches[l].number("sm__throughput.avg.pct_of_peak_sustained_elapsed"))
+                QVERIFY(text.contains(QStringLiteral("%1 %").arg(QLocale().toString(*sm, 'f', 1))));
+        }
+        // a kernel no launch matches
+        details.showKernel(-1);
+        QVERIFY(!details.text().contains(QStringLiteral("Nsight Compute")));
     }
 
     // In a narrow dock nothing runs off the right edge: long C++ names, NVTX stacks and findings wrap (the pane has no
