@@ -27,6 +27,7 @@
 #include "model/roofline_model.h"
 #include "model/selection.h"
 #include "model/units.h"
+#include "widgets/palette.h"
 
 namespace sl {
 
@@ -262,6 +263,13 @@ void RooflineView::rebuild()
                 m->setVisible(false);
     };
 
+    // Roofs and their labels in the palette's text colour; the memory roof's purple lightened on dark themes.
+    const ViewColors vc = viewColors(palette());
+    const QColor ink = vc.dark ? vc.text.darker(115) : kRoof;
+    const QColor memoryInk = vc.dark ? kMemoryRoof.lighter(190) : kMemoryRoof;
+    const QColor prefillInk = vc.dark ? kPrefill.lighter(125) : kPrefill;
+    const QColor decodeInk = vc.dark ? kDecode.lighter(150) : kDecode;
+    const QColor ncuInk = vc.dark ? kNcu.lighter(130) : kNcu;
     QFont labelFont = view_->font();
     labelFont.setPointSizeF(std::max(7.0, labelFont.pointSizeF() - 1));
 
@@ -276,7 +284,7 @@ void RooflineView::rebuild()
         if (x1 > x0) {
             auto* mem = new QLineSeries;
             mem->setName(tr("Memory roof"));
-            QPen pen(kMemoryRoof);
+            QPen pen(memoryInk);
             pen.setWidthF(2);
             mem->setPen(pen);
             mem->append(x0, x0 + lbw);
@@ -284,7 +292,7 @@ void RooflineView::rebuild()
             add(mem, false);
             auto* item = new QGraphicsSimpleTextItem(tr("DRAM %1").arg(RooflineModel::formatBytesPerSecond(d.bandwidth)), chart);
             item->setFont(labelFont);
-            item->setBrush(kMemoryRoof);
+            item->setBrush(memoryInk);
             // Along the line where the fewest points sit under the label (about 1.2 decades long).
             double xa = x0 + 0.1 * (x1 - x0);
             int fewest = INT_MAX;
@@ -301,7 +309,7 @@ void RooflineView::rebuild()
             roofLabels_.push_back({item, QPointF(xa, xa + lbw), true});
         }
     }
-    auto* ridges = scatter(tr("Ridge points"), QScatterSeries::MarkerShapeCircle, 7, kRoof, false);
+    auto* ridges = scatter(tr("Ridge points"), QScatterSeries::MarkerShapeCircle, 7, ink, false);
     for (const auto& [peak, group] : groups) {
         const double ly = std::log10(peak);
         const double ridge = group.front()->ridge;
@@ -309,7 +317,7 @@ void RooflineView::rebuild()
         auto* roof = new QLineSeries;
         const bool gemm = std::any_of(group.begin(), group.end(), [](const RooflineRoof* r) { return r->gemm; });
         roof->setName(precisionGroupName(group));
-        QPen pen(kRoof);
+        QPen pen(ink);
         pen.setWidthF(gemm ? 2.2 : 1.3);
         if (!gemm)
             pen.setStyle(Qt::DashLine);
@@ -329,7 +337,7 @@ void RooflineView::rebuild()
         QFont f = labelFont;
         f.setBold(gemm);
         item->setFont(f);
-        item->setBrush(kRoof);
+        item->setBrush(ink);
         roofLabels_.push_back({item, QPointF(xhi, ly), false});
     }
 
@@ -342,12 +350,12 @@ void RooflineView::rebuild()
     for (int ph = 0; ph < 2; ++ph)
         for (int b = 0; b < 3; ++b)
             measured[ph][b] = scatter(ph ? tr("Measured decode (size: time)") : tr("Measured prefill (size: time)"),
-                                      QScatterSeries::MarkerShapeCircle, kBucketSize[b], ph ? kDecode : kPrefill, false);
-    QScatterSeries* theory[2] = {scatter(tr("Theory, prefill"), QScatterSeries::MarkerShapeTriangle, kTheorySize, kPrefill, true),
-                       scatter(tr("Theory, decode"), QScatterSeries::MarkerShapeRotatedRectangle, kTheorySize, kDecode,
-                               true)};
+                                      QScatterSeries::MarkerShapeCircle, kBucketSize[b], ph ? decodeInk : prefillInk, false);
+    QScatterSeries* theory[2] = {
+        scatter(tr("Theory, prefill"), QScatterSeries::MarkerShapeTriangle, kTheorySize, prefillInk, true),
+        scatter(tr("Theory, decode"), QScatterSeries::MarkerShapeRotatedRectangle, kTheorySize, decodeInk, true)};
     auto* ncu = scatter(d.ncu_aggregated ? tr("ncu, per kernel name") : tr("ncu, per launch"),
-                        QScatterSeries::MarkerShapeStar, kNcuSize, kNcu, false);
+                        QScatterSeries::MarkerShapeStar, kNcuSize, ncuInk, false);
     for (size_t i = 0; i < d.points.size(); ++i) {
         const RooflinePoint& p = d.points[i];
         const int ph = p.phase == "prefill" ? 0 : 1;
@@ -393,13 +401,14 @@ void RooflineView::rebuild()
     highlightSeries_ = new QScatterSeries;
     highlightSeries_->setMarkerShape(QScatterSeries::MarkerShapeCircle);
     highlightSeries_->setColor(Qt::transparent);
-    highlightSeries_->setBorderColor(Qt::black);
-    QPen hp(Qt::black);
+    highlightSeries_->setBorderColor(vc.focus);
+    QPen hp(vc.focus);
     hp.setWidthF(2.5);
     highlightSeries_->setPen(hp);
     highlightSeries_->setBrush(Qt::NoBrush);
     add(highlightSeries_, false);
 
+    applyChartColors(chart, palette());
     connect(chart, &QChart::plotAreaChanged, this, &RooflineView::placeLabels);
     QChart* old = view_->chart();
     view_->setChart(chart);
@@ -574,6 +583,13 @@ void RooflineView::activate(int row)
     } else {
         emit opClassActivated(QString::fromStdString(p->op_class), QString::fromStdString(p->phase));
     }
+}
+
+void RooflineView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange && view_ && model_)
+        rebuild();   // Qt Charts ignore the palette: recolour by building the chart again
 }
 
 bool RooflineView::eventFilter(QObject* watched, QEvent* event)

@@ -71,6 +71,7 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     void rebuild();
@@ -83,10 +84,10 @@ private:
 
     Document* document_;
     Selection* selection_;
-    RooflineModel* model_;
-    QStackedWidget* stack_;
-    QLabel* messageLabel_;
-    QChartView* view_;
+    RooflineModel* model_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
+    QLabel* messageLabel_ = nullptr;
+    QChartView* view_ = nullptr;
     QScatterSeries* highlightSeries_ = nullptr;
     std::vector<QPointF> logPoints_;              // per model row: (log10 intensity, log10 FLOP/s)
     std::vector<double> markerRadius_;            // per model row, px

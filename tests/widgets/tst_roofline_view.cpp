@@ -152,9 +152,15 @@ private slots:
         QVERIFY(v.hasRoofline());
         QVERIFY(v.message().isEmpty());
         QVERIFY(v.chart()->title().contains(QStringLiteral("H100 SXM")));
-        // A new trace drops it again.
+        // A new trace drops it again; opened with a config.json, the pane says it is on its way.
+        DocumentInputs in;
+        in.traces = {QStringLiteral("synthetic")};
+        in.modelConfig = QStringLiteral("/models/llama/config.json");
+        doc.setInputs(in);
         doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
         QVERIFY(!v.hasRoofline());
+        QVERIFY2(v.message().contains(QStringLiteral("Computing")), qPrintable(v.message()));
+        QVERIFY(v.message().contains(in.modelConfig));
     }
 
     void roofsAreDrawnInsideThePlot()
