@@ -462,9 +462,17 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
     if (!labels.isEmpty()) {
         const QFontMetrics fm = p.fontMetrics();
         for (const Label& l : labels) {
-            const QString text = l.count > 1 ? (kernelsLane ? tr("%n kernels", nullptr, int(l.count))
-                                                            : tr("%n items", nullptr, int(l.count)))
-                                             : itemName(lane, l.first);
+            QString text;
+            if (l.count <= 1)
+                text = itemName(lane, l.first);
+            else if (kernelsLane)
+                text = tr("%n kernels", nullptr, int(l.count));
+            else if (lane.kind == LaneKind::Gaps)
+                text = tr("%n idle gaps", nullptr, int(l.count));
+            else if (lane.kind == LaneKind::ApiThread)
+                text = tr("%n API calls", nullptr, int(l.count));
+            else
+                text = tr("%n ranges", nullptr, int(l.count));
             const QRect tr = l.rect.intersected(r).adjusted(3, 0, -3, 0);
             if (tr.width() < 20)
                 continue;
@@ -525,15 +533,15 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
         p.drawLine(QPointF(plot.left() + x0, plot.top()), QPointF(plot.left() + x0, plot.bottom()));
         p.drawLine(QPointF(plot.left() + x1, plot.top()), QPointF(plot.left() + x1, plot.bottom()));
     }
-    // highlighted gaps (a histogram bucket): outlined in their idle lane, at most one mark per pixel column
+    // highlighted gaps (a histogram bucket): a strip along the top of their idle lane, so the cause colours stay
+    // visible, and an outline around the ones wide enough to see; at most one mark per pixel column and lane
     if (!highlightMarks_.empty()) {
+        const QColor mark(30, 90, 230);
         std::vector<int> lastX(index_->lanes().size(), INT_MIN);
-        p.setBrush(QColor(40, 120, 255, 70));
-        p.setPen(QPen(QColor(30, 90, 230), 1.5));
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(mark, 1.5));
         for (auto m = highlightMarks_.begin(); m != highlightMarks_.end() && m->start <= window_.end; ++m) {
-            if (m->end < window_.start)
-                continue;
-            if (m->lane < 0 || size_t(m->lane) >= index_->lanes().size())
+            if (m->end < window_.start || m->lane < 0 || size_t(m->lane) >= index_->lanes().size())
                 continue;
             const double x0 = timeline::timeToX(m->start, window_, w), x1 = timeline::timeToX(m->end, window_, w);
             const int px = int(std::floor(x0));
@@ -542,9 +550,11 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
             lastX[size_t(m->lane)] = int(std::ceil(std::max(x0 + 2, x1)));
             const int top = laneTop(m->lane);
             const int h = laneHeightFor(LaneKind::Gaps, laneHeight_);
-            p.drawRect(QRectF(plot.left() + std::max(-2.0, x0) - 1, top - 1, std::max(3.0, std::min(w + 2, x1) - std::max(-2.0, x0)) + 2, h + 2));
+            const double left = plot.left() + std::max(-2.0, x0), width = std::min(w + 2, x1) - std::max(-2.0, x0);
+            p.fillRect(QRectF(left - 1, top - 1, std::max(3.0, width + 2), 4), mark);
+            if (width >= 4)
+                p.drawRect(QRectF(left - 1, top - 1, width + 2, h + 2));
         }
-        p.setBrush(Qt::NoBrush);
     }
     // selected gap
     if (selection_ && analysis_ && selection_->gap() >= 0 && size_t(selection_->gap()) < analysis_->idle.gaps.size()) {

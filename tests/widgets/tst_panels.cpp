@@ -13,6 +13,7 @@
 #include "analysis/ncu_reader.h"
 #include "analysis/pipeline.h"
 #include "analysis/rules.h"
+#include "model/document.h"
 #include "model/finding_links.h"
 #include "model/selection.h"
 #include "model/timeline_index.h"
@@ -323,6 +324,35 @@ private slots:
         }
     }
 
+    // setDocument + setSelection: the pane fills in as the document's results arrive, as the main window wires it.
+    void followsDocumentAndSelection()
+    {
+        const auto r = planted(true);
+        const Trace& t = *r->trace;
+        Document doc;
+        Selection sel;
+        DetailsPanel details;
+        details.setDocument(&doc);
+        details.setSelection(&sel);
+        doc.setTrace({QStringLiteral("synthetic")}, r->trace);
+        const int64_t k = int64_t(t.kernels.size() / 2);
+        sel.setKernel(k);
+        QVERIFY(details.text().contains(qs(t.str(t.kernels.short_name[size_t(k)])).toHtmlEscaped()));
+        QVERIFY(!details.text().contains(QStringLiteral("E_roof")));
+        QVERIFY(!details.text().contains(QStringLiteral("Findings (")));
+        doc.setTimeline(TimelineIndex::build(r->trace));
+        doc.setAnalysis(part(r, &r->analysis));
+        doc.setRoofline(part(r, &r->roofline));
+        doc.setDiagnosis(part(r, &r->diagnosis));
+        const QString text = details.text();
+        QVERIFY(text.contains(QStringLiteral("Findings (%1)").arg(findingsForKernel(r->diagnosis, t, &r->analysis, k).size())));
+        QVERIFY(text.contains(QStringLiteral("Roofline")));
+        sel.setGap(0);
+        QVERIFY(details.text().contains(formatDuration(r->analysis.idle.gaps[0].duration())));
+        doc.clear();
+        QVERIFY(!details.text().contains(formatDuration(r->analysis.idle.gaps[0].duration())));
+    }
+
     // Clicking a histogram bucket highlights exactly the gaps whose duration falls in it (an independent filter on
     // the bucket bounds) in the timeline, and selects the largest of them.
     void histogramBucketHighlightsGaps()
@@ -375,6 +405,11 @@ private slots:
             }
         }
         QVERIFY(tested >= 2);
+        if (qEnvironmentVariableIsSet("SIGHTLINE_DETAILS_PNG")) {
+            gaps.selectBucket(3);
+            timeline.grab().save(qEnvironmentVariable("SIGHTLINE_DETAILS_PNG") + QStringLiteral("/timeline_bucket.png"));
+            gaps.grab().save(qEnvironmentVariable("SIGHTLINE_DETAILS_PNG") + QStringLiteral("/gaps_bucket.png"));
+        }
         gaps.selectBucket(-1);
         QVERIFY(sel.highlightedGaps().empty());
         QVERIFY(timeline.highlightMarks().empty());
