@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/analysis.h"
 #include "analysis/ncu_metrics.h"
 #include "analysis/roofline.h"
 #include "analysis/trace.h"
@@ -55,6 +56,39 @@ const char* roofline_kind_name(RooflinePointKind k)
     case RooflinePointKind::Ncu: return "ncu";
     }
     return "";
+}
+
+int roofline_row_for_kernel(const RooflineData& d, const Trace& t, const AnalysisResult* a, int64_t k)
+{
+    if (k < 0 || size_t(k) >= t.kernels.size())
+        return -1;
+    const StrId name = t.kernels.name[size_t(k)];
+    int best = -1;
+    for (size_t i = 0; i < d.points.size(); ++i)
+        if (d.points[i].kind == RooflinePointKind::Ncu && d.points[i].kernel_name == name &&
+            (best < 0 || d.points[i].total_ns > d.points[size_t(best)].total_ns))
+            best = int(i);
+    if (best >= 0 || !a || size_t(k) >= a->classes.kernel_class.size())
+        return best;
+    const int16_t cls = a->classes.kernel_class[size_t(k)];
+    if (cls < 0 || size_t(cls) >= a->classes.classes.size())
+        return -1;
+    const std::string& classId = a->classes.classes[size_t(cls)].id;
+    const int64_t start = t.kernels.start[size_t(k)];
+    const StepInfo* step = nullptr;
+    for (const StepInfo& s : a->phases.steps)
+        if (start >= s.start && start < s.end) {
+            step = &s;
+            break;
+        }
+    if (!step)
+        return -1;
+    const char* phase = step->prefill ? "prefill" : "decode";
+    for (size_t i = 0; i < d.points.size(); ++i)
+        if (d.points[i].kind == RooflinePointKind::Measured && d.points[i].op_class == classId &&
+            d.points[i].phase == phase)
+            return int(i);
+    return -1;
 }
 
 std::optional<double> RooflineData::primary_peak() const

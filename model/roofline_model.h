@@ -29,6 +29,7 @@
 namespace sl {
 
 class Document;
+struct AnalysisResult;
 struct Trace;
 
 enum class RooflinePointKind { Theory, Measured, Ncu };
@@ -89,6 +90,11 @@ RooflineData build_roofline_data(const RooflineOutput* roofline, const Trace* tr
                                  size_t max_points = kRooflineMaxPoints);
 
 const char* roofline_kind_name(RooflinePointKind k);   // "theory" | "measured" | "ncu"
+
+// The point that stands for trace kernel k: its ncu point (same kernel name; the largest when folded per launch),
+// else the measured point of its operator class in the phase of the step it started in (analysis: op classes and
+// phases). -1 when none. analysis may be null (then only ncu points are found).
+int roofline_row_for_kernel(const RooflineData& data, const Trace& trace, const AnalysisResult* analysis, int64_t k);
 
 // One row per point.
 class RooflineModel : public QAbstractTableModel {

@@ -132,11 +132,7 @@ RooflineView::RooflineView(Document* document, Selection* selection, QWidget* pa
     }
     if (selection_) {
         connect(selection_, &Selection::kernelNameChanged, this, &RooflineView::followKernelName);
-        connect(selection_, &Selection::kernelChanged, this, [this](int64_t k) {
-            const auto trace = document_ ? document_->trace() : nullptr;
-            if (trace && k >= 0 && size_t(k) < trace->kernels.size())
-                followKernelName(trace->kernels.name[size_t(k)]);
-        });
+        connect(selection_, &Selection::kernelChanged, this, &RooflineView::followKernel);
     }
     rebuild();
 }
@@ -567,6 +563,17 @@ void RooflineView::followKernelName(uint32_t nameId)
     const RooflinePoint* cur = model_->pointAt(highlighted_);
     if (best >= 0 || (cur && cur->kind == RooflinePointKind::Ncu))
         setHighlight(best);
+}
+
+void RooflineView::followKernel(int64_t k)
+{
+    const auto trace = document_ ? document_->trace() : nullptr;
+    if (!trace || k < 0)
+        return;
+    const auto analysis = document_->analysis();
+    const int row = roofline_row_for_kernel(model_->rooflineData(), *trace, analysis.get(), k);
+    if (row >= 0)
+        setHighlight(row);
 }
 
 void RooflineView::activate(int row)

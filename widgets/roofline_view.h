@@ -9,7 +9,8 @@
 //
 // Hover shows the point's values; a click picks the nearest point in pixel space (QXYSeries::clicked picks the first
 // marker under the cursor, not the nearest): a kernel point sets Selection::setKernelName, a class or operator point
-// emits opClassActivated. A kernel name selected elsewhere is highlighted here.
+// emits opClassActivated. A kernel name selected elsewhere is highlighted here; a kernel selected elsewhere (the
+// timeline) highlights its ncu point, or the measured point of its operator class and phase.
 
 #include <QPointF>
 #include <QString>
@@ -79,6 +80,7 @@ private:
     void placeLabels();
     void setHighlight(int row);
     void followKernelName(uint32_t nameId);
+    void followKernel(int64_t kernelIndex);
     void activate(int row);
     QString ridgeTextAt(const QPoint& viewportPos) const;
 

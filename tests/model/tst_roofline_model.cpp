@@ -289,6 +289,44 @@ private slots:
         QCOMPARE(tiny.skipped, base.skipped + 10 + (base.points.size() - 5));
     }
 
+    void pointOfATraceKernel()
+    {
+        const Trace& t = *result_.trace;
+        RooflineOutput out = result_.roofline;
+        const RooflineData d = build_roofline_data(&out, &t);
+        // The synthetic decode step's qkv GEMM (nvjet_tst_64x8...) runs only in decode steps, the cuBLAS xmma GEMM
+        // only in prefill passes (analysis/synthetic.cpp).
+        auto firstNamed = [&](std::string_view prefix) -> int64_t {
+            for (size_t k = 0; k < t.kernels.size(); ++k)
+                if (t.str(t.kernels.name[k]).substr(0, prefix.size()) == prefix)
+                    return int64_t(k);
+            return -1;
+        };
+        const int64_t decodeGemm = firstNamed("nvjet_tst_64x8_64x16_4x1_v_bz_TNT");
+        const int64_t prefillGemm = firstNamed("sm90_xmma_gemm_bf16bf16");
+        QVERIFY(decodeGemm >= 0 && prefillGemm >= 0);
+        const int rd = roofline_row_for_kernel(d, t, &result_.analysis, decodeGemm);
+        QVERIFY(rd >= 0);
+        QCOMPARE(d.points[size_t(rd)].kind, RooflinePointKind::Measured);
+        QCOMPARE(d.points[size_t(rd)].op_class, std::string("gemm"));
+        QCOMPARE(d.points[size_t(rd)].phase, std::string("decode"));
+        const int rp = roofline_row_for_kernel(d, t, &result_.analysis, prefillGemm);
+        QVERIFY(rp >= 0);
+        QCOMPARE(d.points[size_t(rp)].op_class, std::string("gemm"));
+        QCOMPARE(d.points[size_t(rp)].phase, std::string("prefill"));
+        // With an ncu launch of that kernel's name, the kernel's own point wins.
+        out.ncu = NcuReport{};
+        out.ncu->launches.push_back(launch(0, std::string(t.str(t.kernels.name[size_t(decodeGemm)])), 2e9, 1e8, 1e6));
+        const RooflineData withNcu = build_roofline_data(&out, &t);
+        const int rn = roofline_row_for_kernel(withNcu, t, &result_.analysis, decodeGemm);
+        QVERIFY(rn >= 0);
+        QCOMPARE(withNcu.points[size_t(rn)].kind, RooflinePointKind::Ncu);
+        QCOMPARE(withNcu.points[size_t(rn)].kernel_name, t.kernels.name[size_t(decodeGemm)]);
+        // Without the analysis only ncu points can be found; out of range is -1.
+        QCOMPARE(roofline_row_for_kernel(d, t, nullptr, decodeGemm), -1);
+        QCOMPARE(roofline_row_for_kernel(d, t, &result_.analysis, int64_t(t.kernels.size())), -1);
+    }
+
     void nothingWithoutAReport()
     {
         QVERIFY(!build_roofline_data(nullptr, result_.trace.get()).valid);

@@ -268,6 +268,17 @@ private slots:
         // A name without a point (or none) drops the kernel highlight.
         sel.setKernelName(UINT32_MAX);
         QCOMPARE(v.highlightedRow(), -1);
+        // A kernel selected on the timeline highlights the point standing for it (here: its class in its phase).
+        doc.setAnalysis(std::make_shared<const AnalysisResult>(result_.analysis));
+        const Trace& t = *result_.trace;
+        for (size_t k = 0; k < t.kernels.size(); ++k)
+            if (t.str(t.kernels.name[k]).substr(0, 17) == "nvjet_tst_128x8_6") {   // the decode gate/up GEMM
+                sel.setKernel(int64_t(k));
+                break;
+            }
+        QVERIFY(v.highlightedRow() >= 0);
+        QCOMPARE(d.points[size_t(v.highlightedRow())].op_class, std::string("gemm"));
+        QCOMPARE(d.points[size_t(v.highlightedRow())].phase, std::string("decode"));
     }
 
     void hoverShowsValues()
