@@ -112,6 +112,11 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QScrollArea(parent)
     label_->setTextInteractionFlags(Qt::TextBrowserInteraction);
     label_->setOpenExternalLinks(false);
     connect(label_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link == QLatin1String("toggle:name")) {
+            fullNameExpanded_ = !fullNameExpanded_;
+            refresh();
+            return;
+        }
         if (!link.startsWith(QLatin1String("kernel:")))
             return;
         bool ok = false;
@@ -203,6 +208,8 @@ void DetailsPanel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
 
 void DetailsPanel::showKernel(int64_t kernel)
 {
+    if (kernel != kernel_)
+        fullNameExpanded_ = false;
     kernel_ = kernel;
     if (kernel >= 0)
         showingGap_ = false;
@@ -253,16 +260,24 @@ QString DetailsPanel::kernelHtml(size_t i) const
     const Trace& t = *trace_;
     const auto& k = t.kernels;
     const QString fullName = qs(t.str(k.name[i]));
+    // Heading: the function name without templates and parameters ("vllm::rms_norm_kernel") when it contains the
+    // trace's short name (or there is none), else the short name.
     QString shortName = qs(t.str(k.short_name[i]));
-    if (k.short_name[i] == k.name[i]) {
-        const std::string base = kernel_base_name(t.str(k.name[i]));
-        if (!base.empty())
-            shortName = QString::fromStdString(base);
-    }
+    const QString base = QString::fromStdString(kernel_base_name(t.str(k.name[i])));
+    if (!base.isEmpty() && (k.short_name[i] == k.name[i] || base.contains(shortName)))
+        shortName = base;
     Html h;
     h.raw(QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>").arg(breakable(shortName.toHtmlEscaped())));
-    if (fullName != shortName)
-        h.para(QStringLiteral("<span style=\"font-size:small\">%1</span>").arg(breakable(fullName.toHtmlEscaped())));
+    if (fullName != shortName) {
+        // CUTLASS-style names run to thousands of characters: show the start, the rest on request.
+        constexpr qsizetype kHead = 240;
+        QString shown = breakable(fullName.left(fullNameExpanded_ ? fullName.size() : kHead).toHtmlEscaped());
+        if (fullName.size() > kHead)
+            shown += fullNameExpanded_ ? QStringLiteral(" <a href=\"toggle:name\">%1</a>").arg(tr("less").toHtmlEscaped())
+                                       : QStringLiteral("… <a href=\"toggle:name\">%1</a>")
+                                             .arg(tr("show all %1 characters").arg(fullName.size()).toHtmlEscaped());
+        h.para(QStringLiteral("<span style=\"font-size:small\">%1</span>").arg(shown));
+    }
 
     const std::string cls = classOfKernel(analysis_.get(), int64_t(i));
     if (analysis_ && !cls.empty()) {

@@ -72,6 +72,7 @@ private:
     int64_t kernel_ = -1;
     int64_t gap_ = -1;
     bool showingGap_ = false;
+    bool fullNameExpanded_ = false;   // a very long demangled name is shown in full
 };
 
 } // namespace sl

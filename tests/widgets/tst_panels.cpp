@@ -2,6 +2,7 @@
 // kernel name its launch call, its queue delay and the NVTX ranges open at launch; the legend lists the classes.
 #include <QChart>
 #include <QChartView>
+#include <QDir>
 #include <QFile>
 #include <QLabel>
 #include <QSignalSpy>
@@ -321,6 +322,79 @@ private slots:
             QVERIFY2(doc.idealWidth() <= avail + 1, qPrintable(QStringLiteral("needs %1 px of %2").arg(doc.idealWidth()).arg(avail)));
             if (qEnvironmentVariableIsSet("SIGHTLINE_DETAILS_PNG"))
                 details.grab().save(qEnvironmentVariable("SIGHTLINE_DETAILS_PNG") + QStringLiteral("/details_%1.png").arg(which));
+        }
+    }
+
+    // Real nsys traces from ../shared/data through the real pipeline: for the kernel with the longest name and the
+    // largest gap the pane names them, lists the findings findingsForKernel / findingsForRange give, and fits 300 px.
+    void realTracesFitAndLinkFindings()
+    {
+        const QString data = qEnvironmentVariable("SIGHTLINE_SHARED_DATA");
+        const QStringList files = data.isEmpty() ? QStringList()
+                                                 : QDir(data + QStringLiteral("/nsys")).entryList({QStringLiteral("*.sqlite")}, QDir::Files, QDir::Name);
+        if (files.isEmpty())
+            QSKIP("../shared/data/nsys not available");
+        for (const QString& f : files) {
+            PipelineOptions o;
+            o.rule_dirs = {shipped_rules_dir()};
+            const auto r = std::make_shared<const PipelineResult>(
+                run_pipeline({(data + QStringLiteral("/nsys/") + f).toStdString()}, o));
+            const Trace& t = *r->trace;
+            if (t.kernels.size() == 0)
+                continue;
+            DetailsPanel details;
+            details.resize(300, 900);
+            details.setTrace(r->trace);
+            details.setTimeline(TimelineIndex::build(r->trace));
+            details.setAnalysis(part(r, &r->analysis));
+            details.setDiagnosis(part(r, &r->diagnosis));
+            details.show();
+            size_t longest = 0;
+            for (size_t k = 0; k < t.kernels.size(); ++k)
+                if (t.str(t.kernels.name[k]).size() > t.str(t.kernels.name[longest]).size())
+                    longest = k;
+            auto* label = details.findChild<QLabel*>();
+            auto fits = [&] {
+                QTextDocument doc;
+                doc.setDefaultFont(label->font());
+                QTextOption wrap;
+                wrap.setWrapMode(QTextOption::WordWrap);
+                doc.setDefaultTextOption(wrap);
+                doc.setHtml(label->text());
+                const int avail = details.viewport()->width() - 2 * label->margin();
+                doc.setTextWidth(avail);
+                return doc.idealWidth() <= avail + 1;
+            };
+            details.showKernel(int64_t(longest));
+            QVERIFY2(fits(), qPrintable(f));
+            const QString full = qs(t.str(t.kernels.name[longest])).toHtmlEscaped();
+            if (full.size() > 400) {
+                // a very long name shows its start; the link shows all of it (and still fits)
+                QVERIFY(!details.text().contains(full));
+                emit label->linkActivated(QStringLiteral("toggle:name"));
+                QVERIFY(details.text().contains(full));
+                QVERIFY2(fits(), qPrintable(f));
+                emit label->linkActivated(QStringLiteral("toggle:name"));
+                QVERIFY(!details.text().contains(full));
+            }
+            QVERIFY(details.text().contains(QStringLiteral("Findings (%1)").arg(findingsForKernel(r->diagnosis, t, &r->analysis, int64_t(longest)).size())));
+            if (!r->analysis.idle.gaps.empty()) {
+                size_t g = 0;
+                for (size_t i = 0; i < r->analysis.idle.gaps.size(); ++i)
+                    if (r->analysis.idle.gaps[i].duration() > r->analysis.idle.gaps[g].duration())
+                        g = i;
+                details.showGap(int64_t(g));
+                QVERIFY2(fits(), qPrintable(f));
+                const Gap& gap = r->analysis.idle.gaps[g];
+                QVERIFY(details.text().contains(formatDuration(gap.duration())));
+                QVERIFY(details.text().contains(QStringLiteral("Findings (%1)").arg(findingsForRange(r->diagnosis, t, &r->analysis, gap.start, gap.end).size())));
+                if (gap.next_kind == OpKind::Kernel && gap.next_row >= 0)
+                    QVERIFY(details.text().contains(QStringLiteral("kernel:%1\"").arg(gap.next_row)));
+            }
+            if (qEnvironmentVariableIsSet("SIGHTLINE_DETAILS_PNG")) {
+                details.showKernel(int64_t(longest));
+                details.grab().save(qEnvironmentVariable("SIGHTLINE_DETAILS_PNG") + QStringLiteral("/real_%1.png").arg(f));
+            }
         }
     }
 
