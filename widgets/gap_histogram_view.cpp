@@ -100,6 +100,11 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
     analysis_ = std::move(analysis);
     histogram_ = analysis_ ? binGapsByCause(analysis_->idle) : GapHistogram{};
     selectedBucket_ = -1;
+    // Gap indices belong to one analysis: a new one makes the highlighted / selected ones meaningless.
+    if (selection_) {
+        selection_->setHighlightedGaps({});
+        selection_->setGap(-1);
+    }
     info_->setText(analysis_ ? tr("Click a bar to highlight its gaps in the timeline.") : QString());
     auto* chart = new QChart;
     chart->setTitle(tr("Idle gaps by size and cause"));

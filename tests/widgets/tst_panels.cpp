@@ -508,6 +508,12 @@ private slots:
         QTest::mouseClick(gaps.chartView()->viewport(), Qt::LeftButton, {}, at);
         QTRY_COMPARE(spy.count(), 1);
         QCOMPARE(gaps.selectedBucket(), int(bucket));
+        QVERIFY(!sel.highlightedGaps().empty());
+        // a new analysis drops the highlight and the selected gap (their indices belonged to the old one)
+        gaps.setAnalysis(analysis);
+        QVERIFY(sel.highlightedGaps().empty());
+        QCOMPARE(sel.gap(), int64_t(-1));
+        QVERIFY(timeline.highlightMarks().empty());
     }
 };
 
