@@ -117,6 +117,15 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QScrollArea(parent)
             refresh();
             return;
         }
+        if (link.startsWith(QLatin1String("gap:"))) {
+            bool ok = false;
+            const qlonglong g = link.mid(4).toLongLong(&ok);
+            if (ok && selection_)
+                selection_->setGap(g);
+            else if (ok)
+                showGap(g);
+            return;
+        }
         if (!link.startsWith(QLatin1String("kernel:")))
             return;
         bool ok = false;
@@ -385,6 +394,20 @@ QString DetailsPanel::kernelHtml(size_t i) const
             h.rowPlain(tr("Phase"), phase);
             h.rowPlain(tr("Step time"), formatDuration(st.wall_ns));
         }
+    }
+
+    // The idle gap this kernel closed, if any: a link to its diagnosis.
+    if (analysis_) {
+        const auto& gaps = analysis_->idle.gaps;
+        for (size_t g = 0; g < gaps.size(); ++g)
+            if (gaps[g].next_kind == OpKind::Kernel && gaps[g].next_row == int32_t(i)) {
+                h.row(tr("Idle before it"), QStringLiteral("<a href=\"gap:%1\">%2</a>")
+                                                .arg(g)
+                                                .arg(tr("%1, %2").arg(formatDuration(gaps[g].duration()),
+                                                                      TimelineView::causeLabel(gaps[g].cause))
+                                                         .toHtmlEscaped()));
+                break;
+            }
     }
 
     h.raw(rooflineHtml(i));

@@ -184,6 +184,12 @@ private slots:
         QCOMPARE(sel.kernel(), after);
         QCOMPARE(sel.gap(), int64_t(-1));
         QVERIFY(details.text().contains(QStringLiteral("Queue delay")));
+        // ... which links back to the gap it closed
+        QVERIFY(details.text().contains(QStringLiteral("gap:%1\"").arg(pick)));
+        emit label->linkActivated(QStringLiteral("gap:%1").arg(pick));
+        QCOMPARE(sel.gap(), pick);
+        QCOMPARE(sel.kernel(), int64_t(-1));
+        QVERIFY(details.text().contains(QStringLiteral("kernel:%1\"").arg(before)));
     }
 
     // A kernel with a Roofline and findings: E_roof of its (class, phase), its distribution from the lookup, and every
