@@ -280,10 +280,11 @@ QVariant CompareDeltaModel::headerData(int section, Qt::Orientation orientation,
     case Name: return which_ == Rows::Classes ? tr("Operator class") : tr("Kernel");
     case Class: return tr("Class");
     case Status: return tr("Status");
-    case BeforeCalls: return tr("Calls before");
-    case AfterCalls: return tr("Calls after");
-    case BeforeTime: return tr("Time before");
-    case AfterTime: return tr("Time after");
+    // Two lines: the numbers under them are short, the columns need not be as wide as the words.
+    case BeforeCalls: return tr("Calls\nbefore");
+    case AfterCalls: return tr("Calls\nafter");
+    case BeforeTime: return tr("Time\nbefore");
+    case AfterTime: return tr("Time\nafter");
     case Delta: return tr("Delta");
     case Change: return tr("Change");
     }

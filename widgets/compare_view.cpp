@@ -150,17 +150,17 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
     tabs_->addTab(kernelsView_, tr("Kernels"));
     tabs_->addTab(verdictPage, tr("Verdicts"));
 
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(headline_);
-    split->addWidget(tabs_);
-    split->setStretchFactor(0, 2);
-    split->setStretchFactor(1, 3);
-    split->setChildrenCollapsible(false);
+    split_ = new QSplitter(Qt::Vertical, this);
+    split_->addWidget(headline_);
+    split_->addWidget(tabs_);
+    split_->setStretchFactor(0, 2);
+    split_->setStretchFactor(1, 3);
+    split_->setChildrenCollapsible(false);
 
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addLayout(statusRow);
-    layout->addWidget(split, 1);
+    layout->addWidget(split_, 1);
 
     connect(job_, &CompareJob::started, this, [this] {
         progress_->setValue(0);
@@ -223,6 +223,19 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
 }
 
 CompareView::~CompareView() = default;
+
+void CompareView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const Qt::Orientation o = width() > 2 * height() ? Qt::Horizontal : Qt::Vertical;
+    if (split_->orientation() == o)
+        return;
+    split_->setOrientation(o);
+    // Beside the tabs the headline needs little width; the kernel table's names need all they can get.
+    const int total = o == Qt::Horizontal ? split_->width() : split_->height();
+    const int first = o == Qt::Horizontal ? total / 3 : total * 2 / 5;
+    split_->setSizes({first, total - first});
+}
 
 void CompareView::setSettings(const WorkbenchSettings& settings) { job_->setSettings(settings); }
 

@@ -15,6 +15,7 @@
 
 class QLabel;
 class QProgressBar;
+class QSplitter;
 class QPushButton;
 class QTabWidget;
 class QTableView;
@@ -62,6 +63,10 @@ signals:
     // A kernel row was double-clicked (its full name), e.g. to select the kernel name in the other views.
     void kernelActivated(const QString& name);
 
+protected:
+    // Wide and short (a bottom dock): headline beside the tabs; otherwise above them.
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void startIfReady();
     void showOutput(const std::shared_ptr<const CompareOutput>& out);
@@ -87,6 +92,7 @@ private:
     QToolButton* cancel_ = nullptr;
     QLabel* status_ = nullptr;
     QTableView* headline_ = nullptr;
+    QSplitter* split_ = nullptr;
     QTabWidget* tabs_ = nullptr;
     SummaryTableView* classesView_ = nullptr;
     SummaryTableView* kernelsView_ = nullptr;

@@ -211,6 +211,11 @@ private slots:
             QVERIFY2(!table->horizontalScrollBar()->isVisible(), qPrintable(QStringLiteral("tab %1 scrolls").arg(tab)));
             view.grab().save(screensDir() + QStringLiteral("/compare_view_%1_tab%2.png").arg(theme).arg(tab));
         }
+        // As a bottom dock of a 1280×800 window.
+        view.tabs()->setCurrentIndex(1);
+        view.resize(1280, 330);
+        QTest::qWait(20);
+        view.grab().save(screensDir() + QStringLiteral("/compare_view_%1_dock.png").arg(theme));
         const double l = meanLightness(shot);
         QVERIFY2(theme == QLatin1String("dark") ? l < 0.35 : l > 0.75, qPrintable(QString::number(l)));
 
