@@ -83,11 +83,12 @@ private:
         return s;
     }
 
-    QJsonObject cliJson(const QStringList& extra)
+    QJsonObject cliJson(const QStringList& extra) { return cliJson(before_, after_, extra); }
+    static QJsonObject cliJson(const QString& before, const QString& after, const QStringList& extra)
     {
         QProcess p;
         p.start(QStringLiteral(SIGHTLINE_CLI),
-                QStringList{QStringLiteral("compare"), before_, after_, QStringLiteral("--format"),
+                QStringList{QStringLiteral("compare"), before, after, QStringLiteral("--format"),
                             QStringLiteral("json")} +
                     extra);
         if (!p.waitForFinished(120000) || p.exitCode() != 0) {
@@ -95,6 +96,24 @@ private:
             return {};
         }
         return QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    }
+
+    static bool sameRows(const QJsonArray& rows, const std::vector<DeltaRow>& mine)
+    {
+        if (size_t(rows.size()) != mine.size())
+            return false;
+        for (size_t i = 0; i < mine.size(); ++i) {
+            const QJsonObject r = rows[qsizetype(i)].toObject();
+            if (r.value(QStringLiteral("name")).toString().toStdString() != mine[i].name ||
+                r.value(QStringLiteral("status")).toString().toStdString() != mine[i].status ||
+                r.value(QStringLiteral("op_class")).toString().toStdString() != mine[i].op_class ||
+                r.value(QStringLiteral("before_count")).toInteger() != mine[i].before_count ||
+                r.value(QStringLiteral("after_count")).toInteger() != mine[i].after_count ||
+                r.value(QStringLiteral("before_ns")).toInteger() != mine[i].before_ns ||
+                r.value(QStringLiteral("after_ns")).toInteger() != mine[i].after_ns)
+                return false;
+        }
+        return true;
     }
 
 private slots:
@@ -229,22 +248,6 @@ private slots:
             QVERIFY2(near(m.value(QStringLiteral("before")).toDouble(), v), k.c_str());
             QVERIFY2(near(m.value(QStringLiteral("after")).toDouble(), out->result.after_metrics.at(k)), k.c_str());
         }
-        auto sameRows = [](const QJsonArray& rows, const std::vector<DeltaRow>& mine) {
-            if (size_t(rows.size()) != mine.size())
-                return false;
-            for (size_t i = 0; i < mine.size(); ++i) {
-                const QJsonObject r = rows[qsizetype(i)].toObject();
-                if (r.value(QStringLiteral("name")).toString().toStdString() != mine[i].name ||
-                    r.value(QStringLiteral("status")).toString().toStdString() != mine[i].status ||
-                    r.value(QStringLiteral("op_class")).toString().toStdString() != mine[i].op_class ||
-                    r.value(QStringLiteral("before_count")).toInteger() != mine[i].before_count ||
-                    r.value(QStringLiteral("after_count")).toInteger() != mine[i].after_count ||
-                    r.value(QStringLiteral("before_ns")).toInteger() != mine[i].before_ns ||
-                    r.value(QStringLiteral("after_ns")).toInteger() != mine[i].after_ns)
-                    return false;
-            }
-            return true;
-        };
         QVERIFY(sameRows(cli.value(QStringLiteral("op_classes")).toArray(), out->result.classes));
         QVERIFY(sameRows(cli.value(QStringLiteral("kernels")).toArray(), out->result.kernels));
 
@@ -481,6 +484,50 @@ private slots:
         const auto out = finished.at(0).at(0).value<std::shared_ptr<const CompareOutput>>();
         QCOMPARE(out->afterPaths, QStringList{after_});
         QCOMPARE(job.output(), out);
+    }
+
+    void realTracesEqualCli()
+    {
+        // Two unrelated real nsys exports: kernels that exist on one side only are "added" / "removed".
+        const QString data = qEnvironmentVariable("SIGHTLINE_SHARED_DATA");
+        const QString b = data + QStringLiteral("/nsys/dlprof_pytorch_wrelu_nsys_profile.sqlite");
+        const QString a = data + QStringLiteral("/nsys/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
+        if (data.isEmpty() || !QFile::exists(b) || !QFile::exists(a))
+            QSKIP("../shared/data is not available");
+        const PipelineResult before = run_pipeline({b.toStdString()}, WorkbenchSettings{}.pipelineOptions());
+        CompareJob job;
+        job.setSettings(settingsWithKb(dir_.filePath(QStringLiteral("none.db"))));
+        QSignalSpy finished(&job, &CompareJob::finished);
+        QSignalSpy failed(&job, &CompareJob::failed);
+        job.start(before.trace, std::make_shared<const AnalysisResult>(before.analysis), {b}, {a});
+        QTRY_VERIFY_WITH_TIMEOUT(finished.count() + failed.count() > 0, 120000);
+        QVERIFY2(failed.isEmpty(), failed.isEmpty() ? "" : qPrintable(failed.at(0).at(0).toString()));
+        const auto out = finished.at(0).at(0).value<std::shared_ptr<const CompareOutput>>();
+        const QJsonObject cli = cliJson(b, a, {});
+        QVERIFY(!cli.isEmpty());
+        QVERIFY(sameRows(cli.value(QStringLiteral("kernels")).toArray(), out->result.kernels));
+        QVERIFY(sameRows(cli.value(QStringLiteral("op_classes")).toArray(), out->result.classes));
+        const QJsonObject metrics = cli.value(QStringLiteral("metrics")).toObject();
+        for (const auto& [k, v] : out->result.after_metrics)
+            QVERIFY2(near(metrics.value(QString::fromStdString(k)).toObject().value(QStringLiteral("after")).toDouble(), v),
+                     k.c_str());
+        bool added = false, removed = false;
+        for (const DeltaRow& r : out->result.kernels) {
+            added = added || r.status == "added";
+            removed = removed || r.status == "removed";
+        }
+        QVERIFY(added && removed);
+        // The independent sums hold on real files too.
+        const auto sb = sumPerName(*before.trace);
+        for (const DeltaRow& r : out->result.kernels)
+            if (r.before_count > 0) {
+                QCOMPARE(r.before_ns, sb.at(r.name).ns);
+                QCOMPARE(r.before_count, sb.at(r.name).count);
+            }
+        CompareDeltaModel kernels(CompareDeltaModel::Rows::Kernels);
+        QAbstractItemModelTester tester(&kernels, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        kernels.setResult(std::shared_ptr<const CompareResult>(out, &out->result));
+        QCOMPARE(size_t(kernels.rowCount()), out->result.kernels.size());
     }
 
     void badAfterFails()
