@@ -8,6 +8,9 @@
 #include <QTranslator>
 
 #include "main_window.h"
+#include "model/job_runner.h"
+#include "model/theme.h"
+#include "model/workbench_settings.h"
 
 int main(int argc, char** argv)
 {
@@ -16,6 +19,7 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("sightline"));
     QApplication::setApplicationDisplayName(QStringLiteral("Sightline"));
     QApplication::setApplicationVersion(QStringLiteral(SIGHTLINE_VERSION));
+    sl::applyTheme(sl::WorkbenchSettings::load().theme);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QObject::tr("Diagnoses GPU traces of LLM inference."));
@@ -58,6 +62,12 @@ int main(int argc, char** argv)
         QApplication::installTranslator(&appTranslator);
 
     sl::MainWindow window;
+    if (parser.isSet(language)) {
+        // Findings come from the rules in the interface's language too.
+        sl::WorkbenchSettings settings = window.jobRunner()->settings();
+        settings.language = lang;
+        window.applySettings(settings);
+    }
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         if (wh.size() == 2)

@@ -39,7 +39,14 @@
 #include "model/selection.h"
 #include "model/units.h"
 #include "model/workbench_settings.h"
+#include "model/kb_session.h"
+#include "model/suggestion_model.h"
+#include "model/theme.h"
+#include "widgets/compare_view.h"
 #include "widgets/details_panel.h"
+#include "widgets/findings_view.h"
+#include "widgets/settings_dialog.h"
+#include "widgets/suggestions_view.h"
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
 #include "widgets/summary_table_view.h"
@@ -52,6 +59,8 @@ constexpr int kMaxRecent = 10;
 const char* kRecentKey = "recentFiles";
 const char* kGeometryKey = "mainWindow/geometry";
 const char* kStateKey = "mainWindow/state";
+// Bumped when panes are added, so a layout saved by an older build does not hide the new ones.
+constexpr int kLayoutVersion = 2;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
@@ -163,17 +172,42 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(document_, &Document::analysisChanged, this, [this, gaps] { gaps->setAnalysis(document_->analysis()); });
     QDockWidget* gapsDock = addDock(gaps, tr("Gaps"), QStringLiteral("gapsDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(deviceDock, gapsDock);
+
+    findings_ = new FindingsView(document_, selection_, this);
+    QDockWidget* findingsDock = addDock(findings_, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(gapsDock, findingsDock);
+    connect(findings_, &FindingsView::rangeRequested, selection_, &Selection::setWindow);
+
+    kbSession_ = new KbSession(this);
+    suggestions_ = new SuggestionsView(document_, kbSession_, this);
+    QDockWidget* suggestionsDock =
+        addDock(suggestions_, tr("Suggestions"), QStringLiteral("suggestionsDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(findingsDock, suggestionsDock);
+    connect(suggestions_->model(), &SuggestionModel::statesChanged, findings_,
+            [this] { findings_->setSuggestionStates(suggestions_->model()->stateByKey()); });
+    connect(findings_, &FindingsView::currentSuggestionChanged, suggestions_, &SuggestionsView::selectSuggestionByKey);
+
+    compareView_ = new CompareView(document_, this);
+    compareDock_ = addDock(compareView_, tr("Compare"), QStringLiteral("compareDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(suggestionsDock, compareDock_);
+    compareDock_->hide();
     kernelDock->raise();
 
-    auto* overview = new OverviewPanel(this);
-    auto refreshOverview = [this, overview] { overview->setData(document_->summary(), document_->analysis()); };
+    overview_ = new OverviewPanel(this);
+    auto refreshOverview = [this] { overview_->setData(document_->summary(), document_->analysis()); };
     connect(document_, &Document::summaryChanged, this, refreshOverview);
     connect(document_, &Document::analysisChanged, this, refreshOverview);
+    connect(document_, &Document::diagnosisChanged, this, [this] { overview_->setDiagnosis(document_->diagnosis()); });
+    connect(overview_, &OverviewPanel::findingActivated, this, [this, findingsDock](int row) {
+        findingsDock->show();
+        findingsDock->raise();
+        findings_->selectFinding(row);
+    });
     auto* details = new DetailsPanel(this);
     connect(document_, &Document::traceChanged, this, [this, details] { details->setTrace(document_->trace()); });
     connect(document_, &Document::analysisChanged, this, [this, details] { details->setAnalysis(document_->analysis()); });
     connect(selection_, &Selection::kernelChanged, details, &DetailsPanel::showKernel);
-    QDockWidget* overviewDock = addDock(overview, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
+    QDockWidget* overviewDock = addDock(overview_, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
     QDockWidget* detailsDock = addDock(details, tr("Details"), QStringLiteral("detailsDock"), Qt::RightDockWidgetArea);
     splitDockWidget(overviewDock, detailsDock, Qt::Vertical);
     resizeDocks({overviewDock}, {320}, Qt::Horizontal);
@@ -182,8 +216,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
         resize(1280, 800);
-    restoreState(settings.value(QLatin1String(kStateKey)).toByteArray());
+    restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion);
     updateRecentMenu();
+    applySettings(runner_->settings());
 }
 
 MainWindow::~MainWindow() = default;
@@ -211,6 +246,13 @@ void MainWindow::createActions()
     exportAction_ = file->addAction(tr("&Export Report…"), this, &MainWindow::exportReport);
     exportAction_->setShortcut(QKeySequence(tr("Ctrl+E")));
     exportAction_->setEnabled(false);
+    compareAction_ = file->addAction(tr("Compare &With…"), this, [this] {
+        compareDock_->show();
+        compareDock_->raise();
+        compareView_->chooseAfter();
+    });
+    compareAction_->setToolTip(tr("Open a second trace as “after” and compare it with the open one"));
+    compareAction_->setEnabled(false);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -218,6 +260,9 @@ void MainWindow::createActions()
     viewMenu_ = menuBar()->addMenu(tr("&View"));
 
     QMenu* settings = menuBar()->addMenu(tr("&Settings"));
+    QAction* prefs = settings->addAction(tr("&Preferences…"), this, &MainWindow::editPreferences);
+    prefs->setShortcut(QKeySequence::Preferences);
+    prefs->setMenuRole(QAction::PreferencesRole);
     QMenu* language = settings->addMenu(tr("&Language"));
     auto* group = new QActionGroup(this);
     const QString current = QSettings().value(QStringLiteral("language"), QStringLiteral("en")).toString();
@@ -322,6 +367,7 @@ void MainWindow::onTraceChanged()
     const auto trace = document_->trace();
     closeAction_->setEnabled(trace != nullptr);
     exportAction_->setEnabled(trace != nullptr);
+    compareAction_->setEnabled(trace != nullptr);
     selection_->clear();
     if (!trace) {
         setWindowTitle(tr("Sightline"));
@@ -471,6 +517,35 @@ void MainWindow::exportReportTo(const QString& path)
     }));
 }
 
+void MainWindow::applySettings(const WorkbenchSettings& settings)
+{
+    runner_->setSettings(settings);
+    compareView_->setSettings(settings);
+    const QString lang = QString::fromStdString(settings.langCode());
+    findings_->setLanguage(lang);
+    overview_->setLanguage(lang);
+    suggestions_->setLanguage(lang);
+    if (kbSession_->path() != settings.effectiveKbPath()) {
+        kbSession_->setPath(settings.effectiveKbPath());
+        suggestions_->reattach();
+    }
+}
+
+void MainWindow::editPreferences()
+{
+    // From QSettings, not the runner: the Language menu writes the language key directly.
+    WorkbenchSettings s = WorkbenchSettings::load();
+    const WorkbenchSettings before = s;
+    if (!SettingsDialog::edit(s, this) || s == before)
+        return;
+    s.save();
+    applyTheme(s.theme);
+    applySettings(s);
+    // The numbers depend on the options: analyse the open files again with the new ones.
+    if (!document_->paths().isEmpty())
+        runner_->open(document_->paths());
+}
+
 void MainWindow::setLanguage(const QString& code)
 {
     QSettings().setValue(QStringLiteral("language"), code);
@@ -499,7 +574,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     QSettings settings;
     settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
-    settings.setValue(QLatin1String(kStateKey), saveState());
+    settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
     runner_->cancel();
     event->accept();
 }

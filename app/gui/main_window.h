@@ -6,6 +6,7 @@
 #include <QStringList>
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QProgressBar;
@@ -14,10 +15,16 @@ class QToolButton;
 
 namespace sl {
 
+class CompareView;
 class Document;
+class FindingsView;
 class JobRunner;
+class KbSession;
+class OverviewPanel;
 class Selection;
+class SuggestionsView;
 class TimelineView;
+struct WorkbenchSettings;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -31,6 +38,8 @@ public:
     // Raises the dock "<name>Dock" (kernels, devices, gaps, overview, details).
     void raisePane(const QString& name);
     void selectKernel(int64_t index);
+    // Hands the settings to every part that uses them (load job, compare, languages of findings, knowledge base).
+    void applySettings(const sl::WorkbenchSettings& settings);
     // Writes the shareable report (PDF, Markdown, HTML or JSON by the file's suffix) for the open trace; the same
     // pipeline and report as `sightline-cli report`. Emits reportWritten when done.
     void exportReportTo(const QString& path);
@@ -58,6 +67,7 @@ private:
     void chooseFiles();
     void exportReport();
     void setLanguage(const QString& code);
+    void editPreferences();
 
     Document* document_ = nullptr;
     JobRunner* runner_ = nullptr;
@@ -69,11 +79,18 @@ private:
     QLabel* info_ = nullptr;
     QLabel* legend_ = nullptr;
     TimelineView* timeline_ = nullptr;
+    OverviewPanel* overview_ = nullptr;
+    FindingsView* findings_ = nullptr;
+    KbSession* kbSession_ = nullptr;
+    SuggestionsView* suggestions_ = nullptr;
+    CompareView* compareView_ = nullptr;
+    QDockWidget* compareDock_ = nullptr;
 
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
     QAction* closeAction_ = nullptr;
     QAction* exportAction_ = nullptr;
+    QAction* compareAction_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
