@@ -190,6 +190,7 @@ void RooflineView::rebuild()
     chart->setMargins(QMargins(4, 4, 4, 4));
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
+    chart->legend()->setShowToolTips(true);   // names elided in a narrow pane show in full on hover
     QFont legendFont = chart->legend()->font();
     legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() - 1));
     chart->legend()->setFont(legendFont);
@@ -248,6 +249,13 @@ void RooflineView::rebuild()
 
     auto* ax = logAxis(xlo, xhi, true, tr("Arithmetic intensity (FLOP/byte)"));
     auto* ay = logAxis(ylo, yhi, false, tr("Performance (FLOP/s)"));
+    axisX_ = ax;
+    axisY_ = ay;
+    xlo_ = xlo;
+    xhi_ = xhi;
+    ylo_ = ylo;
+    yhi_ = yhi;
+    stepX_ = stepY_ = 1;
     chart->addAxis(ax, Qt::AlignBottom);
     chart->addAxis(ay, Qt::AlignLeft);
     auto add = [&](QXYSeries* s, bool inLegend) {
@@ -289,20 +297,7 @@ void RooflineView::rebuild()
             auto* item = new QGraphicsSimpleTextItem(tr("DRAM %1").arg(RooflineModel::formatBytesPerSecond(d.bandwidth)), chart);
             item->setFont(labelFont);
             item->setBrush(memoryInk);
-            // Along the line where the fewest points sit under the label (about 1.2 decades long).
-            double xa = x0 + 0.1 * (x1 - x0);
-            int fewest = INT_MAX;
-            for (double t = 0.05; t <= 0.75; t += 0.05) {
-                const double cx = x0 + t * (x1 - x0);
-                int n = 0;
-                for (const QPointF& p : logPoints_)
-                    n += p.x() >= cx - 0.1 && p.x() <= cx + 1.3 && std::fabs(p.y() - (p.x() + lbw)) < 0.7;
-                if (n < fewest) {
-                    fewest = n;
-                    xa = cx;
-                }
-            }
-            roofLabels_.push_back({item, QPointF(xa, xa + lbw), true});
+            roofLabels_.push_back({item, QPointF(x0, x0 + lbw), true, QPointF(x0, x0 + lbw), QPointF(x1, x1 + lbw)});
         }
     }
     auto* ridges = scatter(tr("Ridge points"), QScatterSeries::MarkerShapeCircle, 7, ink, false);
@@ -334,7 +329,7 @@ void RooflineView::rebuild()
         f.setBold(gemm);
         item->setFont(f);
         item->setBrush(ink);
-        roofLabels_.push_back({item, QPointF(xhi, ly), false});
+        roofLabels_.push_back({item, QPointF(xhi, ly), false, {}, {}, gemm});
     }
 
     // Points: measured (largest markers first, so small ones stay on top), theory, ncu.
@@ -404,6 +399,8 @@ void RooflineView::rebuild()
     highlightSeries_->setBrush(Qt::NoBrush);
     add(highlightSeries_, false);
 
+    std::stable_partition(roofLabels_.begin(), roofLabels_.end(),
+                          [](const RoofLabel& l) { return l.diagonal || l.gemm; });
     applyChartColors(chart, palette());
     connect(chart, &QChart::plotAreaChanged, this, &RooflineView::placeLabels);
     QChart* old = view_->chart();
@@ -415,41 +412,117 @@ void RooflineView::rebuild()
         followKernelName(selection_->kernelName());
 }
 
+void RooflineView::updateAxisLabels()
+{
+    QChart* c = chart();
+    if (!c || !axisX_ || !axisY_)
+        return;
+    const QRectF plot = c->plotArea();
+    if (plot.width() < 10 || plot.height() < 10)
+        return;
+    // One label per decade while they fit (~22 px per row of text, ~48 px per label across), else every 2nd or
+    // 3rd decade: QCategoryAxis elides labels that do not fit ("…") instead of skipping them.
+    auto stepFor = [](double px, int decades, double need) {
+        const double per = px / std::max(1, decades);
+        return per >= need ? 1 : per * 2 >= need ? 2 : 3;
+    };
+    const int sx = stepFor(plot.width(), xhi_ - xlo_, 48), sy = stepFor(plot.height(), yhi_ - ylo_, 22);
+    auto relabel = [](QCategoryAxis* a, int lo, int hi, int step, bool intensity) {
+        for (const QString& l : a->categoriesLabels())
+            a->remove(l);
+        a->setStartValue(lo);
+        for (int e = lo; e <= hi; ++e)
+            if (((e % step) + step) % step == 0)
+                a->append(axisLabel(e, intensity), e);
+        a->setRange(lo, hi);
+    };
+    if (sx != stepX_) {
+        stepX_ = sx;
+        relabel(axisX_, xlo_, xhi_, sx, true);
+    }
+    if (sy != stepY_) {
+        stepY_ = sy;
+        relabel(axisY_, ylo_, yhi_, sy, false);
+    }
+    // A short pane cannot hold the long vertical title: the unit alone.
+    const QString yTitle = plot.height() < 160 ? tr("FLOP/s") : tr("Performance (FLOP/s)");
+    if (axisY_->titleText() != yTitle)
+        axisY_->setTitleText(yTitle);
+}
+
 void RooflineView::placeLabels()
 {
     QChart* c = chart();
     if (!c || !highlightSeries_)
         return;
+    updateAxisLabels();
     const QRectF plot = c->plotArea();
+    std::vector<QPointF> px;   // every marker, in chart pixels
+    px.reserve(logPoints_.size());
+    for (const QPointF& p : logPoints_)
+        px.push_back(c->mapToPosition(p, highlightSeries_));
     std::vector<QRectF> placed;
+    auto blocked = [&](const QRectF& r, bool markersToo) {
+        if (r.left() < plot.left() || r.top() < plot.top() - 2 || r.bottom() > plot.bottom())
+            return true;
+        for (const QRectF& p : placed)
+            if (r.intersects(p))
+                return true;
+        if (markersToo)
+            for (const QPointF& p : px)
+                if (r.adjusted(-4, -4, 4, 4).contains(p))
+                    return true;
+        return false;
+    };
     for (RoofLabel& l : roofLabels_) {
         const QRectF br = l.item->boundingRect();
-        const QPointF at = c->mapToPosition(l.at, highlightSeries_);
         if (l.diagonal) {
-            // Along the memory roof, just above it.
-            const QPointF far = c->mapToPosition(l.at + QPointF(1, 1), highlightSeries_);
-            const double angle = std::atan2(far.y() - at.y(), far.x() - at.x()) * 180.0 / std::numbers::pi;
-            l.item->setRotation(angle);
-            const double rad = angle * std::numbers::pi / 180.0;
-            // Offset perpendicular to the line, up and to the left, by the text height plus a gap.
-            const double off = br.height() + 3;
-            l.item->setPos(at + QPointF(std::sin(rad) * off, -std::cos(rad) * off));
-            l.item->setVisible(plot.contains(at));
+            // Along the memory roof, just above it, where the fewest markers sit under the text.
+            const QPointF a = c->mapToPosition(l.from, highlightSeries_), b = c->mapToPosition(l.to, highlightSeries_);
+            const double len = std::hypot(b.x() - a.x(), b.y() - a.y());
+            if (len < br.width() + 8) {
+                l.item->setVisible(false);
+                continue;
+            }
+            const QPointF dir((b.x() - a.x()) / len, (b.y() - a.y()) / len);
+            const QPointF up(dir.y(), -dir.x());   // perpendicular, towards the top of the chart
+            double bestT = 0.1;
+            int fewest = INT_MAX;
+            for (double t = 0.04; t <= 1.0; t += 0.04) {
+                const QPointF start = a + (b - a) * t;
+                if ((b - start).manhattanLength() < br.width())
+                    break;
+                int n = 0;
+                for (const QPointF& p : px) {
+                    const QPointF d = p - start;
+                    const double along = d.x() * dir.x() + d.y() * dir.y();
+                    const double across = d.x() * up.x() + d.y() * up.y();
+                    n += along > -8 && along < br.width() + 8 && across > -8 && across < br.height() + 10;
+                }
+                if (n < fewest) {
+                    fewest = n;
+                    bestT = t;
+                }
+            }
+            const QPointF start = a + (b - a) * bestT;
+            l.item->setRotation(std::atan2(dir.y(), dir.x()) * 180.0 / std::numbers::pi);
+            l.item->setPos(start + up * (br.height() + 3));
+            l.item->setVisible(plot.contains(start));
             continue;
         }
-        // Compute roofs: right-aligned above the line; slid left past a label already placed there.
-        QRectF r(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
-        for (bool moved = true; moved;) {
-            moved = false;
-            for (const QRectF& p : placed)
-                if (r.intersects(p)) {
-                    r.moveRight(p.left() - 12);
-                    moved = true;
-                }
+        // Compute roofs (GEMM precision first): right-aligned above the line, else below it; hidden when neither
+        // place is free of other labels and markers (the ridge point's tooltip still names the roof).
+        const QPointF at = c->mapToPosition(l.at, highlightSeries_);
+        const QRectF above(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
+        const QRectF below(at.x() - br.width() - 6, at.y() + 2, br.width(), br.height());
+        const QRectF* r = !blocked(above, true) ? &above : !blocked(below, true) ? &below : nullptr;
+        if (!r && l.gemm && !blocked(above, false))
+            r = &above;   // the GEMM roof is always named, over markers if it must
+        l.item->setVisible(r != nullptr);
+        if (r) {
+            l.item->setPos(r->topLeft());
+            placed.push_back(*r);
         }
-        l.item->setPos(r.topLeft());
-        l.item->setVisible(r.left() >= plot.left() && r.top() >= plot.top() - 2);
-        placed.push_back(r);
     }
 }
 

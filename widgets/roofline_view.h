@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <vector>
 
+class QCategoryAxis;
 class QChart;
 class QChartView;
 class QLabel;
@@ -78,6 +79,7 @@ private:
     void rebuild();
     void updateMessage();
     void placeLabels();
+    void updateAxisLabels();
     void setHighlight(int row);
     void followKernelName(uint32_t nameId);
     void followKernel(int64_t kernelIndex);
@@ -95,9 +97,15 @@ private:
     std::vector<double> markerRadius_;            // per model row, px
     struct RoofLabel {
         QGraphicsSimpleTextItem* item;
-        QPointF at;                               // log-space anchor
-        bool diagonal;                            // the memory roof: placed above the line
+        QPointF at;                               // log-space anchor (compute roofs: the right end)
+        bool diagonal;                            // the memory roof: placed along and above the line
+        QPointF from, to;                         // the memory roof's visible segment, log space
+        bool gemm = false;                        // the GEMM precision's roof: labelled first
     };
+    QCategoryAxis* axisX_ = nullptr;
+    QCategoryAxis* axisY_ = nullptr;
+    int xlo_ = 0, xhi_ = 0, ylo_ = 0, yhi_ = 0;   // decades shown
+    int stepX_ = 1, stepY_ = 1;                   // decades per label
     std::vector<RoofLabel> roofLabels_;
     struct Ridge {
         QPointF at;                               // log space
