@@ -3,6 +3,7 @@
 // hover text. Inputs: the generated decode trace and its model config through the real pipeline, plus ncu launches
 // named after the trace's kernels.
 #include <QApplication>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QDir>
@@ -191,8 +192,21 @@ private slots:
         // Every point lies inside the plot.
         for (const RooflinePoint& p : v.model()->rooflineData().points)
             QVERIFY(plot.contains(v.valueToChart(p.intensity, p.flops_per_s)));
+        // Decade ticks with SI labels: at 900x600 one per decade, "1T", "10T", "100T", "1P" among them.
+        auto* y = qobject_cast<QCategoryAxis*>(v.chart()->axes(Qt::Vertical).constFirst());
+        QVERIFY(y);
+        const int decades = int(std::lround(y->max() - y->min()));
+        QCOMPARE(y->count(), decades + 1);
+        for (const char* l : {"1T", "10T", "100T", "1P"})
+            QVERIFY2(y->categoriesLabels().contains(QLatin1String(l)), l);
         // The look, for a person to check: saved beside the test's scratch files.
         QVERIFY(v.grab().save(scratch(QStringLiteral("roofline_view")) + QStringLiteral("/roofline_900x600.png")));
+        // In a short dock every other or third decade is labelled instead of eliding them all.
+        v.resize(1280, 260);
+        QTRY_VERIFY(y->count() < decades + 1);
+        QVERIFY(y->count() >= 2);
+        for (const QString& l : y->categoriesLabels())
+            QVERIFY2(!l.contains(QChar(0x2026)) && !l.contains(QLatin1String("e+")), qPrintable(l));
     }
 
     void clickSelectsNearestPoint()
