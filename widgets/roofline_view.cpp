@@ -170,7 +170,7 @@ void RooflineView::updateMessage()
     } else {
         text = tr("No Roofline: it needs the model's config.json.\n\n"
                   "Open the config.json together with the trace (File › Open, select both files), or set a model "
-                  "config in Settings and open the trace again.");
+                  "config in Settings › Preferences.");
     }
     messageLabel_->setText(text);
     stack_->setCurrentWidget(messageLabel_);
