@@ -57,7 +57,8 @@ constexpr const char* kXmma256 =
 
 enum Op { RmsNorm, Qkv, Rotary, KvWrite, Attn, OProj, Add, RmsNorm2, GateUp, SiluMul, Down, kLayerOps };
 
-// Decode (batch of 8 sequences, hidden 4096, a 7B-class model in bf16 on H100).
+// Decode (one sequence, hidden 4096, a 7B-class model in bf16 on H100: the durations match the cost model at
+// batch 1 — see tst_cli_sample_config).
 const OpDef kDecode[kLayerOps] = {
     {kRmsNorm, "rms_norm_kernel", 3'200, 8, 1, 1, 1024, 1, 1, 32, 0, false},
     {"nvjet_tst_64x8_64x16_4x1_v_bz_TNT", "nvjet_tst_64x8_64x16_4x1_v_bz_TNT", 28'000, 192, 1, 1, 384, 1, 1, 168,

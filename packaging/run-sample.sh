@@ -12,4 +12,4 @@ if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ] && [ -x "$build/app/sightline" ]; t
 fi
 echo "No display: printing the sample's summary and analysis with sightline-cli." >&2
 "$build/app/sightline-cli" summary "$sample"
-exec "$build/app/sightline-cli" analyze "$sample" --model "$config"
+exec "$build/app/sightline-cli" analyze "$sample" --model "$config" --prompt 512   # the sample's prefill is 512 tokens

@@ -49,6 +49,7 @@
 #include "widgets/suggestions_view.h"
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
+#include "widgets/roofline_view.h"
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
 
@@ -173,9 +174,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* gapsDock = addDock(gaps, tr("Gaps"), QStringLiteral("gapsDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(deviceDock, gapsDock);
 
+    auto* roofline = new RooflineView(document_, selection_, this);
+    QDockWidget* rooflineDock = addDock(roofline, tr("Roofline"), QStringLiteral("rooflineDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(gapsDock, rooflineDock);
+    connect(roofline, &RooflineView::opClassActivated, this, [this](const QString& cls, const QString& phase) {
+        statusBar()->showMessage(tr("Operator class %1, %2").arg(cls, phase), 5000);
+    });
+
     findings_ = new FindingsView(document_, selection_, this);
     QDockWidget* findingsDock = addDock(findings_, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
-    tabifyDockWidget(gapsDock, findingsDock);
+    tabifyDockWidget(rooflineDock, findingsDock);
     connect(findings_, &FindingsView::rangeRequested, selection_, &Selection::setWindow);
 
     kbSession_ = new KbSession(this);
@@ -210,8 +218,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* overviewDock = addDock(overview_, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
     QDockWidget* detailsDock = addDock(details, tr("Details"), QStringLiteral("detailsDock"), Qt::RightDockWidgetArea);
     splitDockWidget(overviewDock, detailsDock, Qt::Vertical);
-    resizeDocks({overviewDock}, {320}, Qt::Horizontal);
-    resizeDocks({kernelDock}, {260}, Qt::Vertical);
+    resizeDocks({overviewDock}, {340}, Qt::Horizontal);
+    // The findings and suggestions need rows to read; the timeline keeps the rest.
+    resizeDocks({kernelDock}, {340}, Qt::Vertical);
 
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
