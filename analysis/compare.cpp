@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/analysis.h"
+#include "analysis/fingerprint.h"
 #include "analysis/metrics_binding.h"
 #include "analysis/trace.h"
 
@@ -342,6 +343,41 @@ std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
             o << "| " << v.key << " | " << v.subject << " | " << v.verdict << " | " << v.reason << " |\n";
     }
     return o.str();
+}
+
+int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResult& analysis, const std::string& path,
+                      const std::string& hash)
+{
+    if (auto r = kb.find_run_by_hash(hash))
+        return r->id;
+    RunRecord rec;
+    rec.trace_path = path;
+    rec.trace_hash = hash;
+    rec.env_id = kb.upsert_environment(fingerprint_from_trace(trace));
+    rec.metrics = headline_metrics(trace, analysis);
+    return kb.record_run(rec, operator_measurements(trace, analysis));
+}
+
+int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run)
+{
+    int written = 0;
+    for (const SuggestionVerdict& v : result.verdicts) {
+        if (v.verdict == "unmeasurable")
+            continue;
+        VerificationRecord rec;
+        rec.suggestion_id = v.suggestion_id;
+        rec.suggestion_key = v.key;
+        rec.before_run = before_run;
+        rec.after_run = after_run;
+        rec.metric = v.metric;
+        rec.before_value = v.before.value_or(0);
+        rec.after_value = v.after.value_or(0);
+        rec.delta = v.delta;
+        rec.verdict = v.verdict;
+        kb.record_verification(rec);
+        ++written;
+    }
+    return written;
 }
 
 } // namespace sl

@@ -73,6 +73,15 @@ CompareResult compare_runs(const Trace& before, const AnalysisResult& before_ana
 void judge_suggestions(CompareResult& result, const std::vector<SuggestionRecord>& suggestions, const Trace& before,
                        const AnalysisResult& before_analysis, const Trace& after, const AnalysisResult& after_analysis);
 
+// The knowledge-base run of a trace: found by its content hash, else recorded with the trace's environment
+// fingerprint, headline metrics and operator measurements. Returns the run id.
+int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResult& analysis, const std::string& path,
+                      const std::string& hash);
+
+// What `compare --record` writes (CLI and GUI alike): one verification per verdict that could be measured, tied to
+// the two runs. Returns how many were written.
+int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run);
+
 nlohmann::json compare_to_json(const CompareResult& r);
 std::string compare_to_text(const CompareResult& r, size_t max_rows = 20);
 std::string compare_to_markdown(const CompareResult& r, size_t max_rows = 20);

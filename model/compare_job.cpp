@@ -17,20 +17,6 @@ namespace {
 
 std::string joined(const QStringList& paths) { return paths.join(QStringLiteral(", ")).toStdString(); }
 
-// The run of a trace in the knowledge base, written when missing (as `compare --record` does).
-int64_t ensureRun(KnowledgeBase& kb, const Trace& t, const AnalysisResult& an, const std::string& path,
-                  const std::string& hash)
-{
-    if (auto r = kb.find_run_by_hash(hash))
-        return r->id;
-    RunRecord rec;
-    rec.trace_path = path;
-    rec.trace_hash = hash;
-    rec.env_id = kb.upsert_environment(fingerprint_from_trace(t));
-    rec.metrics = headline_metrics(t, an);
-    return kb.record_run(rec, operator_measurements(t, an));
-}
-
 } // namespace
 
 std::string traceHash(const QStringList& tracePaths)
@@ -48,30 +34,9 @@ int recordCompare(const CompareOutput& o)
         throw KbError("only traces opened from one file can be recorded (the knowledge base keys runs on the file's "
                       "content hash)");
     KnowledgeBase kb(o.kbPath.toStdString());
-    std::optional<int64_t> beforeRun;
-    if (auto run = kb.find_run_by_hash(beforeHash))
-        beforeRun = run->id;
-    const int64_t b = beforeRun ? *beforeRun
-                                : ensureRun(kb, *o.before, *o.beforeAnalysis, o.result.before_path, beforeHash);
-    const int64_t a = ensureRun(kb, *o.after, *o.afterAnalysis, o.result.after_path, afterHash);
-    int written = 0;
-    for (const auto& v : o.result.verdicts) {
-        if (v.verdict == "unmeasurable")
-            continue;
-        VerificationRecord rec;
-        rec.suggestion_id = v.suggestion_id;
-        rec.suggestion_key = v.key;
-        rec.before_run = b;
-        rec.after_run = a;
-        rec.metric = v.metric;
-        rec.before_value = v.before.value_or(0);
-        rec.after_value = v.after.value_or(0);
-        rec.delta = v.delta;
-        rec.verdict = v.verdict;
-        kb.record_verification(rec);
-        ++written;
-    }
-    return written;
+    const int64_t b = ensure_kb_run(kb, *o.before, *o.beforeAnalysis, o.result.before_path, beforeHash);
+    const int64_t a = ensure_kb_run(kb, *o.after, *o.afterAnalysis, o.result.after_path, afterHash);
+    return record_verdicts(kb, o.result, b, a);
 }
 
 CompareJob::CompareJob(QObject* parent) : QObject(parent), loader_(&load_traces)

@@ -33,19 +33,6 @@ int usage(const std::string& msg)
     return kExitUsage;
 }
 
-int64_t ensure_run(KnowledgeBase& kb, const Trace& t, const AnalysisResult& an, const std::string& path,
-                   const std::string& hash)
-{
-    if (auto r = kb.find_run_by_hash(hash))
-        return r->id;
-    RunRecord rec;
-    rec.trace_path = path;
-    rec.trace_hash = hash;
-    rec.env_id = kb.upsert_environment(fingerprint_from_trace(t));
-    rec.metrics = headline_metrics(t, an);
-    return kb.record_run(rec, operator_measurements(t, an));
-}
-
 int run_compare(const std::vector<std::string>& argv)
 {
     Args args;
@@ -97,24 +84,10 @@ int run_compare(const std::vector<std::string>& argv)
             if (before_run)
                 judge_suggestions(r, kb.suggestions(*before_run, SuggestionState::Accepted), before, ab, after, aa);
             if (record) {
-                const int64_t b = before_run ? *before_run : ensure_run(kb, before, ab, before_path, before_hash);
-                const int64_t a = ensure_run(kb, after, aa, after_path, after_hash);
-                for (const auto& v : r.verdicts) {
-                    if (v.verdict == "unmeasurable")
-                        continue;
-                    VerificationRecord rec;
-                    rec.suggestion_id = v.suggestion_id;
-                    rec.suggestion_key = v.key;
-                    rec.before_run = b;
-                    rec.after_run = a;
-                    rec.metric = v.metric;
-                    rec.before_value = v.before.value_or(0);
-                    rec.after_value = v.after.value_or(0);
-                    rec.delta = v.delta;
-                    rec.verdict = v.verdict;
-                    kb.record_verification(rec);
-                }
-                std::cerr << "sightline-cli: recorded " << r.verdicts.size() << " verdict(s) in " << kb_path << "\n";
+                const int64_t b = before_run ? *before_run : ensure_kb_run(kb, before, ab, before_path, before_hash);
+                const int64_t a = ensure_kb_run(kb, after, aa, after_path, after_hash);
+                const int written = record_verdicts(kb, r, b, a);
+                std::cerr << "sightline-cli: recorded " << written << " verdict(s) in " << kb_path << "\n";
             }
         }
         if (format == "json")
