@@ -141,16 +141,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const auto trace = document_->trace();
         const uint32_t id = r && trace ? trace->strings.find(r->name) : UINT32_MAX;
         selection_->setKernelName(id);
-        // Jump to the longest instance of the chosen name: the timeline scrolls to it, Details shows it.
-        if (id != UINT32_MAX) {
-            int64_t best = -1, bestDur = -1;
-            for (size_t k = 0; k < trace->kernels.size(); ++k)
-                if (trace->kernels.name[k] == id && trace->kernels.end[k] - trace->kernels.start[k] > bestDur) {
-                    best = int64_t(k);
-                    bestDur = trace->kernels.end[k] - trace->kernels.start[k];
-                }
-            selection_->setKernel(best);
-        }
+        jumpToLongest(id);
     });
     auto* devices = new SummaryTableView(deviceModel, DeviceModel::SortRole, -1, this);
 
@@ -170,6 +161,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* deviceDock = addDock(devices, tr("Devices"), QStringLiteral("devicesDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(kernelDock, deviceDock);
     auto* gaps = new GapHistogramView(this);
+    gaps->setSelection(selection_);
     connect(document_, &Document::analysisChanged, this, [this, gaps] { gaps->setAnalysis(document_->analysis()); });
     QDockWidget* gapsDock = addDock(gaps, tr("Gaps"), QStringLiteral("gapsDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(deviceDock, gapsDock);
@@ -177,6 +169,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto* roofline = new RooflineView(document_, selection_, this);
     QDockWidget* rooflineDock = addDock(roofline, tr("Roofline"), QStringLiteral("rooflineDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(gapsDock, rooflineDock);
+    connect(roofline, &RooflineView::kernelActivated, this, [this](uint32_t nameId, const QString&) { jumpToLongest(nameId); });
     connect(roofline, &RooflineView::opClassActivated, this, [this](const QString& cls, const QString& phase) {
         statusBar()->showMessage(tr("Operator class %1, %2").arg(cls, phase), 5000);
     });
@@ -212,9 +205,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         findings_->selectFinding(row);
     });
     auto* details = new DetailsPanel(this);
-    connect(document_, &Document::traceChanged, this, [this, details] { details->setTrace(document_->trace()); });
-    connect(document_, &Document::analysisChanged, this, [this, details] { details->setAnalysis(document_->analysis()); });
-    connect(selection_, &Selection::kernelChanged, details, &DetailsPanel::showKernel);
+    details->setDocument(document_);
+    details->setSelection(selection_);
     QDockWidget* overviewDock = addDock(overview_, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
     QDockWidget* detailsDock = addDock(details, tr("Details"), QStringLiteral("detailsDock"), Qt::RightDockWidgetArea);
     splitDockWidget(overviewDock, detailsDock, Qt::Vertical);
@@ -239,6 +231,15 @@ void MainWindow::raisePane(const QString& name)
 }
 
 void MainWindow::selectKernel(int64_t index) { selection_->setKernel(index); }
+
+void MainWindow::jumpToLongest(uint32_t nameId)
+{
+    // The longest instance of a name: the timeline scrolls to it and Details shows it (an indexed lookup built on
+    // the load job's worker, not a scan of every kernel).
+    const auto index = document_->timeline();
+    if (nameId != UINT32_MAX && index)
+        selection_->setKernel(index->kernelLookup().longestInstance(nameId));
+}
 
 void MainWindow::createActions()
 {

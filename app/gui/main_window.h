@@ -68,6 +68,7 @@ private:
     void exportReport();
     void setLanguage(const QString& code);
     void editPreferences();
+    void jumpToLongest(uint32_t nameId);
 
     Document* document_ = nullptr;
     JobRunner* runner_ = nullptr;
