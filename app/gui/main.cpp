@@ -19,7 +19,6 @@ int main(int argc, char** argv)
     QApplication::setApplicationName(QStringLiteral("sightline"));
     QApplication::setApplicationDisplayName(QStringLiteral("Sightline"));
     QApplication::setApplicationVersion(QStringLiteral(SIGHTLINE_VERSION));
-    sl::applyTheme(sl::WorkbenchSettings::load().theme);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QObject::tr("Diagnoses GPU traces of LLM inference."));
@@ -38,6 +37,9 @@ int main(int argc, char** argv)
     pane.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption select(QStringLiteral("select-kernel"), QString(), QStringLiteral("index"));
     select.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption theme(QStringLiteral("theme"), QString(), QStringLiteral("system|light|dark"));
+    theme.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(theme);
     QCommandLineOption exportReport(QStringLiteral("export-report"), QString(), QStringLiteral("file"));
     exportReport.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(exportReport);
@@ -47,6 +49,7 @@ int main(int argc, char** argv)
     parser.addOption(screenshot);
     parser.addOption(size);
     parser.process(app);
+    sl::applyTheme(parser.isSet(theme) ? parser.value(theme) : sl::WorkbenchSettings::load().theme);
 
     const QString lang = parser.isSet(language)
                              ? parser.value(language)

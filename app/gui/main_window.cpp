@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -178,6 +180,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* findingsDock = addDock(findings_, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(rooflineDock, findingsDock);
     connect(findings_, &FindingsView::rangeRequested, selection_, &Selection::setWindow);
+    connect(findings_, &FindingsView::nvtxRequested, this, &MainWindow::showNvtxRange);
 
     kbSession_ = new KbSession(this);
     suggestions_ = new SuggestionsView(document_, kbSession_, this);
@@ -231,6 +234,28 @@ void MainWindow::raisePane(const QString& name)
 }
 
 void MainWindow::selectKernel(int64_t index) { selection_->setKernel(index); }
+
+void MainWindow::showNvtxRange(const QString& name)
+{
+    // An NVTX link of a finding: select the longest range of that name and zoom the timeline onto it.
+    const auto trace = document_->trace();
+    if (!trace)
+        return;
+    const StrId id = trace->strings.find(name.toStdString());
+    const RangeTable& r = trace->ranges;
+    int64_t best = -1;
+    for (size_t i = 0; id != UINT32_MAX && i < r.size(); ++i)
+        if (r.name[i] == id && (best < 0 || r.end[i] - r.start[i] > r.end[size_t(best)] - r.start[size_t(best)]))
+            best = int64_t(i);
+    if (best < 0) {
+        statusBar()->showMessage(tr("No NVTX range named %1 in this trace").arg(name), 5000);
+        return;
+    }
+    const TimeRange range{r.start[size_t(best)], r.end[size_t(best)]};
+    const int64_t pad = std::max<int64_t>(range.duration() / 20, 1);
+    selection_->setRange(range);
+    selection_->setWindow({range.start - pad, range.end + pad});
+}
 
 void MainWindow::jumpToLongest(uint32_t nameId)
 {

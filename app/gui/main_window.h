@@ -69,6 +69,7 @@ private:
     void setLanguage(const QString& code);
     void editPreferences();
     void jumpToLongest(uint32_t nameId);
+    void showNvtxRange(const QString& name);
 
     Document* document_ = nullptr;
     JobRunner* runner_ = nullptr;
