@@ -40,6 +40,9 @@ int main(int argc, char** argv)
     QCommandLineOption theme(QStringLiteral("theme"), QString(), QStringLiteral("system|light|dark"));
     theme.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(theme);
+    QCommandLineOption compare(QStringLiteral("compare"), QString(), QStringLiteral("after-trace"));
+    compare.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(compare);
     QCommandLineOption exportReport(QStringLiteral("export-report"), QString(), QStringLiteral("file"));
     exportReport.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(exportReport);
@@ -83,6 +86,11 @@ int main(int argc, char** argv)
         QObject::connect(&window, &sl::MainWindow::jobFinished, &window,
                          [&window, k = parser.value(select).toLongLong()] { window.selectKernel(k); });
 
+    if (parser.isSet(compare)) {
+        // Opens the compare pane against AFTER once the trace is loaded; a screenshot waits for the comparison.
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window,
+                         [&window, after = parser.values(compare)] { window.compareWith(after); });
+    }
     if (parser.isSet(screenshot)) {
         app.setProperty("sightlineNoDialogs", true);
         const QString file = parser.value(screenshot);
@@ -92,7 +100,10 @@ int main(int argc, char** argv)
                 QApplication::quit();
             });
         };
-        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, shoot);
+        if (parser.isSet(compare))
+            QObject::connect(&window, &sl::MainWindow::comparisonFinished, &window, shoot);
+        else
+            QObject::connect(&window, &sl::MainWindow::jobFinished, &window, shoot);
         if (parser.positionalArguments().isEmpty())
             shoot();
     }

@@ -195,6 +195,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     compareDock_ = addDock(compareView_, tr("Compare"), QStringLiteral("compareDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(suggestionsDock, compareDock_);
     compareDock_->hide();
+    connect(compareView_, &CompareView::comparisonFinished, this, &MainWindow::comparisonFinished);
     kernelDock->raise();
 
     overview_ = new OverviewPanel(this);
@@ -234,6 +235,13 @@ void MainWindow::raisePane(const QString& name)
 }
 
 void MainWindow::selectKernel(int64_t index) { selection_->setKernel(index); }
+
+void MainWindow::compareWith(const QStringList& after)
+{
+    compareDock_->show();
+    compareDock_->raise();
+    compareView_->openAfter(after);
+}
 
 void MainWindow::showNvtxRange(const QString& name)
 {

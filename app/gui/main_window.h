@@ -40,6 +40,8 @@ public:
     void selectKernel(int64_t index);
     // Hands the settings to every part that uses them (load job, compare, languages of findings, knowledge base).
     void applySettings(const sl::WorkbenchSettings& settings);
+    // Shows the Compare pane with `after` as the second trace (File › Compare With… without the dialog).
+    void compareWith(const QStringList& after);
     // Writes the shareable report (PDF, Markdown, HTML or JSON by the file's suffix) for the open trace; the same
     // pipeline and report as `sightline-cli report`. Emits reportWritten when done.
     void exportReportTo(const QString& path);
@@ -48,6 +50,7 @@ signals:
     // The current job ended (loaded, failed or cancelled); used by --screenshot.
     void jobFinished(bool ok);
     void reportWritten(bool ok, const QString& path);
+    void comparisonFinished(bool ok);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
