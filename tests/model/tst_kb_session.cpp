@@ -21,6 +21,7 @@
 #include "analysis/rules.h"
 #include "analysis/synthetic.h"
 #include "model/kb_session.h"
+#include "tests/support/qt_fixtures.h"
 
 using namespace sl;
 
@@ -28,35 +29,15 @@ namespace {
 
 const char* kChildEnv = "SL_KB_SESSION_CRASH_CHILD";
 
-QString tmpRoot()
-{
-    const QByteArray t = qgetenv("SIGHTLINE_TEST_TMP");
-    return t.isEmpty() ? QDir::tempPath() : QString::fromLocal8Bit(t);
-}
-
 // A decode trace with planted host starvation and per-step syncs (many findings with suggestions), on disk.
-struct Analysed {
-    QString file;
-    std::shared_ptr<const PipelineResult> result;
-    std::shared_ptr<const Trace> trace() const { return result->trace; }
-    std::shared_ptr<const AnalysisResult> analysis() const { return {result, &result->analysis}; }
-    std::shared_ptr<const Diagnosis> diagnosis() const { return {result, &result->diagnosis}; }
-    DocumentInputs inputs() const { return DocumentInputs{{file}, {}, {}}; }
-};
+using Analysed = testing::AnalysedFile;
 
 Analysed analyse(const QString& file, uint64_t seed)
 {
-    SynthOptions so = synth_preset("decode");
+    SynthOptions so = testing::plantedDecode();
     so.decode_steps = 12;
     so.seed = seed;
-    so.host_starved = true;
-    so.sync_every_step = true;
-    so.pageable_copies = true;
-    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
-    write_nsys_sqlite(*trace, file.toStdString());
-    PipelineOptions o;
-    o.rule_dirs = {shipped_rules_dir()};
-    return Analysed{file, std::make_shared<const PipelineResult>(run_pipeline_on(trace, o))};
+    return testing::analyseToFile(file, so);
 }
 
 size_t suggestionCount(const Diagnosis& d)
@@ -67,14 +48,7 @@ size_t suggestionCount(const Diagnosis& d)
     return n;
 }
 
-std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id)
-{
-    KnowledgeBase kb(kbPath.toStdString());   // a connection of its own
-    for (auto& s : kb.suggestions())
-        if (s.id == id)
-            return s;
-    return std::nullopt;
-}
+std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id) { return testing::storedSuggestion(kbPath, id); }
 
 // Child mode: attach to the run the parent recorded, accept one suggestion, abort as soon as `saved` arrives.
 int crashChild(int argc, char** argv)
@@ -110,8 +84,7 @@ class TestKbSession : public QObject {
 private slots:
     void initTestCase()
     {
-        QDir().mkpath(tmpRoot());
-        dir_ = std::make_unique<QTemporaryDir>(tmpRoot() + QStringLiteral("/kb_session_XXXXXX"));
+        dir_ = testing::scratchTempDir(QStringLiteral("kb_session_XXXXXX"));
         QVERIFY(dir_->isValid());
         a_ = analyse(dir_->filePath(QStringLiteral("a.sqlite")), 1);
         b_ = analyse(dir_->filePath(QStringLiteral("b.sqlite")), 2);

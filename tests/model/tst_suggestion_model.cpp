@@ -18,25 +18,13 @@
 #include "model/findings_model.h"
 #include "model/kb_session.h"
 #include "model/suggestion_model.h"
+#include "tests/support/qt_fixtures.h"
 
 using namespace sl;
 
 namespace {
 
-QString tmpRoot()
-{
-    const QByteArray t = qgetenv("SIGHTLINE_TEST_TMP");
-    return t.isEmpty() ? QDir::tempPath() : QString::fromLocal8Bit(t);
-}
-
-std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id)
-{
-    KnowledgeBase kb(kbPath.toStdString());
-    for (auto& s : kb.suggestions())
-        if (s.id == id)
-            return s;
-    return std::nullopt;
-}
+std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id) { return testing::storedSuggestion(kbPath, id); }
 
 QString state(const SuggestionModel& m, int row)
 {
@@ -50,21 +38,12 @@ class TestSuggestionModel : public QObject {
 private slots:
     void initTestCase()
     {
-        QDir().mkpath(tmpRoot());
-        dir_ = std::make_unique<QTemporaryDir>(tmpRoot() + QStringLiteral("/suggestion_model_XXXXXX"));
+        dir_ = testing::scratchTempDir(QStringLiteral("suggestion_model_XXXXXX"));
         QVERIFY(dir_->isValid());
-        SynthOptions so = synth_preset("decode");
+        SynthOptions so = testing::plantedDecode();
         so.decode_steps = 12;
-        so.host_starved = true;
-        so.sync_every_step = true;
-        so.pageable_copies = true;
-        trace_ = std::make_shared<const Trace>(make_synthetic_trace(so));
-        file_ = dir_->filePath(QStringLiteral("decode.sqlite"));
-        write_nsys_sqlite(*trace_, file_.toStdString());
-        PipelineOptions o;
-        o.rule_dirs = {shipped_rules_dir()};
-        result_ = std::make_shared<const PipelineResult>(run_pipeline_on(trace_, o));
-        QVERIFY(result_->diagnosis.eval.findings.size() >= 2);
+        run_ = testing::analyseToFile(dir_->filePath(QStringLiteral("decode.sqlite")), so);
+        QVERIFY(run_.result->diagnosis.eval.findings.size() >= 2);
     }
 
     void init()
@@ -176,12 +155,12 @@ private slots:
         QCOMPARE(byKey.value(key0), QStringLiteral("accepted"));
         // ... the very keys the Findings pane looks its badges up by.
         QSet<QString> findingsKeys;
-        for (const Finding& f : result_->diagnosis.eval.findings)
+        for (const Finding& f : run_.result->diagnosis.eval.findings)
             for (const Suggestion& sg : f.suggestions)
                 findingsKeys.insert(FindingsModel::suggestionStateKey(f, sg));
         QCOMPARE(QSet<QString>(byKey.keyBegin(), byKey.keyEnd()), findingsKeys);
         FindingsModel findings;
-        findings.setDiagnosis(diagnosis(), trace_);
+        findings.setDiagnosis(diagnosis(), run_.trace());
         findings.setSuggestionStates(byKey);
         bool badgeSeen = false;
         for (int r = 0; r < findings.rowCount(); ++r) {
@@ -264,17 +243,12 @@ private slots:
     }
 
 private:
-    std::shared_ptr<const Diagnosis> diagnosis() const { return {result_, &result_->diagnosis}; }
-    void attach(KbSession& s) const
-    {
-        s.attach(DocumentInputs{{file_}, {}, {}}, trace_, std::shared_ptr<const AnalysisResult>(result_, &result_->analysis),
-                 diagnosis());
-    }
+    std::shared_ptr<const Diagnosis> diagnosis() const { return run_.diagnosis(); }
+    void attach(KbSession& s) const { s.attach(run_.inputs(), run_.trace(), run_.analysis(), run_.diagnosis()); }
 
     std::unique_ptr<QTemporaryDir> dir_;
-    std::shared_ptr<const Trace> trace_;
-    std::shared_ptr<const PipelineResult> result_;
-    QString file_, kbPath_;
+    testing::AnalysedFile run_;
+    QString kbPath_;
 };
 
 QTEST_GUILESS_MAIN(TestSuggestionModel)

@@ -11,6 +11,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,13 @@ inline QString scratchDir(const QString& name)
     const QString dir = testTmpRoot() + QStringLiteral("/") + name;
     QDir().mkpath(dir);
     return dir;
+}
+
+// A temporary folder in the scratch folder, e.g. scratchTempDir("kb_session_XXXXXX"); removed with the object.
+inline std::unique_ptr<QTemporaryDir> scratchTempDir(const QString& pattern)
+{
+    QDir().mkpath(testTmpRoot());
+    return std::make_unique<QTemporaryDir>(testTmpRoot() + QStringLiteral("/") + pattern);
 }
 
 // Writes `text` to dir/name and returns the path; a test that cannot write its input stops (qFatal).
@@ -122,6 +130,24 @@ inline std::shared_ptr<const AnalysisResult> analysisOf(const std::shared_ptr<co
 inline std::shared_ptr<const Diagnosis> diagnosisOf(const std::shared_ptr<const PipelineResult>& r)
 {
     return partOf(r, &r->diagnosis);
+}
+
+// A synthetic trace written to disk as an nsys export and analysed by the real pipeline with the shipped rules:
+// what the workbench holds after opening `file`.
+struct AnalysedFile {
+    QString file;
+    std::shared_ptr<const PipelineResult> result;
+    std::shared_ptr<const Trace> trace() const { return result->trace; }
+    std::shared_ptr<const AnalysisResult> analysis() const { return analysisOf(result); }
+    std::shared_ptr<const Diagnosis> diagnosis() const { return diagnosisOf(result); }
+    DocumentInputs inputs() const { return DocumentInputs{{file}, {}, {}}; }
+};
+
+inline AnalysedFile analyseToFile(const QString& file, const SynthOptions& so)
+{
+    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
+    write_nsys_sqlite(*trace, file.toStdString());
+    return AnalysedFile{file, runShippedRules(trace)};
 }
 
 // Fills a Document as the job runner would for the single trace file `file`: inputs, trace, analysis, diagnosis.

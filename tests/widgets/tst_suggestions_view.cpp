@@ -22,26 +22,14 @@
 #include "analysis/synthetic.h"
 #include "model/document.h"
 #include "model/kb_session.h"
+#include "tests/support/qt_fixtures.h"
 #include "widgets/suggestions_view.h"
 
 using namespace sl;
 
 namespace {
 
-QString tmpRoot()
-{
-    const QByteArray t = qgetenv("SIGHTLINE_TEST_TMP");
-    return t.isEmpty() ? QDir::tempPath() : QString::fromLocal8Bit(t);
-}
-
-std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id)
-{
-    KnowledgeBase kb(kbPath.toStdString());
-    for (auto& s : kb.suggestions())
-        if (s.id == id)
-            return s;
-    return std::nullopt;
-}
+std::optional<SuggestionRecord> stored(const QString& kbPath, int64_t id) { return testing::storedSuggestion(kbPath, id); }
 
 } // namespace
 
@@ -50,20 +38,11 @@ class TestSuggestionsView : public QObject {
 private slots:
     void initTestCase()
     {
-        QDir().mkpath(tmpRoot());
-        dir_ = std::make_unique<QTemporaryDir>(tmpRoot() + QStringLiteral("/suggestions_view_XXXXXX"));
+        dir_ = testing::scratchTempDir(QStringLiteral("suggestions_view_XXXXXX"));
         QVERIFY(dir_->isValid());
-        SynthOptions so = synth_preset("decode");
+        SynthOptions so = testing::plantedDecode();
         so.decode_steps = 12;
-        so.host_starved = true;
-        so.sync_every_step = true;
-        so.pageable_copies = true;
-        trace_ = std::make_shared<const Trace>(make_synthetic_trace(so));
-        file_ = dir_->filePath(QStringLiteral("decode.sqlite"));
-        write_nsys_sqlite(*trace_, file_.toStdString());
-        PipelineOptions o;
-        o.rule_dirs = {shipped_rules_dir()};
-        result_ = std::make_shared<const PipelineResult>(run_pipeline_on(trace_, o));
+        run_ = testing::analyseToFile(dir_->filePath(QStringLiteral("decode.sqlite")), so);
     }
 
     void init()
@@ -281,29 +260,22 @@ private slots:
         QVERIFY(session.waitForIdle());
         QVERIFY(view.selectSuggestion(view.model()->record(0)->id));
         QTest::qWait(50);
-        const QString out = tmpRoot() + QStringLiteral("/suggestions_view.png");
+        const QString out = testing::testTmpRoot() + QStringLiteral("/suggestions_view.png");
         QVERIFY(view.grab().save(out));
         QVERIFY(QFileInfo(out).size() > 1000);
         // Suggestion texts and details in Chinese (from the diagnosis' zh_CN texts).
         view.setLanguage(QStringLiteral("zh_CN"));
         QVERIFY(view.detailsText().contains(QString::fromStdString(view.model()->suggestionFor(0)->text.zh_CN).toHtmlEscaped()));
         QTest::qWait(50);
-        QVERIFY(view.grab().save(tmpRoot() + QStringLiteral("/suggestions_view_zh.png")));
+        QVERIFY(view.grab().save(testing::testTmpRoot() + QStringLiteral("/suggestions_view_zh.png")));
     }
 
 private:
-    void load(Document& doc) const
-    {
-        doc.setInputs(DocumentInputs{{file_}, {}, {}});
-        doc.setTrace({file_}, trace_);
-        doc.setAnalysis(std::shared_ptr<const AnalysisResult>(result_, &result_->analysis));
-        doc.setDiagnosis(std::shared_ptr<const Diagnosis>(result_, &result_->diagnosis));
-    }
+    void load(Document& doc) const { testing::loadResult(doc, run_.file, run_.result); }
 
     std::unique_ptr<QTemporaryDir> dir_;
-    std::shared_ptr<const Trace> trace_;
-    std::shared_ptr<const PipelineResult> result_;
-    QString file_, kbPath_;
+    testing::AnalysedFile run_;
+    QString kbPath_;
 };
 
 QTEST_MAIN(TestSuggestionsView)
