@@ -4,80 +4,120 @@
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
-#include <QLabel>
-#include <QToolTip>
 #include <QCursor>
+#include <QEvent>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QStackedBarSeries>
+#include <QToolButton>
+#include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <limits>
 
 #include "model/selection.h"
 #include "model/units.h"
+#include "widgets/palette.h"
 #include "widgets/timeline_view.h"
 
 namespace sl {
+
+namespace {
+
+constexpr GapCause kCauses[] = {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other};
+
+// A short axis label for a bin edge: "178ns", "1.78µs", "31.6ms" (three significant digits, no trailing zeros).
+QString shortDuration(int64_t ns)
+{
+    static const struct {
+        double scale;
+        const char* unit;
+    } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "µs"}, {1, "ns"}};
+    for (const auto& u : units)
+        if (double(ns) >= u.scale || u.scale == 1)
+            return QString::number(double(ns) / u.scale, 'g', 3) + QString::fromUtf8(u.unit);
+    return {};
+}
+
+} // namespace
 
 GapHistogramView::GapHistogramView(QWidget* parent) : QWidget(parent)
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
     view_ = new QChartView(this);
     view_->setRenderHint(QPainter::Antialiasing);
-    layout->addWidget(view_);
+    layout->addWidget(view_, 1);
+    auto* bottom = new QHBoxLayout;
+    bottom->setContentsMargins(0, 0, 4, 0);
     info_ = new QLabel(this);
     info_->setMargin(4);
     info_->setWordWrap(true);
     info_->setTextFormat(Qt::RichText);
-    layout->addWidget(info_);
+    bottom->addWidget(info_, 1);
+    fineButton_ = new QToolButton(this);
+    fineButton_->setText(tr("Fine bins"));
+    fineButton_->setCheckable(true);
+    fineButton_->setToolTip(tr("Log-spaced bins, 4 per decade from 100 ns up to the largest gap, instead of the "
+                               "summary's 7 buckets"));
+    bottom->addWidget(fineButton_, 0, Qt::AlignVCenter);
+    layout->addLayout(bottom);
+    connect(fineButton_, &QToolButton::toggled, this, &GapHistogramView::setFineBins);
     setAnalysis(nullptr);
 }
 
 void GapHistogramView::setSelection(Selection* selection) { selection_ = selection; }
 
-std::vector<int64_t> GapHistogramView::gapsInBucket(int bucket) const
+std::vector<int64_t> GapHistogramView::gapsInBucket(int bucket) const { return bins_.gapsIn(bucket); }
+
+QString GapHistogramView::binLabel(int bucket) const
 {
-    std::vector<int64_t> out;
-    if (!analysis_ || bucket < 0 || size_t(bucket) >= kGapBuckets)
-        return out;
-    const auto& gaps = analysis_->idle.gaps;
-    for (size_t i = 0; i < gaps.size(); ++i)
-        if (gap_bucket_of(gaps[i].duration()) == size_t(bucket))
-            out.push_back(int64_t(i));
-    return out;
+    if (bucket < 0 || size_t(bucket) >= bins_.size())
+        return {};
+    if (!fine_) {
+        const GapBucketDef& d = gap_bucket_defs()[size_t(bucket)];
+        // "<1us" would be read as rich text by the axis: name the first bucket by its range.
+        return d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label);
+    }
+    // fine bins by their lower edge; the first, [0, 100 ns), by its range for the same reason
+    return bucket == 0 ? QStringLiteral("0-%1").arg(shortDuration(bins_.hi(0))) : shortDuration(bins_.lo(size_t(bucket)));
 }
 
 QString GapHistogramView::bucketSummary(int bucket) const
 {
-    if (bucket < 0 || size_t(bucket) >= kGapBuckets)
+    if (bucket < 0 || size_t(bucket) >= bins_.size())
         return {};
-    const GapBucketDef& d = gap_bucket_defs()[size_t(bucket)];
-    int64_t n = 0, ns = 0;
-    for (size_t c = 0; c < 4; ++c) {
-        n += histogram_.count[size_t(bucket)][c];
-        ns += histogram_.total_ns[size_t(bucket)][c];
-    }
-    const QString label = d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label);
-    QString h = tr("<b>%1</b>: %n gap(s), %2 in all", nullptr, int(n)).arg(label.toHtmlEscaped(), formatDuration(ns));
-    for (GapCause c : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other}) {
-        const int64_t cn = histogram_.count[size_t(bucket)][size_t(c)];
+    const size_t b = size_t(bucket);
+    QString range;
+    if (!fine_)
+        range = binLabel(bucket);
+    else if (bins_.hi(b) == std::numeric_limits<int64_t>::max())
+        range = QStringLiteral("≥ %1").arg(formatDuration(bins_.lo(b)));
+    else
+        range = QStringLiteral("%1 – %2").arg(formatDuration(bins_.lo(b)), formatDuration(bins_.hi(b)));
+    const int64_t n = bins_.binCount(b);
+    QString h = tr("<b>%1</b>: %n gap(s), %2 in all", nullptr, int(n)).arg(range.toHtmlEscaped(), formatDuration(bins_.binTotal(b)));
+    for (GapCause c : kCauses) {
+        const int64_t cn = bins_.count[b][size_t(c)];
         if (cn == 0)
             continue;
         h += QStringLiteral("<br><span style=\"color:%1\">■</span>&nbsp;").arg(TimelineView::causeColor(c).name()) +
              tr("%1: %2 · %3").arg(TimelineView::causeLabel(c).toHtmlEscaped()).arg(cn).arg(
-                 formatDuration(histogram_.total_ns[size_t(bucket)][size_t(c)]));
+                 formatDuration(bins_.total_ns[b][size_t(c)]));
     }
     return h;
 }
 
 void GapHistogramView::selectBucket(int bucket)
 {
-    if (bucket < 0 || size_t(bucket) >= kGapBuckets)
+    if (bucket < 0 || size_t(bucket) >= bins_.size())
         bucket = -1;
     selectedBucket_ = bucket;
     const std::vector<int64_t> gaps = gapsInBucket(bucket);
     if (bucket < 0) {
-        info_->setText(tr("Click a bar to highlight its gaps in the timeline."));
+        info_->setText(analysis_ ? tr("Click a bar to highlight its gaps in the timeline.") : QString());
     } else {
         info_->setText(bucketSummary(bucket).replace(QStringLiteral("<br>"), QStringLiteral(" &nbsp; ")) +
                        (gaps.empty() ? QString() : QStringLiteral(" &nbsp; <i>%1</i>").arg(tr("highlighted; the largest is selected").toHtmlEscaped())));
@@ -95,6 +135,22 @@ void GapHistogramView::selectBucket(int bucket)
     emit bucketSelected(bucket);
 }
 
+void GapHistogramView::setFineBins(bool fine)
+{
+    if (fineButton_->isChecked() != fine) {
+        fineButton_->setChecked(fine);   // re-enters through toggled()
+        return;
+    }
+    if (fine_ == fine)
+        return;
+    fine_ = fine;
+    rebuildChart();
+    // bin indices of one mode mean nothing in the other: drop the highlight
+    if (selectedBucket_ >= 0)
+        selectBucket(-1);
+    emit fineBinsChanged(fine_);
+}
+
 void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
 {
     analysis_ = std::move(analysis);
@@ -106,17 +162,28 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
         selection_->setGap(-1);
     }
     info_->setText(analysis_ ? tr("Click a bar to highlight its gaps in the timeline.") : QString());
+    rebuildChart();
+}
+
+void GapHistogramView::rebuildChart()
+{
+    if (!analysis_)
+        bins_ = GapBins{};
+    else
+        bins_ = fine_ ? fineGapBins(analysis_->idle) : summaryGapBins(analysis_->idle);
     auto* chart = new QChart;
-    chart->setTitle(tr("Idle gaps by size and cause"));
+    chart->setTitle(fine_ ? tr("Idle gaps by size (4 bins per decade) and cause") : tr("Idle gaps by size and cause"));
     chart->legend()->setAlignment(Qt::AlignBottom);
     chart->setMargins(QMargins(4, 4, 4, 4));
     auto* series = new QStackedBarSeries;
-    for (GapCause c : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other}) {
+    // fine bins are many and narrow: no gap between the bars, as in a histogram
+    series->setBarWidth(fine_ ? 0.9 : 0.5);
+    for (GapCause c : kCauses) {
         auto* set = new QBarSet(TimelineView::causeLabel(c));
         set->setColor(TimelineView::causeColor(c));
         set->setBorderColor(TimelineView::causeColor(c).darker(130));
-        for (size_t b = 0; b < kGapBuckets; ++b)
-            *set << double(histogram_.count[b][size_t(c)]);
+        for (size_t b = 0; b < bins_.size(); ++b)
+            *set << double(bins_.count[b][size_t(c)]);
         series->append(set);
     }
     chart->addSeries(series);
@@ -128,12 +195,14 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
             QToolTip::hideText();
     });
     QStringList categories;
-    // "<1us" would be read as rich text by the axis: name the first bucket by its range.
-    for (const GapBucketDef& d : gap_bucket_defs())
-        categories << (d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label));
+    for (size_t b = 0; b < bins_.size(); ++b)
+        categories << binLabel(int(b));
     auto* x = new QBarCategoryAxis;
     x->append(categories);
-    x->setTitleText(tr("Gap length"));
+    x->setTitleText(fine_ ? tr("Gap length (bin start)") : tr("Gap length"));
+    // more than a dozen labels crowd a docked chart: turn them
+    if (bins_.size() > 12)
+        x->setLabelsAngle(-60);
     auto* y = new QValueAxis;
     y->setTitleText(tr("Gaps"));
     y->setLabelFormat(QStringLiteral("%d"));
@@ -142,17 +211,22 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
     series->attachAxis(x);
     series->attachAxis(y);
     int64_t tallest = 1;
-    for (size_t b = 0; b < kGapBuckets; ++b) {
-        int64_t stack = 0;
-        for (size_t c = 0; c < 4; ++c)
-            stack += histogram_.count[b][c];
-        tallest = std::max(tallest, stack);
-    }
+    for (size_t b = 0; b < bins_.size(); ++b)
+        tallest = std::max(tallest, bins_.binCount(b));
     y->setRange(0, double(tallest));
     y->applyNiceNumbers();
+    applyChartColors(chart, palette());
     QChart* old = view_->chart();
     view_->setChart(chart);
     delete old;
+}
+
+void GapHistogramView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    // Qt Charts ignore the widget palette: recolour the chart when the theme changes
+    if (view_ && (event->type() == QEvent::PaletteChange || event->type() == QEvent::ApplicationPaletteChange))
+        applyChartColors(view_->chart(), palette());
 }
 
 } // namespace sl

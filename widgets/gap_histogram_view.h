@@ -1,7 +1,9 @@
 #pragma once
-// The Gaps pane: idle gaps by size bucket, stacked by cause (Qt Charts; at most 7 x 4 bars). Hovering a bar gives
-// the bucket's count and total time per cause; clicking a bucket highlights its gaps in the timeline (through the
-// shared Selection) and selects the largest of them, and the line under the chart sums the bucket up.
+// The Gaps pane: idle gaps by size bin, stacked by cause (Qt Charts). By default the summary's 7 buckets
+// (<1us ... >1ms); the "Fine bins" button switches to log-spaced bins, 4 per decade from 100 ns up to the largest
+// gap (model/gap_histogram.h). Hovering a bar gives the bin's count and total time per cause; clicking a bin
+// highlights its gaps in the timeline (through the shared Selection) and selects the largest of them, and the line
+// under the chart sums the bin up. Chart colours follow the palette (light / dark theme).
 
 #include <QWidget>
 #include <memory>
@@ -12,6 +14,7 @@
 
 class QChartView;
 class QLabel;
+class QToolButton;
 
 namespace sl {
 
@@ -22,28 +25,47 @@ class GapHistogramView : public QWidget {
 public:
     explicit GapHistogramView(QWidget* parent = nullptr);
     void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
-    // Bucket clicks set Selection::highlightedGaps and Selection::gap (the largest gap of the bucket).
+    // Bin clicks set Selection::highlightedGaps and Selection::gap (the largest gap of the bin).
     void setSelection(Selection* selection);
+    // The summary's 7 buckets by cause (whatever the mode).
     const GapHistogram& histogram() const { return histogram_; }
 
-    // Indices into AnalysisResult::idle.gaps of the gaps in bucket b (gap_bucket_of), ascending.
+    // false: the summary's 7 buckets; true: log-spaced fine bins. Switching clears the highlighted bin.
+    void setFineBins(bool fine);
+    bool fineBins() const { return fine_; }
+    // The bins the chart shows now (summary buckets or fine bins); a bar's index is its bin.
+    const GapBins& bins() const { return bins_; }
+    QToolButton* fineBinsButton() const { return fineButton_; }
+
+    // Indices into AnalysisResult::idle.gaps of the gaps in bin b of the current mode, ascending.
     std::vector<int64_t> gapsInBucket(int bucket) const;
-    // What a click on bucket b does; -1 clears the highlight.
+    // What a click on bin b does; -1 clears the highlight.
     void selectBucket(int bucket);
     int selectedBucket() const { return selectedBucket_; }
-    // Rich text: count and total time of bucket b, per cause (tooltip and the line under the chart).
+    // Rich text: range, count and total time of bin b, per cause (tooltip and the line under the chart).
     QString bucketSummary(int bucket) const;
+    // The axis label of bin b ("0-1us", "1-5us", ... or the fine bin's lower edge, "178ns").
+    QString binLabel(int bucket) const;
     QChartView* chartView() const { return view_; }
 
 signals:
     void bucketSelected(int bucket);
+    void fineBinsChanged(bool fine);
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 private:
-    QChartView* view_;
-    QLabel* info_;
+    void rebuildChart();
+
+    QChartView* view_ = nullptr;
+    QLabel* info_ = nullptr;
+    QToolButton* fineButton_ = nullptr;
     Selection* selection_ = nullptr;
     std::shared_ptr<const AnalysisResult> analysis_;
     GapHistogram histogram_;
+    GapBins bins_;
+    bool fine_ = false;
     int selectedBucket_ = -1;
 };
 

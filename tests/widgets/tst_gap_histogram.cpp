@@ -1,0 +1,310 @@
+// Gaps pane, summary buckets and fine bins: on real pipeline results (the synthetic decode trace, plain and with
+// host-starved / sync-every-step gaps planted), the fine bins' counts and totals per cause equal an independent
+// computation over the gaps (bin found by log10, not by searching the edges); edges are log-spaced, 4 per decade
+// from 100 ns, and every gap falls in exactly one bin; the 7-bucket mode equals the idle analysis' histogram and the
+// summary's; a fine bin's click (method and real mouse click on the chart) highlights exactly its gaps in the timeline.
+#include <QBarCategoryAxis>
+#include <QChart>
+#include <QChartView>
+#include <QSignalSpy>
+#include <QTest>
+#include <QToolButton>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "analysis/pipeline.h"
+#include "analysis/rules.h"
+#include "analysis/synthetic.h"
+#include "model/gap_histogram.h"
+#include "model/selection.h"
+#include "model/timeline_index.h"
+#include "model/units.h"
+#include "widgets/gap_histogram_view.h"
+#include "widgets/timeline_view.h"
+
+using namespace sl;
+
+namespace {
+
+std::shared_ptr<const PipelineResult> pipeline(bool planted)
+{
+    SynthOptions so = synth_preset("decode");
+    if (planted) {
+        so.host_starved = true;
+        so.sync_every_step = true;
+    }
+    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
+    PipelineOptions o;
+    o.rule_dirs = {shipped_rules_dir()};
+    return std::make_shared<const PipelineResult>(run_pipeline_on(trace, o));
+}
+
+std::shared_ptr<const AnalysisResult> analysisOf(const std::shared_ptr<const PipelineResult>& r)
+{
+    return std::shared_ptr<const AnalysisResult>(r, &r->analysis);
+}
+
+// The spec of the fine edges, written out: edge j (j >= 1) = round(100 ns · 10^((j - 1) / 4)), edge 0 = 0.
+int64_t specEdge(int j) { return j == 0 ? 0 : std::llround(100.0 * std::pow(10.0, (j - 1) / 4.0)); }
+
+// Independent bin of a gap length: from its logarithm, corrected at the rounded edges.
+int specBin(int64_t d)
+{
+    int j = d < 100 ? 0 : 1 + int(std::floor(4.0 * std::log10(double(d) / 100.0)));
+    while (j > 0 && d < specEdge(j))
+        --j;
+    while (d >= specEdge(j + 1))
+        ++j;
+    return j;
+}
+
+struct Expected {
+    std::vector<std::array<int64_t, 4>> count, total;
+    std::vector<std::vector<int64_t>> gaps;   // indices per bin
+};
+
+Expected independentFine(const IdleResult& idle)
+{
+    Expected e;
+    for (size_t i = 0; i < idle.gaps.size(); ++i) {
+        const Gap& g = idle.gaps[i];
+        const size_t b = size_t(specBin(g.duration()));
+        if (b >= e.count.size()) {
+            e.count.resize(b + 1, {});
+            e.total.resize(b + 1, {});
+            e.gaps.resize(b + 1);
+        }
+        ++e.count[b][size_t(g.cause)];
+        e.total[b][size_t(g.cause)] += g.duration();
+        e.gaps[b].push_back(int64_t(i));
+    }
+    return e;
+}
+
+} // namespace
+
+class TestGapHistogram : public QObject {
+    Q_OBJECT
+private slots:
+    void edgesByHand()
+    {
+        // 100·10^(k/4) ns: 177.83 -> 178, 316.23 -> 316, 562.34 -> 562, 1000, 1778.28 -> 1778
+        QCOMPARE(logGapEdges(1000), (std::vector<int64_t>{0, 100, 178, 316, 562, 1000, 1778}));
+        QCOMPARE(logGapEdges(999), (std::vector<int64_t>{0, 100, 178, 316, 562, 1000}));
+        QCOMPARE(logGapEdges(50), (std::vector<int64_t>{0, 100}));
+        QCOMPARE(logGapEdges(100), (std::vector<int64_t>{0, 100, 178}));
+        // a gap on an edge belongs to the bin that starts there
+        IdleResult ir;
+        for (int64_t d : {99, 100, 177, 178, 1000, 1777})
+            ir.gaps.push_back({0, d, 0, GapCause::HostWait});
+        ir.gaps.push_back({5, 5 + 1000, 0, GapCause::SyncWait});
+        const GapBins b = fineGapBins(ir);
+        QCOMPARE(b.edges, (std::vector<int64_t>{0, 100, 178, 316, 562, 1000, 1778}));
+        QCOMPARE(b.bin_of_gap, (std::vector<int32_t>{0, 1, 1, 2, 5, 5, 5}));
+        QCOMPARE(b.count[5][size_t(GapCause::HostWait)], int64_t(2));
+        QCOMPARE(b.total_ns[5][size_t(GapCause::HostWait)], int64_t(2777));
+        QCOMPARE(b.count[5][size_t(GapCause::SyncWait)], int64_t(1));
+        QCOMPARE(b.binCount(3), int64_t(0));
+        QCOMPARE(b.gapsIn(1), (std::vector<int64_t>{1, 2}));
+        QVERIFY(b.gapsIn(6).empty());
+        QCOMPARE(b.binOf(1778), -1);   // above the last closed edge
+        // no gaps: no bins
+        QCOMPARE(fineGapBins(IdleResult{}).size(), size_t(0));
+        QCOMPARE(fineGapBins(IdleResult{}).binOf(5), -1);
+    }
+
+    void fineBinsOnPipeline_data()
+    {
+        QTest::addColumn<bool>("planted");
+        QTest::newRow("decode") << false;
+        QTest::newRow("decode, host-starved, sync every step") << true;
+    }
+    void fineBinsOnPipeline()
+    {
+        QFETCH(bool, planted);
+        const auto r = pipeline(planted);
+        const IdleResult& idle = r->analysis.idle;
+        QVERIFY(idle.gaps.size() > 100);
+        const GapBins b = fineGapBins(idle);
+        const Expected e = independentFine(idle);
+
+        // edges: 0, then log-spaced, 4 per decade from 100 ns (every 4th a power of ten), up to the largest gap
+        int64_t largest = 0;
+        for (const Gap& g : idle.gaps)
+            largest = std::max(largest, g.duration());
+        QCOMPARE(b.edges.front(), int64_t(0));
+        QCOMPARE(b.edges[1], int64_t(100));
+        for (size_t j = 1; j + 1 < b.edges.size(); ++j) {
+            const double ratio = double(b.edges[j + 1]) / double(b.edges[j]);
+            QVERIFY2(std::abs(ratio - std::pow(10.0, 0.25)) < 1.0 / double(b.edges[j]) + 1e-9,
+                     qPrintable(QStringLiteral("edge %1 -> %2").arg(b.edges[j]).arg(b.edges[j + 1])));
+            if ((j - 1) % 4 == 0)
+                QCOMPARE(b.edges[j], int64_t(std::llround(std::pow(10.0, 2 + double(j - 1) / 4))));
+        }
+        QVERIFY(b.edges.back() > largest);
+        QVERIFY(b.edges[b.edges.size() - 2] <= largest);   // no empty bins beyond the largest gap
+        QCOMPARE(b.size(), e.count.size());
+
+        // counts and totals per bin and cause equal the independent computation; each gap in exactly one bin
+        int64_t n = 0, ns = 0;
+        for (size_t bin = 0; bin < b.size(); ++bin) {
+            for (size_t c = 0; c < 4; ++c) {
+                QCOMPARE(b.count[bin][c], e.count[bin][c]);
+                QCOMPARE(b.total_ns[bin][c], e.total[bin][c]);
+                n += b.count[bin][c];
+                ns += b.total_ns[bin][c];
+            }
+            QCOMPARE(b.gapsIn(int(bin)), e.gaps[bin]);
+        }
+        QCOMPARE(n, int64_t(idle.gaps.size()));
+        int64_t idleNs = 0;
+        for (const DeviceIdle& d : idle.devices)
+            idleNs += d.idle_ns;
+        QCOMPARE(ns, idleNs);
+        for (size_t i = 0; i < idle.gaps.size(); ++i) {
+            const int32_t bin = b.bin_of_gap[i];
+            QVERIFY(bin >= 0 && size_t(bin) < b.size());
+            QVERIFY(b.lo(size_t(bin)) <= idle.gaps[i].duration() && idle.gaps[i].duration() < b.hi(size_t(bin)));
+        }
+        // finer than the summary: more than 7 bins with gaps in them on this trace
+        if (planted)
+            QVERIFY(std::count_if(e.gaps.begin(), e.gaps.end(), [](const auto& g) { return !g.empty(); }) > 3);
+    }
+
+    void summaryModeEqualsSummaryHistogram()
+    {
+        const auto r = pipeline(true);
+        const IdleResult& idle = r->analysis.idle;
+        GapHistogramView view;
+        view.setAnalysis(analysisOf(r));
+        QVERIFY(!view.fineBins());
+        const GapBins& b = view.bins();
+        QCOMPARE(b.size(), kGapBuckets);
+        QCOMPARE(idle.histogram.size(), kGapBuckets);
+        std::array<int64_t, kGapBuckets> sumCount{}, sumTotal{};
+        for (const DeviceSummary& d : r->summary.devices)
+            for (size_t k = 0; k < kGapBuckets; ++k) {
+                sumCount[k] += d.gaps.histogram[k].count;
+                sumTotal[k] += d.gaps.histogram[k].total_ns;
+            }
+        int nonEmpty = 0;
+        for (size_t k = 0; k < kGapBuckets; ++k) {
+            QCOMPARE(b.lo(k), idle.histogram[k].lo_ns);
+            QCOMPARE(b.hi(k), idle.histogram[k].hi_ns);
+            QCOMPARE(b.binCount(k), idle.histogram[k].count);
+            QCOMPARE(b.binTotal(k), idle.histogram[k].total_ns);
+            QCOMPARE(b.binCount(k), sumCount[k]);
+            QCOMPARE(b.binTotal(k), sumTotal[k]);
+            for (size_t c = 0; c < 4; ++c) {
+                QCOMPARE(b.count[k][c], view.histogram().count[k][c]);
+                QCOMPARE(b.total_ns[k][c], view.histogram().total_ns[k][c]);
+            }
+            nonEmpty += b.binCount(k) > 0;
+        }
+        QVERIFY(nonEmpty >= 2);
+        auto* axis = qobject_cast<QBarCategoryAxis*>(view.chartView()->chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(axis);
+        QCOMPARE(axis->count(), int(kGapBuckets));
+        QCOMPARE(axis->at(0), QStringLiteral("0-1us"));
+        QCOMPARE(axis->at(6), QStringLiteral(">1ms"));
+    }
+
+    void clickFineBinSelectsItsGaps()
+    {
+        const auto r = pipeline(true);
+        const auto analysis = analysisOf(r);
+        const IdleResult& idle = analysis->idle;
+        Selection sel;
+        TimelineView timeline(&sel);
+        timeline.resize(1000, 500);
+        timeline.setIndex(TimelineIndex::build(r->trace));
+        timeline.setAnalysis(analysis);
+        GapHistogramView view;
+        view.resize(900, 450);
+        view.setSelection(&sel);
+        view.setAnalysis(analysis);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+        // the tool button switches to fine bins (and the chart shows one bar per bin)
+        QSignalSpy modeSpy(&view, &GapHistogramView::fineBinsChanged);
+        QVERIFY(view.fineBinsButton()->isCheckable());
+        QTest::mouseClick(view.fineBinsButton(), Qt::LeftButton);
+        QCOMPARE(modeSpy.count(), 1);
+        QVERIFY(view.fineBins());
+        const Expected e = independentFine(idle);
+        QCOMPARE(view.bins().size(), e.count.size());
+        auto* axis = qobject_cast<QBarCategoryAxis*>(view.chartView()->chart()->axes(Qt::Horizontal).value(0));
+        QVERIFY(axis);
+        QCOMPARE(axis->count(), int(e.count.size()));
+        QCOMPARE(axis->at(0), QStringLiteral("0-100ns"));
+
+        int tested = 0;
+        for (size_t bin = 0; bin < e.gaps.size(); ++bin) {
+            view.selectBucket(int(bin));
+            QCOMPARE(sel.highlightedGaps(), e.gaps[bin]);
+            std::vector<int64_t> marked;
+            for (const auto& m : timeline.highlightMarks())
+                marked.push_back(m.gap);
+            std::sort(marked.begin(), marked.end());
+            QCOMPARE(marked, e.gaps[bin]);
+            if (e.gaps[bin].empty())
+                continue;
+            ++tested;
+            int64_t largest = e.gaps[bin].front();
+            for (int64_t g : e.gaps[bin])
+                if (idle.gaps[size_t(g)].duration() > idle.gaps[size_t(largest)].duration())
+                    largest = g;
+            QCOMPARE(sel.gap(), largest);
+            // hover text: count and total time of the bin and of each cause in it
+            const QString summary = view.bucketSummary(int(bin));
+            int64_t total = 0;
+            for (size_t c = 0; c < 4; ++c) {
+                total += e.total[bin][c];
+                if (e.count[bin][c] > 0) {
+                    QVERIFY(summary.contains(TimelineView::causeLabel(GapCause(c))));
+                    QVERIFY2(summary.contains(GapHistogramView::tr("%1: %2 · %3").arg(TimelineView::causeLabel(GapCause(c)).toHtmlEscaped())
+                                                  .arg(e.count[bin][c]).arg(formatDuration(e.total[bin][c]))),
+                             qPrintable(summary));
+                } else {
+                    QVERIFY(!summary.contains(TimelineView::causeLabel(GapCause(c))));
+                }
+            }
+            QVERIFY(summary.contains(formatDuration(total)));
+            QVERIFY(summary.contains(formatDuration(view.bins().lo(bin)) + QStringLiteral(" – ") +
+                                     formatDuration(view.bins().hi(bin))));
+        }
+        QVERIFY(tested >= 3);
+
+        // a real click on the middle of the tallest fine bar selects that bin and exactly its gaps
+        view.selectBucket(-1);
+        QVERIFY(sel.highlightedGaps().empty());
+        size_t tallest = 0;
+        for (size_t bin = 0; bin < e.gaps.size(); ++bin)
+            if (e.gaps[bin].size() > e.gaps[tallest].size())
+                tallest = bin;
+        QChart* chart = view.chartView()->chart();
+        const QPointF scene = chart->mapToPosition(QPointF(double(tallest), double(e.gaps[tallest].size()) / 2),
+                                                   chart->series().first());
+        QSignalSpy spy(&view, &GapHistogramView::bucketSelected);
+        QTest::mouseClick(view.chartView()->viewport(), Qt::LeftButton, {}, view.chartView()->mapFromScene(scene));
+        QTRY_COMPARE(spy.count(), 1);
+        QCOMPARE(view.selectedBucket(), int(tallest));
+        QCOMPARE(sel.highlightedGaps(), e.gaps[tallest]);
+
+        // back to the summary buckets: the fine bin's highlight is dropped, buckets select by the summary's ranges
+        view.fineBinsButton()->click();
+        QVERIFY(!view.fineBins());
+        QCOMPARE(modeSpy.count(), 2);
+        QVERIFY(sel.highlightedGaps().empty());
+        QCOMPARE(view.selectedBucket(), -1);
+        view.selectBucket(1);
+        for (int64_t g : sel.highlightedGaps())
+            QVERIFY(idle.gaps[size_t(g)].duration() >= 1000 && idle.gaps[size_t(g)].duration() < 5000);
+        QCOMPARE(int64_t(sel.highlightedGaps().size()), idle.histogram[1].count);
+    }
+};
+
+QTEST_MAIN(TestGapHistogram)
+#include "tst_gap_histogram.moc"
