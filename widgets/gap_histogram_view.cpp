@@ -81,8 +81,8 @@ QString GapHistogramView::binLabel(int bucket) const
         // "<1us" would be read as rich text by the axis: name the first bucket by its range.
         return d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label);
     }
-    // fine bins by their lower edge; the first, [0, 100 ns), by its range for the same reason
-    return bucket == 0 ? QStringLiteral("0-%1").arg(shortDuration(bins_.hi(0))) : shortDuration(bins_.lo(size_t(bucket)));
+    // fine bins by their lower edge (the axis says so); the first starts at 0
+    return bucket == 0 ? QStringLiteral("0") : shortDuration(bins_.lo(size_t(bucket)));
 }
 
 QString GapHistogramView::bucketSummary(int bucket) const
@@ -200,9 +200,8 @@ void GapHistogramView::rebuildChart()
     auto* x = new QBarCategoryAxis;
     x->append(categories);
     x->setTitleText(fine_ ? tr("Gap length (bin start)") : tr("Gap length"));
-    // more than a dozen labels crowd a docked chart: turn them
-    if (bins_.size() > 12)
-        x->setLabelsAngle(-60);
+    // turned when they would not fit side by side (set before the axis is attached, or Qt Charts ignores it)
+    x->setLabelsAngle(labelAngleFor(categories, x->labelsFont()));
     auto* y = new QValueAxis;
     y->setTitleText(tr("Gaps"));
     y->setLabelFormat(QStringLiteral("%d"));
@@ -219,6 +218,29 @@ void GapHistogramView::rebuildChart()
     QChart* old = view_->chart();
     view_->setChart(chart);
     delete old;
+}
+
+int GapHistogramView::labelAngleFor(const QStringList& labels, const QFont& font) const
+{
+    if (labels.isEmpty())
+        return 0;
+    const QFontMetrics fm(font);
+    int widest = 0;
+    for (const QString& l : labels)
+        widest = std::max(widest, fm.horizontalAdvance(l));
+    // the plot is about the view less the y axis and margins; Qt Charts elides a label that does not have some
+    // 20 px to spare in its category
+    const double perBar = std::max(1.0, double(view_->width() - 90)) / labels.size();
+    return widest + 20 > perBar ? -60 : 0;
+}
+
+void GapHistogramView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Qt Charts does not lay out again for a label angle changed on an attached axis: rebuild (a few dozen bars)
+    auto* x = qobject_cast<QBarCategoryAxis*>(view_->chart()->axes(Qt::Horizontal).value(0));
+    if (x && x->labelsAngle() != labelAngleFor(x->categories(), x->labelsFont()))
+        rebuildChart();
 }
 
 void GapHistogramView::changeEvent(QEvent* event)

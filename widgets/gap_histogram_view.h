@@ -54,9 +54,12 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuildChart();
+    // -60 when the bin labels would not fit side by side under their bars at the view's width, else 0.
+    int labelAngleFor(const QStringList& labels, const QFont& font) const;
 
     QChartView* view_ = nullptr;
     QLabel* info_ = nullptr;

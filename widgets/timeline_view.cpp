@@ -38,11 +38,9 @@ int laneHeightFor(LaneKind k, int base)
 }
 
 const QColor kGapColor(222, 120, 60);
-const QColor kMergedKernel(96, 110, 130);
 const QColor kApiLaunchColor(110, 140, 190);
 const QColor kApiSyncColor(200, 70, 70);
 const QColor kApiOther(150, 150, 160);
-const QColor kHighlight(255, 200, 0);
 
 } // namespace
 
@@ -402,6 +400,7 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
     };
     QVector<Label> labels;
     const bool kernelsLane = lane.kind == LaneKind::Stream;
+    const QColor merged = viewColors(palette()).mergedRun;
 
     auto emitRun = [&](const Run& run) {
         const double x0 = timeline::timeToX(run.start, window_, w);
@@ -411,7 +410,7 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         QRect rect(r.left() + left, r.top(), std::max(1, right - left), r.height());
         if (drawn)
             drawn->push_back({run.start, run.end, run.first, run.count, rect.left(), rect.left() + rect.width()});
-        QColor c = run.count > 1 && kernelsLane ? kMergedKernel : itemColor(lane, run.first);
+        QColor c = run.count > 1 && kernelsLane ? merged : itemColor(lane, run.first);
         batches[c.rgb()].push_back(rect);
         if (rect.width() > 40)
             labels.push_back({rect, run.first, run.count});
@@ -476,8 +475,8 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
             const QRect tr = l.rect.intersected(r).adjusted(3, 0, -3, 0);
             if (tr.width() < 20)
                 continue;
-            const QColor bg = l.count > 1 && kernelsLane ? kMergedKernel : itemColor(lane, l.first);
-            p.setPen(bg.lightness() > 150 ? QColor(20, 20, 20) : QColor(250, 250, 250));
+            const QColor bg = l.count > 1 && kernelsLane ? merged : itemColor(lane, l.first);
+            p.setPen(textOn(bg));
             p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(text, Qt::ElideRight, tr.width()));
         }
     }
@@ -492,22 +491,24 @@ void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
     int64_t t = origin + ((window_.start - origin) / step) * step;
     if (t < window_.start)
         t += step;
-    const QColor grid = palette().mid().color();
-    p.setPen(palette().text().color());
+    // ticks and labels on the header strip; grid lines over the lanes translucent so items show through
+    const ViewColors vc = viewColors(palette());
+    const QColor grid = vc.tick;
+    const QColor gridOverLanes(grid.red(), grid.green(), grid.blue(), vc.dark ? 70 : 60);
     for (; t <= window_.end; t += step) {
         const int x = plot.left() + int(std::lround(timeline::timeToX(t, window_, plot.width())));
         p.setPen(grid);
         p.drawLine(x, kAxisHeight - 6, x, kAxisHeight);
-        p.setPen(QColor(grid.red(), grid.green(), grid.blue(), 60));
+        p.setPen(gridOverLanes);
         p.drawLine(x, kAxisHeight, x, plot.bottom());
-        p.setPen(palette().text().color());
+        p.setPen(vc.headerText);
         p.drawText(QRect(x + 3, 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
                    timeline::tickLabel(t, origin, step));
     }
     p.setPen(grid);
     p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
     // Window length in the corner above the labels.
-    p.setPen(palette().text().color());
+    p.setPen(vc.headerText);
     p.drawText(QRect(6, 2, labelWidth_ - 12, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
                tr("Window %1").arg(formatDuration(window_.duration())));
     (void)axis;
@@ -523,20 +524,23 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
         const int h = laneHeightFor(l.kind, laneHeight_);
         return QRectF(plot.left() + std::max(-2.0, x0), laneTop(lane), std::max(2.0, std::min(w + 2, x1) - std::max(-2.0, x0)), h);
     };
+    // overlay colours from the palette: the selection's Highlight, the amber focus, the tooltip's box
+    const ViewColors vc = viewColors(palette());
     p.setClipRect(plot);
     // range selection
     if (selection_ && !selection_->range().isEmpty()) {
         const TimeRange r = selection_->range();
         const double x0 = timeline::timeToX(r.start, window_, w), x1 = timeline::timeToX(r.end, window_, w);
-        p.fillRect(QRectF(plot.left() + x0, plot.top(), std::max(1.0, x1 - x0), plot.height()), QColor(60, 120, 220, 45));
-        p.setPen(QColor(60, 120, 220));
+        p.fillRect(QRectF(plot.left() + x0, plot.top(), std::max(1.0, x1 - x0), plot.height()), vc.selectionFill);
+        p.setPen(vc.selectionEdge);
         p.drawLine(QPointF(plot.left() + x0, plot.top()), QPointF(plot.left() + x0, plot.bottom()));
         p.drawLine(QPointF(plot.left() + x1, plot.top()), QPointF(plot.left() + x1, plot.bottom()));
     }
     // highlighted gaps (a histogram bucket): a strip along the top of their idle lane, so the cause colours stay
     // visible, and an outline around the ones wide enough to see; at most one mark per pixel column and lane
     if (!highlightMarks_.empty()) {
-        const QColor mark(30, 90, 230);
+        // the Highlight colour, lifted on dark backgrounds where the plain one sinks into the lane
+        const QColor mark = vc.dark ? vc.selectionEdge.lighter(135) : vc.selectionEdge;
         std::vector<int> lastX(index_->lanes().size(), INT_MIN);
         p.setBrush(Qt::NoBrush);
         p.setPen(QPen(mark, 1.5));
@@ -562,7 +566,7 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
         const int lane = index_->laneOfGaps(g.device);
         if (lane >= 0) {
             const double x0 = timeline::timeToX(g.start, window_, w), x1 = timeline::timeToX(g.end, window_, w);
-            p.setPen(QPen(kHighlight, 2));
+            p.setPen(QPen(vc.focus, 2));
             p.setBrush(Qt::NoBrush);
             p.drawRect(QRectF(plot.left() + std::max(-2.0, x0) - 1, laneTop(lane) - 1,
                               std::max(3.0, std::min(w + 2, x1) - std::max(-2.0, x0)) + 2,
@@ -590,7 +594,7 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
                     found = i;
             if (found != UINT32_MAX) {
                 const QRectF kr = itemRect(kl, found);
-                p.setPen(QPen(kHighlight, 2));
+                p.setPen(QPen(vc.focus, 2));
                 p.setBrush(Qt::NoBrush);
                 p.drawRect(kr.adjusted(-1, -1, 1, 1));
                 const int32_t api = index_->trace().kernels.launch_api[k];
@@ -610,7 +614,7 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
                         QPainterPath path(from);
                         const double my = (from.y() + to.y()) / 2;
                         path.cubicTo(QPointF(from.x(), my), QPointF(to.x(), my), to);
-                        p.setPen(QPen(kHighlight.darker(120), 1.5));
+                        p.setPen(QPen(vc.dark ? vc.focus : vc.focus.darker(120), 1.5));
                         p.drawPath(path);
                         p.setRenderHint(QPainter::Antialiasing, false);
                         break;
@@ -629,8 +633,12 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
         const QFontMetrics fm = p.fontMetrics();
         const QRect box(plot.left() + 8, plot.bottom() - fm.height() - 12, fm.horizontalAdvance(text) + 16,
                         fm.height() + 8);
-        p.fillRect(box, QColor(30, 40, 60, 220));
-        p.setPen(Qt::white);
+        QColor boxFill = vc.tooltipBackground;
+        boxFill.setAlpha(235);
+        p.fillRect(box, boxFill);
+        p.setPen(vc.tick);
+        p.drawRect(box.adjusted(0, 0, -1, -1));
+        p.setPen(vc.tooltipText);
         p.drawText(box, Qt::AlignCenter, text);
     }
 }
@@ -669,7 +677,7 @@ void TimelineView::render(QPainter& p)
                    p.fontMetrics().elidedText(title, Qt::ElideMiddle, labelWidth_ - 12));
         p.setClipping(false);
     }
-    p.setPen(palette().mid().color());
+    p.setPen(viewColors(palette()).tick);
     p.drawLine(labelWidth_ - 1, kAxisHeight, labelWidth_ - 1, height());
     drawAxis(p, plot, npp);
     drawOverlays(p, plot);
