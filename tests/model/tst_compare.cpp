@@ -29,6 +29,7 @@
 #include "model/compare_job.h"
 #include "model/compare_model.h"
 #include "model/units.h"
+#include "tests/support/qt_fixtures.h"
 
 using namespace sl;
 
@@ -120,20 +121,12 @@ private slots:
     void initTestCase()
     {
         QVERIFY(dir_.isValid());
-        SynthOptions b = synth_preset("decode");
+        SynthOptions b = testing::plantedDecode(/*pageableCopies=*/false);
         b.decode_steps = 12;
-        b.host_starved = true;
-        b.sync_every_step = true;
-        SynthOptions a = b;
-        a.decode_steps = 10;
-        a.kernel_time_scale = 0.8;
-        a.host_starved = false;
-        a.sync_every_step = false;
+        SynthOptions a = testing::improvedDecode(b, 10);
         a.seed = 2;
-        before_ = dir_.filePath(QStringLiteral("before.sqlite"));
-        after_ = dir_.filePath(QStringLiteral("after.sqlite"));
-        write_nsys_sqlite(make_synthetic_trace(b), before_.toStdString());
-        write_nsys_sqlite(make_synthetic_trace(a), after_.toStdString());
+        before_ = testing::writeSyntheticNsys(dir_.path(), QStringLiteral("before.sqlite"), b);
+        after_ = testing::writeSyntheticNsys(dir_.path(), QStringLiteral("after.sqlite"), a);
 
         // BEFORE as the workbench analyses it (default settings = the CLI's defaults).
         beforeRun_ = run_pipeline({before_.toStdString()}, WorkbenchSettings{}.pipelineOptions());

@@ -9,22 +9,13 @@
 #include "analysis/rules.h"
 #include "analysis/synthetic.h"
 #include "model/finding_links.h"
+#include "tests/support/qt_fixtures.h"
 
 using namespace sl;
 
 namespace {
 
-PipelineResult runPlanted()
-{
-    SynthOptions so = synth_preset("decode");
-    so.host_starved = true;
-    so.sync_every_step = true;
-    so.pageable_copies = true;
-    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
-    PipelineOptions o;
-    o.rule_dirs = {shipped_rules_dir()};
-    return run_pipeline_on(trace, o);
-}
+PipelineResult runPlanted() { return *testing::runShippedRules(testing::plantedDecode()); }
 
 bool has(const std::vector<size_t>& v, size_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 

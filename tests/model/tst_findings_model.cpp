@@ -16,33 +16,18 @@
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
 #include "model/units.h"
+#include "tests/support/qt_fixtures.h"
 
 using namespace sl;
 
 namespace {
 
-PipelineOptions shippedRules()
-{
-    PipelineOptions o;
-    o.rule_dirs = {shipped_rules_dir()};
-    return o;
-}
+using testing::diagnosisOf;
+PipelineOptions shippedRules() { return testing::shippedRulesOptions(); }
 
 std::shared_ptr<const PipelineResult> runSynthetic(bool planted)
 {
-    SynthOptions so = synth_preset("decode");
-    if (planted) {
-        so.host_starved = true;
-        so.sync_every_step = true;
-        so.pageable_copies = true;
-    }
-    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
-    return std::make_shared<const PipelineResult>(run_pipeline_on(trace, shippedRules()));
-}
-
-std::shared_ptr<const Diagnosis> diagnosisOf(const std::shared_ptr<const PipelineResult>& r)
-{
-    return std::shared_ptr<const Diagnosis>(r, &r->diagnosis);
+    return testing::runShippedRules(planted ? testing::plantedDecode() : synth_preset("decode"));
 }
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }

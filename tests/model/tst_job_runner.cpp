@@ -12,6 +12,7 @@
 #include "analysis/synthetic.h"
 #include "model/document.h"
 #include "model/job_runner.h"
+#include "tests/support/qt_fixtures.h"
 
 using namespace sl;
 
@@ -43,28 +44,6 @@ Trace slowLoad(const std::vector<std::string>& paths, const LoadControl& c, int 
 const char* kConfig = R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
  "intermediate_size": 11008, "num_attention_heads": 32, "num_key_value_heads": 32, "num_hidden_layers": 8,
  "vocab_size": 32000, "torch_dtype": "bfloat16"})";
-
-QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& text)
-{
-    const QString path = dir.filePath(name);
-    QFile f(path);
-    if (!f.open(QIODevice::WriteOnly) || f.write(text) != text.size())
-        qFatal("cannot write %s", qPrintable(path));
-    return path;
-}
-
-// Wires a runner to a document the way the main window does.
-void wire(JobRunner& runner, Document& doc)
-{
-    QObject::connect(&runner, &JobRunner::inputsResolved, &doc, &Document::setInputs);
-    QObject::connect(&runner, &JobRunner::traceLoaded, &doc, &Document::setTrace);
-    QObject::connect(&runner, &JobRunner::summaryReady, &doc, &Document::setSummary);
-    QObject::connect(&runner, &JobRunner::timelineReady, &doc, &Document::setTimeline);
-    QObject::connect(&runner, &JobRunner::analysisReady, &doc, &Document::setAnalysis);
-    QObject::connect(&runner, &JobRunner::rooflineReady, &doc, &Document::setRoofline);
-    QObject::connect(&runner, &JobRunner::rooflineFailed, &doc, &Document::setRooflineError);
-    QObject::connect(&runner, &JobRunner::diagnosisReady, &doc, &Document::setDiagnosis);
-}
 
 std::vector<std::string> ruleIds(const std::vector<Finding>& fs)
 {
@@ -184,13 +163,13 @@ private slots:
     {
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        const QString config = writeFile(dir, QStringLiteral("config.json"), kConfig);
+        const QString config = testing::writeTextFile(dir.path(), QStringLiteral("config.json"), kConfig);
         SynthOptions so = synth_preset("decode");
         auto reference = std::make_shared<const Trace>(make_synthetic_trace(so));
         JobRunner runner;
         runner.setLoader([so](const std::vector<std::string>&, const LoadControl&) { return make_synthetic_trace(so); });
         Document doc;
-        wire(runner, doc);
+        testing::wireRunner(runner, doc);
         QSignalSpy finished(&runner, &JobRunner::finished);
         QSignalSpy roofFailed(&runner, &JobRunner::rooflineFailed);
         QSignalSpy analysisFailed(&runner, &JobRunner::analysisFailed);
@@ -220,14 +199,14 @@ private slots:
     void badModelConfigStillGivesFindings()
     {
         QTemporaryDir dir;
-        const QString config = writeFile(dir, QStringLiteral("config.json"),
+        const QString config = testing::writeTextFile(dir.path(), QStringLiteral("config.json"),
                                          R"({"model_type": "llama", "hidden_size": "four thousand"})");
         JobRunner runner;
         runner.setLoader([](const std::vector<std::string>&, const LoadControl&) {
             return make_synthetic_trace(synth_preset("decode"));
         });
         Document doc;
-        wire(runner, doc);
+        testing::wireRunner(runner, doc);
         QSignalSpy finished(&runner, &JobRunner::finished);
         QSignalSpy roofFailed(&runner, &JobRunner::rooflineFailed);
         runner.open({dir.filePath(QStringLiteral("t.sqlite")), config});
@@ -244,7 +223,7 @@ private slots:
     void filesWithoutATraceAreRefused()
     {
         QTemporaryDir dir;
-        const QString config = writeFile(dir, QStringLiteral("config.json"), kConfig);
+        const QString config = testing::writeTextFile(dir.path(), QStringLiteral("config.json"), kConfig);
         JobRunner runner;
         QSignalSpy failed(&runner, &JobRunner::failed);
         runner.open({config});

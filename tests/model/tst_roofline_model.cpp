@@ -17,39 +17,15 @@
 #include "analysis/synthetic.h"
 #include "model/document.h"
 #include "model/roofline_model.h"
+#include "tests/support/qt_fixtures.h"
 
 using namespace sl;
 
 namespace {
 
-QString scratch(const QString& name)
-{
-    const QString base = qEnvironmentVariable("SIGHTLINE_TEST_TMP", QDir::tempPath());
-    const QString dir = base + QStringLiteral("/") + name;
-    QDir().mkpath(dir);
-    return dir;
-}
-
 bool close(double a, double b, double rel = 1e-9)
 {
     return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
-}
-
-// One in-memory ncu launch: `flops` tensor ops, `bytes` DRAM bytes, `ns` duration.
-NcuLaunch launch(int64_t id, const std::string& name, double flops, double bytes, double ns)
-{
-    NcuLaunch l;
-    l.id = id;
-    l.name = name;
-    auto put = [&](const char* k, double v) {
-        NcuValue nv;
-        nv.number = v;
-        l.metrics[k] = nv;
-    };
-    put("gpu__time_duration.sum", ns);
-    put("dram__bytes.sum", bytes);
-    put("sm__ops_path_tensor_src_bf16_dst_fp32.sum", flops);
-    return l;
 }
 
 } // namespace
@@ -67,11 +43,7 @@ private slots:
     {
         // The sample's model, written here, and the generated decode trace run through the real pipeline.
         const SynthOptions so = synth_preset("decode");
-        configPath_ = (scratch(QStringLiteral("roofline_model")) + QStringLiteral("/config.json")).toStdString();
-        QFile f(QString::fromStdString(configPath_));
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray::fromStdString(synth_model_config_json(so)));
-        f.close();
+        configPath_ = testing::writeModelConfig(testing::scratchDir(QStringLiteral("roofline_model")), so).toStdString();
         auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
         PipelineOptions o;
         o.run_rules = false;
@@ -249,7 +221,7 @@ private slots:
         for (int rep = 0; rep < 400; ++rep)
             for (size_t n = 0; n < names.size(); ++n) {
                 // name n: FLOPs (n+1)*1e9 + rep, bytes 1e8, duration (1000 + rep) ns
-                out.ncu->launches.push_back(launch(id++, std::string(t.str(names[n])), (double(n) + 1) * 1e9 + rep,
+                out.ncu->launches.push_back(testing::ncuLaunch(id++, std::string(t.str(names[n])), (double(n) + 1) * 1e9 + rep,
                                                    1e8, 1000.0 + rep));
             }
         // Under a cap of 100 points: folded per kernel name, sums of FLOPs / bytes / time.
@@ -316,7 +288,7 @@ private slots:
         QCOMPARE(d.points[size_t(rp)].phase, std::string("prefill"));
         // With an ncu launch of that kernel's name, the kernel's own point wins.
         out.ncu = NcuReport{};
-        out.ncu->launches.push_back(launch(0, std::string(t.str(t.kernels.name[size_t(decodeGemm)])), 2e9, 1e8, 1e6));
+        out.ncu->launches.push_back(testing::ncuLaunch(0, std::string(t.str(t.kernels.name[size_t(decodeGemm)])), 2e9, 1e8, 1e6));
         const RooflineData withNcu = build_roofline_data(&out, &t);
         const int rn = roofline_row_for_kernel(withNcu, t, &result_.analysis, decodeGemm);
         QVERIFY(rn >= 0);
@@ -361,7 +333,7 @@ private slots:
         RooflineOutput out = result_.roofline;
         out.ncu = NcuReport{};
         const Trace& t = *result_.trace;
-        out.ncu->launches.push_back(launch(0, std::string(t.str(t.kernels.name[0])), 2e9, 1e8, 1e6));
+        out.ncu->launches.push_back(testing::ncuLaunch(0, std::string(t.str(t.kernels.name[0])), 2e9, 1e8, 1e6));
         RooflineModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
         QCOMPARE(model.rowCount(), 0);

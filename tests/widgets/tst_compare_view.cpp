@@ -23,6 +23,7 @@
 #include "model/compare_model.h"
 #include "model/document.h"
 #include "model/theme.h"
+#include "tests/support/qt_fixtures.h"
 #include "widgets/compare_view.h"
 #include "widgets/settings_dialog.h"
 
@@ -77,19 +78,11 @@ private slots:
     void initTestCase()
     {
         QVERIFY(dir_.isValid());
-        SynthOptions b = synth_preset("decode");
+        SynthOptions b = testing::plantedDecode(/*pageableCopies=*/false);
         b.decode_steps = 10;
-        b.host_starved = true;
-        b.sync_every_step = true;
-        SynthOptions a = b;
-        a.kernel_time_scale = 0.8;
-        a.decode_steps = 8;
-        a.host_starved = false;
-        a.sync_every_step = false;
-        before_ = dir_.filePath(QStringLiteral("baseline_run.sqlite"));
-        after_ = dir_.filePath(QStringLiteral("with_cuda_graphs.sqlite"));
-        write_nsys_sqlite(make_synthetic_trace(b), before_.toStdString());
-        write_nsys_sqlite(make_synthetic_trace(a), after_.toStdString());
+        const SynthOptions a = testing::improvedDecode(b, 8);
+        before_ = testing::writeSyntheticNsys(dir_.path(), QStringLiteral("baseline_run.sqlite"), b);
+        after_ = testing::writeSyntheticNsys(dir_.path(), QStringLiteral("with_cuda_graphs.sqlite"), a);
         beforeRun_ = run_pipeline({before_.toStdString()}, WorkbenchSettings{}.pipelineOptions());
 
         kb_ = dir_.filePath(QStringLiteral("kb.db"));

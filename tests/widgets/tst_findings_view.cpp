@@ -25,6 +25,7 @@
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
 #include "model/selection.h"
+#include "tests/support/qt_fixtures.h"
 #include "widgets/findings_view.h"
 
 using namespace sl;
@@ -40,18 +41,9 @@ struct Fixture {
 
     explicit Fixture(bool planted = true)
     {
-        SynthOptions so = synth_preset("decode");
-        if (planted) {
-            so.host_starved = true;
-            so.sync_every_step = true;
-            so.pageable_copies = true;
-        }
-        auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
-        PipelineOptions o;
-        o.rule_dirs = {shipped_rules_dir()};
-        result = std::make_shared<const PipelineResult>(run_pipeline_on(trace, o));
-        doc.setTrace({QStringLiteral("synthetic.sqlite")}, trace);
-        doc.setDiagnosis(std::shared_ptr<const Diagnosis>(result, &result->diagnosis));
+        result = testing::runShippedRules(planted ? testing::plantedDecode() : synth_preset("decode"));
+        doc.setTrace({QStringLiteral("synthetic.sqlite")}, result->trace);
+        doc.setDiagnosis(testing::diagnosisOf(result));
     }
     const std::vector<Finding>& findings() const { return result->diagnosis.eval.findings; }
 };

@@ -11,6 +11,7 @@
 #include "analysis/synthetic.h"
 #include "model/document.h"
 #include "model/selection.h"
+#include "tests/support/qt_fixtures.h"
 #include "widgets/findings_view.h"
 #include "widgets/overview_panel.h"
 
@@ -21,15 +22,9 @@ class TestOverviewFindings : public QObject {
 private slots:
     void topFindings()
     {
-        SynthOptions so = synth_preset("decode");
-        so.host_starved = true;
-        so.sync_every_step = true;
-        so.pageable_copies = true;
-        auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
-        PipelineOptions o;
-        o.rule_dirs = {shipped_rules_dir()};
-        auto result = std::make_shared<const PipelineResult>(run_pipeline_on(trace, o));
-        auto diagnosis = std::shared_ptr<const Diagnosis>(result, &result->diagnosis);
+        auto result = testing::runShippedRules(testing::plantedDecode());
+        auto trace = result->trace;
+        auto diagnosis = testing::diagnosisOf(result);
         const std::vector<Finding>& fs = diagnosis->eval.findings;
         QVERIFY(fs.size() >= 2);
 

@@ -19,37 +19,10 @@
 #include "model/document.h"
 #include "model/roofline_model.h"
 #include "model/selection.h"
+#include "tests/support/qt_fixtures.h"
 #include "widgets/roofline_view.h"
 
 using namespace sl;
-
-namespace {
-
-QString scratch(const QString& name)
-{
-    const QString base = qEnvironmentVariable("SIGHTLINE_TEST_TMP", QDir::tempPath());
-    const QString dir = base + QStringLiteral("/") + name;
-    QDir().mkpath(dir);
-    return dir;
-}
-
-NcuLaunch launch(int64_t id, const std::string& name, double flops, double bytes, double ns)
-{
-    NcuLaunch l;
-    l.id = id;
-    l.name = name;
-    auto put = [&](const char* k, double v) {
-        NcuValue nv;
-        nv.number = v;
-        l.metrics[k] = nv;
-    };
-    put("gpu__time_duration.sum", ns);
-    put("dram__bytes.sum", bytes);
-    put("sm__ops_path_tensor_src_bf16_dst_fp32.sum", flops);
-    return l;
-}
-
-} // namespace
 
 class TestRooflineView : public QObject {
     Q_OBJECT
@@ -107,11 +80,7 @@ private slots:
     void initTestCase()
     {
         const SynthOptions so = synth_preset("decode");
-        const QString config = scratch(QStringLiteral("roofline_view")) + QStringLiteral("/config.json");
-        QFile f(config);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write(QByteArray::fromStdString(synth_model_config_json(so)));
-        f.close();
+        const QString config = testing::writeModelConfig(testing::scratchDir(QStringLiteral("roofline_view")), so);
         PipelineOptions o;
         o.run_rules = false;
         o.roofline.model = config.toStdString();
@@ -128,7 +97,7 @@ private slots:
         const double shape[3][3] = {{2e9, 1e9, 1e6}, {5e10, 5e8, 2e5}, {1e11, 1e8, 4e5}};   // I = 2, 100, 1000
         for (size_t n = 0; n < names.size(); ++n)
             withNcu_.ncu->launches.push_back(
-                launch(int64_t(n), std::string(t.str(names[n])), shape[n][0], shape[n][1], shape[n][2]));
+                testing::ncuLaunch(int64_t(n), std::string(t.str(names[n])), shape[n][0], shape[n][1], shape[n][2]));
     }
 
     void messageWithoutRoofline()
@@ -200,7 +169,7 @@ private slots:
         for (const char* l : {"1T", "10T", "100T", "1P"})
             QVERIFY2(y->categoriesLabels().contains(QLatin1String(l)), l);
         // The look, for a person to check: saved beside the test's scratch files.
-        QVERIFY(v.grab().save(scratch(QStringLiteral("roofline_view")) + QStringLiteral("/roofline_900x600.png")));
+        QVERIFY(v.grab().save(testing::scratchDir(QStringLiteral("roofline_view")) + QStringLiteral("/roofline_900x600.png")));
         // In a short dock every other or third decade is labelled instead of eliding them all.
         v.resize(1280, 260);
         QTRY_VERIFY(y->count() < decades + 1);
@@ -278,7 +247,7 @@ private slots:
         sel.setKernelName(d.points[size_t(other)].kernel_name);
         QCOMPARE(v.highlightedRow(), other);
         QCOMPARE(kernels.count(), 1);   // selection from outside does not echo back as an activation
-        QVERIFY(v.grab().save(scratch(QStringLiteral("roofline_view")) + QStringLiteral("/roofline_selected.png")));
+        QVERIFY(v.grab().save(testing::scratchDir(QStringLiteral("roofline_view")) + QStringLiteral("/roofline_selected.png")));
         // A name without a point (or none) drops the kernel highlight.
         sel.setKernelName(UINT32_MAX);
         QCOMPARE(v.highlightedRow(), -1);
