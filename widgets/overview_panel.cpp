@@ -1,6 +1,8 @@
 #include "widgets/overview_panel.h"
 
+#include <QCursor>
 #include <QLabel>
+#include <QToolTip>
 #include <QLocale>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -38,6 +40,18 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
         const int row = link.startsWith(prefix) ? link.mid(prefix.size()).toInt(&ok) : -1;
         if (ok && diagnosis_ && row >= 0 && size_t(row) < diagnosis_->eval.findings.size())
             emit findingActivated(row);
+    });
+    // no minimum width from the longest word of a title: the pane fits its dock without a horizontal scroll bar
+    findingsLabel_->setMinimumWidth(1);
+    connect(findingsLabel_, &QLabel::linkHovered, this, [this](const QString& link) {
+        static const QLatin1String prefix("finding:");
+        bool ok = false;
+        const int row = link.startsWith(prefix) ? link.mid(prefix.size()).toInt(&ok) : -1;
+        if (ok && diagnosis_ && row >= 0 && size_t(row) < diagnosis_->eval.findings.size())
+            QToolTip::showText(QCursor::pos(), QString::fromStdString(diagnosis_->eval.findings[size_t(row)].title.get(lang_)),
+                               findingsLabel_);
+        else
+            QToolTip::hideText();
     });
     layout->addWidget(findingsLabel_);
     layout->addStretch(1);
@@ -85,20 +99,21 @@ void OverviewPanel::updateFindings()
     if (all.empty()) {
         h += QStringLiteral("<p><i>%1</i></p>").arg(tr("No rule fired on this trace."));
     } else {
-        h += QStringLiteral("<table cellspacing=3>");
+        // One paragraph per finding, the expected gain first: titles quote kernel names (C++ signatures with tokens
+        // of 300 px and more), which in a table column widened the pane past a side dock and pushed the gain out of
+        // view; a token too long for the dock is clipped at its end instead (the link's tooltip names it in full).
         for (int row : topFindingRows()) {
             const Finding& f = all[size_t(row)];
             const ExpectedGain& g = f.expected_gain;
             const QString gain = g.computed ? formatPercent(g.fraction)
                                             : QStringLiteral("%1–%2").arg(formatPercent(g.low), formatPercent(g.high));
-            h += QStringLiteral("<tr><td valign=top><span style=\"color:%1\">●</span></td>"
-                                "<td valign=top><a href=\"finding:%2\" style=\"text-decoration:none\">%3</a></td>"
-                                "<td valign=top align=right style=\"white-space:nowrap\"><b>%4</b></td></tr>")
+            h += QStringLiteral("<p style=\"margin-top:2px; margin-bottom:4px\"><span style=\"color:%1\">●</span>&nbsp;"
+                                "<span style=\"white-space:nowrap\"><b>%4</b></span>&nbsp; "
+                                "<a href=\"finding:%2\" style=\"text-decoration:none\">%3</a></p>")
                      .arg(FindingsModel::severityColor(f.severity).name())
                      .arg(row)
                      .arg(QString::fromStdString(f.title.get(lang_)).toHtmlEscaped(), gain.toHtmlEscaped());
         }
-        h += QStringLiteral("</table>");
         if (all.size() > size_t(kTopFindings))
             h += QStringLiteral("<p><i>%1</i></p>")
                      .arg(tr("%n more in the Findings pane", nullptr, int(all.size()) - kTopFindings));
