@@ -22,6 +22,7 @@
 #include "analysis/synthetic.h"
 #include "model/units.h"
 #include "model/gap_histogram.h"
+#include "tests/support/qt_fixtures.h"
 #include "widgets/details_panel.h"
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
@@ -35,22 +36,14 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<
 
 std::shared_ptr<const PipelineResult> planted(bool withModel)
 {
-    SynthOptions so = synth_preset("decode");
-    so.host_starved = true;
-    so.sync_every_step = true;
-    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
-    PipelineOptions o;
-    o.rule_dirs = {shipped_rules_dir()};
+    auto trace = std::make_shared<const Trace>(make_synthetic_trace(testing::plantedDecode(/*pageableCopies=*/false)));
+    PipelineOptions o = testing::shippedRulesOptions();
     if (withModel)
         o.roofline.model = qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() + "/tests/data/models/llama_tiny_config.json";
     return std::make_shared<const PipelineResult>(run_pipeline_on(trace, o));
 }
 
-template <class T>
-std::shared_ptr<const T> part(const std::shared_ptr<const PipelineResult>& r, const T* p)
-{
-    return std::shared_ptr<const T>(r, p);
-}
+using testing::partOf;
 
 } // namespace
 
@@ -130,13 +123,13 @@ private slots:
     {
         const auto r = planted(false);
         const Trace& t = *r->trace;
-        const auto analysis = part(r, &r->analysis);
+        const auto analysis = partOf(r, &r->analysis);
         Selection sel;
         DetailsPanel details;
         details.setTrace(r->trace);
         details.setAnalysis(analysis);
         details.setTimeline(TimelineIndex::build(r->trace));
-        details.setDiagnosis(part(r, &r->diagnosis));
+        details.setDiagnosis(partOf(r, &r->diagnosis));
         details.setSelection(&sel);
 
         // the largest gap between two kernels
@@ -199,14 +192,14 @@ private slots:
         const auto r = planted(true);
         QVERIFY2(r->roofline.report.has_value(), "llama_tiny config joined to the synthetic trace");
         const Trace& t = *r->trace;
-        auto roofline = part(r, &r->roofline);
+        auto roofline = partOf(r, &r->roofline);
         DetailsPanel details;
         details.setTrace(r->trace);
-        details.setAnalysis(part(r, &r->analysis));
+        details.setAnalysis(partOf(r, &r->analysis));
         const auto index = TimelineIndex::build(r->trace);
         details.setTimeline(index);
         details.setRoofline(roofline);
-        details.setDiagnosis(part(r, &r->diagnosis));
+        details.setDiagnosis(partOf(r, &r->diagnosis));
         // a decode GEMM whose class and phase have an E_roof
         int64_t pick = -1;
         const ClassEfficiency* ce = nullptr;
@@ -241,7 +234,7 @@ private slots:
         // without the timeline index the pane scans once and shows the same distribution
         DetailsPanel scan;
         scan.setTrace(r->trace);
-        scan.setAnalysis(part(r, &r->analysis));
+        scan.setAnalysis(partOf(r, &r->analysis));
         scan.showKernel(pick);
         QVERIFY(scan.text().contains(QStringLiteral("%1 · %2").arg(formatDuration(d.p90), formatDuration(d.max))));
         QVERIFY(scan.text().contains(QStringLiteral("%1 · %2").arg(formatDuration(d.min), formatDuration(d.median))));
@@ -296,10 +289,10 @@ private slots:
         DetailsPanel details;
         details.resize(300, 900);
         details.setTrace(r->trace);
-        details.setAnalysis(part(r, &r->analysis));
+        details.setAnalysis(partOf(r, &r->analysis));
         details.setTimeline(TimelineIndex::build(r->trace));
-        details.setRoofline(part(r, &r->roofline));
-        details.setDiagnosis(part(r, &r->diagnosis));
+        details.setRoofline(partOf(r, &r->roofline));
+        details.setDiagnosis(partOf(r, &r->diagnosis));
         details.show();
         QVERIFY(QTest::qWaitForWindowExposed(&details));
         // the kernel with the longest full name, and the largest gap
@@ -352,8 +345,8 @@ private slots:
             details.resize(300, 900);
             details.setTrace(r->trace);
             details.setTimeline(TimelineIndex::build(r->trace));
-            details.setAnalysis(part(r, &r->analysis));
-            details.setDiagnosis(part(r, &r->diagnosis));
+            details.setAnalysis(partOf(r, &r->analysis));
+            details.setDiagnosis(partOf(r, &r->diagnosis));
             details.show();
             size_t longest = 0;
             for (size_t k = 0; k < t.kernels.size(); ++k)
@@ -421,9 +414,9 @@ private slots:
         QVERIFY(!details.text().contains(QStringLiteral("E_roof")));
         QVERIFY(!details.text().contains(QStringLiteral("Findings (")));
         doc.setTimeline(TimelineIndex::build(r->trace));
-        doc.setAnalysis(part(r, &r->analysis));
-        doc.setRoofline(part(r, &r->roofline));
-        doc.setDiagnosis(part(r, &r->diagnosis));
+        doc.setAnalysis(partOf(r, &r->analysis));
+        doc.setRoofline(partOf(r, &r->roofline));
+        doc.setDiagnosis(partOf(r, &r->diagnosis));
         const QString text = details.text();
         QVERIFY(text.contains(QStringLiteral("Findings (%1)").arg(findingsForKernel(r->diagnosis, t, &r->analysis, k).size())));
         QVERIFY(text.contains(QStringLiteral("Roofline")));
@@ -438,7 +431,7 @@ private slots:
     void histogramBucketHighlightsGaps()
     {
         const auto r = planted(false);
-        const auto analysis = part(r, &r->analysis);
+        const auto analysis = partOf(r, &r->analysis);
         Selection sel;
         TimelineView timeline(&sel);
         timeline.resize(1000, 500);
