@@ -23,6 +23,7 @@
 #include "model/document.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
+#include "model/timeline_index.h"
 #include "model/units.h"
 #include "model/workbench_settings.h"
 
@@ -362,8 +363,12 @@ void FindingsView::activate(const QModelIndex& index)
         if (f->scope == ScopeKind::Kernel && selection_) {
             if (const auto trace = model_->trace()) {
                 const StrId id = trace->strings.find(f->subject);
-                if (id != StringPool::kNotFound)
+                if (id != StringPool::kNotFound) {
                     selection_->setKernelName(id);
+                    // And its longest instance, as the Kernels table does, so the timeline and Details follow.
+                    if (const auto index = document_->timeline())
+                        selection_->setKernel(index->kernelLookup().longestInstance(id));
+                }
             }
         }
         break;

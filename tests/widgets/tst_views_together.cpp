@@ -323,9 +323,6 @@ private slots:
         QCOMPARE(w.sel.kernelName(), name);
         if (const std::vector<int> rows = ncuRowsOf(w.roofline, name); !rows.empty())
             QCOMPARE(w.roofline.highlightedRow(), rows[0]);
-        QEXPECT_FAIL("", "only the Kernels table and the Roofline jump to a name's longest instance (MainWindow::jumpToLongest); "
-                         "a kernel finding sets Selection::kernelName, which neither Details nor the timeline follow",
-                     Continue);
         QCOMPARE(w.sel.kernel(), longestOf(t, name));
     }
 
