@@ -81,8 +81,22 @@ QString GapHistogramView::binLabel(int bucket) const
         // "<1us" would be read as rich text by the axis: name the first bucket by its range.
         return d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label);
     }
-    // fine bins by their lower edge (the axis says so); the first starts at 0
-    return bucket == 0 ? QStringLiteral("0") : shortDuration(bins_.lo(size_t(bucket)));
+    // fine bins by their lower edge (the axis says so); the first starts at 0. As on a log axis, only the decades
+    // carry a unit ("1µs", then "1.78", "3.16", "5.62", "10µs"): short enough to stand side by side in a dock
+    if (bucket == 0)
+        return QStringLiteral("0");
+    const int64_t lo = bins_.lo(size_t(bucket));
+    int64_t m = lo;
+    while (m >= 10 && m % 10 == 0)
+        m /= 10;
+    QString label = shortDuration(lo);
+    if (m != 1) {
+        while (!label.isEmpty() && !label.back().isDigit())
+            label.chop(1);
+        // QBarCategoryAxis merges equal categories: "178" (ns) and "178" (µs) differ by invisible zero-width spaces
+        label += QString((bucket - 1) / 4, QChar(0x200B));
+    }
+    return label;
 }
 
 QString GapHistogramView::bucketSummary(int bucket) const

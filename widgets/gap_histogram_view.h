@@ -44,7 +44,8 @@ public:
     int selectedBucket() const { return selectedBucket_; }
     // Rich text: range, count and total time of bin b, per cause (tooltip and the line under the chart).
     QString bucketSummary(int bucket) const;
-    // The axis label of bin b ("0-1us", "1-5us", ... or the fine bin's lower edge, "178ns").
+    // The axis label of bin b: "0-1us", "1-5us", ...; fine bins by their lower edge, the unit on decades only
+    // ("0", "100ns", "178", "316", "562", "1µs", "1.78", ...).
     QString binLabel(int bucket) const;
     QChartView* chartView() const { return view_; }
 

@@ -243,6 +243,9 @@ private slots:
         QCOMPARE(axis->count(), int(e.count.size()));
         QCOMPARE(axis->at(0), QStringLiteral("0"));
         QCOMPARE(axis->at(1), QStringLiteral("100ns"));
+        QCOMPARE(axis->at(2), QStringLiteral("178"));
+        QCOMPARE(axis->at(4), QStringLiteral("562"));
+        QCOMPARE(axis->at(6).remove(QChar(0x200B)), QStringLiteral("1.78"));   // made unique: see binLabel
         QCOMPARE(axis->at(5), QStringLiteral("1µs"));
 
         int tested = 0;
