@@ -73,6 +73,9 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
             rebuildHighlights();
             update();
         });
+        // Other views move the timeline through the shared window (a finding's time range, an NVTX link); the
+        // timeline's own moves come back here unchanged and stop in setWindow.
+        connect(selection_, &Selection::windowChanged, this, [this](TimeRange w) { setWindow({w.start, w.end}); });
     }
 }
 

@@ -296,8 +296,6 @@ private slots:
                                                 w.findings.model()->linkIndex(rangeFinding, FindingsModel::RangeLinkRow, 0)));
             QCOMPARE(w.sel.range(), (TimeRange{tr.start, tr.end}));
             QCOMPARE(w.sel.window(), (TimeRange{tr.start, tr.end}));
-            QEXPECT_FAIL("", "TimelineView never connects to Selection::windowChanged (its constructor, widgets/timeline_view.cpp)",
-                         Continue);
             QCOMPARE((TimeRange{w.timeline.window().start, w.timeline.window().end}), w.sel.window());
         }
     }
