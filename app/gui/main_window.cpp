@@ -25,6 +25,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -71,6 +72,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     setWindowTitle(tr("Sightline"));
     setAcceptDrops(true);
     setDockNestingEnabled(true);
+    // Overview and Details run the full height on the right (they are read while any bottom pane is open).
+    setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
 
     document_ = new Document(this);
     runner_ = new JobRunner(this);
@@ -214,14 +217,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* overviewDock = addDock(overview_, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
     QDockWidget* detailsDock = addDock(details, tr("Details"), QStringLiteral("detailsDock"), Qt::RightDockWidgetArea);
     splitDockWidget(overviewDock, detailsDock, Qt::Vertical);
-    resizeDocks({overviewDock}, {340}, Qt::Horizontal);
-    // The findings and suggestions need rows to read; the timeline keeps the rest.
-    resizeDocks({kernelDock}, {340}, Qt::Vertical);
-
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
         resize(1280, 800);
-    restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion);
+    if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion)) {
+        // The first layout, sized once the window has its real size: the bottom panes (findings, suggestions)
+        // get rows to read, Overview room for its headline numbers and idle breakdown; Details scrolls.
+        QTimer::singleShot(0, this, [this, overviewDock, detailsDock, kernelDock] {
+            resizeDocks({overviewDock}, {std::max(340, width() / 4)}, Qt::Horizontal);
+            resizeDocks({overviewDock, detailsDock}, {height() * 9 / 20, height() * 11 / 20}, Qt::Vertical);
+            resizeDocks({kernelDock}, {height() * 2 / 5}, Qt::Vertical);
+        });
+    }
     updateRecentMenu();
     applySettings(runner_->settings());
 }
