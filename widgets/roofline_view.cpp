@@ -462,7 +462,11 @@ void RooflineView::placeLabels()
     for (const QPointF& p : logPoints_)
         px.push_back(c->mapToPosition(p, highlightSeries_));
     std::vector<QRectF> placed;
-    auto blocked = [&](const QRectF& r, bool markersToo) {
+    std::vector<double> roofYs;   // the flat (compute) roofs, in chart pixels
+    for (const RoofLabel& l : roofLabels_)
+        if (!l.diagonal)
+            roofYs.push_back(c->mapToPosition(l.at, highlightSeries_).y());
+    auto blocked = [&](const QRectF& r, bool markersToo, bool roofsToo = true) {
         if (r.left() < plot.left() || r.top() < plot.top() - 2 || r.bottom() > plot.bottom())
             return true;
         for (const QRectF& p : placed)
@@ -471,6 +475,11 @@ void RooflineView::placeLabels()
         if (markersToo)
             for (const QPointF& p : px)
                 if (r.adjusted(-4, -4, 4, 4).contains(p))
+                    return true;
+        // Another compute roof through the text would strike it out (FP8 just above BF16 on a short chart).
+        if (roofsToo)
+            for (double y : roofYs)
+                if (y > r.top() + 1 && y < r.bottom() - 1)
                     return true;
         return false;
     };
@@ -516,8 +525,9 @@ void RooflineView::placeLabels()
         const QRectF above(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
         const QRectF below(at.x() - br.width() - 6, at.y() + 2, br.width(), br.height());
         const QRectF* r = !blocked(above, true) ? &above : !blocked(below, true) ? &below : nullptr;
-        if (!r && l.gemm && !blocked(above, false))
-            r = &above;   // the GEMM roof is always named, over markers if it must
+        if (!r && l.gemm)   // the GEMM roof is always named: clear of roofs if it can be, over markers if it must
+            r = !blocked(above, false) ? &above : !blocked(below, false) ? &below
+              : !blocked(above, false, false) ? &above : nullptr;
         l.item->setVisible(r != nullptr);
         if (r) {
             l.item->setPos(r->topLeft());
