@@ -472,6 +472,17 @@ void KnowledgeBase::set_suggestion_state(int64_t id, SuggestionState state, cons
     tx.commit();
 }
 
+void KnowledgeBase::set_suggestion_annotation(int64_t id, const std::string& annotation)
+{
+    Tx tx(db_, path_);
+    Stmt u(db_, "UPDATE suggestions SET annotation = ?1, updated_at = ?2 WHERE id = ?3", path_);
+    u.bind(1, annotation).bind(2, now_s()).bind(3, id);
+    u.run();
+    if (sqlite3_changes(db_) != 1)
+        throw KbError(path_ + ": no suggestion with id " + std::to_string(id));
+    tx.commit();
+}
+
 int64_t KnowledgeBase::record_verification(const VerificationRecord& v)
 {
     Tx tx(db_, path_);

@@ -113,6 +113,10 @@ public:
     void set_suggestion_state(int64_t suggestion_id, SuggestionState state,
                               const std::optional<std::string>& annotation = std::nullopt);
 
+    // Changes only the annotation (one UPDATE): a state another instance set meanwhile is kept. Throws KbError
+    // when the id does not exist.
+    void set_suggestion_annotation(int64_t suggestion_id, const std::string& annotation);
+
     int64_t record_verification(const VerificationRecord& v);
     std::vector<VerificationRecord> verifications(const std::string& suggestion_key = {}) const;
 

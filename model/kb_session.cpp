@@ -288,16 +288,11 @@ void KbSession::annotate(qint64 id, const QString& text)
         QString error;
         try {
             KnowledgeBase& kb = w->open(path);
-            // The state as stored now (another instance may have changed it), kept as it is.
-            auto current = w->find(kb, id);
-            if (!current)
-                throw KbError(path + ": " + tr("no suggestion with id %1").arg(id).toStdString());
-            kb.set_suggestion_state(id, current->state, note);
+            // One UPDATE of the note alone: a state another instance set meanwhile is kept.
+            kb.set_suggestion_annotation(id, note);
             stored = w->find(kb, id);
-            if (!stored) {
-                stored = current;
-                stored->annotation = note;
-            }
+            if (!stored)
+                throw KbError(path + ": " + tr("no suggestion with id %1").arg(id).toStdString());
         } catch (const std::exception& e) {
             w->drop();
             error = describe(path, e);

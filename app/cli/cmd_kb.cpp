@@ -130,17 +130,7 @@ int run_kb(const std::vector<std::string>& argv)
             if (sub == "annotate") {
                 if (args.positional.size() != 3)
                     return usage("kb annotate ID TEXT");
-                auto all = kb.suggestions();
-                SuggestionState st = SuggestionState::Proposed;
-                bool found = false;
-                for (const auto& s : all)
-                    if (s.id == id) {
-                        st = s.state;
-                        found = true;
-                    }
-                if (!found)
-                    throw KbError("no suggestion with id " + std::to_string(id));
-                kb.set_suggestion_state(id, st, args.positional[2]);
+                kb.set_suggestion_annotation(id, args.positional[2]);   // the state stays as stored
             } else {
                 std::optional<std::string> note;
                 if (args.has("--note"))

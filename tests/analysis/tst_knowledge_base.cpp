@@ -104,6 +104,18 @@ TEST(KnowledgeBase, RoundTripRunsFindingsSuggestionsAndVerifications)
     EXPECT_EQ(accepted[0].annotation, "trying graphs on Monday");
     EXPECT_THROW(kb.set_suggestion_state(999'999, SuggestionState::Rejected), KbError);
 
+    // A note changes the note only: a state set by another instance (connection) in between is kept.
+    {
+        KnowledgeBase other(kb.path());
+        other.set_suggestion_state(sugg[1].id, SuggestionState::Rejected);
+    }
+    kb.set_suggestion_annotation(sugg[1].id, "not on this GPU");
+    auto rejected = kb.suggestions(run, SuggestionState::Rejected);
+    ASSERT_EQ(rejected.size(), 1u);
+    EXPECT_EQ(rejected[0].id, sugg[1].id);
+    EXPECT_EQ(rejected[0].annotation, "not on this GPU");
+    EXPECT_THROW(kb.set_suggestion_annotation(999'999, "x"), KbError);
+
     VerificationRecord v;
     v.suggestion_id = sugg[0].id;
     v.suggestion_key = sugg[0].key;
