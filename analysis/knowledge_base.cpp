@@ -300,6 +300,30 @@ int64_t KnowledgeBase::record_run(const RunRecord& run, const std::vector<Operat
                                   const std::vector<Finding>& findings)
 {
     Tx tx(db_, path_);
+    const int64_t id = insert_run(run, ops, findings);
+    tx.commit();
+    return id;
+}
+
+int64_t KnowledgeBase::find_or_record_run(const RunRecord& run, const std::vector<OperatorMeasurement>& ops,
+                                          const std::vector<Finding>& findings)
+{
+    // The lookup and the insert share one write transaction (BEGIN IMMEDIATE): a second instance doing the same
+    // waits for this one and then finds its run.
+    Tx tx(db_, path_);
+    if (!run.trace_hash.empty())
+        if (auto existing = find_run_by_hash(run.trace_hash)) {
+            tx.commit();
+            return existing->id;
+        }
+    const int64_t id = insert_run(run, ops, findings);
+    tx.commit();
+    return id;
+}
+
+int64_t KnowledgeBase::insert_run(const RunRecord& run, const std::vector<OperatorMeasurement>& ops,
+                                  const std::vector<Finding>& findings)
+{
     Stmt ins(db_, "INSERT INTO runs(trace_path, trace_hash, recorded_at, env_id, metrics_json) VALUES(?,?,?,?,?)",
              path_);
     ins.bind(1, run.trace_path).bind(2, run.trace_hash).bind(3, run.recorded_at ? run.recorded_at : now_s());
@@ -342,7 +366,6 @@ int64_t KnowledgeBase::record_run(const RunRecord& run, const std::vector<Operat
             si.run();
         }
     }
-    tx.commit();
     return run_id;
 }
 

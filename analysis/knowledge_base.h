@@ -100,6 +100,10 @@ public:
     // A run of a trace; returns its id. Findings and measurements are written in the same transaction.
     int64_t record_run(const RunRecord& run, const std::vector<OperatorMeasurement>& ops = {},
                        const std::vector<Finding>& findings = {});
+    // record_run unless a run with the same (non-empty) trace hash exists, in one write transaction, so two
+    // instances opening the same new trace at once record it once. Returns the run's id.
+    int64_t find_or_record_run(const RunRecord& run, const std::vector<OperatorMeasurement>& ops = {},
+                               const std::vector<Finding>& findings = {});
     std::optional<RunRecord> run(int64_t id) const;
     // The latest run of a trace with this content hash.
     std::optional<RunRecord> find_run_by_hash(const std::string& trace_hash) const;
@@ -128,6 +132,8 @@ public:
 
 private:
     void migrate();
+    int64_t insert_run(const RunRecord& run, const std::vector<OperatorMeasurement>& ops,
+                       const std::vector<Finding>& findings);   // inside the caller's transaction
     std::string path_;
     sqlite3* db_ = nullptr;
 };

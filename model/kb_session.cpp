@@ -155,7 +155,9 @@ quint64 KbSession::attach(const DocumentInputs& inputs, std::shared_ptr<const Tr
                         rec.trace_hash = hash.toStdString();
                         rec.env_id = kb.upsert_environment(diagnosis->env);
                         rec.metrics = headline_metrics(*trace, *analysis);
-                        run_id = kb.record_run(rec, operator_measurements(*trace, *analysis), diagnosis->eval.findings);
+                        // Found-or-recorded atomically: another instance may be recording the same trace now.
+                        run_id = kb.find_or_record_run(rec, operator_measurements(*trace, *analysis),
+                                                       diagnosis->eval.findings);
                     }
                     w->runId_ = run_id;
                     list = std::make_shared<const std::vector<SuggestionRecord>>(kb.suggestions(run_id));

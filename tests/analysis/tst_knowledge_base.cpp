@@ -116,6 +116,18 @@ TEST(KnowledgeBase, RoundTripRunsFindingsSuggestionsAndVerifications)
     EXPECT_EQ(rejected[0].annotation, "not on this GPU");
     EXPECT_THROW(kb.set_suggestion_annotation(999'999, "x"), KbError);
 
+    // The same trace hash again: the existing run, with nothing recorded twice; a new hash records a run.
+    const int64_t runs_before = kb.count("runs"), sugg_before = kb.count("suggestions");
+    RunRecord again;
+    again.trace_hash = "abc";
+    EXPECT_EQ(kb.find_or_record_run(again), run);
+    EXPECT_EQ(kb.count("runs"), runs_before);
+    EXPECT_EQ(kb.count("suggestions"), sugg_before);
+    again.trace_hash = "def";
+    const int64_t fresh = kb.find_or_record_run(again);
+    EXPECT_NE(fresh, run);
+    EXPECT_EQ(kb.count("runs"), runs_before + 1);
+
     VerificationRecord v;
     v.suggestion_id = sugg[0].id;
     v.suggestion_key = sugg[0].key;
