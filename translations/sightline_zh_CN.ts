@@ -1245,6 +1245,22 @@ after</source>
         <source>highlighted; the largest is selected</source>
         <translation>已高亮，并选中其中最长的一个</translation>
     </message>
+    <message>
+        <source>Fine bins</source>
+        <translation>细分区间</translation>
+    </message>
+    <message>
+        <source>Log-spaced bins, 4 per decade from 100 ns up to the largest gap, instead of the summary&apos;s 7 buckets</source>
+        <translation>按对数划分区间：从 100 ns 到最长间隙，每个数量级 4 个区间，取代汇总中的 7 个档位</translation>
+    </message>
+    <message>
+        <source>Idle gaps by size (4 bins per decade) and cause</source>
+        <translation>按长度（每个数量级 4 个区间）与原因统计的空闲间隙</translation>
+    </message>
+    <message>
+        <source>Gap length (bin start)</source>
+        <translation>间隙长度（区间起点）</translation>
+    </message>
 </context>
 <context>
     <name>sl::JobRunner</name>
@@ -1572,6 +1588,10 @@ after</source>
     <message>
         <source>&amp;Preferences…</source>
         <translation>首选项(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>No NVTX range named %1 in this trace</source>
+        <translation>此 trace 中没有名为 %1 的 NVTX 区间</translation>
     </message>
 </context>
 <context>
