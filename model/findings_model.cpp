@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "model/suggestion_model.h"
 #include "model/units.h"
 
 namespace sl {
@@ -530,7 +531,10 @@ QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, 
         conf = tr("risk: %1").arg(s.risk == "low" ? tr("low") : s.risk == "medium" ? tr("medium")
                                                           : s.risk == "high"   ? tr("high")
                                                                                : qs(s.risk));
+        // Shown in the interface's language; SuggestionStateRole keeps the stored name.
         state = states_.value(suggestionStateKey(f, s));
+        if (const auto st = parse_suggestion_state(state.toStdString()))
+            state = SuggestionModel::stateLabel(*st);
         tip = main + QLatin1Char('\n') + tr("Knowledge-base key: %1/%2").arg(qs(f.rule), qs(s.id));
         if (!s.verify.empty())
             tip += QLatin1Char('\n') + tr("Verify: %1").arg(qs(s.verify));

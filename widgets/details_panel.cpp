@@ -10,6 +10,7 @@
 #include "analysis/roofline.h"
 #include "model/document.h"
 #include "model/finding_links.h"
+#include "model/findings_model.h"
 #include "model/selection.h"
 #include "model/units.h"
 #include "widgets/timeline_view.h"
@@ -519,8 +520,8 @@ QString DetailsPanel::findingsHtml(const std::vector<size_t>& idx) const
         h += QStringLiteral("<p style=\"margin-top:6px; margin-bottom:1px\"><b>%1</b><br><span style=\"font-size:small\">%2</span></p>")
                  .arg(breakable(QString::fromStdString(f.title.get(lang)).toHtmlEscaped()),
                       breakable(tr("%1 · gain %2 · confidence %3 · %4")
-                                    .arg(QString::fromLatin1(severity_name(f.severity)), formatPercent(f.expected_gain.fraction),
-                                         QString::fromStdString(f.confidence.label), QString::fromStdString(f.subject))
+                                    .arg(FindingsModel::severityLabel(f.severity), formatPercent(f.expected_gain.fraction),
+                                         FindingsModel::confidenceText(f.confidence), QString::fromStdString(f.subject))
                                     .toHtmlEscaped()));
         if (!f.evidence.empty()) {
             QStringList ev;

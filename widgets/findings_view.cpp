@@ -532,7 +532,7 @@ void FindingsView::updateDetail()
         for (size_t i = 0; i < f->suggestions.size(); ++i) {
             const Suggestion& s = f->suggestions[i];
             const QModelIndex idx = model_->suggestionIndex(detailRow_, int(i), FindingsModel::ConfidenceColumn);
-            const QString state = model_->data(idx, FindingsModel::SuggestionStateRole).toString();
+            const QString state = idx.siblingAtColumn(FindingsModel::StateColumn).data().toString();   // localised
             const bool current = int(i) == detailSuggestion_;
             h += QStringLiteral("<p>%1<b>%2.</b> %3<br>")
                      .arg(current ? QStringLiteral("▶ ") : QString())

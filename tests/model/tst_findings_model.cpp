@@ -15,6 +15,7 @@
 #include "analysis/synthetic.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
+#include "model/suggestion_model.h"
 #include "model/units.h"
 #include "tests/support/qt_fixtures.h"
 
@@ -240,7 +241,9 @@ private slots:
         }());
         const QModelIndex parent = m.index(row, 0);
         const int first = 1 + int(f.evidence.size());
-        QCOMPARE(m.index(first, FindingsModel::StateColumn, parent).data().toString(), QStringLiteral("accepted"));
+        // Shown in the interface's language; the role keeps the stored name.
+        QCOMPARE(m.index(first, FindingsModel::StateColumn, parent).data().toString(),
+                 SuggestionModel::stateLabel(SuggestionState::Accepted));
         QCOMPARE(m.index(first, 0, parent).data(FindingsModel::SuggestionStateRole).toString(), QStringLiteral("accepted"));
         if (f.suggestions.size() > 1)
             QVERIFY(m.index(first + 1, FindingsModel::StateColumn, parent).data().toString().isEmpty());

@@ -24,6 +24,7 @@
 #include "model/document.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
+#include "model/suggestion_model.h"
 #include "model/selection.h"
 #include "tests/support/qt_fixtures.h"
 #include "widgets/findings_view.h"
@@ -237,8 +238,9 @@ private slots:
         QVERIFY(view.tree()->isColumnHidden(FindingsModel::StateColumn));
         view.setSuggestionStates({{FindingsView::suggestionStateKey(f, sg), QStringLiteral("rejected")}});
         QVERIFY(!view.tree()->isColumnHidden(FindingsModel::StateColumn));
-        QCOMPARE(s.siblingAtColumn(FindingsModel::StateColumn).data().toString(), QStringLiteral("rejected"));
-        QVERIFY(view.detailText().contains(QStringLiteral("rejected")));
+        const QString rejected = SuggestionModel::stateLabel(SuggestionState::Rejected);
+        QCOMPARE(s.siblingAtColumn(FindingsModel::StateColumn).data().toString(), rejected);
+        QVERIFY(view.detailText().contains(rejected));
     }
 
     void footerSaysWhatCouldNotRun()
