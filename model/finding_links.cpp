@@ -29,6 +29,33 @@ std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, in
     return analysis.phases.steps[size_t(s)].prefill ? "prefill" : "decode";
 }
 
+int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis, const std::string& opClass,
+                             const std::string& phase)
+{
+    const OpClassResult& c = analysis.classes;
+    int cls = -1;
+    for (size_t i = 0; i < c.classes.size(); ++i)
+        if (c.classes[i].id == opClass)
+            cls = int(i);
+    const bool prefill = phase == "prefill";
+    int64_t best = -1, bestDur = -1;
+    for (size_t k = 0; cls >= 0 && k < c.kernel_class.size() && k < trace.kernels.size(); ++k) {
+        if (c.kernel_class[k] != cls)
+            continue;
+        const int64_t d = trace.kernels.end[k] - trace.kernels.start[k];
+        if (d <= bestDur)
+            continue;
+        if (!phase.empty()) {
+            const int64_t step = stepAt(analysis, trace.kernels.start[k]);
+            if (step < 0 || analysis.phases.steps[size_t(step)].prefill != prefill)
+                continue;
+        }
+        best = int64_t(k);
+        bestDur = d;
+    }
+    return best;
+}
+
 std::string classOfKernel(const AnalysisResult* analysis, int64_t kernel)
 {
     if (!analysis || kernel < 0 || size_t(kernel) >= analysis->classes.kernel_class.size())

@@ -23,6 +23,12 @@ struct Finding;
 
 // Index into AnalysisResult::phases.steps of the step whose GPU window contains t, or -1. O(log steps).
 int64_t stepAt(const AnalysisResult& analysis, int64_t t);
+
+// The longest kernel of an operator class (kernel_classes.json id) whose start lies in a step of `phase` ("prefill"
+// or "decode"; empty = any); -1 when none. One pass over the per-kernel class column; the phase (a binary search
+// over the steps) is looked up only for a kernel longer than the best so far.
+int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis, const std::string& opClass,
+                             const std::string& phase);
 // "prefill" / "decode" for kernel k (by the step its start falls in); empty when it is in no step.
 std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, int64_t kernel);
 // Class id of kernel k; empty when unclassified or no analysis.

@@ -1562,10 +1562,6 @@ after</source>
         <translation>Roofline</translation>
     </message>
     <message>
-        <source>Operator class %1, %2</source>
-        <translation>算子类别 %1，%2</translation>
-    </message>
-    <message>
         <source>Findings</source>
         <translation>诊断结论</translation>
     </message>
@@ -1592,6 +1588,10 @@ after</source>
     <message>
         <source>No NVTX range named %1 in this trace</source>
         <translation>此 trace 中没有名为 %1 的 NVTX 区间</translation>
+    </message>
+    <message>
+        <source>No kernel of class %1 in %2</source>
+        <translation>%2 阶段没有 %1 类的内核</translation>
     </message>
 </context>
 <context>

@@ -37,6 +37,7 @@
 #include "model/device_model.h"
 #include "model/report_pdf.h"
 #include "model/document.h"
+#include "model/finding_links.h"
 #include "model/job_runner.h"
 #include "model/kernel_summary_model.h"
 #include "model/selection.h"
@@ -175,9 +176,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* rooflineDock = addDock(roofline, tr("Roofline"), QStringLiteral("rooflineDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(gapsDock, rooflineDock);
     connect(roofline, &RooflineView::kernelActivated, this, [this](uint32_t nameId, const QString&) { jumpToLongest(nameId); });
-    connect(roofline, &RooflineView::opClassActivated, this, [this](const QString& cls, const QString& phase) {
-        statusBar()->showMessage(tr("Operator class %1, %2").arg(cls, phase), 5000);
-    });
+    connect(roofline, &RooflineView::opClassActivated, this, &MainWindow::selectClassInPhase);
 
     findings_ = new FindingsView(document_, selection_, this);
     QDockWidget* findingsDock = addDock(findings_, tr("Findings"), QStringLiteral("findingsDock"), Qt::BottomDockWidgetArea);
@@ -248,6 +247,23 @@ void MainWindow::compareWith(const QStringList& after)
     compareDock_->show();
     compareDock_->raise();
     compareView_->openAfter(after);
+}
+
+void MainWindow::selectClassInPhase(const QString& opClass, const QString& phase)
+{
+    // A class point of the Roofline: select the class's longest kernel of that phase, so the timeline, Details and
+    // Findings show a representative instance.
+    const auto trace = document_->trace();
+    const auto analysis = document_->analysis();
+    if (!trace || !analysis)
+        return;
+    const int64_t best = longestKernelOfClass(*trace, *analysis, opClass.toStdString(), phase.toStdString());
+    if (best < 0) {
+        statusBar()->showMessage(tr("No kernel of class %1 in %2").arg(opClass, phase), 5000);
+        return;
+    }
+    selection_->setKernelName(trace->kernels.name[size_t(best)]);
+    selection_->setKernel(best);
 }
 
 void MainWindow::showNvtxRange(const QString& name)

@@ -73,6 +73,7 @@ private:
     void editPreferences();
     void jumpToLongest(uint32_t nameId);
     void showNvtxRange(const QString& name);
+    void selectClassInPhase(const QString& opClass, const QString& phase);
 
     Document* document_ = nullptr;
     JobRunner* runner_ = nullptr;

@@ -24,6 +24,34 @@ bool has(const std::vector<size_t>& v, size_t x) { return std::find(v.begin(), v
 class TestFindingLinks : public QObject {
     Q_OBJECT
 private slots:
+    // The Roofline's class points select this kernel: checked against a brute-force scan that computes the phase of
+    // every kernel from its step window.
+    void longestKernelOfAClassInAPhase()
+    {
+        const PipelineResult r = runPlanted();
+        const Trace& t = *r.trace;
+        size_t checked = 0;
+        for (const OpClassTotals& c : r.analysis.classes.classes)
+            for (const std::string phase : {"prefill", "decode", ""}) {
+                int64_t want = -1, wantDur = -1;
+                for (size_t k = 0; k < t.kernels.size(); ++k) {
+                    if (classOfKernel(&r.analysis, int64_t(k)) != c.id)
+                        continue;
+                    if (!phase.empty() && phaseOfKernel(r.analysis, t, int64_t(k)) != phase)
+                        continue;
+                    const int64_t d = t.kernels.end[k] - t.kernels.start[k];
+                    if (d > wantDur) {
+                        want = int64_t(k);
+                        wantDur = d;
+                    }
+                }
+                QCOMPARE(longestKernelOfClass(t, r.analysis, c.id, phase), want);
+                checked += want >= 0;
+            }
+        QVERIFY(checked >= 10);
+        QCOMPARE(longestKernelOfClass(t, r.analysis, "no-such-class", "decode"), int64_t(-1));
+    }
+
     void kernelsFindTheirFindings()
     {
         const PipelineResult r = runPlanted();
