@@ -243,46 +243,21 @@ void KbSession::refresh()
 
 void KbSession::setState(qint64 id, SuggestionState state, std::optional<QString> annotation)
 {
-    const std::string path = path_.toStdString();
-    KbWorker* w = worker_;
-    QPointer<KbSession> self(this);
     std::optional<std::string> note;
     if (annotation)
         note = annotation->toStdString();
-    post([=] {
-        std::optional<SuggestionRecord> stored;
-        QString error;
-        try {
-            KnowledgeBase& kb = w->open(path);
-            kb.set_suggestion_state(id, state, note);   // commits before returning
-            stored = w->find(kb, id);
-            if (!stored)   // deleted in between by someone else: report what was written
-                stored = SuggestionRecord{};
-            stored->id = id;
-        } catch (const std::exception& e) {
-            w->drop();
-            error = describe(path, e);
-        }
-        QMetaObject::invokeMethod(
-            self.data(),
-            [=] {
-                if (!self)
-                    return;
-                if (stored)
-                    emit self->saved(id, stored->state, QString::fromStdString(stored->annotation),
-                                     stored->updated_at);
-                else
-                    emit self->failed(id, error);
-                self->finishOne();
-            },
-            Qt::QueuedConnection);
-    });
+    write(id, [=](KnowledgeBase& kb) { kb.set_suggestion_state(id, state, note); });
 }
 
 void KbSession::annotate(qint64 id, const QString& text)
 {
+    // One UPDATE of the note alone: a state another instance set meanwhile is kept.
+    write(id, [id, note = text.toStdString()](KnowledgeBase& kb) { kb.set_suggestion_annotation(id, note); });
+}
+
+void KbSession::write(qint64 id, std::function<void(KnowledgeBase&)> change)
+{
     const std::string path = path_.toStdString();
-    const std::string note = text.toStdString();
     KbWorker* w = worker_;
     QPointer<KbSession> self(this);
     post([=] {
@@ -290,11 +265,11 @@ void KbSession::annotate(qint64 id, const QString& text)
         QString error;
         try {
             KnowledgeBase& kb = w->open(path);
-            // One UPDATE of the note alone: a state another instance set meanwhile is kept.
-            kb.set_suggestion_annotation(id, note);
+            change(kb);   // commits before returning; throws KbError for an unknown id
             stored = w->find(kb, id);
-            if (!stored)
-                throw KbError(path + ": " + tr("no suggestion with id %1").arg(id).toStdString());
+            if (!stored)   // deleted in between by someone else: report what was written
+                stored = SuggestionRecord{};
+            stored->id = id;
         } catch (const std::exception& e) {
             w->drop();
             error = describe(path, e);

@@ -17,6 +17,7 @@
 #include <QString>
 #include <QVector>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -84,6 +85,8 @@ private:
     template <typename F>
     void post(F&& f);
     void finishOne();
+    // Runs `change` on the worker, then reports the stored row by saved(), or failed() with the path and reason.
+    void write(qint64 id, std::function<void(KnowledgeBase&)> change);
 
     QThread* thread_ = nullptr;
     KbWorker* worker_ = nullptr;

@@ -1291,10 +1291,6 @@ after</source>
         <source>cannot read the trace file(s) %1 to identify the run</source>
         <translation>无法读取 trace 文件 %1 以识别运行</translation>
     </message>
-    <message>
-        <source>no suggestion with id %1</source>
-        <translation>不存在 ID 为 %1 的建议</translation>
-    </message>
 </context>
 <context>
     <name>sl::KernelSummaryModel</name>
