@@ -128,6 +128,7 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
 
         // The pipeline publishes stage by stage: the window shows the summary while the analyses run.
         PipelineOptions options = settings.pipelineOptions(inputs.modelConfig, inputs.ncu);
+        bool analysed = false;   // whether a failure came after the analyses (then it is the Roofline's)
         auto onStage = [&](PipelineStage s, const PipelineResult& r) {
             switch (s) {
             case PipelineStage::Loaded:
@@ -142,6 +143,7 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
                 break;
             }
             case PipelineStage::Analysed: {
+                analysed = true;
                 auto result = std::make_shared<const AnalysisResult>(r.analysis);
                 post(gen, [this, result] { emit analysisReady(result); });
                 stage(0.95, 0.02, "roofline");
@@ -160,14 +162,9 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             }
             }
         };
-        bool analysed = false;
-        auto track = [&](PipelineStage s, const PipelineResult& r) {
-            analysed = analysed || s == PipelineStage::Analysed;
-            onStage(s, r);
-        };
         stage(0.85, 0.02, "summary");
         try {
-            (void)run_pipeline_on(trace, options, control, track);
+            (void)run_pipeline_on(trace, options, control, onStage);
         } catch (const TraceError& e) {
             const QString msg = QString::fromStdString(e.what());
             if (!analysed) {
