@@ -2,12 +2,12 @@
 
 #include <memory>
 
-#include "analysis/analysis_json.h"
-#include "analysis/analysis_text.h"
-#include "analysis/findings.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
-#include "analysis/rules.h"
+#include "analysis/report/analysis_json.h"
+#include "analysis/report/analysis_text.h"
+#include "analysis/diagnosis/findings.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/diagnosis/rules.h"
 
 namespace sl {
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analysis.h"
-#include "analysis/load_control.h"
-#include "analysis/metrics_binding.h"
-#include "analysis/roofline_json.h"
-#include "analysis/summary.h"
-#include "analysis/trace.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/trace/load_control.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/report/roofline_json.h"
+#include "analysis/timeline/summary.h"
+#include "analysis/trace/trace.h"
 
 namespace sl {
 

@@ -2,12 +2,12 @@
 
 #include "analysis/pipeline.h"
 
-#include "analysis/gpu_specs.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/metrics_binding.h"
-#include "analysis/model_config.h"
-#include "analysis/rules.h"
-#include "analysis/sha256.h"
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/io/model_config.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/sha256.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -4,14 +4,14 @@
 // command, the benchmark and the golden tests use it; the GUI, which already holds these results, fills
 // ReportInputs itself.
 
-#include "analysis/analysis.h"
-#include "analysis/cost_model.h"
-#include "analysis/findings.h"
-#include "analysis/ncu_reader.h"
-#include "analysis/report_model.h"
-#include "analysis/roofline.h"
-#include "analysis/summary.h"
-#include "analysis/trace.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/roofline/cost_model.h"
+#include "analysis/diagnosis/findings.h"
+#include "analysis/io/ncu_reader.h"
+#include "analysis/report/report_model.h"
+#include "analysis/roofline/roofline.h"
+#include "analysis/timeline/summary.h"
+#include "analysis/trace/trace.h"
 
 #include <map>
 #include <optional>

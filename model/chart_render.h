@@ -2,8 +2,8 @@
 // Paints report charts with QPainter: the same layout as the HTML writer's SVG (analysis/chart_svg), rendered as a
 // high-resolution image for the PDF report and as PNG files for the Markdown report.
 
-#include "analysis/chart_svg.h"
-#include "analysis/report_model.h"
+#include "analysis/report/chart_svg.h"
+#include "analysis/report/report_model.h"
 
 #include <QImage>
 #include <QSize>

@@ -5,11 +5,11 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 
-#include "analysis/errors.h"
-#include "analysis/fingerprint.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
-#include "analysis/metrics_binding.h"
+#include "analysis/trace/errors.h"
+#include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/diagnosis/metrics_binding.h"
 
 namespace sl {
 

@@ -1,6 +1,6 @@
 #pragma once
 // A/B comparison in the workbench: loads a second trace ("after") on a worker, analyses it with the same settings
-// as the open document, and compares it with the document's trace and analysis (analysis/compare.h). When the
+// as the open document, and compares it with the document's trace and analysis (analysis/diagnosis/compare.h). When the
 // knowledge base exists and knows the BEFORE trace (by content hash), the suggestions accepted on BEFORE get a
 // verdict, exactly as `sightline-cli compare` gives them. Nothing is written until recordVerdicts(), which does what
 // `sightline-cli compare --record` does: write AFTER (and BEFORE when the knowledge base does not know it) as runs,
@@ -16,9 +16,9 @@
 #include <memory>
 #include <optional>
 
-#include "analysis/analysis.h"
-#include "analysis/compare.h"
-#include "analysis/trace.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/diagnosis/compare.h"
+#include "analysis/trace/trace.h"
 #include "model/job_runner.h"
 #include "model/workbench_settings.h"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <set>
 
-#include "analysis/findings.h"
+#include "analysis/diagnosis/findings.h"
 #include "model/theme.h"
 #include "model/units.h"
 

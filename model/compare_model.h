@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/compare.h"
+#include "analysis/diagnosis/compare.h"
 
 namespace sl {
 

@@ -5,7 +5,7 @@
 #include <QAbstractTableModel>
 #include <memory>
 
-#include "analysis/summary.h"
+#include "analysis/timeline/summary.h"
 
 namespace sl {
 

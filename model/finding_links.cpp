@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "analysis/analysis.h"
-#include "analysis/metrics_binding.h"
-#include "analysis/trace.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/trace/trace.h"
 
 namespace sl {
 

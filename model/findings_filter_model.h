@@ -6,7 +6,7 @@
 
 #include <QSortFilterProxyModel>
 
-#include "analysis/findings.h"
+#include "analysis/diagnosis/findings.h"
 
 namespace sl {
 

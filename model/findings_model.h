@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "analysis/metrics_binding.h"
-#include "analysis/trace.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/trace/trace.h"
 
 namespace sl {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "analysis/idle.h"
-#include "analysis/summary.h"
+#include "analysis/timeline/idle.h"
+#include "analysis/timeline/summary.h"
 
 namespace sl {
 

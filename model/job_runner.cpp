@@ -4,9 +4,9 @@
 #include <algorithm>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "analysis/errors.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
+#include "analysis/trace/errors.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
 #include "analysis/pipeline.h"
 
 namespace sl {

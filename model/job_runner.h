@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/analysis.h"
-#include "analysis/load_control.h"
-#include "analysis/summary.h"
-#include "analysis/trace.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/trace/load_control.h"
+#include "analysis/timeline/summary.h"
+#include "analysis/trace/trace.h"
 #include "model/document.h"
 #include "model/timeline_index.h"
 #include "model/workbench_settings.h"
@@ -61,7 +61,7 @@ signals:
     void summaryReady(std::shared_ptr<const sl::Summary> summary);
     // Stage 3: the timeline's level-of-detail index.
     void timelineReady(std::shared_ptr<const sl::TimelineIndex> index);
-    // Stage 4: idle attribution, operator classes, phases... (analysis/analysis.h). A failing analysis does not fail
+    // Stage 4: idle attribution, operator classes, phases... (analysis/timeline/analysis.h). A failing analysis does not fail
     // the job: analysisFailed carries its message and the earlier stages stay shown.
     void analysisReady(std::shared_ptr<const sl::AnalysisResult> result);
     void analysisFailed(const QString& message);

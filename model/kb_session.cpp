@@ -9,10 +9,10 @@
 #include <QTimer>
 #include <exception>
 
-#include "analysis/compare.h"
-#include "analysis/errors.h"
-#include "analysis/fingerprint.h"
-#include "analysis/metrics_binding.h"
+#include "analysis/diagnosis/compare.h"
+#include "analysis/trace/errors.h"
+#include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/metrics_binding.h"
 
 namespace sl {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The workbench's connection to the knowledge base (analysis/knowledge_base.h). Every access — opening the file,
+// The workbench's connection to the knowledge base (analysis/diagnosis/knowledge_base.h). Every access — opening the file,
 // finding or recording the run of the open trace, reading its suggestions, each accept / reject / annotate — runs
 // on ONE worker thread, in the order asked, never on the GUI thread: another Sightline instance may hold SQLite's
 // write lock for seconds, and the GUI must not freeze meanwhile. Results come back as signals on the thread that
@@ -22,7 +22,7 @@
 #include <optional>
 #include <vector>
 
-#include "analysis/knowledge_base.h"
+#include "analysis/diagnosis/knowledge_base.h"
 #include "model/document.h"
 
 class QThread;

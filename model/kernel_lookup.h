@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/load_control.h"
-#include "analysis/trace.h"
+#include "analysis/trace/load_control.h"
+#include "analysis/trace/trace.h"
 
 namespace sl {
 

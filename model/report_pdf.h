@@ -4,7 +4,7 @@
 // chart_render), painted page by page onto a QPdfWriter with a running footer (title, run id, page N of M).
 // Needs a QGuiApplication (fonts); the CLI creates one on the offscreen platform.
 
-#include "analysis/report_model.h"
+#include "analysis/report/report_model.h"
 
 #include <QSizeF>
 #include <QString>

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <map>
 
-#include "analysis/analysis.h"
-#include "analysis/ncu_metrics.h"
-#include "analysis/roofline.h"
-#include "analysis/trace.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/io/ncu_metrics.h"
+#include "analysis/roofline/roofline.h"
+#include "analysis/trace/trace.h"
 #include "model/document.h"
 #include "model/units.h"
 

@@ -2,7 +2,7 @@
 // The Roofline pane's data: roofs and points built from the Document's RooflineOutput (cost model + measured
 // classes + ncu launches) and the trace, and a table model over the points.
 //
-// Formulas (reference ncu_roofline.md §b.1 and §d; analysis/cost_model.h, analysis/roofline.h):
+// Formulas (reference ncu_roofline.md §b.1 and §d; analysis/roofline/cost_model.h, analysis/roofline/roofline.h):
 //   memory roof        P(I) = I * BW                     BW = the cost model's bandwidth (datasheet x bw_efficiency)
 //   compute roof       P = peak(precision)               one per precision the GPU row has a dense peak for
 //   ridge point        I_ridge = peak / BW
@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/gpu_specs.h"
-#include "analysis/roofline_json.h"
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/report/roofline_json.h"
 
 namespace sl {
 

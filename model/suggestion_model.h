@@ -14,8 +14,8 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/knowledge_base.h"
-#include "analysis/metrics_binding.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/diagnosis/metrics_binding.h"
 #include "model/kb_session.h"
 
 namespace sl {

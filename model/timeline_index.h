@@ -13,8 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/trace.h"
-#include "analysis/load_control.h"
+#include "analysis/trace/trace.h"
+#include "analysis/trace/load_control.h"
 #include "model/kernel_lookup.h"
 
 namespace sl {

@@ -3,8 +3,8 @@
 #include <QFileInfo>
 #include <QSettings>
 
-#include "analysis/knowledge_base.h"
-#include "analysis/rules.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/diagnosis/rules.h"
 
 namespace sl {
 

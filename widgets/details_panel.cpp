@@ -6,8 +6,8 @@
 #include <cmath>
 #include <vector>
 
-#include "analysis/ncu_metrics.h"
-#include "analysis/roofline.h"
+#include "analysis/io/ncu_metrics.h"
+#include "analysis/roofline/roofline.h"
 #include "model/document.h"
 #include "model/finding_links.h"
 #include "model/findings_model.h"

@@ -12,10 +12,10 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/analysis.h"
-#include "analysis/metrics_binding.h"
-#include "analysis/roofline_json.h"
-#include "analysis/trace.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/report/roofline_json.h"
+#include "analysis/trace/trace.h"
 #include "model/timeline_index.h"
 
 class QLabel;

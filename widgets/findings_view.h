@@ -13,7 +13,7 @@
 #include <QWidget>
 #include <cstdint>
 
-#include "analysis/findings.h"
+#include "analysis/diagnosis/findings.h"
 #include "model/selection.h"
 
 class QComboBox;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "analysis/analysis.h"
+#include "analysis/timeline/analysis.h"
 #include "model/gap_histogram.h"
 
 class QChartView;

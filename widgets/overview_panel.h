@@ -6,9 +6,9 @@
 #include <QScrollArea>
 #include <memory>
 
-#include "analysis/analysis.h"
-#include "analysis/metrics_binding.h"
-#include "analysis/summary.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/timeline/summary.h"
 
 class QLabel;
 

@@ -22,7 +22,7 @@
 #include <map>
 #include <numbers>
 
-#include "analysis/trace.h"
+#include "analysis/trace/trace.h"
 #include "model/document.h"
 #include "model/roofline_model.h"
 #include "model/selection.h"

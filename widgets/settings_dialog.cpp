@@ -17,12 +17,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "analysis/errors.h"
-#include "analysis/gpu_specs.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
-#include "analysis/model_config.h"
-#include "analysis/rules.h"
+#include "analysis/trace/errors.h"
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/io/model_config.h"
+#include "analysis/diagnosis/rules.h"
 
 namespace sl {
 

@@ -9,7 +9,7 @@
 #include <QWidget>
 #include <memory>
 
-#include "analysis/analysis.h"
+#include "analysis/timeline/analysis.h"
 #include "model/timeline_index.h"
 #include "model/timeline_math.h"
 

@@ -7,16 +7,16 @@
 #include <iostream>
 #include <memory>
 
-#include "analysis/analysis.h"
-#include "analysis/analysis_json.h"
-#include "analysis/analysis_text.h"
-#include "analysis/errors.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
-#include "analysis/metrics_binding.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/report/analysis_json.h"
+#include "analysis/report/analysis_text.h"
+#include "analysis/trace/errors.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/pipeline.h"
-#include "analysis/ncu_reader.h"
-#include "analysis/roofline_json.h"
+#include "analysis/io/ncu_reader.h"
+#include "analysis/report/roofline_json.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {
@@ -104,7 +104,7 @@ const std::vector<OptionSpec>& option_table()
              r.options.phases.warmup_steps = static_cast<int>(x);
              return {};
          }},
-        // Roofline (analysis/roofline_json.h): theory from config.json joined with this trace's class times per phase.
+        // Roofline (analysis/report/roofline_json.h): theory from config.json joined with this trace's class times per phase.
         {"--model", true, "HF config.json: adds the Roofline (T_theory, E_roof per class and phase, focus)",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              r.roofline.model = v;
@@ -154,7 +154,7 @@ const std::vector<OptionSpec>& option_table()
              r.roofline.ncu = v;
              return {};
          }},
-        // Findings (analysis/metrics_binding.h diagnose()): rules over the results, confidence from the KB.
+        // Findings (analysis/diagnosis/metrics_binding.h diagnose()): rules over the results, confidence from the KB.
         {"--rules", true, "rules directory added to (and overriding by id) the shipped resources/rules",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              r.rules_dir = v;

@@ -7,13 +7,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/analysis.h"
-#include "analysis/compare.h"
-#include "analysis/errors.h"
-#include "analysis/fingerprint.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
-#include "analysis/metrics_binding.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/diagnosis/compare.h"
+#include "analysis/trace/errors.h"
+#include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/diagnosis/metrics_binding.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {

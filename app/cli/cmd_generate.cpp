@@ -5,8 +5,8 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "analysis/nsys_writer.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/nsys_writer.h"
+#include "analysis/io/synthetic.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {

@@ -2,8 +2,8 @@
 // with what ncu's roofline and SOL sections compute, and ncu's own rule results as evidence.
 #include "app/cli/command.h"
 
-#include "analysis/ncu_reader.h"
-#include "analysis/roofline_json.h"
+#include "analysis/io/ncu_reader.h"
+#include "analysis/report/roofline_json.h"
 
 #include <iostream>
 

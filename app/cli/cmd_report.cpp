@@ -1,6 +1,6 @@
 // sightline-cli report TRACE... --format md|pdf|json|html -o FILE [--lang en|zh_CN] [analysis options]
 //
-// The shareable report (analysis/report_model.h): the same document as the GUI's export. `analyze --format
+// The shareable report (analysis/report/report_model.h): the same document as the GUI's export. `analyze --format
 // md|pdf|html` forwards here. Markdown charts are PNG files in "<FILE stem>_files/" next to the .md when the CLI
 // is built with Qt, else data tables; PDF needs Qt and renders on the offscreen platform (no display needed).
 #include <cstdlib>
@@ -8,12 +8,12 @@
 #include <functional>
 #include <iostream>
 
-#include "analysis/errors.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
-#include "analysis/report_html.h"
-#include "analysis/report_json.h"
-#include "analysis/report_markdown.h"
+#include "analysis/trace/errors.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/report/report_html.h"
+#include "analysis/report/report_json.h"
+#include "analysis/report/report_markdown.h"
 #include "analysis/report_pipeline.h"
 #include "app/cli/command.h"
 

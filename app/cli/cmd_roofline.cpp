@@ -1,12 +1,12 @@
 // sightline-cli roofline: the theoretical Roofline of an LLM from its config.json on a GPU from the spec database.
 #include "app/cli/command.h"
 
-#include "analysis/cost_model.h"
-#include "analysis/errors.h"
-#include "analysis/gpu_specs.h"
-#include "analysis/model_config.h"
-#include "analysis/roofline.h"
-#include "analysis/roofline_json.h"
+#include "analysis/roofline/cost_model.h"
+#include "analysis/trace/errors.h"
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/io/model_config.h"
+#include "analysis/roofline/roofline.h"
+#include "analysis/report/roofline_json.h"
 
 #include <cstdlib>
 #include <iostream>

@@ -1,11 +1,11 @@
 // sightline-cli summary TRACE... [--format text|json] [--rank N] [--top-gaps N] [-o FILE]
 #include <iostream>
 
-#include "analysis/errors.h"
-#include "analysis/load.h"
-#include "analysis/summary.h"
-#include "analysis/summary_json.h"
-#include "analysis/summary_text.h"
+#include "analysis/trace/errors.h"
+#include "analysis/io/load.h"
+#include "analysis/timeline/summary.h"
+#include "analysis/report/summary_json.h"
+#include "analysis/report/summary_text.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {

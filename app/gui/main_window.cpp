@@ -29,9 +29,9 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "analysis/report_html.h"
-#include "analysis/report_json.h"
-#include "analysis/report_markdown.h"
+#include "analysis/report/report_html.h"
+#include "analysis/report/report_json.h"
+#include "analysis/report/report_markdown.h"
 #include "analysis/report_pipeline.h"
 #include "model/chart_render.h"
 #include "model/device_model.h"

@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/analysis.h"
-#include "analysis/load.h"
-#include "analysis/nsys_writer.h"
-#include "analysis/synthetic.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/io/load.h"
+#include "analysis/io/nsys_writer.h"
+#include "analysis/io/synthetic.h"
 
 using namespace sl;
 using Clock = std::chrono::steady_clock;

@@ -2,7 +2,7 @@
 //
 //   bench_kineto [--kernels N] [--dir DIR] [--keep] [--no-python]
 //
-// Builds a synthetic LLM-decode trace (analysis/synthetic.h) with N kernels (default 400,000, about 300 MB of JSON),
+// Builds a synthetic LLM-decode trace (analysis/io/synthetic.h) with N kernels (default 400,000, about 300 MB of JSON),
 // writes it as Kineto JSON with kineto_writer, then times, in child processes so each has its own peak RSS:
 //   - read_kineto_json on one core (best of 3), reported as MB/s of uncompressed JSON;
 //   - python3 -c 'import json; json.load(open(F))' (one run);
@@ -19,9 +19,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "analysis/kineto_reader.h"
-#include "analysis/kineto_writer.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/kineto_reader.h"
+#include "analysis/io/kineto_writer.h"
+#include "analysis/io/synthetic.h"
 
 namespace fs = std::filesystem;
 

@@ -2,11 +2,11 @@
 // analyses, rules) and then, separately, building the report model and writing Markdown, JSON and HTML — and the
 // PDF (charts rendered, paginated) when the Qt layer is linked.
 //   bench_report [kernels]   (default 1,000,000)
-#include "analysis/report_html.h"
-#include "analysis/report_json.h"
-#include "analysis/report_markdown.h"
+#include "analysis/report/report_html.h"
+#include "analysis/report/report_json.h"
+#include "analysis/report/report_markdown.h"
 #include "analysis/report_pipeline.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 
 #if __has_include(<QGuiApplication>)
 #include "model/report_pdf.h"

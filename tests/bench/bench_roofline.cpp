@@ -2,11 +2,11 @@
 // the ncu-to-trace join at 10^6 kernels. Run by hand: build-*/tests/bench/bench_roofline
 #include <benchmark/benchmark.h>
 
-#include "analysis/cost_model.h"
-#include "analysis/gpu_specs.h"
-#include "analysis/ncu_reader.h"
-#include "analysis/roofline.h"
-#include "analysis/trace.h"
+#include "analysis/roofline/cost_model.h"
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/io/ncu_reader.h"
+#include "analysis/roofline/roofline.h"
+#include "analysis/trace/trace.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/load.h"
-#include "analysis/nsys_writer.h"
-#include "analysis/summary.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/load.h"
+#include "analysis/io/nsys_writer.h"
+#include "analysis/timeline/summary.h"
+#include "analysis/io/synthetic.h"
 
 namespace {
 

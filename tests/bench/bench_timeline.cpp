@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <random>
 
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/selection.h"
 #include "model/timeline_index.h"
 #include "widgets/timeline_view.h"

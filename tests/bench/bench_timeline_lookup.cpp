@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/kernel_lookup.h"
 
 int main(int argc, char** argv)

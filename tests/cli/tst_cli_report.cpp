@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/sha256.h"
+#include "analysis/io/sha256.h"
 #include "tests/support/test_env.h"
 
 namespace test = sl::test;

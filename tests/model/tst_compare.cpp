@@ -17,15 +17,15 @@
 #include <set>
 #include <thread>
 
-#include "analysis/analysis.h"
-#include "analysis/errors.h"
-#include "analysis/fingerprint.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/load.h"
-#include "analysis/metrics_binding.h"
-#include "analysis/nsys_writer.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/trace/errors.h"
+#include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/io/nsys_writer.h"
 #include "analysis/pipeline.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/compare_job.h"
 #include "model/compare_model.h"
 #include "model/units.h"

@@ -6,8 +6,8 @@
 #include <algorithm>
 
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/finding_links.h"
 #include "tests/support/qt_fixtures.h"
 

@@ -11,8 +11,8 @@
 #include <set>
 
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
 #include "model/suggestion_model.h"

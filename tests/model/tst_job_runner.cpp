@@ -9,7 +9,7 @@
 #include <QTemporaryDir>
 
 #include "analysis/pipeline.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/job_runner.h"
 #include "tests/support/qt_fixtures.h"

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/kernel_lookup.h"
 #include "model/timeline_index.h"
 

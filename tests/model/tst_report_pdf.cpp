@@ -1,9 +1,9 @@
 // The PDF report: renders the generated decode trace's report in English and Chinese, checks the page count, that
 // the text layer (pdftotext) holds the key numbers, and turns page 1 into a PNG (pdftoppm) for review.
-#include "analysis/report_markdown.h"
-#include "analysis/report_model.h"
+#include "analysis/report/report_markdown.h"
+#include "analysis/report/report_model.h"
 #include "analysis/report_pipeline.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/chart_render.h"
 #include "model/report_pdf.h"
 

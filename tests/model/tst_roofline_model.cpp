@@ -10,11 +10,11 @@
 #include <map>
 #include <set>
 
-#include "analysis/model_config.h"
-#include "analysis/ncu_metrics.h"
-#include "analysis/ncu_reader.h"
+#include "analysis/io/model_config.h"
+#include "analysis/io/ncu_metrics.h"
+#include "analysis/io/ncu_reader.h"
 #include "analysis/pipeline.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/roofline_model.h"
 #include "tests/support/qt_fixtures.h"
@@ -267,7 +267,7 @@ private slots:
         RooflineOutput out = result_.roofline;
         const RooflineData d = build_roofline_data(&out, &t);
         // The synthetic decode step's qkv GEMM (nvjet_tst_64x8...) runs only in decode steps, the cuBLAS xmma GEMM
-        // only in prefill passes (analysis/synthetic.cpp).
+        // only in prefill passes (analysis/io/synthetic.cpp).
         auto firstNamed = [&](std::string_view prefix) -> int64_t {
             for (size_t k = 0; k < t.kernels.size(); ++k)
                 if (t.str(t.kernels.name[k]).substr(0, prefix.size()) == prefix)

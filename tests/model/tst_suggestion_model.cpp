@@ -9,12 +9,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "analysis/fingerprint.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/nsys_writer.h"
+#include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/nsys_writer.h"
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/findings_model.h"
 #include "model/kb_session.h"
 #include "model/suggestion_model.h"

@@ -4,7 +4,7 @@
 #include <QSortFilterProxyModel>
 #include <QTest>
 
-#include "analysis/summary.h"
+#include "analysis/timeline/summary.h"
 #include "model/device_model.h"
 #include "model/kernel_summary_model.h"
 

@@ -11,8 +11,8 @@
 #include <QDir>
 #include <QWidget>
 
-#include "analysis/analysis.h"
-#include "analysis/synthetic.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/io/synthetic.h"
 #include "model/selection.h"
 #include "model/theme.h"
 #include "model/timeline_index.h"

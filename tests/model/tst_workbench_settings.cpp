@@ -6,7 +6,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "analysis/rules.h"
+#include "analysis/diagnosis/rules.h"
 #include "model/workbench_settings.h"
 
 using namespace sl;
@@ -40,7 +40,7 @@ class TestWorkbenchSettings : public QObject {
 private slots:
     void defaultsMatchTheCli()
     {
-        // The documented CLI defaults (analysis/idle.h, launch_stats.h, focus.h, roofline.h).
+        // The documented CLI defaults (analysis/timeline/idle.h, launch_stats.h, focus.h, roofline.h).
         const WorkbenchSettings w;
         const PipelineOptions o = w.pipelineOptions();
         const PipelineOptions cli;

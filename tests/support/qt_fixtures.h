@@ -16,12 +16,12 @@
 #include <optional>
 #include <string>
 
-#include "analysis/knowledge_base.h"
-#include "analysis/ncu_reader.h"
-#include "analysis/nsys_writer.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/ncu_reader.h"
+#include "analysis/io/nsys_writer.h"
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/job_runner.h"
 

@@ -13,12 +13,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "analysis/fingerprint.h"
-#include "analysis/knowledge_base.h"
-#include "analysis/metrics_binding.h"
-#include "analysis/nsys_writer.h"
+#include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/io/nsys_writer.h"
 #include "analysis/pipeline.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/compare_job.h"
 #include "model/compare_model.h"
 #include "model/document.h"

@@ -11,8 +11,8 @@
 #include <QLegend>
 #include <QTest>
 
-#include "analysis/analysis.h"
-#include "analysis/synthetic.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/io/synthetic.h"
 #include "model/gap_histogram.h"
 #include "model/selection.h"
 #include "model/theme.h"

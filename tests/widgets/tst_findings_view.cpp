@@ -19,8 +19,8 @@
 #include <functional>
 
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"

@@ -14,8 +14,8 @@
 #include <limits>
 
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/gap_histogram.h"
 #include "model/selection.h"
 #include "model/timeline_index.h"

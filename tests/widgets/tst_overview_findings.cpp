@@ -7,8 +7,8 @@
 #include <QTest>
 
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/selection.h"
 #include "tests/support/qt_fixtures.h"

@@ -10,16 +10,16 @@
 #include <QTextDocument>
 #include <algorithm>
 
-#include "analysis/analysis.h"
-#include "analysis/ncu_reader.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/io/ncu_reader.h"
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
+#include "analysis/diagnosis/rules.h"
 #include "model/document.h"
 #include "model/finding_links.h"
 #include "model/selection.h"
 #include "model/timeline_index.h"
-#include "analysis/summary.h"
-#include "analysis/synthetic.h"
+#include "analysis/timeline/summary.h"
+#include "analysis/io/synthetic.h"
 #include "model/units.h"
 #include "model/gap_histogram.h"
 #include "tests/support/qt_fixtures.h"

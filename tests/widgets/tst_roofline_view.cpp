@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "analysis/pipeline.h"
-#include "analysis/synthetic.h"
+#include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/roofline_model.h"
 #include "model/selection.h"

@@ -9,8 +9,8 @@
 #include <QTest>
 #include <QTimer>
 
-#include "analysis/gpu_specs.h"
-#include "analysis/model_config.h"
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/io/model_config.h"
 #include "widgets/settings_dialog.h"
 
 using namespace sl;

@@ -15,11 +15,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "analysis/knowledge_base.h"
-#include "analysis/nsys_writer.h"
+#include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/nsys_writer.h"
 #include "analysis/pipeline.h"
-#include "analysis/rules.h"
-#include "analysis/synthetic.h"
+#include "analysis/diagnosis/rules.h"
+#include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/kb_session.h"
 #include "tests/support/qt_fixtures.h"

@@ -5,8 +5,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "analysis/analysis.h"
-#include "analysis/synthetic.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/io/synthetic.h"
 #include "model/selection.h"
 #include "model/units.h"
 #include "widgets/timeline_view.h"

@@ -1,0 +1,383 @@
+#include "analysis/diagnosis/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/timeline/analysis.h"
+#include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/trace/trace.h"
+
+namespace sl {
+
+using nlohmann::json;
+
+std::map<std::string, double> headline_metrics(const Trace& trace, const AnalysisResult& an)
+{
+    std::map<std::string, double> m;
+    BindOptions bo;
+    bo.max_kernel_scopes = 0;
+    for (const auto& s : bind_metrics(trace, an, nullptr, nullptr, bo)) {
+        if (s.kind == ScopeKind::Trace) {
+            for (const char* k : {"wall_ns", "busy_ns", "idle_ns", "idle_fraction", "utilization", "host_wait_ns",
+                                  "kernel_wait_ns", "sync_wait_ns", "other_wait_ns", "kernel_count", "launch_api_ns",
+                                  "launch_overhead_fraction", "sync_api_ns", "h2d_ns", "pageable_async_memcpy_ns",
+                                  "sync_memcpy_ns"})
+                if (auto it = s.metrics.find(k); it != s.metrics.end())
+                    m[k] = it->second;
+        } else if (s.kind == ScopeKind::Device) {
+            if (auto it = s.metrics.find("nccl_ns"); it != s.metrics.end())
+                m["nccl_ns"] += it->second;
+        }
+    }
+    m["kernel_ns"] = double(an.kernel_time_ns);
+    if (an.phases.decode_steps > 0) {
+        m["decode_steps"] = double(an.phases.decode_steps);
+        if (an.phases.tpot_median_ns > 0) {
+            m["tpot_median_ns"] = an.phases.tpot_median_ns;
+            m["tpot_p90_ns"] = an.phases.tpot_p90_ns;
+        }
+    }
+    if (an.phases.prefill_steps > 0)
+        m["prefill_ns"] = double(an.phases.prefill_ns);
+    return m;
+}
+
+namespace {
+
+struct Agg {
+    int64_t count = 0, ns = 0;
+    std::string cls;
+};
+
+std::map<std::string, Agg> by_kernel_name(const Trace& t, const AnalysisResult& an)
+{
+    std::map<std::string, Agg> out;
+    for (const auto& n : an.classes.names) {
+        auto& a = out[std::string(t.str(n.name))];
+        a.count += n.count;
+        a.ns += n.time_ns;
+        if (n.cls >= 0 && static_cast<size_t>(n.cls) < an.classes.classes.size())
+            a.cls = an.classes.classes[static_cast<size_t>(n.cls)].id;
+    }
+    return out;
+}
+
+std::map<std::string, Agg> by_class(const AnalysisResult& an)
+{
+    std::map<std::string, Agg> out;
+    for (const auto& c : an.classes.classes) {
+        auto& a = out[c.id];
+        a.count += c.count;
+        a.ns += c.time_ns;
+    }
+    return out;
+}
+
+std::vector<DeltaRow> diff(const std::map<std::string, Agg>& b, const std::map<std::string, Agg>& a,
+                           const CompareOptions& o)
+{
+    std::set<std::string> keys;
+    for (const auto& [k, v] : b)
+        keys.insert(k);
+    for (const auto& [k, v] : a)
+        keys.insert(k);
+    std::vector<DeltaRow> rows;
+    for (const auto& k : keys) {
+        DeltaRow r;
+        r.name = k;
+        auto ib = b.find(k), ia = a.find(k);
+        if (ib != b.end()) {
+            r.before_count = ib->second.count;
+            r.before_ns = ib->second.ns;
+            r.op_class = ib->second.cls;
+        }
+        if (ia != a.end()) {
+            r.after_count = ia->second.count;
+            r.after_ns = ia->second.ns;
+            if (r.op_class.empty())
+                r.op_class = ia->second.cls;
+        }
+        if (r.before_count == 0 && r.after_count == 0)
+            continue;
+        if (r.before_count == 0)
+            r.status = "added";
+        else if (r.after_count == 0)
+            r.status = "removed";
+        else {
+            const double limit = std::max(o.rel_threshold * double(r.before_ns), double(o.abs_threshold_ns));
+            const double d = double(r.delta_ns());
+            r.status = d > limit ? "slower" : d < -limit ? "faster" : "unchanged";
+        }
+        rows.push_back(std::move(r));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const DeltaRow& x, const DeltaRow& y) {
+        return std::llabs(x.delta_ns()) > std::llabs(y.delta_ns());
+    });
+    return rows;
+}
+
+} // namespace
+
+std::optional<double> suggestion_metric(const std::string& metric, const std::string& subject, const Trace& trace,
+                                        const AnalysisResult& an)
+{
+    if (metric == "subject_time_ns") {
+        for (const auto& n : an.classes.names)
+            if (trace.str(n.name) == subject)
+                return double(n.time_ns);
+        std::string cls = subject;
+        if (auto p = cls.find(" ("); p != std::string::npos)
+            cls = cls.substr(0, p);
+        for (const auto& c : an.classes.classes)
+            if (c.id == cls)
+                return double(c.time_ns);
+        return std::nullopt;
+    }
+    const auto m = headline_metrics(trace, an);
+    if (auto it = m.find(metric); it != m.end())
+        return it->second;
+    return std::nullopt;
+}
+
+CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const Trace& after,
+                           const AnalysisResult& aa, const CompareOptions& o)
+{
+    CompareResult r;
+    r.options = o;
+    r.before_path = before.meta.source_path;
+    r.after_path = after.meta.source_path;
+    r.before_metrics = headline_metrics(before, ab);
+    r.after_metrics = headline_metrics(after, aa);
+    r.classes = diff(by_class(ab), by_class(aa), o);
+    r.kernels = diff(by_kernel_name(before, ab), by_kernel_name(after, aa), o);
+    return r;
+}
+
+void judge_suggestions(CompareResult& r, const std::vector<SuggestionRecord>& suggestions, const Trace& before,
+                       const AnalysisResult& ab, const Trace& after, const AnalysisResult& aa)
+{
+    for (const auto& s : suggestions) {
+        SuggestionVerdict v;
+        v.suggestion_id = s.id;
+        v.key = s.key;
+        v.subject = s.subject;
+        v.metric = s.metric.empty() ? "wall_ns" : s.metric;
+        v.direction = s.direction.empty() ? "decrease" : s.direction;
+        v.before = suggestion_metric(v.metric, s.subject, before, ab);
+        v.after = suggestion_metric(v.metric, s.subject, after, aa);
+        if (!v.before || !v.after) {
+            v.verdict = "unmeasurable";
+            v.reason = v.metric + " is not available in " + (!v.before ? "BEFORE" : "AFTER");
+        } else if (*v.before == 0) {
+            // Nothing to reduce before: only an increase can be judged.
+            v.delta = 0;
+            v.verdict = "inconclusive";
+            v.reason = v.metric + " was 0 before";
+        } else {
+            v.delta = (*v.after - *v.before) / std::fabs(*v.before);
+            const double improvement = v.direction == "increase" ? v.delta : -v.delta;
+            const double t = r.options.verify_threshold;
+            v.verdict = improvement >= t ? "verified" : improvement <= -t ? "failed" : "inconclusive";
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "%s %s by %.1f %% (promised: %s; threshold %.0f %%)", v.metric.c_str(),
+                          v.delta < 0 ? "fell" : "rose", std::fabs(v.delta) * 100, v.direction.c_str(), t * 100);
+            v.reason = buf;
+        }
+        r.verdicts.push_back(std::move(v));
+    }
+}
+
+static json rows_json(const std::vector<DeltaRow>& rows)
+{
+    json a = json::array();
+    for (const auto& x : rows)
+        a.push_back(json{{"name", x.name},
+                         {"op_class", x.op_class},
+                         {"status", x.status},
+                         {"before_count", x.before_count},
+                         {"after_count", x.after_count},
+                         {"before_ns", x.before_ns},
+                         {"after_ns", x.after_ns},
+                         {"delta_ns", x.delta_ns()},
+                         {"relative", x.before_ns > 0 ? json(x.relative()) : json()}});
+    return a;
+}
+
+nlohmann::json compare_to_json(const CompareResult& r)
+{
+    json metrics = json::object();
+    std::set<std::string> keys;
+    for (const auto& [k, v] : r.before_metrics)
+        keys.insert(k);
+    for (const auto& [k, v] : r.after_metrics)
+        keys.insert(k);
+    for (const auto& k : keys) {
+        auto b = r.before_metrics.find(k), a = r.after_metrics.find(k);
+        json j{{"before", b != r.before_metrics.end() ? json(b->second) : json()},
+               {"after", a != r.after_metrics.end() ? json(a->second) : json()}};
+        if (b != r.before_metrics.end() && a != r.after_metrics.end()) {
+            j["delta"] = a->second - b->second;
+            j["relative"] = b->second != 0 ? json((a->second - b->second) / std::fabs(b->second)) : json();
+        }
+        metrics[k] = j;
+    }
+    json verdicts = json::array();
+    for (const auto& v : r.verdicts)
+        verdicts.push_back(json{{"suggestion_id", v.suggestion_id},
+                                {"suggestion", v.key},
+                                {"subject", v.subject},
+                                {"metric", v.metric},
+                                {"direction", v.direction},
+                                {"before", v.before ? json(*v.before) : json()},
+                                {"after", v.after ? json(*v.after) : json()},
+                                {"delta", v.delta},
+                                {"verdict", v.verdict},
+                                {"reason", v.reason}});
+    auto count = [](const std::vector<DeltaRow>& rows) {
+        json c{{"added", 0}, {"removed", 0}, {"faster", 0}, {"slower", 0}, {"unchanged", 0}};
+        for (const auto& x : rows)
+            c[x.status] = c[x.status].get<int>() + 1;
+        return c;
+    };
+    return json{{"schema", "sightline.compare/1"},
+                {"before", r.before_path},
+                {"after", r.after_path},
+                {"thresholds", {{"rel_threshold", r.options.rel_threshold},
+                                {"abs_threshold_ns", r.options.abs_threshold_ns},
+                                {"verify_threshold", r.options.verify_threshold}}},
+                {"metrics", metrics},
+                {"op_classes", rows_json(r.classes)},
+                {"kernels", rows_json(r.kernels)},
+                {"kernel_summary", count(r.kernels)},
+                {"verdicts", verdicts}};
+}
+
+static std::string fmt_metric_pair(const std::string& k, const CompareResult& r)
+{
+    auto b = r.before_metrics.find(k), a = r.after_metrics.find(k);
+    std::string s = (b != r.before_metrics.end() ? format_metric(k, b->second) : "-") + " -> " +
+                    (a != r.after_metrics.end() ? format_metric(k, a->second) : "-");
+    if (b != r.before_metrics.end() && a != r.after_metrics.end() && b->second != 0) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, " (%+.1f %%)", (a->second - b->second) / std::fabs(b->second) * 100);
+        s += buf;
+    }
+    return s;
+}
+
+static const char* const kHeadline[] = {"wall_ns", "tpot_median_ns", "tpot_p90_ns", "utilization", "idle_fraction",
+                                        "host_wait_ns", "kernel_wait_ns", "sync_wait_ns", "other_wait_ns",
+                                        "kernel_count", "kernel_ns", "launch_api_ns", "sync_api_ns", "nccl_ns",
+                                        "h2d_ns"};
+
+static std::string delta_text(const DeltaRow& x)
+{
+    char buf[64];
+    if (x.before_ns > 0)
+        std::snprintf(buf, sizeof buf, "%+.1f %%", x.relative() * 100);
+    else
+        std::snprintf(buf, sizeof buf, "new");
+    return format_metric("x_ns", double(x.delta_ns())) + " (" + buf + ")";
+}
+
+std::string compare_to_text(const CompareResult& r, size_t max_rows)
+{
+    std::ostringstream o;
+    o << "Compare\n  before: " << r.before_path << "\n  after:  " << r.after_path << "\n\nHeadline\n";
+    for (const char* k : kHeadline)
+        if (r.before_metrics.count(k) || r.after_metrics.count(k))
+            o << "  " << k << ": " << fmt_metric_pair(k, r) << "\n";
+    o << "\nOperator classes\n";
+    for (const auto& x : r.classes)
+        if (x.status != "unchanged" || x.delta_ns() != 0)
+            o << "  " << x.status << "  " << x.name << "  " << format_metric("x_ns", double(x.before_ns)) << " -> "
+              << format_metric("x_ns", double(x.after_ns)) << "  " << delta_text(x) << "\n";
+    o << "\nKernels (largest changes)\n";
+    size_t n = 0;
+    for (const auto& x : r.kernels) {
+        if (n++ >= max_rows)
+            break;
+        o << "  " << x.status << "  " << x.name << "  " << x.before_count << " -> " << x.after_count << " calls, "
+          << delta_text(x) << "\n";
+    }
+    if (!r.verdicts.empty()) {
+        o << "\nSuggestions accepted on BEFORE\n";
+        for (const auto& v : r.verdicts)
+            o << "  " << v.verdict << "  " << v.key << " [" << v.subject << "]: " << v.reason << "\n";
+    }
+    return o.str();
+}
+
+std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
+{
+    std::ostringstream o;
+    o << "# Compare\n\n- before: `" << r.before_path << "`\n- after: `" << r.after_path << "`\n\n";
+    o << "| metric | before → after |\n|---|---|\n";
+    for (const char* k : kHeadline)
+        if (r.before_metrics.count(k) || r.after_metrics.count(k))
+            o << "| " << k << " | " << fmt_metric_pair(k, r) << " |\n";
+    o << "\n## Operator classes\n\n| class | status | before | after | delta |\n|---|---|---|---|---|\n";
+    for (const auto& x : r.classes)
+        o << "| " << x.name << " | " << x.status << " | " << format_metric("x_ns", double(x.before_ns)) << " | "
+          << format_metric("x_ns", double(x.after_ns)) << " | " << delta_text(x) << " |\n";
+    o << "\n## Kernels\n\n| kernel | status | calls | delta |\n|---|---|---|---|\n";
+    size_t n = 0;
+    for (const auto& x : r.kernels) {
+        if (n++ >= max_rows)
+            break;
+        std::string name = x.name;
+        std::replace(name.begin(), name.end(), '|', '/');
+        o << "| `" << name << "` | " << x.status << " | " << x.before_count << " → " << x.after_count << " | "
+          << delta_text(x) << " |\n";
+    }
+    if (!r.verdicts.empty()) {
+        o << "\n## Suggestions accepted on BEFORE\n\n| suggestion | subject | verdict | reason |\n|---|---|---|---|\n";
+        for (const auto& v : r.verdicts)
+            o << "| " << v.key << " | " << v.subject << " | " << v.verdict << " | " << v.reason << " |\n";
+    }
+    return o.str();
+}
+
+int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResult& analysis, const std::string& path,
+                      const std::string& hash)
+{
+    if (auto r = kb.find_run_by_hash(hash))
+        return r->id;
+    RunRecord rec;
+    rec.trace_path = path;
+    rec.trace_hash = hash;
+    rec.env_id = kb.upsert_environment(fingerprint_from_trace(trace));
+    rec.metrics = headline_metrics(trace, analysis);
+    return kb.record_run(rec, operator_measurements(trace, analysis));
+}
+
+int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run)
+{
+    int written = 0;
+    for (const SuggestionVerdict& v : result.verdicts) {
+        if (v.verdict == "unmeasurable")
+            continue;
+        VerificationRecord rec;
+        rec.suggestion_id = v.suggestion_id;
+        rec.suggestion_key = v.key;
+        rec.before_run = before_run;
+        rec.after_run = after_run;
+        rec.metric = v.metric;
+        rec.before_value = v.before.value_or(0);
+        rec.after_value = v.after.value_or(0);
+        rec.delta = v.delta;
+        rec.verdict = v.verdict;
+        kb.record_verification(rec);
+        ++written;
+    }
+    return written;
+}
+
+} // namespace sl

@@ -1,0 +1,89 @@
+#pragma once
+// A/B comparison of two runs (BEFORE, AFTER): per operator class and per kernel name, what was added, removed, got
+// faster or slower; the headline metrics (idle breakdown, TPOT, utilisation, launch and sync time) side by side;
+// and, for each suggestion accepted on BEFORE, a verdict from the metric the suggestion promised to move.
+//
+// Kernel names are matched by their text (the two traces have separate string pools). A row is "faster"/"slower"
+// when its total time changed by more than max(rel_threshold × before, abs_threshold_ns), else "unchanged".
+// A suggestion is "verified" when its metric moved in the promised direction by at least verify_threshold
+// (relative), "failed" when it moved the other way by as much, else "inconclusive".
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "analysis/diagnosis/knowledge_base.h"
+
+namespace sl {
+
+struct Trace;
+struct AnalysisResult;
+
+struct CompareOptions {
+    double rel_threshold = 0.05;
+    int64_t abs_threshold_ns = 10'000;
+    double verify_threshold = 0.03;
+};
+
+struct DeltaRow {
+    std::string name;                 // kernel name or op class id
+    std::string op_class;             // for kernel rows
+    int64_t before_count = 0, after_count = 0;
+    int64_t before_ns = 0, after_ns = 0;
+    std::string status;               // "added" | "removed" | "faster" | "slower" | "unchanged"
+    int64_t delta_ns() const { return after_ns - before_ns; }
+    double relative() const { return before_ns > 0 ? double(after_ns - before_ns) / double(before_ns) : 0.0; }
+};
+
+struct SuggestionVerdict {
+    int64_t suggestion_id = 0;
+    std::string key, subject, metric, direction;
+    std::optional<double> before, after;
+    double delta = 0;                 // relative
+    std::string verdict;              // "verified" | "failed" | "inconclusive" | "unmeasurable"
+    std::string reason;
+};
+
+struct CompareResult {
+    std::string before_path, after_path;
+    std::map<std::string, double> before_metrics, after_metrics;   // headline_metrics()
+    std::vector<DeltaRow> classes;    // by |delta| descending
+    std::vector<DeltaRow> kernels;    // by |delta| descending
+    std::vector<SuggestionVerdict> verdicts;
+    CompareOptions options;
+};
+
+// Headline metrics of one run: wall_ns, busy_ns, idle_ns, idle_fraction, utilization, host_wait_ns, kernel_wait_ns,
+// sync_wait_ns, other_wait_ns, kernel_count, kernel_ns, launch_api_ns, launch_overhead_fraction, sync_api_ns,
+// nccl_ns, h2d_ns, pageable_async_memcpy_ns, sync_memcpy_ns, tpot_median_ns, tpot_p90_ns, decode_steps, prefill_ns.
+std::map<std::string, double> headline_metrics(const Trace& trace, const AnalysisResult& analysis);
+
+// The value of a suggestion's metric for a subject: a headline metric, or subject_time_ns (the total time of the
+// kernel name or op class the finding was about; "gemm (decode)" is matched as class "gemm").
+std::optional<double> suggestion_metric(const std::string& metric, const std::string& subject, const Trace& trace,
+                                        const AnalysisResult& analysis);
+
+CompareResult compare_runs(const Trace& before, const AnalysisResult& before_analysis, const Trace& after,
+                           const AnalysisResult& after_analysis, const CompareOptions& options = {});
+
+// Verdicts for suggestions (normally those accepted on BEFORE in the knowledge base); appended to result.verdicts.
+void judge_suggestions(CompareResult& result, const std::vector<SuggestionRecord>& suggestions, const Trace& before,
+                       const AnalysisResult& before_analysis, const Trace& after, const AnalysisResult& after_analysis);
+
+// The knowledge-base run of a trace: found by its content hash, else recorded with the trace's environment
+// fingerprint, headline metrics and operator measurements. Returns the run id.
+int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResult& analysis, const std::string& path,
+                      const std::string& hash);
+
+// What `compare --record` writes (CLI and GUI alike): one verification per verdict that could be measured, tied to
+// the two runs. Returns how many were written.
+int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run);
+
+nlohmann::json compare_to_json(const CompareResult& r);
+std::string compare_to_text(const CompareResult& r, size_t max_rows = 20);
+std::string compare_to_markdown(const CompareResult& r, size_t max_rows = 20);
+
+} // namespace sl

@@ -1,0 +1,289 @@
+#include "analysis/diagnosis/findings.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace sl {
+
+const char* scope_kind_name(ScopeKind k)
+{
+    switch (k) {
+    case ScopeKind::Trace: return "trace";
+    case ScopeKind::Device: return "device";
+    case ScopeKind::Phase: return "phase";
+    case ScopeKind::OpClass: return "op_class";
+    case ScopeKind::Kernel: return "kernel";
+    case ScopeKind::NcuLaunch: return "ncu_launch";
+    }
+    return "trace";
+}
+
+std::optional<ScopeKind> parse_scope_kind(std::string_view s)
+{
+    if (s == "trace") return ScopeKind::Trace;
+    if (s == "device") return ScopeKind::Device;
+    if (s == "phase") return ScopeKind::Phase;
+    if (s == "op_class" || s == "operator_class") return ScopeKind::OpClass;
+    if (s == "kernel") return ScopeKind::Kernel;
+    if (s == "ncu_launch" || s == "ncu") return ScopeKind::NcuLaunch;
+    return std::nullopt;
+}
+
+const char* severity_name(Severity s)
+{
+    switch (s) {
+    case Severity::Info: return "info";
+    case Severity::Low: return "low";
+    case Severity::Medium: return "medium";
+    case Severity::High: return "high";
+    }
+    return "info";
+}
+
+std::optional<Severity> parse_severity(std::string_view s)
+{
+    if (s == "info") return Severity::Info;
+    if (s == "low") return Severity::Low;
+    if (s == "medium") return Severity::Medium;
+    if (s == "high") return Severity::High;
+    return std::nullopt;
+}
+
+const std::vector<std::string>& verdict_vocabulary()
+{
+    static const std::vector<std::string> v = {
+        "launch-bound", "host-bound", "sync-bound", "idle-gaps", "compute-underused", "low-occupancy",
+        "memory-bound", "latency-bound", "bank-conflict", "communication-bound", "pageable-memcpy",
+        "synchronous-memcpy", "weight-streaming", "low-roofline-efficiency", "kv-cache-bound", "low-utilization"};
+    return v;
+}
+
+bool is_known_verdict(std::string_view v)
+{
+    const auto& voc = verdict_vocabulary();
+    return std::find(voc.begin(), voc.end(), v) != voc.end();
+}
+
+std::string confidence_label(double v)
+{
+    if (v >= 0.7) return "high";
+    if (v >= 0.4) return "medium";
+    return "low";
+}
+
+void rank_findings(std::vector<Finding>& findings)
+{
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        const double sa = a.rank_score(), sb = b.rank_score();
+        if (sa != sb) return sa > sb;
+        if (a.severity != b.severity) return a.severity > b.severity;
+        if (a.rule != b.rule) return a.rule < b.rule;
+        return a.subject < b.subject;
+    });
+}
+
+std::optional<Severity> max_severity(const std::vector<Finding>& findings)
+{
+    std::optional<Severity> m;
+    for (const auto& f : findings)
+        if (!m || f.severity > *m)
+            m = f.severity;
+    return m;
+}
+
+static bool ends_with(std::string_view s, std::string_view p)
+{
+    return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+static std::string fmt(const char* f, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+static std::string format_ns(double ns)
+{
+    const double a = std::fabs(ns);
+    if (a >= 1e9) return fmt("%.3g s", ns / 1e9);
+    if (a >= 1e6) return fmt("%.3g ms", ns / 1e6);
+    if (a >= 1e3) return fmt("%.3g µs", ns / 1e3);
+    return fmt("%.0f ns", ns);
+}
+
+std::string format_metric(std::string_view name, double v)
+{
+    if (!std::isfinite(v)) return "n/a";
+    if (ends_with(name, "_ns")) return format_ns(v);
+    if (ends_with(name, "_us")) return format_ns(v * 1e3);
+    if (ends_with(name, "_ms")) return format_ns(v * 1e6);
+    if (ends_with(name, "_pct")) return fmt("%.1f %%", v);
+    if (name == "e_roof" || ends_with(name, "_e_roof")) return fmt("%.2f", v);
+    if (ends_with(name, "_fraction") || ends_with(name, "_rate") || ends_with(name, "_ratio") ||
+        ends_with(name, "_utilization") || ends_with(name, "_share") || name == "achieved_occupancy" ||
+        name == "theoretical_occupancy" || name == "utilization")
+        return fmt("%.1f %%", v * 100.0);
+    if (ends_with(name, "_bytes")) {
+        if (std::fabs(v) >= 1e9) return fmt("%.3g GB", v / 1e9);
+        if (std::fabs(v) >= 1e6) return fmt("%.3g MB", v / 1e6);
+        if (std::fabs(v) >= 1e3) return fmt("%.3g kB", v / 1e3);
+        return fmt("%.0f B", v);
+    }
+    if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt("%.0f", v);
+    return fmt("%.3g", v);
+}
+
+static nlohmann::json text_json(const LocalText& t)
+{
+    return nlohmann::json{{"en", t.en}, {"zh_CN", t.zh_CN}};
+}
+
+nlohmann::json finding_to_json(const Finding& f)
+{
+    using nlohmann::json;
+    json ev = json::array();
+    for (const auto& e : f.evidence) {
+        json j{{"metric", e.metric}, {"value", std::isfinite(e.value) ? json(e.value) : json()},
+               {"display", format_metric(e.metric, e.value)}, {"source", e.source}};
+        j["op"] = e.op.empty() ? json() : json(e.op);
+        j["threshold"] = e.threshold ? json(*e.threshold) : json();
+        ev.push_back(std::move(j));
+    }
+    json sug = json::array();
+    for (const auto& s : f.suggestions)
+        sug.push_back(json{{"id", f.rule + "/" + s.id},
+                           {"text", text_json(s.text)},
+                           {"expected_gain", json{{"low", s.gain_low}, {"high", s.gain_high}}},
+                           {"risk", s.risk},
+                           {"verify", s.verify},
+                           {"metric", s.metric.empty() ? json() : json(s.metric)},
+                           {"direction", s.direction.empty() ? json() : json(s.direction)}});
+    const auto& g = f.expected_gain;
+    json gain{{"fraction", g.fraction}, {"low", g.low}, {"high", g.high}, {"computed", g.computed},
+              {"basis", g.basis}};
+    gain["ns"] = g.ns ? json(*g.ns) : json();
+    const auto& c = f.confidence;
+    json conf{{"level", c.label}, {"value", c.value}, {"prior", c.prior}, {"data_quality", c.data_quality},
+              {"kb_factor", c.kb_factor}, {"reasons", c.reasons}};
+    json ranges = json::array();
+    for (const auto& r : f.links.time_ranges)
+        ranges.push_back(json{{"start_ns", r.start}, {"end_ns", r.end}, {"label", r.label}});
+    json links{{"kernel_ids", f.links.kernel_ids}, {"time_ranges", ranges}, {"nvtx_ranges", f.links.nvtx_ranges}};
+    return json{{"rule", f.rule},
+                {"verdict", f.verdict},
+                {"severity", severity_name(f.severity)},
+                {"scope", scope_kind_name(f.scope)},
+                {"subject", f.subject},
+                {"title", text_json(f.title)},
+                {"explanation", text_json(f.explanation)},
+                {"confidence", conf},
+                {"expected_gain", gain},
+                {"evidence", ev},
+                {"suggestions", sug},
+                {"links", links},
+                {"references", f.references}};
+}
+
+nlohmann::json findings_to_json(const std::vector<Finding>& findings)
+{
+    nlohmann::json a = nlohmann::json::array();
+    for (const auto& f : findings)
+        a.push_back(finding_to_json(f));
+    return a;
+}
+
+static std::string gain_text(const ExpectedGain& g)
+{
+    std::string s;
+    if (g.computed)
+        s = fmt("%.1f %%", g.fraction * 100.0);
+    else
+        s = fmt("%.0f", g.low * 100.0) + "–" + fmt("%.0f %%", g.high * 100.0);
+    if (g.ns)
+        s += " (" + format_ns(*g.ns) + ")";
+    return s;
+}
+
+static std::string evidence_text(const Evidence& e)
+{
+    std::string s = e.metric + " = " + format_metric(e.metric, e.value);
+    if (e.threshold)
+        s += " (" + e.op + " " + format_metric(e.metric, *e.threshold) + ")";
+    if (!e.source.empty())
+        s += " [" + e.source + "]";
+    return s;
+}
+
+std::string findings_to_text(const std::vector<Finding>& findings, std::string_view lang)
+{
+    std::ostringstream o;
+    if (findings.empty()) {
+        o << "No findings.\n";
+        return o.str();
+    }
+    int i = 0;
+    for (const auto& f : findings) {
+        o << ++i << ". [" << severity_name(f.severity) << "] " << f.title.get(lang) << "\n";
+        o << "   rule " << f.rule << ", verdict " << f.verdict << ", " << scope_kind_name(f.scope) << " '"
+          << f.subject << "'\n";
+        o << "   expected gain " << gain_text(f.expected_gain) << ", confidence " << f.confidence.label << " ("
+          << fmt("%.2f", f.confidence.value) << ")\n";
+        for (const auto& r : f.confidence.reasons)
+            o << "     - " << r << "\n";
+        if (!f.explanation.get(lang).empty())
+            o << "   " << f.explanation.get(lang) << "\n";
+        for (const auto& e : f.evidence)
+            o << "   evidence: " << evidence_text(e) << "\n";
+        for (const auto& s : f.suggestions) {
+            o << "   -> " << s.text.get(lang) << " (gain " << fmt("%.0f", s.gain_low * 100) << "–"
+              << fmt("%.0f %%", s.gain_high * 100) << ", risk " << s.risk << ")\n";
+            if (!s.verify.empty())
+                o << "      verify: " << s.verify << "\n";
+        }
+    }
+    return o.str();
+}
+
+std::string findings_to_markdown(const std::vector<Finding>& findings, std::string_view lang)
+{
+    std::ostringstream o;
+    o << "## Findings\n\n";
+    if (findings.empty()) {
+        o << "No findings.\n";
+        return o.str();
+    }
+    o << "| # | severity | verdict | subject | expected gain | confidence |\n|---|---|---|---|---|---|\n";
+    int i = 0;
+    for (const auto& f : findings)
+        o << "| " << ++i << " | " << severity_name(f.severity) << " | " << f.verdict << " | " << f.subject << " | "
+          << gain_text(f.expected_gain) << " | " << f.confidence.label << " (" << fmt("%.2f", f.confidence.value)
+          << ") |\n";
+    o << "\n";
+    i = 0;
+    for (const auto& f : findings) {
+        o << "### " << ++i << ". " << f.title.get(lang) << "\n\n";
+        o << "Rule `" << f.rule << "` on " << scope_kind_name(f.scope) << " `" << f.subject << "`. "
+          << f.explanation.get(lang) << "\n\n";
+        for (const auto& e : f.evidence)
+            o << "- " << evidence_text(e) << "\n";
+        for (const auto& r : f.confidence.reasons)
+            o << "- confidence: " << r << "\n";
+        o << "\n";
+        for (const auto& s : f.suggestions) {
+            o << "- **" << s.text.get(lang) << "** (gain " << fmt("%.0f", s.gain_low * 100) << "–"
+              << fmt("%.0f %%", s.gain_high * 100) << ", risk " << s.risk << ")";
+            if (!s.verify.empty())
+                o << " — verify: `" << s.verify << "`";
+            o << "\n";
+        }
+        o << "\n";
+    }
+    return o.str();
+}
+
+} // namespace sl

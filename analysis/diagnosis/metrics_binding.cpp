@@ -1,0 +1,612 @@
+#include "analysis/diagnosis/metrics_binding.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <set>
+#include <unordered_map>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/timeline/analysis.h"
+#include "analysis/trace/trace.h"
+// The Roofline and ncu parts bind when those analyses are part of the build (they landed in parallel with this
+// file); without them bind_metrics ignores its roofline/ncu arguments.
+#if __has_include("analysis/roofline/roofline.h") && __has_include("analysis/io/ncu_metrics.h") && __has_include("analysis/io/ncu_reader.h")
+#include "analysis/io/ncu_metrics.h"
+#include "analysis/io/ncu_reader.h"
+#include "analysis/roofline/roofline.h"
+#define SIGHTLINE_BIND_ROOFLINE 1
+#else
+#define SIGHTLINE_BIND_ROOFLINE 0
+#endif
+
+namespace sl {
+
+namespace {
+
+double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
+
+std::string device_subject(const Trace& t, uint16_t d)
+{
+    if (d < t.meta.devices.size()) {
+        const auto& dev = t.meta.devices[d];
+        std::string s = "GPU " + std::to_string(dev.id);
+        if (t.meta.world_size > 1 || dev.rank != 0)
+            s += " rank " + std::to_string(dev.rank);
+        if (!dev.name.empty())
+            s += " (" + dev.name + ")";
+        return s;
+    }
+    return "GPU " + std::to_string(d);
+}
+
+// Busy fraction of each of `chunks` equal chunks of [from, to) over merged intervals.
+std::vector<double> chunk_utilization(const std::vector<Interval>& merged, int64_t from, int64_t to, int chunks)
+{
+    std::vector<double> u;
+    if (to <= from || chunks <= 0)
+        return u;
+    BusyIndex idx(merged);
+    const double width = double(to - from) / chunks;
+    for (int c = 0; c < chunks; ++c) {
+        const int64_t a = from + static_cast<int64_t>(std::llround(c * width));
+        const int64_t b = c + 1 == chunks ? to : from + static_cast<int64_t>(std::llround((c + 1) * width));
+        u.push_back(b > a ? double(idx.busy_in(a, b)) / double(b - a) : 1.0);
+    }
+    return u;
+}
+
+struct StepWindow {
+    int64_t start, end;
+};
+
+// Σ of gap time by cause clipped to a set of sorted, disjoint windows.
+std::array<int64_t, 4> gaps_in_windows(const std::vector<Gap>& gaps, const std::vector<StepWindow>& windows)
+{
+    std::array<int64_t, 4> out{};
+    if (windows.empty())
+        return out;
+    for (const auto& g : gaps) {
+        auto it = std::upper_bound(windows.begin(), windows.end(), g.start,
+                                   [](int64_t v, const StepWindow& w) { return v < w.end; });
+        for (; it != windows.end() && it->start < g.end; ++it) {
+            const int64_t a = std::max(g.start, it->start), b = std::min(g.end, it->end);
+            if (b > a)
+                out[static_cast<size_t>(g.cause)] += b - a;
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& an, const RooflineReport* roof,
+                                      const NcuReport* ncu, const BindOptions& opt)
+{
+    std::vector<MetricScope> out;
+    const auto& kernels = trace.kernels;
+
+    // The GPU-active window of the whole trace.
+    int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+    for (const auto& d : an.idle.devices) {
+        first = std::min(first, d.first_start);
+        last = std::max(last, d.last_end);
+    }
+    const double trace_wall = last > first ? double(last - first) : 0.0;
+
+    // ---- trace ----------------------------------------------------------------------------------------------
+    {
+        MetricScope s;
+        s.kind = ScopeKind::Trace;
+        s.subject = "trace";
+        auto& m = s.metrics;
+        m["trace_wall_ns"] = trace_wall;
+        m["wall_ns"] = trace_wall;
+        m["capture_ns"] = double(an.wall_ns);
+        double window = 0, busy = 0, idle = 0;
+        std::array<double, 4> cause{};
+        for (const auto& d : an.idle.devices) {
+            window += double(d.window_ns);
+            busy += double(d.busy_ns);
+            idle += double(d.idle_ns);
+            for (size_t i = 0; i < 4; ++i)
+                cause[i] += double(d.breakdown.ns[i]);
+        }
+        m["busy_ns"] = busy;
+        m["idle_ns"] = idle;
+        m["idle_fraction"] = safe_div(idle, window);
+        m["utilization"] = safe_div(busy, window);
+        m["host_wait_ns"] = cause[0];
+        m["kernel_wait_ns"] = cause[1];
+        m["sync_wait_ns"] = cause[2];
+        m["other_wait_ns"] = cause[3];
+        for (const char* k : {"idle_fraction", "utilization", "host_wait_ns", "kernel_wait_ns", "sync_wait_ns",
+                              "other_wait_ns", "idle_ns", "busy_ns"})
+            s.sources[k] = "analysis:idle";
+
+        const auto& L = an.launch;
+        m["kernel_count"] = double(L.kernels);
+        m["launch_count"] = double(L.launch_calls + L.graph_launch_calls);
+        m["launch_api_ns"] = double(L.launch_api_ns);
+        m["launch_overhead_fraction"] = L.eta_launch;
+        m["short_kernel_count"] = double(L.short_kernels);
+        m["short_kernel_fraction"] = safe_div(double(L.short_kernels), double(L.kernels));
+        m["runtime_outlier_count"] = double(L.api_outliers);
+        m["launch_delay_outlier_count"] = double(L.queue_outliers);
+        if (L.api.count > 0)
+            m["avg_launch_api_us"] = L.api.avg / 1e3;
+        if (L.queue.count > 0)
+            m["avg_queue_delay_us"] = L.queue.avg / 1e3;
+        for (const char* k : {"kernel_count", "launch_count", "launch_api_ns", "launch_overhead_fraction",
+                              "short_kernel_count", "short_kernel_fraction", "runtime_outlier_count",
+                              "launch_delay_outlier_count", "avg_launch_api_us", "avg_queue_delay_us"})
+            s.sources[k] = "analysis:launch";
+
+        m["sync_api_count"] = double(an.sync.calls);
+        m["sync_api_ns"] = double(an.sync.host_blocked_ns);
+        m["sync_api_fraction"] = safe_div(double(an.sync.host_blocked_ns), trace_wall);
+        s.sources["sync_api_count"] = s.sources["sync_api_ns"] = s.sources["sync_api_fraction"] = "analysis:sync";
+
+        // Synchronous memcpy / memset API calls (nsys cuda_memcpy_sync, cuda_memset_sync).
+        double sync_memcpy = 0, sync_memcpy_ns = 0, sync_memset = 0;
+        for (size_t i = 0; i < trace.api.size(); ++i) {
+            const uint8_t f = trace.api.flags[i];
+            if ((f & kApiMemcpy) && (f & kApiSync)) {
+                ++sync_memcpy;
+                sync_memcpy_ns += double(trace.api.end[i] - trace.api.start[i]);
+            } else if ((f & kApiMemset) && !(f & kApiAsync)) {
+                ++sync_memset;
+            }
+        }
+        m["sync_memcpy_count"] = sync_memcpy;
+        m["sync_memcpy_ns"] = sync_memcpy_ns;
+        m["sync_memset_count"] = sync_memset;
+        s.sources["sync_memcpy_count"] = s.sources["sync_memcpy_ns"] = s.sources["sync_memset_count"] = "trace:api";
+
+        double pageable = 0, pageable_ns = 0, h2d_ns = 0, h2d_hidden = 0, h2d_bytes = 0;
+        for (const auto& d : an.overlap.devices) {
+            pageable += double(d.pageable_async_api_count);
+            if (d.pageable_async_api_count > 0)
+                pageable_ns += double(d.pageable_time_ns);
+            h2d_ns += double(d.h2d.time_ns);
+            h2d_hidden += double(d.h2d.hidden_ns);
+            h2d_bytes += double(d.h2d.bytes);
+        }
+        m["pageable_async_memcpy_count"] = pageable;
+        m["pageable_async_memcpy_ns"] = pageable_ns;
+        m["h2d_ns"] = h2d_ns;
+        m["h2d_bytes"] = h2d_bytes;
+        m["h2d_fraction"] = safe_div(h2d_ns, trace_wall);
+        if (h2d_ns > 0)
+            m["h2d_overlap_fraction"] = h2d_hidden / h2d_ns;
+        for (const char* k : {"pageable_async_memcpy_count", "pageable_async_memcpy_ns", "h2d_ns", "h2d_bytes",
+                              "h2d_fraction", "h2d_overlap_fraction"})
+            s.sources[k] = "analysis:overlap";
+
+        const auto& W = an.weights;
+        if (W.detected && W.hit_rate >= 0) {
+            m["layer_cache_hit_rate"] = W.hit_rate;
+            m["layer_load_count"] = double(W.hits + W.misses);
+            s.sources["layer_cache_hit_rate"] = s.sources["layer_load_count"] = "analysis:weights (NVTX)";
+        }
+        // Links: the largest gaps anywhere.
+        std::vector<const Gap*> gaps;
+        for (const auto& g : an.idle.gaps)
+            gaps.push_back(&g);
+        std::partial_sort(gaps.begin(), gaps.begin() + std::min(gaps.size(), opt.max_links), gaps.end(),
+                          [](const Gap* a, const Gap* b) { return a->duration() > b->duration(); });
+        for (size_t i = 0; i < std::min(gaps.size(), opt.max_links); ++i)
+            s.links.time_ranges.push_back({gaps[i]->start, gaps[i]->end, std::string("gap (") +
+                                                                             gap_cause_name(gaps[i]->cause) + ")"});
+        out.push_back(std::move(s));
+    }
+
+    // ---- devices ----------------------------------------------------------------------------------------------
+    const auto ops_by_device = gpu_ops_by_device(trace);
+    for (const auto& d : an.idle.devices) {
+        MetricScope s;
+        s.kind = ScopeKind::Device;
+        s.subject = device_subject(trace, d.device);
+        auto& m = s.metrics;
+        m["trace_wall_ns"] = trace_wall;
+        m["wall_ns"] = double(d.window_ns);
+        m["idle_fraction"] = d.idle_fraction;
+        m["utilization"] = safe_div(double(d.busy_ns), double(d.window_ns));
+        m["gap_threshold_us"] = double(opt.gap_threshold_ns) / 1e3;
+        double large = 0, large_ns = 0, max_gap = 0;
+        std::vector<const Gap*> big;
+        for (const auto& g : an.idle.gaps) {
+            if (g.device != d.device)
+                continue;
+            max_gap = std::max(max_gap, double(g.duration()));
+            if (g.duration() > opt.gap_threshold_ns) {
+                ++large;
+                large_ns += double(g.duration());
+                big.push_back(&g);
+            }
+        }
+        m["large_gap_count"] = large;
+        m["large_gap_ns"] = large_ns;
+        m["max_gap_ns"] = max_gap;
+        std::partial_sort(big.begin(), big.begin() + std::min(big.size(), opt.max_links), big.end(),
+                          [](const Gap* a, const Gap* b) { return a->duration() > b->duration(); });
+        for (size_t i = 0; i < std::min(big.size(), opt.max_links); ++i)
+            s.links.time_ranges.push_back({big[i]->start, big[i]->end, std::string("gap (") +
+                                                                           gap_cause_name(big[i]->cause) + ")"});
+        // Low-utilisation chunks (nsys gpu_time_util, with the busy union instead of summed concurrency).
+        if (d.device < ops_by_device.size()) {
+            std::vector<Interval> iv;
+            iv.reserve(ops_by_device[d.device].size());
+            for (const auto& o : ops_by_device[d.device])
+                iv.push_back({o.start, o.end});
+            const auto merged = merge_intervals(std::move(iv));
+            const auto util = chunk_utilization(merged, d.first_start, d.last_end, opt.util_chunks);
+            double low = 0, min_u = 1;
+            for (double u : util) {
+                min_u = std::min(min_u, u);
+                if (u < opt.util_threshold)
+                    ++low;
+            }
+            if (!util.empty()) {
+                m["low_util_chunk_count"] = low;
+                m["low_util_chunk_fraction"] = low / double(util.size());
+                m["min_chunk_utilization"] = min_u;
+            }
+        }
+        for (const auto& o : an.overlap.devices)
+            if (o.device == d.device) {
+                m["nccl_ns"] = double(o.comm.time_ns);
+                m["nccl_fraction"] = safe_div(double(o.comm.time_ns), double(d.window_ns));
+                if (o.comm.hidden_fraction >= 0)
+                    m["comm_overlap_fraction"] = o.comm.hidden_fraction;
+                else
+                    m["comm_overlap_fraction"] = 0;
+            }
+        for (auto& [k, v] : m)
+            s.sources[k] = "analysis:idle/overlap";
+        out.push_back(std::move(s));
+    }
+
+    // ---- phases ------------------------------------------------------------------------------------------------
+    const auto& P = an.phases;
+    for (int decode = 0; decode <= 1; ++decode) {
+        std::vector<StepWindow> windows;
+        std::vector<std::string> step_ranges;   // NVTX step ranges behind the steps, when steps came from NVTX
+        double wall = 0, busy = 0, gap = 0, kern = 0, kern_ns = 0, syncs = 0, sync_steps = 0, steps = 0;
+        for (const auto& st : P.steps) {
+            if (st.prefill != (decode == 0))
+                continue;
+            if (decode && st.warmup)
+                continue;
+            windows.push_back({st.start, st.end});
+            if (st.range != kNoIndex && static_cast<size_t>(st.range) < trace.ranges.size() &&
+                step_ranges.size() < opt.max_links)
+                step_ranges.emplace_back(trace.str(trace.ranges.name[static_cast<size_t>(st.range)]));
+            wall += double(st.end - st.start);
+            busy += double(st.busy_ns);
+            gap += double(st.gap_ns);
+            kern += double(st.kernels);
+            kern_ns += double(st.kernel_ns);
+            syncs += double(st.sync_calls);
+            sync_steps += st.sync_calls > 0 ? 1 : 0;
+            ++steps;
+        }
+        if (steps == 0)
+            continue;
+        std::sort(windows.begin(), windows.end(), [](const StepWindow& a, const StepWindow& b) { return a.start < b.start; });
+        const auto cause = gaps_in_windows(an.idle.gaps, windows);
+        const double idle = double(cause[0] + cause[1] + cause[2] + cause[3]);
+        MetricScope s;
+        s.kind = ScopeKind::Phase;
+        s.subject = decode ? "decode" : "prefill";
+        auto& m = s.metrics;
+        m["trace_wall_ns"] = trace_wall;
+        m["is_decode"] = decode;
+        m["step_count"] = steps;
+        m["wall_ns"] = wall;
+        m["idle_fraction"] = safe_div(wall - busy, wall);
+        m["host_wait_ns"] = double(cause[0]);
+        m["host_wait_share"] = safe_div(double(cause[0]), idle);
+        m["kernel_wait_share"] = safe_div(double(cause[1]), idle);
+        m["host_wait_per_step_ns"] = double(cause[0]) / steps;
+        m["sync_wait_per_step_ns"] = double(cause[2]) / steps;
+        m["syncs_per_step"] = syncs / steps;
+        m["sync_steps_fraction"] = sync_steps / steps;
+        m["kernels_per_step"] = kern / steps;
+        m["avg_kernel_us"] = safe_div(kern_ns, kern) / 1e3;
+        if (decode && P.tpot_median_ns > 0)
+            m["tpot_median_ns"] = P.tpot_median_ns;
+        else if (!decode)
+            m["tpot_median_ns"] = wall / steps;   // time per prefill pass
+        for (auto& [k, v] : m)
+            s.sources[k] = "analysis:phases";
+        for (size_t i = 0; i < std::min(windows.size(), opt.max_links); ++i)
+            s.links.time_ranges.push_back({windows[i].start, windows[i].end,
+                                           std::string(decode ? "decode step" : "prefill pass")});
+        s.links.nvtx_ranges = std::move(step_ranges);
+        out.push_back(std::move(s));
+    }
+
+    // ---- operator classes ------------------------------------------------------------------------------------
+    const auto& C = an.classes;
+#if SIGHTLINE_BIND_ROOFLINE
+    if (roof && roof->measured) {
+        std::map<std::string, double> phase_total;
+        for (const auto& c : roof->classes)
+            phase_total[c.phase] += double(c.measured_total_ns);
+        for (const auto& c : roof->classes) {
+            if (c.measured_total_ns <= 0)
+                continue;
+            MetricScope s;
+            s.kind = ScopeKind::OpClass;
+            s.subject = c.op_class + " (" + c.phase + ")";
+            auto& m = s.metrics;
+            const bool dec = c.phase == "decode";
+            m["trace_wall_ns"] = trace_wall;
+            m["is_decode"] = dec;
+            m["is_gemm"] = c.op_class == "gemm";
+            m["is_attention"] = c.op_class == "attention";
+            m["total_ns"] = double(c.measured_total_ns);
+            m["time_fraction"] = safe_div(double(c.measured_total_ns), phase_total[c.phase]);
+            if (c.bytes > 0)
+                m["intensity"] = c.flops / c.bytes;
+            if (c.t_theory_ns)
+                m["t_theory_ns"] = *c.t_theory_ns;
+            if (c.t_actual_ns)
+                m["t_actual_ns"] = *c.t_actual_ns;
+            if (c.e_roof && *c.e_roof > 0) {
+                m["e_roof"] = *c.e_roof;
+                m["distance_to_roof"] = 1.0 / *c.e_roof;
+            }
+            // Bound type of the class: compute when its operators' compute time exceeds their memory time.
+            if (const PhaseCost* pc = roof->cost.phase(dec ? Phase::Decode : Phase::Prefill)) {
+                double tc = 0, tm = 0;
+                bool known = false;
+                for (const auto& op : pc->ops)
+                    if (op.op_class == c.op_class && op.t_compute_ns && op.t_memory_ns) {
+                        tc += *op.t_compute_ns;
+                        tm += *op.t_memory_ns;
+                        known = true;
+                    }
+                if (known) {
+                    m["compute_bound"] = tc > tm;
+                    m["memory_bound"] = tm >= tc;
+                }
+                if (pc->batch > 0)
+                    m["batch_size"] = double(pc->batch);
+            }
+            for (auto& [k, v] : m)
+                s.sources[k] = "roofline";
+            s.sources["time_fraction"] = s.sources["total_ns"] = "trace (measured)";
+            out.push_back(std::move(s));
+        }
+    } else
+#else
+    (void)roof;
+#endif
+    {
+        for (const auto& c : C.classes) {
+            if (c.count == 0)
+                continue;
+            MetricScope s;
+            s.kind = ScopeKind::OpClass;
+            s.subject = c.id;
+            auto& m = s.metrics;
+            m["trace_wall_ns"] = trace_wall;
+            m["is_gemm"] = c.id == "gemm";
+            m["is_attention"] = c.id == "attention";
+            m["count"] = double(c.count);
+            m["total_ns"] = double(c.time_ns);
+            m["time_fraction"] = safe_div(double(c.time_ns), double(C.kernel_time_ns));
+            for (auto& [k, v] : m)
+                s.sources[k] = "analysis:classes";
+            out.push_back(std::move(s));
+        }
+    }
+
+    // ---- kernel names ---------------------------------------------------------------------------------------
+    const double kernel_time = double(C.kernel_time_ns);
+    std::unordered_map<StrId, size_t> scope_of_name;
+    const size_t first_kernel_scope = out.size();
+    for (const auto& k : an.launch.per_name) {
+        if (out.size() - first_kernel_scope >= opt.max_kernel_scopes)
+            break;
+        if (k.count == 0)
+            continue;
+        MetricScope s;
+        s.kind = ScopeKind::Kernel;
+        s.subject = std::string(trace.str(k.name));
+        auto& m = s.metrics;
+        m["trace_wall_ns"] = trace_wall;
+        m["count"] = double(k.count);
+        m["total_ns"] = double(k.kernel_ns);
+        m["avg_duration_us"] = double(k.kernel_ns) / double(k.count) / 1e3;
+        m["time_fraction"] = safe_div(double(k.kernel_ns), kernel_time);
+        m["short_kernel_count"] = double(k.short_count);
+        m["short_kernel_fraction"] = double(k.short_count) / double(k.count);
+        if (k.api.count > 0)
+            m["avg_launch_api_us"] = k.api.avg / 1e3;
+        if (k.queue.count > 0)
+            m["avg_queue_delay_us"] = k.queue.avg / 1e3;
+        for (auto& [n, v] : m)
+            s.sources[n] = "analysis:launch";
+        scope_of_name[k.name] = out.size();
+        out.push_back(std::move(s));
+    }
+    // Links: the longest instances of each bound kernel name.
+    {
+        std::unordered_map<size_t, std::vector<size_t>> rows;
+        for (size_t i = 0; i < kernels.size(); ++i)
+            if (auto it = scope_of_name.find(kernels.name[i]); it != scope_of_name.end())
+                rows[it->second].push_back(i);
+        for (auto& [scope, r] : rows) {
+            const size_t n = std::min(r.size(), opt.max_links);
+            std::partial_sort(r.begin(), r.begin() + n, r.end(), [&](size_t a, size_t b) {
+                return kernels.end[a] - kernels.start[a] > kernels.end[b] - kernels.start[b];
+            });
+            for (size_t i = 0; i < n; ++i)
+                out[scope].links.kernel_ids.push_back(static_cast<int64_t>(r[i]));
+        }
+    }
+
+    // ---- ncu launches -----------------------------------------------------------------------------------------
+#if SIGHTLINE_BIND_ROOFLINE
+    if (ncu) {
+        const auto joined = join_ncu_to_trace(*ncu, trace);
+        std::unordered_map<StrId, int64_t> name_time;
+        for (const auto& n : C.names)
+            name_time[n.name] = n.time_ns;
+        const int gemm = [&] {
+            for (size_t i = 0; i < C.classes.size(); ++i)
+                if (C.classes[i].id == "gemm")
+                    return static_cast<int>(i);
+            return -1;
+        }();
+        OpClassifier classifier;
+        bool have_classifier = false;
+        try {
+            classifier = OpClassifier::load(an.options.classes_file);
+            have_classifier = true;
+        } catch (const std::exception&) {
+        }
+        for (size_t li = 0; li < ncu->launches.size(); ++li) {
+            const auto& L = ncu->launches[li];
+            const auto x = compute_ncu_metrics(L);
+            MetricScope s;
+            s.kind = ScopeKind::NcuLaunch;
+            s.subject = L.name + " (ncu #" + std::to_string(L.id) + ")";
+            auto& m = s.metrics;
+            m["trace_wall_ns"] = trace_wall;
+            auto put = [&](const char* k, const std::optional<double>& v, double scale = 1.0) {
+                if (v && std::isfinite(*v))
+                    m[k] = *v * scale;
+            };
+            put("duration_ns", x.duration_ns);
+            put("tensor_core_utilization", x.tensor_pipe_pct, 0.01);
+            put("achieved_occupancy", x.achieved_occupancy_pct, 0.01);
+            put("theoretical_occupancy", x.theoretical_occupancy_pct, 0.01);
+            put("dram_throughput_fraction", x.dram_throughput_pct, 0.01);
+            if (x.l2_hit_rate_pct)
+                m["l2_miss_rate"] = 1.0 - *x.l2_hit_rate_pct / 100.0;
+            put("sm_throughput_pct", x.sm_throughput_pct);
+            put("memory_throughput_pct", x.memory_throughput_pct);
+            put("waves_per_sm", x.waves_per_sm);
+            put("registers_per_thread", x.registers_per_thread);
+            put("intensity", x.intensity);
+            if (x.shared_bank_conflicts && x.shared_wavefronts && *x.shared_wavefronts > 0)
+                m["shared_bank_conflict_ratio"] = *x.shared_bank_conflicts / *x.shared_wavefronts;
+            if (x.shared_bank_conflicts) {
+                const auto ld = L.number("smsp__sass_inst_executed_op_shared_ld.sum");
+                const auto st = L.number("smsp__sass_inst_executed_op_shared_st.sum");
+                const double req = ld.value_or(0) + st.value_or(0);
+                if (req > 0)
+                    m["shared_bank_conflicts_per_request"] = *x.shared_bank_conflicts / req;
+            }
+            if (auto total = L.number("smsp__average_warp_latency_per_inst_issued.ratio"); total && *total > 0)
+                for (const auto& st : x.top_stalls)
+                    if (st.reason == "long_scoreboard")
+                        m["stall_memory_dependency_fraction"] = st.value / *total;
+            // GEMM or not: the joined trace kernel's class, else the classifier on the ncu name.
+            const int64_t k = li < joined.size() ? joined[li] : -1;
+            if (k >= 0 && static_cast<size_t>(k) < C.kernel_class.size()) {
+                m["is_gemm"] = C.kernel_class[static_cast<size_t>(k)] == gemm;
+                m["time_fraction"] = safe_div(double(name_time[kernels.name[static_cast<size_t>(k)]]), kernel_time);
+                s.links.kernel_ids.push_back(k);
+            } else if (have_classifier) {
+                const auto match = classifier.classify(L.name);
+                m["is_gemm"] = match.cls >= 0 && static_cast<size_t>(match.cls) < classifier.class_ids().size() &&
+                               classifier.class_ids()[static_cast<size_t>(match.cls)] == "gemm";
+            }
+            if (x.duration_derived)
+                m["data_quality"] = 0.8;
+            for (auto& [n, v] : m)
+                s.sources[n] = "ncu";
+            s.sources["time_fraction"] = "trace (joined by name)";
+            out.push_back(std::move(s));
+        }
+    }
+#else
+    (void)ncu;
+#endif
+    return out;
+}
+
+Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const RooflineReport* roofline,
+                   const NcuReport* ncu, const DiagnoseOptions& options, const KnowledgeBase* kb)
+{
+    Diagnosis d;
+    const auto scopes = bind_metrics(trace, analysis, roofline, ncu, options.bind);
+    const std::vector<std::string> dirs =
+        options.rule_dirs.empty() ? std::vector<std::string>{shipped_rules_dir(), default_user_rules_dir()}
+                                  : options.rule_dirs;
+    RuleSet rules = load_rules(dirs);
+    d.rule_errors = rules.errors;
+    d.env = fingerprint_from_trace(trace);
+    if (!options.env_extra.model_hash.empty())
+        d.env.model_hash = options.env_extra.model_hash;
+    if (options.env_extra.batch)
+        d.env.batch = options.env_extra.batch;
+    if (options.env_extra.seq_len)
+        d.env.seq_len = options.env_extra.seq_len;
+    EvalOptions eo;
+    eo.lang = options.lang;
+    eo.trace_path = trace.meta.source_path;
+    for (const auto& s : scopes)
+        if (s.kind == ScopeKind::Trace)
+            eo.capture_ns = static_cast<int64_t>(s.metrics.at("trace_wall_ns"));
+    if (kb)
+        eo.history = kb->history_lookup(d.env);
+    d.eval = evaluate_rules(rules, scopes, eo);
+    return d;
+}
+
+std::vector<OperatorMeasurement> operator_measurements(const Trace& trace, const AnalysisResult& an, size_t limit)
+{
+    std::vector<OperatorMeasurement> out;
+    for (const auto& n : an.classes.names) {
+        if (out.size() >= limit)
+            break;
+        OperatorMeasurement o;
+        o.name = std::string(trace.str(n.name));
+        if (n.cls >= 0 && static_cast<size_t>(n.cls) < an.classes.classes.size())
+            o.op_class = an.classes.classes[static_cast<size_t>(n.cls)].id;
+        o.count = n.count;
+        o.total_ns = n.time_ns;
+        o.avg_ns = n.count ? double(n.time_ns) / double(n.count) : 0;
+        out.push_back(std::move(o));
+    }
+    return out;
+}
+
+nlohmann::json diagnosis_meta_json(const Diagnosis& d)
+{
+    using nlohmann::json;
+    json errors = json::array();
+    for (const auto& e : d.rule_errors)
+        errors.push_back({{"file", e.file}, {"rule", e.rule_id}, {"message", e.message}});
+    for (const auto& e : d.eval.errors)
+        errors.push_back({{"file", e.file}, {"rule", e.rule_id}, {"message", e.message}});
+    struct Agg {
+        int scopes = 0;
+        std::set<std::string> metrics;
+    };
+    std::map<std::pair<std::string, std::string>, Agg> agg;
+    for (const auto& m : d.eval.missing) {
+        auto& a = agg[{m.rule, scope_kind_name(m.scope)}];
+        ++a.scopes;
+        a.metrics.insert(m.metrics.begin(), m.metrics.end());
+    }
+    json missing = json::array();
+    for (const auto& [k, a] : agg)
+        missing.push_back({{"rule", k.first}, {"scope", k.second}, {"scopes", a.scopes}, {"metrics", a.metrics}});
+    return json{{"rules_evaluated", d.eval.rules_evaluated},
+                {"scopes", d.eval.scopes},
+                {"errors", errors},
+                {"missing_data", missing}};
+}
+
+} // namespace sl

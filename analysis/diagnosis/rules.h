@@ -1,0 +1,132 @@
+#pragma once
+// The rule engine. Rules are JSON data (resources/rules/*.json, then the user's rules directory, which adds rules or
+// overrides shipped ones by id); conditions and gain formulas are muparser expressions over metric names. The
+// engine evaluates every rule on every MetricScope of the rule's scope kind and emits Findings.
+//
+// Rule file format (documented with the verdict vocabulary in resources/schemas/findings.md):
+//   { "schema": "sightline.rules/1", "rules": [ {
+//       "id": "launch-bound-short-kernels", "scope": "kernel",
+//       "condition": "avg_duration_us < 50 && count > 500",
+//       "severity": "medium", "verdict": "launch-bound", "prior": 0.7,
+//       "title": {"en": "...{subject}...", "zh_CN": "..."}, "explanation": {"en": "... {avg_duration_us} ...", ...},
+//       "gain": {"expr": "total_ns * 0.5 / trace_wall_ns", "ns": "total_ns * 0.5", "range": [0.05, 0.3]},
+//       "suggestions": [ {"id": "cuda-graphs", "text": {"en": ..., "zh_CN": ...}, "gain": [0.1, 0.4],
+//                         "risk": "low", "verify": "nsys profile -o after ...", "metric": "tpot_median_ns",
+//                         "direction": "decrease"} ],
+//       "references": ["..."], "enabled": true } ] }
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/diagnosis/findings.h"
+
+namespace sl {
+
+struct RuleSuggestion {
+    std::string id;
+    LocalText text;
+    double gain_low = 0, gain_high = 0;
+    std::string risk = "medium";
+    std::string verify;               // template: {subject}, {trace}, {metric} placeholders
+    std::string metric, direction;
+};
+
+struct Rule {
+    std::string id;
+    ScopeKind scope = ScopeKind::Trace;
+    std::string condition;            // muparser expression; non-zero = the rule fires
+    Severity severity = Severity::Medium;
+    std::string verdict;
+    double prior = 0.6;
+    LocalText title, explanation;
+    std::string gain_expr;            // fraction of the end-to-end time; empty = use the range
+    std::string gain_ns_expr;         // the same in ns; optional
+    double gain_low = 0, gain_high = 0;
+    std::vector<RuleSuggestion> suggestions;
+    std::vector<std::string> references;
+    std::vector<std::string> variables;   // metric names the condition uses (filled by the loader)
+    std::vector<std::string> gain_variables;
+    std::string file;                 // where it was loaded from
+};
+
+struct RuleError {
+    std::string file;
+    std::string rule_id;              // empty when the whole file failed
+    std::string message;
+};
+
+struct RuleSet {
+    std::vector<Rule> rules;          // sorted by id
+    std::vector<RuleError> errors;
+    const Rule* find(std::string_view id) const;
+};
+
+// Parses one rule object; throws std::runtime_error with a clear message when it is malformed (unknown scope,
+// severity or verdict, a condition muparser rejects, missing English title, ...).
+Rule parse_rule(const nlohmann::json& j, const std::string& file);
+
+// Loads every *.json in each directory, in order; a later directory overrides rules with the same id (a rule with
+// "enabled": false removes it). A missing directory is skipped silently; a malformed file or rule is recorded in
+// errors and the rest still load.
+RuleSet load_rules(const std::vector<std::string>& dirs);
+// Appends the rules of one file to `set` (override by id). Returns false when the file failed as a whole.
+bool load_rule_file(const std::string& path, RuleSet& set);
+
+// The shipped rules directory (resource_path("rules")).
+std::string shipped_rules_dir();
+// $XDG_CONFIG_HOME/sightline/rules or ~/.config/sightline/rules.
+std::string default_user_rules_dir();
+
+// What the knowledge base says about one suggestion on similar environments (knowledge_base.h fills it).
+struct SuggestionHistory {
+    int verified = 0, failed = 0;
+    double similarity = 0;            // 0..1, best environment similarity among the runs behind the counts
+    double mean_delta = 0;            // mean relative change of the promised metric (-0.23 = -23 %)
+    std::string reason;               // "verified 3x on NVIDIA H100 / same model: -23 % tpot_median_ns"
+};
+// Looked up by "<rule>/<suggestion id>".
+using HistoryLookup = std::function<std::optional<SuggestionHistory>(const std::string& suggestion_key)>;
+
+struct EvalOptions {
+    std::string lang = "en";
+    std::string trace_path;                 // fills {trace} in verification commands
+    // Data quality: a capture shorter than this lowers confidence (x0.8); scopes with fewer than
+    // min_samples events (metric "count") lower it (x0.85).
+    int64_t short_capture_ns = 200'000'000;
+    int64_t capture_ns = 0;                 // 0 = unknown (no penalty)
+    double min_samples = 5;
+    HistoryLookup history;                  // optional
+};
+
+// A rule that could not be evaluated on a scope because a metric was missing.
+struct MissingData {
+    std::string rule;
+    ScopeKind scope = ScopeKind::Trace;
+    std::string subject;
+    std::vector<std::string> metrics;
+};
+
+struct EvalResult {
+    std::vector<Finding> findings;          // ranked (rank_findings)
+    std::vector<MissingData> missing;       // rules skipped for missing data
+    std::vector<RuleError> errors;          // evaluation errors (muparser), per rule and subject
+    int rules_evaluated = 0, scopes = 0;
+};
+
+EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& scopes, const EvalOptions& opt = {});
+
+// Fills {name} / {name:raw} placeholders from metrics (formatted by format_metric; :raw prints the number);
+// {subject} and {trace} from the arguments. Unknown placeholders are kept verbatim.
+std::string fill_placeholders(const std::string& text, const MetricScope& scope, const std::string& trace_path = {});
+
+// Comparisons "name OP number" (or "number OP name") found in a condition, for the evidence's thresholds.
+struct ConditionTerm {
+    std::string metric, op;
+    double threshold = 0;
+};
+std::vector<ConditionTerm> condition_terms(const std::string& condition);
+
+} // namespace sl

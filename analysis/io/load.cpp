@@ -1,0 +1,124 @@
+#include "analysis/io/load.h"
+
+#include <cstring>
+#include <fstream>
+#include <sys/stat.h>
+
+#include "analysis/trace/errors.h"
+#include "analysis/io/kineto_reader.h"
+#include "analysis/trace/merge.h"
+#include "analysis/io/nsys_reader.h"
+
+namespace sl {
+
+const char* input_format_name(InputFormat f)
+{
+    switch (f) {
+    case InputFormat::Missing: return "missing";
+    case InputFormat::Empty: return "empty";
+    case InputFormat::NsysSqlite: return "nsys-sqlite";
+    case InputFormat::NsysReport: return "nsys-rep";
+    case InputFormat::KinetoJson: return "kineto-json";
+    case InputFormat::NcuCsv: return "ncu-csv";
+    case InputFormat::NcuReport: return "ncu-rep";
+    case InputFormat::ModelConfig: return "model-config";
+    case InputFormat::Unknown: break;
+    }
+    return "unknown";
+}
+
+InputFormat sniff_file(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode))
+        return InputFormat::Missing;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return InputFormat::Missing;
+    char buf[4096];
+    in.read(buf, sizeof buf);
+    const size_t n = static_cast<size_t>(in.gcount());
+    if (n == 0)
+        return InputFormat::Empty;
+    const std::string_view head(buf, n);
+    if (head.substr(0, 16) == std::string_view("SQLite format 3\0", 16))
+        return InputFormat::NsysSqlite;
+    if (head.substr(0, 28) == "NVIDIA Tegra Profiler Report")
+        return InputFormat::NsysReport;
+    if (n >= 4 && std::memcmp(buf, "NVR\0", 4) == 0)
+        return InputFormat::NcuReport;
+    if (n >= 2 && static_cast<unsigned char>(buf[0]) == 0x1f && static_cast<unsigned char>(buf[1]) == 0x8b)
+        return InputFormat::KinetoJson;
+    size_t i = 0;
+    if (n >= 3 && static_cast<unsigned char>(buf[0]) == 0xEF && static_cast<unsigned char>(buf[1]) == 0xBB &&
+        static_cast<unsigned char>(buf[2]) == 0xBF)
+        i = 3;   // UTF-8 BOM
+    while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\r' || buf[i] == '\t'))
+        ++i;
+    const std::string_view rest = head.substr(i);
+    if (!rest.empty() && rest[0] == '{') {
+        // A model config has these keys near the top; a trace has traceEvents / schemaVersion / deviceProperties.
+        const bool config = rest.find("\"model_type\"") != std::string_view::npos ||
+                            rest.find("\"architectures\"") != std::string_view::npos ||
+                            rest.find("\"num_hidden_layers\"") != std::string_view::npos;
+        const bool trace = rest.find("\"traceEvents\"") != std::string_view::npos ||
+                           rest.find("\"schemaVersion\"") != std::string_view::npos ||
+                           rest.find("\"deviceProperties\"") != std::string_view::npos;
+        return config && !trace ? InputFormat::ModelConfig : InputFormat::KinetoJson;
+    }
+    if (!rest.empty() && rest[0] == '[')
+        return InputFormat::KinetoJson;   // Chrome trace "JSON array format"
+    // ncu CSV: possibly preceded by ==PROF== lines; the header starts with "ID", (quoted).
+    if (head.find("\"ID\",") != std::string_view::npos)
+        return InputFormat::NcuCsv;
+    return InputFormat::Unknown;
+}
+
+Trace load_trace(const std::string& path, const LoadControl& control)
+{
+    const InputFormat f = sniff_file(path);
+    switch (f) {
+    case InputFormat::Missing:
+        throw TraceError(path, "", "a readable trace file", "no such file or it cannot be read");
+    case InputFormat::Empty:
+        throw TraceError(path, "", "an nsys SQLite export or a Kineto JSON trace", "an empty (0-byte) file");
+    case InputFormat::NsysSqlite:
+        return read_nsys_sqlite(path, control);
+    case InputFormat::NsysReport:
+        return read_nsys_report(path, control);
+    case InputFormat::KinetoJson:
+        return read_kineto_json(path, control);
+    case InputFormat::NcuCsv:
+    case InputFormat::NcuReport:
+        throw TraceError(path, "", "a timeline trace (nsys SQLite export or Kineto JSON)",
+                         "an Nsight Compute export; pass it with --ncu");
+    case InputFormat::ModelConfig:
+        throw TraceError(path, "", "a timeline trace (nsys SQLite export or Kineto JSON)",
+                         "a model config.json; pass it with --model");
+    case InputFormat::Unknown:
+        break;
+    }
+    throw TraceError(path, "file header", "an nsys SQLite export, an .nsys-rep, or a Kineto JSON trace",
+                     "an unrecognised format");
+}
+
+Trace load_traces(const std::vector<std::string>& paths, const LoadControl& control)
+{
+    if (paths.empty())
+        throw TraceError("", "", "at least one trace file", "none");
+    if (paths.size() == 1)
+        return load_trace(paths[0], control);
+    std::vector<Trace> parts;
+    parts.reserve(paths.size());
+    for (size_t i = 0; i < paths.size(); ++i) {
+        LoadControl sub = control;
+        if (control.progress)
+            sub.progress = [&, i](double frac, std::string_view stage) {
+                control.progress((static_cast<double>(i) + frac) / static_cast<double>(paths.size()), stage);
+            };
+        parts.push_back(load_trace(paths[i], sub));
+    }
+    return merge_traces(std::move(parts));
+}
+
+} // namespace sl

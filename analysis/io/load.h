@@ -1,0 +1,35 @@
+#pragma once
+// Sniffing inputs by content and loading traces. One entry point for the GUI and the CLI.
+
+#include <string>
+#include <vector>
+
+#include "analysis/trace/load_control.h"
+#include "analysis/trace/trace.h"
+
+namespace sl {
+
+enum class InputFormat {
+    Missing,        // path does not exist or cannot be read
+    Empty,          // 0-byte file
+    NsysSqlite,     // SQLite database (nsys export)
+    NsysReport,     // .nsys-rep / .qdrep ("NVIDIA Tegra Profiler Report")
+    KinetoJson,     // Chrome-trace JSON, plain or gzip
+    NcuCsv,         // Nsight Compute CSV export
+    NcuReport,      // .ncu-rep ("NVR\0")
+    ModelConfig,    // Hugging Face config.json
+    Unknown
+};
+const char* input_format_name(InputFormat f);
+
+// Looks at the first bytes only (and, for JSON, the first few KiB).
+InputFormat sniff_file(const std::string& path);
+
+// Loads one trace file (nsys SQLite, .nsys-rep via `nsys export`, Kineto JSON / .json.gz). Throws TraceError with
+// file, location, expectation and finding on bad input; Cancelled when control.cancel was raised.
+Trace load_trace(const std::string& path, const LoadControl& control = {});
+
+// Loads several trace files (e.g. one per rank) into one workspace Trace; devices and processes keep their rank.
+Trace load_traces(const std::vector<std::string>& paths, const LoadControl& control = {});
+
+} // namespace sl

@@ -1,0 +1,332 @@
+#include "analysis/io/model_config.h"
+
+#include "analysis/trace/errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <optional>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace sl {
+
+using nlohmann::json;
+
+double dtype_bytes(const std::string& dtype)
+{
+    std::string d;
+    for (char c : dtype)
+        d += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (d.rfind("torch.", 0) == 0)
+        d = d.substr(6);
+    if (d == "float32" || d == "fp32" || d == "float" || d == "f32" || d == "tf32")
+        return 4;
+    if (d == "bfloat16" || d == "bf16" || d == "float16" || d == "fp16" || d == "half" || d == "f16")
+        return 2;
+    if (d == "fp8" || d == "float8" || d == "float8_e4m3fn" || d == "float8_e5m2" || d == "fp8_e4m3" ||
+        d == "fp8_e5m2" || d == "e4m3" || d == "e5m2" || d == "int8" || d == "uint8" || d == "i8")
+        return 1;
+    if (d == "int4" || d == "uint4" || d == "fp4" || d == "nf4" || d == "mxfp4" || d == "nvfp4" || d == "i4")
+        return 0.5;
+    return 0;
+}
+
+namespace {
+
+struct Reader {
+    const json& top;
+    const json* text = nullptr;   // text_config for multimodal wrappers (Gemma 3), tried after top
+    const std::string& file;
+
+    // The value of the first of `names` present (in top, then text_config); TraceError when two aliases disagree.
+    std::optional<int64_t> integer(std::initializer_list<const char*> names) const
+    {
+        std::optional<int64_t> found;
+        std::string found_name;
+        for (const json* j : {&top, text}) {
+            if (!j || !j->is_object())
+                continue;
+            for (const char* n : names) {
+                if (!j->contains(n) || j->at(n).is_null())
+                    continue;
+                const json& v = j->at(n);
+                if (!v.is_number_integer() && !(v.is_number() && v.get<double>() == static_cast<int64_t>(v.get<double>())))
+                    throw TraceError(file, n, "an integer", v.dump());
+                const int64_t x = v.is_number_integer() ? v.get<int64_t>() : static_cast<int64_t>(v.get<double>());
+                if (found && *found != x)
+                    throw TraceError(file, std::string(n) + " vs " + found_name,
+                                     "one value for the same quantity (contradictory fields)",
+                                     std::to_string(x) + " and " + std::to_string(*found));
+                if (!found) {
+                    found = x;
+                    found_name = n;
+                }
+            }
+            if (found)
+                return found;
+        }
+        return found;
+    }
+    int64_t required_positive(std::initializer_list<const char*> names) const
+    {
+        const auto v = integer(names);
+        if (!v)
+            throw TraceError(file, *names.begin(), "this field in config.json", "it is missing");
+        if (*v <= 0)
+            throw TraceError(file, *names.begin(), "a positive integer", std::to_string(*v));
+        return *v;
+    }
+    std::optional<std::string> string(const char* name) const
+    {
+        for (const json* j : {&top, text}) {
+            if (j && j->is_object() && j->contains(name) && j->at(name).is_string())
+                return j->at(name).get<std::string>();
+        }
+        return std::nullopt;
+    }
+    std::optional<bool> boolean(const char* name) const
+    {
+        for (const json* j : {&top, text}) {
+            if (j && j->is_object() && j->contains(name) && !j->at(name).is_null()) {
+                if (!j->at(name).is_boolean())
+                    throw TraceError(file, name, "true or false", j->at(name).dump());
+                return j->at(name).get<bool>();
+            }
+        }
+        return std::nullopt;
+    }
+    const json* find(const char* name) const
+    {
+        for (const json* j : {&top, text})
+            if (j && j->is_object() && j->contains(name) && !j->at(name).is_null())
+                return &j->at(name);
+        return nullptr;
+    }
+};
+
+} // namespace
+
+int64_t ModelConfig::parameter_count() const
+{
+    const int64_t h = hidden_size;
+    const int64_t attn = h * q_width() + 2 * h * kv_width() + q_width() * h;
+    const int64_t mats = gated_mlp ? 3 : 2;
+    const int64_t norms = (layer_norm ? 4 : 2) * h;
+    int64_t total = vocab_size * h;   // embeddings
+    for (int64_t l = 0; l < num_layers; ++l) {
+        int64_t mlp = 0;
+        if (is_moe() && moe_layer[static_cast<size_t>(l)])
+            mlp = h * num_experts + num_experts * mats * h * moe_intermediate_size + mats * h * shared_expert_intermediate;
+        else
+            mlp = mats * h * intermediate_size;
+        total += attn + mlp + norms;
+    }
+    total += (layer_norm ? 2 : 1) * h;   // final norm
+    if (!tie_word_embeddings)
+        total += vocab_size * h;
+    return total;
+}
+
+ModelConfig parse_model_config(const std::string& json_text, const std::string& name)
+{
+    json top;
+    try {
+        top = json::parse(json_text);
+    } catch (const json::parse_error& e) {
+        throw TraceError(name, "byte " + std::to_string(e.byte), "valid JSON (a Hugging Face config.json)", e.what());
+    }
+    if (!top.is_object())
+        throw TraceError(name, "top level", "a JSON object (a Hugging Face config.json)", top.type_name());
+    Reader r{top, nullptr, name};
+    if (top.contains("text_config") && top.at("text_config").is_object())
+        r.text = &top.at("text_config");
+
+    ModelConfig m;
+    m.source = name;
+    m.model_type = r.string("model_type").value_or("");
+    if (r.text && r.text->contains("model_type") && r.text->at("model_type").is_string() && !top.contains("hidden_size"))
+        m.model_type = r.text->at("model_type").get<std::string>();
+    if (const json* a = r.find("architectures"); a && a->is_array() && !a->empty() && (*a)[0].is_string())
+        m.architecture = (*a)[0].get<std::string>();
+
+    if (r.find("kv_lora_rank"))
+        throw TraceError(name, "kv_lora_rank",
+                         "standard multi-head / grouped-query attention (multi-head latent attention is not modelled)",
+                         "an MLA model");
+
+    m.hidden_size = r.required_positive({"hidden_size", "n_embd", "d_model"});
+    m.num_heads = r.required_positive({"num_attention_heads", "n_head"});
+    m.num_layers = r.required_positive({"num_hidden_layers", "n_layer", "num_layers"});
+    m.vocab_size = r.required_positive({"vocab_size"});
+
+    if (const auto kv = r.integer({"num_key_value_heads", "num_kv_heads"})) {
+        if (*kv <= 0)
+            throw TraceError(name, "num_key_value_heads", "a positive integer", std::to_string(*kv));
+        m.num_kv_heads = *kv;
+    } else {
+        m.num_kv_heads = m.num_heads;
+        m.notes.push_back("num_key_value_heads absent: multi-head attention assumed (KV heads = " +
+                          std::to_string(m.num_heads) + ")");
+    }
+    if (m.num_kv_heads > m.num_heads)
+        throw TraceError(name, "num_key_value_heads", "at most num_attention_heads (" + std::to_string(m.num_heads) + ")",
+                         std::to_string(m.num_kv_heads));
+    if (m.num_heads % m.num_kv_heads != 0)
+        throw TraceError(name, "num_key_value_heads",
+                         "a divisor of num_attention_heads (" + std::to_string(m.num_heads) + ")",
+                         std::to_string(m.num_kv_heads));
+
+    if (const auto hd = r.integer({"head_dim"})) {
+        if (*hd <= 0)
+            throw TraceError(name, "head_dim", "a positive integer", std::to_string(*hd));
+        m.head_dim = *hd;
+    } else {
+        if (m.hidden_size % m.num_heads != 0)
+            throw TraceError(name, "head_dim",
+                             "head_dim, or hidden_size divisible by num_attention_heads",
+                             "no head_dim and hidden_size " + std::to_string(m.hidden_size) + " / " +
+                                 std::to_string(m.num_heads) + " heads is not whole");
+        m.head_dim = m.hidden_size / m.num_heads;
+    }
+
+    const std::string mt = m.model_type;
+    static const std::set<std::string> ungated = {"phi", "gpt2", "gpt_neox", "gptj", "opt", "falcon", "bloom",
+                                                  "starcoder2", "gpt_bigcode"};
+    m.gated_mlp = !ungated.count(mt);
+    m.layer_norm = ungated.count(mt) > 0;
+    m.hidden_act = r.string("hidden_act").value_or(r.string("hidden_activation").value_or(
+        r.string("activation_function").value_or("")));
+
+    if (const auto tie = r.boolean("tie_word_embeddings")) {
+        m.tie_word_embeddings = *tie;
+    } else {
+        // Transformers' per-model defaults: Gemma and GPT-2 tie, Llama/Qwen/Mistral/Phi-3 do not.
+        m.tie_word_embeddings = mt.rfind("gemma", 0) == 0 || mt == "gpt2";
+        m.notes.push_back(std::string("tie_word_embeddings absent: ") + (m.tie_word_embeddings ? "tied" : "not tied") +
+                          " (the default for model_type '" + mt + "')");
+    }
+
+    m.torch_dtype = r.string("torch_dtype").value_or(r.string("dtype").value_or(""));
+    if (!m.torch_dtype.empty() && dtype_bytes(m.torch_dtype) == 0)
+        throw TraceError(name, "torch_dtype", "a known dtype (float32, bfloat16, float16, float8_e4m3fn, int8, ...)",
+                         m.torch_dtype);
+
+    // MoE
+    const auto experts = r.integer({"num_local_experts", "num_experts", "n_routed_experts"});
+    if (experts && *experts > 0) {
+        m.num_experts = *experts;
+        const auto k = r.integer({"num_experts_per_tok", "moe_top_k", "top_k"});
+        if (!k)
+            throw TraceError(name, "num_experts_per_tok", "the number of experts per token for an MoE model",
+                             "it is missing");
+        if (*k <= 0 || *k > m.num_experts)
+            throw TraceError(name, "num_experts_per_tok",
+                             "between 1 and the number of experts (" + std::to_string(m.num_experts) + ")",
+                             std::to_string(*k));
+        m.experts_per_token = *k;
+        if (const auto mi = r.integer({"moe_intermediate_size"}))
+            m.moe_intermediate_size = *mi;
+        if (const auto ii = r.integer({"intermediate_size", "n_inner", "ffn_dim"}))
+            m.intermediate_size = *ii;
+        if (m.moe_intermediate_size <= 0)
+            m.moe_intermediate_size = m.intermediate_size;   // Mixtral: intermediate_size is the expert width
+        if (m.moe_intermediate_size <= 0)
+            throw TraceError(name, "moe_intermediate_size", "the expert MLP width (or intermediate_size)", "it is missing");
+        if (m.intermediate_size <= 0)
+            m.intermediate_size = m.moe_intermediate_size;
+        if (const auto s = r.integer({"shared_expert_intermediate_size"}))
+            m.shared_expert_intermediate = *s;
+        else if (const auto ns = r.integer({"n_shared_experts"}))
+            m.shared_expert_intermediate = *ns * m.moe_intermediate_size;
+        m.moe_layer.assign(static_cast<size_t>(m.num_layers), true);
+        const int64_t first_dense = r.integer({"first_k_dense_replace"}).value_or(0);
+        const int64_t step = std::max<int64_t>(1, r.integer({"decoder_sparse_step", "moe_layer_freq"}).value_or(1));
+        std::set<int64_t> mlp_only;
+        if (const json* mo = r.find("mlp_only_layers"); mo && mo->is_array())
+            for (const auto& v : *mo)
+                if (v.is_number_integer())
+                    mlp_only.insert(v.get<int64_t>());
+        for (int64_t l = 0; l < m.num_layers; ++l)
+            m.moe_layer[static_cast<size_t>(l)] = l >= first_dense && (l + 1) % step == 0 && !mlp_only.count(l);
+        if (first_dense > 0 && step > 1)
+            m.notes.push_back("both first_k_dense_replace and a sparse step given: both applied");
+    } else {
+        const auto ii = r.integer({"intermediate_size", "n_inner", "ffn_dim"});
+        if (ii && *ii > 0) {
+            m.intermediate_size = *ii;
+        } else if (mt == "gpt2") {
+            m.intermediate_size = 4 * m.hidden_size;
+            m.notes.push_back("n_inner absent: 4 x hidden_size (GPT-2 default)");
+        } else {
+            throw TraceError(name, "intermediate_size", "this field in config.json", ii ? "a non-positive value" : "it is missing");
+        }
+        if (r.integer({"num_experts_per_tok"}).value_or(0) > 0 && !experts)
+            throw TraceError(name, "num_experts_per_tok", "num_local_experts / num_experts alongside it",
+                             "experts per token without an expert count");
+    }
+    return m;
+}
+
+ModelConfig load_model_config(const std::string& config_path, const std::string& index_path)
+{
+    std::ifstream in(config_path);
+    if (!in)
+        throw TraceError(config_path, "", "a readable config.json", "cannot open the file");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    ModelConfig m = parse_model_config(ss.str(), config_path);
+    if (index_path.empty())
+        return m;
+
+    std::ifstream ii(index_path);
+    if (!ii)
+        throw TraceError(index_path, "", "a readable model.safetensors.index.json", "cannot open the file");
+    json idx;
+    try {
+        idx = json::parse(ii);
+    } catch (const json::parse_error& e) {
+        throw TraceError(index_path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
+    }
+    if (!idx.is_object() || !idx.contains("weight_map") || !idx.at("weight_map").is_object())
+        throw TraceError(index_path, "weight_map", "an object mapping tensor names to files", "it is missing");
+    const json& wm = idx.at("weight_map");
+    m.index_tensor_count = static_cast<int64_t>(wm.size());
+    if (idx.contains("metadata") && idx.at("metadata").is_object() && idx.at("metadata").contains("total_size") &&
+        idx.at("metadata").at("total_size").is_number())
+        m.index_total_bytes = idx.at("metadata").at("total_size").get<int64_t>();
+
+    // Layer count: the highest "layers.N." index + 1 among the tensor names.
+    static const std::regex layer_re(R"((?:^|\.)(?:layers|h|blocks)\.(\d+)\.)");
+    int64_t max_layer = -1;
+    bool has_lm_head = false;
+    for (auto it = wm.begin(); it != wm.end(); ++it) {
+        std::smatch mm;
+        const std::string& key = it.key();
+        if (std::regex_search(key, mm, layer_re))
+            max_layer = std::max<int64_t>(max_layer, std::stoll(mm[1].str()));
+        if (key.find("lm_head.") != std::string::npos)
+            has_lm_head = true;
+    }
+    if (max_layer >= 0 && max_layer + 1 != m.num_layers)
+        throw TraceError(config_path, "num_hidden_layers",
+                         std::to_string(m.num_layers) + " layers as the weight index lists (contradictory files)",
+                         std::to_string(max_layer + 1) + " layers in " + index_path);
+    if (!m.tie_word_embeddings && !has_lm_head && max_layer >= 0)
+        m.notes.push_back("tie_word_embeddings is false but the weight index has no lm_head tensor: treated as tied");
+    if (!m.tie_word_embeddings && !has_lm_head && max_layer >= 0)
+        m.tie_word_embeddings = true;
+    if (m.index_total_bytes > 0 && !m.torch_dtype.empty()) {
+        const double expect = static_cast<double>(m.parameter_count()) * dtype_bytes(m.torch_dtype);
+        const double ratio = static_cast<double>(m.index_total_bytes) / expect;
+        if (ratio < 0.8 || ratio > 1.25)
+            m.notes.push_back("weight index total_size " + std::to_string(m.index_total_bytes) +
+                              " B differs from the structure's " + std::to_string(static_cast<int64_t>(expect)) +
+                              " B (quantised weights or extra tensors?)");
+    }
+    return m;
+}
+
+} // namespace sl

@@ -1,0 +1,1028 @@
+// Nsight Systems SQLite export reader (nsys 2022.1 .. 2025.5).
+//
+// The export is opened read-only and defensively (read-only URI, trusted_schema=OFF, defensive mode, triggers and
+// views disabled, query_only), so a hostile file can neither run code nor write. Tables and columns are discovered
+// at run time: nsys creates tables lazily, the schema drifts across versions and other tools add columns. Each
+// activity table is read with one prepared SELECT of only the columns the Trace needs; name ids go through a
+// StringIds -> StringPool map filled on first use.
+#include "analysis/io/nsys_reader.h"
+
+#include <sqlite3.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "analysis/trace/errors.h"
+
+extern char** environ;
+
+namespace sl {
+
+namespace {
+
+constexpr const char* kExpected = "an Nsight Systems SQLite export";
+
+std::string quote_ident(const std::string& s)
+{
+    std::string q = "\"";
+    for (char c : s) {
+        if (c == '"')
+            q += '"';
+        q += c;
+    }
+    return q + "\"";
+}
+
+std::string percent_encode_path(const std::string& p)
+{
+    std::string out;
+    for (unsigned char c : p) {
+        if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7F) {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+std::string printable_prefix(const char* buf, size_t n)
+{
+    std::string s;
+    for (size_t i = 0; i < n && i < 24; ++i) {
+        const unsigned char c = static_cast<unsigned char>(buf[i]);
+        if (c >= 0x20 && c < 0x7F) {
+            s += static_cast<char>(c);
+        } else {
+            char b[8];
+            std::snprintf(b, sizeof b, "\\x%02x", c);
+            s += b;
+        }
+    }
+    return s;
+}
+
+// Checks what can be checked before SQLite sees the file: it exists, is a regular readable file, starts with the
+// SQLite header, and is as long as its header says. Returns true when the header says the file is in WAL mode.
+bool precheck_file(const std::string& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw TraceError(path, "", kExpected, std::string("no such file (") + std::strerror(errno) + ")");
+    if (S_ISDIR(st.st_mode))
+        throw TraceError(path, "", kExpected, "a directory");
+    if (!S_ISREG(st.st_mode))
+        throw TraceError(path, "", kExpected, "not a regular file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw TraceError(path, "", kExpected, std::string("a file that cannot be read (") + std::strerror(errno) + ")");
+    char h[100] = {};
+    in.read(h, sizeof h);
+    const size_t n = static_cast<size_t>(in.gcount());
+    if (n == 0)
+        throw TraceError(path, "file header", kExpected, "an empty (0-byte) file");
+    if (n < 16 || std::memcmp(h, "SQLite format 3\0", 16) != 0)
+        throw TraceError(path, "file header", kExpected + std::string(" (SQLite header 'SQLite format 3')"),
+                         "a file that is not SQLite (starts with '" + printable_prefix(h, n) + "')");
+    if (n < 100)
+        throw TraceError(path, "file header", "a 100-byte SQLite header",
+                         "a truncated file of " + std::to_string(st.st_size) + " bytes");
+    const auto u8 = [&](int i) { return static_cast<uint32_t>(static_cast<unsigned char>(h[i])); };
+    uint64_t page_size = (u8(16) << 8) | u8(17);
+    if (page_size == 1)
+        page_size = 65536;
+    const uint32_t pages = (u8(28) << 24) | (u8(29) << 16) | (u8(30) << 8) | u8(31);
+    const uint32_t change = (u8(24) << 24) | (u8(25) << 16) | (u8(26) << 8) | u8(27);
+    const uint32_t valid_for = (u8(92) << 24) | (u8(93) << 16) | (u8(94) << 8) | u8(95);
+    if (pages > 0 && change == valid_for && page_size >= 512) {
+        const uint64_t expected = page_size * pages;
+        if (static_cast<uint64_t>(st.st_size) < expected)
+            throw TraceError(path, "file size", "a complete SQLite file of " + std::to_string(expected) + " bytes (" +
+                                                    std::to_string(pages) + " pages)",
+                             "a truncated file of " + std::to_string(st.st_size) + " bytes");
+    }
+    // WAL mode (read/write versions 2): opening it would create -wal/-shm files beside it. nsys never writes WAL;
+    // without a -wal file there is nothing to replay, so the file can be opened immutable (no side files at all).
+    const bool wal = u8(18) == 2 || u8(19) == 2;
+    if (wal) {
+        struct stat wst {};
+        if (::stat((path + "-wal").c_str(), &wst) == 0 && wst.st_size > 0)
+            throw TraceError(path, "file header", "a self-contained nsys export",
+                             "an SQLite file in WAL mode with pending changes in " + path +
+                                 "-wal; run: sqlite3 " + path + " 'PRAGMA wal_checkpoint(TRUNCATE)'");
+    }
+    return wal;
+}
+
+class Stmt {
+public:
+    Stmt(sqlite3* db, const std::string& sql, const std::string& path, const std::string& where) : path_(path), where_(where)
+    {
+        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK) {
+            const std::string msg = sqlite3_errmsg(db);
+            sqlite3_finalize(s_);
+            s_ = nullptr;
+            throw TraceError(path, where, "a readable table", "an SQLite error: " + msg);
+        }
+    }
+    ~Stmt() { sqlite3_finalize(s_); }
+    Stmt(const Stmt&) = delete;
+    Stmt& operator=(const Stmt&) = delete;
+    // true while there is a row; throws on corruption.
+    bool step()
+    {
+        const int rc = sqlite3_step(s_);
+        if (rc == SQLITE_ROW)
+            return true;
+        if (rc == SQLITE_DONE)
+            return false;
+        throw TraceError(path_, where_, "readable rows",
+                         "a corrupt or truncated SQLite file (" + std::string(sqlite3_errstr(rc)) + ": " +
+                             sqlite3_errmsg(sqlite3_db_handle(s_)) + ")");
+    }
+    int64_t i64(int c) const { return sqlite3_column_int64(s_, c); }
+    bool null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
+    std::string_view text(int c) const
+    {
+        const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(s_, c));
+        return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(s_, c))) : std::string_view{};
+    }
+    double f64(int c) const { return sqlite3_column_double(s_, c); }
+
+private:
+    sqlite3_stmt* s_ = nullptr;
+    std::string path_, where_;
+};
+
+template <typename T> T clamp_to(int64_t v)
+{
+    if (v < 0)
+        return 0;
+    if (static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<T>::max()))
+        return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+}
+
+class Reader {
+public:
+    Reader(const std::string& path, const LoadControl& control) : path_(path), control_(control) {}
+    ~Reader()
+    {
+        if (db_)
+            sqlite3_close(db_);
+    }
+
+    Trace read();
+
+private:
+    void open();
+    void discover();
+    bool has(const std::string& table) const { return tables_.count(table) != 0; }
+    bool has_col(const std::string& table, const std::string& col) const
+    {
+        auto it = tables_.find(table);
+        return it != tables_.end() && it->second.count(col) != 0;
+    }
+    // The column itself when the table has it, else the default expression.
+    std::string col(const std::string& table, const std::string& c, const char* def = "NULL") const
+    {
+        return has_col(table, c) ? quote_ident(c) : std::string(def);
+    }
+    void require(const std::string& table, std::initializer_list<const char*> cols) const;
+    int64_t estimate_rows(const std::string& table);
+
+    void tick(size_t row, const char* stage)
+    {
+        if ((row & 1023) == 0) {
+            control_.check();
+            if ((row & 16383) == 0 && total_rows_ > 0)
+                control_.report(std::min(1.0, static_cast<double>(done_rows_ + row) / static_cast<double>(total_rows_)), stage);
+        }
+    }
+
+    void read_strings();
+    StrId str(int64_t id);
+    void read_meta();
+    void read_kernels();
+    void read_graph_trace();
+    void read_runtime();
+    void read_memcpy();
+    void read_memset();
+    void read_syncs();
+    void read_nvtx();
+    void read_names_and_devices();
+
+    uint16_t device(int64_t id)
+    {
+        if (id == last_dev_id_ && last_dev_ != UINT16_MAX)
+            return last_dev_;
+        last_dev_id_ = id;
+        last_dev_ = t_.device_index(static_cast<int32_t>(id));
+        return last_dev_;
+    }
+    uint16_t process(int64_t global_pid)
+    {
+        if (global_pid == last_gpid_ && last_proc_ != UINT16_MAX)
+            return last_proc_;
+        last_gpid_ = global_pid;
+        last_proc_ = t_.process_index((global_pid >> 24) & 0xFFFFFF);
+        return last_proc_;
+    }
+    uint32_t thread(int64_t gtid)
+    {
+        if (gtid == last_gtid_ && last_thread_ != UINT32_MAX)
+            return last_thread_;
+        auto it = threads_.find(gtid);
+        if (it == threads_.end())
+            it = threads_.emplace(gtid, t_.thread_index(gtid, (gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF)).first;
+        last_gtid_ = gtid;
+        last_thread_ = it->second;
+        return last_thread_;
+    }
+    void use_stream(uint16_t dev, int64_t stream)
+    {
+        const uint64_t key = (static_cast<uint64_t>(dev) << 32) | static_cast<uint32_t>(stream);
+        if (key != last_stream_key_) {
+            last_stream_key_ = key;
+            streams_used_.insert(key);
+        }
+    }
+    void widen(int64_t s, int64_t e)
+    {
+        lo_ = std::min(lo_, s);
+        hi_ = std::max(hi_, e);
+    }
+
+    std::string path_;
+    const LoadControl& control_;
+    sqlite3* db_ = nullptr;
+    Trace t_;
+    std::map<std::string, std::set<std::string>> tables_;
+    int64_t total_rows_ = 0, done_rows_ = 0;
+
+    // StringIds: raw strings by id (dense vector when ids are compact, else a map), interned on first use.
+    std::string blob_;
+    std::vector<std::pair<uint32_t, uint32_t>> dense_;      // id -> (offset, length); length UINT32_MAX = absent
+    std::unordered_map<int64_t, std::pair<uint32_t, uint32_t>> sparse_;
+    std::vector<StrId> dense_ids_;
+    std::unordered_map<int64_t, StrId> sparse_ids_;
+    static constexpr StrId kUnresolved = UINT32_MAX;
+    std::vector<uint8_t> api_flags_;                        // by pool id; 0xFF = not classified yet
+
+    int64_t last_dev_id_ = INT64_MIN, last_gpid_ = INT64_MIN, last_gtid_ = INT64_MIN;
+    uint16_t last_dev_ = UINT16_MAX, last_proc_ = UINT16_MAX;
+    uint32_t last_thread_ = UINT32_MAX;
+    uint64_t last_stream_key_ = UINT64_MAX;
+    std::unordered_map<int64_t, uint32_t> threads_;
+    std::set<uint64_t> streams_used_;
+    std::unordered_set<uint32_t> graph_node_corr_;
+    int64_t lo_ = INT64_MAX, hi_ = INT64_MIN;
+    size_t bad_intervals_ = 0;
+};
+
+void Reader::open()
+{
+    const bool wal = precheck_file(path_);
+    const std::string uri = "file:" + percent_encode_path(path_) + (wal ? "?mode=ro&immutable=1" : "?mode=ro&immutable=0");
+    const int rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                                   nullptr);
+    if (rc != SQLITE_OK)
+        throw TraceError(path_, "", kExpected,
+                         std::string("a file SQLite cannot open (") + (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)) + ")");
+    // Defensive mode: a hostile schema must not run code (triggers, views, untrusted functions) or write anything.
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+#ifdef SQLITE_DBCONFIG_ENABLE_VIEW
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+#endif
+#ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
+    sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+#endif
+    for (const char* pragma : {"PRAGMA trusted_schema=OFF", "PRAGMA query_only=ON"}) {
+        char* err = nullptr;
+        if (sqlite3_exec(db_, pragma, nullptr, nullptr, &err) != SQLITE_OK) {
+            const std::string msg = err ? err : "unknown error";
+            sqlite3_free(err);
+            throw TraceError(path_, pragma, kExpected, "a file SQLite cannot read (" + msg + ")");
+        }
+    }
+}
+
+void Reader::discover()
+{
+    std::vector<std::string> names;
+    {
+        Stmt s(db_, "SELECT name FROM sqlite_master WHERE type='table'", path_, "sqlite_master");
+        while (s.step())
+            names.emplace_back(s.text(0));
+    }
+    for (const auto& n : names) {
+        auto& cols = tables_[n];
+        Stmt s(db_, "PRAGMA table_info(" + quote_ident(n) + ")", path_, n);
+        while (s.step())
+            cols.emplace(s.text(1));
+    }
+    if (names.empty())
+        throw TraceError(path_, "sqlite_master", kExpected, "an SQLite database with no tables");
+    bool nsys_table = false;
+    for (const auto& n : names)
+        nsys_table |= n.rfind("CUPTI_ACTIVITY_KIND_", 0) == 0 || n == "NVTX_EVENTS" || n == "META_DATA_EXPORT" ||
+                      n == "EXPORT_META_DATA" || n.rfind("TARGET_INFO_", 0) == 0 || n == "ANALYSIS_DETAILS";
+    if (!has("StringIds") || !nsys_table) {
+        std::string list;
+        for (size_t i = 0; i < names.size() && i < 8; ++i)
+            list += (i ? ", " : "") + names[i];
+        if (names.size() > 8)
+            list += ", ... (" + std::to_string(names.size()) + " tables)";
+        throw TraceError(path_, "sqlite_master", kExpected + std::string(" (tables StringIds and CUPTI_ACTIVITY_KIND_* / NVTX_EVENTS / META_DATA_EXPORT)"),
+                         "an SQLite database that is not an nsys export (tables: " + list + ")");
+    }
+}
+
+void Reader::require(const std::string& table, std::initializer_list<const char*> cols) const
+{
+    std::string missing;
+    for (const char* c : cols)
+        if (!has_col(table, c))
+            missing += (missing.empty() ? "" : ", ") + std::string(c);
+    if (!missing.empty()) {
+        std::string found;
+        for (const auto& c : tables_.at(table))
+            found += (found.empty() ? "" : ", ") + c;
+        throw TraceError(path_, table, "columns " + missing, "a table with columns " + found);
+    }
+}
+
+int64_t Reader::estimate_rows(const std::string& table)
+{
+    if (!has(table))
+        return 0;
+    Stmt s(db_, "SELECT max(rowid) FROM " + quote_ident(table), path_, table);
+    return s.step() ? std::max<int64_t>(0, s.i64(0)) : 0;
+}
+
+void Reader::read_strings()
+{
+    require("StringIds", {"id", "value"});
+    Stmt s(db_, "SELECT id, value FROM StringIds", path_, "StringIds");
+    std::vector<std::pair<int64_t, std::pair<uint32_t, uint32_t>>> rows;
+    int64_t max_id = -1;
+    size_t row = 0;
+    while (s.step()) {
+        tick(row++, "strings");
+        const std::string_view v = s.text(1);
+        const int64_t id = s.i64(0);
+        if (blob_.size() + v.size() >= UINT32_MAX)
+            throw TraceError(path_, "StringIds", "string data under 4 GiB", "more");
+        rows.push_back({id, {static_cast<uint32_t>(blob_.size()), static_cast<uint32_t>(v.size())}});
+        blob_.append(v);
+        max_id = std::max(max_id, id);
+    }
+    done_rows_ += static_cast<int64_t>(row);
+    const bool dense = max_id < static_cast<int64_t>(rows.size()) * 4 + 4096;
+    if (dense) {
+        dense_.assign(static_cast<size_t>(max_id + 1), {0u, UINT32_MAX});
+        dense_ids_.assign(dense_.size(), kUnresolved);
+    }
+    for (const auto& [id, loc] : rows) {
+        if (dense && id >= 0)
+            dense_[static_cast<size_t>(id)] = loc;
+        else
+            sparse_[id] = loc;
+    }
+}
+
+StrId Reader::str(int64_t id)
+{
+    if (id >= 0 && static_cast<uint64_t>(id) < dense_ids_.size()) {
+        StrId& r = dense_ids_[static_cast<size_t>(id)];
+        if (r == kUnresolved) {
+            const auto [off, len] = dense_[static_cast<size_t>(id)];
+            r = len == UINT32_MAX ? t_.strings.intern("[unknown string " + std::to_string(id) + "]")
+                                  : t_.strings.intern(std::string_view(blob_).substr(off, len));
+        }
+        return r;
+    }
+    auto it = sparse_ids_.find(id);
+    if (it != sparse_ids_.end())
+        return it->second;
+    auto loc = sparse_.find(id);
+    const StrId r = loc == sparse_.end()
+                        ? t_.strings.intern("[unknown string " + std::to_string(id) + "]")
+                        : t_.strings.intern(std::string_view(blob_).substr(loc->second.first, loc->second.second));
+    sparse_ids_.emplace(id, r);
+    return r;
+}
+
+void Reader::read_meta()
+{
+    auto& meta = t_.meta;
+    meta.format = "nsys-sqlite";
+    meta.source_path = path_;
+    for (const char* table : {"META_DATA_EXPORT", "EXPORT_META_DATA"}) {
+        if (!has_col(table, "name") || !has_col(table, "value"))
+            continue;
+        Stmt s(db_, std::string("SELECT name, value FROM ") + table, path_, table);
+        while (s.step()) {
+            const std::string_view k = s.text(0);
+            if (k == "EXPORT_PRODUCT_VERSION")
+                meta.tool_version = s.text(1);
+            else if (k == "EXPORT_SCHEMA_VERSION")
+                meta.schema_version = s.text(1);
+        }
+    }
+    if (has_col("ANALYSIS_DETAILS", "startTime") && has_col("ANALYSIS_DETAILS", "stopTime")) {
+        Stmt s(db_, "SELECT startTime, stopTime FROM ANALYSIS_DETAILS", path_, "ANALYSIS_DETAILS");
+        if (s.step() && !s.null(0) && !s.null(1) && s.i64(1) >= s.i64(0)) {
+            lo_ = s.i64(0);
+            hi_ = s.i64(1);
+        }
+    }
+    if (has_col("TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) {
+        Stmt s(db_, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", path_, "TARGET_INFO_SESSION_START_TIME");
+        if (s.step())
+            meta.utc_epoch_ns = s.i64(0);
+    }
+    // Driver / CUDA versions, where the export records the target environment.
+    if (has_col("TARGET_INFO_SYSTEM_ENV", "name") && has_col("TARGET_INFO_SYSTEM_ENV", "value")) {
+        Stmt s(db_, "SELECT name, value FROM TARGET_INFO_SYSTEM_ENV", path_, "TARGET_INFO_SYSTEM_ENV");
+        while (s.step()) {
+            const std::string_view k = s.text(0);
+            if (k == "NvDriverVersion")
+                meta.environment["nvidia_driver"] = s.text(1);
+            else if (k == "CudaDriverVersion")
+                meta.environment["cuda_driver"] = s.text(1);
+            else if (k == "OsDescription")
+                meta.environment["os"] = s.text(1);
+        }
+    }
+}
+
+void Reader::read_kernels()
+{
+    const std::string T = "CUPTI_ACTIVITY_KIND_KERNEL";
+    if (!has(T))
+        return;
+    require(T, {"start", "end"});
+    if (!has_col(T, "demangledName") && !has_col(T, "shortName"))
+        require(T, {"demangledName"});
+    const std::string name_col = has_col(T, "demangledName") ? "demangledName" : "shortName";
+    const std::string short_col = has_col(T, "shortName") ? "shortName" : name_col;
+    const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
+                            col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " + name_col + ", " +
+                            short_col + ", " + col(T, "gridX", "1") + ", " + col(T, "gridY", "1") + ", " +
+                            col(T, "gridZ", "1") + ", " + col(T, "blockX", "1") + ", " + col(T, "blockY", "1") +
+                            ", " + col(T, "blockZ", "1") + ", " + col(T, "registersPerThread", "0") + ", " +
+                            col(T, "staticSharedMemory", "0") + ", " + col(T, "dynamicSharedMemory", "0") + ", " +
+                            col(T, "graphNodeId") + ", " + col(T, "launchType") + " FROM " + T;
+    Stmt s(db_, sql, path_, T);
+    auto& k = t_.kernels;
+    k.reserve(static_cast<size_t>(estimate_rows(T)));
+    size_t row = 0;
+    while (s.step()) {
+        tick(row++, "kernels");
+        int64_t st = s.i64(0), en = s.i64(1);
+        if (en < st) {
+            en = st;
+            ++bad_intervals_;
+        }
+        widen(st, en);
+        const uint16_t dev = device(s.i64(2));
+        const int64_t stream = s.i64(3);
+        use_stream(dev, stream);
+        const auto corr = static_cast<uint32_t>(s.i64(4));
+        uint8_t flags = 0;
+        if (!s.null(17)) {
+            flags |= KernelTable::kGraphNode;
+            if (corr)
+                graph_node_corr_.insert(corr);
+        }
+        const int64_t launch_type = s.i64(18);
+        if (launch_type == 2 || launch_type == 3)
+            flags |= KernelTable::kCooperative;
+        k.start.push_back(st);
+        k.end.push_back(en);
+        k.name.push_back(str(s.i64(6)));
+        k.short_name.push_back(str(s.i64(7)));
+        k.correlation.push_back(corr);
+        k.launch_api.push_back(kNoIndex);
+        k.device.push_back(dev);
+        k.process.push_back(process(s.i64(5)));
+        k.stream.push_back(static_cast<uint32_t>(stream));
+        k.grid_x.push_back(clamp_to<uint32_t>(s.i64(8)));
+        k.grid_y.push_back(clamp_to<uint16_t>(s.i64(9)));
+        k.grid_z.push_back(clamp_to<uint16_t>(s.i64(10)));
+        k.block_x.push_back(clamp_to<uint16_t>(s.i64(11)));
+        k.block_y.push_back(clamp_to<uint16_t>(s.i64(12)));
+        k.block_z.push_back(clamp_to<uint16_t>(s.i64(13)));
+        k.registers_per_thread.push_back(clamp_to<uint16_t>(s.i64(14)));
+        k.shared_memory.push_back(clamp_to<uint32_t>(s.i64(15) + s.i64(16)));
+        k.flags.push_back(flags);
+    }
+    done_rows_ += static_cast<int64_t>(row);
+}
+
+// Graph-level tracing: one row per whole graph execution. Rows whose launch also produced node-level kernel rows
+// are skipped (no double counting); the rest become one kernel row each, flagged as a graph.
+void Reader::read_graph_trace()
+{
+    const std::string T = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+    if (!has(T) || !has_col(T, "start") || !has_col(T, "end"))
+        return;
+    const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
+                            col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
+                            col(T, "graphId", "0") + " FROM " + T;
+    Stmt s(db_, sql, path_, T);
+    size_t row = 0, skipped = 0, added = 0;
+    while (s.step()) {
+        tick(row++, "CUDA graphs");
+        const auto corr = static_cast<uint32_t>(s.i64(4));
+        if (corr && graph_node_corr_.count(corr)) {
+            ++skipped;
+            continue;
+        }
+        int64_t st = s.i64(0), en = std::max(s.i64(0), s.i64(1));
+        widen(st, en);
+        const StrId name = t_.strings.intern("[CUDA graph " + std::to_string(s.i64(6)) + "]");
+        const size_t i = t_.kernels.append(st, en, name);
+        t_.kernels.device[i] = device(s.i64(2));
+        t_.kernels.stream[i] = static_cast<uint32_t>(s.i64(3));
+        use_stream(t_.kernels.device[i], s.i64(3));
+        t_.kernels.correlation[i] = corr;
+        t_.kernels.process[i] = process(s.i64(5));
+        t_.kernels.flags[i] = KernelTable::kGraphNode;
+        ++added;
+    }
+    done_rows_ += static_cast<int64_t>(row);
+    if (skipped)
+        t_.meta.warnings.push_back(std::to_string(skipped) + " whole-graph rows in " + T +
+                                   " were skipped because their kernels are listed node by node (not double counted)");
+    if (added)
+        t_.meta.warnings.push_back(std::to_string(added) + " CUDA graph executions were traced at graph level: each "
+                                   "is one row named \"[CUDA graph N]\"; profile with --cuda-graph-trace=node for kernels");
+}
+
+void Reader::read_runtime()
+{
+    const std::string T = "CUPTI_ACTIVITY_KIND_RUNTIME";
+    if (!has(T))
+        return;
+    require(T, {"start", "end", "nameId"});
+    const std::string sql = "SELECT start, end, " + col(T, "eventClass", "0") + ", " + col(T, "globalTid", "0") + ", " +
+                            col(T, "correlationId", "0") + ", nameId FROM " + T;
+    Stmt s(db_, sql, path_, T);
+    auto& a = t_.api;
+    a.reserve(static_cast<size_t>(estimate_rows(T)));
+    size_t row = 0;
+    while (s.step()) {
+        tick(row++, "API calls");
+        int64_t st = s.i64(0), en = s.i64(1);
+        if (en < st) {
+            en = st;
+            ++bad_intervals_;
+        }
+        widen(st, en);
+        const int64_t cls = s.i64(2);
+        const StrId name = str(s.i64(5));
+        if (name >= api_flags_.size())
+            api_flags_.resize(static_cast<size_t>(name) + 1, 0xFF);
+        uint8_t& f = api_flags_[name];
+        if (f == 0xFF)
+            f = classify_api_name(t_.str(name));
+        a.start.push_back(st);
+        a.end.push_back(en);
+        a.name.push_back(name);
+        a.correlation.push_back(static_cast<uint32_t>(s.i64(4)));
+        a.thread.push_back(thread(s.i64(3)));
+        a.api_class.push_back(cls == 0 ? ApiClass::Runtime : cls == 1 ? ApiClass::Driver : ApiClass::Other);
+        a.flags.push_back(f);
+    }
+    done_rows_ += static_cast<int64_t>(row);
+}
+
+void Reader::read_memcpy()
+{
+    const std::string T = "CUPTI_ACTIVITY_KIND_MEMCPY";
+    if (!has(T))
+        return;
+    require(T, {"start", "end", "bytes"});
+    const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
+                            col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", bytes, " +
+                            col(T, "copyKind", "0") + ", " + col(T, "srcKind", "7") + ", " + col(T, "dstKind", "7") +
+                            " FROM " + T;
+    Stmt s(db_, sql, path_, T);
+    auto& m = t_.memcpy;
+    size_t row = 0;
+    auto mem_kind = [](int64_t v) { return v >= 0 && v <= 7 ? static_cast<MemKind>(v) : MemKind::Unknown; };
+    while (s.step()) {
+        tick(row++, "memory copies");
+        int64_t st = s.i64(0), en = s.i64(1);
+        if (en < st) {
+            en = st;
+            ++bad_intervals_;
+        }
+        widen(st, en);
+        const int64_t ck = s.i64(7);
+        const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)),
+                                  ck >= 0 && ck <= 13 ? static_cast<CopyKind>(ck) : CopyKind::Unknown);
+        m.device[i] = device(s.i64(2));
+        m.stream[i] = static_cast<uint32_t>(s.i64(3));
+        use_stream(m.device[i], s.i64(3));
+        m.correlation[i] = static_cast<uint32_t>(s.i64(4));
+        m.process[i] = process(s.i64(5));
+        m.src_kind[i] = s.null(8) ? MemKind::Unknown : mem_kind(s.i64(8));
+        m.dst_kind[i] = s.null(9) ? MemKind::Unknown : mem_kind(s.i64(9));
+    }
+    done_rows_ += static_cast<int64_t>(row);
+}
+
+void Reader::read_memset()
+{
+    const std::string T = "CUPTI_ACTIVITY_KIND_MEMSET";
+    if (!has(T))
+        return;
+    require(T, {"start", "end"});
+    const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
+                            col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
+                            col(T, "bytes", "0") + ", " + col(T, "memKind") + " FROM " + T;
+    Stmt s(db_, sql, path_, T);
+    auto& m = t_.memset;
+    size_t row = 0;
+    while (s.step()) {
+        tick(row++, "memory sets");
+        int64_t st = s.i64(0), en = s.i64(1);
+        if (en < st) {
+            en = st;
+            ++bad_intervals_;
+        }
+        widen(st, en);
+        const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)));
+        m.device[i] = device(s.i64(2));
+        m.stream[i] = static_cast<uint32_t>(s.i64(3));
+        use_stream(m.device[i], s.i64(3));
+        m.correlation[i] = static_cast<uint32_t>(s.i64(4));
+        m.process[i] = process(s.i64(5));
+        const int64_t mk = s.i64(7);
+        m.mem_kind[i] = !s.null(7) && mk >= 0 && mk <= 7 ? static_cast<MemKind>(mk) : MemKind::Unknown;
+    }
+    done_rows_ += static_cast<int64_t>(row);
+}
+
+void Reader::read_syncs()
+{
+    const std::string T = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
+    if (!has(T))
+        return;
+    require(T, {"start", "end"});
+    const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
+                            col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
+                            col(T, "syncType", "0") + " FROM " + T;
+    Stmt s(db_, sql, path_, T);
+    auto& y = t_.syncs;
+    size_t row = 0;
+    while (s.step()) {
+        tick(row++, "synchronizations");
+        int64_t st = s.i64(0), en = std::max(s.i64(0), s.i64(1));
+        const size_t i = y.append(st, en);
+        y.device[i] = device(s.i64(2));
+        y.stream[i] = static_cast<uint32_t>(s.i64(3));
+        y.correlation[i] = static_cast<uint32_t>(s.i64(4));
+        y.process[i] = process(s.i64(5));
+        y.sync_type[i] = clamp_to<uint8_t>(s.i64(6));
+    }
+    done_rows_ += static_cast<int64_t>(row);
+}
+
+void Reader::read_nvtx()
+{
+    const std::string T = "NVTX_EVENTS";
+    if (!has(T))
+        return;
+    require(T, {"start", "eventType"});
+    const std::string sql = "SELECT start, " + col(T, "end") + ", eventType, " + col(T, "text") + ", " +
+                            col(T, "textId") + ", " + col(T, "globalTid", "0") + ", " + col(T, "domainId") + " FROM " + T;
+    Stmt s(db_, sql, path_, T);
+    auto& r = t_.ranges;
+    std::vector<size_t> open;
+    std::unordered_map<int64_t, std::string> domains;
+    std::vector<std::pair<size_t, int64_t>> range_domain, mark_domain;   // (row index, domainId) for non-default domains
+    size_t row = 0;
+    while (s.step()) {
+        tick(row++, "NVTX");
+        const int64_t type = s.i64(2);
+        const bool push_pop = type == 59 || type == 70;
+        const bool start_end = type == 60 || type == 71;
+        const bool mark = type == 34;
+        const int64_t domain = s.null(6) ? 0 : s.i64(6);
+        if (type == 75) {   // NvtxDomainCreate: the domain's name
+            domains[domain] = !s.null(4) ? std::string(t_.str(str(s.i64(4)))) : std::string(s.text(3));
+            continue;
+        }
+        if (!push_pop && !start_end && !mark)
+            continue;
+        const StrId name = !s.null(4) ? str(s.i64(4)) : t_.strings.intern(s.text(3));
+        const uint32_t thr = thread(s.i64(5));
+        const int64_t st = s.i64(0);
+        if (mark) {
+            t_.marks.time.push_back(st);
+            t_.marks.name.push_back(name);
+            t_.marks.thread.push_back(thr);
+            if (domain != 0)
+                mark_domain.emplace_back(t_.marks.size() - 1, domain);
+            continue;
+        }
+        const bool is_open = s.null(1);
+        int64_t en = is_open ? st : s.i64(1);
+        if (en < st) {
+            en = st;
+            ++bad_intervals_;
+        }
+        const size_t i = r.append(st, en, name, thr, push_pop ? RangeKind::PushPop : RangeKind::StartEnd);
+        if (is_open)
+            open.push_back(i);
+        else
+            widen(st, en);
+        if (domain != 0)
+            range_domain.emplace_back(i, domain);
+    }
+    done_rows_ += static_cast<int64_t>(row);
+    // Ranges that never closed end at the capture end.
+    for (size_t i : open)
+        widen(r.start[i], r.start[i]);
+    for (size_t i : open)
+        r.end[i] = std::max(hi_, r.start[i]);
+    if (!open.empty())
+        t_.meta.warnings.push_back(std::to_string(open.size()) +
+                                   " NVTX ranges never ended; they are closed at the end of the capture");
+    // Non-default domains prefix the name: "domain:text" (as nsys' nvtx reports do).
+    auto prefixed = [&](StrId name, int64_t domain) {
+        auto it = domains.find(domain);
+        if (it == domains.end() || it->second.empty())
+            return name;
+        return t_.strings.intern(it->second + ":" + std::string(t_.str(name)));
+    };
+    for (const auto& [i, d] : range_domain)
+        r.name[i] = prefixed(r.name[i], d);
+    for (const auto& [i, d] : mark_domain)
+        t_.marks.name[i] = prefixed(t_.marks.name[i], d);
+}
+
+void Reader::read_names_and_devices()
+{
+    auto& meta = t_.meta;
+    if (has_col("ThreadNames", "nameId") && has_col("ThreadNames", "globalTid") && !threads_.empty()) {
+        Stmt s(db_, "SELECT globalTid, nameId FROM ThreadNames", path_, "ThreadNames");
+        while (s.step()) {
+            auto it = threads_.find(s.i64(0));
+            if (it != threads_.end())
+                meta.threads[it->second].name = t_.str(str(s.i64(1)));
+        }
+    }
+    if (has_col("PROCESSES", "pid") && has_col("PROCESSES", "name") && !meta.processes.empty()) {
+        Stmt s(db_, "SELECT pid, name FROM PROCESSES", path_, "PROCESSES");
+        while (s.step())
+            for (auto& p : meta.processes)
+                if (p.pid == s.i64(0) && p.name.empty())
+                    p.name = s.text(1);
+    }
+    const std::string G = "TARGET_INFO_GPU";
+    if (has_col(G, "id") && !meta.devices.empty()) {
+        const std::string sql = "SELECT id, " + col(G, "name") + ", " + col(G, "smCount") + ", " +
+                                col(G, "memoryBandwidth") + ", " + col(G, "clockRate") + ", " + col(G, "totalMemory") +
+                                ", " + col(G, "l2CacheSize") + ", " + col(G, "computeMajor") + ", " +
+                                col(G, "computeMinor") + ", " + col(G, "chipName") + " FROM " + G;
+        Stmt s(db_, sql, path_, G);
+        while (s.step()) {
+            for (auto& d : meta.devices) {
+                if (d.id != s.i64(0))
+                    continue;
+                d.name = s.text(1);
+                d.sm_count = static_cast<int32_t>(s.i64(2));
+                d.memory_bandwidth_Bps = static_cast<double>(s.i64(3));
+                d.clock_hz = s.i64(4);
+                d.total_memory_bytes = s.i64(5);
+                d.l2_cache_bytes = s.i64(6);
+                d.compute_major = static_cast<int32_t>(s.i64(7));
+                d.compute_minor = static_cast<int32_t>(s.i64(8));
+                d.chip = s.text(9);
+            }
+        }
+    }
+    // Streams that carry work, with their type label from TARGET_INFO_CUDA_STREAM when present.
+    std::map<int64_t, std::pair<int32_t, std::string>> stream_info;
+    const std::string S = "TARGET_INFO_CUDA_STREAM";
+    if (has_col(S, "streamId")) {
+        std::map<int64_t, std::string> labels;
+        if (has_col("ENUM_CUPTI_STREAM_TYPE", "id") && has_col("ENUM_CUPTI_STREAM_TYPE", "label")) {
+            Stmt e(db_, "SELECT id, label FROM ENUM_CUPTI_STREAM_TYPE", path_, "ENUM_CUPTI_STREAM_TYPE");
+            while (e.step())
+                labels[e.i64(0)] = e.text(1);
+        }
+        Stmt s(db_, "SELECT streamId, " + col(S, "priority", "0") + ", " + col(S, "flag", "0") + " FROM " + S, path_, S);
+        while (s.step()) {
+            auto it = labels.find(s.i64(2));
+            stream_info[s.i64(0)] = {static_cast<int32_t>(s.i64(1)), it == labels.end() ? std::string() : it->second};
+        }
+    }
+    for (uint64_t key : streams_used_) {
+        StreamInfo si;
+        si.device = static_cast<uint16_t>(key >> 32);
+        si.stream = static_cast<uint32_t>(key & 0xFFFFFFFFu);
+        auto it = stream_info.find(si.stream);
+        if (it != stream_info.end()) {
+            si.priority = it->second.first;
+            si.label = it->second.second;
+        }
+        meta.streams.push_back(std::move(si));
+    }
+}
+
+Trace Reader::read()
+{
+    open();
+    discover();
+    for (const char* tb : {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
+                           "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
+                           "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "NVTX_EVENTS"})
+        total_rows_ += estimate_rows(tb);
+    control_.report(0.0, "opening");
+    read_strings();
+    read_meta();
+    const int64_t window_lo = lo_, window_hi = hi_;
+    lo_ = INT64_MAX;
+    hi_ = INT64_MIN;
+    read_kernels();
+    read_graph_trace();
+    read_runtime();
+    read_memcpy();
+    read_memset();
+    read_syncs();
+    // Capture window: the export's own (ANALYSIS_DETAILS), widened to cover every event found.
+    const bool have_window = window_lo != INT64_MAX;
+    if (have_window) {
+        lo_ = std::min(lo_, window_lo);
+        hi_ = std::max(hi_, window_hi);
+    }
+    read_nvtx();
+    read_names_and_devices();
+    control_.check();
+
+    auto& meta = t_.meta;
+    if (lo_ <= hi_) {
+        meta.capture_start = lo_;
+        meta.capture_end = hi_;
+    }
+    if (t_.kernels.size() == 0)
+        meta.warnings.push_back(has("CUPTI_ACTIVITY_KIND_KERNEL")
+                                    ? "no GPU activity: the kernel table is empty"
+                                    : "no GPU activity: the export has no kernel table (CUPTI_ACTIVITY_KIND_KERNEL)");
+    if (bad_intervals_)
+        meta.warnings.push_back(std::to_string(bad_intervals_) + " rows ended before they started; their end was set "
+                                "to their start");
+    control_.report(1.0, "linking");
+    t_.finish();
+    return std::move(t_);
+}
+
+// ---- .nsys-rep / .qdrep --------------------------------------------------------------------------------------------
+
+std::string find_on_path(const std::string& exe)
+{
+    const char* p = std::getenv("PATH");
+    if (!p)
+        return {};
+    std::string path = p;
+    size_t pos = 0;
+    while (pos <= path.size()) {
+        const size_t next = path.find(':', pos);
+        std::string cand = path.substr(pos, next == std::string::npos ? std::string::npos : next - pos);
+        if (cand.empty())
+            cand.push_back('.');
+        cand.push_back('/');
+        cand.append(exe);
+        struct stat st {};
+        if (::stat(cand.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(cand.c_str(), X_OK) == 0)
+            return cand;
+        if (next == std::string::npos)
+            break;
+        pos = next + 1;
+    }
+    return {};
+}
+
+std::string shell_quote(const std::string& s)
+{
+    std::string q = "'";
+    for (char c : s) {
+        if (c == '\'')
+            q += "'\\''";
+        else
+            q += c;
+    }
+    return q + "'";
+}
+
+std::string cache_dir()
+{
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    std::string base;
+    if (xdg && *xdg)
+        base = xdg;
+    else if (const char* home = std::getenv("HOME"); home && *home)
+        base = std::string(home) + "/.cache";
+    else
+        base = "/tmp";
+    return base + "/sightline";
+}
+
+void make_dirs(const std::string& dir)
+{
+    for (size_t pos = 1; pos != std::string::npos;) {
+        pos = dir.find('/', pos + 1);
+        ::mkdir(dir.substr(0, pos).c_str(), 0755);
+    }
+}
+
+} // namespace
+
+Trace read_nsys_sqlite(const std::string& path, const LoadControl& control)
+{
+    Reader r(path, control);
+    return r.read();
+}
+
+Trace read_nsys_report(const std::string& path, const LoadControl& control)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        throw TraceError(path, "", "an .nsys-rep / .qdrep report", "no such file or not a regular file");
+    std::string suggested = path;
+    if (const auto dot = suggested.rfind('.'); dot != std::string::npos && suggested.find('/', dot) == std::string::npos)
+        suggested.resize(dot);
+    suggested += ".sqlite";
+    const std::string nsys = find_on_path("nsys");
+    if (nsys.empty())
+        throw TraceError(path, "", "an nsys SQLite export (Sightline reads .nsys-rep/.qdrep only through `nsys export`)",
+                         "an Nsight Systems report and no `nsys` on PATH; run: nsys export --type sqlite "
+                         "--force-overwrite true -o " + shell_quote(suggested) + " " + shell_quote(path) +
+                             "  and open " + shell_quote(suggested));
+    // Cache key: the report's identity (path, size, modification time), FNV-1a.
+    uint64_t h = 1469598103934665603ull;
+    auto mix = [&](const void* p, size_t n) {
+        for (size_t i = 0; i < n; ++i) {
+            h ^= static_cast<const unsigned char*>(p)[i];
+            h *= 1099511628211ull;
+        }
+    };
+    mix(path.data(), path.size());
+    mix(&st.st_size, sizeof st.st_size);
+    mix(&st.st_mtim, sizeof st.st_mtim);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    const std::string dir = cache_dir();
+    make_dirs(dir);
+    const std::string out = dir + "/" + hex + ".sqlite";
+    struct stat cst {};
+    if (::stat(out.c_str(), &cst) != 0 || cst.st_size == 0) {
+        control.report(0.0, "nsys export");
+        const std::string out_base = dir + "/" + hex;   // nsys appends .sqlite
+        std::vector<std::string> argv_s = {nsys, "export", "--type", "sqlite", "--force-overwrite", "true",
+                                           "-o", out_base, path};
+        std::vector<char*> argv;
+        for (auto& a : argv_s)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        pid_t pid = 0;
+        if (posix_spawn(&pid, nsys.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
+            throw TraceError(path, "", "a successful `nsys export`", std::string("nsys could not be started: ") + std::strerror(errno));
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || ::stat(out.c_str(), &cst) != 0)
+            throw TraceError(path, "", "a successful `nsys export --type sqlite`",
+                             "nsys failed (status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                                 "); try: nsys export --type sqlite --force-overwrite true -o " +
+                                 shell_quote(suggested) + " " + shell_quote(path));
+    }
+    Trace t = read_nsys_sqlite(out, control);
+    t.meta.source_path = path;
+    t.meta.environment["nsys_export_cache"] = out;
+    return t;
+}
+
+} // namespace sl

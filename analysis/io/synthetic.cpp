@@ -1,0 +1,540 @@
+#include "analysis/io/synthetic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <vector>
+
+namespace sl {
+
+namespace {
+
+// Kernel names as they appear in real H100 LLM-inference traces (cuBLAS nvjet/xmma GEMMs, flash-attention, vLLM
+// custom ops, PyTorch elementwise/reduce kernels, NCCL).
+struct OpDef {
+    const char* name;
+    const char* short_name;
+    int64_t ns;                       // mean duration
+    uint32_t grid_x;
+    uint16_t grid_y, grid_z, block_x, block_y, block_z, regs;
+    uint32_t smem;
+    bool cublas;                      // launched with cudaLaunchKernelExC
+};
+
+constexpr const char* kRmsNorm =
+    "void vllm::rms_norm_kernel<c10::BFloat16, 8, 4>(c10::BFloat16*, c10::BFloat16 const*, long, "
+    "c10::BFloat16 const*, float, int, int)";
+constexpr const char* kRotary =
+    "void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*, c10::BFloat16*, c10::BFloat16*, "
+    "c10::BFloat16 const*, int, long, long, int, int, int)";
+constexpr const char* kKvWrite =
+    "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, (vllm::Fp8KVCacheDataType)0>("
+    "__nv_bfloat16 const*, __nv_bfloat16 const*, __nv_bfloat16*, __nv_bfloat16*, long const*, long, long, long, "
+    "long, int, int, int, float const*, float const*)";
+constexpr const char* kAttnDecode =
+    "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64, 128, 4, false, false, "
+    "cutlass::bfloat16_t, Flash_kernel_traits<128, 64, 128, 4, cutlass::bfloat16_t> >, false, false, false, false, "
+    "true, false, false, false>(flash::Flash_fwd_params)";
+constexpr const char* kAttnPrefill =
+    "void flash::flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t, "
+    "Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, false, true, false, "
+    "false>(flash::Flash_fwd_params)";
+constexpr const char* kAdd =
+    "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+    "std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)";
+constexpr const char* kSiluMul =
+    "void vllm::act_and_mul_kernel<c10::BFloat16, &(c10::BFloat16 vllm::silu_kernel<c10::BFloat16>("
+    "c10::BFloat16 const&)), false>(c10::BFloat16*, c10::BFloat16 const*, int)";
+constexpr const char* kArgmax =
+    "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::ArgMaxOps<float>, unsigned "
+    "int, long, 4> >(at::native::ReduceOp<float, at::native::ArgMaxOps<float>, unsigned int, long, 4>)";
+constexpr const char* kXmma128 =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_kernel__"
+    "5x_cublas";
+constexpr const char* kXmma256 =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__"
+    "5x_cublas";
+
+enum Op { RmsNorm, Qkv, Rotary, KvWrite, Attn, OProj, Add, RmsNorm2, GateUp, SiluMul, Down, kLayerOps };
+
+// Decode (one sequence, hidden 4096, a 7B-class model in bf16 on H100: the durations match the cost model at
+// batch 1 — see tst_cli_sample_config).
+const OpDef kDecode[kLayerOps] = {
+    {kRmsNorm, "rms_norm_kernel", 3'200, 8, 1, 1, 1024, 1, 1, 32, 0, false},
+    {"nvjet_tst_64x8_64x16_4x1_v_bz_TNT", "nvjet_tst_64x8_64x16_4x1_v_bz_TNT", 28'000, 192, 1, 1, 384, 1, 1, 168,
+     213'504, true},
+    {kRotary, "rotary_embedding_kernel", 2'600, 8, 1, 1, 512, 1, 1, 40, 0, false},
+    {kKvWrite, "reshape_and_cache_flash_kernel", 2'200, 8, 1, 1, 1024, 1, 1, 30, 0, false},
+    {kAttnDecode, "flash_fwd_splitkv_kernel", 9'000, 4, 8, 32, 128, 1, 1, 255, 49'152, false},
+    {"nvjet_tst_64x8_64x16_2x1_v_bz_TNN", "nvjet_tst_64x8_64x16_2x1_v_bz_TNN", 11'000, 128, 1, 1, 384, 1, 1, 168,
+     213'504, true},
+    {kAdd, "vectorized_elementwise_kernel", 2'400, 64, 1, 1, 128, 1, 1, 24, 0, false},
+    {kRmsNorm, "rms_norm_kernel", 3'200, 8, 1, 1, 1024, 1, 1, 32, 0, false},
+    {"nvjet_tst_128x8_64x12_2x1_v_bz_TNT", "nvjet_tst_128x8_64x12_2x1_v_bz_TNT", 62'000, 344, 1, 1, 384, 1, 1, 168,
+     221'184, true},
+    {kSiluMul, "act_and_mul_kernel", 3'100, 8, 1, 1, 1024, 1, 1, 28, 0, false},
+    {"nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT", "nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT", 33'000, 128, 2, 1,
+     384, 1, 1, 168, 213'504, true},
+};
+
+// Prefill over 512 tokens (durations scale with prefill_tokens / 512).
+const OpDef kPrefill[kLayerOps] = {
+    {kRmsNorm, "rms_norm_kernel", 14'000, 512, 1, 1, 1024, 1, 1, 32, 0, false},
+    {kXmma128, kXmma128, 170'000, 96, 4, 1, 384, 1, 1, 168, 197'632, true},
+    {kRotary, "rotary_embedding_kernel", 10'000, 512, 1, 1, 512, 1, 1, 40, 0, false},
+    {kKvWrite, "reshape_and_cache_flash_kernel", 8'000, 512, 1, 1, 1024, 1, 1, 30, 0, false},
+    {kAttnPrefill, "flash_fwd_kernel", 150'000, 4, 8, 32, 128, 1, 1, 255, 49'152, false},
+    {kXmma128, kXmma128, 60'000, 32, 4, 1, 384, 1, 1, 168, 197'632, true},
+    {kAdd, "vectorized_elementwise_kernel", 12'000, 2048, 1, 1, 128, 1, 1, 24, 0, false},
+    {kRmsNorm, "rms_norm_kernel", 14'000, 512, 1, 1, 1024, 1, 1, 32, 0, false},
+    {kXmma256, kXmma256, 380'000, 86, 4, 1, 384, 1, 1, 168, 229'376, true},
+    {kSiluMul, "act_and_mul_kernel", 25'000, 512, 1, 1, 1024, 1, 1, 28, 0, false},
+    {kXmma128, kXmma128, 190'000, 32, 4, 1, 384, 1, 1, 168, 197'632, true},
+};
+
+const OpDef kLmHead = {"nvjet_tst_128x16_64x10_4x1_v_bz_TNT", "nvjet_tst_128x16_64x10_4x1_v_bz_TNT", 78'000, 250,
+                       1, 1, 384, 1, 1, 168, 204'800, true};
+const OpDef kSample = {kArgmax, "reduce_kernel", 6'000, 8, 1, 1, 32, 16, 1, 38, 0, false};
+const OpDef kAllReduce = {"ncclKernel_AllReduce_RING_LL_Sum_bf16(ncclWorkElem)",
+                          "ncclKernel_AllReduce_RING_LL_Sum_bf16", 19'000, 2, 1, 1, 512, 1, 1, 96, 0, false};
+
+// splitmix64: fast, deterministic, good enough for timing jitter.
+struct Rng {
+    uint64_t s;
+    uint64_t next()
+    {
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        return z ^ (z >> 31);
+    }
+    double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }   // [0,1)
+};
+
+struct OpIds {
+    StrId name, short_name;
+};
+
+class Builder {
+public:
+    Builder(const SynthOptions& o, Trace& t) : o_(o), t_(t), rng_{o.seed * 0x2545F4914F6CDD1Dull + 7} {}
+
+    void run();
+
+private:
+    int64_t jit(int64_t mean)
+    {
+        const double f = 1.0 + o_.jitter * (2.0 * rng_.unit() - 1.0);
+        return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(mean) * f));
+    }
+    bool done() const { return o_.total_kernels > 0 && static_cast<int64_t>(t_.kernels.size()) >= o_.total_kernels; }
+
+    uint32_t api(int64_t start, int64_t end, StrId name, ApiClass cls)
+    {
+        const uint32_t corr = next_corr_++;
+        t_.api.append(start, end, name, corr, thread_, cls, flags_of(name));
+        return corr;
+    }
+    uint8_t flags_of(StrId name)
+    {
+        if (name >= api_flags_.size())
+            api_flags_.resize(name + 1, 0xFF);
+        if (api_flags_[name] == 0xFF)
+            api_flags_[name] = classify_api_name(t_.str(name));
+        return api_flags_[name];
+    }
+
+    size_t open_range(StrId name)
+    {
+        if (!o_.nvtx)
+            return SIZE_MAX;
+        return t_.ranges.append(cpu_, cpu_, name, thread_, RangeKind::PushPop);
+    }
+    void close_range(size_t idx)
+    {
+        if (idx != SIZE_MAX)
+            t_.ranges.end[idx] = std::max(cpu_, t_.ranges.start[idx] + 1);
+    }
+
+    void add_kernel(const OpDef& def, const OpIds& ids, int64_t start, int64_t dur, uint32_t corr, uint32_t stream,
+                    uint8_t flags)
+    {
+        // Column pushes in one place (KernelTable::append would write defaults first, then we would overwrite).
+        auto& kt = t_.kernels;
+        kt.start.push_back(start);
+        kt.end.push_back(start + dur);
+        kt.name.push_back(ids.name);
+        kt.short_name.push_back(ids.short_name);
+        kt.correlation.push_back(corr);
+        kt.launch_api.push_back(static_cast<int32_t>(t_.api.size()) - 1);
+        kt.device.push_back(dev_);
+        kt.process.push_back(proc_);
+        kt.stream.push_back(stream);
+        kt.grid_x.push_back(def.grid_x);
+        kt.grid_y.push_back(def.grid_y);
+        kt.grid_z.push_back(def.grid_z);
+        kt.block_x.push_back(def.block_x);
+        kt.block_y.push_back(def.block_y);
+        kt.block_z.push_back(def.block_z);
+        kt.registers_per_thread.push_back(def.regs);
+        kt.shared_memory.push_back(def.smem);
+        kt.flags.push_back(flags);
+    }
+
+    // One stream launch from the host thread: API call, then the kernel on `stream`.
+    void launch(const OpDef& def, const OpIds& ids, int64_t dur)
+    {
+        if (done())
+            return;
+        if (o_.host_starved)
+            cpu_ = std::max(cpu_, compute_free_) + jit(o_.host_starve_gap_ns);
+        const int64_t a0 = cpu_, a1 = a0 + jit(o_.launch_api_ns);
+        const uint32_t corr = api(a0, a1, def.cublas ? n_launch_ex_ : n_launch_, ApiClass::Runtime);
+        const int64_t k0 = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
+        add_kernel(def, ids, k0, dur, corr, kSynthComputeStream, 0);
+        compute_free_ = k0 + dur;
+        cpu_ = a1 + jit(o_.host_overhead_ns);
+    }
+
+    void all_reduce()
+    {
+        if (!o_.nccl || done())
+            return;
+        const int64_t a0 = cpu_, a1 = a0 + jit(o_.launch_api_ns + 1'500);
+        const uint32_t corr = api(a0, a1, n_cu_launch_ex_, ApiClass::Driver);
+        const int64_t dur = kdur(kAllReduce.ns);
+        int64_t k0 = std::max(a0 + jit(o_.launch_latency_ns), comm_free_ + jit(1'000));
+        if (!o_.nccl_overlaps_compute)
+            k0 = std::max(k0, compute_free_ + jit(1'000));   // waits for the producer kernel
+        add_kernel(kAllReduce, ids_allreduce_, k0, dur, corr, kSynthCommStream, 0);
+        comm_free_ = k0 + dur;
+        if (!o_.nccl_overlaps_compute)
+            compute_free_ = std::max(compute_free_, comm_free_);   // the consumer waits for the result
+        cpu_ = a1 + jit(o_.host_overhead_ns);
+    }
+
+    int64_t kdur(int64_t ns) const
+    {
+        return std::max<int64_t>(500, static_cast<int64_t>(static_cast<double>(ns) * o_.kernel_time_scale));
+    }
+
+    void h2d_copies(bool for_next_step)
+    {
+        if (!o_.h2d_copies || o_.h2d_copies_per_step <= 0 || done())
+            return;
+        const uint64_t each = std::max<uint64_t>(1, o_.h2d_bytes_per_step / static_cast<uint64_t>(o_.h2d_copies_per_step));
+        const double bw = o_.pageable_copies ? 10.0e9 : 24.0e9;   // B/s over PCIe Gen5, pageable vs pinned
+        for (int i = 0; i < o_.h2d_copies_per_step; ++i) {
+            const int64_t a0 = cpu_;
+            int64_t a1 = a0 + jit(3'000);
+            int64_t c0 = std::max(a0 + jit(4'000), copy_free_ + jit(1'000));
+            if (!for_next_step && !o_.copy_overlaps_compute)
+                c0 = std::max(c0, compute_free_ + jit(1'000));
+            const int64_t dur = jit(static_cast<int64_t>(static_cast<double>(each) / bw * 1e9) + 1'500);
+            const uint32_t corr = api(a0, 0, n_memcpy_async_, ApiClass::Runtime);
+            if (o_.pageable_copies)
+                a1 = std::max(a1, c0 + dur + jit(1'200));   // pageable: the host waits for the staging copy
+            t_.api.end.back() = a1;
+            const size_t m = t_.memcpy.append(c0, c0 + dur, each, CopyKind::HtoD);
+            t_.memcpy.src_kind[m] = o_.pageable_copies ? MemKind::Pageable : MemKind::Pinned;
+            t_.memcpy.dst_kind[m] = MemKind::Device;
+            t_.memcpy.device[m] = dev_;
+            t_.memcpy.process[m] = proc_;
+            t_.memcpy.stream[m] = kSynthCopyStream;
+            t_.memcpy.correlation[m] = corr;
+            copy_free_ = c0 + dur;
+            if (!for_next_step && !o_.copy_overlaps_compute)
+                compute_free_ = std::max(compute_free_, copy_free_);   // compute waits for its inputs
+            cpu_ = a1 + jit(o_.host_overhead_ns);
+        }
+    }
+
+    void item_sync()
+    {
+        if (!o_.sync_every_step || done())
+            return;
+        // cudaMemcpyAsync D2H of the sampled token ids on the compute stream ...
+        const int64_t a0 = cpu_, a1 = a0 + jit(3'500);
+        const uint32_t corr = api(a0, a1, n_memcpy_async_, ApiClass::Runtime);
+        const int64_t c0 = std::max(a0 + jit(4'000), compute_free_ + jit(1'000));
+        const int64_t c1 = c0 + jit(1'600);
+        const size_t m = t_.memcpy.append(c0, c1, 8, CopyKind::DtoH);
+        t_.memcpy.src_kind[m] = MemKind::Device;
+        t_.memcpy.dst_kind[m] = o_.pageable_copies ? MemKind::Pageable : MemKind::Pinned;
+        t_.memcpy.device[m] = dev_;
+        t_.memcpy.process[m] = proc_;
+        t_.memcpy.stream[m] = kSynthComputeStream;
+        t_.memcpy.correlation[m] = corr;
+        compute_free_ = c1;
+        // ... then cudaStreamSynchronize: the host blocks until the copy is done.
+        const int64_t s0 = a1 + jit(1'000);
+        const int64_t s1 = std::max(s0 + jit(1'500), c1 + jit(1'500));
+        const uint32_t scorr = api(s0, s1, n_stream_sync_, ApiClass::Runtime);
+        const size_t s = t_.syncs.append(s0, s1);
+        t_.syncs.device[s] = dev_;
+        t_.syncs.process[s] = proc_;
+        t_.syncs.stream[s] = kSynthComputeStream;
+        t_.syncs.correlation[s] = scorr;
+        t_.syncs.sync_type[s] = 3;   // CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE
+        cpu_ = s1 + jit(2'000);
+    }
+
+    void layer_ops(const OpDef* defs, const std::vector<OpIds>& ids, int layer, bool prefill, int64_t context,
+                   bool next_copies)
+    {
+        const size_t lr = open_range(layer_names_[static_cast<size_t>(layer)]);
+        const double pf_scale = static_cast<double>(o_.prefill_tokens) / 512.0;
+        auto dur = [&](int op) {
+            int64_t mean = defs[op].ns;
+            if (prefill)
+                mean = static_cast<int64_t>(static_cast<double>(mean) * pf_scale);
+            else if (op == Attn)
+                mean += context * 4;   // decode attention reads the whole KV cache
+            return kdur(jit(mean));
+        };
+        extra_acc_ += extra_rate_;
+        const int extra = static_cast<int>(extra_acc_);
+        extra_acc_ -= extra;
+        size_t attn_r = SIZE_MAX, mlp_r = SIZE_MAX;
+        if (extra >= 1)
+            attn_r = open_range(n_attention_);
+        for (int op = RmsNorm; op <= Add; ++op) {
+            launch(defs[op], ids[static_cast<size_t>(op)], dur(op));
+            if (op == OProj)
+                all_reduce();
+        }
+        close_range(attn_r);
+        if (next_copies && layer == o_.layers / 2)
+            h2d_copies(true);
+        if (extra >= 2)
+            mlp_r = open_range(n_mlp_);
+        for (int op = RmsNorm2; op <= Down; ++op)
+            launch(defs[op], ids[static_cast<size_t>(op)], dur(op));
+        all_reduce();
+        close_range(mlp_r);
+        close_range(lr);
+    }
+
+    void step_tail(const OpDef* defs, const std::vector<OpIds>& ids)
+    {
+        launch(defs[RmsNorm], ids[RmsNorm], kdur(jit(kDecode[RmsNorm].ns)));
+        launch(kLmHead, ids_lm_head_, kdur(jit(kLmHead.ns)));
+        launch(kSample, ids_sample_, kdur(jit(kSample.ns)));
+        item_sync();
+    }
+
+    // A decode step replayed as one CUDA graph (node-level trace): one cudaGraphLaunch, kernels back to back.
+    void graph_step(int64_t context)
+    {
+        const int64_t a0 = cpu_, a1 = a0 + jit(9'000);
+        const uint32_t corr = api(a0, a1, n_graph_launch_, ApiClass::Runtime);
+        int64_t t = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
+        auto node = [&](const OpDef& def, const OpIds& ids, int64_t mean, uint32_t stream) {
+            if (done())
+                return;
+            const int64_t d = kdur(jit(mean));
+            add_kernel(def, ids, t, d, corr, stream, KernelTable::kGraphNode);
+            t += d + jit(700);
+        };
+        for (int l = 0; l < o_.layers; ++l) {
+            for (int op = RmsNorm; op <= Down; ++op) {
+                node(kDecode[op], decode_ids_[static_cast<size_t>(op)], kDecode[op].ns + (op == Attn ? context * 4 : 0),
+                     kSynthComputeStream);
+                if (o_.nccl && (op == OProj || op == Down))
+                    node(kAllReduce, ids_allreduce_, kAllReduce.ns, kSynthComputeStream);
+            }
+        }
+        node(kDecode[RmsNorm], decode_ids_[RmsNorm], kDecode[RmsNorm].ns, kSynthComputeStream);
+        node(kLmHead, ids_lm_head_, kLmHead.ns, kSynthComputeStream);
+        node(kSample, ids_sample_, kSample.ns, kSynthComputeStream);
+        compute_free_ = t;
+        cpu_ = a1 + jit(o_.host_overhead_ns);
+        item_sync();
+    }
+
+    const SynthOptions& o_;
+    Trace& t_;
+    Rng rng_;
+    uint32_t next_corr_ = 1;
+    uint32_t thread_ = 0;
+    uint16_t dev_ = 0, proc_ = 0;
+    int64_t cpu_ = 0, compute_free_ = 0, copy_free_ = 0, comm_free_ = 0;
+    double extra_rate_ = 0, extra_acc_ = 0;
+    std::vector<uint8_t> api_flags_;
+    StrId n_launch_ = 0, n_launch_ex_ = 0, n_cu_launch_ex_ = 0, n_memcpy_async_ = 0, n_stream_sync_ = 0,
+          n_graph_launch_ = 0, n_attention_ = 0, n_mlp_ = 0;
+    std::vector<StrId> layer_names_;
+    std::vector<OpIds> decode_ids_, prefill_ids_;
+    OpIds ids_lm_head_{}, ids_sample_{}, ids_allreduce_{};
+};
+
+void Builder::run()
+{
+    if (o_.layers <= 0 || o_.layers > 100000)
+        throw std::invalid_argument("synthetic trace: layers must be in 1..100000");
+    auto& meta = t_.meta;
+    meta.format = "synthetic";
+    meta.tool_version = "sightline-synthetic";
+    meta.schema_version = "";
+    meta.utc_epoch_ns = 1'735'689'600'000'000'000;   // 2025-01-01T00:00:00Z
+
+    dev_ = t_.device_index(o_.device_id);
+    auto& d = meta.devices[dev_];
+    d.name = o_.gpu_name;
+    d.sm_count = o_.sm_count;
+    d.memory_bandwidth_Bps = o_.memory_bandwidth_Bps;
+    d.clock_hz = o_.clock_hz;
+    d.total_memory_bytes = o_.total_memory_bytes;
+    d.l2_cache_bytes = o_.l2_cache_bytes;
+    d.compute_major = 9;
+    d.compute_minor = 0;
+    d.chip = "GH100";
+    proc_ = t_.process_index(o_.pid);
+    meta.processes[proc_].name = o_.process_name;
+    // nsys global ids: (vm << 48) | (pid << 24) | tid; the main thread's tid equals the pid.
+    const int64_t gpid = (int64_t{1} << 48) | (o_.pid << 24);
+    thread_ = t_.thread_index(gpid | o_.pid, o_.pid, o_.pid);
+    meta.threads[thread_].name = o_.process_name;
+    meta.streams.push_back({dev_, kSynthComputeStream, 0, "Default stream"});
+    if (o_.h2d_copies)
+        meta.streams.push_back({dev_, kSynthCopyStream, 0, "Non-blocking stream"});
+    if (o_.nccl)
+        meta.streams.push_back({dev_, kSynthCommStream, -1, "Non-blocking stream"});
+
+    auto& s = t_.strings;
+    n_launch_ = s.intern("cudaLaunchKernel_v7000");
+    n_launch_ex_ = s.intern("cudaLaunchKernelExC_v11060");
+    n_cu_launch_ex_ = s.intern("cuLaunchKernelEx");
+    n_memcpy_async_ = s.intern("cudaMemcpyAsync_v3020");
+    n_stream_sync_ = s.intern("cudaStreamSynchronize_v3020");
+    n_graph_launch_ = s.intern("cudaGraphLaunch_v10000");
+    n_attention_ = s.intern("attention");
+    n_mlp_ = s.intern("mlp");
+    for (int l = 0; l < o_.layers; ++l)
+        layer_names_.push_back(s.intern("layer " + std::to_string(l)));
+    auto ids = [&](const OpDef& def) { return OpIds{s.intern(def.name), s.intern(def.short_name)}; };
+    for (const auto& def : kDecode)
+        decode_ids_.push_back(ids(def));
+    for (const auto& def : kPrefill)
+        prefill_ids_.push_back(ids(def));
+    ids_lm_head_ = ids(kLmHead);
+    ids_sample_ = ids(kSample);
+    ids_allreduce_ = ids(kAllReduce);
+
+    const int64_t per_layer = kLayerOps + (o_.nccl ? 2 : 0);
+    const int64_t per_step = per_layer * o_.layers + 3;
+    int64_t steps = o_.decode_steps;
+    if (o_.total_kernels > 0) {
+        const int64_t pf = static_cast<int64_t>(std::max(0, o_.prefill_steps)) * per_step;
+        steps = std::max<int64_t>(0, (o_.total_kernels - pf + per_step - 1) / per_step);
+    }
+    const int64_t total_steps = steps + std::max(0, o_.prefill_steps);
+    if (o_.total_kernels > 0) {
+        t_.kernels.reserve(static_cast<size_t>(o_.total_kernels));
+        t_.api.reserve(static_cast<size_t>(o_.total_kernels + total_steps * 8));
+    } else {
+        t_.kernels.reserve(static_cast<size_t>(total_steps * per_step));
+        t_.api.reserve(static_cast<size_t>(total_steps * (per_step + 8)));
+    }
+    if (o_.nvtx && o_.total_nvtx > 0 && total_steps > 0) {
+        // In scale mode the last step is cut where the kernel budget ends: count steps fractionally.
+        double steps_f = static_cast<double>(total_steps);
+        if (o_.total_kernels > 0)
+            steps_f = static_cast<double>(o_.total_kernels) / static_cast<double>(per_step);
+        const double base = steps_f * (1 + (o_.cuda_graphs ? 0 : o_.layers));
+        const double layer_slots = steps_f * o_.layers;
+        extra_rate_ = std::clamp((static_cast<double>(o_.total_nvtx) - base) / layer_slots, 0.0, 2.0);
+        const auto n = static_cast<size_t>(o_.total_nvtx + total_steps);
+        auto& r = t_.ranges;
+        r.start.reserve(n); r.end.reserve(n); r.name.reserve(n); r.thread.reserve(n); r.kind.reserve(n);
+        r.depth.reserve(n);
+    }
+
+    cpu_ = o_.start_ns;
+    compute_free_ = copy_free_ = comm_free_ = o_.start_ns;
+    int64_t context = o_.context_tokens;
+
+    for (int p = 0; p < o_.prefill_steps && !done(); ++p) {
+        const size_t r = open_range(s.intern("prefill " + std::to_string(p)));
+        h2d_copies(false);
+        for (int l = 0; l < o_.layers && !done(); ++l)
+            layer_ops(kPrefill, prefill_ids_, l, true, 0, false);
+        step_tail(kDecode, decode_ids_);
+        close_range(r);
+        cpu_ += jit(o_.step_host_ns);
+    }
+    std::vector<int64_t> step_gpu_end;
+    for (int64_t st = 0; st < steps && !done(); ++st) {
+        // The host can run at most about one step ahead of the GPU (allocator and launch-queue back-pressure).
+        if (st >= 2)
+            cpu_ = std::max(cpu_, step_gpu_end[static_cast<size_t>(st - 2)]);
+        const size_t r = open_range(s.intern("decode_step " + std::to_string(st)));
+        if (!o_.copy_overlaps_compute || st == 0)
+            h2d_copies(false);
+        if (o_.cuda_graphs) {
+            graph_step(context);
+            if (o_.copy_overlaps_compute && st + 1 < steps)
+                h2d_copies(true);
+        } else {
+            for (int l = 0; l < o_.layers && !done(); ++l)
+                layer_ops(kDecode, decode_ids_, l, false, context, o_.copy_overlaps_compute && st + 1 < steps);
+            step_tail(kDecode, decode_ids_);
+        }
+        close_range(r);
+        step_gpu_end.push_back(compute_free_);
+        cpu_ += jit(o_.step_host_ns);
+        ++context;
+    }
+
+    meta.capture_start = o_.start_ns - 1'000'000;
+    int64_t hi = std::max({cpu_, compute_free_, copy_free_, comm_free_});
+    meta.capture_end = hi + 1'000'000;
+    t_.finish();
+}
+
+} // namespace
+
+SynthOptions synth_preset(std::string_view name)
+{
+    SynthOptions o;
+    if (name == "decode")
+        return o;
+    if (name == "scale") {
+        o.prefill_steps = 0;
+        o.layers = 32;
+        o.total_kernels = 1'000'000;
+        o.total_nvtx = 200'000;
+        return o;
+    }
+    throw std::invalid_argument("unknown synthetic preset '" + std::string(name) + "' (expected decode or scale)");
+}
+
+std::string synth_model_config_json(const SynthOptions& o)
+{
+    return "{\n"
+           "  \"architectures\": [\"LlamaForCausalLM\"],\n"
+           "  \"model_type\": \"llama\",\n"
+           "  \"hidden_size\": 4096,\n"
+           "  \"intermediate_size\": 11008,\n"
+           "  \"num_attention_heads\": 32,\n"
+           "  \"num_key_value_heads\": 32,\n"
+           "  \"num_hidden_layers\": " + std::to_string(o.layers) + ",\n"
+           "  \"vocab_size\": 32000,\n"
+           "  \"hidden_act\": \"silu\",\n"
+           "  \"max_position_embeddings\": 4096,\n"
+           "  \"rms_norm_eps\": 1e-05,\n"
+           "  \"rope_theta\": 10000.0,\n"
+           "  \"tie_word_embeddings\": false,\n"
+           "  \"torch_dtype\": \"bfloat16\"\n"
+           "}\n";
+}
+
+Trace make_synthetic_trace(const SynthOptions& options)
+{
+    Trace t;
+    Builder b(options, t);
+    b.run();
+    return t;
+}
+
+} // namespace sl

@@ -1,0 +1,157 @@
+#include "analysis/report/analysis_text.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace sl {
+
+std::string format_ns(double ns)
+{
+    char buf[64];
+    const double a = ns < 0 ? -ns : ns;
+    if (a >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.3f s", ns / 1e9);
+    else if (a >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.3f ms", ns / 1e6);
+    else if (a >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.1f us", ns / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f ns", ns);
+    return buf;
+}
+
+static std::string pct(double f)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f%%", f * 100.0);
+    return buf;
+}
+
+static std::string pct_of(int64_t a, int64_t b) { return b > 0 ? pct(static_cast<double>(a) / static_cast<double>(b)) : "-"; }
+
+static std::string clip(std::string_view s, size_t n = 80)
+{
+    if (s.size() <= n)
+        return std::string(s);
+    return std::string(s.substr(0, n - 3)) + "...";
+}
+
+std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
+{
+    std::ostringstream os;
+    os << "Sightline analysis: " << (t.meta.source_path.empty() ? "(trace)" : t.meta.source_path) << " ["
+       << t.meta.format << "]\n";
+    os << "  wall " << format_ns(static_cast<double>(r.wall_ns)) << ", " << t.kernels.size() << " kernels ("
+       << format_ns(static_cast<double>(r.kernel_time_ns)) << "), " << t.memcpy.size() << " memcpy, "
+       << t.memset.size() << " memset, " << t.api.size() << " API calls\n\n";
+
+    os << "GPU idle attribution (gap < " << format_ns(static_cast<double>(r.options.idle.kernel_wait_threshold_ns))
+       << " between back-to-back launches = kernel-wait)\n";
+    for (const auto& d : r.idle.devices) {
+        const auto& b = d.breakdown;
+        os << "  device " << d.device;
+        if (d.device < t.meta.devices.size() && !t.meta.devices[d.device].name.empty())
+            os << " (" << t.meta.devices[d.device].name << ")";
+        os << ": window " << format_ns(static_cast<double>(d.window_ns)) << ", busy "
+           << format_ns(static_cast<double>(d.busy_ns)) << ", idle " << format_ns(static_cast<double>(d.idle_ns))
+           << " (eta_idle " << pct(d.idle_fraction) << ")\n";
+        os << "    host-wait " << format_ns(static_cast<double>(b.host_wait_ns())) << " (" << pct_of(b.host_wait_ns(), d.idle_ns)
+           << "), kernel-wait " << format_ns(static_cast<double>(b.kernel_wait_ns())) << " (" << pct_of(b.kernel_wait_ns(), d.idle_ns)
+           << "), sync-wait " << format_ns(static_cast<double>(b.sync_wait_ns())) << " (" << pct_of(b.sync_wait_ns(), d.idle_ns)
+           << "), other " << format_ns(static_cast<double>(b.other_ns())) << " (" << pct_of(b.other_ns(), d.idle_ns) << ")\n";
+    }
+    os << "  gaps by size:";
+    for (const auto& b : r.idle.histogram)
+        os << " [" << format_ns(static_cast<double>(b.lo_ns)) << "+: " << b.count << "]";
+    os << "\n\n";
+
+    const auto& L = r.launch;
+    os << "Launches: " << L.launch_calls << " launch calls, " << L.graph_launch_calls << " graph launches ("
+       << L.graph_kernels << " graph kernels), rate " << static_cast<int64_t>(L.launch_rate_per_s) << "/s, eta_launch "
+       << pct(L.eta_launch) << "\n";
+    os << "  launch call median " << format_ns(L.api.median) << ", queue delay median " << format_ns(L.queue.median)
+       << ", short kernels (shorter than their launch) " << L.short_kernels << " of " << L.linked << " linked\n\n";
+
+    const auto& S = r.sync;
+    os << "Synchronisation: " << S.calls << " blocking calls, " << format_ns(static_cast<double>(S.total_ns)) << " ("
+       << pct(S.wall_share) << " of wall), host blocked " << format_ns(static_cast<double>(S.host_blocked_ns)) << "\n";
+    for (const auto& p : S.per_api)
+        os << "  " << clip(t.str(p.name), 40) << ": " << p.duration.count << " calls, "
+           << format_ns(static_cast<double>(p.duration.total)) << " (" << pct(p.wall_share) << ")\n";
+    for (size_t i = 0; i < S.stalls.size() && i < 3; ++i) {
+        const auto& s = S.stalls[i];
+        os << "  stall " << format_ns(static_cast<double>(s.end - s.start)) << " in "
+           << clip(t.str(t.api.name[static_cast<size_t>(s.api)]), 30) << ": GPU busy "
+           << pct_of(s.gpu_busy_ns, s.end - s.start);
+        if (s.top_kernel)
+            os << ", mostly " << clip(t.str(s.top_kernel), 50);
+        os << "\n";
+    }
+    os << "\n";
+
+    os << "Overlap\n";
+    for (const auto& d : r.overlap.devices) {
+        if (d.all_copies.count == 0 && d.comm.count == 0)
+            continue;
+        auto f = [](double x) { return x < 0 ? std::string("-") : pct(x); };
+        os << "  device " << d.device << ": H2D hidden " << f(d.h2d.hidden_fraction) << ", D2H hidden "
+           << f(d.d2h.hidden_fraction) << ", comm under compute " << f(d.comm.hidden_fraction) << ", pageable copies "
+           << d.pageable_count << "\n";
+    }
+    os << "\n";
+
+    os << "Operator classes (share of kernel time)\n";
+    std::vector<const OpClassTotals*> cls;
+    for (const auto& c : r.classes.classes)
+        if (c.count > 0)
+            cls.push_back(&c);
+    std::sort(cls.begin(), cls.end(), [](auto* a, auto* b) { return a->time_ns > b->time_ns; });
+    for (const auto* c : cls)
+        os << "  " << c->label << ": " << format_ns(static_cast<double>(c->time_ns)) << " ("
+           << pct_of(c->time_ns, r.kernel_time_ns) << "), " << c->count << " ops\n";
+    if (r.classes.unmatched_names_total > 0)
+        os << "  " << r.classes.unmatched_names_total << " kernel names matched no class (see JSON op_classes.unmatched)\n";
+    os << "\n";
+
+    const auto& P = r.phases;
+    os << "Phases: steps from " << step_source_name(P.source);
+    if (!P.boundary.empty())
+        os << " (" << clip(P.boundary, 60) << ")";
+    os << "\n  prefill " << format_ns(static_cast<double>(P.prefill_ns)) << " in " << P.prefill_steps << " step(s); "
+       << P.decode_steps << " decode steps, " << P.warmup_excluded << " warm-up excluded\n";
+    if (P.steady_steps > 0)
+        os << "  TPOT median " << format_ns(P.tpot_median_ns) << ", p90 " << format_ns(P.tpot_p90_ns)
+           << ", GPU utilisation " << pct(P.steady_utilization) << ", " << P.steady_kernels_per_step
+           << " kernels and " << P.steady_sync_calls_per_step << " sync calls per step\n";
+    if (!P.note.empty())
+        os << "  note: " << P.note << "\n";
+    os << "\n";
+
+    if (!r.nvtx.per_name.empty()) {
+        os << "NVTX ranges by GPU time (projected)\n";
+        for (size_t i = 0; i < r.nvtx.per_name.size() && i < 10; ++i) {
+            const auto& p = r.nvtx.per_name[i];
+            os << "  " << clip(t.str(p.name), 40) << ": " << p.instances << "x, GPU "
+               << format_ns(static_cast<double>(p.gpu_ns)) << " (exclusive " << format_ns(static_cast<double>(p.exclusive_gpu_ns))
+               << ")\n";
+        }
+        os << "\n";
+    }
+    if (r.weights.detected) {
+        const auto& W = r.weights;
+        os << "Weight streaming: " << W.layers.size() << " layers, hits " << W.hits << ", misses " << W.misses
+           << (W.explicit_hits ? "" : " (inferred)") << ", evictions " << W.evictions << ", H2D "
+           << format_ns(static_cast<double>(W.h2d_ns)) << " ("
+           << (W.h2d_hidden_fraction < 0 ? std::string("-") : pct(W.h2d_hidden_fraction)) << " under compute)\n\n";
+    }
+
+    os << "Focus: top " << r.focus.options.top_k << " kernels (" << pct(r.focus.covered_share) << " of kernel time)\n";
+    for (const auto& f : r.focus.entries)
+        os << "  " << pct(f.share) << "  " << format_ns(static_cast<double>(f.time_ns)) << "  x" << f.count << "  ["
+           << (f.cls < static_cast<int>(r.classes.classes.size()) ? r.classes.classes[static_cast<size_t>(f.cls)].id : "")
+           << "]  " << clip(t.str(f.name)) << "\n";
+    return os.str();
+}
+
+} // namespace sl

@@ -1,0 +1,624 @@
+#include "analysis/report/report_model.h"
+
+#include "analysis/diagnosis/findings.h"
+#include "analysis/report/report_sections.h"
+#include "analysis/io/sha256.h"
+#include "analysis/timeline/summary.h"
+#include "analysis/trace/trace.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <set>
+
+namespace sl::report {
+
+// ---- Names -----------------------------------------------------------------------------------------------------------
+const char* align_name(Align a)
+{
+    switch (a) {
+    case Align::Left: return "left";
+    case Align::Right: return "right";
+    case Align::Center: return "center";
+    }
+    return "left";
+}
+
+const char* chart_kind_name(ChartKind k)
+{
+    switch (k) {
+    case ChartKind::Bar: return "bar";
+    case ChartKind::Histogram: return "histogram";
+    case ChartKind::StackedBar: return "stacked_bar";
+    case ChartKind::Roofline: return "roofline";
+    }
+    return "bar";
+}
+
+const char* note_kind_name(Note::Kind k)
+{
+    switch (k) {
+    case Note::Kind::Info: return "info";
+    case Note::Kind::Missing: return "missing";
+    case Note::Kind::Warning: return "warning";
+    }
+    return "info";
+}
+
+static void collect_charts(const Section& s, std::vector<const Chart*>& out)
+{
+    for (const Block& b : s.blocks)
+        if (const auto* c = std::get_if<Chart>(&b))
+            out.push_back(c);
+    for (const Section& c : s.children)
+        collect_charts(c, out);
+}
+
+std::vector<const Chart*> Report::charts() const
+{
+    std::vector<const Chart*> out;
+    for (const Section& s : sections)
+        collect_charts(s, out);
+    return out;
+}
+
+// ---- Formatting ------------------------------------------------------------------------------------------------------
+std::string fmt_fixed(double v, int decimals)
+{
+    if (!std::isfinite(v))
+        return std::isnan(v) ? "n/a" : (v > 0 ? "inf" : "-inf");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    std::string s = buf;
+    if (s == "-0" || s.rfind("-0.", 0) == 0) {   // no negative zero in reports
+        bool all_zero = true;
+        for (char c : s.substr(1))
+            if (c != '0' && c != '.')
+                all_zero = false;
+        if (all_zero)
+            s = s.substr(1);
+    }
+    return s;
+}
+
+std::string fmt_sig(double v, int significant)
+{
+    if (!std::isfinite(v))
+        return fmt_fixed(v, 0);
+    if (v == 0)
+        return "0";
+    const double a = std::fabs(v);
+    int digits = significant - 1 - int(std::floor(std::log10(a)));
+    if (digits < 0)
+        digits = 0;
+    // Rounding can carry into a new digit (9.996 -> 10.00): recompute once.
+    const double rounded = std::round(a * std::pow(10.0, digits)) / std::pow(10.0, digits);
+    const int digits2 = std::max(0, significant - 1 - int(std::floor(std::log10(rounded))));
+    return fmt_fixed(v, std::min(digits, digits2));
+}
+
+std::string shorten_text(std::string_view text, int max_chars)
+{
+    if (max_chars <= 0)
+        return std::string(text);
+    size_t cps = 0, cut = std::string::npos;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if ((uint8_t(text[i]) & 0xC0) == 0x80)
+            continue;   // continuation byte
+        if (cps == size_t(max_chars - 1))
+            cut = i;
+        ++cps;
+    }
+    if (cps <= size_t(max_chars))
+        return std::string(text);
+    return std::string(text.substr(0, cut)) + "…";
+}
+
+std::string fmt_duration(double ns)
+{
+    const double a = std::fabs(ns);
+    if (a < 1e3)
+        return fmt_fixed(ns, 0) + " ns";
+    // Pick the unit from the rounded value so 999.96 µs prints as "1.00 ms", not "1000 µs".
+    struct U { double scale; const char* name; };
+    static const U units[] = {{1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}};
+    for (size_t i = 0; i < 3; ++i) {
+        const double v = ns / units[i].scale;
+        const std::string s = fmt_sig(v, 3);
+        if (i < 2 && std::fabs(std::stod(s)) >= 1000)
+            continue;
+        return s + " " + units[i].name;
+    }
+    return fmt_sig(ns / 1e9, 3) + " s";
+}
+
+std::string fmt_bytes(double bytes)
+{
+    static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = bytes;
+    size_t u = 0;
+    while (std::fabs(v) >= 1024 && u + 1 < std::size(units)) {
+        v /= 1024;
+        ++u;
+    }
+    if (u == 0)
+        return fmt_fixed(v, 0) + " B";
+    return fmt_fixed(v, 2) + " " + units[u];
+}
+
+std::string fmt_percent(double fraction) { return fmt_fixed(fraction * 100.0, 1) + " %"; }
+
+std::string fmt_count(int64_t n)
+{
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    std::string out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return n < 0 ? "-" + out : out;
+}
+
+std::string fmt_si(double v, const std::string& unit)
+{
+    static const struct { double scale; const char* prefix; } prefixes[] = {
+        {1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+    const double a = std::fabs(v);
+    for (const auto& p : prefixes)
+        if (a >= p.scale)
+            return fmt_sig(v / p.scale, 3) + " " + p.prefix + unit;
+    return fmt_sig(v, 3) + " " + unit;
+}
+
+std::string utc_now_iso()
+{
+    const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+// ---- Builder context -------------------------------------------------------------------------------------------------
+std::string BuildContext::s(std::string_view id) const { return std::string(S(lang, id)); }
+std::string BuildContext::f(std::string_view id, const std::vector<std::string>& args) const
+{
+    return F(lang, id, args);
+}
+
+void BuildContext::missing(Section& sec, std::string_view what_id, std::string_view effect_id)
+{
+    const std::string what = s(what_id), effect = s(effect_id);
+    sec.blocks.push_back(Note{Note::Kind::Missing, f("note.missing", {what, effect})});
+    for (const auto& m : missing_data)
+        if (m.first == what)
+            return;
+    missing_data.emplace_back(what, effect);
+}
+
+Value vdur(double ns) { return Value::num(ns, fmt_duration(ns), "ns"); }
+Value vpct(double fraction) { return Value::num(fraction, fmt_percent(fraction), "fraction"); }
+Value vcount(int64_t n) { return Value::num(double(n), fmt_count(n), "count"); }
+Value vbytes(double b) { return Value::num(b, fmt_bytes(b), "B"); }
+Value vtext(std::string t) { return Value::str(std::move(t)); }
+
+// ---- Sections that need only the trace and the options -----------------------------------------------------------
+static std::string capture_text(const Trace& t)
+{
+    if (t.meta.capture_end <= t.meta.capture_start)
+        return {};
+    return fmt_duration(double(t.meta.capture_end - t.meta.capture_start));
+}
+
+static Section build_overview(BuildContext& cx, const Report& r)
+{
+    Section sec{"overview", cx.s("sec.overview"), {}, {}};
+    KeyValues kv{"overview", {}};
+    kv.items.push_back({"run_id", cx.s("kv.run_id"), vtext(r.run_id)});
+    kv.items.push_back({"generated_at", cx.s("kv.generated_at"), vtext(r.generated_at)});
+    kv.items.push_back({"version", cx.s("kv.version"), vtext("Sightline " + r.version)});
+    kv.items.push_back({"language", cx.s("kv.language"), vtext(lang_code(r.lang))});
+    if (const Trace* t = cx.in.trace) {
+        std::string fmt = t->meta.format;
+        if (!t->meta.tool_version.empty())
+            fmt += " (" + t->meta.tool_version + ")";
+        kv.items.push_back({"trace_format", cx.s("kv.trace_format"), vtext(fmt)});
+        if (!t->meta.source_path.empty())
+            kv.items.push_back({"trace_path", cx.s("kv.trace_path"), vtext(t->meta.source_path)});
+    }
+    sec.blocks.push_back(std::move(kv));
+    return sec;
+}
+
+static Section build_environment(BuildContext& cx)
+{
+    Section sec{"environment", cx.s("sec.environment"), {}, {}};
+    const Trace* t = cx.in.trace;
+    const ReportOptions& o = cx.in.options;
+    if (!t) {
+        cx.missing(sec, "miss.trace", "eff.trace");
+    } else {
+        Table gpus{"gpus", cx.s("tbl.gpus"), {}, {}, -1};
+        gpus.columns = {{"id", cx.s("col.device_id"), "", Align::Right},
+                        {"rank", cx.s("col.rank"), "", Align::Right},
+                        {"name", cx.s("col.gpu_name"), "", Align::Left},
+                        {"sm_count", cx.s("col.sm_count"), "count", Align::Right},
+                        {"memory", cx.s("col.memory"), "B", Align::Right},
+                        {"bandwidth", cx.s("col.bandwidth"), "B/s", Align::Right},
+                        {"clock", cx.s("col.clock"), "Hz", Align::Right},
+                        {"cc", cx.s("col.compute_capability"), "", Align::Right}};
+        const std::string unknown = cx.s("val.unknown");
+        for (const DeviceInfo& d : t->meta.devices) {
+            std::vector<Value> row;
+            row.push_back(Value::num(d.id, std::to_string(d.id), ""));
+            row.push_back(Value::num(d.rank, std::to_string(d.rank), ""));
+            row.push_back(vtext(d.name.empty() ? unknown : d.name));
+            row.push_back(d.sm_count > 0 ? vcount(d.sm_count) : vtext(unknown));
+            row.push_back(d.total_memory_bytes > 0 ? vbytes(double(d.total_memory_bytes)) : vtext(unknown));
+            row.push_back(d.memory_bandwidth_Bps > 0 ? Value::num(d.memory_bandwidth_Bps,
+                                                                  fmt_si(d.memory_bandwidth_Bps, "B/s"), "B/s")
+                                                     : vtext(unknown));
+            row.push_back(d.clock_hz > 0 ? Value::num(double(d.clock_hz), fmt_si(double(d.clock_hz), "Hz"), "Hz")
+                                         : vtext(unknown));
+            row.push_back(d.compute_major > 0
+                              ? vtext(std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor))
+                              : vtext(unknown));
+            gpus.rows.push_back(std::move(row));
+        }
+        if (gpus.rows.empty())
+            cx.missing(sec, "miss.gpus", "eff.gpus");
+        else
+            sec.blocks.push_back(std::move(gpus));
+
+        KeyValues kv{"environment", {}};
+        for (const auto& [k, v] : t->meta.environment)
+            kv.items.push_back({"env." + k, k, vtext(v)});
+        if (t->meta.environment.empty())
+            cx.missing(sec, "miss.env_versions", "eff.env_versions");
+        kv.items.push_back({"model", cx.s("kv.model"), vtext(o.model.empty() ? cx.s("val.not_given") : o.model)});
+        kv.items.push_back({"shape", cx.s("kv.shape"), vtext(o.shape.empty() ? cx.s("val.not_given") : o.shape)});
+        if (t->meta.capture_end > t->meta.capture_start)
+            kv.items.push_back({"capture_window", cx.s("kv.capture_window"),
+                                Value::num(double(t->meta.capture_end - t->meta.capture_start),
+                                           capture_text(*t) + "  (" + fmt_count(t->meta.capture_start) + " – " +
+                                               fmt_count(t->meta.capture_end) + " ns)",
+                                           "ns")});
+        kv.items.push_back({"kernels", cx.s("kv.kernels"), vcount(int64_t(t->kernels.size()))});
+        kv.items.push_back({"memcpys", cx.s("kv.memcpys"), vcount(int64_t(t->memcpy.size()))});
+        kv.items.push_back({"api_calls", cx.s("kv.api_calls"), vcount(int64_t(t->api.size()))});
+        kv.items.push_back({"nvtx_ranges", cx.s("kv.ranges"), vcount(int64_t(t->ranges.size()))});
+        kv.items.push_back({"processes", cx.s("kv.processes"), vcount(int64_t(t->meta.processes.size()))});
+        sec.blocks.push_back(std::move(kv));
+    }
+
+    // Input files with their hashes.
+    Table files{"input_files", cx.s("tbl.input_files"), {}, {}, -1};
+    files.columns = {{"path", cx.s("col.path"), "", Align::Left},
+                     {"size", cx.s("col.size"), "B", Align::Right},
+                     {"sha256", "SHA-256", "", Align::Left}};
+    for (const std::string& path : cx.in.input_files) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(path, ec);
+        std::string hash;
+        if (o.hash_inputs) {
+            try {
+                hash = sha256_hex_cached(cx, path);
+            } catch (const std::exception&) {
+                hash = cx.s("val.unreadable");
+            }
+        } else {
+            hash = cx.s("val.not_computed");
+        }
+        files.rows.push_back({vtext(std::filesystem::path(path).filename().string()),
+                              ec ? vtext(cx.s("val.unknown")) : vbytes(double(size)), vtext(hash)});
+    }
+    if (!files.rows.empty())
+        sec.blocks.push_back(std::move(files));
+    return sec;
+}
+
+std::string sha256_hex_cached(BuildContext& cx, const std::string& path)
+{
+    auto it = cx.file_hashes.find(path);
+    if (it != cx.file_hashes.end())
+        return it->second;
+    std::string h = sha256_file(path);
+    cx.file_hashes.emplace(path, h);
+    return h;
+}
+
+// ---- Findings ------------------------------------------------------------------------------------------------------
+static std::string gain_text(BuildContext& cx, const ExpectedGain& g)
+{
+    std::string t;
+    if (g.computed || std::fabs(g.high - g.low) < 1e-12)
+        t = fmt_percent(g.fraction);
+    else
+        t = fmt_fixed(g.low * 100, 1) + "–" + fmt_fixed(g.high * 100, 1) + " %";
+    if (g.ns)
+        t += " (" + fmt_duration(*g.ns) + ")";
+    t += g.computed ? cx.s("val.gain_computed") : cx.s("val.gain_range");
+    return t;
+}
+
+static std::string confidence_text(BuildContext& cx, const Confidence& c)
+{
+    return cx.s("conf." + (c.label.empty() ? confidence_label(c.value) : c.label)) + " (" + fmt_fixed(c.value, 2) +
+           ")";
+}
+
+static std::string evidence_value(const Evidence& e) { return format_metric(e.metric, e.value); }
+
+static Section build_findings(BuildContext& cx)
+{
+    Section sec{"findings", cx.s("sec.findings"), {}, {}};
+    if (!cx.in.findings) {
+        cx.missing(sec, "miss.findings", "eff.findings");
+        return sec;
+    }
+    const std::vector<Finding>& all = *cx.in.findings;
+    if (all.empty()) {
+        sec.blocks.push_back(Paragraph{cx.s("txt.no_findings")});
+        return sec;
+    }
+    std::vector<const Finding*> ranked;
+    for (const Finding& f : all)
+        ranked.push_back(&f);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const Finding* a, const Finding* b) {
+        if (a->rank_score() != b->rank_score())
+            return a->rank_score() > b->rank_score();
+        return a->severity > b->severity;
+    });
+    sec.blocks.push_back(Paragraph{cx.f("txt.findings_intro", {std::to_string(ranked.size())})});
+
+    // Overview table: one row per finding.
+    Table overview{"findings_overview", cx.s("tbl.findings_overview"), {}, {}, -1};
+    overview.columns = {{"rank", "#", "", Align::Right},
+                        {"severity", cx.s("col.severity"), "", Align::Left},
+                        {"title", cx.s("col.finding"), "", Align::Left},
+                        {"subject", cx.s("col.subject"), "", Align::Left},
+                        {"expected_gain", cx.s("col.expected_gain"), "fraction", Align::Right},
+                        {"confidence", cx.s("col.confidence"), "", Align::Right}};
+    overview.columns[3].max_chars = 48;
+    const std::string lang = lang_code(cx.lang);
+    int rank = 0;
+    for (const Finding* f : ranked) {
+        ++rank;
+        overview.rows.push_back({Value::num(rank, std::to_string(rank), ""),
+                                 vtext(cx.s(std::string("sev.") + severity_name(f->severity))),
+                                 vtext(f->title.get(lang)), vtext(f->subject),
+                                 Value::num(f->expected_gain.fraction, fmt_percent(f->expected_gain.fraction),
+                                            "fraction"),
+                                 Value::num(f->confidence.value, confidence_text(cx, f->confidence), "")});
+    }
+    sec.blocks.push_back(std::move(overview));
+
+    rank = 0;
+    for (const Finding* f : ranked) {
+        ++rank;
+        Section fs{"findings." + std::to_string(rank),
+                   std::to_string(rank) + ". " + f->title.get(lang) + " — " + f->subject,
+                   {},
+                   {}};
+        // Problem.
+        if (!f->explanation.get(lang).empty())
+            fs.blocks.push_back(Paragraph{cx.s("lbl.problem") + " " + f->explanation.get(lang)});
+        KeyValues kv{"finding", {}};
+        kv.items.push_back({"rule", cx.s("kv.rule"), vtext(f->rule)});
+        kv.items.push_back({"verdict", cx.s("kv.verdict"), vtext(f->verdict)});
+        kv.items.push_back({"severity", cx.s("col.severity"), vtext(cx.s(std::string("sev.") + severity_name(f->severity)))});
+        kv.items.push_back({"scope", cx.s("kv.scope"), vtext(scope_kind_name(f->scope))});
+        kv.items.push_back({"subject", cx.s("col.subject"), vtext(f->subject)});
+        kv.items.push_back({"expected_gain", cx.s("col.expected_gain"),
+                            Value::num(f->expected_gain.fraction, gain_text(cx, f->expected_gain), "fraction")});
+        kv.items.push_back({"confidence", cx.s("col.confidence"),
+                            Value::num(f->confidence.value, confidence_text(cx, f->confidence), "")});
+        if (!f->confidence.reasons.empty()) {
+            std::string reasons;
+            for (const auto& r : f->confidence.reasons)
+                reasons += (reasons.empty() ? "" : "; ") + r;
+            kv.items.push_back({"confidence_reasons", cx.s("kv.confidence_reasons"), vtext(reasons)});
+        }
+        const std::string key = f->rule + "|" + f->subject;
+        if (auto it = cx.in.options.finding_state.find(key); it != cx.in.options.finding_state.end())
+            kv.items.push_back({"state", cx.s("kv.state"), vtext(cx.s("state." + it->second))});
+        if (auto it = cx.in.options.finding_note.find(key); it != cx.in.options.finding_note.end())
+            kv.items.push_back({"annotation", cx.s("kv.annotation"), vtext(it->second)});
+        fs.blocks.push_back(std::move(kv));
+
+        // Evidence.
+        if (!f->evidence.empty()) {
+            Table ev{"evidence", cx.s("tbl.evidence"), {}, {}, -1};
+            ev.columns = {{"metric", cx.s("col.metric"), "", Align::Left},
+                          {"value", cx.s("col.value"), "", Align::Right},
+                          {"condition", cx.s("col.condition"), "", Align::Left},
+                          {"source", cx.s("col.source"), "", Align::Left}};
+            for (const Evidence& e : f->evidence) {
+                std::string cond;
+                if (!e.op.empty() && e.threshold)
+                    cond = e.op + " " + format_metric(e.metric, *e.threshold);
+                ev.rows.push_back({vtext(e.metric), Value::num(e.value, evidence_value(e), ""), vtext(cond),
+                                   vtext(e.source)});
+            }
+            fs.blocks.push_back(std::move(ev));
+        }
+        // Suggestions with their gains and verification commands.
+        int si = 0;
+        for (const Suggestion& s : f->suggestions) {
+            ++si;
+            std::string line = cx.s("lbl.suggestion") + " " + std::to_string(si) + ": " + s.text.get(lang) + " " +
+                               cx.f("txt.suggestion_gain", {fmt_fixed(s.gain_low * 100, 0),
+                                                            fmt_fixed(s.gain_high * 100, 0),
+                                                            cx.s("risk." + (s.risk.empty() ? "medium" : s.risk))});
+            fs.blocks.push_back(Paragraph{line});
+            if (!s.verify.empty()) {
+                fs.blocks.push_back(Paragraph{cx.s("lbl.verify")});
+                fs.blocks.push_back(Code{"sh", s.verify});
+            }
+        }
+        for (const std::string& r : f->confidence.reasons)
+            cx.confidence_reasons.insert(r);
+        sec.children.push_back(std::move(fs));
+    }
+    return sec;
+}
+
+// ---- Headline ----------------------------------------------------------------------------------------------------
+static Section build_headline(BuildContext& cx)
+{
+    Section sec{"headline", cx.s("sec.headline"), {}, {}};
+    std::vector<std::string> sentences;
+    headline_time_sentences(cx, sentences);
+    const std::string lang = lang_code(cx.lang);
+    if (cx.in.findings && !cx.in.findings->empty()) {
+        std::vector<const Finding*> ranked;
+        for (const Finding& f : *cx.in.findings)
+            ranked.push_back(&f);
+        std::stable_sort(ranked.begin(), ranked.end(),
+                         [](const Finding* a, const Finding* b) { return a->rank_score() > b->rank_score(); });
+        sentences.push_back(cx.f("hl.dominant", {ranked[0]->verdict, ranked[0]->title.get(lang),
+                                                 ranked[0]->subject}));
+        // The top three distinct actions (several findings can share one suggestion).
+        std::set<std::string> seen;
+        int n = 0;
+        for (size_t i = 0; i < ranked.size() && n < 3; ++i) {
+            const Finding* f = ranked[i];
+            std::string action = f->suggestions.empty() ? f->title.get(lang) : f->suggestions[0].text.get(lang);
+            if (!seen.insert(action).second)
+                continue;
+            ++n;
+            action += " [" + f->subject + "]";
+            sentences.push_back(cx.f("hl.action", {std::to_string(n), action, gain_text(cx, f->expected_gain),
+                                                   confidence_text(cx, f->confidence)}));
+        }
+    } else if (cx.in.findings) {
+        sentences.push_back(cx.s("hl.no_findings"));
+    }
+    if (sentences.empty()) {
+        cx.missing(sec, "miss.headline", "eff.headline");
+        return sec;
+    }
+    std::string text;
+    for (const auto& s : sentences)
+        text += (text.empty() ? "" : " ") + s;
+    sec.blocks.push_back(Paragraph{text});
+    return sec;
+}
+
+// ---- Appendix --------------------------------------------------------------------------------------------------------
+static Section build_appendix(BuildContext& cx)
+{
+    Section sec{"appendix", cx.s("sec.appendix"), {}, {}};
+    const ReportOptions& o = cx.in.options;
+
+    Section th{"appendix.thresholds", cx.s("sec.thresholds"), {}, {}};
+    Table t{"thresholds", cx.s("tbl.thresholds"), {}, {}, -1};
+    t.columns = {{"name", cx.s("col.option"), "", Align::Left}, {"value", cx.s("col.value"), "", Align::Right}};
+    std::map<std::string, std::string> all = cx.thresholds;
+    for (const auto& [k, v] : o.thresholds)
+        all[k] = v;
+    all["report.top_kernels"] = std::to_string(o.top_kernels);
+    all["report.max_step_rows"] = std::to_string(o.max_step_rows);
+    all["report.max_gap_rows"] = std::to_string(o.max_gap_rows);
+    for (const auto& [k, v] : all)
+        t.rows.push_back({vtext(k), vtext(v)});
+    th.blocks.push_back(std::move(t));
+    sec.children.push_back(std::move(th));
+
+    Section rf{"appendix.rules", cx.s("sec.rule_files"), {}, {}};
+    if (o.rule_files.empty()) {
+        rf.blocks.push_back(Paragraph{cx.s("txt.no_rule_files")});
+    } else {
+        Table r{"rule_files", cx.s("tbl.rule_files"), {}, {}, -1};
+        r.columns = {{"file", cx.s("col.path"), "", Align::Left}, {"version", cx.s("col.version"), "", Align::Left}};
+        for (const auto& [k, v] : o.rule_files)
+            r.rows.push_back({vtext(k), vtext(v)});
+        rf.blocks.push_back(std::move(r));
+    }
+    sec.children.push_back(std::move(rf));
+
+    Section md{"appendix.missing", cx.s("sec.missing"), {}, {}};
+    if (cx.missing_data.empty()) {
+        md.blocks.push_back(Paragraph{cx.s("txt.nothing_missing")});
+    } else {
+        Table m{"missing_data", cx.s("tbl.missing"), {}, {}, -1};
+        m.columns = {{"what", cx.s("col.missing_what"), "", Align::Left},
+                     {"effect", cx.s("col.missing_effect"), "", Align::Left}};
+        for (const auto& [what, effect] : cx.missing_data)
+            m.rows.push_back({vtext(what), vtext(effect)});
+        md.blocks.push_back(std::move(m));
+    }
+    if (!cx.confidence_reasons.empty()) {
+        md.blocks.push_back(Paragraph{cx.s("txt.confidence_reasons")});
+        md.blocks.push_back(Bullets{{cx.confidence_reasons.begin(), cx.confidence_reasons.end()}});
+    }
+    sec.children.push_back(std::move(md));
+
+    std::vector<std::string> warnings;
+    if (cx.in.summary)
+        warnings = cx.in.summary->warnings;
+    else if (cx.in.trace)
+        warnings = cx.in.trace->meta.warnings;
+    warnings.insert(warnings.begin(), o.notes.begin(), o.notes.end());
+    if (!warnings.empty()) {
+        Section w{"appendix.warnings", cx.s("sec.warnings"), {}, {}};
+        w.blocks.push_back(Bullets{warnings});
+        sec.children.push_back(std::move(w));
+    }
+    return sec;
+}
+
+// ---- Entry point ---------------------------------------------------------------------------------------------------
+static std::string derive_run_id(BuildContext& cx)
+{
+    Sha256 h;
+    for (const std::string& p : cx.in.input_files) {
+        std::string v;
+        if (cx.in.options.hash_inputs) {
+            try {
+                v = sha256_hex_cached(cx, p);
+            } catch (const std::exception&) {
+                v = p;
+            }
+        } else {
+            v = p;
+        }
+        h.update(v);
+    }
+    if (const Trace* t = cx.in.trace) {
+        h.update(std::to_string(t->meta.capture_start) + ":" + std::to_string(t->meta.capture_end) + ":" +
+                 std::to_string(t->kernels.size()));
+    }
+    return "r" + h.hex().substr(0, 12);
+}
+
+Report build_report(const ReportInputs& in)
+{
+    BuildContext cx{in, in.options.lang};
+    Report r;
+    r.lang = in.options.lang;
+    r.version = SIGHTLINE_VERSION;
+    r.title = in.options.title.empty() ? cx.s("title.default") : in.options.title;
+    r.generated_at = in.options.generated_at.empty() ? utc_now_iso() : in.options.generated_at;
+    r.run_id = in.options.run_id.empty() ? derive_run_id(cx) : in.options.run_id;
+
+    r.sections.push_back(build_overview(cx, r));
+    r.sections.push_back(build_environment(cx));
+    // Built before the headline, which quotes them; placed after it.
+    Section time = build_time_section(cx);
+    Section roof = build_roofline_section(cx);
+    Section findings = build_findings(cx);
+    r.sections.push_back(build_headline(cx));
+    r.sections.push_back(std::move(time));
+    r.sections.push_back(std::move(roof));
+    r.sections.push_back(std::move(findings));
+    r.sections.push_back(build_appendix(cx));
+    return r;
+}
+
+} // namespace sl::report

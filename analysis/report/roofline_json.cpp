@@ -1,0 +1,468 @@
+#include "analysis/report/roofline_json.h"
+
+#include "analysis/trace/errors.h"
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/io/ncu_metrics.h"
+#include "analysis/trace/trace.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace sl {
+
+using nlohmann::json;
+
+namespace {
+
+json opt(const std::optional<double>& v)
+{
+    if (!v || !std::isfinite(*v))
+        return nullptr;
+    return *v;
+}
+
+json positive(double v) { return v > 0 ? json(v) : json(nullptr); }
+
+std::string fmt_num(double v)
+{
+    char buf[64];
+    const double a = std::fabs(v);
+    if (a >= 1e12)
+        std::snprintf(buf, sizeof buf, "%.2fT", v / 1e12);
+    else if (a >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.2fG", v / 1e9);
+    else if (a >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.2fM", v / 1e6);
+    else if (a >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.2fK", v / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+}
+
+std::string fmt_ns(const std::optional<double>& v)
+{
+    if (!v)
+        return "-";
+    char buf[64];
+    if (*v >= 1e6)
+        std::snprintf(buf, sizeof buf, "%.3f ms", *v / 1e6);
+    else if (*v >= 1e3)
+        std::snprintf(buf, sizeof buf, "%.2f us", *v / 1e3);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f ns", *v);
+    return buf;
+}
+
+std::string fmt_opt(const std::optional<double>& v, const char* f = "%.2f")
+{
+    if (!v)
+        return "-";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, *v);
+    return buf;
+}
+
+const ClassEfficiency* find_class(const RooflineReport& r, const std::string& cls, const std::string& phase)
+{
+    for (const auto& c : r.classes)
+        if (c.op_class == cls && c.phase == phase)
+            return &c;
+    return nullptr;
+}
+
+} // namespace
+
+json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const GpuResolution* res)
+{
+    const CostModelResult& c = r.cost;
+    json g;
+    g["name"] = c.gpu.name;
+    g["known"] = res ? res->known : !c.gpu.from_trace;
+    g["how"] = res ? res->how : std::string();
+    g["vendor"] = c.gpu.vendor;
+    g["arch"] = c.gpu.arch;
+    g["compute_capability"] = c.gpu.compute_capability;
+    g["sm_count"] = c.gpu.sm_count > 0 ? json(c.gpu.sm_count) : json(nullptr);
+    g["boost_clock_hz"] = positive(c.gpu.boost_clock_hz);
+    g["mem_bw_Bps"] = positive(c.gpu.mem_bw_Bps);
+    g["mem_bytes"] = positive(c.gpu.mem_bytes);
+    g["l2_bytes"] = positive(c.gpu.l2_bytes);
+    g["source"] = c.gpu.source;
+    g["uncertain_fields"] = c.gpu.uncertain_fields;
+    g["from_trace"] = c.gpu.from_trace;
+
+    json p;
+    for (Precision pr : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP16_FP16ACC,
+                         Precision::FP8, Precision::INT8}) {
+        std::optional<double> v;
+        switch (pr) {
+        case Precision::FP32: v = c.gpu.peaks.fp32; break;
+        case Precision::TF32: v = c.gpu.peaks.tf32; break;
+        case Precision::FP16: v = c.gpu.peaks.fp16; break;
+        case Precision::BF16: v = c.gpu.peaks.bf16; break;
+        case Precision::FP16_FP16ACC: v = c.gpu.peaks.fp16_fp16acc; break;
+        case Precision::FP8: v = c.gpu.peaks.fp8; break;
+        case Precision::INT8: v = c.gpu.peaks.int8; break;
+        }
+        p[precision_name(pr)] = opt(v);
+    }
+    p["memory_bw_Bps"] = positive(c.bandwidth);
+    p["gemm_precision"] = precision_name(c.gemm_precision);
+    p["gemm_flops"] = opt(c.gemm_peak);
+    p["vector_flops"] = opt(c.vector_peak);
+    p["ridge_flop_per_byte"] = c.gemm_peak && c.bandwidth > 0 ? json(*c.gemm_peak / c.bandwidth) : json(nullptr);
+
+    json ops = json::array(), phases = json::array();
+    for (const auto& ph : c.phases) {
+        const std::string pn = phase_name(ph.phase);
+        double actual_sum = 0;
+        bool any_actual = false;
+        for (const auto& cl : r.classes)
+            if (cl.phase == pn && cl.t_actual_ns) {
+                actual_sum += *cl.t_actual_ns;
+                any_actual = true;
+            }
+        for (const auto& o : ph.ops) {
+            json j;
+            j["name"] = o.name;
+            j["phase"] = pn;
+            j["class"] = o.op_class;
+            j["count"] = o.count;
+            j["flops"] = o.flops;
+            j["tensor_flops"] = o.tensor_flops;
+            j["bytes"] = o.bytes;
+            j["intensity"] = o.bytes > 0 ? json(o.intensity()) : json(nullptr);
+            j["bound"] = o.bound();
+            j["t_compute_ns"] = opt(o.t_compute_ns);
+            j["t_memory_ns"] = opt(o.t_memory_ns);
+            j["t_theory_ns"] = opt(o.t_theory_ns);
+            const auto act = r.operator_actual_ns(o.name, ph.phase);
+            j["t_actual_ns"] = opt(act);
+            j["e_roof"] = act && o.t_theory_ns && *act > 0 ? json(*o.t_theory_ns / *act) : json(nullptr);
+            ops.push_back(j);
+        }
+        json pj;
+        pj["phase"] = pn;
+        pj["batch"] = ph.batch;
+        pj["query_len"] = ph.query_len;
+        pj["kv_len"] = ph.kv_len;
+        pj["tokens"] = ph.tokens;
+        pj["flops"] = ph.flops;
+        pj["bytes"] = ph.bytes;
+        pj["intensity"] = ph.bytes > 0 ? json(ph.flops / ph.bytes) : json(nullptr);
+        pj["t_theory_ns"] = opt(ph.t_theory_ns);
+        pj["t_actual_ns"] = any_actual ? json(actual_sum) : json(nullptr);
+        pj["e_roof"] = any_actual && ph.t_theory_ns && actual_sum > 0 ? json(*ph.t_theory_ns / actual_sum) : json(nullptr);
+        phases.push_back(pj);
+    }
+    json classes = json::array();
+    for (const auto& cl : r.classes) {
+        json j;
+        j["class"] = cl.op_class;
+        j["phase"] = cl.phase;
+        j["operators"] = cl.operators;
+        j["flops"] = cl.flops;
+        j["bytes"] = cl.bytes;
+        j["t_theory_ns"] = opt(cl.t_theory_ns);
+        j["t_actual_ns"] = opt(cl.t_actual_ns);
+        j["measured_total_ns"] = cl.measured_total_ns;
+        j["e_roof"] = opt(cl.e_roof);
+        classes.push_back(j);
+    }
+    json focus = json::array();
+    for (const auto& f : r.focus) {
+        json j;
+        j["class"] = f.op_class;
+        j["phase"] = f.phase;
+        j["measured_total_ns"] = f.measured_total_ns;
+        j["e_roof"] = opt(f.e_roof);
+        json reasons = json::array();
+        if (f.top_k)
+            reasons.push_back("top_k");
+        if (f.low_efficiency)
+            reasons.push_back("low_e_roof");
+        j["reasons"] = reasons;
+        if (const auto* cl = find_class(r, f.op_class, f.phase))
+            j["operators"] = cl->operators;
+        focus.push_back(j);
+    }
+    json m;
+    m["source"] = model.source;
+    m["model_type"] = model.model_type;
+    m["hidden_size"] = model.hidden_size;
+    m["num_attention_heads"] = model.num_heads;
+    m["num_key_value_heads"] = model.num_kv_heads;
+    m["head_dim"] = model.head_dim;
+    m["intermediate_size"] = model.intermediate_size;
+    m["num_hidden_layers"] = model.num_layers;
+    m["vocab_size"] = model.vocab_size;
+    m["torch_dtype"] = model.torch_dtype;
+    m["tie_word_embeddings"] = model.tie_word_embeddings;
+    m["num_experts"] = model.num_experts;
+    m["experts_per_token"] = model.experts_per_token;
+    m["parameters"] = model.parameter_count();
+    m["notes"] = model.notes;
+
+    const CostOptions& o = c.options;
+    json oj;
+    oj["batch"] = o.batch;
+    oj["prompt"] = o.prompt;
+    oj["context"] = o.context;
+    oj["weight_bytes"] = c.weight_bytes;
+    oj["act_bytes"] = c.act_bytes;
+    oj["kv_bytes"] = c.kv_bytes;
+    oj["fused_attention"] = o.fused_attention;
+    oj["causal_skip"] = o.causal_skip;
+    oj["fa_q_tile"] = o.fa_q_tile;
+    oj["prefill_all_logits"] = o.prefill_all_logits;
+    oj["kappa"] = o.kappa;
+    oj["bw_efficiency"] = o.bw_efficiency;
+
+    json out;
+    out["gpu"] = g;
+    out["peaks"] = p;
+    out["kappa"] = o.kappa;
+    out["model"] = m;
+    out["options"] = oj;
+    out["thresholds"] = {{"top_k", r.options.top_k}, {"tau", r.options.tau}};
+    out["measured"] = r.measured;
+    out["operators"] = ops;
+    out["phases"] = phases;
+    out["classes"] = classes;
+    out["focus"] = focus;
+    json w = r.warnings;
+    if (res)
+        for (const auto& x : res->warnings)
+            w.push_back(x);
+    out["warnings"] = w;
+    return out;
+}
+
+json ncu_to_json(const NcuReport& ncu, const std::vector<int64_t>* trace_kernel)
+{
+    json launches = json::array();
+    for (size_t i = 0; i < ncu.launches.size(); ++i) {
+        const NcuLaunch& l = ncu.launches[i];
+        const NcuLaunchMetrics m = compute_ncu_metrics(l);
+        json j;
+        j["id"] = l.id;
+        j["name"] = l.name;
+        if (trace_kernel)
+            j["trace_kernel"] = i < trace_kernel->size() && (*trace_kernel)[i] >= 0 ? json((*trace_kernel)[i])
+                                                                                   : json(nullptr);
+        j["block"] = l.block;
+        j["grid"] = l.grid;
+        j["device"] = l.device;
+        j["cc"] = l.cc;
+        j["duration_ns"] = opt(m.duration_ns);
+        j["duration_derived"] = m.duration_derived;
+        j["sm_clock_hz"] = opt(m.sm_clock_hz);
+        j["dram_bytes"] = opt(m.dram_bytes);
+        j["flops"] = {{"fp64", opt(m.flops_fp64)}, {"fp32", opt(m.flops_fp32)}, {"fp16", opt(m.flops_fp16)},
+                      {"tensor", opt(m.flops_tensor)}};
+        j["tensor_instructions"] = opt(m.tensor_instructions);
+        j["achieved_flops_per_s"] = opt(m.achieved_flops_per_s);
+        j["intensity"] = opt(m.intensity);
+        j["sm_throughput_pct"] = opt(m.sm_throughput_pct);
+        j["memory_throughput_pct"] = opt(m.memory_throughput_pct);
+        j["dram_throughput_pct"] = opt(m.dram_throughput_pct);
+        j["l1_throughput_pct"] = opt(m.l1_throughput_pct);
+        j["l2_throughput_pct"] = opt(m.l2_throughput_pct);
+        j["achieved_occupancy_pct"] = opt(m.achieved_occupancy_pct);
+        j["theoretical_occupancy_pct"] = opt(m.theoretical_occupancy_pct);
+        j["l1_hit_rate_pct"] = opt(m.l1_hit_rate_pct);
+        j["l2_hit_rate_pct"] = opt(m.l2_hit_rate_pct);
+        j["tensor_pipe_pct"] = opt(m.tensor_pipe_pct);
+        json st = json::array();
+        for (const auto& s : m.top_stalls)
+            st.push_back({{"reason", s.reason}, {"value", s.value}});
+        j["top_stalls"] = st;
+        j["shared_bank_conflicts"] = opt(m.shared_bank_conflicts);
+        j["shared_wavefronts"] = opt(m.shared_wavefronts);
+        j["registers_per_thread"] = opt(m.registers_per_thread);
+        j["waves_per_sm"] = opt(m.waves_per_sm);
+        json rules = json::array();
+        for (const auto& ru : l.rules)
+            rules.push_back({{"section", ru.section}, {"name", ru.name}, {"type", ru.type},
+                             {"description", ru.description}, {"speedup_type", ru.speedup_type},
+                             {"speedup_pct", opt(ru.speedup_pct)}});
+        j["rules"] = rules;
+        j["missing"] = m.missing;
+        launches.push_back(j);
+    }
+    json out;
+    out["source"] = ncu.source_path;
+    out["format"] = ncu.format;
+    out["decimal_separator"] = std::string(1, ncu.decimal_separator);
+    out["warnings"] = ncu.warnings;
+    out["launches"] = launches;
+    return out;
+}
+
+std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, const GpuResolution* res)
+{
+    const CostModelResult& c = r.cost;
+    std::string out;
+    char buf[512];
+    out += "Roofline: " + (model.architecture.empty() ? model.model_type : model.architecture) + " (" +
+           std::to_string(model.num_layers) + " layers, h=" + std::to_string(model.hidden_size) + ", heads " +
+           std::to_string(model.num_heads) + "/" + std::to_string(model.num_kv_heads) + " kv, d=" +
+           std::to_string(model.head_dim) + ") on " + c.gpu.name + "\n";
+    if (res)
+        out += "GPU: " + res->how + "\n";
+    std::snprintf(buf, sizeof buf, "Peaks: %s %s FLOP/s (GEMM), fp32 %s FLOP/s, memory %s B/s; kappa %.2f\n",
+                  precision_name(c.gemm_precision), c.gemm_peak ? fmt_num(*c.gemm_peak).c_str() : "unknown",
+                  c.vector_peak ? fmt_num(*c.vector_peak).c_str() : "unknown",
+                  c.bandwidth > 0 ? fmt_num(c.bandwidth).c_str() : "unknown", c.options.kappa);
+    out += buf;
+    for (const auto& ph : c.phases) {
+        std::snprintf(buf, sizeof buf, "\n%s: batch %lld, %lld query tokens/seq, KV length %lld\n",
+                      phase_name(ph.phase), static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
+                      static_cast<long long>(ph.kv_len));
+        out += buf;
+        std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class", "FLOPs",
+                      "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
+        out += buf;
+        for (const auto& o : ph.ops) {
+            const auto act = r.operator_actual_ns(o.name, ph.phase);
+            std::optional<double> e;
+            if (act && o.t_theory_ns && *act > 0)
+                e = *o.t_theory_ns / *act;
+            std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9.2f %-8s %12s %12s %7s\n", o.name.c_str(),
+                          o.op_class.c_str(), fmt_num(o.flops).c_str(), fmt_num(o.bytes).c_str(), o.intensity(),
+                          o.bound().c_str(), fmt_ns(o.t_theory_ns).c_str(), fmt_ns(act).c_str(), fmt_opt(e).c_str());
+            out += buf;
+        }
+        std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9.2f %-8s %12s\n", "total", "",
+                      fmt_num(ph.flops).c_str(), fmt_num(ph.bytes).c_str(), ph.bytes > 0 ? ph.flops / ph.bytes : 0.0,
+                      "", fmt_ns(ph.t_theory_ns).c_str());
+        out += buf;
+    }
+    if (r.measured) {
+        out += "\nMeasured per operator class (per pass):\n";
+        std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s %12s %7s\n", "phase", "class", "T_theory", "T_actual",
+                      "E_roof");
+        out += buf;
+        for (const auto& cl : r.classes) {
+            if (!cl.t_actual_ns)
+                continue;
+            std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s %12s %7s\n", cl.phase.c_str(), cl.op_class.c_str(),
+                          fmt_ns(cl.t_theory_ns).c_str(), fmt_ns(cl.t_actual_ns).c_str(), fmt_opt(cl.e_roof).c_str());
+            out += buf;
+        }
+        std::snprintf(buf, sizeof buf, "\nFocus (Top-%d by time, or E_roof < %.2f):\n", r.options.top_k, r.options.tau);
+        out += buf;
+        for (const auto& f : r.focus) {
+            std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s  E_roof %s%s%s\n", f.phase.c_str(), f.op_class.c_str(),
+                          fmt_ns(static_cast<double>(f.measured_total_ns)).c_str(), fmt_opt(f.e_roof).c_str(),
+                          f.top_k ? "  [top-k]" : "", f.low_efficiency ? "  [low efficiency]" : "");
+            out += buf;
+        }
+    }
+    std::vector<std::string> w = r.warnings;
+    if (res)
+        w.insert(w.end(), res->warnings.begin(), res->warnings.end());
+    for (const auto& n : model.notes)
+        w.push_back(n);
+    if (!w.empty()) {
+        out += "\nNotes:\n";
+        for (const auto& x : w)
+            out += "  - " + x + "\n";
+    }
+    return out;
+}
+
+std::string ncu_to_text(const NcuReport& ncu)
+{
+    std::string out = "Nsight Compute: " + ncu.source_path + " (" + ncu.format + "), " +
+                      std::to_string(ncu.launches.size()) + " launches\n";
+    char buf[512];
+    for (const auto& l : ncu.launches) {
+        const NcuLaunchMetrics m = compute_ncu_metrics(l);
+        std::string name = l.name.size() > 90 ? l.name.substr(0, 87) + "..." : l.name;
+        out += "\n[" + std::to_string(l.id) + "] " + name + "\n";
+        std::snprintf(buf, sizeof buf,
+                      "  duration %s%s  DRAM %s B  FLOPs fp32 %s fp16 %s fp64 %s tensor %s  intensity %s FLOP/B\n",
+                      fmt_ns(m.duration_ns).c_str(), m.duration_derived ? " (cycles/clock)" : "",
+                      m.dram_bytes ? fmt_num(*m.dram_bytes).c_str() : "-",
+                      m.flops_fp32 ? fmt_num(*m.flops_fp32).c_str() : "-",
+                      m.flops_fp16 ? fmt_num(*m.flops_fp16).c_str() : "-",
+                      m.flops_fp64 ? fmt_num(*m.flops_fp64).c_str() : "-",
+                      m.flops_tensor ? fmt_num(*m.flops_tensor).c_str() : "-", fmt_opt(m.intensity).c_str());
+        out += buf;
+        std::snprintf(buf, sizeof buf,
+                      "  SM %s%%  memory %s%%  DRAM %s%%  occupancy %s%% of %s%%  L1 hit %s%%  L2 hit %s%%  tensor "
+                      "pipe %s%%\n",
+                      fmt_opt(m.sm_throughput_pct).c_str(), fmt_opt(m.memory_throughput_pct).c_str(),
+                      fmt_opt(m.dram_throughput_pct).c_str(), fmt_opt(m.achieved_occupancy_pct).c_str(),
+                      fmt_opt(m.theoretical_occupancy_pct).c_str(), fmt_opt(m.l1_hit_rate_pct).c_str(),
+                      fmt_opt(m.l2_hit_rate_pct).c_str(), fmt_opt(m.tensor_pipe_pct).c_str());
+        out += buf;
+        if (!m.top_stalls.empty()) {
+            out += "  stalls:";
+            for (const auto& s : m.top_stalls) {
+                std::snprintf(buf, sizeof buf, " %s %.2f", s.reason.c_str(), s.value);
+                out += buf;
+            }
+            out += "\n";
+        }
+        for (const auto& ru : l.rules) {
+            std::string d = ru.description.size() > 160 ? ru.description.substr(0, 157) + "..." : ru.description;
+            out += "  " + ru.type + " " + (ru.name.empty() ? ru.section : ru.name);
+            if (ru.speedup_pct) {
+                std::snprintf(buf, sizeof buf, " (est. %s speedup %.1f%%)",
+                              ru.speedup_type.empty() ? "global" : ru.speedup_type.c_str(), *ru.speedup_pct);
+                out += buf;
+            }
+            out += ": " + d + "\n";
+        }
+    }
+    for (const auto& w : ncu.warnings)
+        out += "note: " + w + "\n";
+    return out;
+}
+
+RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
+                                     const RooflineRequest& request)
+{
+    RooflineOutput out;
+    out.json = json::object();
+    if (!request.model.empty()) {
+        const ModelConfig model = load_model_config(request.model, request.index);
+        GpuDatabase db = GpuDatabase::load_default();
+        if (!request.gpu_file.empty())
+            db.merge_file(request.gpu_file);
+        const DeviceInfo* dev = trace.meta.devices.empty() ? nullptr : &trace.meta.devices.front();
+        if (request.gpu.empty() && !dev)
+            throw TraceError(trace.meta.source_path, "devices", "a GPU named by the trace, or --gpu NAME",
+                             "no device in the trace");
+        const GpuResolution res = resolve_gpu(db, request.gpu, dev);
+        const CostModelResult cost = estimate_costs(model, res.spec, request.cost);
+        const auto measured = measured_from_analysis(trace, classes, phases);
+        RooflineReport report = join_roofline(cost, measured, request.roofline);
+        bool any = false;
+        for (const auto& m : measured)
+            any |= !m.class_ns.empty();
+        if (!any)
+            report.warnings.push_back("no prefill or decode steps were found in the trace: no measured times to join");
+        if (trace.meta.devices.size() > 1)
+            report.warnings.push_back("the trace has " + std::to_string(trace.meta.devices.size()) +
+                                      " devices: measured times are summed over all of them");
+        out.json["roofline"] = roofline_to_json(report, model, &res);
+        out.text += roofline_to_text(report, model, &res);
+        out.report = std::move(report);
+    }
+    if (!request.ncu.empty()) {
+        const NcuReport ncu = read_ncu(request.ncu);
+        const auto idx = join_ncu_to_trace(ncu, trace);
+        out.json["ncu"] = ncu_to_json(ncu, &idx);
+        if (!out.text.empty())
+            out.text.push_back('\n');
+        out.text += ncu_to_text(ncu);
+        out.ncu = ncu;
+    }
+    return out;
+}
+
+} // namespace sl

@@ -1,0 +1,51 @@
+#pragma once
+// JSON and text renderings of the Roofline report and of Nsight Compute launches (layout: resources/schemas/
+// roofline.md). Unknown figures are JSON null, never a made-up number.
+
+#include "analysis/io/model_config.h"
+#include "analysis/io/ncu_reader.h"
+#include "analysis/roofline/roofline.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sl {
+
+struct GpuResolution;
+struct OpClassResult;
+struct PhaseResult;
+struct Trace;
+
+// The "roofline" object. gpu_how / known come from resolve_gpu (may be null).
+nlohmann::json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const GpuResolution* gpu = nullptr);
+// The "ncu" object; trace_kernel (may be null) gives per launch the joined trace kernel index (-1 = none).
+nlohmann::json ncu_to_json(const NcuReport& ncu, const std::vector<int64_t>* trace_kernel = nullptr);
+
+// Everything `analyze --model/--ncu` needs in one call: resolves the GPU (--gpu, else the trace's first device,
+// else an error), runs the cost model, joins it with the trace's measured class times per phase, and reads and joins
+// the ncu file. Throws TraceError on bad inputs (naming the file and field).
+struct RooflineRequest {
+    std::string model;                  // config.json ("" = no roofline)
+    std::string index;                  // model.safetensors.index.json (optional)
+    std::string gpu;                    // --gpu NAME (optional when the trace names its device)
+    std::string gpu_file;               // extra GPU rows (optional)
+    std::string ncu;                    // ncu file (optional)
+    CostOptions cost;
+    RooflineOptions roofline;
+};
+struct RooflineOutput {
+    nlohmann::json json;                // {"roofline": {...}} and/or {"ncu": {...}}
+    std::string text;                   // the same for --format text
+    std::optional<RooflineReport> report;   // the joined Roofline (when a model was given), for rules and reports
+    std::optional<NcuReport> ncu;           // the ncu launches (when an ncu file was given), read once
+};
+RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
+                                     const RooflineRequest& request);
+
+std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, const GpuResolution* gpu = nullptr);
+std::string ncu_to_text(const NcuReport& ncu);
+
+} // namespace sl

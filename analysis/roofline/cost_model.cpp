@@ -1,0 +1,331 @@
+#include "analysis/roofline/cost_model.h"
+
+#include "analysis/trace/errors.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sl {
+
+const char* phase_name(Phase p) { return p == Phase::Prefill ? "prefill" : "decode"; }
+
+std::string OpCost::bound() const
+{
+    if (!t_compute_ns || !t_memory_ns)
+        return "unknown";
+    return *t_compute_ns >= *t_memory_ns ? "compute" : "memory";
+}
+
+const PhaseCost* CostModelResult::phase(Phase p) const
+{
+    for (const auto& ph : phases)
+        if (ph.phase == p)
+            return &ph;
+    return nullptr;
+}
+
+namespace {
+
+struct Dims {
+    double b, q, T, Lkv, h, H, Hkv, d, I, V;
+    double w, a, kv;
+};
+
+Dims dims(const ModelConfig& m, Phase phase, const CostOptions& o)
+{
+    Dims x{};
+    x.b = static_cast<double>(o.batch);
+    x.q = phase == Phase::Prefill ? static_cast<double>(o.prompt) : 1.0;
+    x.T = x.b * x.q;
+    x.Lkv = phase == Phase::Prefill ? static_cast<double>(o.prompt) : static_cast<double>(o.context);
+    x.h = static_cast<double>(m.hidden_size);
+    x.H = static_cast<double>(m.num_heads);
+    x.Hkv = static_cast<double>(m.num_kv_heads);
+    x.d = static_cast<double>(m.head_dim);
+    x.I = static_cast<double>(m.intermediate_size);
+    x.V = static_cast<double>(m.vocab_size);
+    const std::string base = m.torch_dtype.empty() ? std::string("bfloat16") : m.torch_dtype;
+    x.w = dtype_bytes(o.weight_dtype.empty() ? base : o.weight_dtype);
+    x.a = dtype_bytes(o.act_dtype.empty() ? base : o.act_dtype);
+    x.kv = o.kv_dtype.empty() ? x.a : dtype_bytes(o.kv_dtype);
+    return x;
+}
+
+OpCost gemm(const char* name, double T, double in, double out, const Dims& x, const char* cls = "gemm",
+            double weight_rows_factor = 1.0)
+{
+    OpCost c;
+    c.name = name;
+    c.op_class = cls;
+    c.count = 1;
+    c.flops = 2 * T * in * out;
+    c.tensor_flops = c.flops;
+    c.bytes = weight_rows_factor * in * out * x.w + T * in * x.a + T * out * x.a;
+    return c;
+}
+
+OpCost vec(const char* name, const char* cls, double flops, double bytes)
+{
+    OpCost c;
+    c.name = name;
+    c.op_class = cls;
+    c.count = 1;
+    c.flops = flops;
+    c.bytes = bytes;
+    return c;
+}
+
+OpCost norm(const char* name, const ModelConfig& m, double T, const Dims& x)
+{
+    if (m.layer_norm)
+        return vec(name, "norm", 7 * T * x.h, 2 * T * x.h * x.a + 2 * x.h * x.w);
+    return vec(name, "norm", 4 * T * x.h, 2 * T * x.h * x.a + x.h * x.w);
+}
+
+void mlp(std::vector<OpCost>& ops, const ModelConfig& m, double T, double width, const Dims& x, const char* prefix,
+         double weight_factor = 1.0)
+{
+    auto nm = [&](const char* base) { return std::string(prefix) + base; };
+    auto g = [&](const std::string& n, double in, double out) {
+        OpCost c = gemm("", T, in, out, x, "gemm", weight_factor);
+        c.name = n;
+        ops.push_back(c);
+    };
+    if (m.gated_mlp) {
+        g(nm("gate_proj"), x.h, width);
+        g(nm("up_proj"), x.h, width);
+        OpCost act = vec("", "activation", 5 * T * width, 3 * T * width * x.a);
+        act.name = nm("act_mul");
+        ops.push_back(act);
+    } else {
+        g(nm("up_proj"), x.h, width);
+        OpCost act = vec("", "activation", 5 * T * width, 2 * T * width * x.a);
+        act.name = nm("act");
+        ops.push_back(act);
+    }
+    g(nm("down_proj"), width, x.h);
+}
+
+} // namespace
+
+std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOptions& o, int64_t layer)
+{
+    const Dims x = dims(m, phase, o);
+    std::vector<OpCost> ops;
+    const double T = x.T;
+    ops.push_back(norm("attn_norm", m, T, x));
+    ops.push_back(gemm("q_proj", T, x.h, x.H * x.d, x));
+    ops.push_back(gemm("k_proj", T, x.h, x.Hkv * x.d, x));
+    ops.push_back(gemm("v_proj", T, x.h, x.Hkv * x.d, x));
+    if (m.model_type != "gpt2") {
+        const double e = T * (x.H + x.Hkv) * x.d;
+        ops.push_back(vec("rotary", "rotary", 3 * e, 2 * e * x.a));
+    }
+    {
+        const double e = T * x.Hkv * x.d;
+        ops.push_back(vec("kv_cache_write", "kv_cache", 0, 2 * e * x.a + 2 * e * x.kv));
+    }
+    const double kv_once = x.b * x.Lkv * x.Hkv * x.d * x.kv;   // one of K or V, read once
+    const double q_bytes = x.b * x.q * x.H * x.d * x.a;         // Q (or O)
+    if (o.fused_attention) {
+        double pairs = 0;
+        double reread = 1;
+        if (phase == Phase::Prefill) {
+            const double s = x.q;
+            pairs = o.causal_skip ? x.b * x.H * s * (s + 1) / 2 : x.b * x.H * s * s;
+            if (o.fa_q_tile > 0) {
+                const double n = std::ceil(s / static_cast<double>(o.fa_q_tile));
+                reread = o.causal_skip ? (n + 1) / 2 : n;
+            }
+        } else {
+            pairs = x.b * x.H * x.Lkv;
+        }
+        OpCost att = vec("attention", "attention", 4 * x.d * pairs + 5 * pairs, 2 * q_bytes + 2 * kv_once * reread);
+        att.tensor_flops = 4 * x.d * pairs;
+        ops.push_back(att);
+    } else {
+        const double scores = x.b * x.H * x.q * x.Lkv;
+        OpCost qk = vec("qk_matmul", "gemm", 2 * x.d * scores, q_bytes + kv_once + scores * x.a);
+        qk.tensor_flops = qk.flops;
+        ops.push_back(qk);
+        ops.push_back(vec("softmax", "reduction", 5 * scores, 2 * scores * x.a));
+        OpCost sv = vec("sv_matmul", "gemm", 2 * x.d * scores, scores * x.a + kv_once + q_bytes);
+        sv.tensor_flops = sv.flops;
+        ops.push_back(sv);
+    }
+    ops.push_back(gemm("o_proj", T, x.H * x.d, x.h, x));
+    ops.push_back(vec("attn_add", "elementwise", T * x.h, 3 * T * x.h * x.a));
+    ops.push_back(norm("mlp_norm", m, T, x));
+    const bool moe = m.is_moe() && layer >= 0 && layer < static_cast<int64_t>(m.moe_layer.size()) &&
+                     m.moe_layer[static_cast<size_t>(layer)];
+    if (moe) {
+        const double E = static_cast<double>(m.num_experts);
+        const double k = static_cast<double>(m.experts_per_token);
+        const double touched = E * (1 - std::pow(1 - k / E, T));
+        ops.push_back(gemm("router", T, x.h, E, x, "moe_routing"));
+        // Experts: Tk routed rows; weights of `touched` experts are read.
+        mlp(ops, m, T * k, static_cast<double>(m.moe_intermediate_size), x, "experts_", touched);
+        if (m.shared_expert_intermediate > 0)
+            mlp(ops, m, T, static_cast<double>(m.shared_expert_intermediate), x, "shared_");
+    } else {
+        mlp(ops, m, T, x.I, x, "");
+    }
+    ops.push_back(vec("mlp_add", "elementwise", T * x.h, 3 * T * x.h * x.a));
+    return ops;
+}
+
+std::vector<OpCost> model_level_costs(const ModelConfig& m, Phase phase, const CostOptions& o)
+{
+    const Dims x = dims(m, phase, o);
+    std::vector<OpCost> ops;
+    ops.push_back(vec("embedding", "embedding", 0, x.T * x.h * x.w + x.T * x.h * x.a));
+    ops.push_back(norm("final_norm", m, x.T, x));
+    const double rows = phase == Phase::Decode ? x.b : (o.prefill_all_logits ? x.T : x.b);
+    ops.push_back(gemm("lm_head", rows, x.h, x.V, x));
+    return ops;
+}
+
+void apply_times(OpCost& op, const CostModelResult& r)
+{
+    const double vec_flops = op.flops - op.tensor_flops;
+    op.t_compute_ns.reset();
+    op.t_memory_ns.reset();
+    op.t_theory_ns.reset();
+    bool compute_known = true;
+    double tc = 0;
+    if (op.tensor_flops > 0) {
+        if (r.gemm_peak)
+            tc += op.tensor_flops / *r.gemm_peak * 1e9;
+        else
+            compute_known = false;
+    }
+    if (vec_flops > 0) {
+        if (r.vector_peak)
+            tc += vec_flops / *r.vector_peak * 1e9;
+        else
+            compute_known = false;
+    }
+    if (compute_known)
+        op.t_compute_ns = tc;
+    if (r.bandwidth > 0)
+        op.t_memory_ns = op.bytes / r.bandwidth * 1e9;
+    if (op.t_compute_ns && op.t_memory_ns)
+        op.t_theory_ns = std::max(*op.t_compute_ns, *op.t_memory_ns) * r.options.kappa;
+}
+
+CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const CostOptions& o)
+{
+    if (o.batch <= 0)
+        throw TraceError("--batch", "", "a positive batch size", std::to_string(o.batch));
+    if (o.prompt <= 0)
+        throw TraceError("--prompt", "", "a positive prompt length", std::to_string(o.prompt));
+    if (o.context <= 0)
+        throw TraceError("--context", "", "a positive context length", std::to_string(o.context));
+    if (!(o.kappa > 0))
+        throw TraceError("--kappa", "", "a positive loss factor", std::to_string(o.kappa));
+    if (!(o.bw_efficiency > 0 && o.bw_efficiency <= 1))
+        throw TraceError("--bw-efficiency", "", "a fraction in (0, 1]", std::to_string(o.bw_efficiency));
+    for (const auto& [opt, v] : {std::pair<const char*, std::string>{"--weight-dtype", o.weight_dtype},
+                                 {"--act-dtype", o.act_dtype}, {"--kv-dtype", o.kv_dtype}})
+        if (!v.empty() && dtype_bytes(v) == 0)
+            throw TraceError(opt, "", "a dtype (fp32, bf16, fp16, fp8, int8, int4)", v);
+
+    CostModelResult r;
+    r.gpu = gpu;
+    r.options = o;
+    const Dims x = dims(m, Phase::Decode, o);
+    r.weight_bytes = x.w;
+    r.act_bytes = x.a;
+    r.kv_bytes = x.kv;
+
+    // GEMM precision from the activation dtype (and the weights for 8-bit paths).
+    const std::string base = m.torch_dtype.empty() ? std::string("bfloat16") : m.torch_dtype;
+    std::string act = o.act_dtype.empty() ? base : o.act_dtype;
+    for (auto& c : act)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (x.a >= 4)
+        r.gemm_precision = o.allow_tf32 ? Precision::TF32 : Precision::FP32;
+    else if (x.a == 2)
+        r.gemm_precision = act.find("bf") != std::string::npos ? Precision::BF16 : Precision::FP16;
+    else if (x.w <= 1)
+        r.gemm_precision = act.find("int") != std::string::npos ? Precision::INT8 : Precision::FP8;
+    else
+        r.gemm_precision = Precision::BF16;   // 8-bit activations with wide weights compute in 16 bits
+    r.gemm_peak = gpu.peaks.get(r.gemm_precision);
+    r.vector_peak = gpu.peaks.fp32;
+    r.bandwidth = gpu.mem_bw_Bps * o.bw_efficiency;
+    if (!r.gemm_peak)
+        r.warnings.push_back(std::string("GPU '") + gpu.name + "' has no " + precision_name(r.gemm_precision) +
+                             " peak: compute-side times are unknown");
+    if (!r.vector_peak)
+        r.warnings.push_back("GPU '" + gpu.name + "' has no FP32 peak: element-wise compute times are unknown");
+    if (r.bandwidth <= 0)
+        r.warnings.push_back("GPU '" + gpu.name + "' has no memory bandwidth: memory-side times are unknown");
+    if (x.w < 1)
+        r.warnings.push_back("sub-byte weights: GEMMs assumed to dequantise to the activation precision");
+
+    for (Phase p : {Phase::Prefill, Phase::Decode}) {
+        PhaseCost pc;
+        pc.phase = p;
+        const Dims px = dims(m, p, o);
+        pc.batch = o.batch;
+        pc.query_len = static_cast<int64_t>(px.q);
+        pc.kv_len = static_cast<int64_t>(px.Lkv);
+        pc.tokens = static_cast<int64_t>(px.T);
+        auto add = [&](const OpCost& c) {
+            auto it = std::find_if(pc.ops.begin(), pc.ops.end(), [&](const OpCost& e) { return e.name == c.name; });
+            OpCost timed = c;
+            apply_times(timed, r);
+            if (it == pc.ops.end()) {
+                pc.ops.push_back(timed);
+                return;
+            }
+            it->count += c.count;
+            it->flops += c.flops;
+            it->tensor_flops += c.tensor_flops;
+            it->bytes += c.bytes;
+            auto sum = [](std::optional<double>& a, const std::optional<double>& b) {
+                if (a && b)
+                    *a += *b;
+                else
+                    a.reset();
+            };
+            sum(it->t_compute_ns, timed.t_compute_ns);
+            sum(it->t_memory_ns, timed.t_memory_ns);
+            sum(it->t_theory_ns, timed.t_theory_ns);
+        };
+        const auto model_ops = model_level_costs(m, p, o);
+        add(model_ops[0]);   // embedding first, in execution order
+        for (int64_t l = 0; l < m.num_layers; ++l)
+            for (const auto& c : layer_costs(m, p, o, l))
+                add(c);
+        add(model_ops[1]);
+        add(model_ops[2]);
+        pc.t_theory_ns = 0.0;
+        for (const auto& c : pc.ops) {
+            pc.flops += c.flops;
+            pc.bytes += c.bytes;
+            if (c.t_theory_ns && pc.t_theory_ns)
+                *pc.t_theory_ns += *c.t_theory_ns;
+            else
+                pc.t_theory_ns.reset();
+        }
+        r.phases.push_back(std::move(pc));
+    }
+    return r;
+}
+
+double calibrate_kappa(const std::vector<std::pair<double, double>>& theory_actual_ns)
+{
+    std::vector<double> ratios;
+    for (const auto& [t, a] : theory_actual_ns)
+        if (t > 0 && a > 0)
+            ratios.push_back(a / t);
+    if (ratios.empty())
+        return 1.0;
+    std::sort(ratios.begin(), ratios.end());
+    const size_t n = ratios.size();
+    return n % 2 ? ratios[n / 2] : (ratios[n / 2 - 1] + ratios[n / 2]) / 2;
+}
+
+} // namespace sl

@@ -1,0 +1,126 @@
+#pragma once
+// Theoretical FLOPs and bytes per LLM operator, per phase, and the Roofline time bound on a GPU.
+//
+// Notation (per layer): b = batch, s = prompt length (prefill), L = context length (decode, KV tokens attended to,
+// the new token included), q = query tokens per sequence this pass (s in prefill, 1 in decode), T = b*q tokens,
+// h = hidden_size, H = attention heads, Hkv = KV heads, d = head_dim, I = intermediate_size, V = vocab_size,
+// w / a / kv = bytes per element of weights / activations / KV cache, Lkv = s (prefill) or L (decode).
+//
+// GEMM (in -> out), e.g. q_proj (h -> H*d), k_proj/v_proj (h -> Hkv*d), o_proj (H*d -> h), gate/up (h -> I),
+// down (I -> h), lm_head (h -> V), MoE router (h -> E):
+//     FLOPs = 2*T*in*out (tensor cores)            Bytes = in*out*w + T*in*a + T*out*a
+// norm (RMSNorm):   FLOPs = 4*T*h      Bytes = 2*T*h*a + h*w           (LayerNorm: 7*T*h, + 2*h*w)
+// rotary:           FLOPs = 3*T*(H+Hkv)*d          Bytes = 2*T*(H+Hkv)*d*a   (read and write q and k)
+// kv_cache_write:   FLOPs = 0          Bytes = 2*T*Hkv*d*a (read k, v) + 2*T*Hkv*d*kv (write the cache)
+// attention, fused (FlashAttention-style, one pass, GQA-correct: K/V read once per KV head, not per query head):
+//     pairs P = b*H*s*(s+1)/2 (causal prefill, masked tiles skipped) | b*H*s*s (causal_skip off) | b*H*L (decode)
+//     FLOPs = 4*d*P (QK^T and PV, tensor) + 5*P (softmax: max, sub, exp, sum, div; CUDA cores)
+//     Bytes = 2*b*q*H*d*a (read Q, write O) + 2*b*Lkv*Hkv*d*kv * R
+//     R = 1 (ideal single pass over K/V; the default), or with fa_q_tile = Br > 0 in prefill, n = ceil(s/Br) Q tiles
+//     each re-reading K/V: R = n (causal_skip off) or (n+1)/2 (causal: tile i reads i of n KV tiles).
+// attention, unfused (eager: QK^T -> softmax -> PV, masked work not skipped), P' = b*H*q*Lkv score elements:
+//     qk_matmul:  FLOPs = 2*d*P'   Bytes = b*q*H*d*a (Q) + b*Lkv*Hkv*d*kv (K) + P'*a (scores written)
+//     softmax:    FLOPs = 5*P'     Bytes = 2*P'*a (scores read, probabilities written)
+//     sv_matmul:  FLOPs = 2*d*P'   Bytes = P'*a (probabilities) + b*Lkv*Hkv*d*kv (V) + b*q*H*d*a (O written)
+//     so the score matrix costs 4*P'*a bytes in total (write, read+write, read).
+// act_mul (SiLU(gate)*up):  FLOPs = 5*T*I   Bytes = 3*T*I*a     (ungated GELU: 5*T*I, 2*T*I*a)
+// residual add:             FLOPs = T*h     Bytes = 3*T*h*a
+// MoE layer: router GEMM (h -> E), then with k experts per token, Tk = T*k routed rows and
+//     U = E*(1 - (1 - k/E)^T) distinct experts expected to be touched (uniform routing):
+//     experts_gate/up: FLOPs = 2*Tk*h*Ie  Bytes = U*h*Ie*w + Tk*h*a + Tk*Ie*a;  experts_down likewise (Ie -> h);
+//     experts_act_mul: 5*Tk*Ie FLOPs, 3*Tk*Ie*a bytes; shared experts are a dense MLP of width Is over T tokens.
+// Once per model: embedding (Bytes = T*h*w + T*h*a), final_norm (over T tokens), lm_head (GEMM over b rows in
+// decode; in prefill over b rows — the last token of each sequence — or all T rows with prefill_all_logits).
+//
+// Decode GEMMs have intensity 2*T*in*out / (in*out*w + ...) ~= 2*b/w FLOP/byte (the rule of thumb).
+//
+// Time on a GPU (per operator and layer, then summed):
+//     t_compute = tensor_flops / P_gemm + (flops - tensor_flops) / P_fp32,  t_memory = bytes / (BW * bw_efficiency)
+//     T_theory  = max(t_compute, t_memory) * kappa;  bound = compute when t_compute >= t_memory, else memory.
+// kappa defaults to 1.0: T_theory is then the plain Roofline bound and E_roof = T_theory / T_actual is the
+// fraction of the roof reached (the design's kappa in [1.1, 2.0] is an empirical loss factor: calibrate it with
+// calibrate_kappa() on measured operators, or pass it). P_gemm is the tensor peak of the GEMM precision (from the
+// activation dtype: bf16 -> bf16, fp16 -> fp16, fp32 -> fp32 CUDA cores or tf32 with allow_tf32, fp8 weights and
+// activations -> fp8, int8 weights and activations -> int8). A peak the GPU row lacks leaves T_theory unknown.
+
+#include "analysis/roofline/gpu_specs.h"
+#include "analysis/io/model_config.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sl {
+
+enum class Phase { Prefill, Decode };
+const char* phase_name(Phase p);   // "prefill" | "decode"
+
+struct CostOptions {
+    int64_t batch = 1;                  // b
+    int64_t prompt = 1024;              // s
+    int64_t context = 2048;             // L
+    std::string weight_dtype;           // "" = config torch_dtype (bfloat16 when absent)
+    std::string act_dtype;              // "" = config torch_dtype
+    std::string kv_dtype;               // "" = act dtype
+    bool fused_attention = true;
+    bool causal_skip = true;            // FlashAttention skips fully masked tiles in prefill
+    int64_t fa_q_tile = 0;              // Br; 0 = ideal single pass over K/V
+    bool prefill_all_logits = false;
+    bool allow_tf32 = false;            // fp32 GEMMs on TF32 tensor cores
+    double kappa = 1.0;                 // loss factor applied to every T_theory
+    double bw_efficiency = 1.0;         // fraction of the datasheet bandwidth reachable
+};
+
+struct OpCost {
+    std::string name;                   // "q_proj", "attention", ...
+    std::string op_class;               // kernel_classes.json ids: "gemm", "attention", "reduction" (softmax),
+                                        // "norm", "rotary", "activation",
+                                        // "elementwise", "kv_cache", "embedding", "moe_routing"
+    int64_t count = 0;                  // instances summed (layers)
+    double flops = 0;                   // total FLOPs
+    double tensor_flops = 0;            // part of flops on tensor cores (the rest on FP32 CUDA cores)
+    double bytes = 0;                   // total DRAM bytes
+    std::optional<double> t_compute_ns, t_memory_ns, t_theory_ns;
+
+    double intensity() const { return bytes > 0 ? flops / bytes : 0; }
+    // "compute", "memory", or "unknown" (a needed peak or the bandwidth is missing)
+    std::string bound() const;
+};
+
+struct PhaseCost {
+    Phase phase = Phase::Prefill;
+    int64_t batch = 0, query_len = 0, kv_len = 0, tokens = 0;
+    std::vector<OpCost> ops;            // whole-model totals per operator (all layers), in execution order
+    double flops = 0, bytes = 0;
+    std::optional<double> t_theory_ns;  // sum over operators (unknown if any operator's is unknown)
+};
+
+struct CostModelResult {
+    GpuSpec gpu;
+    Precision gemm_precision = Precision::BF16;
+    std::optional<double> gemm_peak, vector_peak;   // FLOP/s used
+    double bandwidth = 0;                           // bytes/s used (datasheet x bw_efficiency)
+    double weight_bytes = 2, act_bytes = 2, kv_bytes = 2;
+    CostOptions options;
+    std::vector<PhaseCost> phases;      // prefill, decode
+    std::vector<std::string> warnings;
+
+    const PhaseCost* phase(Phase p) const;
+};
+
+// Per-layer operator costs (one layer, no times). layer selects dense vs MoE MLP for mixed models.
+std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOptions& o, int64_t layer = 0);
+// Once-per-model operators (embedding, final_norm, lm_head).
+std::vector<OpCost> model_level_costs(const ModelConfig& m, Phase phase, const CostOptions& o);
+
+// Both phases, whole-model totals, with times on the GPU. Throws TraceError on bad options (naming the option).
+CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const CostOptions& o);
+
+// Fills t_compute/t_memory/t_theory of one operator.
+void apply_times(OpCost& op, const CostModelResult& r);
+
+// kappa that makes T_theory match measured times: the median of t_actual / T_theory(kappa = 1) over the given
+// (T_theory at kappa 1, t_actual) pairs; 1.0 when none.
+double calibrate_kappa(const std::vector<std::pair<double, double>>& theory_actual_ns);
+
+} // namespace sl

@@ -1,0 +1,257 @@
+#include "analysis/roofline/roofline.h"
+
+#include "analysis/io/ncu_reader.h"
+#include "analysis/timeline/op_classes.h"
+#include "analysis/timeline/phases.h"
+#include "analysis/trace/trace.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace sl {
+
+namespace {
+
+std::vector<ClassEfficiency> theory_classes(const CostModelResult& cost)
+{
+    std::vector<ClassEfficiency> out;
+    for (const auto& ph : cost.phases) {
+        for (const auto& op : ph.ops) {
+            auto it = std::find_if(out.begin(), out.end(), [&](const ClassEfficiency& c) {
+                return c.op_class == op.op_class && c.phase == phase_name(ph.phase);
+            });
+            if (it == out.end()) {
+                ClassEfficiency c;
+                c.op_class = op.op_class;
+                c.phase = phase_name(ph.phase);
+                c.t_theory_ns = 0.0;
+                out.push_back(c);
+                it = out.end() - 1;
+            }
+            it->operators.push_back(op.name);
+            it->flops += op.flops;
+            it->bytes += op.bytes;
+            if (it->t_theory_ns && op.t_theory_ns)
+                *it->t_theory_ns += *op.t_theory_ns;
+            else
+                it->t_theory_ns.reset();
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+std::optional<double> RooflineReport::operator_actual_ns(const std::string& op, Phase phase) const
+{
+    for (const auto& c : classes) {
+        if (c.phase != phase_name(phase))
+            continue;
+        if (std::find(c.operators.begin(), c.operators.end(), op) == c.operators.end())
+            continue;
+        if (c.operators.size() == 1)
+            return c.t_actual_ns;
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+RooflineReport make_roofline(const CostModelResult& cost, const RooflineOptions& options)
+{
+    RooflineReport r;
+    r.cost = cost;
+    r.options = options;
+    r.classes = theory_classes(cost);
+    r.warnings = cost.warnings;
+    return r;
+}
+
+RooflineReport join_roofline(const CostModelResult& cost, const std::vector<MeasuredPhase>& measured,
+                             const RooflineOptions& options)
+{
+    RooflineReport r = make_roofline(cost, options);
+    r.measured = true;
+    for (const auto& mp : measured) {
+        const int64_t passes = std::max<int64_t>(1, mp.passes);
+        if (mp.passes <= 0 && !mp.class_ns.empty())
+            r.warnings.push_back("no " + mp.phase + " pass count: measured " + mp.phase + " time taken as one pass");
+        for (const auto& [cls, ns] : mp.class_ns) {
+            if (ns <= 0)
+                continue;
+            auto it = std::find_if(r.classes.begin(), r.classes.end(), [&](const ClassEfficiency& c) {
+                return c.op_class == cls && c.phase == mp.phase;
+            });
+            if (it == r.classes.end()) {
+                // Measured but not modelled (sampling, memcpy, communication, other): time only.
+                ClassEfficiency c;
+                c.op_class = cls;
+                c.phase = mp.phase;
+                r.classes.push_back(c);
+                it = r.classes.end() - 1;
+            }
+            it->measured_total_ns += ns;
+            it->t_actual_ns = static_cast<double>(it->measured_total_ns) / static_cast<double>(passes);
+            if (it->t_theory_ns && *it->t_actual_ns > 0)
+                it->e_roof = *it->t_theory_ns / *it->t_actual_ns;
+        }
+    }
+    // Focus: Top-K by measured total time, union E_roof < tau.
+    std::vector<const ClassEfficiency*> timed;
+    for (const auto& c : r.classes)
+        if (c.measured_total_ns > 0)
+            timed.push_back(&c);
+    std::stable_sort(timed.begin(), timed.end(), [](const ClassEfficiency* a, const ClassEfficiency* b) {
+        return a->measured_total_ns > b->measured_total_ns;
+    });
+    for (size_t i = 0; i < timed.size(); ++i) {
+        const auto* c = timed[i];
+        FocusItem f;
+        f.op_class = c->op_class;
+        f.phase = c->phase;
+        f.measured_total_ns = c->measured_total_ns;
+        f.e_roof = c->e_roof;
+        f.top_k = static_cast<int>(i) < options.top_k;
+        f.low_efficiency = c->e_roof && *c->e_roof < options.tau;
+        if (f.top_k || f.low_efficiency)
+            r.focus.push_back(f);
+    }
+    return r;
+}
+
+std::vector<MeasuredPhase> measured_times(const Trace& trace, const std::vector<int16_t>& kernel_class,
+                                          const std::vector<std::string>& class_ids,
+                                          const std::vector<bool>& kernel_in_prefill, int64_t prefill_passes,
+                                          int64_t decode_steps)
+{
+    MeasuredPhase pre, dec;
+    pre.phase = "prefill";
+    pre.passes = prefill_passes;
+    dec.phase = "decode";
+    dec.passes = decode_steps;
+    const size_t n = std::min(trace.kernels.size(), kernel_class.size());
+    for (size_t i = 0; i < n; ++i) {
+        const int c = kernel_class[i];
+        if (c < 0 || static_cast<size_t>(c) >= class_ids.size())
+            continue;
+        const int64_t d = trace.kernels.end[i] - trace.kernels.start[i];
+        const bool in_prefill = i < kernel_in_prefill.size() && kernel_in_prefill[i];
+        (in_prefill ? pre : dec).class_ns[class_ids[static_cast<size_t>(c)]] += d;
+    }
+    return {pre, dec};
+}
+
+std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpClassResult& classes,
+                                                  const PhaseResult& phases)
+{
+    std::vector<std::string> ids;
+    for (const auto& c : classes.classes)
+        ids.push_back(c.id);
+    // Step windows sorted by start; each kernel is placed by binary search on its start time.
+    std::vector<const StepInfo*> steps;
+    for (const auto& s : phases.steps)
+        steps.push_back(&s);
+    std::sort(steps.begin(), steps.end(), [](const StepInfo* a, const StepInfo* b) { return a->start < b->start; });
+    int64_t prefill_passes = 0, decode_passes = 0;
+    for (const auto* s : steps)
+        (s->prefill ? prefill_passes : decode_passes) += 1;
+    std::vector<int16_t> cls(trace.kernels.size(), -1);
+    std::vector<bool> pre(trace.kernels.size(), false);
+    for (size_t i = 0; i < trace.kernels.size() && i < classes.kernel_class.size(); ++i) {
+        const int64_t t = trace.kernels.start[i];
+        auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                                   [](int64_t v, const StepInfo* s) { return v < s->start; });
+        if (it == steps.begin())
+            continue;
+        const StepInfo* s = *(it - 1);
+        if (t >= s->end)
+            continue;
+        cls[i] = classes.kernel_class[i];
+        pre[i] = s->prefill;
+    }
+    return measured_times(trace, cls, ids, pre, prefill_passes, decode_passes);
+}
+
+std::string kernel_base_name(std::string_view name)
+{
+    std::string s(name);
+    if (s.rfind("void ", 0) == 0)
+        s = s.substr(5);
+    // Cut the parameter list: the first '(' at template depth 0.
+    int depth = 0;
+    std::string out;
+    for (char c : s) {
+        if (c == '<') {
+            ++depth;
+            continue;
+        }
+        if (c == '>') {
+            if (depth > 0)
+                --depth;
+            continue;
+        }
+        if (depth > 0)
+            continue;
+        if (c == '(')
+            break;
+        out += c;
+    }
+    // Strip surrounding spaces.
+    const auto b = out.find_first_not_of(' ');
+    const auto e = out.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : out.substr(b, e - b + 1);
+}
+
+std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace)
+{
+    std::vector<int64_t> out(ncu.launches.size(), -1);
+    if (ncu.launches.empty() || trace.kernels.size() == 0)
+        return out;
+    // Kernels in start order, grouped by interned name id (no string per kernel), then keyed by the full name,
+    // the short name and the base name of each distinct id.
+    std::vector<size_t> order(trace.kernels.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return trace.kernels.start[a] < trace.kernels.start[b]; });
+    std::unordered_map<StrId, std::vector<size_t>> by_name, by_short;
+    for (size_t i : order) {
+        by_name[trace.kernels.name[i]].push_back(i);
+        if (i < trace.kernels.short_name.size() && trace.kernels.short_name[i] != trace.kernels.name[i])
+            by_short[trace.kernels.short_name[i]].push_back(i);
+    }
+    auto by_start = [&](size_t a, size_t b) { return trace.kernels.start[a] < trace.kernels.start[b]; };
+    std::unordered_map<std::string, std::vector<size_t>> by_full, by_base;
+    auto add = [&](std::unordered_map<std::string, std::vector<size_t>>& m, const std::string& key,
+                   const std::vector<size_t>& rows) {
+        auto& v = m[key];
+        const bool merge = !v.empty();
+        v.insert(v.end(), rows.begin(), rows.end());
+        if (merge)
+            std::stable_sort(v.begin(), v.end(), by_start);
+    };
+    for (const auto& [id, rows] : by_name) {
+        add(by_full, std::string(trace.str(id)), rows);
+        add(by_base, kernel_base_name(trace.str(id)), rows);
+    }
+    for (const auto& [id, rows] : by_short)
+        add(by_full, std::string(trace.str(id)), rows);
+    std::unordered_map<std::string, size_t> next_full, next_base;
+    for (size_t j = 0; j < ncu.launches.size(); ++j) {
+        const std::string& nm = ncu.launches[j].name;
+        if (auto it = by_full.find(nm); it != by_full.end()) {
+            size_t& k = next_full[nm];
+            if (k < it->second.size())
+                out[j] = static_cast<int64_t>(it->second[k++]);
+            continue;
+        }
+        const std::string base = kernel_base_name(nm);
+        if (auto it = by_base.find(base); it != by_base.end()) {
+            size_t& k = next_base[base];
+            if (k < it->second.size())
+                out[j] = static_cast<int64_t>(it->second[k++]);
+        }
+    }
+    return out;
+}
+
+} // namespace sl

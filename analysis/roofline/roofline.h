@@ -1,0 +1,98 @@
+#pragma once
+// Measured Roofline efficiency: the cost model joined to measured time per operator class and phase.
+//
+//   E_roof(class, phase) = T_theory(class, phase) / T_actual(class, phase)
+// where T_theory is the sum of the cost model's operators of that class for one forward pass of the phase (one
+// prefill of the prompt, one decode step), and T_actual is the measured class time of that phase divided by the
+// number of passes the trace holds (prefill passes, decode steps).
+//
+// Focus set = Top-K (class, phase) by total measured time  ∪  { E_roof < tau }  (defaults K = 10, tau = 0.3).
+//
+// The measured side is a plain map (class id -> ns per phase) so this join does not depend on how classes and
+// phases were found; measured_times_from_trace() fills it from the op-class and phase analyses.
+//
+// ncu launches are joined to trace kernels by name (exact, then the function name without "void", template
+// arguments and parameters), the n-th ncu launch of a name to the n-th trace kernel of that name in start order.
+
+#include "analysis/roofline/cost_model.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sl {
+
+struct NcuReport;
+struct Trace;
+struct OpClassResult;
+struct PhaseResult;
+
+struct MeasuredPhase {
+    std::string phase;                          // "prefill" | "decode"
+    int64_t passes = 1;                         // prefill passes / decode steps in the measured time
+    std::map<std::string, int64_t> class_ns;    // op class id -> total measured ns in this phase
+};
+
+struct RooflineOptions {
+    int top_k = 10;          // K of the focus set
+    double tau = 0.3;        // E_roof threshold of the focus set
+};
+
+struct ClassEfficiency {
+    std::string op_class, phase;
+    std::vector<std::string> operators;         // cost-model operators of this class
+    double flops = 0, bytes = 0;                // per pass
+    std::optional<double> t_theory_ns;          // per pass
+    std::optional<double> t_actual_ns;          // per pass (measured total / passes)
+    int64_t measured_total_ns = 0;              // over the whole trace
+    std::optional<double> e_roof;
+};
+
+struct FocusItem {
+    std::string op_class, phase;
+    int64_t measured_total_ns = 0;
+    std::optional<double> e_roof;
+    bool top_k = false, low_efficiency = false;
+};
+
+struct RooflineReport {
+    CostModelResult cost;
+    RooflineOptions options;
+    bool measured = false;                      // a trace was joined
+    std::vector<ClassEfficiency> classes;       // per (class, phase): theory and measurement
+    std::vector<FocusItem> focus;               // largest measured time first
+    std::vector<std::string> warnings;
+
+    // The measured per-pass time for an operator: set only when the operator is alone in its class for the phase
+    // (otherwise the class time cannot be split among operators without inventing a split).
+    std::optional<double> operator_actual_ns(const std::string& op, Phase phase) const;
+};
+
+// Theory only (no trace): classes carry T_theory, focus is empty.
+RooflineReport make_roofline(const CostModelResult& cost, const RooflineOptions& options = {});
+// Joined with measurements.
+RooflineReport join_roofline(const CostModelResult& cost, const std::vector<MeasuredPhase>& measured,
+                             const RooflineOptions& options = {});
+
+// Builds the measured side from per-kernel classes and per-kernel phase flags: kernel_class[i] indexes class_ids
+// (negative = unclassified, skipped), kernel_in_prefill[i] says whether kernel i ran in a prefill pass.
+std::vector<MeasuredPhase> measured_times(const Trace& trace, const std::vector<int16_t>& kernel_class,
+                                          const std::vector<std::string>& class_ids,
+                                          const std::vector<bool>& kernel_in_prefill, int64_t prefill_passes,
+                                          int64_t decode_steps);
+
+// The same from the op-class and phase analyses (analysis/timeline/op_classes.h, analysis/timeline/phases.h): a kernel belongs to
+// prefill when it starts inside a prefill step's window, to decode when inside a decode step's window; kernels
+// outside every step are not counted. Passes = prefill steps / decode steps.
+std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpClassResult& classes,
+                                                  const PhaseResult& phases);
+
+// For each ncu launch (in report order) the index of the matching trace kernel, or -1.
+std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace);
+
+// Name used for matching: without a leading "void ", template arguments and the parameter list.
+std::string kernel_base_name(std::string_view name);
+
+} // namespace sl

@@ -1,0 +1,44 @@
+#include "analysis/timeline/analysis.h"
+
+namespace sl {
+
+AnalysisResult analyze(const Trace& t, const AnalysisOptions& o, const LoadControl& control)
+{
+    const OpClassifier c = OpClassifier::load(o.classes_file);
+    return analyze(t, c, o, control);
+}
+
+AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOptions& o, const LoadControl& control)
+{
+    AnalysisResult r;
+    r.options = o;
+    r.wall_ns = t.meta.capture_end - t.meta.capture_start;
+    auto stage = [&](double f, std::string_view name) {
+        control.check();
+        control.report(f, name);
+    };
+    stage(0.0, "operator classes");
+    r.classes = classify_ops(t, c, o.classes);
+    r.kernel_time_ns = r.classes.kernel_time_ns;
+    stage(0.15, "idle");
+    r.idle = analyze_idle(t, o.idle);
+    stage(0.35, "launch");
+    r.launch = analyze_launches(t, o.launch);
+    stage(0.5, "sync");
+    r.sync = analyze_sync(t, o.sync);
+    stage(0.6, "overlap");
+    OverlapOptions ov;
+    ov.comm_class = c.communication_index();
+    r.overlap = analyze_overlap(t, r.classes.kernel_class, ov);
+    stage(0.7, "nvtx");
+    r.nvtx = project_nvtx(t, o.nvtx, control);
+    stage(0.8, "phases");
+    r.phases = analyze_phases(t, r.classes.kernel_class, c.class_index("sampling"), &r.nvtx, o.phases);
+    stage(0.9, "weights");
+    r.weights = analyze_weight_streaming(t, o.weights);
+    r.focus = focus_top_k(r.classes, o.focus);
+    stage(1.0, "done");
+    return r;
+}
+
+} // namespace sl

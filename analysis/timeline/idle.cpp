@@ -1,0 +1,261 @@
+#include "analysis/timeline/idle.h"
+
+#include <algorithm>
+#include <climits>
+#include <unordered_map>
+
+namespace sl {
+
+const char* gap_cause_name(GapCause c)
+{
+    switch (c) {
+    case GapCause::HostWait: return "host_wait";
+    case GapCause::KernelWait: return "kernel_wait";
+    case GapCause::SyncWait: return "sync_wait";
+    case GapCause::Other: break;
+    }
+    return "other";
+}
+
+std::vector<std::vector<OpRef>> gpu_ops_by_device(const Trace& t)
+{
+    const size_t nd = std::max<size_t>(t.meta.devices.size(), 1);
+    std::vector<std::vector<OpRef>> by(nd);
+    auto add = [&](const auto& table, OpKind kind) {
+        for (size_t i = 0; i < table.size(); ++i) {
+            const size_t d = std::min<size_t>(table.device[i], nd - 1);
+            by[d].push_back({table.start[i], table.end[i], static_cast<int32_t>(i), kind});
+        }
+    };
+    if (nd == 1)
+        by[0].reserve(t.kernels.size() + t.memcpy.size() + t.memset.size());
+    add(t.kernels, OpKind::Kernel);
+    add(t.memcpy, OpKind::Memcpy);
+    add(t.memset, OpKind::Memset);
+    auto less = [](const OpRef& a, const OpRef& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; };
+    for (auto& v : by)
+        if (!std::is_sorted(v.begin(), v.end(), less))
+            std::sort(v.begin(), v.end(), less);
+    return by;
+}
+
+namespace {
+
+// Host-blocking calls of one process, sorted by start, with the running maximum of their ends: "is any sync call
+// in progress during [a, b)?" in O(log n).
+struct SyncIndex {
+    std::vector<int64_t> start;
+    std::vector<int64_t> max_end;    // max end over [0..i]
+    std::vector<int32_t> arg;        // api row holding max_end
+};
+
+int32_t api_of(const Trace& t, OpKind kind, int32_t row)
+{
+    switch (kind) {
+    case OpKind::Kernel: return t.kernels.launch_api[static_cast<size_t>(row)];
+    case OpKind::Memcpy: return t.memcpy.launch_api[static_cast<size_t>(row)];
+    case OpKind::Memset: return t.memset.launch_api[static_cast<size_t>(row)];
+    }
+    return kNoIndex;
+}
+
+uint16_t process_of(const Trace& t, OpKind kind, int32_t row)
+{
+    switch (kind) {
+    case OpKind::Kernel: return t.kernels.process[static_cast<size_t>(row)];
+    case OpKind::Memcpy: return t.memcpy.process[static_cast<size_t>(row)];
+    case OpKind::Memset: return t.memset.process[static_cast<size_t>(row)];
+    }
+    return 0;
+}
+
+class Classifier {
+public:
+    Classifier(const Trace& t, const IdleOptions& o) : t_(t), o_(o)
+    {
+        std::unordered_map<int64_t, std::vector<int32_t>> rows;
+        for (size_t i = 0; i < t.api.size(); ++i)
+            if (t.api.flags[i] & kApiSync)
+                rows[pid_of_thread(t.api.thread[i])].push_back(static_cast<int32_t>(i));
+        for (auto& [pid, v] : rows) {
+            std::sort(v.begin(), v.end(), [&](int32_t a, int32_t b) { return t.api.start[a] < t.api.start[b]; });
+            SyncIndex& s = sync_[pid];
+            s.start.reserve(v.size());
+            int64_t m = INT64_MIN;
+            int32_t arg = kNoIndex;
+            for (int32_t a : v) {
+                s.start.push_back(t.api.start[a]);
+                if (t.api.end[a] > m) {
+                    m = t.api.end[a];
+                    arg = a;
+                }
+                s.max_end.push_back(m);
+                s.arg.push_back(arg);
+            }
+        }
+    }
+
+    GapCause classify(int64_t g0, int64_t g1, OpKind next_kind, int32_t next_row, int32_t* sync_api) const
+    {
+        const int32_t a = api_of(t_, next_kind, next_row);
+        const bool linked = a >= 0 && static_cast<size_t>(a) < t_.api.size();
+        const int64_t pid = linked ? pid_of_thread(t_.api.thread[static_cast<size_t>(a)])
+                                   : pid_of_process(process_of(t_, next_kind, next_row));
+        const int64_t launch = linked ? t_.api.start[static_cast<size_t>(a)] : 0;
+        // The next op was not queued when the GPU went idle: the host was late. Was it blocked in a sync call
+        // while the GPU sat idle (between the gap start and the launch)? Unlinked ops carry no evidence either
+        // way, so they are never host- or sync-wait (as in HTA).
+        const bool host_late = linked && launch > g0;
+        if (host_late) {
+            const int64_t until = std::min(launch, g1);
+            if (auto it = sync_.find(pid); it != sync_.end()) {
+                const SyncIndex& s = it->second;
+                const auto pos = std::lower_bound(s.start.begin(), s.start.end(), until) - s.start.begin();
+                if (pos > 0) {
+                    const size_t i = static_cast<size_t>(pos - 1);
+                    if (s.max_end[i] > g0 && s.arg[i] != a) {
+                        if (sync_api)
+                            *sync_api = s.arg[i];
+                        return GapCause::SyncWait;
+                    }
+                }
+            }
+        }
+        if (host_late)
+            return GapCause::HostWait;
+        if (g1 - g0 < o_.kernel_wait_threshold_ns)
+            return GapCause::KernelWait;
+        return GapCause::Other;
+    }
+
+private:
+    int64_t pid_of_thread(uint32_t thr) const { return thr < t_.meta.threads.size() ? t_.meta.threads[thr].pid : 0; }
+    int64_t pid_of_process(uint16_t p) const
+    {
+        return p < t_.meta.processes.size() ? t_.meta.processes[p].pid : 0;
+    }
+    const Trace& t_;
+    const IdleOptions& o_;
+    std::unordered_map<int64_t, SyncIndex> sync_;
+};
+
+uint32_t stream_of(const Trace& t, const OpRef& op)
+{
+    switch (op.kind) {
+    case OpKind::Kernel: return t.kernels.stream[static_cast<size_t>(op.row)];
+    case OpKind::Memcpy: return t.memcpy.stream[static_cast<size_t>(op.row)];
+    case OpKind::Memset: return t.memset.stream[static_cast<size_t>(op.row)];
+    }
+    return 0;
+}
+
+} // namespace
+
+IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
+{
+    IdleResult r;
+    r.options = o;
+    const int64_t edges[] = {0, 1'000, 5'000, 10'000, 50'000, 100'000, 1'000'000, INT64_MAX};
+    for (size_t i = 0; i + 1 < std::size(edges); ++i)
+        r.histogram.push_back({edges[i], edges[i + 1], 0, 0});
+    const Classifier cls(t, o);
+    const auto by_dev = gpu_ops_by_device(t);
+    for (size_t d = 0; d < by_dev.size(); ++d) {
+        const auto& ops = by_dev[d];
+        if (ops.empty())
+            continue;
+        DeviceIdle dev;
+        dev.device = static_cast<uint16_t>(d);
+        dev.ops = static_cast<int64_t>(ops.size());
+        dev.first_start = ops.front().start;
+        int64_t cur_end = ops.front().end;
+        size_t cur_last = 0;   // op holding cur_end
+        dev.busy_ns = 0;
+        int64_t group_start = ops.front().start;
+        for (size_t i = 1; i < ops.size(); ++i) {
+            const OpRef& op = ops[i];
+            if (op.start > cur_end) {
+                dev.busy_ns += cur_end - group_start;
+                Gap g;
+                g.start = cur_end;
+                g.end = op.start;
+                g.device = dev.device;
+                g.prev_kind = ops[cur_last].kind;
+                g.prev_row = ops[cur_last].row;
+                g.next_kind = op.kind;
+                g.next_row = op.row;
+                g.cause = cls.classify(g.start, g.end, op.kind, op.row, &g.sync_api);
+                const auto c = static_cast<size_t>(g.cause);
+                dev.breakdown.ns[c] += g.duration();
+                dev.breakdown.count[c] += 1;
+                for (auto& b : r.histogram)
+                    if (g.duration() >= b.lo_ns && g.duration() < b.hi_ns) {
+                        b.count += 1;
+                        b.total_ns += g.duration();
+                        break;
+                    }
+                r.gaps.push_back(g);
+                group_start = op.start;
+                cur_end = op.end;
+                cur_last = i;
+            } else if (op.end > cur_end) {
+                cur_end = op.end;
+                cur_last = i;
+            }
+        }
+        dev.busy_ns += cur_end - group_start;
+        dev.last_end = cur_end;
+        dev.window_ns = dev.last_end - dev.first_start;
+        dev.idle_ns = dev.window_ns - dev.busy_ns;
+        dev.idle_fraction = dev.window_ns > 0 ? static_cast<double>(dev.idle_ns) / static_cast<double>(dev.window_ns) : 0;
+        r.devices.push_back(dev);
+
+        if (!o.per_stream)
+            continue;
+        // Per stream (HTA semantics): gap = start - max end so far on the same stream.
+        struct StreamState {
+            StreamIdle s;
+            int64_t prev_end = INT64_MIN;
+            int64_t group_start = 0;
+        };
+        std::unordered_map<uint32_t, size_t> index;
+        std::vector<StreamState> states;
+        for (const OpRef& op : ops) {
+            const uint32_t sid = stream_of(t, op);
+            auto [it, fresh] = index.emplace(sid, states.size());
+            if (fresh) {
+                StreamState st;
+                st.s.device = dev.device;
+                st.s.stream = sid;
+                st.prev_end = op.end;
+                st.group_start = op.start;
+                st.s.ops = 1;
+                states.push_back(st);
+                continue;
+            }
+            StreamState& st = states[it->second];
+            st.s.ops += 1;
+            if (op.start > st.prev_end) {
+                st.s.busy_ns += st.prev_end - st.group_start;
+                const GapCause c = cls.classify(st.prev_end, op.start, op.kind, op.row, nullptr);
+                st.s.breakdown.ns[static_cast<size_t>(c)] += op.start - st.prev_end;
+                st.s.breakdown.count[static_cast<size_t>(c)] += 1;
+                st.s.idle_ns += op.start - st.prev_end;
+                st.group_start = op.start;
+                st.prev_end = op.end;
+            } else {
+                st.prev_end = std::max(st.prev_end, op.end);
+            }
+        }
+        for (auto& st : states) {
+            st.s.busy_ns += st.prev_end - st.group_start;
+            r.streams.push_back(st.s);
+        }
+    }
+    std::sort(r.streams.begin(), r.streams.end(), [](const StreamIdle& a, const StreamIdle& b) {
+        return a.device != b.device ? a.device < b.device : a.stream < b.stream;
+    });
+    return r;
+}
+
+} // namespace sl

@@ -1,0 +1,194 @@
+#include "analysis/timeline/op_classes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/trace/errors.h"
+#include "analysis/io/resources.h"
+
+namespace sl {
+
+static std::string lower(std::string_view s)
+{
+    std::string r(s);
+    for (char& c : r)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return r;
+}
+
+OpClassifier OpClassifier::from_json(const nlohmann::json& doc, const std::string& source)
+{
+    OpClassifier c;
+    c.source_ = source;
+    if (!doc.is_object() || !doc.contains("classes") || !doc["classes"].is_array())
+        throw TraceError(source, "top level", "an object with a \"classes\" array", doc.is_object() ? "no classes" : "not an object");
+    if (!doc.contains("patterns") || !doc["patterns"].is_array())
+        throw TraceError(source, "top level", "a \"patterns\" array", "none");
+    size_t i = 0;
+    for (const auto& cl : doc["classes"]) {
+        if (!cl.is_object() || !cl.contains("id") || !cl["id"].is_string())
+            throw TraceError(source, "classes[" + std::to_string(i) + "]", "an object with a string \"id\"", cl.dump());
+        c.ids_.push_back(cl["id"].get<std::string>());
+        c.labels_.push_back(cl.value("label", c.ids_.back()));
+        ++i;
+    }
+    if (c.class_index("other") < 0) {
+        c.ids_.push_back("other");
+        c.labels_.push_back("Other");
+    }
+    c.other_ = c.class_index("other");
+    c.memcpy_ = c.class_index("memcpy_memset");
+    c.comm_ = c.class_index("communication");
+    i = 0;
+    for (const auto& p : doc["patterns"]) {
+        const std::string where = "patterns[" + std::to_string(i++) + "]";
+        if (!p.is_object() || !p.contains("class") || !p.contains("match") || !p["class"].is_string() ||
+            !p["match"].is_string())
+            throw TraceError(source, where, "an object with string \"class\" and \"match\"", p.dump());
+        Pattern pat;
+        const std::string cls = p["class"].get<std::string>();
+        pat.cls = c.class_index(cls);
+        if (pat.cls < 0)
+            throw TraceError(source, where, "a class listed under \"classes\"", cls);
+        pat.text = p["match"].get<std::string>();
+        if (pat.text.empty())
+            throw TraceError(source, where, "a non-empty \"match\"", "\"\"");
+        pat.framework = p.value("framework", std::string());
+        const std::string kind = p.value("kind", std::string("contains"));
+        if (kind == "contains")
+            pat.kind = PatternKind::Contains;
+        else if (kind == "prefix")
+            pat.kind = PatternKind::Prefix;
+        else if (kind == "regex")
+            pat.kind = PatternKind::Regex;
+        else
+            throw TraceError(source, where, "kind contains|prefix|regex", kind);
+        pat.lower = lower(pat.text);
+        if (pat.kind == PatternKind::Regex) {
+            try {
+                pat.re = std::regex(pat.text, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
+            } catch (const std::regex_error& e) {
+                throw TraceError(source, where, "a valid ECMAScript regular expression", pat.text + " (" + e.what() + ")");
+            }
+        }
+        c.patterns_.push_back(std::move(pat));
+    }
+    return c;
+}
+
+OpClassifier OpClassifier::load_file(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw TraceError(path, "file", "a readable kernel-classes JSON file", "cannot open");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(ss.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        throw TraceError(path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
+    }
+    return from_json(doc, path);
+}
+
+OpClassifier OpClassifier::load(const std::string& user_file)
+{
+    return load_file(user_file.empty() ? resource_path("kernel_classes.json") : user_file);
+}
+
+int OpClassifier::class_index(std::string_view id) const
+{
+    for (size_t i = 0; i < ids_.size(); ++i)
+        if (ids_[i] == id)
+            return static_cast<int>(i);
+    return -1;
+}
+
+OpClassifier::Match OpClassifier::classify(std::string_view name) const
+{
+    const std::string low = lower(name);
+    std::string_view base = low;
+    if (base.substr(0, 5) == "void ")
+        base.remove_prefix(5);
+    for (size_t i = 0; i < patterns_.size(); ++i) {
+        const Pattern& p = patterns_[i];
+        bool hit = false;
+        switch (p.kind) {
+        case PatternKind::Contains: hit = low.find(p.lower) != std::string::npos; break;
+        case PatternKind::Prefix: hit = base.substr(0, p.lower.size()) == p.lower; break;
+        case PatternKind::Regex: hit = std::regex_search(name.begin(), name.end(), p.re); break;
+        }
+        if (hit)
+            return {p.cls, static_cast<int>(i)};
+    }
+    return {other_, -1};
+}
+
+OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassOptions& o)
+{
+    OpClassResult r;
+    r.source = c.source();
+    const auto& ids = c.class_ids();
+    r.classes.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+        r.classes[i].id = ids[i];
+        r.classes[i].label = c.class_labels()[i];
+    }
+    const auto& k = t.kernels;
+    // Dense per-StrId slot: -1 = not seen yet, else index into r.names.
+    std::vector<int32_t> slot(t.strings.size(), -1);
+    r.kernel_class.resize(k.size());
+    for (size_t i = 0; i < k.size(); ++i) {
+        const StrId n = k.name[i];
+        int32_t s = n < slot.size() ? slot[n] : -1;
+        if (s < 0) {
+            const auto m = c.classify(t.str(n));
+            NameClass nc;
+            nc.name = n;
+            nc.cls = m.cls;
+            nc.pattern = m.pattern;
+            s = static_cast<int32_t>(r.names.size());
+            r.names.push_back(nc);
+            if (n < slot.size())
+                slot[n] = s;
+        }
+        NameClass& nc = r.names[static_cast<size_t>(s)];
+        const int64_t d = k.end[i] - k.start[i];
+        nc.time_ns += d;
+        nc.count += 1;
+        r.kernel_class[i] = static_cast<int16_t>(nc.cls);
+        r.kernel_time_ns += d;
+    }
+    for (const auto& nc : r.names) {
+        auto& ct = r.classes[static_cast<size_t>(nc.cls)];
+        ct.time_ns += nc.time_ns;
+        ct.count += nc.count;
+        ct.distinct_names += 1;
+        if (nc.pattern < 0)
+            r.unmatched.push_back(nc);
+    }
+    if (c.memcpy_index() >= 0) {
+        auto& ct = r.classes[static_cast<size_t>(c.memcpy_index())];
+        for (size_t i = 0; i < t.memcpy.size(); ++i)
+            ct.time_ns += t.memcpy.end[i] - t.memcpy.start[i];
+        for (size_t i = 0; i < t.memset.size(); ++i)
+            ct.time_ns += t.memset.end[i] - t.memset.start[i];
+        ct.count += static_cast<int64_t>(t.memcpy.size() + t.memset.size());
+    }
+    auto by_time = [](const NameClass& a, const NameClass& b) {
+        return a.time_ns != b.time_ns ? a.time_ns > b.time_ns : a.name < b.name;
+    };
+    std::sort(r.names.begin(), r.names.end(), by_time);
+    std::sort(r.unmatched.begin(), r.unmatched.end(), by_time);
+    r.unmatched_names_total = static_cast<int64_t>(r.unmatched.size());
+    if (r.unmatched.size() > o.max_unmatched_names)
+        r.unmatched.resize(o.max_unmatched_names);
+    return r;
+}
+
+} // namespace sl

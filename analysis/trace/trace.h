@@ -1,0 +1,237 @@
+#pragma once
+// The trace model: one columnar table (struct of arrays) per activity kind, all times int64 nanoseconds on one
+// clock, every name interned once in a StringPool. Readers (nsys SQLite, Kineto JSON) fill a Trace; analyses read
+// it and never modify it.
+//
+// Memory budget (issue 2): <= 64 bytes per kernel and <= 40 bytes per API call beyond the shared strings.
+// KernelTable::bytes_per_row() and ApiTable::bytes_per_row() state what a row costs; a test checks them.
+
+#include "analysis/trace/string_pool.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sl {
+
+inline constexpr int32_t kNoIndex = -1;
+
+// ---- Kernels ---------------------------------------------------------------------------------------------------
+struct KernelTable {
+    std::vector<int64_t> start, end;          // GPU execution, ns
+    std::vector<StrId> name;                  // demangled name (nsys demangledName / Kineto event name)
+    std::vector<StrId> short_name;            // nsys shortName; equals name where the source has no short form
+    std::vector<uint32_t> correlation;        // correlation id of the launching API call (0 = none)
+    std::vector<int32_t> launch_api;          // index into Trace::api of the launching call, kNoIndex if unknown
+    std::vector<uint16_t> device;             // index into TraceMeta::devices
+    std::vector<uint16_t> process;            // index into TraceMeta::processes
+    std::vector<uint32_t> stream;             // CUDA stream id as the trace gives it
+    std::vector<uint32_t> grid_x;
+    std::vector<uint16_t> grid_y, grid_z;
+    std::vector<uint16_t> block_x, block_y, block_z;
+    std::vector<uint16_t> registers_per_thread;
+    std::vector<uint32_t> shared_memory;      // static + dynamic, bytes
+    std::vector<uint8_t> flags;               // KernelFlag bits
+
+    // Kineto-only launch statistics; empty when the source does not give them (nsys).
+    std::vector<float> blocks_per_sm, warps_per_sm, est_occupancy_pct;
+
+    enum KernelFlag : uint8_t { kGraphNode = 1, kCooperative = 2 };
+
+    size_t size() const { return start.size(); }
+    void reserve(size_t n);
+    // Appends a row with every column defaulted; callers then set the columns they know.
+    size_t append(int64_t start_ns, int64_t end_ns, StrId name_id);
+    static constexpr size_t bytes_per_row()
+    {
+        return 2 * sizeof(int64_t) + 2 * sizeof(StrId) + sizeof(uint32_t) + sizeof(int32_t) + 2 * sizeof(uint16_t) +
+               sizeof(uint32_t) + sizeof(uint32_t) + 2 * sizeof(uint16_t) + 3 * sizeof(uint16_t) + sizeof(uint16_t) +
+               sizeof(uint32_t) + sizeof(uint8_t);
+    }
+};
+
+// ---- Memory copies and sets ------------------------------------------------------------------------------------
+enum class CopyKind : uint8_t {
+    Unknown = 0, HtoD = 1, DtoH = 2, HtoA = 3, AtoH = 4, AtoA = 5, AtoD = 6, DtoA = 7, DtoD = 8, HtoH = 9, PtoP = 10,
+    UnifiedHtoD = 11, UnifiedDtoH = 12, UnifiedDtoD = 13
+};
+// CUPTI memory kinds (ENUM_CUDA_MEM_KIND).
+enum class MemKind : uint8_t {
+    Pageable = 0, Pinned = 1, Device = 2, Array = 3, Managed = 4, DeviceStatic = 5, ManagedStatic = 6, Unknown = 7
+};
+// nsys' operation label, e.g. "[CUDA memcpy Host-to-Device]".
+const char* copy_kind_label(CopyKind k);
+
+struct MemcpyTable {
+    std::vector<int64_t> start, end;
+    std::vector<uint64_t> bytes;
+    std::vector<CopyKind> copy_kind;
+    std::vector<MemKind> src_kind, dst_kind;
+    std::vector<uint16_t> device, process;
+    std::vector<uint32_t> stream, correlation;
+    std::vector<int32_t> launch_api;
+    size_t size() const { return start.size(); }
+    size_t append(int64_t start_ns, int64_t end_ns, uint64_t nbytes, CopyKind kind);
+};
+
+struct MemsetTable {
+    std::vector<int64_t> start, end;
+    std::vector<uint64_t> bytes;
+    std::vector<MemKind> mem_kind;
+    std::vector<uint16_t> device, process;
+    std::vector<uint32_t> stream, correlation;
+    std::vector<int32_t> launch_api;
+    size_t size() const { return start.size(); }
+    size_t append(int64_t start_ns, int64_t end_ns, uint64_t nbytes);
+};
+
+// ---- CUDA runtime / driver API calls (host side) ---------------------------------------------------------------
+enum class ApiClass : uint8_t { Runtime = 0, Driver = 1, Other = 2 };
+// What an API call does, derived once per distinct name by classify_api_name().
+enum ApiFlag : uint8_t {
+    kApiLaunch = 1,        // launches a kernel (cudaLaunchKernel*, cuLaunchKernel*, hipLaunchKernel, ...)
+    kApiGraphLaunch = 2,   // cudaGraphLaunch / cuGraphLaunch
+    kApiSync = 4,          // blocks the host until GPU work completes (cudaDeviceSynchronize, cudaStreamSynchronize,
+                           // cudaEventSynchronize, synchronous cudaMemcpy, ...)
+    kApiMemcpy = 8,        // any memcpy API
+    kApiMemset = 16,       // any memset API
+    kApiAsync = 32,        // the *Async variant
+};
+uint8_t classify_api_name(std::string_view name);
+
+struct ApiTable {
+    std::vector<int64_t> start, end;
+    std::vector<StrId> name;
+    std::vector<uint32_t> correlation;
+    std::vector<uint32_t> thread;             // index into TraceMeta::threads
+    std::vector<ApiClass> api_class;
+    std::vector<uint8_t> flags;               // ApiFlag bits
+    size_t size() const { return start.size(); }
+    void reserve(size_t n);
+    size_t append(int64_t start_ns, int64_t end_ns, StrId name_id, uint32_t correlation_id, uint32_t thread_index,
+                  ApiClass cls, uint8_t api_flags);
+    static constexpr size_t bytes_per_row()
+    {
+        return 2 * sizeof(int64_t) + sizeof(StrId) + 2 * sizeof(uint32_t) + sizeof(ApiClass) + sizeof(uint8_t);
+    }
+};
+
+// ---- Synchronization records (CUPTI_ACTIVITY_KIND_SYNCHRONIZATION / Kineto cuda_sync) -------------------------
+struct SyncTable {
+    std::vector<int64_t> start, end;
+    std::vector<uint16_t> device, process;
+    std::vector<uint32_t> stream, correlation;
+    std::vector<uint8_t> sync_type;           // as the source gives it; classify by API name, not by this
+    std::vector<int32_t> api;                 // index into Trace::api of the call, kNoIndex if unknown
+    size_t size() const { return start.size(); }
+    size_t append(int64_t start_ns, int64_t end_ns);
+};
+
+// ---- Host ranges: NVTX ranges, Kineto user annotations and CPU ops ---------------------------------------------
+enum class RangeKind : uint8_t { PushPop = 0, StartEnd = 1, UserAnnotation = 2, CpuOp = 3 };
+struct RangeTable {
+    std::vector<int64_t> start, end;          // end is the trace end for ranges that never closed
+    std::vector<StrId> name;                  // text (with "domain:" prefix for non-default NVTX domains)
+    std::vector<uint32_t> thread;             // index into TraceMeta::threads
+    std::vector<RangeKind> kind;
+    std::vector<uint8_t> depth;               // nesting depth on its thread, 0 = outermost (computed by finish())
+    size_t size() const { return start.size(); }
+    size_t append(int64_t start_ns, int64_t end_ns, StrId name_id, uint32_t thread_index, RangeKind k);
+};
+
+struct MarkTable {
+    std::vector<int64_t> time;
+    std::vector<StrId> name;
+    std::vector<uint32_t> thread;
+    size_t size() const { return time.size(); }
+};
+
+// GPU-side ranges (Kineto gpu_user_annotation): on a device and stream.
+struct GpuRangeTable {
+    std::vector<int64_t> start, end;
+    std::vector<StrId> name;
+    std::vector<uint16_t> device;
+    std::vector<uint32_t> stream;
+    size_t size() const { return start.size(); }
+};
+
+// ---- Metadata ----------------------------------------------------------------------------------------------------
+struct DeviceInfo {
+    int32_t id = 0;                 // the device id the trace uses (nsys deviceId / Kineto "device")
+    std::string name;               // e.g. "NVIDIA H100 80GB HBM3"; empty when the trace does not say
+    int32_t rank = 0;               // distributed rank of the file this device came from
+    int32_t sm_count = 0;           // 0 = unknown
+    double memory_bandwidth_Bps = 0;
+    int64_t clock_hz = 0;
+    int64_t total_memory_bytes = 0;
+    int64_t l2_cache_bytes = 0;
+    int32_t compute_major = 0, compute_minor = 0;
+    std::string chip;               // e.g. "GH100"
+};
+
+struct ProcessInfo {
+    int64_t pid = 0;
+    std::string name;
+    int32_t rank = 0;
+};
+
+struct ThreadInfo {
+    int64_t global_tid = 0;         // nsys globalTid, or a synthesised id for Kineto
+    int64_t pid = 0, tid = 0;
+    std::string name;
+    int32_t rank = 0;               // distributed rank of the file this thread came from (set by merge)
+};
+
+struct StreamInfo {
+    uint16_t device = 0;            // index into devices
+    uint32_t stream = 0;
+    int32_t priority = 0;
+    std::string label;              // e.g. "Default", "Non-blocking"
+};
+
+struct TraceMeta {
+    std::string format;             // "nsys-sqlite" | "kineto-json"
+    std::string source_path;
+    std::string tool_version;       // nsys EXPORT_PRODUCT_VERSION, Kineto/PyTorch version
+    std::string schema_version;     // nsys EXPORT_SCHEMA_VERSION, Kineto schemaVersion
+    int64_t capture_start = 0, capture_end = 0;   // ns; the profiler's capture window (0/0 when unknown)
+    int64_t utc_epoch_ns = 0;       // session start on the UTC clock, when known
+    int32_t world_size = 1;
+    std::vector<DeviceInfo> devices;
+    std::vector<ProcessInfo> processes;
+    std::vector<ThreadInfo> threads;
+    std::vector<StreamInfo> streams;
+    std::map<std::string, std::string> environment;   // driver/CUDA/framework versions found in the trace
+    std::vector<std::string> warnings;                // things the reader tolerated but the user should know
+};
+
+struct Trace {
+    TraceMeta meta;
+    StringPool strings;
+    KernelTable kernels;
+    MemcpyTable memcpy;
+    MemsetTable memset;
+    ApiTable api;
+    SyncTable syncs;
+    RangeTable ranges;              // NVTX ranges, user annotations, CPU ops
+    MarkTable marks;
+    GpuRangeTable gpu_ranges;
+
+    std::string_view str(StrId id) const { return strings.view(id); }
+
+    // Called by every reader once the tables are filled: sorts nothing the reader already ordered, links kernels,
+    // copies and syncs to their API calls by (process, correlation id), computes range depths, and fills the
+    // capture window from the data when the source gave none. Idempotent.
+    void finish();
+
+    // Index helpers used by analyses.
+    uint16_t device_index(int32_t device_id, int32_t rank = 0);   // creates the device row when missing
+    uint16_t process_index(int64_t pid, int32_t rank = 0);        // creates the process row when missing
+    uint32_t thread_index(int64_t global_tid, int64_t pid, int64_t tid);
+
+    // Approximate heap bytes held by the tables and strings.
+    size_t memory_bytes() const;
+};
+
+} // namespace sl

@@ -1,0 +1,228 @@
+// A/B comparison: generated pairs with known deltas, suggestion verdicts, and the two HTA trace-diff traces.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/timeline/analysis.h"
+#include "analysis/diagnosis/compare.h"
+#include "analysis/io/load.h"
+#include "analysis/io/synthetic.h"
+#include "tests/support/test_env.h"
+
+using namespace sl;
+
+namespace {
+
+struct TraceRun {
+    Trace trace;
+    AnalysisResult analysis;
+};
+
+TraceRun make_run(const SynthOptions& o)
+{
+    TraceRun r;
+    r.trace = make_synthetic_trace(o);
+    r.analysis = analyze(r.trace, AnalysisOptions{});
+    return r;
+}
+
+SynthOptions small()
+{
+    SynthOptions o;
+    o.decode_steps = 12;
+    o.layers = 4;
+    o.prefill_steps = 1;
+    return o;
+}
+
+// Σ kernel durations and counts per name, straight from the trace (independent of the analyses).
+std::map<std::string, std::pair<int64_t, int64_t>> per_name(const Trace& t)
+{
+    std::map<std::string, std::pair<int64_t, int64_t>> m;
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+        auto& x = m[std::string(t.str(t.kernels.name[i]))];
+        x.first += 1;
+        x.second += t.kernels.end[i] - t.kernels.start[i];
+    }
+    return m;
+}
+
+const DeltaRow* row(const std::vector<DeltaRow>& rows, const std::string& name)
+{
+    for (const auto& r : rows)
+        if (r.name == name)
+            return &r;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(Compare, KernelRowsMatchPerNameSumsAndHalvedKernelsAreFaster)
+{
+    SynthOptions o = small();
+    TraceRun before = make_run(o);
+    o.kernel_time_scale = 0.5;
+    TraceRun after = make_run(o);
+    CompareResult r = compare_runs(before.trace, before.analysis, after.trace, after.analysis);
+
+    const auto b = per_name(before.trace), a = per_name(after.trace);
+    ASSERT_EQ(r.kernels.size(), b.size());
+    for (const auto& [name, v] : b) {
+        const DeltaRow* x = row(r.kernels, name);
+        ASSERT_NE(x, nullptr) << name;
+        EXPECT_EQ(x->before_count, v.first);
+        EXPECT_EQ(x->before_ns, v.second);
+        EXPECT_EQ(x->after_count, a.at(name).first);
+        EXPECT_EQ(x->after_ns, a.at(name).second);
+        EXPECT_NEAR(x->relative(), -0.5, 0.02) << name;
+        if (x->before_ns > 20'000) {
+            EXPECT_EQ(x->status, "faster") << name;
+        }
+    }
+    // Rows are ordered by |delta|.
+    for (size_t i = 1; i < r.kernels.size(); ++i)
+        EXPECT_GE(std::llabs(r.kernels[i - 1].delta_ns()), std::llabs(r.kernels[i].delta_ns()));
+    // Kernel time halves in the headline too.
+    EXPECT_NEAR(r.after_metrics.at("kernel_ns") / r.before_metrics.at("kernel_ns"), 0.5, 0.01);
+    // Op classes sum to the same totals as kernels.
+    int64_t class_before = 0, kern_before = 0;
+    for (const auto& c : r.classes)
+        if (c.name != "memcpy_memset")
+            class_before += c.before_ns;
+    for (const auto& k : r.kernels)
+        kern_before += k.before_ns;
+    EXPECT_EQ(class_before, kern_before);
+}
+
+TEST(Compare, AddedAndRemovedKernels)
+{
+    SynthOptions o = small();
+    TraceRun before = make_run(o);
+    o.nccl = true;
+    TraceRun after = make_run(o);
+    CompareResult r = compare_runs(before.trace, before.analysis, after.trace, after.analysis);
+    const auto b = per_name(before.trace), a = per_name(after.trace);
+    int added = 0;
+    for (const auto& [name, v] : a)
+        if (!b.count(name)) {
+            ++added;
+            const DeltaRow* x = row(r.kernels, name);
+            ASSERT_NE(x, nullptr);
+            EXPECT_EQ(x->status, "added");
+            EXPECT_EQ(x->after_count, v.first);
+            EXPECT_EQ(x->before_count, 0);
+        }
+    EXPECT_GT(added, 0);   // the all-reduce kernels
+    // Reversed, they are removed.
+    CompareResult back = compare_runs(after.trace, after.analysis, before.trace, before.analysis);
+    int removed = 0;
+    for (const auto& x : back.kernels)
+        removed += x.status == "removed";
+    EXPECT_EQ(removed, added);
+    nlohmann::json j = compare_to_json(back);
+    EXPECT_EQ(j["kernel_summary"]["removed"], removed);
+    EXPECT_EQ(j["schema"], "sightline.compare/1");
+}
+
+TEST(Compare, HostStarvedToFedVerifiesTheCudaGraphSuggestion)
+{
+    SynthOptions o = small();
+    o.host_starved = true;
+    TraceRun before = make_run(o);
+    o.host_starved = false;
+    TraceRun after = make_run(o);
+    CompareResult r = compare_runs(before.trace, before.analysis, after.trace, after.analysis);
+    ASSERT_TRUE(r.before_metrics.count("tpot_median_ns"));
+    EXPECT_LT(r.after_metrics.at("tpot_median_ns"), r.before_metrics.at("tpot_median_ns"));
+    EXPECT_LT(r.after_metrics.at("host_wait_ns"), r.before_metrics.at("host_wait_ns"));
+
+    SuggestionRecord graphs;
+    graphs.id = 7;
+    graphs.key = "decode-host-bound/cuda-graphs";
+    graphs.subject = "decode";
+    graphs.metric = "tpot_median_ns";
+    graphs.direction = "decrease";
+    SuggestionRecord wrong = graphs;   // promised an increase: the same change fails it
+    wrong.id = 8;
+    wrong.direction = "increase";
+    SuggestionRecord nothing = graphs;   // a metric the run does not have
+    nothing.id = 9;
+    nothing.metric = "no_such_metric";
+    SuggestionRecord same = graphs;   // kernel time did not change
+    same.id = 10;
+    same.metric = "kernel_ns";
+    judge_suggestions(r, {graphs, wrong, nothing, same}, before.trace, before.analysis, after.trace, after.analysis);
+    ASSERT_EQ(r.verdicts.size(), 4u);
+    EXPECT_EQ(r.verdicts[0].verdict, "verified");
+    const double expect = (r.after_metrics.at("tpot_median_ns") - r.before_metrics.at("tpot_median_ns")) /
+                          r.before_metrics.at("tpot_median_ns");
+    EXPECT_DOUBLE_EQ(r.verdicts[0].delta, expect);
+    EXPECT_EQ(r.verdicts[1].verdict, "failed");
+    EXPECT_EQ(r.verdicts[2].verdict, "unmeasurable");
+    EXPECT_EQ(r.verdicts[3].verdict, "inconclusive");
+    EXPECT_NE(compare_to_text(r).find("verified  decode-host-bound/cuda-graphs"), std::string::npos);
+    EXPECT_NE(compare_to_markdown(r).find("| decode-host-bound/cuda-graphs | decode | verified |"), std::string::npos);
+}
+
+TEST(Compare, SubjectTimeOfAKernelOrClass)
+{
+    SynthOptions o = small();
+    TraceRun run = make_run(o);
+    const auto names = per_name(run.trace);
+    const auto& [name, v] = *names.begin();
+    EXPECT_EQ(suggestion_metric("subject_time_ns", name, run.trace, run.analysis), double(v.second));
+    int64_t gemm = 0;
+    for (const auto& c : run.analysis.classes.classes)
+        if (c.id == "gemm")
+            gemm = c.time_ns;
+    ASSERT_GT(gemm, 0);
+    EXPECT_EQ(suggestion_metric("subject_time_ns", "gemm (decode)", run.trace, run.analysis), double(gemm));
+    EXPECT_FALSE(suggestion_metric("subject_time_ns", "no such kernel", run.trace, run.analysis));
+}
+
+// HTA's trace-diff sample: the control ran on an A100 (cutlass/ampere kernels), the test on a V100 (volta_sgemm).
+// An independent pass over the kernel tables gives the added/removed sets; a Python count over the JSON found 27
+// kernel names added and 66 removed.
+TEST(Compare, HtaTraceDiffPair)
+{
+    auto dir = sl::test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "no shared data";
+    const std::string c = *dir + "/kineto/hta/trace_diff__control.json.gz";
+    const std::string t = *dir + "/kineto/hta/trace_diff__test.json.gz";
+    TraceRun before{load_trace(c), {}};
+    TraceRun after{load_trace(t), {}};
+    before.analysis = analyze(before.trace, AnalysisOptions{});
+    after.analysis = analyze(after.trace, AnalysisOptions{});
+    CompareResult r = compare_runs(before.trace, before.analysis, after.trace, after.analysis);
+    const auto b = per_name(before.trace), a = per_name(after.trace);
+    std::set<std::string> added, removed;
+    for (const auto& [n, v] : a)
+        if (!b.count(n))
+            added.insert(n);
+    for (const auto& [n, v] : b)
+        if (!a.count(n))
+            removed.insert(n);
+    EXPECT_EQ(added.size(), 27u);
+    EXPECT_EQ(removed.size(), 66u);
+    std::set<std::string> got_added, got_removed;
+    for (const auto& x : r.kernels) {
+        if (x.status == "added")
+            got_added.insert(x.name);
+        if (x.status == "removed")
+            got_removed.insert(x.name);
+        if (b.count(x.name)) {
+            EXPECT_EQ(x.before_ns, b.at(x.name).second) << x.name;
+        }
+        if (a.count(x.name)) {
+            EXPECT_EQ(x.after_ns, a.at(x.name).second) << x.name;
+        }
+    }
+    EXPECT_EQ(got_added, added);
+    EXPECT_EQ(got_removed, removed);
+    EXPECT_TRUE(got_added.count("volta_sgemm_128x32_nn"));
+    EXPECT_TRUE(got_removed.count("ampere_sgemm_128x64_nn"));
+}

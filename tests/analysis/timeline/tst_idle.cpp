@@ -1,0 +1,192 @@
+// Idle attribution: hand-built traces with hand-computed answers, and synthetic traces with planted behaviour.
+#include <gtest/gtest.h>
+
+#include "analysis/timeline/idle.h"
+#include "analysis/io/synthetic.h"
+
+using namespace sl;
+
+namespace {
+constexpr int64_t us = 1000;
+
+struct Builder {
+    Trace t;
+    uint32_t thr = 0, corr = 1;
+    Builder()
+    {
+        t.meta.devices.push_back({});
+        t.meta.processes.push_back({1, "p", 0});
+        thr = t.thread_index(1, 1, 1);
+    }
+    size_t api(int64_t s, int64_t e, const char* name, uint32_t c = 0)
+    {
+        return t.api.append(s, e, t.strings.intern(name), c, thr, ApiClass::Runtime, classify_api_name(name));
+    }
+    size_t kernel(int64_t s, int64_t e, int64_t api_s, int64_t api_e, uint32_t stream = 7, const char* name = "k")
+    {
+        const uint32_t c = corr++;
+        api(api_s, api_e, "cudaLaunchKernel", c);
+        const size_t k = t.kernels.append(s, e, t.strings.intern(name));
+        t.kernels.correlation[k] = c;
+        t.kernels.stream[k] = stream;
+        return k;
+    }
+};
+
+// K1..K5 on one device; every gap planted with a known cause (times in µs):
+//   [110,115] host-wait   (K2's launch starts at 112, after K1 ended)
+//   [120,122] kernel-wait (2 µs < 30 µs, K3 launched long before)
+//   [130,200] other       (70 µs, K4 launched at 109: neither host nor launch latency)
+//   [210,320] sync-wait   (cudaStreamSynchronize 212..305 in progress)
+Trace planted()
+{
+    Builder b;
+    b.kernel(100 * us, 110 * us, 90 * us, 95 * us);
+    b.kernel(115 * us, 120 * us, 112 * us, 113 * us);
+    b.kernel(122 * us, 130 * us, 105 * us, 108 * us, 8);
+    b.kernel(200 * us, 210 * us, 109 * us, 111 * us);
+    b.api(212 * us, 305 * us, "cudaStreamSynchronize");
+    b.kernel(320 * us, 330 * us, 306 * us, 308 * us);
+    b.t.finish();
+    return std::move(b.t);
+}
+} // namespace
+
+TEST(Idle, PlantedCausesPerDevice)
+{
+    const Trace t = planted();
+    const IdleResult r = analyze_idle(t);
+    ASSERT_EQ(r.devices.size(), 1u);
+    const DeviceIdle& d = r.devices[0];
+    EXPECT_EQ(d.window_ns, 230 * us);
+    EXPECT_EQ(d.busy_ns, 43 * us);
+    EXPECT_EQ(d.idle_ns, 187 * us);
+    EXPECT_DOUBLE_EQ(d.idle_fraction, 187.0 / 230.0);
+    EXPECT_EQ(d.breakdown.host_wait_ns(), 5 * us);
+    EXPECT_EQ(d.breakdown.kernel_wait_ns(), 2 * us);
+    EXPECT_EQ(d.breakdown.other_ns(), 70 * us);
+    EXPECT_EQ(d.breakdown.sync_wait_ns(), 110 * us);
+    EXPECT_EQ(d.breakdown.total_ns(), d.idle_ns);
+    ASSERT_EQ(r.gaps.size(), 4u);
+    EXPECT_EQ(r.gaps[0].cause, GapCause::HostWait);
+    EXPECT_EQ(r.gaps[1].cause, GapCause::KernelWait);
+    EXPECT_EQ(r.gaps[2].cause, GapCause::Other);
+    EXPECT_EQ(r.gaps[3].cause, GapCause::SyncWait);
+    ASSERT_GE(r.gaps[3].sync_api, 0);
+    EXPECT_EQ(t.str(t.api.name[static_cast<size_t>(r.gaps[3].sync_api)]), "cudaStreamSynchronize");
+    EXPECT_EQ(r.gaps[0].prev_row, 0);
+    EXPECT_EQ(r.gaps[0].next_row, 1);
+    // Histogram: 2 µs in [1,5), 5 µs in [5,10), 70 µs in [50,100), 110 µs in [0.1,1 ms).
+    ASSERT_EQ(r.histogram.size(), 7u);
+    EXPECT_EQ(r.histogram[1].count, 1);
+    EXPECT_EQ(r.histogram[2].count, 1);
+    EXPECT_EQ(r.histogram[4].count, 1);
+    EXPECT_EQ(r.histogram[5].count, 1);
+    EXPECT_EQ(r.histogram[5].total_ns, 110 * us);
+}
+
+TEST(Idle, PerStreamFollowsHtaAndDiffersFromDevice)
+{
+    // Stream 7 does not see K3 (stream 8), so its gap [120,200] is 80 µs of "other" (HTA per-stream semantics),
+    // while the device was busy with K3 during [122,130].
+    const IdleResult r = analyze_idle(planted());
+    ASSERT_EQ(r.streams.size(), 2u);
+    const StreamIdle& s7 = r.streams[0];
+    EXPECT_EQ(s7.stream, 7u);
+    EXPECT_EQ(s7.ops, 4);
+    EXPECT_EQ(s7.idle_ns, 195 * us);
+    EXPECT_EQ(s7.busy_ns, 35 * us);
+    EXPECT_EQ(s7.breakdown.host_wait_ns(), 5 * us);
+    EXPECT_EQ(s7.breakdown.other_ns(), 80 * us);
+    EXPECT_EQ(s7.breakdown.sync_wait_ns(), 110 * us);
+    EXPECT_EQ(r.streams[1].stream, 8u);
+    EXPECT_EQ(r.streams[1].idle_ns, 0);
+}
+
+TEST(Idle, ThresholdIsAnOption)
+{
+    IdleOptions o;
+    o.kernel_wait_threshold_ns = 1 * us;   // the 2 µs gap is no longer launch latency
+    const IdleResult r = analyze_idle(planted(), o);
+    EXPECT_EQ(r.devices[0].breakdown.kernel_wait_ns(), 0);
+    EXPECT_EQ(r.devices[0].breakdown.other_ns(), 72 * us);
+    o.kernel_wait_threshold_ns = 100 * us;  // now the 70 µs gap is too
+    const IdleResult r2 = analyze_idle(planted(), o);
+    EXPECT_EQ(r2.devices[0].breakdown.kernel_wait_ns(), 72 * us);
+}
+
+TEST(Idle, OverlappingOpsAndCopiesFormOneBusyPeriod)
+{
+    Builder b;
+    b.kernel(0, 10 * us, -5 * us, -4 * us);
+    const size_t m = b.t.memcpy.append(5 * us, 20 * us, 100, CopyKind::HtoD);
+    b.t.memcpy.stream[m] = 13;
+    b.kernel(25 * us, 30 * us, 21 * us, 22 * us);   // launched after the copy ended: host-wait
+    b.t.finish();
+    const IdleResult r = analyze_idle(b.t);
+    ASSERT_EQ(r.gaps.size(), 1u);
+    EXPECT_EQ(r.gaps[0].start, 20 * us);
+    EXPECT_EQ(r.gaps[0].prev_kind, OpKind::Memcpy);
+    EXPECT_EQ(r.gaps[0].cause, GapCause::HostWait);
+    EXPECT_EQ(r.devices[0].busy_ns, 25 * us);
+}
+
+TEST(Idle, EmptyTraceHasNoDevices)
+{
+    Trace t;
+    t.finish();
+    const IdleResult r = analyze_idle(t);
+    EXPECT_TRUE(r.devices.empty());
+    EXPECT_TRUE(r.gaps.empty());
+}
+
+TEST(Idle, PlantedHostStarvedDecodeIsHostWaitDominant)
+{
+    SynthOptions o;
+    o.prefill_steps = 0;
+    o.decode_steps = 16;
+    o.h2d_copies = false;
+    const IdleResult fed = analyze_idle(make_synthetic_trace(o));
+    o.host_starved = true;
+    const IdleResult starved = analyze_idle(make_synthetic_trace(o));
+    const auto& f = fed.devices.at(0);
+    const auto& s = starved.devices.at(0);
+    // Starving the GPU makes it idle far more often, and the idle is the host's fault.
+    EXPECT_GT(s.idle_fraction, 0.3);
+    EXPECT_GT(s.idle_fraction, 3 * f.idle_fraction);
+    EXPECT_GT(s.breakdown.host_wait_ns(), 0.9 * static_cast<double>(s.idle_ns));
+    // A host that runs ahead leaves only launch-latency gaps (plus the inter-step scheduler gaps).
+    EXPECT_GT(f.breakdown.kernel_wait_ns() + f.breakdown.host_wait_ns(), 0.9 * static_cast<double>(f.idle_ns));
+}
+
+TEST(Idle, PlantedSyncEveryStepIsSyncWait)
+{
+    SynthOptions o;
+    o.prefill_steps = 0;
+    o.decode_steps = 12;
+    o.h2d_copies = false;
+    o.sync_every_step = true;
+    const IdleResult r = analyze_idle(make_synthetic_trace(o));
+    const auto& d = r.devices.at(0);
+    // One sync per step: every step but the last leaves a sync-wait gap after its D2H copy.
+    EXPECT_EQ(d.breakdown.count[static_cast<size_t>(GapCause::SyncWait)], o.decode_steps - 1);
+    EXPECT_GT(d.breakdown.sync_wait_ns(), d.breakdown.host_wait_ns());
+    EXPECT_GT(d.breakdown.sync_wait_ns(), 0.5 * static_cast<double>(d.idle_ns));
+    o.sync_every_step = false;
+    const IdleResult r2 = analyze_idle(make_synthetic_trace(o));
+    EXPECT_EQ(r2.devices.at(0).breakdown.sync_wait_ns(), 0);
+}
+
+TEST(Idle, QueuedWorkDuringASyncIsNotSyncWait)
+{
+    // The host blocks in cudaDeviceSynchronize 0..100 µs while the GPU drains work queued before it: the 10 µs gap
+    // between the two queued kernels is launch latency, not the sync's fault.
+    Builder b;
+    b.kernel(10 * us, 20 * us, 0, 2 * us);
+    b.kernel(30 * us, 40 * us, 3 * us, 4 * us);
+    b.api(5 * us, 100 * us, "cudaDeviceSynchronize");
+    b.t.finish();
+    const IdleResult r = analyze_idle(b.t);
+    ASSERT_EQ(r.gaps.size(), 1u);
+    EXPECT_EQ(r.gaps[0].cause, GapCause::KernelWait);
+}
