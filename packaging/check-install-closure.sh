@@ -84,10 +84,11 @@ sort -u "$tmp/closure.raw" > "$tmp/closure"
   sed -nE 's/^[A-Za-z0-9_.+-]+:FILEPATH=(\/.*)$/\1/p' "$build/CMakeCache.txt" \
     | while IFS= read -r p; do if [ -x "$p" ] && [ -f "$p" ]; then echo "$p"; fi; done
   # Headers, once something was compiled.
-  ninja -C "$build" -t deps 2>/dev/null | grep -E '^ +/' | sed 's/^ *//' || true
+  ninja -C "$build" -t deps 2>/dev/null | grep -E '^ +/' | sed 's/^ *//' | tee "$tmp/headers" || true
 } | grep '^/' | grep -v -e "^$src/" -e "^$build/" -e '^/tmp/' -e '^/proc/' | sort -u > "$tmp/paths.all"
 # Files only: a directory (/usr/include) is owned by dozens of packages and says nothing.
 while IFS= read -r p; do if [ -f "$p" ]; then echo "$p"; fi; done < "$tmp/paths.all" > "$tmp/paths"
+[ -s "$tmp/headers" ] || echo "check-install-closure: nothing compiled in $build yet: headers not checked (build first)" >&2
 [ -s "$tmp/paths" ] || { echo "check-install-closure: $build lists no system file (is it configured?)" >&2; exit 2; }
 
 # 4. Owners. dpkg -S knows the path as the package installed it: try it as given, then with symlinks resolved
