@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "app/cli/command.h"
+#include "app/cli/help.h"
 
 using namespace sl::cli;
 
@@ -14,6 +15,7 @@ static void usage(FILE* out)
                  SIGHTLINE_VERSION);
     for (const auto& c : commands())
         std::fprintf(out, "  sightline-cli %s\n", c.synopsis);
+    std::fprintf(out, "\n'sightline-cli COMMAND --help' describes a command and its options.\n");
     std::fprintf(out, "\nExit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input, 64 usage error.\n");
 }
 
@@ -30,6 +32,10 @@ int main(int argc, char** argv)
     for (const auto& c : commands()) {
         if (std::strcmp(c.name, argv[1]) == 0) {
             std::vector<std::string> args(argv + 2, argv + argc);
+            if (is_help_request(args)) {
+                std::fputs(command_help(c).c_str(), stdout);
+                return kExitOk;
+            }
             try {
                 return c.run(args);
             } catch (const std::exception& e) {

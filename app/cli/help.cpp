@@ -1,0 +1,166 @@
+// `sightline-cli COMMAND --help`: what the command does, its options and, for kb, its verbs. main.cpp prints it
+// (exit 0) when -h or --help follows a command name, before the command parses its arguments.
+#include "app/cli/help.h"
+
+#include <cstring>
+#include <sstream>
+
+namespace sl::cli {
+namespace {
+
+struct HelpText {
+    const char* name;
+    const char* what;      // one paragraph
+    const char* options;   // one "  --option VALUE   meaning" line each
+};
+
+// Options shared by analyze and report (both run the same pipeline).
+#define SL_PIPELINE_OPTIONS                                                                                          \
+    "  --model CONFIG.json    Hugging Face config.json: adds the Roofline (time floor per class and phase)\n"       \
+    "  --model-index FILE     model.safetensors.index.json checked against --model\n"                               \
+    "  --gpu NAME             GPU spec row (e.g. H100-SXM); default: the trace's device name\n"                     \
+    "  --gpu-file FILE        extra or corrected GPU spec rows (gpus.json layout)\n"                                \
+    "  --batch B              batch size of the traced run (Roofline; default 1)\n"                                 \
+    "  --prompt S             prompt length of the prefill (Roofline; default 1024)\n"                              \
+    "  --context L            KV length of a decode step (Roofline; default 2048)\n"                                \
+    "  --ncu FILE             Nsight Compute export (CSV, text or .ncu-rep) joined to the trace's kernels\n"        \
+    "  --rules DIR            rules directory added to (and overriding by id) the shipped rules\n"                  \
+    "  --kb PATH              knowledge base whose verified history adjusts the findings' confidence\n"             \
+    "  --fail-on LEVEL        exit 1 when a finding of this severity or above fires: high, medium or low\n"         \
+    "  --gap-threshold-us N   gaps shorter than this between back-to-back launches are kernel wait (default 30)\n"  \
+    "  --step-regex R         kernel-name regex whose kernels end a decode step\n"                                  \
+    "  --top-k K              kernel names in the focus set (default 10)\n"                                         \
+    "  --warmup-steps N       decode steps left out of TPOT as warm-up (default 2)\n"                               \
+    "  --classes FILE         kernel-classes JSON replacing the shipped kernel_classes.json\n"                      \
+    "  -o, --output FILE      write to FILE instead of standard output\n"
+
+const HelpText kHelp[] = {
+    {"summary",
+     "The nsys-stats view of one or more traces (several files are ranks): kernel, CUDA API, memory-operation and "
+     "NVTX tables; per device busy and idle time, the gap histogram and the largest gaps.",
+     "  --format text|json     output format (default text; json is sightline.summary/1)\n"
+     "  --rank N               only this rank when several traces are given\n"
+     "  --top-gaps N           how many of the largest gaps to list\n"
+     "  -o, --output FILE      write to FILE instead of standard output\n"},
+    {"analyze",
+     "Runs the whole diagnosis: idle time attributed to host, kernel and sync wait, launch and sync statistics, "
+     "overlap, operator classes, prefill/decode phases and TPOT, NVTX projected onto the GPU, the Roofline (with "
+     "--model), Nsight Compute counters (with --ncu) and the findings with their evidence and expected gains. "
+     "--format md, pdf or html writes the shareable report (as `report` does).",
+     "  --format FORMAT        text (default), json (sightline.analysis/1), md, pdf or html\n"
+     "  --lang en|zh_CN        report language for md, pdf and html (default en)\n" SL_PIPELINE_OPTIONS},
+    {"report",
+     "Writes the shareable report of one or more traces: headline, actions, findings with evidence, Roofline and "
+     "the environment, as Markdown, PDF, HTML or JSON (sightline.report/1).",
+     "  --format md|pdf|json|html  report format (required)\n"
+     "  --lang en|zh_CN        report language (default en)\n"
+     "  --title T              report title\n"
+     "  --run-id ID            run id (default: derived from the input hashes)\n"
+     "  --generated-at TIME    timestamp to print instead of now (reproducible reports)\n"
+     "  --model-name NAME      model name shown in the environment\n"
+     "  --no-rules             leave the findings out\n" SL_PIPELINE_OPTIONS},
+    {"roofline",
+     "The Roofline of a model on a GPU without a trace: per operator class and phase, FLOPs, bytes, arithmetic "
+     "intensity and the time floor for the given batch, prompt and context.",
+     "  --model CONFIG.json    Hugging Face config.json (required)\n"
+     "  --gpu NAME             GPU spec row, e.g. H100-SXM (required)\n"
+     "  --index FILE           model.safetensors.index.json checked against --model\n"
+     "  --gpu-file FILE        extra or corrected GPU spec rows (gpus.json layout)\n"
+     "  --batch B              batch size (default 1)\n"
+     "  --prompt S             prompt length of the prefill (default 1024)\n"
+     "  --context L            KV length of a decode step (default 2048)\n"
+     "  --weight-dtype T       weight data type (e.g. bf16, fp8, int4)\n"
+     "  --act-dtype T          activation data type\n"
+     "  --kv-dtype T           KV-cache data type\n"
+     "  --fa-q-tile N          FlashAttention query tile\n"
+     "  --kappa K              efficiency factor applied to the floor\n"
+     "  --bw-efficiency F      achievable fraction of the memory bandwidth\n"
+     "  --unfused              count unfused attention (scores written to memory)\n"
+     "  --no-causal-skip       no causal-mask skipping in prefill attention\n"
+     "  --all-logits           the LM head computes logits for every prompt token\n"
+     "  --tf32                 FP32 matrix work runs on TF32 tensor cores\n"
+     "  --format text|json     output format (default text)\n"
+     "  -o FILE                write to FILE instead of standard output\n"},
+    {"ncu",
+     "Reads an Nsight Compute export (--page raw or --page details CSV, text, or .ncu-rep through ncu) and prints "
+     "each kernel's counters and its bound.",
+     "  --format text|json     output format (default text)\n"
+     "  --decimal .|,          decimal separator used in the CSV (default .)\n"
+     "  -o FILE                write to FILE instead of standard output\n"},
+    {"compare",
+     "A/B verification: compares two traces (before and after a change) metric by metric, and judges the accepted "
+     "suggestions of the knowledge base against the change they promised.",
+     "  --format text|json|md  output format (default text)\n"
+     "  --record               write AFTER and the verdicts of accepted suggestions into the knowledge base\n"
+     "  --kb PATH              knowledge base (default $XDG_DATA_HOME/sightline/knowledge.db)\n"
+     "  --threshold PCT        relative change that counts as verified or failed (percent, default 3)\n"
+     "  -o, --output FILE      write to FILE instead of standard output\n"},
+    {"kb",
+     "The knowledge base of runs, findings and suggestions ($XDG_DATA_HOME/sightline/knowledge.db).\n\n"
+     "Verbs:\n"
+     "  record TRACE           record a run with its findings and proposed suggestions\n"
+     "  list                   list the suggestions (filter with --state and --run)\n"
+     "  accept ID              accept suggestion ID (with --note)\n"
+     "  reject ID              reject suggestion ID (with --note)\n"
+     "  annotate ID TEXT       add a note to suggestion ID\n"
+     "  history                the verification history that `compare --record` wrote",
+     "  --kb PATH              knowledge base file (default $XDG_DATA_HOME/sightline/knowledge.db)\n"
+     "  --format text|json     output format (default text)\n"
+     "  --state S              list: only suggestions in this state (proposed, accepted, rejected, ...)\n"
+     "  --run ID               list: only suggestions of this run\n"
+     "  --note T               accept, reject: the reason\n"
+     "  --model CONFIG.json    record: the model of the run\n"
+     "  --batch B              record: batch size of the run\n"
+     "  --seq S                record: sequence length of the run\n"
+     "  --rules DIR            record: rules directory added to the shipped rules\n"},
+    {"generate",
+     "Writes a synthetic Nsight Systems SQLite trace of an LLM decode (or a scaling series), with optional "
+     "pathologies, for demos and tests; the bundled sample is made with it.",
+     "  --preset decode|scale  base shape (default decode)\n"
+     "  --kernels N            kernels per layer\n"
+     "  --steps N              decode steps\n"
+     "  --layers N             transformer layers\n"
+     "  --prefill N            prompt tokens of the prefill\n"
+     "  --nvtx N               NVTX ranges\n"
+     "  --seed N               random seed (the same seed gives the same trace)\n"
+     "  --host-starved         the host cannot keep the GPU fed (launch gaps)\n"
+     "  --sync-every-step      a device synchronisation after every step\n"
+     "  --serial-copies        copies do not overlap compute\n"
+     "  --no-copies            no memory copies\n"
+     "  --pageable-copies      copies from pageable host memory\n"
+     "  --nccl                 NCCL collectives, serialised with compute\n"
+     "  --nccl-overlap         NCCL collectives overlapping compute\n"
+     "  --cuda-graphs          launches through CUDA graphs\n"
+     "  --no-nvtx              no NVTX ranges\n"
+     "  --config-out FILE      also write the model config.json of the trace\n"
+     "  --quiet                print nothing on success\n"
+     "  -o, --output FILE      the trace to write (required)\n"},
+};
+
+#undef SL_PIPELINE_OPTIONS
+
+} // namespace
+
+bool is_help_request(const std::vector<std::string>& args)
+{
+    for (const auto& a : args)
+        if (a == "-h" || a == "--help")
+            return true;
+    return false;
+}
+
+std::string command_help(const Command& c)
+{
+    std::ostringstream out;
+    out << "Usage: sightline-cli " << c.synopsis << "\n";
+    for (const auto& h : kHelp)
+        if (std::strcmp(h.name, c.name) == 0) {
+            out << "\n" << h.what << "\n\nOptions:\n" << h.options;
+            break;
+        }
+    out << "  -h, --help             print this help and exit\n"
+        << "\nExit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input, 64 usage error.\n";
+    return out.str();
+}
+
+} // namespace sl::cli
