@@ -37,6 +37,7 @@
 #include "model/device_model.h"
 #include "model/report_pdf.h"
 #include "model/document.h"
+#include "model/export_path.h"
 #include "model/finding_links.h"
 #include "model/job_runner.h"
 #include "model/kernel_summary_model.h"
@@ -501,8 +502,12 @@ void MainWindow::exportReport()
     auto trace = document_->trace();
     if (!trace)
         return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Report"), QString(),
-                                                      tr("PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)"));
+    // The format is the file's suffix: a bare name gets the suffix of the chosen filter (model/export_path.h).
+    QString filter;
+    const QString path = sl::reportPathForFilter(
+        QFileDialog::getSaveFileName(this, tr("Export Report"), QString(),
+                                     tr("PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)"), &filter),
+        filter);
     if (!path.isEmpty())
         exportReportTo(path);
 }
