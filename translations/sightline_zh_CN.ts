@@ -1406,6 +1406,10 @@ after</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
         <source>&amp;About Sightline</source>
         <translation>关于 Sightline(&amp;A)</translation>
     </message>
@@ -2090,6 +2094,148 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Knowledge base (*.db);;All files (*)</source>
         <translation>知识库 (*.db);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>sl::Shortcuts</name>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Application</source>
+        <translation>应用程序</translation>
+    </message>
+    <message>
+        <source>W / S</source>
+        <translation>W / S</translation>
+    </message>
+    <message>
+        <source>Zoom in / out at the mouse cursor</source>
+        <translation>在鼠标位置放大 / 缩小</translation>
+    </message>
+    <message>
+        <source>A / D, Left / Right</source>
+        <translation>A / D、Left / Right</translation>
+    </message>
+    <message>
+        <source>Pan left / right</source>
+        <translation>向左 / 向右平移</translation>
+    </message>
+    <message>
+        <source>F or 0</source>
+        <translation>F 或 0</translation>
+    </message>
+    <message>
+        <source>Fit the whole trace</source>
+        <translation>显示整个跟踪</translation>
+    </message>
+    <message>
+        <source>Z</source>
+        <translation>Z</translation>
+    </message>
+    <message>
+        <source>Zoom to the selected range (Shift+drag)</source>
+        <translation>缩放到选中的时间范围（Shift+拖动）</translation>
+    </message>
+    <message>
+        <source>Esc</source>
+        <translation>Esc</translation>
+    </message>
+    <message>
+        <source>Clear the selection</source>
+        <translation>清除选择</translation>
+    </message>
+    <message>
+        <source>Mouse wheel</source>
+        <translation>鼠标滚轮</translation>
+    </message>
+    <message>
+        <source>Zoom at the mouse cursor</source>
+        <translation>在鼠标位置缩放</translation>
+    </message>
+    <message>
+        <source>Horizontal wheel</source>
+        <translation>水平滚轮</translation>
+    </message>
+    <message>
+        <source>Pan</source>
+        <translation>平移</translation>
+    </message>
+    <message>
+        <source>Shift+wheel</source>
+        <translation>Shift+滚轮</translation>
+    </message>
+    <message>
+        <source>Scroll the lanes</source>
+        <translation>滚动泳道</translation>
+    </message>
+    <message>
+        <source>Drag</source>
+        <translation>拖动</translation>
+    </message>
+    <message>
+        <source>Pan and scroll</source>
+        <translation>平移并滚动</translation>
+    </message>
+    <message>
+        <source>Shift+drag</source>
+        <translation>Shift+拖动</translation>
+    </message>
+    <message>
+        <source>Select a time range and show its statistics</source>
+        <translation>选择时间范围并显示其统计</translation>
+    </message>
+    <message>
+        <source>Click</source>
+        <translation>单击</translation>
+    </message>
+    <message>
+        <source>Select a kernel and show its launch call</source>
+        <translation>选中内核并显示其启动调用</translation>
+    </message>
+    <message>
+        <source>Open files</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>Close the trace</source>
+        <translation>关闭跟踪</translation>
+    </message>
+    <message>
+        <source>Export the report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>(menu)</source>
+        <translation>（菜单）</translation>
+    </message>
+    <message>
+        <source>Preferences</source>
+        <translation>首选项</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
+    <name>sl::ShortcutsDialog</name>
+    <message>
+        <source>Keyboard Shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
     </message>
 </context>
 <context>

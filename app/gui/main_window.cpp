@@ -44,6 +44,7 @@
 #include "model/selection.h"
 #include "model/units.h"
 #include "model/workbench_settings.h"
+#include "widgets/shortcuts.h"
 #include "model/kb_session.h"
 #include "model/suggestion_model.h"
 #include "model/theme.h"
@@ -344,6 +345,7 @@ void MainWindow::createActions()
     }
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] { sl::ShortcutsDialog(this).exec(); });
     help->addAction(tr("&About Sightline"), this, [this] {
         QMessageBox::about(this, tr("About Sightline"),
                            tr("<b>Sightline</b> %1<p>Diagnoses GPU traces of LLM inference: where GPU time goes, "

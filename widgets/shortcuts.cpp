@@ -1,0 +1,66 @@
+#include "widgets/shortcuts.h"
+
+#include <QCoreApplication>
+#include <QDialogButtonBox>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace sl {
+
+namespace {
+QString native(QKeySequence::StandardKey k) { return QKeySequence(k).toString(QKeySequence::NativeText); }
+} // namespace
+
+std::vector<ShortcutEntry> Shortcuts::entries()
+{
+    const QString timeline = tr("Timeline");
+    const QString app = tr("Application");
+    return {
+        {timeline, tr("W / S"), tr("Zoom in / out at the mouse cursor")},
+        {timeline, tr("A / D, Left / Right"), tr("Pan left / right")},
+        {timeline, tr("F or 0"), tr("Fit the whole trace")},
+        {timeline, tr("Z"), tr("Zoom to the selected range (Shift+drag)")},
+        {timeline, tr("Esc"), tr("Clear the selection")},
+        {timeline, tr("Mouse wheel"), tr("Zoom at the mouse cursor")},
+        {timeline, tr("Horizontal wheel"), tr("Pan")},
+        {timeline, tr("Shift+wheel"), tr("Scroll the lanes")},
+        {timeline, tr("Drag"), tr("Pan and scroll")},
+        {timeline, tr("Shift+drag"), tr("Select a time range and show its statistics")},
+        {timeline, tr("Click"), tr("Select a kernel and show its launch call")},
+        {app, native(QKeySequence::Open), tr("Open files")},
+        {app, native(QKeySequence::Close), tr("Close the trace")},
+        {app, QKeySequence(QStringLiteral("Ctrl+E")).toString(QKeySequence::NativeText), tr("Export the report")},
+        {app, native(QKeySequence::Preferences).isEmpty() ? tr("(menu)") : native(QKeySequence::Preferences),
+         tr("Preferences")},
+        {app, native(QKeySequence::Quit), tr("Quit")},
+    };
+}
+
+ShortcutsDialog::ShortcutsDialog(QWidget* parent) : QDialog(parent)
+{
+    setWindowTitle(tr("Keyboard Shortcuts"));
+    const auto entries = Shortcuts::entries();
+    auto* table = new QTableWidget(int(entries.size()), 3, this);
+    table->setObjectName(QStringLiteral("shortcutsTable"));
+    table->setHorizontalHeaderLabels({tr("Where"), tr("Keys"), tr("Action")});
+    table->verticalHeader()->hide();
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionMode(QAbstractItemView::NoSelection);
+    for (int r = 0; r < int(entries.size()); ++r) {
+        table->setItem(r, 0, new QTableWidgetItem(entries[size_t(r)].area));
+        table->setItem(r, 1, new QTableWidgetItem(entries[size_t(r)].keys));
+        table->setItem(r, 2, new QTableWidgetItem(entries[size_t(r)].action));
+    }
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->horizontalHeader()->setStretchLastSection(true);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(table);
+    layout->addWidget(buttons);
+    resize(640, 480);
+}
+
+} // namespace sl
