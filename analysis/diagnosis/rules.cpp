@@ -13,6 +13,8 @@
 #include <muParser.h>
 #include <nlohmann/json.hpp>
 
+#include "analysis/io/input_bounds.h"
+#include "analysis/trace/errors.h"
 #include "analysis/io/resources.h"
 
 namespace sl {
@@ -260,13 +262,15 @@ bool load_rule_file(const std::string& path, RuleSet& set)
 {
     json doc;
     {
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
-            set.errors.push_back({path, "", "cannot open the file"});
+        std::string text;
+        try {
+            text = read_input_file(path, InputKind::DataFile, "a readable rule file");
+        } catch (const TraceError& e) {
+            set.errors.push_back({path, e.where(), "expected " + e.expected() + ", found " + e.found()});
             return false;
         }
         try {
-            doc = json::parse(in);
+            doc = json::parse(text);
         } catch (const json::exception& e) {
             set.errors.push_back({path, "", std::string("not valid JSON: ") + e.what()});
             return false;

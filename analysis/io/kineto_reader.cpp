@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
+#include "analysis/trace/checked_math.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/gzip_stream.h"
 
@@ -33,7 +34,8 @@ namespace {
 namespace od = simdjson::ondemand;
 
 constexpr size_t kChunk = 8u << 20;            // bytes read per refill
-constexpr size_t kMaxEventBytes = 256u << 20;  // one event larger than this is garbage, not a trace
+constexpr size_t kMaxEventBytes = 64u << 20;   // one event larger than this is garbage, not a trace (issue 17:
+                                                // 256 MB let one 1 GB string in a 1 MB .gz reach 548 MB)
 constexpr size_t kMaxMetaBytes = 64u << 20;    // a top-level metadata value we keep (bigger ones are skipped)
 constexpr int kMaxDepth = 64;                  // JSON nesting deeper than this inside an event is garbage
 constexpr size_t kNpos = static_cast<size_t>(-1);
@@ -495,7 +497,7 @@ private:
         const size_t data_cap = buf_.size() - simdjson::SIMDJSON_PADDING;
         if (end_ == data_cap) {
             if (data_cap >= kMaxEventBytes + kChunk)
-                throw TraceError(path_, where(), "JSON values (events) smaller than 256 MB",
+                throw TraceError(path_, where(), "JSON values (events) smaller than 64 MB",
                                  "a single value larger than that");
             buf_.resize(std::min(data_cap * 2, kMaxEventBytes + kChunk) + simdjson::SIMDJSON_PADDING);
         }
@@ -1019,7 +1021,8 @@ private:
                 trace_.meta.warnings.push_back("some events have a negative duration; it was set to 0");
             e.dur = 0;
         }
-        const int64_t start = e.ts, end = e.ts + e.dur;
+        // Clamped into +/-2^61 ns so end - start and later sums cannot overflow (ts and dur are untrusted).
+        const int64_t start = clamp_time(e.ts), end = clamp_time(start + std::min(e.dur, 2 * kMaxTraceTimeNs));
         const uint32_t corr = e.has_corr && e.corr > 0 ? static_cast<uint32_t>(e.corr) : 0;
         switch (cat) {
         case Cat::Kernel: {

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sys/stat.h>
 
+#include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/kineto_reader.h"
 #include "analysis/trace/merge.h"
@@ -30,7 +31,8 @@ const char* input_format_name(InputFormat f)
 InputFormat sniff_file(const std::string& path)
 {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || S_ISDIR(st.st_mode))
+    // Regular files only: opening a FIFO blocks until a writer comes, a device never ends (issue 17).
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         return InputFormat::Missing;
     std::ifstream in(path, std::ios::binary);
     if (!in)
@@ -76,6 +78,7 @@ InputFormat sniff_file(const std::string& path)
 
 Trace load_trace(const std::string& path, const LoadControl& control)
 {
+    check_input_file(path, InputKind::Trace, "an nsys SQLite export or a Kineto JSON trace");
     const InputFormat f = sniff_file(path);
     switch (f) {
     case InputFormat::Missing:

@@ -1,10 +1,12 @@
 #include "analysis/io/model_config.h"
 
+#include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <regex>
@@ -53,9 +55,15 @@ struct Reader {
                 if (!j->contains(n) || j->at(n).is_null())
                     continue;
                 const json& v = j->at(n);
-                if (!v.is_number_integer() && !(v.is_number() && v.get<double>() == static_cast<int64_t>(v.get<double>())))
-                    throw TraceError(file, n, "an integer", v.dump());
-                const int64_t x = v.is_number_integer() ? v.get<int64_t>() : static_cast<int64_t>(v.get<double>());
+                // A float is taken when it is whole and fits int64 (a cast of 1e300 would be undefined); an
+                // unsigned integer above INT64_MAX is out of every range below.
+                const double d = v.is_number_float() ? v.get<double>() : 0.0;
+                const bool whole_float = v.is_number_float() && std::isfinite(d) && std::fabs(d) < 9.0e18 && d == std::trunc(d);
+                if (!(v.is_number_integer() || whole_float))
+                    throw TraceError(file, n, "an integer", describe_json(v));
+                if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))
+                    throw TraceError(file, n, "an integer below 2^63", describe_json(v));
+                const int64_t x = v.is_number_integer() ? v.get<int64_t>() : static_cast<int64_t>(d);
                 if (found && *found != x)
                     throw TraceError(file, std::string(n) + " vs " + found_name,
                                      "one value for the same quantity (contradictory fields)",
@@ -92,7 +100,7 @@ struct Reader {
         for (const json* j : {&top, text}) {
             if (j && j->is_object() && j->contains(name) && !j->at(name).is_null()) {
                 if (!j->at(name).is_boolean())
-                    throw TraceError(file, name, "true or false", j->at(name).dump());
+                    throw TraceError(file, name, "true or false", describe_json(j->at(name)));
                 return j->at(name).get<bool>();
             }
         }
@@ -106,6 +114,32 @@ struct Reader {
         return nullptr;
     }
 };
+
+// Sane ranges of the structure's numbers (issue 17): wide enough for every released model (Llama 3.1 405B: 126
+// layers, hidden 16384; Gemma 3: vocabulary 262144; DeepSeek-V3: 256 experts), narrow enough that the per-layer
+// loops stay short and parameter_count() cannot overflow int64 (experts x 3 x hidden x expert width x layers
+// < 2^63 at the upper bounds).
+struct Range {
+    const char* field;
+    int64_t lo, hi;
+};
+constexpr Range kLayers{"num_hidden_layers", 1, 4096};
+constexpr Range kHidden{"hidden_size", 1, 262144};
+constexpr Range kHeads{"num_attention_heads", 1, 16384};
+constexpr Range kHeadDim{"head_dim", 1, 16384};
+constexpr Range kVocab{"vocab_size", 1, 16777216};
+constexpr Range kIntermediate{"intermediate_size", 1, 1048576};
+constexpr Range kExperts{"num_experts", 1, 1024};
+constexpr Range kSharedWidth{"shared_expert_intermediate_size", 0, 16777216};
+
+void check_range(const std::string& file, const Range& r, int64_t v)
+{
+    if (v < r.lo || v > r.hi)
+        throw TraceError(file, r.field,
+                         "a value from " + std::to_string(r.lo) + " to " + std::to_string(r.hi) +
+                             " (the range Sightline models)",
+                         std::to_string(v));
+}
 
 } // namespace
 
@@ -137,6 +171,9 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
         top = json::parse(json_text);
     } catch (const json::parse_error& e) {
         throw TraceError(name, "byte " + std::to_string(e.byte), "valid JSON (a Hugging Face config.json)", e.what());
+    } catch (const json::exception& e) {
+        // out_of_range.406: a number such as 1e999 that no double holds.
+        throw TraceError(name, "", "valid JSON with finite numbers (a Hugging Face config.json)", e.what());
     }
     if (!top.is_object())
         throw TraceError(name, "top level", "a JSON object (a Hugging Face config.json)", top.type_name());
@@ -171,6 +208,10 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
         m.notes.push_back("num_key_value_heads absent: multi-head attention assumed (KV heads = " +
                           std::to_string(m.num_heads) + ")");
     }
+    check_range(name, kHidden, m.hidden_size);
+    check_range(name, kHeads, m.num_heads);
+    check_range(name, kLayers, m.num_layers);
+    check_range(name, kVocab, m.vocab_size);
     if (m.num_kv_heads > m.num_heads)
         throw TraceError(name, "num_key_value_heads", "at most num_attention_heads (" + std::to_string(m.num_heads) + ")",
                          std::to_string(m.num_kv_heads));
@@ -191,6 +232,8 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
                                  std::to_string(m.num_heads) + " heads is not whole");
         m.head_dim = m.hidden_size / m.num_heads;
     }
+
+    check_range(name, kHeadDim, m.head_dim);
 
     const std::string mt = m.model_type;
     static const std::set<std::string> ungated = {"phi", "gpt2", "gpt_neox", "gptj", "opt", "falcon", "bloom",
@@ -217,6 +260,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     // MoE
     const auto experts = r.integer({"num_local_experts", "num_experts", "n_routed_experts"});
     if (experts && *experts > 0) {
+        check_range(name, kExperts, *experts);
         m.num_experts = *experts;
         const auto k = r.integer({"num_experts_per_tok", "moe_top_k", "top_k"});
         if (!k)
@@ -237,10 +281,15 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
             throw TraceError(name, "moe_intermediate_size", "the expert MLP width (or intermediate_size)", "it is missing");
         if (m.intermediate_size <= 0)
             m.intermediate_size = m.moe_intermediate_size;
-        if (const auto s = r.integer({"shared_expert_intermediate_size"}))
+        check_range(name, kIntermediate, m.moe_intermediate_size);
+        check_range(name, kIntermediate, m.intermediate_size);
+        if (const auto s = r.integer({"shared_expert_intermediate_size"})) {
             m.shared_expert_intermediate = *s;
-        else if (const auto ns = r.integer({"n_shared_experts"}))
+        } else if (const auto ns = r.integer({"n_shared_experts"})) {
+            check_range(name, {"n_shared_experts", 0, kExperts.hi}, *ns);
             m.shared_expert_intermediate = *ns * m.moe_intermediate_size;
+        }
+        check_range(name, kSharedWidth, m.shared_expert_intermediate);
         m.moe_layer.assign(static_cast<size_t>(m.num_layers), true);
         const int64_t first_dense = r.integer({"first_k_dense_replace"}).value_or(0);
         const int64_t step = std::max<int64_t>(1, r.integer({"decoder_sparse_step", "moe_layer_freq"}).value_or(1));
@@ -256,6 +305,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     } else {
         const auto ii = r.integer({"intermediate_size", "n_inner", "ffn_dim"});
         if (ii && *ii > 0) {
+            check_range(name, kIntermediate, *ii);
             m.intermediate_size = *ii;
         } else if (mt == "gpt2") {
             m.intermediate_size = 4 * m.hidden_size;
@@ -272,30 +322,27 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
 
 ModelConfig load_model_config(const std::string& config_path, const std::string& index_path)
 {
-    std::ifstream in(config_path);
-    if (!in)
-        throw TraceError(config_path, "", "a readable config.json", "cannot open the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    ModelConfig m = parse_model_config(ss.str(), config_path);
+    ModelConfig m = parse_model_config(read_input_file(config_path, InputKind::ModelConfig, "a readable config.json"),
+                                       config_path);
     if (index_path.empty())
         return m;
 
-    std::ifstream ii(index_path);
-    if (!ii)
-        throw TraceError(index_path, "", "a readable model.safetensors.index.json", "cannot open the file");
+    const std::string index_text =
+        read_input_file(index_path, InputKind::WeightIndex, "a readable model.safetensors.index.json");
     json idx;
     try {
-        idx = json::parse(ii);
+        idx = json::parse(index_text);
     } catch (const json::parse_error& e) {
         throw TraceError(index_path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
+    } catch (const json::exception& e) {
+        throw TraceError(index_path, "", "valid JSON with finite numbers", e.what());
     }
     if (!idx.is_object() || !idx.contains("weight_map") || !idx.at("weight_map").is_object())
         throw TraceError(index_path, "weight_map", "an object mapping tensor names to files", "it is missing");
     const json& wm = idx.at("weight_map");
     m.index_tensor_count = static_cast<int64_t>(wm.size());
     if (idx.contains("metadata") && idx.at("metadata").is_object() && idx.at("metadata").contains("total_size") &&
-        idx.at("metadata").at("total_size").is_number())
+        idx.at("metadata").at("total_size").is_number_integer())   // a float (1e30) would not convert safely
         m.index_total_bytes = idx.at("metadata").at("total_size").get<int64_t>();
 
     // Layer count: the highest "layers.N." index + 1 among the tensor names.
@@ -305,8 +352,13 @@ ModelConfig load_model_config(const std::string& config_path, const std::string&
     for (auto it = wm.begin(); it != wm.end(); ++it) {
         std::smatch mm;
         const std::string& key = it.key();
-        if (std::regex_search(key, mm, layer_re))
-            max_layer = std::max<int64_t>(max_layer, std::stoll(mm[1].str()));
+        if (std::regex_search(key, mm, layer_re)) {
+            const std::string digits = mm[1].str();
+            if (digits.size() > 9)   // std::stoll would throw a bare out_of_range past 19 digits
+                throw TraceError(index_path, "weight_map." + quote_prefix(key),
+                                 "a layer index below " + std::to_string(kLayers.hi), quote_prefix(digits));
+            max_layer = std::max<int64_t>(max_layer, std::stoll(digits));
+        }
         if (key.find("lm_head.") != std::string::npos)
             has_lm_head = true;
     }

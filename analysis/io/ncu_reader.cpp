@@ -1,5 +1,6 @@
 #include "analysis/io/ncu_reader.h"
 
+#include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/ncu_metrics.h"
 
@@ -294,18 +295,45 @@ void fill_identity(NcuLaunch& l, const std::vector<std::string>& h, const std::v
     set(l.context, "Context");
     set(l.stream, "Stream");
     if (l.pid == 0)
-        if (auto p = parse_ncu_number(field(row, column(h, "Process ID"))))
-            l.pid = static_cast<int64_t>(*p);
+        if (auto p = parse_ncu_number(field(row, column(h, "Process ID"))); p && *p >= 0 && *p < 9.0e18)
+            l.pid = static_cast<int64_t>(*p);   // a cast of a larger double would be undefined
 }
 
 int64_t parse_id(const std::string& s, const std::string& file, size_t line)
 {
     const auto v = parse_ncu_number(s);
-    if (!v || *v < 0 || *v != static_cast<double>(static_cast<int64_t>(*v)))
+    if (!v || !(*v >= 0 && *v < 9.0e18) || *v != static_cast<double>(static_cast<int64_t>(*v)))
         throw TraceError(file, "line " + std::to_string(line) + ", column ID", "a launch ID (a non-negative integer)",
                          excerpt(s));
     return static_cast<int64_t>(*v);
 }
+
+// Rows with fewer fields than the header (a cut line, one lone field) are kept with their missing fields empty, and
+// counted into one warning that names the first lines, so they are never accepted silently.
+struct ShortRows {
+    size_t count = 0, expected = 0;
+    std::vector<size_t> lines;
+    void note(size_t fields, size_t header, size_t line)
+    {
+        if (fields >= header)
+            return;
+        ++count;
+        expected = header;
+        if (lines.size() < 5)
+            lines.push_back(line);
+    }
+    void warn(NcuReport& r) const
+    {
+        if (!count)
+            return;
+        std::string where;
+        for (size_t l : lines)
+            where += (where.empty() ? "" : ", ") + std::to_string(l);
+        r.warnings.push_back(std::to_string(count) + " CSV row" + (count == 1 ? "" : "s") + " with fewer fields than the header's " +
+                             std::to_string(expected) + " (line" + (count == 1 ? " " : "s ") + where +
+                             (count > lines.size() ? ", ..." : "") + "): missing fields read as empty");
+    }
+};
 
 void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t line, const std::string& file,
                        const NcuReadOptions& opt)
@@ -321,6 +349,10 @@ void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t
     if (c_kn < 0)
         throw TraceError(file, "line " + std::to_string(line), "a \"Kernel Name\" column in the ncu CSV header",
                          "columns " + excerpt(text.substr(0, 200)));
+    if (c_val < 0)   // a details page without values would give launches with no counters at all
+        throw TraceError(file, "line " + std::to_string(line), "a \"Metric Value\" column in the ncu details CSV header",
+                         "columns " + excerpt(text.substr(0, 200)));
+    ShortRows short_rows;
 
     struct Row {
         std::vector<std::string> f;
@@ -345,9 +377,11 @@ void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t
         if (fields.size() < 2)
             throw TraceError(file, "line " + std::to_string(line), "a CSV row of the ncu details page",
                              excerpt(fields.empty() ? std::string() : fields[0]));
+        short_rows.note(fields.size(), header.size(), line);
         values.push_back(field(fields, c_val));
         rows.push_back({fields, line});
     }
+    short_rows.warn(r);
     r.decimal_separator = opt.decimal_separator ? opt.decimal_separator : detect_decimal(values);
     std::map<int64_t, size_t> index;
     std::vector<std::string> unknown_units;
@@ -400,6 +434,7 @@ void parse_raw_csv(NcuReport& r, const std::string& text, size_t pos, size_t lin
     std::vector<std::string> fields, values;
     bool units_seen = false;
     bool open_quote = false;
+    ShortRows short_rows;
     while (read_csv_record(text, pos, fields, &open_quote)) {
         ++line;
         if (open_quote)
@@ -419,12 +454,14 @@ void parse_raw_csv(NcuReport& r, const std::string& text, size_t pos, size_t lin
             units_seen = true;
             continue;
         }
+        short_rows.note(fields.size(), header.size(), line);
         for (size_t i = 0; i < fields.size() && i < header.size(); ++i)
             if (!is_identity(header[i]))
                 values.push_back(fields[i]);
         rows.push_back(fields);
         row_lines.push_back(line);
     }
+    short_rows.warn(r);
     if (!units_seen)
         r.warnings.push_back("no units row under the header: values taken as printed, in base units");
     r.decimal_separator = opt.decimal_separator ? opt.decimal_separator : detect_decimal(values);
@@ -475,7 +512,7 @@ void parse_details_text(NcuReport& r, const std::string& text, const std::string
         if (ln.rfind("==PROF==", 0) == 0 || ln.rfind("==WARNING==", 0) == 0 || ln.rfind("==ERROR==", 0) == 0)
             continue;
         if (std::regex_match(ln, m, process_re)) {
-            pid = std::stoll(m[1].str());
+            pid = m[1].length() <= 18 ? std::stoll(m[1].str()) : 0;   // stoll throws past 19 digits
             process = m[2].str();
             cur = nullptr;
             continue;
@@ -614,8 +651,11 @@ std::string shell_quote(const std::string& s)
 
 } // namespace
 
-NcuReport parse_ncu_text(const std::string& content, const std::string& name, const NcuReadOptions& options)
+NcuReport parse_ncu_text(const std::string& raw_content, const std::string& name, const NcuReadOptions& options)
 {
+    // Bytes that are not UTF-8 (a mangled kernel name) are kept as \xNN text, so names still differ and every
+    // output (JSON included) can carry them.
+    const std::string content = escape_invalid_utf8(raw_content);
     NcuReport r;
     r.source_path = name;
     if (content.size() >= 4 && content.compare(0, 4, std::string("NVR\0", 4)) == 0)
@@ -658,12 +698,7 @@ NcuReport parse_ncu_text(const std::string& content, const std::string& name, co
 
 NcuReport read_ncu(const std::string& path, const NcuReadOptions& options)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw TraceError(path, "", "a readable Nsight Compute file", "cannot open the file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string content = ss.str();
+    std::string content = read_input_file(path, InputKind::NcuExport, "a readable Nsight Compute file");
     if (content.size() >= 4 && content.compare(0, 4, std::string("NVR\0", 4)) == 0) {
         const std::string cmd = options.ncu_binary + " --import " + shell_quote(path) + " --csv --page raw --print-units base";
         if (!has_ncu_on_path(options.ncu_binary))

@@ -25,6 +25,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "analysis/io/input_bounds.h"
+#include "analysis/trace/checked_math.h"
 #include "analysis/trace/errors.h"
 
 extern char** environ;
@@ -262,6 +264,19 @@ private:
             streams_used_.insert(key);
         }
     }
+    // Out-of-range timestamps are clamped (counted), an end before its start is set to the start (counted).
+    void fix_interval(int64_t& st, int64_t& en)
+    {
+        if (!time_in_range(st) || !time_in_range(en)) {
+            st = clamp_time(st);
+            en = clamp_time(en);
+            ++clamped_times_;
+        }
+        if (en < st) {
+            en = st;
+            ++bad_intervals_;
+        }
+    }
     void widen(int64_t s, int64_t e)
     {
         lo_ = std::min(lo_, s);
@@ -292,12 +307,16 @@ private:
     std::set<uint64_t> streams_used_;
     std::unordered_set<uint32_t> graph_node_corr_;
     int64_t lo_ = INT64_MAX, hi_ = INT64_MIN;
-    size_t bad_intervals_ = 0;
+    size_t bad_intervals_ = 0, clamped_times_ = 0;
+    int64_t file_size_ = 0;
 };
 
 void Reader::open()
 {
     const bool wal = precheck_file(path_);
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) == 0)
+        file_size_ = static_cast<int64_t>(st.st_size);
     const std::string uri = "file:" + percent_encode_path(path_) + (wal ? "?mode=ro&immutable=1" : "?mode=ro&immutable=0");
     const int rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                                    nullptr);
@@ -320,6 +339,20 @@ void Reader::open()
             sqlite3_free(err);
             throw TraceError(path_, pragma, kExpected, "a file SQLite cannot read (" + msg + ")");
         }
+    }
+    // A hot rollback journal beside the export (an interrupted write) must be rolled back before the file can be
+    // read, which a read-only open cannot do: SQLite says "attempt to write a readonly database". Say what it is.
+    sqlite3_stmt* probe = nullptr;
+    int prc = sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_master", -1, &probe, nullptr);
+    if (prc == SQLITE_OK)
+        prc = sqlite3_step(probe);
+    sqlite3_finalize(probe);
+    if (prc != SQLITE_OK && prc != SQLITE_ROW && prc != SQLITE_DONE &&
+        (sqlite3_extended_errcode(db_) == SQLITE_READONLY_ROLLBACK || (prc & 0xFF) == SQLITE_READONLY)) {
+        throw TraceError(path_, "file header", "an export without a pending rollback journal",
+                         "a rollback journal " + path_ + "-journal left by an interrupted write; Sightline opens "
+                         "exports read-only and does not roll it back. Recover it with `sqlite3 " + path_ +
+                         " 'PRAGMA integrity_check'` (which rolls the journal back), or re-export the report");
     }
 }
 
@@ -373,7 +406,10 @@ int64_t Reader::estimate_rows(const std::string& table)
     if (!has(table))
         return 0;
     Stmt s(db_, "SELECT max(rowid) FROM " + quote_ident(table), path_, table);
-    return s.step() ? std::max<int64_t>(0, s.i64(0)) : 0;
+    const int64_t max_rowid = s.step() ? std::max<int64_t>(0, s.i64(0)) : 0;
+    // max(rowid) is only a hint (rowids may skip): a hostile file sets it near 2^63, and arrays reserved from it
+    // would throw a bare bad_alloc. A row takes at least 4 bytes of the file, so the file's size bounds the count.
+    return std::min<int64_t>(max_rowid, file_size_ / 4 + 1);
 }
 
 void Reader::read_strings()
@@ -385,7 +421,12 @@ void Reader::read_strings()
     size_t row = 0;
     while (s.step()) {
         tick(row++, "strings");
-        const std::string_view v = s.text(1);
+        std::string_view v = s.text(1);
+        std::string escaped;
+        if (!is_valid_utf8(v)) {   // names are kept, with the bytes that are not UTF-8 as \xNN text
+            escaped = escape_invalid_utf8(v);
+            v = escaped;
+        }
         const int64_t id = s.i64(0);
         if (blob_.size() + v.size() >= UINT32_MAX)
             throw TraceError(path_, "StringIds", "string data under 4 GiB", "more");
@@ -449,8 +490,8 @@ void Reader::read_meta()
     if (has_col("ANALYSIS_DETAILS", "startTime") && has_col("ANALYSIS_DETAILS", "stopTime")) {
         Stmt s(db_, "SELECT startTime, stopTime FROM ANALYSIS_DETAILS", path_, "ANALYSIS_DETAILS");
         if (s.step() && !s.null(0) && !s.null(1) && s.i64(1) >= s.i64(0)) {
-            lo_ = s.i64(0);
-            hi_ = s.i64(1);
+            lo_ = clamp_time(s.i64(0));
+            hi_ = clamp_time(s.i64(1));
         }
     }
     if (has_col("TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) {
@@ -497,10 +538,7 @@ void Reader::read_kernels()
     while (s.step()) {
         tick(row++, "kernels");
         int64_t st = s.i64(0), en = s.i64(1);
-        if (en < st) {
-            en = st;
-            ++bad_intervals_;
-        }
+        fix_interval(st, en);
         widen(st, en);
         const uint16_t dev = device(s.i64(2));
         const int64_t stream = s.i64(3);
@@ -592,10 +630,7 @@ void Reader::read_runtime()
     while (s.step()) {
         tick(row++, "API calls");
         int64_t st = s.i64(0), en = s.i64(1);
-        if (en < st) {
-            en = st;
-            ++bad_intervals_;
-        }
+        fix_interval(st, en);
         widen(st, en);
         const int64_t cls = s.i64(2);
         const StrId name = str(s.i64(5));
@@ -632,10 +667,7 @@ void Reader::read_memcpy()
     while (s.step()) {
         tick(row++, "memory copies");
         int64_t st = s.i64(0), en = s.i64(1);
-        if (en < st) {
-            en = st;
-            ++bad_intervals_;
-        }
+        fix_interval(st, en);
         widen(st, en);
         const int64_t ck = s.i64(7);
         const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)),
@@ -666,10 +698,7 @@ void Reader::read_memset()
     while (s.step()) {
         tick(row++, "memory sets");
         int64_t st = s.i64(0), en = s.i64(1);
-        if (en < st) {
-            en = st;
-            ++bad_intervals_;
-        }
+        fix_interval(st, en);
         widen(st, en);
         const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)));
         m.device[i] = device(s.i64(2));
@@ -737,7 +766,7 @@ void Reader::read_nvtx()
             continue;
         const StrId name = !s.null(4) ? str(s.i64(4)) : t_.strings.intern(s.text(3));
         const uint32_t thr = thread(s.i64(5));
-        const int64_t st = s.i64(0);
+        int64_t st = s.i64(0);
         if (mark) {
             t_.marks.time.push_back(st);
             t_.marks.name.push_back(name);
@@ -748,10 +777,7 @@ void Reader::read_nvtx()
         }
         const bool is_open = s.null(1);
         int64_t en = is_open ? st : s.i64(1);
-        if (en < st) {
-            en = st;
-            ++bad_intervals_;
-        }
+        fix_interval(st, en);
         const size_t i = r.append(st, en, name, thr, push_pop ? RangeKind::PushPop : RangeKind::StartEnd);
         if (is_open)
             open.push_back(i);
@@ -891,6 +917,9 @@ Trace Reader::read()
         meta.warnings.push_back(has("CUPTI_ACTIVITY_KIND_KERNEL")
                                     ? "no GPU activity: the kernel table is empty"
                                     : "no GPU activity: the export has no kernel table (CUPTI_ACTIVITY_KIND_KERNEL)");
+    if (clamped_times_)
+        meta.warnings.push_back(std::to_string(clamped_times_) + " rows have timestamps beyond +/-2^61 ns (73 years) "
+                                "from the origin; they were clamped to that range");
     if (bad_intervals_)
         meta.warnings.push_back(std::to_string(bad_intervals_) + " rows ended before they started; their end was set "
                                 "to their start");

@@ -31,7 +31,17 @@ std::string group_digits(double v, int decimals)
     const auto dot = s.find('.');
     const std::string int_part = s.substr(0, dot);
     const std::string frac = dot == std::string::npos ? "" : s.substr(dot);
-    std::string out = group_digits(static_cast<int64_t>(std::stoll(int_part))) + frac;
+    if (!std::isfinite(v))
+        return s;   // "nan" / "inf": nothing to group
+    // Grouped from the digits themselves: std::stoll threw a bare out_of_range for |v| >= 2^63 (issue 17).
+    std::string out;
+    for (size_t i = 0; i < int_part.size(); ++i) {
+        out += int_part[i];
+        const size_t left = int_part.size() - 1 - i;
+        if (left > 0 && left % 3 == 0)
+            out += ',';
+    }
+    out += frac;
     const bool negative = v < 0 && out.find_first_not_of("0.,") != std::string::npos;
     return negative ? "-" + out : out;
 }

@@ -1,5 +1,6 @@
 #include "analysis/roofline/gpu_specs.h"
 
+#include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/resources.h"
 
@@ -81,7 +82,7 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
             return;
         }
         if (!v.is_number() || v.get<double>() < 0)
-            throw TraceError(file, where + "." + key, "a non-negative number", v.dump());
+            throw TraceError(file, where + "." + key, "a non-negative number", describe_json(v));
         dst = v.get<double>() * scale;
     };
     auto str = [&](const char* key, std::string& dst) {
@@ -91,7 +92,7 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
         if (v.is_null())
             return;
         if (!v.is_string())
-            throw TraceError(file, where + "." + key, "a string", v.dump());
+            throw TraceError(file, where + "." + key, "a string", describe_json(v));
         dst = v.get<std::string>();
     };
     auto strs = [&](const char* key, std::vector<std::string>& dst) {
@@ -99,11 +100,11 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
             return;
         const json& v = j.at(key);
         if (!v.is_array())
-            throw TraceError(file, where + "." + key, "an array of strings", v.dump());
+            throw TraceError(file, where + "." + key, "an array of strings", describe_json(v));
         dst.clear();
         for (const auto& e : v) {
             if (!e.is_string())
-                throw TraceError(file, where + "." + key, "an array of strings", e.dump());
+                throw TraceError(file, where + "." + key, "an array of strings", describe_json(e));
             dst.push_back(e.get<std::string>());
         }
     };
@@ -128,7 +129,7 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
     if (j.contains("peaks_tflops_dense")) {
         const json& p = j.at("peaks_tflops_dense");
         if (!p.is_object())
-            throw TraceError(file, where + ".peaks_tflops_dense", "an object of TFLOPS per precision", p.dump());
+            throw TraceError(file, where + ".peaks_tflops_dense", "an object of TFLOPS per precision", describe_json(p));
         for (auto it = p.begin(); it != p.end(); ++it) {
             const auto prec = parse_precision(it.key());
             if (!prec)
@@ -138,7 +139,7 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
             if (!it.value().is_null()) {
                 if (!it.value().is_number() || it.value().get<double>() <= 0)
                     throw TraceError(file, where + ".peaks_tflops_dense." + it.key(), "a positive number or null",
-                                     it.value().dump());
+                                     describe_json(it.value()));
                 v = it.value().get<double>() * 1e12;
             }
             switch (*prec) {
@@ -179,14 +180,14 @@ GpuDatabase GpuDatabase::load_default() { return load(resource_path("gpus.json")
 GpuDatabase GpuDatabase::load(const std::string& path)
 {
     GpuDatabase db;
-    std::ifstream in(path);
-    if (!in)
-        throw TraceError(path, "", "a readable GPU spec file (gpus.json)", "cannot open the file");
+    const std::string text = read_input_file(path, InputKind::DataFile, "a readable GPU spec file (gpus.json)");
     json doc;
     try {
-        doc = json::parse(in);
+        doc = json::parse(text);
     } catch (const json::parse_error& e) {
         throw TraceError(path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
+    } catch (const json::exception& e) {
+        throw TraceError(path, "", "valid JSON with finite numbers", e.what());
     }
     db.merge_json(doc, path);   // rows keep their file order
     return db;
@@ -194,14 +195,14 @@ GpuDatabase GpuDatabase::load(const std::string& path)
 
 void GpuDatabase::merge_file(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
-        throw TraceError(path, "", "a readable GPU spec file", "cannot open the file");
+    const std::string text = read_input_file(path, InputKind::DataFile, "a readable GPU spec file");
     json doc;
     try {
-        doc = json::parse(in);
+        doc = json::parse(text);
     } catch (const json::parse_error& e) {
         throw TraceError(path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
+    } catch (const json::exception& e) {
+        throw TraceError(path, "", "valid JSON with finite numbers", e.what());
     }
     merge_json(doc, path);
 }
@@ -221,7 +222,7 @@ void GpuDatabase::merge_json(const json& doc, const std::string& origin)
         const json& r = (*list)[i];
         const std::string where = "gpus[" + std::to_string(i) + "]";
         if (!r.is_object() || !r.contains("name") || !r.at("name").is_string() || r.at("name").get<std::string>().empty())
-            throw TraceError(origin, where, "an object with a non-empty \"name\"", r.dump().substr(0, 80));
+            throw TraceError(origin, where, "an object with a non-empty \"name\"", describe_json(r));
         const std::string name = r.at("name").get<std::string>();
         auto existing = std::find_if(rows_.begin(), rows_.end(), [&](const GpuSpec& s) {
             return normalize_gpu_name(s.name) == normalize_gpu_name(name);

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/resources.h"
 
@@ -31,7 +32,7 @@ OpClassifier OpClassifier::from_json(const nlohmann::json& doc, const std::strin
     size_t i = 0;
     for (const auto& cl : doc["classes"]) {
         if (!cl.is_object() || !cl.contains("id") || !cl["id"].is_string())
-            throw TraceError(source, "classes[" + std::to_string(i) + "]", "an object with a string \"id\"", cl.dump());
+            throw TraceError(source, "classes[" + std::to_string(i) + "]", "an object with a string \"id\"", describe_json(cl));
         c.ids_.push_back(cl["id"].get<std::string>());
         c.labels_.push_back(cl.value("label", c.ids_.back()));
         ++i;
@@ -48,7 +49,7 @@ OpClassifier OpClassifier::from_json(const nlohmann::json& doc, const std::strin
         const std::string where = "patterns[" + std::to_string(i++) + "]";
         if (!p.is_object() || !p.contains("class") || !p.contains("match") || !p["class"].is_string() ||
             !p["match"].is_string())
-            throw TraceError(source, where, "an object with string \"class\" and \"match\"", p.dump());
+            throw TraceError(source, where, "an object with string \"class\" and \"match\"", describe_json(p));
         Pattern pat;
         const std::string cls = p["class"].get<std::string>();
         pat.cls = c.class_index(cls);
@@ -82,16 +83,14 @@ OpClassifier OpClassifier::from_json(const nlohmann::json& doc, const std::strin
 
 OpClassifier OpClassifier::load_file(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw TraceError(path, "file", "a readable kernel-classes JSON file", "cannot open");
-    std::stringstream ss;
-    ss << in.rdbuf();
+    const std::string text = read_input_file(path, InputKind::DataFile, "a readable kernel-classes JSON file");
     nlohmann::json doc;
     try {
-        doc = nlohmann::json::parse(ss.str());
+        doc = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw TraceError(path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
+    } catch (const nlohmann::json::exception& e) {
+        throw TraceError(path, "", "valid JSON with finite numbers", e.what());
     }
     return from_json(doc, path);
 }

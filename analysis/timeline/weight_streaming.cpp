@@ -53,6 +53,8 @@ WeightStreamingResult analyze_weight_streaming(const Trace& t, const WeightStrea
             if (std::regex_search(s, m, re)) {
                 for (size_t g = 1; g < m.size(); ++g)
                     if (m[g].matched) {
+                        if (m[g].length() > 9)   // not a layer number (std::stoll would throw past 19 digits)
+                            break;
                         nr.role = role;
                         nr.layer = std::stoll(m[g].str());
                         break;

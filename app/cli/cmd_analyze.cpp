@@ -220,7 +220,7 @@ int run_analyze(const std::vector<std::string>& argv)
         for (const auto& e : r.diagnosis.rule_errors)
             std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : ", rule " + e.rule_id)
                       << ": " << e.message << "\n";
-        text = req.format == "json" ? pipeline_to_json(r).dump(2) + "\n" : pipeline_to_text(r);
+        text = req.format == "json" ? pipeline_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : pipeline_to_text(r);
         diag = r.diagnosis;
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";

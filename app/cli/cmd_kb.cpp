@@ -138,7 +138,8 @@ int run_kb(const std::vector<std::string>& argv)
                 kb.set_suggestion_state(id, sub == "accept" ? SuggestionState::Accepted : SuggestionState::Rejected,
                                         note);
             }
-            out << "suggestion " << id << ": " << sub << "ed\n";
+            // "accepted", "rejected", "annotated" (not "annotateed").
+            out << "suggestion " << id << ": " << (sub == "annotate" ? std::string("annotated") : sub + "ed") << "\n";
         } else if (sub == "history") {
             const auto rows = kb.verifications();
             if (format == "json") {

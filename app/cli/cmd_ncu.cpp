@@ -35,7 +35,7 @@ int run(const std::vector<std::string>& args)
         nlohmann::json j;
         j["schema"] = "sightline.ncu/1";
         j["ncu"] = ncu_to_json(r);
-        out = j.dump(2) + "\n";
+        out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";   // never a bare type_error.316
     } else {
         out = ncu_to_text(r);
     }

@@ -66,7 +66,7 @@ int run_summary(const std::vector<std::string>& argv)
     }
     const Summary summary = summarize(trace, options);
     const std::string text =
-        format == "json" ? summary_to_json(trace, summary).dump(2) + "\n" : summary_to_text(trace, summary);
+        format == "json" ? summary_to_json(trace, summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : summary_to_text(trace, summary);
     return write_output(out_path, text) ? kExitOk : kExitInput;
 }
 

@@ -4,6 +4,7 @@
 #include <exception>
 #include <iostream>
 
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 #include "app/cli/help.h"
 
@@ -16,7 +17,41 @@ static void usage(FILE* out)
     for (const auto& c : commands())
         std::fprintf(out, "  sightline-cli %s\n", c.synopsis);
     std::fprintf(out, "\n'sightline-cli COMMAND --help' describes a command and its options.\n");
+    std::fprintf(out, "\nEvery command takes --max-input-size SIZE (e.g. 128G, or none) to raise the input size limits.\n");
     std::fprintf(out, "\nExit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input, 64 usage error.\n");
+}
+
+// Removes --max-input-size SIZE / --max-input-size=SIZE from args and applies it. False (after a message) when the
+// value is not a size.
+static bool take_max_input_size(std::vector<std::string>& args)
+{
+    static const std::string opt = "--max-input-size";
+    for (size_t i = 0; i < args.size(); ++i) {
+        std::string value;
+        size_t n = 0;
+        if (args[i] == opt && i + 1 < args.size()) {
+            value = args[i + 1];
+            n = 2;
+        } else if (args[i].rfind(opt + "=", 0) == 0) {
+            value = args[i].substr(opt.size() + 1);
+            n = 1;
+        } else if (args[i] == opt) {
+            std::fprintf(stderr, "sightline-cli: --max-input-size needs a value (e.g. 128G, or none)\n");
+            return false;
+        } else {
+            continue;
+        }
+        uint64_t bytes = 0;
+        if (!sl::parse_size(value, bytes)) {
+            std::fprintf(stderr, "sightline-cli: --max-input-size: expected a size such as 512M, 128G or none, found '%s'\n",
+                         value.c_str());
+            return false;
+        }
+        sl::set_input_size_override(bytes);
+        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i + n));
+        --i;
+    }
+    return true;
 }
 
 int main(int argc, char** argv)
@@ -36,6 +71,9 @@ int main(int argc, char** argv)
                 std::fputs(command_help(c).c_str(), stdout);
                 return kExitOk;
             }
+            // --max-input-size SIZE (any command): the one override of every input size limit (issue 17).
+            if (!take_max_input_size(args))
+                return kExitUsage;
             try {
                 return c.run(args);
             } catch (const std::exception& e) {
