@@ -5,6 +5,7 @@
 // export each run to SQLite, analyse it, measure the run-to-run spread, look the environment up in the knowledge
 // base and record the runs there (profile); after a change, profile again, compare with the earlier profile's
 // representative run, judge the accepted suggestions outside the run-to-run spread and record the verdicts (verify).
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
@@ -208,7 +209,10 @@ int run_verify(const std::vector<std::string>& argv)
             return std::nullopt;
         };
         const auto mb = median_of(before.metrics), ma = median_of(after_metrics);
-        std::cout << "\nVerify: " << metric << " median " << (mb ? *mb : 0) << " -> " << (ma ? *ma : 0);
+        const double unit = metric.size() > 3 && metric.compare(metric.size() - 3, 3, "_ns") == 0 ? 1e6 : 1.0;
+        std::printf("\nVerify: %s median %.4g%s -> %.4g%s", metric.c_str(), (mb ? *mb : 0) / unit,
+                    unit > 1 ? " ms" : "", (ma ? *ma : 0) / unit, unit > 1 ? " ms" : "");
+        std::fflush(stdout);
         std::string verdict = "inconclusive";
         double delta = 0;
         if (mb && ma && *mb > 0) {
@@ -221,7 +225,8 @@ int run_verify(const std::vector<std::string>& argv)
                                                         : verdict == "failed" ? "slower, outside the spread"
                                                                               : "inconclusive: within the spread");
         } else
-            std::cout << ": inconclusive (metric missing)\n";
+            std::printf(": inconclusive (metric missing)\n");
+        std::fflush(stdout);
         std::cout << compare_to_text(cr) << std::flush;
         if (req.record) {
             const int64_t b = before_run ? *before_run : ensure_kb_run(kb, tb, ab, before.representative, before_hash);
