@@ -2,7 +2,7 @@
 //                         [--ncu-args ARGS] [--timeout SEC] [--model config.json ...] -- COMMAND...
 //
 // Step 4 of the loop (seed 004): the focus set of the trace (Top-K kernel names by time, and the low-E_roof ones
-// when a model is given) is profiled with Nsight Compute on exactly those kernels: `-k regex:^(name|...)$` of their
+// when a model is given) is profiled with Nsight Compute on exactly those kernels: `-k regex:^(.*::)?(name|...)$` of their
 // real function names, `--launch-skip` past the warm-up and `--launch-count` for one steady-state step's launches.
 // The report is exported as CSV (--page raw), joined to the trace, and the rules run again with the counters.
 #include <algorithm>
@@ -68,7 +68,7 @@ std::string regex_escape(const std::string& s)
 // The ncu kernel filter and launch window for a trace's focus set (exposed for the tests through the CLI output).
 struct NcuTarget {
     std::vector<std::string> names;   // ncu's "function" base names of the focus kernels
-    std::string regex;                // "regex:^(a|b)$"
+    std::string regex;                // "regex:^(.*::)?(a|b)$"
     int64_t launch_skip = 0, launch_count = 0;
 };
 
@@ -82,14 +82,18 @@ static NcuTarget ncu_target(const PipelineResult& r)
         if (!e.in_top_k && !e.in_low_efficiency)
             continue;
         focus_ids.insert(e.name);
-        const std::string base = kernel_base_name(tr.str(e.name));
+        // ncu's default --kernel-name-base is "function": no return type, template arguments or parameters. Whether
+        // a namespace prefix shows differs by ncu version, so the regex takes the unqualified name with any prefix.
+        std::string base = kernel_base_name(tr.str(e.name));
+        if (const auto colons = base.rfind("::"); colons != std::string::npos)
+            base = base.substr(colons + 2);
         if (!base.empty() && seen.insert(base).second)
             t.names.push_back(base);
     }
     std::string alt;
     for (const auto& n : t.names)
         alt += (alt.empty() ? "" : "|") + regex_escape(n);
-    t.regex = "regex:^(" + alt + ")$";
+    t.regex = "regex:^(.*::)?(" + alt + ")$";
     // Steady state: the matched launches before the first decode step that is not warm-up are skipped; one
     // steady step's matched launches are profiled.
     int64_t steady_start = -1, steady_end = -1;

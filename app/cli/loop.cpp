@@ -209,6 +209,9 @@ ProfileOutcome profile_command(const ProfileRequest& req, const ToolInfo& nsys)
             break;
         }
         PipelineResult r = run_pipeline({run.sqlite}, req.pipeline);
+        // The model is part of the environment (as `kb record --model` has it): hash of its config.json.
+        if (!req.pipeline.roofline.model.empty())
+            r.diagnosis.env.model_hash = file_hash(req.pipeline.roofline.model);
         std::ofstream(run.analysis_json) << pipeline_to_json(r).dump(2) << "\n";
         run.metrics = headline_metrics(*r.trace, r.analysis);
         run.ok = true;

@@ -178,15 +178,17 @@ TEST(CliLoop, ProfileDeepDiveVerifyKnowledgeBase)
         if (base.rfind("void ", 0) == 0)
             base = base.substr(5);
         base = base.substr(0, base.find_first_of("<("));
+        if (const auto c = base.rfind("::"); c != std::string::npos)
+            base = base.substr(c + 2);   // unqualified: ncu versions differ in showing the namespace
         EXPECT_TRUE(ncu_line.find("(" + base + "|") != std::string::npos ||
                     ncu_line.find("|" + base + "|") != std::string::npos ||
                     ncu_line.find("|" + base + ")$") != std::string::npos)
             << base << " missing from " << ncu_line;
     }
     EXPECT_EQ(in_focus, 10);   // K = 10
-    EXPECT_NE(ncu_line.find("--set full -k regex:^("), std::string::npos) << ncu_line;
+    EXPECT_NE(ncu_line.find("--set full -k regex:^(.*::)?("), std::string::npos) << ncu_line;
     EXPECT_NE(ncu_line.find("nvjet_tst_64x8_64x16_4x1_v_bz_splitK_TNT"), std::string::npos) << ncu_line;
-    EXPECT_NE(ncu_line.find("|flash::flash_fwd_splitkv_kernel|"), std::string::npos) << ncu_line;   // no template args
+    EXPECT_NE(ncu_line.find("|flash_fwd_splitkv_kernel|"), std::string::npos) << ncu_line;   // no template args
     EXPECT_NE(ncu_line.find("--launch-skip "), std::string::npos);
     EXPECT_NE(ncu_line.find(" sh -c echo app-under-ncu"), std::string::npos) << ncu_line;
     EXPECT_NE(out.find("  [ncu] app-under-ncu"), std::string::npos) << out;
@@ -338,4 +340,25 @@ TEST(CliLoop, CtrlCStopsTheToolAndKeepsCompletedRuns)
     EXPECT_TRUE(m["runs"][0]["ok"].get<bool>());
     EXPECT_TRUE(fs::exists(outdir + "/run1.analysis.json"));
     EXPECT_EQ(slurp(outdir + "/run2.nsys-rep"), "partial\n");
+}
+
+TEST(CliLoop, TheModelIsPartOfTheEnvironment)
+{
+    LoopEnv env("cli_loop_model");
+    const std::string model = sl::test::source_dir() + "/tests/data/models/llama_tiny_config.json";
+    ::setenv("FAKE_SQLITES", env.traces("m", "", 2).c_str(), 1);   // two different runs of the same model
+    std::string out;
+    ASSERT_EQ(run("profile --out " + env.dir + "/a --kb " + env.kb + " --model " + model + " -- true", &out), 0) << out;
+    EXPECT_NE(out.find("nothing yet"), std::string::npos) << out;
+    ASSERT_EQ(run("profile --out " + env.dir + "/b --kb " + env.kb + " --model " + model + " -- true", &out), 0) << out;
+    // Step 1 finds the first run, on the same GPU with the same model config (as `kb record --model` keys it).
+    EXPECT_NE(out.find("1 earlier run(s) on a similar environment; closest: run 1 (" + fs::absolute(env.dir).string() +
+                       "/a/run1.sqlite, similarity"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("same GPU, same model"), std::string::npos) << out;
+    const auto envs = sl::test::sqlite_rows(env.kb, "SELECT count(*), min(model_hash) FROM environments");
+    ASSERT_EQ(envs.size(), 1u);
+    EXPECT_EQ(envs[0][0], "1");
+    EXPECT_FALSE(envs[0][1].empty());
 }
