@@ -58,7 +58,8 @@ const std::vector<std::string>& verdict_vocabulary()
     static const std::vector<std::string> v = {
         "launch-bound", "host-bound", "sync-bound", "idle-gaps", "compute-underused", "low-occupancy",
         "memory-bound", "latency-bound", "bank-conflict", "communication-bound", "pageable-memcpy",
-        "synchronous-memcpy", "weight-streaming", "low-roofline-efficiency", "kv-cache-bound", "low-utilization"};
+        "synchronous-memcpy", "weight-streaming", "low-roofline-efficiency", "kv-cache-bound", "low-utilization",
+        "theory-measurement-mismatch"};
     return v;
 }
 
@@ -78,6 +79,10 @@ std::string confidence_label(double v)
 void rank_findings(std::vector<Finding>& findings)
 {
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        // A theory/measurement mismatch (step 2 of the loop, resources/rules/retest.json) puts every other number
+        // in doubt: it comes first whatever its gain.
+        const bool fa = a.verdict == "theory-measurement-mismatch", fb = b.verdict == "theory-measurement-mismatch";
+        if (fa != fb) return fa;
         const double sa = a.rank_score(), sb = b.rank_score();
         if (sa != sb) return sa > sb;
         if (a.severity != b.severity) return a.severity > b.severity;

@@ -109,7 +109,8 @@ struct Finding {
     double rank_score() const { return expected_gain.fraction * confidence.value; }
 };
 
-// Sorts by expected gain x confidence (descending), then severity, then rule id and subject (stable order).
+// Sorts a theory/measurement mismatch (verdict theory-measurement-mismatch) first, then by expected gain x confidence
+// (descending), then severity, then rule id and subject (stable order).
 void rank_findings(std::vector<Finding>& findings);
 
 // Highest severity among the findings; nullopt when there are none.

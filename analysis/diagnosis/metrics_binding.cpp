@@ -19,6 +19,7 @@
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/roofline/roofline.h"
+#include "analysis/diagnosis/retest.h"
 #define SIGHTLINE_BIND_ROOFLINE 1
 #else
 #define SIGHTLINE_BIND_ROOFLINE 0
@@ -322,8 +323,18 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["tpot_median_ns"] = P.tpot_median_ns;
         else if (!decode)
             m["tpot_median_ns"] = wall / steps;   // time per prefill pass
+#if SIGHTLINE_BIND_ROOFLINE
+        // Step 2 of the loop: theory of the step's dominant operators vs their measured time (analysis/diagnosis/retest.h).
+        if (roof)
+            if (const auto rc = retest_check(*roof, decode ? "decode" : "prefill")) {
+                m["retest_theory_ns"] = rc->theory_ns;
+                m["retest_measured_ns"] = rc->measured_ns;
+                m["retest_delta_fraction"] = rc->delta;
+                m["retest_abs_delta_fraction"] = std::abs(rc->delta);
+            }
+#endif
         for (auto& [k, v] : m)
-            s.sources[k] = "analysis:phases";
+            s.sources[k] = k.rfind("retest_", 0) == 0 ? "roofline" : "analysis:phases";
         for (size_t i = 0; i < std::min(windows.size(), opt.max_links); ++i)
             s.links.time_ranges.push_back({windows[i].start, windows[i].end,
                                            std::string(decode ? "decode step" : "prefill pass")});

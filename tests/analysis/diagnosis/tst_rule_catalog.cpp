@@ -46,7 +46,9 @@ Metrics healthy(ScopeKind k)
         return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"wall_ns", 5e8}, {"idle_fraction", 0.08},
                 {"host_wait_ns", 1e7}, {"host_wait_share", 0.3}, {"host_wait_per_step_ns", 2e5},
                 {"kernel_wait_share", 0.3}, {"tpot_median_ns", 1e7}, {"step_count", 50}, {"sync_steps_fraction", 0},
-                {"syncs_per_step", 0}, {"sync_wait_per_step_ns", 0}, {"kernels_per_step", 300}, {"avg_kernel_us", 30}};
+                {"syncs_per_step", 0}, {"sync_wait_per_step_ns", 0}, {"kernels_per_step", 300}, {"avg_kernel_us", 30},
+                {"retest_theory_ns", 9e6}, {"retest_measured_ns", 9.9e6}, {"retest_delta_fraction", 0.1},
+                {"retest_abs_delta_fraction", 0.1}};
     case ScopeKind::OpClass:
         return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"memory_bound", 0},
                 {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4},
@@ -96,6 +98,7 @@ const std::vector<Trigger>& triggers()
         {"weight-streaming-h2d-exposed", {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}}},
         {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
         {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
+        {"theory-vs-measurement", {{"retest_measured_ns", 4.5e6}, {"retest_delta_fraction", -0.5}, {"retest_abs_delta_fraction", 0.5}}},
         {"roofline-compute-underused", {{"e_roof", 0.45}, {"distance_to_roof", 2.2}}},
         {"roofline-memory-bound-near-roof", {{"memory_bound", 1}, {"compute_bound", 0}, {"is_gemm", 0}, {"e_roof", 0.7}, {"intensity", 2}}},
         {"ncu-tensor-core-underused", {{"tensor_core_utilization", 0.2}}},
