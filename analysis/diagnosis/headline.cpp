@@ -44,7 +44,7 @@ bool is_mix_class(const std::string& id)
 
 } // namespace
 
-Headline make_headline(const Trace& /*trace*/, const AnalysisResult& an, const std::vector<Finding>& findings,
+Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::vector<Finding>& findings,
                        const HeadlineOptions& opt)
 {
     Headline h;
@@ -62,13 +62,18 @@ Headline make_headline(const Trace& /*trace*/, const AnalysisResult& an, const s
     h.launch_api_ns = double(an.launch.launch_api_ns);
     h.kernel_ns = double(an.classes.kernel_time_ns);
 
-    // Kernel mix.
+    // Kernel mix: kernel time only (the memcpy_memset class also holds DMA copy rows, which are not kernels).
+    std::vector<double> class_kernel_ns(an.classes.classes.size(), 0.0);
+    for (size_t i = 0; i < trace.kernels.size() && i < an.classes.kernel_class.size(); ++i) {
+        const int c = an.classes.kernel_class[i];
+        if (c >= 0 && static_cast<size_t>(c) < class_kernel_ns.size())
+            class_kernel_ns[static_cast<size_t>(c)] += double(trace.kernels.end[i] - trace.kernels.start[i]);
+    }
     std::vector<std::pair<double, std::string>> mix;
-    for (const auto& c : an.classes.classes)
-        if (is_mix_class(c.id) && c.time_ns > 0) {
-            // memcpy_memset also counts copy rows; the share is of kernel time plus those rows at most 100 %.
-            mix.emplace_back(double(c.time_ns), c.id);
-            h.kernel_mix.ns += double(c.time_ns);
+    for (size_t c = 0; c < an.classes.classes.size(); ++c)
+        if (is_mix_class(an.classes.classes[c].id) && class_kernel_ns[c] > 0) {
+            mix.emplace_back(class_kernel_ns[c], an.classes.classes[c].id);
+            h.kernel_mix.ns += class_kernel_ns[c];
         }
     std::sort(mix.rbegin(), mix.rend());
     if (h.kernel_ns > 0)
@@ -89,7 +94,7 @@ Headline make_headline(const Trace& /*trace*/, const AnalysisResult& an, const s
 
     // Bound.
     const double W = h.wall_ns;
-    if (W <= 0) {
+    if (W <= 0 || h.kernel_ns <= 0) {
         h.bound = "unknown";
         h.verdict = "unknown";
     } else {
@@ -168,7 +173,8 @@ Headline make_headline(const Trace& /*trace*/, const AnalysisResult& an, const s
         {"gpu-memory", {"GPU-bound (memory): kernels limited by memory traffic hold the GPU",
                         "受 GPU 限制（访存）：受显存带宽限制的核函数占满 GPU"}},
         {"gpu-compute", {"GPU-bound (compute): the GPU is busy with compute kernels", "受 GPU 限制（计算）：GPU 忙于计算核函数"}},
-        {"unknown", {"undetermined: the trace does not say what the GPU waited on", "无法判定：trace 未说明 GPU 在等待什么"}}};
+        {"unknown", {"undetermined: the trace does not say what the GPU waited on, or has no kernels",
+                     "无法判定：trace 未说明 GPU 在等待什么，或没有核函数"}}};
     const auto& w = what.at(h.bound);
     std::string en, zh;
     if (W > 0) {

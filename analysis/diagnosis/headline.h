@@ -6,6 +6,7 @@
 //   host / sync    the GPU idles >= idle_fraction of the wall and the idle's largest cause is the CPU not feeding it
 //                  (host wait + launch latency) / a host-blocking sync;
 //   unknown        ... and the largest cause is "other" (unlinked ops, cross-stream waits): the trace cannot tell;
+//                  also when the trace has no kernels;
 //   balanced       the GPU idles between balanced_fraction and idle_fraction of the wall;
 //   gpu-memory     otherwise (GPU-bound) when memory-bound kernels (elementwise/copy/norm/... classes) or decode
 //                  steps hold most of the kernel time;
@@ -44,7 +45,7 @@ struct HeadlineAction {
 };
 
 struct KernelMix {
-    double fraction = 0;              // elementwise/copy classes' share of kernel time
+    double fraction = 0;              // elementwise/copy classes' share of kernel time (kernels only, no DMA copies)
     double ns = 0;
     std::vector<std::string> classes; // the classes counted, largest first, with time
     bool dominant = false;            // fraction >= mix_fraction
