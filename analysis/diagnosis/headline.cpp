@@ -44,6 +44,20 @@ bool is_mix_class(const std::string& id)
 
 } // namespace
 
+double elementwise_copy_kernel_ns(const Trace& trace, const AnalysisResult& an)
+{
+    std::vector<bool> mix(an.classes.classes.size(), false);
+    for (size_t c = 0; c < mix.size(); ++c)
+        mix[c] = is_mix_class(an.classes.classes[c].id);
+    double ns = 0;
+    for (size_t i = 0; i < trace.kernels.size() && i < an.classes.kernel_class.size(); ++i) {
+        const int c = an.classes.kernel_class[i];
+        if (c >= 0 && static_cast<size_t>(c) < mix.size() && mix[static_cast<size_t>(c)])
+            ns += double(trace.kernels.end[i] - trace.kernels.start[i]);
+    }
+    return ns;
+}
+
 Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::vector<Finding>& findings,
                        const HeadlineOptions& opt)
 {
@@ -203,10 +217,11 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
     }
     if (!h.actions.empty()) {
         const auto& a = h.actions.front();
-        en += " The largest bounded gain: " + a.text.en + " (" + a.subject + "), up to " + pct(a.gain_fraction) +
-              " of wall time (" + ms(a.gain_ns) + ").";
-        zh += " 最大的有界收益：" + a.text.get("zh_CN") + "（" + a.subject + "），至多墙钟时间的 " + pct(a.gain_fraction) +
-              "（" + ms(a.gain_ns) + "）。";
+        const bool named = a.subject != "trace";
+        en += " The largest bounded gain: " + a.text.en + (named ? " (" + a.subject + ")" : std::string()) +
+              ", up to " + pct(a.gain_fraction) + " of wall time (" + ms(a.gain_ns) + ").";
+        zh += " 最大的有界收益：" + a.text.get("zh_CN") + (named ? "（" + a.subject + "）" : std::string()) +
+              "，至多墙钟时间的 " + pct(a.gain_fraction) + "（" + ms(a.gain_ns) + "）。";
     } else {
         en += " No finding promises a measurable gain.";
         zh += " 没有发现能带来可测收益。";

@@ -63,6 +63,10 @@ struct Headline {
     std::vector<HeadlineAction> actions;   // at most three
 };
 
+// Σ kernel time (kernels only, not DMA copies) of the elementwise/copy/norm/activation/rotary/reduction classes:
+// the kernel-mix story's time, also bound as the trace metric elementwise_copy_ns.
+double elementwise_copy_kernel_ns(const Trace& trace, const AnalysisResult& analysis);
+
 // findings: ranked and bounded (after apply_ledger).
 Headline make_headline(const Trace& trace, const AnalysisResult& analysis, const std::vector<Finding>& findings,
                        const HeadlineOptions& options = {});

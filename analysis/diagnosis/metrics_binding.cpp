@@ -189,6 +189,10 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 
         const auto& W = an.weights;
         m["weights_detected"] = W.detected ? 1.0 : 0.0;
+        // The kernel-mix story (headline.h): elementwise/copy-like kernels' time and share of kernel time.
+        m["elementwise_copy_ns"] = elementwise_copy_kernel_ns(trace, an);
+        m["elementwise_copy_fraction"] = safe_div(m["elementwise_copy_ns"], double(an.classes.kernel_time_ns));
+        s.sources["elementwise_copy_ns"] = s.sources["elementwise_copy_fraction"] = "analysis:classes";
         s.sources["weights_detected"] = "analysis:weights";
         if (W.detected && W.hit_rate >= 0) {
             m["layer_cache_hit_rate"] = W.hit_rate;

@@ -37,7 +37,7 @@ Metrics healthy(ScopeKind k)
                 {"pageable_async_memcpy_ns", 0}, {"sync_memcpy_count", 0}, {"sync_memcpy_ns", 0},
                 {"sync_memset_count", 0}, {"h2d_ns", 2e7}, {"h2d_bytes", 4e9}, {"h2d_fraction", 0.02},
                 {"h2d_overlap_fraction", 0.95}, {"layer_load_count", 64}, {"layer_cache_hit_rate", 0.9},
-                {"weights_detected", 0}};
+                {"weights_detected", 0}, {"elementwise_copy_ns", 1e8}, {"elementwise_copy_fraction", 0.1}};
     case ScopeKind::Device:
         return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"idle_fraction", 0.05}, {"utilization", 0.95},
                 {"large_gap_count", 2}, {"large_gap_ns", 2e5}, {"gap_threshold_us", 50}, {"max_gap_ns", 1.2e5},
@@ -97,6 +97,7 @@ const std::vector<Trigger>& triggers()
         {"weight-streaming-h2d-exposed",
          {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}, {"weights_detected", 1}}},
         {"h2d-copy-exposed", {{"h2d_overlap_fraction", 0.1}, {"h2d_ns", 1e8}}},
+        {"elementwise-fusion", {{"elementwise_copy_fraction", 0.6}, {"elementwise_copy_ns", 5e8}}},
         {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
         {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
         {"roofline-compute-underused", {{"e_roof", 0.45}, {"distance_to_roof", 2.2}}},
