@@ -619,15 +619,18 @@ Report build_report(const ReportInputs& in)
     r.generated_at = in.options.generated_at.empty() ? utc_now_iso() : in.options.generated_at;
     r.run_id = in.options.run_id.empty() ? derive_run_id(cx) : in.options.run_id;
 
-    // Built before the headline, which quotes them; placed after it.
+    // Built in this order (the appendix lists what each lacked, in build order); the time, Roofline and findings
+    // sections are built before the headline, which quotes them, and placed after it.
+    Section overview = build_overview(cx, r);
+    Section environment = build_environment(cx);
     Section time = build_time_section(cx);
     Section roof = build_roofline_section(cx);
     Section findings = build_findings(cx);
     Section headline = build_headline(cx);
     if (in.headline)   // the trace-level verdict leads the report
         r.sections.push_back(std::move(headline));
-    r.sections.push_back(build_overview(cx, r));
-    r.sections.push_back(build_environment(cx));
+    r.sections.push_back(std::move(overview));
+    r.sections.push_back(std::move(environment));
     if (!in.headline)
         r.sections.push_back(std::move(headline));
     r.sections.push_back(std::move(time));
