@@ -74,6 +74,12 @@ PipelineResult run_pipeline(const std::vector<std::string>& paths, const Pipelin
     return r;
 }
 
+// The rules ran when the diagnosis saw the analysis (a headline always has a wall or a verdict then).
+static bool options_ran_rules(const PipelineResult& r)
+{
+    return r.diagnosis.eval.rules_evaluated > 0 || r.diagnosis.headline.wall_ns > 0;
+}
+
 nlohmann::json pipeline_to_json(const PipelineResult& r)
 {
     nlohmann::json j = analysis_to_json(*r.trace, r.analysis);
@@ -81,12 +87,14 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
         j[it.key()] = it.value();
     j["findings"] = findings_to_json(r.diagnosis.eval.findings);
     j["rules"] = diagnosis_meta_json(r.diagnosis);
+    if (r.trace && options_ran_rules(r))
+        j["headline"] = headline_to_json(r.diagnosis.headline);
     return j;
 }
 
 std::string pipeline_to_text(const PipelineResult& r)
 {
-    return analysis_to_text(*r.trace, r.analysis) + (r.roofline.text.empty() ? "" : "\n" + r.roofline.text) +
+    return (options_ran_rules(r) ? headline_to_text(r.diagnosis.headline) + "\n" : std::string()) + analysis_to_text(*r.trace, r.analysis) + (r.roofline.text.empty() ? "" : "\n" + r.roofline.text) +
            "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings);
 }
 

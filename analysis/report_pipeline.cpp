@@ -42,6 +42,7 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
     r.ncu = std::move(p.roofline.ncu);
     if (o.rules) {
         r.findings = p.diagnosis.eval.findings;
+        r.headline = p.diagnosis.headline;
         const std::vector<std::string> dirs =
             o.rule_dirs.empty() ? std::vector<std::string>{shipped_rules_dir(), default_user_rules_dir()}
                                 : o.rule_dirs;
@@ -73,6 +74,7 @@ ReportInputs report_inputs(const Trace& trace, const PipelineResults& r, const R
     in.roofline = r.roofline ? &*r.roofline : nullptr;
     in.ncu = r.ncu ? &*r.ncu : nullptr;
     in.findings = r.findings ? &*r.findings : nullptr;
+    in.headline = r.headline ? &*r.headline : nullptr;
     in.input_files = input_files;
     in.options = options;
     in.options.notes.insert(in.options.notes.end(), r.notes.begin(), r.notes.end());

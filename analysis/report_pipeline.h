@@ -7,6 +7,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/roofline/cost_model.h"
 #include "analysis/diagnosis/findings.h"
+#include "analysis/diagnosis/headline.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/report/report_model.h"
 #include "analysis/roofline/roofline.h"
@@ -41,6 +42,7 @@ struct PipelineResults {
     std::optional<RooflineReport> roofline;
     std::optional<NcuReport> ncu;
     std::optional<std::vector<Finding>> findings;
+    std::optional<Headline> headline;                // the trace-level verdict (diagnosis/headline.h)
     std::map<std::string, std::string> rule_files;   // path -> "sha256:<first 12 hex>"
     std::vector<std::string> notes;                  // what could not be computed, and why
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <set>
 #include <sstream>
@@ -160,9 +161,99 @@ CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const 
     return r;
 }
 
+EndToEnd end_to_end_metric(const AnalysisResult& an, const std::string& prefer)
+{
+    EndToEnd e;
+    std::vector<double> dec, all;
+    for (const auto& s : an.phases.steps) {
+        if (!s.prefill && !s.warmup)
+            dec.push_back(double(s.wall_ns > 0 ? s.wall_ns : s.end - s.start));
+        if (!s.warmup)
+            all.push_back(double(s.end - s.start));
+    }
+    auto rel_se = [](const std::vector<double>& v) {
+        if (v.size() < 2)
+            return 0.0;
+        double mean = 0, var = 0;
+        for (double x : v)
+            mean += x;
+        mean /= double(v.size());
+        for (double x : v)
+            var += (x - mean) * (x - mean);
+        var /= double(v.size() - 1);
+        return mean > 0 ? std::sqrt(var / double(v.size())) / mean : 0.0;
+    };
+    if (prefer != "wall_ns" && prefer != "wall_per_step_ns" && an.phases.tpot_median_ns > 0 && !dec.empty()) {
+        e.metric = "tpot_median_ns";
+        e.value = an.phases.tpot_median_ns;
+        e.rel_stderr = rel_se(dec);
+        e.steps = int(dec.size());
+    } else if (prefer != "wall_ns" && !all.empty()) {
+        e.metric = "wall_per_step_ns";
+        double sum = 0;
+        for (double x : all)
+            sum += x;
+        e.value = sum / double(all.size());
+        e.rel_stderr = rel_se(all);
+        e.steps = int(all.size());
+    } else {
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        for (const auto& d : an.idle.devices)
+            if (d.window_ns > 0) {
+                first = std::min(first, d.first_start);
+                last = std::max(last, d.last_end);
+            }
+        e.metric = "wall_ns";
+        e.value = last > first ? double(last - first) : 0.0;
+    }
+    return e;
+}
+
 void judge_suggestions(CompareResult& r, const std::vector<SuggestionRecord>& suggestions, const Trace& before,
                        const AnalysisResult& ab, const Trace& after, const AnalysisResult& aa)
 {
+    judge_suggestions_runs(r, suggestions, before, ab, after, aa, {}, {});
+}
+
+void judge_suggestions_runs(CompareResult& r, const std::vector<SuggestionRecord>& suggestions, const Trace& before,
+                            const AnalysisResult& ab, const Trace& after, const AnalysisResult& aa,
+                            const std::vector<const AnalysisResult*>& more_before,
+                            const std::vector<const AnalysisResult*>& more_after)
+{
+    // End to end, on a metric both sides have.
+    EndToEnd eb = end_to_end_metric(ab), ea = end_to_end_metric(aa);
+    if (eb.metric != ea.metric) {
+        const std::string common = (eb.metric == "wall_ns" || ea.metric == "wall_ns") ? "wall_ns" : "wall_per_step_ns";
+        eb = end_to_end_metric(ab, common);
+        ea = end_to_end_metric(aa, common);
+    }
+    auto side = [&](EndToEnd& e, const std::vector<const AnalysisResult*>& more, double& run_spread) {
+        std::vector<double> vals{e.value};
+        for (const AnalysisResult* m : more)
+            if (m) {
+                const EndToEnd x = end_to_end_metric(*m, e.metric);
+                if (x.metric == e.metric && x.value > 0)
+                    vals.push_back(x.value);
+            }
+        double mean = 0;
+        for (double v : vals)
+            mean += v;
+        mean /= double(vals.size());
+        run_spread = 0;
+        if (vals.size() >= 2 && mean > 0) {
+            double var = 0;
+            for (double v : vals)
+                var += (v - mean) * (v - mean);
+            run_spread = std::sqrt(var / double(vals.size() - 1)) / mean;
+        }
+        e.value = mean;
+    };
+    double spread_b = 0, spread_a = 0;
+    side(eb, more_before, spread_b);
+    side(ea, more_after, spread_a);
+    const double step_noise = 2.0 * std::sqrt(eb.rel_stderr * eb.rel_stderr + ea.rel_stderr * ea.rel_stderr);
+    const double run_noise = 2.0 * std::max(spread_b, spread_a);
+    const double noise = std::max({r.options.verify_threshold, step_noise, run_noise});
     for (const auto& s : suggestions) {
         SuggestionVerdict v;
         v.suggestion_id = s.id;
@@ -189,6 +280,30 @@ void judge_suggestions(CompareResult& r, const std::vector<SuggestionRecord>& su
             std::snprintf(buf, sizeof buf, "%s %s by %.1f %% (promised: %s; threshold %.0f %%)", v.metric.c_str(),
                           v.delta < 0 ? "fell" : "rose", std::fabs(v.delta) * 100, v.direction.c_str(), t * 100);
             v.reason = buf;
+        }
+        // The end-to-end judgement replaces the proxy's when both runs have the end-to-end metric.
+        v.noise = noise;
+        if (v.verdict != "unmeasurable" && eb.value > 0 && ea.value > 0) {
+            v.proxy_verdict = v.verdict;
+            v.e2e_metric = eb.metric;
+            v.e2e_before = eb.value;
+            v.e2e_after = ea.value;
+            v.e2e_delta = (ea.value - eb.value) / eb.value;
+            // Every suggestion promises a faster run, unless its own metric is the end-to-end one.
+            const bool own = v.metric == eb.metric;
+            const double gain = own && v.direction == "increase" ? v.e2e_delta : -v.e2e_delta;
+            // Faster beyond the noise counts only when the promised metric moved too (else the speed-up came from
+            // something else); slower beyond the noise fails it whatever the proxy says.
+            if (gain > noise)
+                v.verdict = v.proxy_verdict == "verified" ? "verified" : "inconclusive";
+            else if (gain < -noise)
+                v.verdict = "failed";
+            else
+                v.verdict = "inconclusive";
+            char buf[256];
+            std::snprintf(buf, sizeof buf, "end to end %s %s by %.1f %% (noise %.1f %%); proxy: ", eb.metric.c_str(),
+                          v.e2e_delta < 0 ? "fell" : "rose", std::fabs(v.e2e_delta) * 100, noise * 100);
+            v.reason = buf + v.reason;
         }
         r.verdicts.push_back(std::move(v));
     }
@@ -239,7 +354,15 @@ nlohmann::json compare_to_json(const CompareResult& r)
                                 {"after", v.after ? json(*v.after) : json()},
                                 {"delta", v.delta},
                                 {"verdict", v.verdict},
-                                {"reason", v.reason}});
+                                {"reason", v.reason},
+                                {"end_to_end", v.e2e_metric.empty()
+                                                   ? json()
+                                                   : json{{"metric", v.e2e_metric},
+                                                          {"before", v.e2e_before ? json(*v.e2e_before) : json()},
+                                                          {"after", v.e2e_after ? json(*v.e2e_after) : json()},
+                                                          {"delta", v.e2e_delta},
+                                                          {"noise", v.noise}}},
+                                {"proxy_verdict", v.proxy_verdict.empty() ? json() : json(v.proxy_verdict)}});
     auto count = [](const std::vector<DeltaRow>& rows) {
         json c{{"added", 0}, {"removed", 0}, {"faster", 0}, {"slower", 0}, {"unchanged", 0}};
         for (const auto& x : rows)
@@ -369,10 +492,11 @@ int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t befo
         rec.suggestion_key = v.key;
         rec.before_run = before_run;
         rec.after_run = after_run;
-        rec.metric = v.metric;
-        rec.before_value = v.before.value_or(0);
-        rec.after_value = v.after.value_or(0);
-        rec.delta = v.delta;
+        // The end-to-end delta when there is one: the knowledge base's confidence history is built from it.
+        rec.metric = v.e2e_metric.empty() ? v.metric : v.e2e_metric;
+        rec.before_value = v.e2e_metric.empty() ? v.before.value_or(0) : v.e2e_before.value_or(0);
+        rec.after_value = v.e2e_metric.empty() ? v.after.value_or(0) : v.e2e_after.value_or(0);
+        rec.delta = v.e2e_metric.empty() ? v.delta : v.e2e_delta;
         rec.verdict = v.verdict;
         kb.record_verification(rec);
         ++written;

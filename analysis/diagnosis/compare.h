@@ -5,8 +5,13 @@
 //
 // Kernel names are matched by their text (the two traces have separate string pools). A row is "faster"/"slower"
 // when its total time changed by more than max(rel_threshold × before, abs_threshold_ns), else "unchanged".
-// A suggestion is "verified" when its metric moved in the promised direction by at least verify_threshold
-// (relative), "failed" when it moved the other way by as much, else "inconclusive".
+// A suggestion is judged end to end: by TPOT (tpot_median_ns) when both runs have decode steps, else by the wall
+// time per step, else by the wall time (end_to_end_metric). It is "verified" when that metric improved by more than
+// max(verify_threshold, run-to-run noise) *and* the metric the suggestion promised to move (launch-API time, idle of
+// a cause, ...: the proxy) moved the promised way; "failed" when it got worse by as much; else "inconclusive" (also
+// when the run got faster but the proxy did not move: the speed-up came from something else). Noise is
+// twice the standard error of the difference of the two runs' mean step time (from each run's step spread), and,
+// when several runs of a configuration are given (judge_suggestions_runs), twice the relative spread of the runs.
 
 #include <map>
 #include <optional>
@@ -45,6 +50,12 @@ struct SuggestionVerdict {
     double delta = 0;                 // relative
     std::string verdict;              // "verified" | "failed" | "inconclusive" | "unmeasurable"
     std::string reason;
+    // End to end: the metric the verdict is judged by, its values, relative change and the noise it must exceed.
+    std::string e2e_metric;           // "tpot_median_ns" | "wall_per_step_ns" | "wall_ns"; empty = not measurable
+    std::optional<double> e2e_before, e2e_after;
+    double e2e_delta = 0;             // relative (-0.2 = 20 % faster)
+    double noise = 0;                 // relative threshold used (>= verify_threshold)
+    std::string proxy_verdict;        // what the proxy metric alone would have said
 };
 
 struct CompareResult {
@@ -69,9 +80,26 @@ std::optional<double> suggestion_metric(const std::string& metric, const std::st
 CompareResult compare_runs(const Trace& before, const AnalysisResult& before_analysis, const Trace& after,
                            const AnalysisResult& after_analysis, const CompareOptions& options = {});
 
+// The end-to-end metric of a run: tpot_median_ns when it has decode steps, else wall_per_step_ns when it has
+// steps, else wall_ns; with the relative standard error of its mean from the step spread (0 when no steps).
+struct EndToEnd {
+    std::string metric;
+    double value = 0;
+    double rel_stderr = 0;
+    int steps = 0;
+};
+EndToEnd end_to_end_metric(const AnalysisResult& analysis, const std::string& prefer = {});
+
 // Verdicts for suggestions (normally those accepted on BEFORE in the knowledge base); appended to result.verdicts.
 void judge_suggestions(CompareResult& result, const std::vector<SuggestionRecord>& suggestions, const Trace& before,
                        const AnalysisResult& before_analysis, const Trace& after, const AnalysisResult& after_analysis);
+// The same with extra runs of each configuration (each list may be empty): the end-to-end value is the mean over
+// all runs of a side, and the spread across runs joins the noise.
+void judge_suggestions_runs(CompareResult& result, const std::vector<SuggestionRecord>& suggestions,
+                            const Trace& before, const AnalysisResult& before_analysis, const Trace& after,
+                            const AnalysisResult& after_analysis,
+                            const std::vector<const AnalysisResult*>& more_before,
+                            const std::vector<const AnalysisResult*>& more_after);
 
 // The knowledge-base run of a trace: found by its content hash, else recorded with the trace's environment
 // fingerprint, headline metrics and operator measurements. Returns the run id.

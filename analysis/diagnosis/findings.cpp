@@ -59,7 +59,11 @@ const std::vector<std::string>& verdict_vocabulary()
         "launch-bound", "host-bound", "sync-bound", "idle-gaps", "compute-underused", "low-occupancy",
         "memory-bound", "latency-bound", "bank-conflict", "communication-bound", "pageable-memcpy",
         "synchronous-memcpy", "weight-streaming", "low-roofline-efficiency", "kv-cache-bound", "low-utilization",
-        "theory-measurement-mismatch"};
+        "theory-measurement-mismatch",
+        // trace-level verdicts of the headline (headline.h)
+        "compute-bound", "balanced", "unknown",
+        // H2D copies the GPU waits for (not weights)
+        "copy-exposed"};
     return v;
 }
 
@@ -172,6 +176,20 @@ nlohmann::json finding_to_json(const Finding& f)
     json gain{{"fraction", g.fraction}, {"low", g.low}, {"high", g.high}, {"computed", g.computed},
               {"basis", g.basis}};
     gain["ns"] = g.ns ? json(*g.ns) : json();
+    if (g.ledger) {
+        const auto& l = *g.ledger;
+        json rm{{"time", l.entry},
+                {"available_ns", l.available_ns},
+                {"cap_ns", l.cap_ns},
+                {"claimed_ns", l.claimed_ns},
+                {"granted_ns", l.granted_ns},
+                {"wall_ns", l.wall_ns},
+                {"unbounded_fraction", l.unbounded_fraction},
+                {"rule_severity", severity_name(l.rule_severity)}};
+        rm["per_step_ns"] = l.per_step_ns ? json(*l.per_step_ns) : json();
+        rm["step_fraction"] = l.step_fraction ? json(*l.step_fraction) : json();
+        gain["removes"] = rm;
+    }
     const auto& c = f.confidence;
     json conf{{"level", c.label}, {"value", c.value}, {"prior", c.prior}, {"data_quality", c.data_quality},
               {"kb_factor", c.kb_factor}, {"reasons", c.reasons}};
@@ -211,6 +229,13 @@ static std::string gain_text(const ExpectedGain& g)
         s = fmt("%.0f", g.low * 100.0) + "–" + fmt("%.0f %%", g.high * 100.0);
     if (g.ns)
         s += " (" + format_ns(*g.ns) + ")";
+    if (g.ledger) {
+        const auto& l = *g.ledger;
+        if (l.per_step_ns)
+            s += ", " + format_ns(*l.per_step_ns) + " per step" +
+                 (l.step_fraction ? fmt(" (%.1f %% of the step)", *l.step_fraction * 100.0) : std::string());
+        s += " of wall time; removes " + l.entry + " (" + format_ns(l.available_ns) + " in the trace)";
+    }
     return s;
 }
 

@@ -66,12 +66,28 @@ struct Evidence {
 // fix is expected to save; `ns` the same in nanoseconds when known. When the rule could compute it from the
 // metrics, computed = true and low == high == fraction; otherwise [low, high] is the rule's range and fraction its
 // midpoint.
+// What the time ledger (ledger.h) granted a finding: the time it removes, how much of it was there, how much the
+// rule asked for and how much it got after sharing with the findings that claim the same nanoseconds.
+struct TimeClaim {
+    std::string entry;                   // ledger entry: "idle:host", "kernel:<name>", "comm:exposed", "wall", ...
+    double available_ns = 0;             // the entry's time in the trace (before any finding claimed it)
+    double cap_ns = 0;                   // this finding's own bound (its scope's share of the entry)
+    double claimed_ns = 0;               // what the rule asked for (its gain, unbounded)
+    double granted_ns = 0;               // what the ledger gave it: <= cap_ns, <= what was left of the entry
+    double wall_ns = 0;                  // end-to-end basis: GPU-active device time of the trace
+    double unbounded_fraction = 0;       // the rule's own fraction, before the ledger
+    std::optional<double> per_step_ns;   // phase findings: granted time per step ...
+    std::optional<double> step_fraction; // ... and as a share of the step time (TPOT for decode)
+    Severity rule_severity = Severity::Info;   // the rule's prior severity (the finding's follows the bounded gain)
+};
+
 struct ExpectedGain {
     double fraction = 0;
     double low = 0, high = 0;
     std::optional<double> ns;
     bool computed = false;
     std::string basis;                   // the gain expression or "rule range"
+    std::optional<TimeClaim> ledger;     // set by apply_ledger: fraction/ns/low/high are then the bounded values
 };
 
 struct Confidence {

@@ -189,6 +189,12 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             s.sources[k] = "analysis:overlap";
 
         const auto& W = an.weights;
+        m["weights_detected"] = W.detected ? 1.0 : 0.0;
+        // The kernel-mix story (headline.h): elementwise/copy-like kernels' time and share of kernel time.
+        m["elementwise_copy_ns"] = elementwise_copy_kernel_ns(trace, an);
+        m["elementwise_copy_fraction"] = safe_div(m["elementwise_copy_ns"], double(an.classes.kernel_time_ns));
+        s.sources["elementwise_copy_ns"] = s.sources["elementwise_copy_fraction"] = "analysis:classes";
+        s.sources["weights_detected"] = "analysis:weights";
         if (W.detected && W.hit_rate >= 0) {
             m["layer_cache_hit_rate"] = W.hit_rate;
             m["layer_load_count"] = double(W.hits + W.misses);
@@ -262,6 +268,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             if (o.device == d.device) {
                 m["nccl_ns"] = double(o.comm.time_ns);
                 m["nccl_fraction"] = safe_div(double(o.comm.time_ns), double(d.window_ns));
+                m["nccl_exposed_ns"] = double(o.comm.time_ns) * (1.0 - std::max(0.0, o.comm.hidden_fraction));
                 if (o.comm.hidden_fraction >= 0)
                     m["comm_overlap_fraction"] = o.comm.hidden_fraction;
                 else
@@ -313,6 +320,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["host_wait_ns"] = double(cause[0]);
         m["host_wait_share"] = safe_div(double(cause[0]), idle);
         m["kernel_wait_share"] = safe_div(double(cause[1]), idle);
+        m["idle_ns"] = idle;
+        m["kernel_wait_ns"] = double(cause[1]);
+        m["sync_wait_ns"] = double(cause[2]);
         m["host_wait_per_step_ns"] = double(cause[0]) / steps;
         m["sync_wait_per_step_ns"] = double(cause[2]) / steps;
         m["syncs_per_step"] = syncs / steps;
@@ -439,6 +449,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["time_fraction"] = safe_div(double(k.kernel_ns), kernel_time);
         m["short_kernel_count"] = double(k.short_count);
         m["short_kernel_fraction"] = double(k.short_count) / double(k.count);
+        m["graph_fraction"] = double(k.graph) / double(k.count);
         if (k.api.count > 0)
             m["avg_launch_api_us"] = k.api.avg / 1e3;
         if (k.queue.count > 0)
@@ -572,6 +583,8 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     if (kb)
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
+    d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger);
+    d.headline = make_headline(trace, analysis, d.eval.findings);
     return d;
 }
 
@@ -617,7 +630,8 @@ nlohmann::json diagnosis_meta_json(const Diagnosis& d)
     return json{{"rules_evaluated", d.eval.rules_evaluated},
                 {"scopes", d.eval.scopes},
                 {"errors", errors},
-                {"missing_data", missing}};
+                {"missing_data", missing},
+                {"ledger", ledger_to_json(d.ledger)}};
 }
 
 } // namespace sl

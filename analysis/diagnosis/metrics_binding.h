@@ -12,6 +12,8 @@
 
 #include "analysis/diagnosis/findings.h"
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/diagnosis/headline.h"
+#include "analysis/diagnosis/ledger.h"
 #include "analysis/diagnosis/rules.h"
 
 namespace sl {
@@ -42,16 +44,20 @@ struct DiagnoseOptions {
     BindOptions bind;
     std::string lang = "en";
     EnvFingerprint env_extra;             // model_hash / batch / seq_len to merge into the trace's fingerprint
+    LedgerOptions ledger;                 // bounds, gating and severity of the gains (ledger.h)
 };
 struct Diagnosis {
     std::vector<RuleError> rule_errors;   // malformed rule files/rules (the rest still ran)
     EvalResult eval;                      // findings (ranked), missing data, evaluation errors
     EnvFingerprint env;
+    Ledger ledger;                        // the time each finding removes, bounded and shared (ledger.h)
+    Headline headline;                    // the trace-level verdict (headline.h)
 };
 Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const RooflineReport* roofline,
                    const NcuReport* ncu, const DiagnoseOptions& options = {}, const KnowledgeBase* kb = nullptr);
 
-// {"rules_evaluated", "scopes", "errors": [{file, rule, message}], "missing_data": [{rule, scope, scopes, metrics}]}:
+// {"rules_evaluated", "scopes", "errors": [{file, rule, message}], "missing_data": [{rule, scope, scopes, metrics}],
+//  "ledger": ledger_to_json}:
 // what did not load and which rules could not apply for lack of a metric (aggregated per rule and scope kind).
 nlohmann::json diagnosis_meta_json(const Diagnosis& d);
 

@@ -203,6 +203,13 @@ Rule parse_rule(const json& j, const std::string& file)
                 gv.insert(v);
         r.gain_variables.assign(gv.begin(), gv.end());
     }
+    if (j.contains("removes")) {   // {"time": ledger entry, "cap": metric} (diagnosis/ledger.h)
+        const json& rm = j["removes"];
+        if (!rm.is_object() || !rm.contains("time") || !rm["time"].is_string())
+            throw std::runtime_error("'removes' must be an object {\"time\": ledger entry, \"cap\": metric}");
+        r.removes = rm["time"].get<std::string>();
+        r.removes_cap = get_string(rm, "cap");
+    }
     if (j.contains("suggestions")) {
         if (!j["suggestions"].is_array())
             throw std::runtime_error("'suggestions' must be an array");

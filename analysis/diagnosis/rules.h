@@ -49,6 +49,9 @@ struct Rule {
     std::vector<std::string> references;
     std::vector<std::string> variables;   // metric names the condition uses (filled by the loader)
     std::vector<std::string> gain_variables;
+    // The time the fix would remove (diagnosis/ledger.h): a ledger entry ("idle:host", "kernel:{subject}", ...)
+    // and optionally a metric of the scope that bounds this finding's share of it ("total_ns"). Empty = "wall".
+    std::string removes, removes_cap;
     std::string file;                 // where it was loaded from
 };
 

@@ -1,5 +1,7 @@
 #include "analysis/report/report_model.h"
 
+#include "analysis/diagnosis/headline.h"
+
 #include "analysis/diagnosis/findings.h"
 #include "analysis/report/report_sections.h"
 #include "analysis/io/sha256.h"
@@ -473,8 +475,18 @@ static Section build_headline(BuildContext& cx)
 {
     Section sec{"headline", cx.s("sec.headline"), {}, {}};
     std::vector<std::string> sentences;
-    headline_time_sentences(cx, sentences);
     const std::string lang = lang_code(cx.lang);
+    if (cx.in.headline) {
+        // The trace-level verdict leads; the sentences below support it.
+        sec.blocks.push_back(Paragraph{cx.in.headline->statement.get(lang)});
+        for (size_t i = 0; i < cx.in.headline->actions.size(); ++i) {
+            const HeadlineAction& a = cx.in.headline->actions[i];
+            sec.blocks.push_back(Paragraph{std::to_string(i + 1) + ". " + a.text.get(lang) + " [" + a.subject +
+                                           "] — " + fmt_percent(a.gain_fraction) + " (" + fmt_duration(a.gain_ns) +
+                                           ", " + a.removes + ")"});
+        }
+    }
+    headline_time_sentences(cx, sentences);
     if (cx.in.findings && !cx.in.findings->empty()) {
         std::vector<const Finding*> ranked;
         for (const Finding& f : *cx.in.findings)
@@ -607,13 +619,20 @@ Report build_report(const ReportInputs& in)
     r.generated_at = in.options.generated_at.empty() ? utc_now_iso() : in.options.generated_at;
     r.run_id = in.options.run_id.empty() ? derive_run_id(cx) : in.options.run_id;
 
-    r.sections.push_back(build_overview(cx, r));
-    r.sections.push_back(build_environment(cx));
-    // Built before the headline, which quotes them; placed after it.
+    // Built in this order (the appendix lists what each lacked, in build order); the time, Roofline and findings
+    // sections are built before the headline, which quotes them, and placed after it.
+    Section overview = build_overview(cx, r);
+    Section environment = build_environment(cx);
     Section time = build_time_section(cx);
     Section roof = build_roofline_section(cx);
     Section findings = build_findings(cx);
-    r.sections.push_back(build_headline(cx));
+    Section headline = build_headline(cx);
+    if (in.headline)   // the trace-level verdict leads the report
+        r.sections.push_back(std::move(headline));
+    r.sections.push_back(std::move(overview));
+    r.sections.push_back(std::move(environment));
+    if (!in.headline)
+        r.sections.push_back(std::move(headline));
     r.sections.push_back(std::move(time));
     r.sections.push_back(std::move(roof));
     r.sections.push_back(std::move(findings));

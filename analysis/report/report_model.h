@@ -24,6 +24,7 @@ struct AnalysisResult;
 struct RooflineReport;
 struct NcuReport;
 struct Finding;
+struct Headline;
 } // namespace sl
 
 namespace sl::report {
@@ -172,6 +173,7 @@ struct ReportInputs {
     const RooflineReport* roofline = nullptr;
     const NcuReport* ncu = nullptr;
     const std::vector<Finding>* findings = nullptr;
+    const Headline* headline = nullptr;     // when set, the report opens with it (diagnosis/headline.h)
     std::vector<std::string> input_files;   // hashed with SHA-256 when options.hash_inputs
     ReportOptions options;
 };

@@ -216,3 +216,48 @@ TEST(CliKb, RecordsModelHashAndShape)
     EXPECT_EQ(run("kb record " + trace + " --kb " + kb + " --batch zero", &out, true), 64);
     EXPECT_EQ(run("kb record " + trace + " --kb " + kb + " --model " + dir + "/none.json", &out, true), 2);
 }
+
+// Issue 14: `compare` without --kb uses the same default knowledge base as `kb` ($XDG_DATA_HOME/sightline), and
+// judges end to end; several AFTER runs (BEFORE -- AFTER AFTER2) add their spread to the noise.
+TEST(CliCompare, DefaultKnowledgeBaseAndRepeatedRuns)
+{
+    const std::string dir = sl::test::scratch_dir("cli_compare_xdg");
+    const std::string xdg = dir + "/xdg";
+    std::filesystem::create_directories(xdg);
+    const std::string before = dir + "/before.sqlite", after = dir + "/after.sqlite", after2 = dir + "/after2.sqlite";
+    std::string out;
+    ASSERT_EQ(run("generate --steps 16 --layers 4 --prefill 1 --host-starved --quiet -o " + before, &out, true), 0);
+    ASSERT_EQ(run("generate --steps 16 --layers 4 --prefill 1 --quiet -o " + after, &out, true), 0);
+    ASSERT_EQ(run("generate --steps 16 --layers 4 --prefill 1 --seed 7 --quiet -o " + after2, &out, true), 0);
+    auto run_xdg = [&](const std::string& args, std::string* o) {
+        o->clear();   // run_command appends
+        return sl::test::run_command("env XDG_DATA_HOME=" + xdg + " " + cli() + " " + args, o, false);
+    };
+    ASSERT_EQ(run_xdg("kb record " + before + " --format json", &out), 0) << out;
+    ASSERT_TRUE(std::filesystem::exists(xdg + "/sightline/knowledge.db"));
+    ASSERT_EQ(run_xdg("kb list --format json", &out), 0);
+    int64_t id = 0;
+    for (const auto& s : json::parse(out))
+        if (s["suggestion"] == "decode-host-bound/cuda-graphs")
+            id = s["id"].get<int64_t>();
+    ASSERT_GT(id, 0) << out;
+    ASSERT_EQ(run_xdg("kb accept " + std::to_string(id), &out), 0) << out;
+
+    ASSERT_EQ(run_xdg("compare " + before + " " + after + " --format json", &out), 0) << out;
+    json cmp = json::parse(out);
+    ASSERT_EQ(cmp["verdicts"].size(), 1u) << "compare without --kb found no accepted suggestion";
+    const auto& v = cmp["verdicts"][0];
+    EXPECT_EQ(v["verdict"], "verified") << v.dump();
+    EXPECT_EQ(v["end_to_end"]["metric"], "tpot_median_ns");
+    const double tb = cmp["metrics"]["tpot_median_ns"]["before"].get<double>();
+    const double ta = cmp["metrics"]["tpot_median_ns"]["after"].get<double>();
+    EXPECT_NEAR(v["end_to_end"]["delta"].get<double>(), (ta - tb) / tb, 1e-9);
+    EXPECT_GE(v["end_to_end"]["noise"].get<double>(), 0.03);
+
+    ASSERT_EQ(run_xdg("compare " + before + " -- " + after + " " + after2 + " --format json", &out), 0) << out;
+    json two = json::parse(out);
+    ASSERT_EQ(two["verdicts"].size(), 1u);
+    EXPECT_EQ(two["verdicts"][0]["verdict"], "verified");
+    EXPECT_GE(two["verdicts"][0]["end_to_end"]["noise"].get<double>(), v["end_to_end"]["noise"].get<double>());
+    EXPECT_EQ(run_xdg("compare " + before + " --", &out), 64);
+}

@@ -36,7 +36,8 @@ Metrics healthy(ScopeKind k)
                 {"sync_api_ns", 1e7}, {"sync_api_fraction", 0.01}, {"pageable_async_memcpy_count", 0},
                 {"pageable_async_memcpy_ns", 0}, {"sync_memcpy_count", 0}, {"sync_memcpy_ns", 0},
                 {"sync_memset_count", 0}, {"h2d_ns", 2e7}, {"h2d_bytes", 4e9}, {"h2d_fraction", 0.02},
-                {"h2d_overlap_fraction", 0.95}, {"layer_load_count", 64}, {"layer_cache_hit_rate", 0.9}};
+                {"h2d_overlap_fraction", 0.95}, {"layer_load_count", 64}, {"layer_cache_hit_rate", 0.9},
+                {"weights_detected", 0}, {"elementwise_copy_ns", 1e8}, {"elementwise_copy_fraction", 0.1}};
     case ScopeKind::Device:
         return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"idle_fraction", 0.05}, {"utilization", 0.95},
                 {"large_gap_count", 2}, {"large_gap_ns", 2e5}, {"gap_threshold_us", 50}, {"max_gap_ns", 1.2e5},
@@ -56,7 +57,7 @@ Metrics healthy(ScopeKind k)
     case ScopeKind::Kernel:
         return {{"trace_wall_ns", 1e9}, {"count", 1000}, {"total_ns", 2e8}, {"avg_duration_us", 200},
                 {"time_fraction", 0.2}, {"short_kernel_count", 0}, {"short_kernel_fraction", 0},
-                {"avg_launch_api_us", 5}};
+                {"avg_launch_api_us", 5}, {"graph_fraction", 0}};
     case ScopeKind::NcuLaunch:
         return {{"is_gemm", 1}, {"tensor_core_utilization", 0.7}, {"achieved_occupancy", 0.5},
                 {"theoretical_occupancy", 0.5}, {"registers_per_thread", 128}, {"dram_throughput_fraction", 0.5},
@@ -95,7 +96,10 @@ const std::vector<Trigger>& triggers()
         {"decode-kernel-wait", {{"idle_fraction", 0.25}, {"kernel_wait_share", 0.7}}},
         {"decode-kv-cache-bound-attention", {{"is_attention", 1}, {"is_gemm", 0}, {"memory_bound", 1}, {"compute_bound", 0}, {"time_fraction", 0.3}}},
         {"decode-gemm-small-batch", {{"batch_size", 1}, {"e_roof", 0.35}, {"memory_bound", 1}, {"compute_bound", 0}, {"intensity", 1}, {"distance_to_roof", 2.9}}},
-        {"weight-streaming-h2d-exposed", {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}}},
+        {"weight-streaming-h2d-exposed",
+         {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}, {"weights_detected", 1}}},
+        {"h2d-copy-exposed", {{"h2d_overlap_fraction", 0.1}, {"h2d_ns", 1e8}}},
+        {"elementwise-fusion", {{"elementwise_copy_fraction", 0.6}, {"elementwise_copy_ns", 5e8}}},
         {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
         {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
         {"theory-vs-measurement", {{"retest_measured_ns", 4.5e6}, {"retest_delta_fraction", -0.5}, {"retest_abs_delta_fraction", 0.5}}},
@@ -303,7 +307,8 @@ const std::vector<SynthCase>& synth_cases()
          nullptr, {}},
         {"hta-runtime-outliers", [](SynthOptions& o) { o.launch_api_ns = 70'000; }, nullptr, {}},
         {"launch-bound-short-kernels", [](SynthOptions& o) { o.decode_steps = 80; }, nullptr, {}},
-        {"weight-streaming-h2d-exposed",
+        // Serial copies with no per-layer weight loads: exposed copies, not weight streaming (issue 14).
+        {"h2d-copy-exposed",
          [](SynthOptions& o) { o.copy_overlaps_compute = false; o.h2d_bytes_per_step = 64u << 20; }, nullptr, {}},
         // A realistic decode launches faster than the GPU drains prefill work (queue delays > 100 µs), spends more
         // than 20 % of its time in launch calls, and has kernels shorter than their launch: the traces built not to

@@ -1,6 +1,7 @@
 // The report document model: formatting, the string table, SHA-256, and build_report on real and generated input.
 #include "analysis/trace/errors.h"
 #include "analysis/diagnosis/findings.h"
+#include "analysis/diagnosis/headline.h"
 #include "analysis/report/report_json.h"
 #include "analysis/report/report_markdown.h"
 #include "analysis/report/report_model.h"
@@ -177,6 +178,42 @@ TEST(ReportModel, EmptyInputsGiveEverySectionWithMissingNotes)
     }
 }
 
+// Issue 14: with a trace-level headline the report opens with it — its statement, then its bounded actions — in
+// both languages; without one the order stays overview, environment, headline.
+TEST(ReportModel, HeadlineLeadsWhenGiven)
+{
+    Headline h;
+    h.bound = "host";
+    h.verdict = "host-bound";
+    h.statement = {"The run is host-bound: the GPU waits for the CPU.", "本次运行受主机限制。"};
+    HeadlineAction a;
+    a.rule = "decode-host-bound";
+    a.subject = "decode";
+    a.text = {"Use CUDA graphs", "使用 CUDA Graphs"};
+    a.gain_fraction = 0.25;
+    a.gain_ns = 2.5e6;
+    a.removes = "idle:host";
+    h.actions.push_back(a);
+    ReportInputs in;
+    in.options.generated_at = "2026-01-01T00:00:00Z";
+    in.headline = &h;
+    for (Lang l : {Lang::En, Lang::ZhCN}) {
+        in.options.lang = l;
+        const Report r = build_report(in);
+        ASSERT_FALSE(r.sections.empty());
+        EXPECT_EQ(r.sections[0].id, "headline");
+        const auto paras = blocks_of<Paragraph>(r.sections[0]);
+        ASSERT_GE(paras.size(), 2u);
+        EXPECT_EQ(paras[0]->text, l == Lang::En ? h.statement.en : h.statement.zh_CN);
+        EXPECT_NE(paras[1]->text.find("25.0 %"), std::string::npos) << paras[1]->text;
+        EXPECT_NE(paras[1]->text.find("idle:host"), std::string::npos) << paras[1]->text;
+        EXPECT_NE(to_markdown(r).find(l == Lang::En ? h.statement.en : h.statement.zh_CN), std::string::npos);
+    }
+    in.headline = nullptr;
+    const Report plain = build_report(in);
+    EXPECT_EQ(plain.sections[0].id, "overview");
+}
+
 TEST(ReportModel, SyntheticTraceNumbersMatchAnIndependentComputation)
 {
     SynthOptions so = synth_preset("decode");
@@ -275,7 +312,7 @@ TEST(ReportModel, FindingsAreRankedWithStateAndVerification)
     fs[1].subject = "decode";
     fs[1].title.en = "Decode is launch-bound";
     fs[1].title.zh_CN = "Decode 受发射开销限制";
-    fs[1].expected_gain = {0.30, 0.2, 0.4, 1.5e6, false, "rule range"};
+    fs[1].expected_gain = {0.30, 0.2, 0.4, 1.5e6, false, "rule range", {}};
     fs[1].confidence.value = 0.6;
     fs[1].confidence.label = "medium";
     fs[1].evidence.push_back({"avg_kernel_us", 4.2, "<", 10.0, "trace:kernels"});

@@ -1,0 +1,282 @@
+#include "analysis/diagnosis/headline.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/timeline/analysis.h"
+#include "analysis/trace/trace.h"
+
+namespace sl {
+
+namespace {
+
+std::string pct(double f)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f %%", f * 100.0);
+    return b;
+}
+
+std::string ms(double ns)
+{
+    char b[32];
+    if (ns >= 1e9)
+        std::snprintf(b, sizeof b, "%.3g s", ns / 1e9);
+    else if (ns >= 1e6)
+        std::snprintf(b, sizeof b, "%.3g ms", ns / 1e6);
+    else
+        std::snprintf(b, sizeof b, "%.3g µs", ns / 1e3);
+    return b;
+}
+
+// Kernel classes that move bytes rather than do math: fusion candidates.
+bool is_mix_class(const std::string& id)
+{
+    static const std::set<std::string> s = {"elementwise", "memcpy_memset", "activation", "norm", "rotary",
+                                            "reduction"};
+    return s.count(id) > 0;
+}
+
+} // namespace
+
+double elementwise_copy_kernel_ns(const Trace& trace, const AnalysisResult& an)
+{
+    std::vector<bool> mix(an.classes.classes.size(), false);
+    for (size_t c = 0; c < mix.size(); ++c)
+        mix[c] = is_mix_class(an.classes.classes[c].id);
+    double ns = 0;
+    for (size_t i = 0; i < trace.kernels.size() && i < an.classes.kernel_class.size(); ++i) {
+        const int c = an.classes.kernel_class[i];
+        if (c >= 0 && static_cast<size_t>(c) < mix.size() && mix[static_cast<size_t>(c)])
+            ns += double(trace.kernels.end[i] - trace.kernels.start[i]);
+    }
+    return ns;
+}
+
+Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::vector<Finding>& findings,
+                       const HeadlineOptions& opt)
+{
+    Headline h;
+    for (const auto& d : an.idle.devices) {
+        h.wall_ns += double(d.window_ns);
+        h.busy_ns += double(d.busy_ns);
+        h.idle_ns += double(d.idle_ns);
+        h.host_wait_ns += double(d.breakdown.ns[0]);
+        h.kernel_wait_ns += double(d.breakdown.ns[1]);
+        h.sync_wait_ns += double(d.breakdown.ns[2]);
+        h.other_wait_ns += double(d.breakdown.ns[3]);
+    }
+    for (const auto& o : an.overlap.devices)
+        h.comm_exposed_ns += double(o.comm.time_ns) * (1.0 - std::max(0.0, o.comm.hidden_fraction));
+    h.launch_api_ns = double(an.launch.launch_api_ns);
+    h.kernel_ns = double(an.classes.kernel_time_ns);
+
+    // Kernel mix: kernel time only (the memcpy_memset class also holds DMA copy rows, which are not kernels).
+    std::vector<double> class_kernel_ns(an.classes.classes.size(), 0.0);
+    for (size_t i = 0; i < trace.kernels.size() && i < an.classes.kernel_class.size(); ++i) {
+        const int c = an.classes.kernel_class[i];
+        if (c >= 0 && static_cast<size_t>(c) < class_kernel_ns.size())
+            class_kernel_ns[static_cast<size_t>(c)] += double(trace.kernels.end[i] - trace.kernels.start[i]);
+    }
+    std::vector<std::pair<double, std::string>> mix;
+    for (size_t c = 0; c < an.classes.classes.size(); ++c)
+        if (is_mix_class(an.classes.classes[c].id) && class_kernel_ns[c] > 0) {
+            mix.emplace_back(class_kernel_ns[c], an.classes.classes[c].id);
+            h.kernel_mix.ns += class_kernel_ns[c];
+        }
+    std::sort(mix.rbegin(), mix.rend());
+    if (h.kernel_ns > 0)
+        h.kernel_mix.fraction = std::min(1.0, h.kernel_mix.ns / h.kernel_ns);
+    for (const auto& [ns, id] : mix)
+        h.kernel_mix.classes.push_back(id + " " + ms(ns));
+    h.kernel_mix.dominant = h.kernel_mix.fraction >= opt.mix_fraction;
+    if (h.kernel_mix.dominant) {
+        h.kernel_mix.story.en = "Elementwise, copy and normalisation kernels take " + pct(h.kernel_mix.fraction) +
+                                " of GPU kernel time (" + ms(h.kernel_mix.ns) +
+                                "): they move bytes rather than compute, so fusing them (torch.compile, fused "
+                                "kernels, CUDA graphs with fused kernels) removes most of that time.";
+        h.kernel_mix.story.zh_CN = "逐元素、拷贝和归一化类核函数占 GPU 核函数时间的 " + pct(h.kernel_mix.fraction) + "（" +
+                                   ms(h.kernel_mix.ns) +
+                                   "）：它们搬运数据而非计算，融合它们（torch.compile、融合核函数、配合融合核函数的 CUDA "
+                                   "Graphs）可去掉其中大部分时间。";
+    }
+
+    // Bound.
+    const double W = h.wall_ns;
+    if (W <= 0 || h.kernel_ns <= 0) {
+        h.bound = "unknown";
+        h.verdict = "unknown";
+    } else {
+        const double idle_f = h.idle_ns / W, comm_f = h.comm_exposed_ns / W;
+        const double launch_wait = h.host_wait_ns + h.kernel_wait_ns;
+        if (comm_f >= opt.comm_fraction && h.comm_exposed_ns > h.idle_ns) {
+            h.bound = "communication";
+            h.verdict = "communication-bound";
+        } else if (idle_f >= opt.idle_fraction) {
+            if (launch_wait >= h.sync_wait_ns && launch_wait >= h.other_wait_ns) {
+                h.bound = "host";
+                h.verdict = "host-bound";
+            } else if (h.sync_wait_ns >= h.other_wait_ns) {
+                h.bound = "sync";
+                h.verdict = "sync-bound";
+            } else {
+                h.bound = "unknown";
+                h.verdict = "idle-gaps";
+            }
+        } else if (idle_f >= opt.balanced_fraction) {
+            h.bound = "balanced";
+            h.verdict = "balanced";
+        } else {
+            double decode_ns = 0, all_ns = 0;
+            for (const auto& s : an.phases.steps) {
+                all_ns += double(s.end - s.start);
+                if (!s.prefill)
+                    decode_ns += double(s.end - s.start);
+            }
+            const bool decode_dominant = all_ns > 0 && decode_ns / all_ns >= 0.5;
+            if (h.kernel_mix.fraction >= 0.5 || decode_dominant) {
+                h.bound = "gpu-memory";
+                h.verdict = "memory-bound";
+            } else {
+                h.bound = "gpu-compute";
+                h.verdict = "compute-bound";
+            }
+        }
+    }
+
+    // Actions: the top findings (already ranked by bounded gain x confidence), distinct suggestions.
+    std::set<std::string> seen;
+    for (const auto& f : findings) {
+        if (h.actions.size() >= 3)
+            break;
+        if (f.severity == Severity::Info)
+            continue;
+        HeadlineAction a;
+        a.rule = f.rule;
+        a.verdict = f.verdict;
+        a.subject = f.subject;
+        a.severity = severity_name(f.severity);
+        if (!f.suggestions.empty()) {
+            a.suggestion = f.rule + "/" + f.suggestions[0].id;
+            a.text = f.suggestions[0].text;
+        } else {
+            a.text = f.title;
+        }
+        if (!seen.insert(a.text.en + "|" + a.subject).second)
+            continue;
+        a.gain_fraction = f.expected_gain.fraction;
+        a.gain_ns = f.expected_gain.ns.value_or(0);
+        if (f.expected_gain.ledger)
+            a.removes = f.expected_gain.ledger->entry;
+        h.actions.push_back(std::move(a));
+    }
+
+    // Statement.
+    static const std::map<std::string, std::pair<std::string, std::string>> what = {
+        {"host", {"host-bound: the GPU waits for the CPU to issue work", "受主机限制：GPU 在等待 CPU 下发工作"}},
+        {"sync", {"sync-bound: the GPU idles while the host blocks in synchronisations",
+                  "受同步限制：主机阻塞于同步时 GPU 空闲"}},
+        {"communication", {"communication-bound: exposed communication holds the GPU",
+                           "受通信限制：未被隐藏的通信占用了 GPU"}},
+        {"balanced", {"balanced: the GPU is mostly busy but idles noticeably", "较均衡：GPU 大部分时间忙碌，但有明显空闲"}},
+        {"gpu-memory", {"GPU-bound (memory): kernels limited by memory traffic hold the GPU",
+                        "受 GPU 限制（访存）：受显存带宽限制的核函数占满 GPU"}},
+        {"gpu-compute", {"GPU-bound (compute): the GPU is busy with compute kernels", "受 GPU 限制（计算）：GPU 忙于计算核函数"}},
+        {"unknown", {"undetermined: the trace does not say what the GPU waited on, or has no kernels",
+                     "无法判定：trace 未说明 GPU 在等待什么，或没有核函数"}}};
+    const auto& w = what.at(h.bound);
+    std::string en, zh;
+    if (W > 0) {
+        en = "The run is " + w.first + ". The GPU is busy " + pct(h.busy_ns / W) + " of " + ms(W) + "; idle " +
+             ms(h.idle_ns) + " (host wait " + ms(h.host_wait_ns) + ", launch latency " + ms(h.kernel_wait_ns) +
+             ", sync wait " + ms(h.sync_wait_ns) + ", other " + ms(h.other_wait_ns) + ").";
+        zh = "本次运行" + w.second + "。GPU 在 " + ms(W) + " 中忙碌 " + pct(h.busy_ns / W) + "；空闲 " + ms(h.idle_ns) +
+             "（主机等待 " + ms(h.host_wait_ns) + "，发射延迟 " + ms(h.kernel_wait_ns) + "，同步等待 " +
+             ms(h.sync_wait_ns) + "，其他 " + ms(h.other_wait_ns) + "）。";
+        if (h.launch_api_ns > h.busy_ns && h.bound == "host") {
+            en += " The CPU spends " + ms(h.launch_api_ns) + " in launch calls to issue " + ms(h.busy_ns) +
+                  " of GPU work.";
+            zh += " CPU 花费 " + ms(h.launch_api_ns) + " 调用发射接口，只下发了 " + ms(h.busy_ns) + " 的 GPU 工作。";
+        }
+        if (h.comm_exposed_ns > 0) {
+            en += " Exposed communication: " + ms(h.comm_exposed_ns) + ".";
+            zh += " 未隐藏的通信：" + ms(h.comm_exposed_ns) + "。";
+        }
+    } else {
+        en = "The run is " + w.first + ": the trace has no GPU activity.";
+        zh = "本次运行" + w.second + "：trace 中没有 GPU 活动。";
+    }
+    if (h.kernel_mix.dominant) {
+        en += " " + h.kernel_mix.story.en;
+        zh += h.kernel_mix.story.zh_CN;
+    }
+    if (!h.actions.empty()) {
+        const auto& a = h.actions.front();
+        const bool named = a.subject != "trace";
+        en += " The largest bounded gain: " + a.text.en + (named ? " (" + a.subject + ")" : std::string()) +
+              ", up to " + pct(a.gain_fraction) + " of wall time (" + ms(a.gain_ns) + ").";
+        zh += " 最大的有界收益：" + a.text.get("zh_CN") + (named ? "（" + a.subject + "）" : std::string()) +
+              "，至多墙钟时间的 " + pct(a.gain_fraction) + "（" + ms(a.gain_ns) + "）。";
+    } else {
+        en += " No finding promises a measurable gain.";
+        zh += " 没有发现能带来可测收益。";
+    }
+    h.statement.en = en;
+    h.statement.zh_CN = zh;
+    return h;
+}
+
+nlohmann::json headline_to_json(const Headline& h)
+{
+    using nlohmann::json;
+    json actions = json::array();
+    for (const auto& a : h.actions)
+        actions.push_back(json{{"rule", a.rule},
+                               {"verdict", a.verdict},
+                               {"subject", a.subject},
+                               {"severity", a.severity},
+                               {"suggestion", a.suggestion.empty() ? json() : json(a.suggestion)},
+                               {"text", json{{"en", a.text.en}, {"zh_CN", a.text.zh_CN}}},
+                               {"gain_fraction", a.gain_fraction},
+                               {"gain_ns", a.gain_ns},
+                               {"removes", a.removes}});
+    json mix{{"fraction", h.kernel_mix.fraction},
+             {"ns", h.kernel_mix.ns},
+             {"classes", h.kernel_mix.classes},
+             {"dominant", h.kernel_mix.dominant}};
+    mix["story"] = h.kernel_mix.dominant ? json{{"en", h.kernel_mix.story.en}, {"zh_CN", h.kernel_mix.story.zh_CN}}
+                                         : json();
+    return json{{"bound", h.bound},
+                {"verdict", h.verdict},
+                {"statement", json{{"en", h.statement.en}, {"zh_CN", h.statement.zh_CN}}},
+                {"wall_ns", h.wall_ns},
+                {"busy_ns", h.busy_ns},
+                {"idle_ns", h.idle_ns},
+                {"idle_by_cause", json{{"host_wait_ns", h.host_wait_ns},
+                                       {"kernel_wait_ns", h.kernel_wait_ns},
+                                       {"sync_wait_ns", h.sync_wait_ns},
+                                       {"other_wait_ns", h.other_wait_ns}}},
+                {"comm_exposed_ns", h.comm_exposed_ns},
+                {"launch_api_ns", h.launch_api_ns},
+                {"kernel_ns", h.kernel_ns},
+                {"kernel_mix", mix},
+                {"actions", actions}};
+}
+
+std::string headline_to_text(const Headline& h, std::string_view lang)
+{
+    std::ostringstream o;
+    o << "Headline: " << h.bound << " (" << h.verdict << ")\n" << h.statement.get(lang) << "\n";
+    int i = 0;
+    for (const auto& a : h.actions)
+        o << "  " << ++i << ". " << a.text.get(lang) << " [" << a.subject << "] — up to " << pct(a.gain_fraction)
+          << " of wall (" << ms(a.gain_ns) << "), removes " << a.removes << "\n";
+    return o.str();
+}
+
+} // namespace sl

@@ -1,0 +1,80 @@
+#pragma once
+// The trace-level verdict: what limits the run, said once, before any finding.
+//
+// bound, from the GPU-active device time of the trace (idle.h attribution, overlap.h communication):
+//   communication  exposed (not hidden) communication >= comm_fraction of the wall and more than the idle time;
+//   host / sync    the GPU idles >= idle_fraction of the wall and the idle's largest cause is the CPU not feeding it
+//                  (host wait + launch latency) / a host-blocking sync;
+//   unknown        ... and the largest cause is "other" (unlinked ops, cross-stream waits): the trace cannot tell;
+//                  also when the trace has no kernels;
+//   balanced       the GPU idles between balanced_fraction and idle_fraction of the wall;
+//   gpu-memory     otherwise (GPU-bound) when memory-bound kernels (elementwise/copy/norm/... classes) or decode
+//                  steps hold most of the kernel time;
+//   gpu-compute    otherwise.
+// verdict maps it to the findings vocabulary (host-bound, sync-bound, communication-bound, memory-bound,
+// compute-bound, balanced, idle-gaps, unknown). actions = the top three findings after the ledger (distinct
+// suggestions), with their bounded gains. kernel_mix names the elementwise/copy story when those classes hold
+// >= mix_fraction of kernel time (fusion / torch.compile / CUDA graphs with fused kernels).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "analysis/diagnosis/findings.h"
+
+namespace sl {
+
+struct Trace;
+struct AnalysisResult;
+
+struct HeadlineOptions {
+    double idle_fraction = 0.20;       // idle share of the wall above which the GPU is starved
+    double balanced_fraction = 0.10;   // idle share above which the run is "balanced" rather than GPU-bound
+    double comm_fraction = 0.20;       // exposed communication share of the wall for "communication"
+    double mix_fraction = 0.40;        // elementwise/copy share of kernel time for the kernel-mix story
+};
+
+struct HeadlineAction {
+    std::string rule, verdict, subject, suggestion;   // suggestion = "<rule>/<id>" or empty
+    LocalText text;
+    double gain_fraction = 0, gain_ns = 0;
+    std::string removes;              // ledger entry
+    std::string severity;
+};
+
+struct KernelMix {
+    double fraction = 0;              // elementwise/copy classes' share of kernel time (kernels only, no DMA copies)
+    double ns = 0;
+    std::vector<std::string> classes; // the classes counted, largest first, with time
+    bool dominant = false;            // fraction >= mix_fraction
+    LocalText story;                  // empty unless dominant
+};
+
+struct Headline {
+    std::string bound = "unknown";    // host, gpu-compute, gpu-memory, communication, sync, balanced, unknown
+    std::string verdict = "unknown";
+    LocalText statement;
+    double wall_ns = 0, busy_ns = 0, idle_ns = 0;
+    double host_wait_ns = 0, kernel_wait_ns = 0, sync_wait_ns = 0, other_wait_ns = 0;
+    double comm_exposed_ns = 0, launch_api_ns = 0, kernel_ns = 0;
+    KernelMix kernel_mix;
+    std::vector<HeadlineAction> actions;   // at most three
+};
+
+// Σ kernel time (kernels only, not DMA copies) of the elementwise/copy/norm/activation/rotary/reduction classes:
+// the kernel-mix story's time, also bound as the trace metric elementwise_copy_ns.
+double elementwise_copy_kernel_ns(const Trace& trace, const AnalysisResult& analysis);
+
+// findings: ranked and bounded (after apply_ledger).
+Headline make_headline(const Trace& trace, const AnalysisResult& analysis, const std::vector<Finding>& findings,
+                       const HeadlineOptions& options = {});
+
+// {"bound", "verdict", "statement": {en, zh_CN}, "wall_ns", "busy_ns", "idle_ns", "idle_by_cause": {...},
+//  "comm_exposed_ns", "launch_api_ns", "kernel_ns", "kernel_mix": {...}, "actions": [...]}
+nlohmann::json headline_to_json(const Headline& h);
+// One paragraph (lang "en" or "zh_CN") plus the numbered actions, for text/Markdown.
+std::string headline_to_text(const Headline& h, std::string_view lang = "en");
+
+} // namespace sl

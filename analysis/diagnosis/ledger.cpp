@@ -1,0 +1,290 @@
+#include "analysis/diagnosis/ledger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+
+namespace sl {
+
+namespace {
+
+double metric(const MetricScope& s, const std::string& name, double fallback = 0)
+{
+    auto it = s.metrics.find(name);
+    return it != s.metrics.end() && std::isfinite(it->second) ? it->second : fallback;
+}
+
+std::string fill_subject(std::string text, const std::string& subject)
+{
+    const std::string ph = "{subject}";
+    for (size_t p = text.find(ph); p != std::string::npos; p = text.find(ph, p + subject.size()))
+        text.replace(p, ph.size(), subject);
+    return text;
+}
+
+// The fixed part of the tree; lazily added entries ("kernel:x", "class:x", unknown prefixes) hang below "busy"
+// (kernel, class, copy, comm) or "wall".
+std::string parent_of(const std::string& key)
+{
+    if (key == "wall")
+        return {};
+    if (key == "idle" || key == "busy")
+        return "wall";
+    if (key == "idle:host" || key == "idle:kernel")
+        return "idle:launch";
+    if (key.rfind("idle:", 0) == 0)
+        return "idle";
+    for (const char* p : {"kernel:", "class:", "copy:", "comm:"})
+        if (key.rfind(p, 0) == 0)
+            return "busy";
+    return "wall";
+}
+
+int depth_of(const std::string& key)
+{
+    int d = 0;
+    for (std::string k = key; !k.empty(); k = parent_of(k))
+        ++d;
+    return d;
+}
+
+struct Claim {
+    size_t finding;
+    std::string entry;
+    double claim = 0, cap = 0, low_ns = 0, high_ns = 0, basis_ns = 0;
+    double granted = 0, bound = 0;
+};
+
+} // namespace
+
+Severity severity_for_gain(double f, const LedgerOptions& o)
+{
+    if (f >= o.high_fraction) return Severity::High;
+    if (f >= o.medium_fraction) return Severity::Medium;
+    if (f >= o.low_fraction) return Severity::Low;
+    return Severity::Info;
+}
+
+double Ledger::granted_ns() const
+{
+    double g = 0;
+    for (const auto& e : entries)
+        g += e.granted_ns;
+    return g;
+}
+
+const LedgerEntry* Ledger::find(const std::string& key) const
+{
+    for (const auto& e : entries)
+        if (e.key == key)
+            return &e;
+    return nullptr;
+}
+
+Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScope>& scopes, const RuleSet& rules,
+                    const LedgerOptions& opt)
+{
+    Ledger L;
+    const MetricScope* trace = nullptr;
+    double comm_exposed = 0;
+    for (const auto& s : scopes) {
+        if (s.kind == ScopeKind::Trace && !trace)
+            trace = &s;
+        if (s.kind == ScopeKind::Device)
+            comm_exposed += metric(s, "nccl_ns") * (1.0 - std::clamp(metric(s, "comm_overlap_fraction"), 0.0, 1.0));
+    }
+    std::map<std::string, LedgerEntry> entries;
+    auto add = [&](const std::string& key, double ns) {
+        auto& e = entries[key];
+        e.key = key;
+        e.parent = parent_of(key);
+        e.available_ns = std::max(0.0, ns);
+    };
+    if (trace) {
+        const double busy = metric(*trace, "busy_ns"), idle = metric(*trace, "idle_ns");
+        L.wall_ns = busy + idle > 0 ? busy + idle : metric(*trace, "trace_wall_ns");
+        add("wall", L.wall_ns);
+        add("busy", busy);
+        add("idle", idle);
+        const double host = metric(*trace, "host_wait_ns"), kern = metric(*trace, "kernel_wait_ns");
+        add("idle:launch", host + kern);
+        add("idle:host", host);
+        add("idle:kernel", kern);
+        add("idle:sync", metric(*trace, "sync_wait_ns"));
+        add("idle:other", metric(*trace, "other_wait_ns"));
+        add("copy:h2d-exposed",
+            metric(*trace, "h2d_ns") * (1.0 - std::clamp(metric(*trace, "h2d_overlap_fraction"), 0.0, 1.0)));
+        add("comm:exposed", comm_exposed);
+    }
+    auto scope_of = [&](const Finding& f) -> const MetricScope* {
+        for (const auto& s : scopes)
+            if (s.kind == f.scope && s.subject == f.subject)
+                return &s;
+        return nullptr;
+    };
+
+    // Claims: what each finding asks for, in ns of the end-to-end basis.
+    std::vector<Claim> claims;
+    std::vector<bool> drop(findings.size(), false);
+    for (size_t i = 0; i < findings.size(); ++i) {
+        auto& f = findings[i];
+        const MetricScope* s = scope_of(f);
+        const Rule* r = rules.find(f.rule);
+        Claim c;
+        c.finding = i;
+        c.entry = r && !r->removes.empty() ? fill_subject(r->removes, f.subject) : "wall";
+        // The scope's time the rule's fraction is a share of.
+        const double trace_wall = s ? metric(*s, "trace_wall_ns", L.wall_ns) : L.wall_ns;
+        c.basis_ns = trace_wall;
+        if (s && (f.scope == ScopeKind::Phase || f.scope == ScopeKind::Device))
+            c.basis_ns = metric(*s, "wall_ns", trace_wall);
+        const auto& g = f.expected_gain;
+        if (g.ns && f.scope != ScopeKind::Phase)
+            c.claim = std::max(0.0, *g.ns);
+        else
+            c.claim = std::max(0.0, g.fraction) * c.basis_ns;
+        c.low_ns = g.computed ? c.claim : std::max(0.0, g.low) * c.basis_ns;
+        c.high_ns = g.computed ? c.claim : std::max(0.0, g.high) * c.basis_ns;
+        if (!entries.count(c.entry)) {
+            // kernel:/class: entries: the subject's own time.
+            add(c.entry, s ? metric(*s, "total_ns", r && !r->removes_cap.empty() ? metric(*s, r->removes_cap) : 0) : 0);
+        }
+        const auto& e = entries[c.entry];
+        c.cap = e.available_ns;
+        if (r && s && !r->removes_cap.empty() && s->metrics.count(r->removes_cap))
+            c.cap = std::min(c.cap, std::max(0.0, metric(*s, r->removes_cap)));
+        if (c.entry.rfind("idle", 0) == 0 && e.available_ns < opt.gate_fraction * L.wall_ns) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "the GPU was not waiting on it: %s is %.3g ms, below %.1f %% of the wall",
+                          c.entry.c_str(), e.available_ns / 1e6, opt.gate_fraction * 100.0);
+            L.suppressed.push_back({f.rule, f.subject, f.verdict, c.entry, e.available_ns, c.claim, buf});
+            drop[i] = true;
+            continue;
+        }
+        claims.push_back(std::move(c));
+    }
+
+    // Settle entries deepest first; claims on one entry share what is left of it and of every entry above it.
+    std::vector<std::string> keys;
+    for (const auto& [k, e] : entries)
+        keys.push_back(k);
+    std::stable_sort(keys.begin(), keys.end(),
+                     [](const std::string& a, const std::string& b) { return depth_of(a) > depth_of(b); });
+    for (const auto& key : keys) {
+        double left = 1e300;
+        for (std::string k = key; !k.empty(); k = parent_of(k)) {
+            auto it = entries.find(k);
+            if (it != entries.end())
+                left = std::min(left, it->second.available_ns - it->second.consumed_ns);
+        }
+        left = std::max(0.0, left);
+        double asked = 0;
+        for (auto& c : claims)
+            if (c.entry == key) {
+                c.bound = std::min(c.cap, left);
+                asked += std::min(c.claim, c.bound);
+            }
+        if (asked <= 0)
+            continue;
+        const double share = std::min(1.0, left / asked);
+        double granted = 0;
+        auto& e = entries[key];
+        for (auto& c : claims)
+            if (c.entry == key) {
+                c.granted = std::min(c.claim, c.bound) * share;
+                granted += c.granted;
+                e.findings.push_back(findings[c.finding].rule + " @ " + findings[c.finding].subject);
+            }
+        e.claimed_ns += asked;
+        e.granted_ns += granted;
+        for (std::string k = key; !k.empty(); k = parent_of(k))
+            if (auto it = entries.find(k); it != entries.end())
+                it->second.consumed_ns += granted;
+    }
+
+    // Write the bounded gains back.
+    for (const auto& c : claims) {
+        auto& f = findings[c.finding];
+        auto& g = f.expected_gain;
+        const MetricScope* s = scope_of(f);
+        TimeClaim t;
+        t.entry = c.entry;
+        t.available_ns = entries[c.entry].available_ns;
+        t.cap_ns = c.cap;
+        t.claimed_ns = c.claim;
+        t.granted_ns = c.granted;
+        t.wall_ns = L.wall_ns;
+        t.unbounded_fraction = g.fraction;
+        t.rule_severity = f.severity;
+        const double w = L.wall_ns > 0 ? L.wall_ns : 1.0;
+        g.fraction = c.granted / w;
+        g.ns = c.granted;
+        if (g.computed) {
+            g.low = g.high = g.fraction;
+        } else {
+            g.low = std::min(c.low_ns, c.granted) / w;
+            g.high = std::max(g.low, std::min(c.high_ns, c.bound) / w);
+        }
+        double bound_for_suggestions = g.high;
+        if (s && f.scope == ScopeKind::Phase) {
+            const double steps = metric(*s, "step_count");
+            if (steps > 0) {
+                t.per_step_ns = c.granted / steps;
+                const double step = metric(*s, "tpot_median_ns", metric(*s, "wall_ns") / steps);
+                if (step > 0) {
+                    t.step_fraction = *t.per_step_ns / step;
+                    bound_for_suggestions = std::max(*t.step_fraction, std::min(c.high_ns, c.bound) / steps / step);
+                }
+            }
+        }
+        for (auto& sg : f.suggestions) {
+            sg.gain_high = std::min(sg.gain_high, bound_for_suggestions);
+            sg.gain_low = std::min(sg.gain_low, sg.gain_high);
+        }
+        f.severity = std::min(f.severity, severity_for_gain(g.fraction, opt));
+        g.basis += (g.basis.empty() ? "" : "; ") + std::string("bounded by ") + c.entry;
+        g.ledger = t;
+    }
+    std::vector<Finding> kept;
+    kept.reserve(findings.size());
+    for (size_t i = 0; i < findings.size(); ++i)
+        if (!drop[i])
+            kept.push_back(std::move(findings[i]));
+    findings = std::move(kept);
+    rank_findings(findings);
+
+    // Entries in tree order (parents first), only those with time or claims.
+    std::vector<std::string> order = keys;
+    std::stable_sort(order.begin(), order.end(),
+                     [](const std::string& a, const std::string& b) { return depth_of(a) < depth_of(b); });
+    for (const auto& k : order)
+        L.entries.push_back(entries[k]);
+    return L;
+}
+
+nlohmann::json ledger_to_json(const Ledger& l)
+{
+    using nlohmann::json;
+    json entries = json::array();
+    for (const auto& e : l.entries)
+        entries.push_back(json{{"key", e.key},
+                               {"parent", e.parent},
+                               {"available_ns", e.available_ns},
+                               {"claimed_ns", e.claimed_ns},
+                               {"granted_ns", e.granted_ns},
+                               {"findings", e.findings}});
+    json sup = json::array();
+    for (const auto& s : l.suppressed)
+        sup.push_back(json{{"rule", s.rule},
+                           {"subject", s.subject},
+                           {"verdict", s.verdict},
+                           {"time", s.entry},
+                           {"available_ns", s.available_ns},
+                           {"claimed_ns", s.claimed_ns},
+                           {"reason", s.reason}});
+    return json{{"wall_ns", l.wall_ns}, {"granted_ns", l.granted_ns()}, {"entries", entries}, {"suppressed", sup}};
+}
+
+} // namespace sl
