@@ -135,6 +135,10 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         Claim c;
         c.finding = i;
         c.entry = r && !r->removes.empty() ? fill_subject(r->removes, f.subject) : "wall";
+        // "none": a check that promises no time (a theory/measurement mismatch puts every other number in doubt):
+        // it neither claims nor is gated, and keeps the severity its rule gives.
+        if (c.entry == "none")
+            continue;
         // The scope's time the rule's fraction is a share of.
         const double trace_wall = s ? metric(*s, "trace_wall_ns", L.wall_ns) : L.wall_ns;
         c.basis_ns = trace_wall;

@@ -14,7 +14,8 @@
 //
 // A rule names its entry in "removes": {"time": "idle:host", "cap": "host_wait_ns"} ("{subject}" is filled; the
 // optional cap is a metric of the finding's scope bounding its own share, e.g. a phase's host wait or a kernel's
-// total time). A rule without "removes" claims "wall". The rule's gain (its ns, or its fraction of the scope's
+// total time). A rule without "removes" claims "wall"; "time": "none" marks a check that promises no time (it is
+// left out of the ledger and keeps its rule's severity). The rule's gain (its ns, or its fraction of the scope's
 // time, or the midpoint of its range when the trace gives nothing) is the *claim*; the ledger grants
 // min(claim, cap, what is left of the entry and of every entry above it). Entries are settled deepest first;
 // findings on one entry share what is left in proportion to their claims, so each nanosecond is granted once and
