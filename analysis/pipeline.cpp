@@ -8,8 +8,31 @@
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/load.h"
 #include "analysis/diagnosis/rules.h"
+#include "analysis/report/collectives_json.h"
+#include "analysis/report/shape_roofline_json.h"
 
 namespace sl {
+
+namespace {
+
+// Measured per-shape throughput when the trace recorded shapes: the roof is --gpu's row, else the row matching the
+// trace's first device; an unknown GPU still gives FLOPs, bytes and achieved rates.
+ShapeRooflineResult shapes_for_trace(const Trace& t, const RooflineRequest& req)
+{
+    bool any = false;
+    for (size_t i = 0; i < t.op_args.size() && !any; ++i)
+        any = t.op_args.source[i] == OpArgsTable::kCpuOp && !t.op_args.input_dims[i].empty();
+    if (!any)
+        return {};
+    GpuDatabase db = GpuDatabase::load_default();
+    if (!req.gpu_file.empty())
+        db.merge_file(req.gpu_file);
+    const GpuSpec* spec = !req.gpu.empty() ? db.find(req.gpu)
+                          : t.meta.devices.empty() ? nullptr : db.match_device(t.meta.devices.front().name);
+    return shape_roofline(t, spec);
+}
+
+} // namespace
 
 PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const PipelineOptions& options,
                                const LoadControl& control,
@@ -35,6 +58,8 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
         r.roofline = roofline_for_analysis(t, r.analysis.classes, r.analysis.phases, req);
         notify(PipelineStage::Roofline, r);
     }
+    r.shapes = shapes_for_trace(t, options.roofline);
+    r.collectives = collective_stats(t);
     control.check();
     if (options.run_rules) {
         DiagnoseOptions dopt;
@@ -85,6 +110,10 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
     nlohmann::json j = analysis_to_json(*r.trace, r.analysis);
     for (auto it = r.roofline.json.begin(); it != r.roofline.json.end(); ++it)
         j[it.key()] = it.value();
+    if (r.shapes.ops_with_shapes > 0)
+        j["shape_roofline"] = shape_roofline_to_json(r.shapes);
+    if (r.collectives.kernels > 0)
+        j["collectives"] = collectives_to_json(r.collectives);
     j["findings"] = findings_to_json(r.diagnosis.eval.findings);
     j["rules"] = diagnosis_meta_json(r.diagnosis);
     if (r.trace && options_ran_rules(r))
@@ -94,7 +123,10 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
 
 std::string pipeline_to_text(const PipelineResult& r)
 {
-    return (options_ran_rules(r) ? headline_to_text(r.diagnosis.headline) + "\n" : std::string()) + analysis_to_text(*r.trace, r.analysis) + (r.roofline.text.empty() ? "" : "\n" + r.roofline.text) +
+    return (options_ran_rules(r) ? headline_to_text(r.diagnosis.headline) + "\n" : std::string()) +
+           analysis_to_text(*r.trace, r.analysis) + (r.roofline.text.empty() ? "" : "\n" + r.roofline.text) +
+           (r.shapes.ops_with_shapes > 0 ? "\n" + shape_roofline_to_text(r.shapes) : std::string()) +
+           (r.collectives.kernels > 0 ? "\n" + collectives_to_text(r.collectives) : std::string()) +
            "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings);
 }
 

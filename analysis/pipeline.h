@@ -12,6 +12,8 @@
 #include "analysis/trace/load_control.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/report/roofline_json.h"
+#include "analysis/roofline/shape_throughput.h"
+#include "analysis/timeline/collectives.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/trace/trace.h"
 
@@ -34,6 +36,8 @@ struct PipelineResult {
     Summary summary;
     AnalysisResult analysis;
     RooflineOutput roofline;       // json/text plus report and ncu when requested
+    ShapeRooflineResult shapes;    // measured throughput from Kineto shapes (empty without record_shapes)
+    CollectiveStats collectives;   // NCCL/RCCL bytes, bandwidth, exposed time, rank skew
     Diagnosis diagnosis;
 };
 

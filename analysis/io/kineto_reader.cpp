@@ -234,6 +234,11 @@ struct Event {
     int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     double blocks_per_sm = NAN, warps_per_sm = NAN, occupancy = NAN;
     std::string_view arg_name, sync_kind;
+    // record_shapes and collective args (kept in Trace::op_args); raw JSON text for the arrays.
+    bool has_ext = false;
+    int64_t ext = 0, in_nelems = -1, out_nelems = -1, group_size = -1;
+    std::string_view in_dims, in_types, concrete, coll, dtype, pg_name, pg_ranks;
+    bool has_op_args() const { return !in_dims.empty() || !coll.empty(); }
 };
 
 // Integer from a number or a numeric string ("0x0", "2560").
@@ -349,6 +354,16 @@ std::string_view field_key(od::field& field)
     return k;
 }
 
+// Raw JSON text of an array value (record_shapes' "Input Dims", ...); empty when it is not an array.
+std::string_view raw_array(od::value v)
+{
+    od::array arr;
+    std::string_view out;
+    if (v.get_array().get(arr) != simdjson::SUCCESS || arr.raw_json().get(out) != simdjson::SUCCESS)
+        return {};
+    return out;
+}
+
 void parse_args(od::object args, Event& e)
 {
     for (auto field : args) {
@@ -368,6 +383,7 @@ void parse_args(od::object args, Event& e)
             break;
         case 'd':
             if (key_is(k, "device")) e.has_device = value_to_i64(v, e.device);
+            else if (key_is(k, "dtype") && v.get_string().get(e.dtype) != simdjson::SUCCESS) e.dtype = {};
             break;
         case 'g':
             if (key_is(k, "grid")) value_to_dim3(v, e.grid);
@@ -389,6 +405,28 @@ void parse_args(od::object args, Event& e)
             break;
         case 'n':
             if (key_is(k, "name") && v.get_string().get(e.arg_name) != simdjson::SUCCESS) e.arg_name = {};
+            break;
+        case 'E':
+            if (key_is(k, "External id")) e.has_ext = value_to_i64(v, e.ext);
+            break;
+        case 'I':
+            if (key_is(k, "Input Dims")) e.in_dims = raw_array(v);
+            else if (key_is(k, "Input type")) e.in_types = raw_array(v);
+            else if (key_is(k, "In msg nelems")) value_to_i64(v, e.in_nelems);
+            break;
+        case 'C':
+            if (key_is(k, "Concrete Inputs")) e.concrete = raw_array(v);
+            else if (key_is(k, "Collective name") && v.get_string().get(e.coll) != simdjson::SUCCESS) e.coll = {};
+            break;
+        case 'O':
+            if (key_is(k, "Out msg nelems")) value_to_i64(v, e.out_nelems);
+            break;
+        case 'G':
+            if (key_is(k, "Group size")) value_to_i64(v, e.group_size);
+            break;
+        case 'P':
+            if (key_is(k, "Process Group Name")) { if (v.get_string().get(e.pg_name) != simdjson::SUCCESS) e.pg_name = {}; }
+            else if (key_is(k, "Process Group Ranks") && v.get_string().get(e.pg_ranks) != simdjson::SUCCESS) e.pg_ranks = {};
             break;
         default:
             break;
@@ -1046,6 +1084,8 @@ private:
             k.est_occupancy_pct.push_back(static_cast<float>(e.occupancy));
             if (corr == 0)
                 gpu_without_corr_ = true;
+            if (e.has_op_args())
+                add_op_args(e, OpArgsTable::kKernel, start, end, e.has_device ? e.device : id_number(e.pid), corr);
             break;
         }
         case Cat::Memcpy: {
@@ -1087,6 +1127,8 @@ private:
                               cat == Cat::Driver ? ApiClass::Driver : ApiClass::Runtime, api_flags_[name]);
             if (corr == 0)
                 api_without_corr_ = true;
+            if (e.has_ext && e.ext != 0 && corr != 0)
+                add_op_args(e, OpArgsTable::kLaunch, start, end, id_number(e.pid), corr);
             break;
         }
         case Cat::Sync: {
@@ -1103,6 +1145,8 @@ private:
             break;
         case Cat::CpuOp:
             trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::CpuOp);
+            if (e.has_op_args())
+                add_op_args(e, OpArgsTable::kCpuOp, start, end, id_number(e.pid), corr);
             break;
         case Cat::GpuUserAnnotation: {
             auto& g = trace_.gpu_ranges;
@@ -1120,6 +1164,28 @@ private:
         default:
             break;
         }
+    }
+
+    // One row of Trace::op_args (record_shapes / collective args, or a launch's External id).
+    void add_op_args(const Event& e, uint8_t source, int64_t start, int64_t end, int64_t pid, uint32_t corr)
+    {
+        auto& a = trace_.op_args;
+        const size_t i = a.append(source, start, end, source == OpArgsTable::kLaunch ? StrId{0} : intern_name(e.name));
+        a.pid[i] = pid;
+        a.external_id[i] = e.has_ext ? e.ext : 0;
+        a.correlation[i] = corr;
+        if (source == OpArgsTable::kLaunch)
+            return;
+        a.input_dims[i] = std::string(e.in_dims);
+        a.input_types[i] = std::string(e.in_types);
+        a.concrete_inputs[i] = std::string(e.concrete);
+        a.collective[i] = std::string(e.coll);
+        a.dtype[i] = std::string(e.dtype);
+        a.pg_name[i] = std::string(e.pg_name);
+        a.pg_ranks[i] = std::string(e.pg_ranks);
+        a.in_nelems[i] = e.in_nelems;
+        a.out_nelems[i] = e.out_nelems;
+        a.group_size[i] = e.group_size;
     }
 
     void handle_metadata_event(const Event& e)

@@ -164,6 +164,91 @@ int64_t ModelConfig::parameter_count() const
     return total;
 }
 
+namespace {
+
+// quantization_config -> bytes per stored weight element (see ModelConfig::quant_weight_bytes).
+void parse_quantization(const json& top, ModelConfig& m, const std::string& name)
+{
+    const json* q = nullptr;
+    if (top.contains("quantization_config") && top["quantization_config"].is_object())
+        q = &top["quantization_config"];
+    else if (top.contains("text_config") && top["text_config"].is_object() &&
+             top["text_config"].contains("quantization_config") &&
+             top["text_config"]["quantization_config"].is_object())
+        q = &top["text_config"]["quantization_config"];
+    if (!q)
+        return;
+    auto str = [&](const char* k) {
+        return q->contains(k) && (*q)[k].is_string() ? (*q)[k].get<std::string>() : std::string();
+    };
+    auto num = [&](const char* k) -> int64_t {
+        return q->contains(k) && (*q)[k].is_number_integer() ? (*q)[k].get<int64_t>() : 0;
+    };
+    auto lower = [](std::string v) {
+        for (auto& c : v)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        return v;
+    };
+    std::string method = lower(str("quant_method"));
+    const std::string algo = lower(str("quant_algo"));   // ModelOpt: "FP8", "NVFP4", "W4A16_AWQ"
+    if (method.empty() && !algo.empty())
+        method = algo;
+    if (method == "modelopt" && !algo.empty())
+        method = algo;
+    int64_t bits = num("bits");
+    if (bits == 0)
+        bits = num("w_bit");
+    int64_t group = num("group_size");
+    if (group == 0)
+        group = num("q_group_size");
+    // compressed-tensors: config_groups.*.weights.{num_bits, type, group_size}
+    std::string ct_type;
+    if (q->contains("config_groups") && (*q)["config_groups"].is_object())
+        for (const auto& [gname, g] : (*q)["config_groups"].items())
+            if (g.is_object() && g.contains("weights") && g["weights"].is_object()) {
+                const json& w = g["weights"];
+                if (w.contains("num_bits") && w["num_bits"].is_number_integer())
+                    bits = w["num_bits"].get<int64_t>();
+                if (w.contains("group_size") && w["group_size"].is_number_integer())
+                    group = w["group_size"].get<int64_t>();
+                if (w.contains("type") && w["type"].is_string())
+                    ct_type = lower(w["type"].get<std::string>());
+                break;
+            }
+    m.quant_method = method;
+    if (method == "fp8" || method == "fbgemm_fp8" || method == "w8a8_fp8" ||
+        (method == "compressed-tensors" && bits == 8 && ct_type == "float")) {
+        m.quant_weight_bytes = 1;
+        m.quant_note = "fp8 weights: 1 byte per element";
+    } else if (method == "mxfp4") {
+        m.quant_weight_bytes = 0.5 + 1.0 / 32;
+        m.quant_note = "mxfp4 weights: 4 bits + one e8m0 scale per 32 elements";
+    } else if (method == "nvfp4" || method == "modelopt_fp4" ||
+               (method == "compressed-tensors" && bits == 4 && ct_type == "float")) {
+        m.quant_weight_bytes = 0.5 + 1.0 / 16;
+        m.quant_note = "nvfp4 weights: 4 bits + one fp8 scale per 16 elements";
+    } else if (method == "bitsandbytes") {
+        const bool four = q->value("load_in_4bit", false);
+        m.quant_weight_bytes = four ? 0.5 : 1.0;
+        m.quant_note = four ? "bitsandbytes 4-bit weights" : "bitsandbytes 8-bit weights";
+    } else if (bits > 0 && bits <= 8) {
+        // AWQ, GPTQ, compressed-tensors int, ModelOpt W4A16_AWQ, ...: b bits plus an fp16 scale per group.
+        m.quant_weight_bytes = static_cast<double>(bits) / 8.0 + (group > 0 ? 2.0 / static_cast<double>(group) : 0.0);
+        m.quant_note = std::to_string(bits) + "-bit " + (method.empty() ? std::string("quantized") : method) +
+                       " weights" + (group > 0 ? ", an fp16 scale per " + std::to_string(group) + " elements" : "");
+    } else if (method.find("w4a16") != std::string::npos) {
+        m.quant_weight_bytes = 0.5 + 2.0 / 128;
+        m.quant_note = "4-bit weights, group size assumed 128";
+    } else {
+        m.notes.push_back("quantization_config with quant_method '" + method + "' (" + name +
+                          ") not understood: weights counted at torch_dtype");
+        return;
+    }
+    m.notes.push_back("quantization_config: " + m.quant_note);
+}
+
+} // namespace
+
 ModelConfig parse_model_config(const std::string& json_text, const std::string& name)
 {
     json top;
@@ -256,6 +341,8 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     if (!m.torch_dtype.empty() && dtype_bytes(m.torch_dtype) == 0)
         throw TraceError(name, "torch_dtype", "a known dtype (float32, bfloat16, float16, float8_e4m3fn, int8, ...)",
                          m.torch_dtype);
+
+    parse_quantization(top, m, name);
 
     // MoE
     const auto experts = r.integer({"num_local_experts", "num_experts", "n_routed_experts"});

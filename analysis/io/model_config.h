@@ -44,6 +44,13 @@ struct ModelConfig {
     int64_t index_total_bytes = 0;          // metadata.total_size
     int64_t index_tensor_count = 0;
 
+    // quantization_config (issue 15): the weights' storage size per element, scales included (0 = not quantized,
+    // weights at torch_dtype). fp8 1; mxfp4 4 bits + one e8m0 scale per 32 = 0.53125; nvfp4 4 bits + one fp8 scale
+    // per 16 = 0.5625; AWQ/GPTQ int-b with group size g: b/8 + 2/g (an fp16 scale per group); bitsandbytes 4/8 bit.
+    std::string quant_method;               // "fp8", "mxfp4", "awq", "gptq", ... ("" = none)
+    double quant_weight_bytes = 0;
+    std::string quant_note;                 // how quant_weight_bytes was derived
+
     std::vector<std::string> notes;         // defaults taken, things worth saying
 
     bool is_moe() const { return num_experts > 0; }

@@ -23,6 +23,16 @@ json opt(const std::optional<double>& v)
 
 json positive(double v) { return v > 0 ? json(v) : json(nullptr); }
 
+// E_roof as an efficiency only when it is physically possible (<= kMaxPlausibleERoof); above it the value moves to
+// "e_roof_inconsistent" and "e_roof" is null, so nothing reads it as an efficiency.
+void put_e_roof(json& j, const std::optional<double>& v)
+{
+    const bool bad = v && *v > kMaxPlausibleERoof;
+    j["e_roof"] = v && !bad ? json(*v) : json(nullptr);
+    if (bad)
+        j["e_roof_inconsistent"] = *v;
+}
+
 std::string fmt_num(double v)
 {
     char buf[64];
@@ -139,7 +149,8 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
             j["t_theory_ns"] = opt(o.t_theory_ns);
             const auto act = r.operator_actual_ns(o.name, ph.phase);
             j["t_actual_ns"] = opt(act);
-            j["e_roof"] = act && o.t_theory_ns && *act > 0 ? json(*o.t_theory_ns / *act) : json(nullptr);
+            put_e_roof(j, act && o.t_theory_ns && *act > 0 ? std::optional<double>(*o.t_theory_ns / *act)
+                                                            : std::nullopt);
             ops.push_back(j);
         }
         json pj;
@@ -153,7 +164,8 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
         pj["intensity"] = ph.bytes > 0 ? json(ph.flops / ph.bytes) : json(nullptr);
         pj["t_theory_ns"] = opt(ph.t_theory_ns);
         pj["t_actual_ns"] = any_actual ? json(actual_sum) : json(nullptr);
-        pj["e_roof"] = any_actual && ph.t_theory_ns && actual_sum > 0 ? json(*ph.t_theory_ns / actual_sum) : json(nullptr);
+        put_e_roof(pj, any_actual && ph.t_theory_ns && actual_sum > 0
+                           ? std::optional<double>(*ph.t_theory_ns / actual_sum) : std::nullopt);
         phases.push_back(pj);
     }
     json classes = json::array();
@@ -168,6 +180,10 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
         j["t_actual_ns"] = opt(cl.t_actual_ns);
         j["measured_total_ns"] = cl.measured_total_ns;
         j["e_roof"] = opt(cl.e_roof);
+        if (cl.e_roof_inconsistent) {
+            j["e_roof_inconsistent"] = *cl.e_roof_inconsistent;
+            j["consistency_warning"] = cl.inconsistency;
+        }
         classes.push_back(j);
     }
     json focus = json::array();
@@ -203,6 +219,8 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     m["experts_per_token"] = model.experts_per_token;
     m["parameters"] = model.parameter_count();
     m["notes"] = model.notes;
+    m["quant_method"] = model.quant_method;
+    m["quant_weight_bytes"] = model.quant_weight_bytes > 0 ? json(model.quant_weight_bytes) : json(nullptr);
 
     const CostOptions& o = c.options;
     json oj;
@@ -218,6 +236,7 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     oj["prefill_all_logits"] = o.prefill_all_logits;
     oj["kappa"] = o.kappa;
     oj["bw_efficiency"] = o.bw_efficiency;
+    oj["tp"] = o.tp;
 
     json out;
     out["gpu"] = g;

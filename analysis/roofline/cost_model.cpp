@@ -45,7 +45,9 @@ Dims dims(const ModelConfig& m, Phase phase, const CostOptions& o)
     x.I = static_cast<double>(m.intermediate_size);
     x.V = static_cast<double>(m.vocab_size);
     const std::string base = m.torch_dtype.empty() ? std::string("bfloat16") : m.torch_dtype;
-    x.w = dtype_bytes(o.weight_dtype.empty() ? base : o.weight_dtype);
+    // --weight-dtype, else quantization_config's storage size, else torch_dtype.
+    x.w = !o.weight_dtype.empty() ? dtype_bytes(o.weight_dtype)
+          : m.quant_weight_bytes > 0 ? m.quant_weight_bytes : dtype_bytes(base);
     x.a = dtype_bytes(o.act_dtype.empty() ? base : o.act_dtype);
     x.kv = o.kv_dtype.empty() ? x.a : dtype_bytes(o.kv_dtype);
     return x;
@@ -221,6 +223,8 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
         throw TraceError("--prompt", "", "a positive prompt length", std::to_string(o.prompt));
     if (o.context <= 0)
         throw TraceError("--context", "", "a positive context length", std::to_string(o.context));
+    if (o.tp < 1)
+        throw TraceError("--tp", "", "a tensor-parallel degree of 1 or more", std::to_string(o.tp));
     if (!(o.kappa > 0))
         throw TraceError("--kappa", "", "a positive loss factor", std::to_string(o.kappa));
     if (!(o.bw_efficiency > 0 && o.bw_efficiency <= 1))
@@ -275,15 +279,22 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
         auto add = [&](const OpCost& c) {
             auto it = std::find_if(pc.ops.begin(), pc.ops.end(), [&](const OpCost& e) { return e.name == c.name; });
             OpCost timed = c;
+            if (o.tp > 1 && timed.op_class != "norm" && timed.op_class != "elementwise" &&
+                timed.op_class != "embedding" && timed.name != "router") {
+                const double f = 1.0 / static_cast<double>(o.tp);
+                timed.flops *= f;
+                timed.tensor_flops *= f;
+                timed.bytes *= f;
+            }
             apply_times(timed, r);
             if (it == pc.ops.end()) {
                 pc.ops.push_back(timed);
                 return;
             }
             it->count += c.count;
-            it->flops += c.flops;
-            it->tensor_flops += c.tensor_flops;
-            it->bytes += c.bytes;
+            it->flops += timed.flops;
+            it->tensor_flops += timed.tensor_flops;
+            it->bytes += timed.bytes;
             auto sum = [](std::optional<double>& a, const std::optional<double>& b) {
                 if (a && b)
                     *a += *b;

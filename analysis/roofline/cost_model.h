@@ -69,6 +69,8 @@ struct CostOptions {
     bool allow_tf32 = false;            // fp32 GEMMs on TF32 tensor cores
     double kappa = 1.0;                 // loss factor applied to every T_theory
     double bw_efficiency = 1.0;         // fraction of the datasheet bandwidth reachable
+    int64_t tp = 1;                     // tensor-parallel degree: one rank's share of GEMM, attention, KV, rotary
+                                        // and activation work (norms, residual adds and the embedding stay whole)
 };
 
 struct OpCost {

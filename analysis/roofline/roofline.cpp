@@ -6,6 +6,7 @@
 #include "analysis/trace/trace.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <unordered_map>
 
 namespace sl {
@@ -37,6 +38,41 @@ std::vector<ClassEfficiency> theory_classes(const CostModelResult& cost)
                 it->t_theory_ns.reset();
         }
     }
+    return out;
+}
+
+// The likely causes of an E_roof above the roof, most likely first: memory-bound work points at bytes (weight/KV
+// dtype, tensor parallelism), compute-bound work at the shape; the GPU row is always a candidate.
+std::string inconsistency_causes(const CostModelResult& cost, const ClassEfficiency& c)
+{
+    const auto& o = cost.options;
+    char buf[96];
+    std::vector<std::string> causes;
+    std::snprintf(buf, sizeof buf, "weights counted at %.3g bytes/element, KV at %.3g", cost.weight_bytes,
+                  cost.kv_bytes);
+    const std::string dtype = std::string("dtype: ") + buf + " (check quantization_config, --weight-dtype, --kv-dtype)";
+    const std::string tp = "tensor parallelism: theory is for " +
+                           (o.tp > 1 ? "1/" + std::to_string(o.tp) + " of the model" : std::string("the whole model")) +
+                           " per GPU (check --tp)";
+    const std::string shape = "shape: batch " + std::to_string(o.batch) + ", prompt " + std::to_string(o.prompt) +
+                              ", context " + std::to_string(o.context) + " (check --batch/--prompt/--context)";
+    const std::string gpu = "GPU: " + (cost.gpu.name.empty() ? std::string("unknown") : cost.gpu.name) +
+                            " (check --gpu)";
+    double tc = 0, tm = 0;
+    for (const auto& ph : cost.phases)
+        if (phase_name(ph.phase) == c.phase)
+            for (const auto& op : ph.ops)
+                if (op.op_class == c.op_class) {
+                    tc += op.t_compute_ns.value_or(0);
+                    tm += op.t_memory_ns.value_or(0);
+                }
+    if (tm >= tc)
+        causes = {dtype, tp, shape, gpu};
+    else
+        causes = {shape, tp, gpu, dtype};
+    std::string out;
+    for (const auto& s : causes)
+        out += (out.empty() ? "" : "; ") + s;
     return out;
 }
 
@@ -94,6 +130,18 @@ RooflineReport join_roofline(const CostModelResult& cost, const std::vector<Meas
             if (it->t_theory_ns && *it->t_actual_ns > 0)
                 it->e_roof = *it->t_theory_ns / *it->t_actual_ns;
         }
+    }
+    for (auto& c : r.classes) {
+        if (!c.e_roof || *c.e_roof <= kMaxPlausibleERoof)
+            continue;
+        c.e_roof_inconsistent = c.e_roof;
+        c.e_roof.reset();
+        c.inconsistency = inconsistency_causes(r.cost, c);
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.2f", *c.e_roof_inconsistent);
+        r.warnings.push_back("data consistency: " + c.op_class + " " + c.phase + " would run at " + buf +
+                             " x the Roofline bound, which is impossible; not reported as an efficiency. Likely: " +
+                             c.inconsistency);
     }
     // Focus: Top-K by measured total time, union E_roof < tau.
     std::vector<const ClassEfficiency*> timed;

@@ -47,8 +47,16 @@ struct ClassEfficiency {
     std::optional<double> t_theory_ns;          // per pass
     std::optional<double> t_actual_ns;          // per pass (measured total / passes)
     int64_t measured_total_ns = 0;              // over the whole trace
-    std::optional<double> e_roof;
+    std::optional<double> e_roof;               // T_theory / T_actual, only when <= kMaxPlausibleERoof
+    // T_theory / T_actual above kMaxPlausibleERoof: physically impossible, so not an efficiency. e_roof stays unset
+    // (no finding can cite it) and `inconsistency` names the likely causes, most likely first.
+    std::optional<double> e_roof_inconsistent;
+    std::string inconsistency;
 };
+
+// Above this, T_theory / T_actual is a data-consistency problem (dtype, tensor parallelism, shape, GPU), not an
+// efficiency: 5 % over the roof absorbs clock and datasheet rounding.
+inline constexpr double kMaxPlausibleERoof = 1.05;
 
 struct FocusItem {
     std::string op_class, phase;

@@ -270,6 +270,28 @@ Trace merge_traces(std::vector<Trace> parts)
             append_mapped(o.device, g.device, dev);
             append_all(o.stream, g.stream);
         }
+        {
+            auto& o = out.op_args;
+            const auto& a = p.op_args;
+            append_all(o.source, a.source);
+            append_mapped(o.start, a.start, t);
+            append_mapped(o.end, a.end, t);
+            append_mapped(o.name, a.name, str);
+            o.rank.insert(o.rank.end(), a.size(), rank);
+            append_all(o.pid, a.pid);
+            append_all(o.external_id, a.external_id);
+            append_all(o.correlation, a.correlation);
+            append_all(o.input_dims, a.input_dims);
+            append_all(o.input_types, a.input_types);
+            append_all(o.concrete_inputs, a.concrete_inputs);
+            append_all(o.collective, a.collective);
+            append_all(o.dtype, a.dtype);
+            append_all(o.pg_name, a.pg_name);
+            append_all(o.pg_ranks, a.pg_ranks);
+            append_all(o.in_nelems, a.in_nelems);
+            append_all(o.out_nelems, a.out_nelems);
+            append_all(o.group_size, a.group_size);
+        }
     }
     if (lo <= hi) {
         om.capture_start = lo;

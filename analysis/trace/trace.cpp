@@ -118,6 +118,16 @@ size_t RangeTable::append(int64_t s, int64_t e, StrId n, uint32_t thr, RangeKind
     return start.size() - 1;
 }
 
+size_t OpArgsTable::append(uint8_t src, int64_t s, int64_t e, StrId n)
+{
+    source.push_back(src); start.push_back(s); end.push_back(e); name.push_back(n); rank.push_back(0);
+    pid.push_back(0); external_id.push_back(0); correlation.push_back(0);
+    input_dims.emplace_back(); input_types.emplace_back(); concrete_inputs.emplace_back();
+    collective.emplace_back(); dtype.emplace_back(); pg_name.emplace_back(); pg_ranks.emplace_back();
+    in_nelems.push_back(-1); out_nelems.push_back(-1); group_size.push_back(-1);
+    return source.size() - 1;
+}
+
 uint16_t Trace::device_index(int32_t device_id, int32_t rank)
 {
     for (size_t i = 0; i < meta.devices.size(); ++i)

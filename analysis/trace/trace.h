@@ -156,6 +156,30 @@ struct GpuRangeTable {
     size_t size() const { return start.size(); }
 };
 
+// ---- Kineto operator arguments (side table) --------------------------------------------------------------------
+// What record_shapes and the NCCL/RCCL instrumentation write into Kineto "args" and the columnar tables do not hold:
+// input shapes/dtypes of CPU ops, collective metadata, and the "External id" that joins a CPU op to its launches.
+// Rows come in three kinds: a CPU op (with shapes or collective args), a launch (cuda_runtime/cuda_driver call
+// carrying an External id: its (pid, correlation) -> External id), and a kernel that itself carries collective args.
+// Keyed by (rank, pid, correlation / External id) so it needs no index into the other tables. Empty for nsys.
+struct OpArgsTable {
+    enum Source : uint8_t { kCpuOp = 0, kLaunch = 1, kKernel = 2 };
+    std::vector<uint8_t> source;
+    std::vector<int64_t> start, end;          // ns, same clock as the other tables
+    std::vector<StrId> name;
+    std::vector<int32_t> rank;                // set by merge (0 from the reader)
+    std::vector<int64_t> pid;                 // host pid (CPU op, launch); device id the event names (kernel)
+    std::vector<int64_t> external_id;         // 0 = none
+    std::vector<uint32_t> correlation;        // launch / kernel correlation id (0 = none)
+    // Raw JSON text of the args (empty when absent): "Input Dims", "Input type", "Concrete Inputs".
+    std::vector<std::string> input_dims, input_types, concrete_inputs;
+    // Collective metadata (empty / -1 when absent).
+    std::vector<std::string> collective, dtype, pg_name, pg_ranks;
+    std::vector<int64_t> in_nelems, out_nelems, group_size;
+    size_t size() const { return source.size(); }
+    size_t append(uint8_t src, int64_t start_ns, int64_t end_ns, StrId name_id);
+};
+
 // ---- Metadata ----------------------------------------------------------------------------------------------------
 struct DeviceInfo {
     int32_t id = 0;                 // the device id the trace uses (nsys deviceId / Kineto "device")
@@ -217,6 +241,7 @@ struct Trace {
     RangeTable ranges;              // NVTX ranges, user annotations, CPU ops
     MarkTable marks;
     GpuRangeTable gpu_ranges;
+    OpArgsTable op_args;            // Kineto record_shapes / collective args (see OpArgsTable)
 
     std::string_view str(StrId id) const { return strings.view(id); }
 

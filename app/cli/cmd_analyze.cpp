@@ -27,7 +27,7 @@ namespace {
 
 constexpr const char* kSynopsis =
     "analyze TRACE... [--format text|json|md|pdf|html] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
-    "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] [-o FILE]";
+    "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] [-o FILE]";
 
 struct AnalyzeRequest {
     AnalysisOptions options;
@@ -147,6 +147,25 @@ const std::vector<OptionSpec>& option_table()
              if (!parse_number(v, 1, 1e9, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--context needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.context = static_cast<int64_t>(x);
+             return {};
+         }},
+        {"--tp", true, "tensor-parallel degree: theory per rank (Roofline; default 1)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 1, 4096, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--tp needs an integer >= 1, not '" + v + "'";
+             r.roofline.cost.tp = static_cast<int64_t>(x);
+             return {};
+         }},
+        {"--weight-dtype", true, "bytes of the weights: fp32, bf16, fp16, fp8, int8, int4, mxfp4, nvfp4 (Roofline; "
+                                 "default: quantization_config, else torch_dtype)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.roofline.cost.weight_dtype = v;
+             return {};
+         }},
+        {"--kv-dtype", true, "bytes of the KV cache (Roofline; default: the activation dtype)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.roofline.cost.kv_dtype = v;
              return {};
          }},
         {"--ncu", true, "Nsight Compute file (CSV/text/.ncu-rep): per-launch figures joined to trace kernels",

@@ -42,7 +42,7 @@ int run(const std::vector<std::string>& args)
     Args a;
     std::string err;
     if (!parse_args(args,
-                    {"--model", "--index", "--gpu", "--gpu-file", "--batch", "--prompt", "--context", "--weight-dtype",
+                    {"--model", "--index", "--gpu", "--gpu-file", "--batch", "--prompt", "--context", "--tp", "--weight-dtype",
                      "--act-dtype", "--kv-dtype", "--fa-q-tile", "--kappa", "--bw-efficiency", "--format", "-o"},
                     {"--unfused", "--no-causal-skip", "--all-logits", "--tf32"}, a, err)) {
         std::cerr << "sightline-cli roofline: " << err << "\n";
@@ -59,7 +59,7 @@ int run(const std::vector<std::string>& args)
     CostOptions o;
     struct IntOpt { const char* name; int64_t* dst; };
     for (const IntOpt& io : {IntOpt{"--batch", &o.batch}, IntOpt{"--prompt", &o.prompt}, IntOpt{"--context", &o.context},
-                             IntOpt{"--fa-q-tile", &o.fa_q_tile}}) {
+                             IntOpt{"--fa-q-tile", &o.fa_q_tile}, IntOpt{"--tp", &o.tp}}) {
         if (a.has(io.name) && !parse_int(a.value(io.name), *io.dst)) {
             std::cerr << "sightline-cli roofline: " << io.name << " needs an integer, got '" << a.value(io.name) << "'\n";
             return kExitUsage;

@@ -1,0 +1,272 @@
+#include "analysis/timeline/collectives.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace sl {
+
+namespace {
+
+std::string squash(std::string_view s)
+{
+    std::string out;
+    for (char c : s)
+        if (c != '_' && c != ' ')
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+bool is_comm_kernel(std::string_view name)
+{
+    const std::string n = squash(name.substr(0, 8));
+    return n.rfind("nccl", 0) == 0 || n.rfind("rccl", 0) == 0;
+}
+
+struct KeyHash {
+    size_t operator()(const std::tuple<int32_t, int64_t, int64_t>& k) const
+    {
+        return std::hash<int64_t>()(std::get<2>(k) * 0x9E3779B97F4A7C15ull ^ (std::get<1>(k) << 9) ^
+                                    static_cast<uint64_t>(std::get<0>(k)));
+    }
+};
+using Key = std::tuple<int32_t, int64_t, int64_t>;
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+} // namespace
+
+std::string collective_kind(std::string_view name)
+{
+    const std::string n = squash(name);
+    if (n.find("allreduce") != std::string::npos) return "allreduce";
+    if (n.find("allgather") != std::string::npos) return "allgather";
+    if (n.find("reducescatter") != std::string::npos) return "reduce_scatter";
+    if (n.find("alltoall") != std::string::npos) return "alltoall";
+    if (n.find("broadcast") != std::string::npos) return "broadcast";
+    if (n.find("sendrecv") != std::string::npos) return "sendrecv";
+    if (n.find("send") != std::string::npos) return "send";
+    if (n.find("recv") != std::string::npos) return "recv";
+    if (n.find("barrier") != std::string::npos) return "barrier";
+    if (n.find("reduce") != std::string::npos) return "reduce";
+    return n;
+}
+
+double busbw_factor(std::string_view kind, int64_t n)
+{
+    if (n < 1)
+        return 1.0;
+    const double dn = static_cast<double>(n);
+    if (kind == "allreduce")
+        return 2.0 * (dn - 1) / dn;
+    if (kind == "allgather" || kind == "reduce_scatter" || kind == "alltoall")
+        return (dn - 1) / dn;
+    return 1.0;
+}
+
+int comm_dtype_bytes(std::string_view d)
+{
+    const std::string s = squash(d);
+    if (s == "float" || s == "float32" || s == "int" || s == "int32" || s == "uint32") return 4;
+    if (s == "bfloat16" || s == "half" || s == "float16" || s == "short" || s == "int16") return 2;
+    if (s == "double" || s == "float64" || s == "long" || s == "int64" || s == "uint64") return 8;
+    if (s == "byte" || s == "char" || s == "bool" || s == "int8" || s == "uint8" || s.rfind("float8", 0) == 0)
+        return 1;
+    return 0;
+}
+
+CollectiveStats collective_stats(const Trace& t)
+{
+    CollectiveStats st;
+    const auto& k = t.kernels;
+    const auto& a = t.op_args;
+    // Metadata rows: kernels by (rank, device id, correlation); CPU ops by (rank, pid, External id); launches.
+    std::unordered_map<Key, size_t, KeyHash> kernel_meta, op_meta, launch;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a.source[i] == OpArgsTable::kKernel && !a.collective[i].empty())
+            kernel_meta[{a.rank[i], a.pid[i], a.correlation[i]}] = i;
+        else if (a.source[i] == OpArgsTable::kCpuOp && !a.collective[i].empty() && a.external_id[i] != 0)
+            op_meta[{a.rank[i], a.pid[i], a.external_id[i]}] = i;
+        else if (a.source[i] == OpArgsTable::kLaunch)
+            launch[{a.rank[i], a.pid[i], a.correlation[i]}] = i;
+    }
+    // Non-communication kernel intervals per device, merged, for exposed time.
+    std::vector<uint32_t> comm;
+    std::map<uint16_t, std::vector<std::pair<int64_t, int64_t>>> busy;
+    for (size_t i = 0; i < k.size(); ++i) {
+        if (is_comm_kernel(t.str(k.name[i])))
+            comm.push_back(static_cast<uint32_t>(i));
+        else
+            busy[k.device[i]].emplace_back(k.start[i], k.end[i]);
+    }
+    for (auto& [dev, v] : busy) {
+        std::sort(v.begin(), v.end());
+        std::vector<std::pair<int64_t, int64_t>> merged;
+        for (const auto& iv : v) {
+            if (!merged.empty() && iv.first <= merged.back().second)
+                merged.back().second = std::max(merged.back().second, iv.second);
+            else
+                merged.push_back(iv);
+        }
+        v.swap(merged);
+    }
+    auto covered = [&](uint16_t dev, int64_t s, int64_t e) {
+        auto it = busy.find(dev);
+        if (it == busy.end())
+            return int64_t{0};
+        const auto& v = it->second;
+        auto p = std::upper_bound(v.begin(), v.end(), std::make_pair(s, INT64_MAX));
+        if (p != v.begin())
+            --p;
+        int64_t c = 0;
+        for (; p != v.end() && p->first < e; ++p)
+            c += std::max<int64_t>(0, std::min(e, p->second) - std::max(s, p->first));
+        return c;
+    };
+
+    struct Acc {
+        CollectiveGroup g;
+        std::vector<double> algbw;
+        double sized_bytes = 0;
+        int64_t sized_ns = 0;
+    };
+    std::map<std::tuple<std::string, std::string, int64_t, std::string>, Acc> groups;
+    std::map<int32_t, RankComm> ranks;
+    // Per rank, per (process group, kind): starts in time order, for cross-rank matching.
+    std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<int64_t>>> sequences;
+    std::sort(comm.begin(), comm.end(), [&](uint32_t x, uint32_t y) { return k.start[x] < k.start[y]; });
+    for (uint32_t i : comm) {
+        const auto& dev = t.meta.devices[k.device[i]];
+        const int32_t rank = dev.rank;
+        size_t row = SIZE_MAX;
+        if (auto m = kernel_meta.find({rank, dev.id, k.correlation[i]}); m != kernel_meta.end()) {
+            row = m->second;
+        } else {
+            const int64_t pid = k.process[i] < t.meta.processes.size() ? t.meta.processes[k.process[i]].pid : 0;
+            if (auto l = launch.find({rank, pid, k.correlation[i]}); l != launch.end())
+                if (auto o = op_meta.find({rank, pid, a.external_id[l->second]}); o != op_meta.end())
+                    row = o->second;
+        }
+        const int64_t dur = k.end[i] - k.start[i];
+        const int64_t hidden = std::min(dur, covered(k.device[i], k.start[i], k.end[i]));
+        std::string kind, pg, dtype;
+        int64_t n = 0;
+        double bytes = 0;
+        if (row != SIZE_MAX) {
+            kind = collective_kind(a.collective[row]);
+            pg = a.pg_name[row];
+            n = std::max<int64_t>(0, a.group_size[row]);
+            dtype = a.dtype[row];
+            const int64_t ne = std::max(a.in_nelems[row], a.out_nelems[row]);
+            const int e = comm_dtype_bytes(dtype);
+            if (ne >= 0 && e > 0)
+                bytes = static_cast<double>(ne) * e;
+            st.kernels_with_metadata += 1;
+        } else {
+            kind = collective_kind(t.str(k.name[i]));
+        }
+        auto& acc = groups[{kind, pg, n, dtype}];
+        acc.g.kind = kind;
+        acc.g.process_group = pg;
+        acc.g.group_size = n;
+        acc.g.dtype = dtype;
+        acc.g.count += 1;
+        acc.g.time_ns += dur;
+        acc.g.hidden_ns += hidden;
+        acc.g.exposed_ns += dur - hidden;
+        if (bytes > 0 && dur > 0) {
+            acc.g.with_size += 1;
+            acc.g.bytes += bytes;
+            acc.sized_bytes += bytes;
+            acc.sized_ns += dur;
+            acc.algbw.push_back(bytes / (static_cast<double>(dur) * 1e-9));
+        }
+        st.kernels += 1;
+        st.time_ns += dur;
+        st.exposed_ns += dur - hidden;
+        st.bytes += bytes;
+        auto& rc = ranks[rank];
+        rc.rank = rank;
+        rc.count += 1;
+        rc.time_ns += dur;
+        rc.exposed_ns += dur - hidden;
+        sequences[{pg, kind}][rank].push_back(k.start[i]);
+    }
+    for (auto& [key, acc] : groups) {
+        if (acc.sized_ns > 0) {
+            acc.g.algbw_Bps = acc.sized_bytes / (static_cast<double>(acc.sized_ns) * 1e-9);
+            acc.g.busbw_Bps = *acc.g.algbw_Bps * busbw_factor(acc.g.kind, acc.g.group_size);
+            acc.g.median_algbw_Bps = median(acc.algbw);
+        }
+        st.groups.push_back(acc.g);
+    }
+    std::stable_sort(st.groups.begin(), st.groups.end(),
+                     [](const CollectiveGroup& x, const CollectiveGroup& y) { return x.time_ns > y.time_ns; });
+
+    // Cross-rank skew and straggler.
+    if (ranks.size() > 1) {
+        double skew_sum = 0, skew_max = 0;
+        for (const auto& [key, per_rank] : sequences) {
+            if (per_rank.size() != ranks.size())
+                continue;   // not every rank has this (group, kind)
+            size_t m = SIZE_MAX;
+            for (const auto& [r, v] : per_rank)
+                m = std::min(m, v.size());
+            for (size_t j = 0; j < m; ++j) {
+                int64_t lo = INT64_MAX, hi = INT64_MIN;
+                int32_t last = 0;
+                for (const auto& [r, v] : per_rank) {
+                    lo = std::min(lo, v[j]);
+                    if (v[j] > hi) {
+                        hi = v[j];
+                        last = r;
+                    }
+                }
+                const double skew = static_cast<double>(hi - lo);
+                skew_sum += skew;
+                skew_max = std::max(skew_max, skew);
+                ranks[last].last_arrivals += 1;
+                st.matched += 1;
+            }
+        }
+        if (st.matched > 0) {
+            st.mean_skew_ns = skew_sum / static_cast<double>(st.matched);
+            st.max_skew_ns = skew_max;
+            const RankComm* worst = nullptr;
+            for (const auto& [r, rc] : ranks)
+                if (!worst || rc.last_arrivals > worst->last_arrivals)
+                    worst = &rc;
+            st.straggler_rank = worst->rank;
+            const double mean_coll = st.kernels > 0 ? static_cast<double>(st.time_ns) / st.kernels : 0;
+            st.straggler_makes_others_wait = 2 * worst->last_arrivals >= st.matched && mean_coll > 0 &&
+                                             *st.mean_skew_ns >= 0.1 * mean_coll;
+            char buf[256];
+            std::snprintf(buf, sizeof buf,
+                          "rank %d starts last in %lld of %lld matched collectives; mean start skew %.1f us "
+                          "(max %.1f us)%s",
+                          worst->rank, static_cast<long long>(worst->last_arrivals),
+                          static_cast<long long>(st.matched), *st.mean_skew_ns / 1e3, skew_max / 1e3,
+                          st.straggler_makes_others_wait ? ": the other ranks wait for it" : "");
+            st.straggler_text = buf;
+        } else {
+            st.warnings.push_back("several ranks, but no collective sequence is present on every rank: no skew");
+        }
+    }
+    for (const auto& [r, rc] : ranks)
+        st.ranks.push_back(rc);
+    if (st.kernels > 0 && st.kernels_with_metadata == 0)
+        st.warnings.push_back("NCCL/RCCL kernels without collective metadata (PyTorch writes it from 2.1 on): "
+                              "time only, no bytes or bandwidth");
+    return st;
+}
+
+} // namespace sl
