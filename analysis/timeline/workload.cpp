@@ -69,7 +69,7 @@ uint32_t signs_of(std::string_view n, bool kernel)
         s |= kTrtllm;
     if (has(n, "ggml") || has(n, "llama_decode") || has(n, "llama.cpp"))
         s |= kLlamaCpp;
-    if (n.rfind("aten::", 0) == 0 || has(n, "at::native"))
+    if (n.rfind("aten::", 0) == 0 || has(n, "at::native") || has(n, "torchdynamo") || has(n, "torch-compiled"))
         s |= kTorch;
     return s;
 }
