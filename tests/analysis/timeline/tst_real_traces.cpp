@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -23,9 +24,14 @@ namespace {
 
 json table()
 {
-    std::ifstream in(sl::test::source_dir() + "/tests/data/real_traces.json");
-    EXPECT_TRUE(in.good()) << "tests/data/real_traces.json missing";
-    return json::parse(in);
+    const std::string path = sl::test::source_dir() + "/tests/data/real_traces.json";
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error("cannot read " + path + " (SIGHTLINE_SOURCE_DIR)");
+    json j = json::parse(in);
+    if (!j.contains("traces") || j["traces"].size() < 26)
+        throw std::runtime_error(path + ": expected \"traces\" with the 26 real traces");
+    return j;
 }
 
 std::string lower(std::string s)
@@ -43,7 +49,8 @@ TEST(RealTraces, TableCoversEveryTraceInSharedData)
     if (!dir)
         GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
     std::set<std::string> listed;
-    for (const auto& e : table()["traces"])
+    const json tab = table();   // held: a range-for over a temporary's member dangles
+    for (const auto& e : tab["traces"])
         listed.insert(e["file"].get<std::string>());
     for (const std::string sub : {"nsys", "kineto"})
         for (const auto& f : sl::test::shared_files(sub, {".json.gz", ".sqlite"})) {
@@ -58,7 +65,8 @@ TEST(RealTraces, WhatAHumanSees)
     if (!dir)
         GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
     int checked = 0;
-    for (const auto& e : table()["traces"]) {
+    const json tab = table();
+    for (const auto& e : tab["traces"]) {
         const std::string rel = e["file"];
         const std::string path = *dir + "/" + rel;
         if (!std::filesystem::exists(path))
@@ -88,16 +96,18 @@ TEST(RealTraces, WhatAHumanSees)
 
         EXPECT_EQ(workload_kind_name(a.workload.kind), e["kind"].get<std::string>());
         EXPECT_EQ(execution_mode_name(a.workload.execution), e["execution"].get<std::string>());
-        if (e["framework"].is_null())
+        if (e["framework"].is_null()) {
             EXPECT_EQ(a.workload.framework, "");
-        else
+        } else {
             EXPECT_EQ(a.workload.framework, e["framework"].get<std::string>());
+        }
         EXPECT_FALSE(a.workload.evidence.empty());
 
         EXPECT_EQ(a.phases.prefill_steps, e["prefill_steps"].get<int64_t>());
         EXPECT_EQ(a.phases.decode_steps, e["decode_steps"].get<int64_t>());
-        if (a.phases.steps.empty())
+        if (a.phases.steps.empty()) {
             EXPECT_FALSE(a.phases.note.empty()) << "no phase found and nothing says why";
+        }
 
         std::set<std::string> codes;
         for (const auto& w : a.workload.warnings)
@@ -111,10 +121,11 @@ TEST(RealTraces, WhatAHumanSees)
         // JSON: utilisation null without GPU activity, never 100 %.
         const json j = pipeline_to_json(r);
         const int64_t gpu_ops = static_cast<int64_t>(t.kernels.size() + t.memcpy.size() + t.memset.size());
-        if (gpu_ops == 0)
+        if (gpu_ops == 0) {
             EXPECT_TRUE(j["trace"]["gpu_utilization"].is_null());
-        else
+        } else {
             EXPECT_LT(j["trace"]["gpu_utilization"].get<double>(), 1.0);
+        }
         EXPECT_EQ(j["workload"]["kind"], e["kind"]);
         // cpu_op events are CPU operators, not NVTX ranges.
         int64_t cpu_ops = 0;
@@ -135,5 +146,6 @@ TEST(RealTraces, WhatAHumanSees)
             }
         }
     }
+    EXPECT_EQ(checked, static_cast<int>(tab["traces"].size())) << "a listed trace is missing from shared data";
     std::printf("checked %d real traces against tests/data/real_traces.json\n", checked);
 }

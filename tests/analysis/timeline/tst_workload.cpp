@@ -33,6 +33,7 @@ Trace launches(const std::vector<int64_t>& delays)
         const size_t r = t.kernels.append(cpu + delays[i], cpu + delays[i] + 20'000, k);
         t.kernels.correlation[r] = corr;
         t.kernels.device[r] = t.device_index(0);
+        t.kernels.process[r] = t.process_index(1);   // the launching thread's process: links by (pid, corr)
         cpu += 100'000;
     }
     t.finish();
