@@ -54,8 +54,9 @@ uint32_t signs_of(std::string_view n, bool kernel)
     if (has(n, "backward") || has(n, "autograd::engine") || has(n, "accumulategrad") || has(n, "optimizer") ||
         has(n, "zero_grad") || (kernel && (has(n, "adamfunctor") || has(n, "fused_adam") || has(n, "sgd"))))
         s |= kTrain;
+    // "generate" only in ranges: HPC codes name kernels so (CloverLeaf's generate_chunk).
     if (has(n, "execute_model") || has(n, "execute_context_") || has(n, "decode") || has(n, "prefill") ||
-        has(n, "generate") || has(n, "inference") || has(n, "predict") || has(n, "reshape_and_cache") ||
+        (!kernel && has(n, "generate")) || has(n, "inference") || has(n, "predict") || has(n, "reshape_and_cache") ||
         has(n, "paged_attention") || has(n, "kvcache") || has(n, "kv_cache") || has(n, "sampler") ||
         (kernel && (has(n, "argmax") || has(n, "sampling"))))
         s |= kInfer;
