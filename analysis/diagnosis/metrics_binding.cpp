@@ -286,7 +286,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         std::vector<std::string> step_ranges;   // NVTX step ranges behind the steps, when steps came from NVTX
         double wall = 0, busy = 0, gap = 0, kern = 0, kern_ns = 0, syncs = 0, sync_steps = 0, steps = 0;
         for (const auto& st : P.steps) {
-            if (st.prefill != (decode == 0))
+            if (st.prefill != (decode == 0) || st.mixed)   // mixed steps are a phase of their own (issue 13)
                 continue;
             if (decode && st.warmup)
                 continue;

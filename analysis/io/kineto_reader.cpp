@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <map>
+#include <set>
 #include <numeric>
 #include <string_view>
 #include <unordered_map>
@@ -24,6 +26,7 @@
 #include <simdjson.h>
 
 #include "analysis/trace/checked_math.h"
+#include "analysis/trace/clock_offset.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/gzip_stream.h"
 
@@ -1048,6 +1051,23 @@ private:
             }
             return;
         }
+        if (e.ph == 'X' && cat == Cat::Other) {
+            // Complete events of a kind Sightline does not read (MTIA runtime, CUPTI range-profiler ranges, ...):
+            // counted per category so the user hears what was left out (issue 13).
+            auto it = dropped_.find(e.cat);
+            if (it == dropped_.end())
+                it = dropped_.emplace(e.cat.empty() ? std::string("(no category)") : std::string(e.cat), 0).first;
+            ++it->second;
+        }
+        if (cat == Cat::Python && e.ph == 'X') {
+            // python_function stacks are not kept, but the packages they run in name the framework (issue 13).
+            static constexpr std::pair<std::string_view, std::string_view> kPkgs[] = {
+                {"transformers/", "transformers"}, {"vllm/", "vllm"}, {"sglang/", "sglang"},
+                {"tensorrt_llm/", "tensorrt_llm"}};
+            for (const auto& [needle, pkg] : kPkgs)
+                if (e.name.find(needle) != std::string_view::npos)
+                    python_packages_.insert(std::string(pkg));
+        }
         if (e.ph != 'X' || cat == Cat::Other || cat == Cat::Python)
             return;
         if (!e.has_ts || !e.has_dur) {
@@ -1427,6 +1447,35 @@ private:
         }
         sort_tables();
         trace_.finish();
+        // Host/device clock offset (issue 13): put the GPU ops on the host clock and say so, so the offset never
+        // reads as queue delay or idle time.
+        if (const ClockOffset off = detect_clock_offset(trace_); off.detected) {
+            shift_gpu_times(trace_, off.shift_ns);
+            m.clock_shift_ns = off.shift_ns;
+            m.clock_shift_reason = off.reason;
+            m.warnings.push_back("host and device clocks disagree: " + off.reason + "; GPU times were moved by " +
+                                 std::to_string(off.shift_ns) + " ns onto the host clock");
+        }
+        if (!dropped_.empty()) {
+            int64_t total = 0;
+            std::string list;
+            for (const auto& [c, n] : dropped_) {
+                total += n;
+                list += (list.empty() ? "" : ", ") + c + " " + std::to_string(n);
+            }
+            m.dropped_events = std::map<std::string, int64_t>(dropped_.begin(), dropped_.end());
+            m.warnings.push_back(std::to_string(total) + " events of kinds Sightline does not read were dropped (" +
+                                 list + ")");
+        }
+        if (!python_packages_.empty()) {
+            std::string list;
+            for (const auto& pkg : python_packages_)
+                list += (list.empty() ? "" : ",") + pkg;
+            m.environment["python_frameworks"] = list;
+        }
+        m.capture_source = window_lo_ <= window_hi_ ? "kineto Trace span" : "events";
+        if (window_lo_ <= window_hi_)
+            m.reported_capture_ns = window_hi_ - window_lo_;
         // A capture window from the "Trace" span must still cover every event.
         int64_t lo = m.capture_start, hi = m.capture_end;
         auto widen = [&](const std::vector<int64_t>& s, const std::vector<int64_t>& e) {
@@ -1468,6 +1517,8 @@ private:
     bool gpu_without_corr_ = false, api_without_corr_ = false;
     uint64_t missing_time_ = 0, negative_dur_ = 0;
     int64_t window_lo_ = INT64_MAX, window_hi_ = INT64_MIN;
+    std::map<std::string, int64_t, std::less<>> dropped_;
+    std::set<std::string> python_packages_;
 };
 
 } // namespace

@@ -494,6 +494,14 @@ void Reader::read_meta()
             hi_ = clamp_time(s.i64(1));
         }
     }
+    // The capture length nsys reports. startTime/stopTime are on another clock in most real exports (2023.1 to
+    // 2025.5: stopTime - startTime equals duration, but startTime lies anywhere from 0.1 s to 178,000 s from the
+    // events), so the window is anchored separately (see run()).
+    if (has_col("ANALYSIS_DETAILS", "duration")) {
+        Stmt s(db_, "SELECT duration FROM ANALYSIS_DETAILS", path_, "ANALYSIS_DETAILS");
+        if (s.step() && !s.null(0) && s.i64(0) > 0)
+            meta.reported_capture_ns = s.i64(0);
+    }
     if (has_col("TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) {
         Stmt s(db_, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME", path_, "TARGET_INFO_SESSION_START_TIME");
         if (s.step())
@@ -898,11 +906,36 @@ Trace Reader::read()
     read_memcpy();
     read_memset();
     read_syncs();
-    // Capture window: the export's own (ANALYSIS_DETAILS), widened to cover every event found.
+    // Capture window (issue 13): the length nsys reports (ANALYSIS_DETAILS.duration) on the events' clock. Event
+    // times count from the session start, so the window is [0, duration] when every event lies in it (all real
+    // exports in ../shared/data); else [startTime, stopTime] when those bracket the events (exports written by
+    // nsys_writer); else it is anchored on the first event and widened to the last, with a warning.
+    const int64_t dur = t_.meta.reported_capture_ns;
+    const bool have_events = lo_ <= hi_;
     const bool have_window = window_lo != INT64_MAX;
-    if (have_window) {
+    if (dur > 0) {
+        if (!have_events || (lo_ >= 0 && hi_ <= dur)) {
+            lo_ = 0;
+            hi_ = dur;
+            t_.meta.capture_source = "nsys ANALYSIS_DETAILS.duration from the session start";
+        } else if (have_window && window_lo <= lo_ && window_hi >= hi_) {
+            lo_ = window_lo;
+            hi_ = window_hi;
+            t_.meta.capture_source = "nsys ANALYSIS_DETAILS.startTime..stopTime";
+        } else {
+            const int64_t first = lo_;
+            hi_ = std::max(hi_, first + dur);
+            t_.meta.capture_source = "nsys ANALYSIS_DETAILS.duration from the first event";
+            if (hi_ > first + dur)
+                t_.meta.warnings.push_back("events run past the capture length nsys reports (ANALYSIS_DETAILS."
+                                           "duration); the window was widened to the last event");
+        }
+    } else if (have_window) {
         lo_ = std::min(lo_, window_lo);
         hi_ = std::max(hi_, window_hi);
+        t_.meta.capture_source = "nsys ANALYSIS_DETAILS.startTime..stopTime, widened to the events";
+    } else {
+        t_.meta.capture_source = "events";
     }
     read_nvtx();
     read_names_and_devices();

@@ -1,4 +1,5 @@
 #include "analysis/io/synthetic.h"
+#include "analysis/trace/clock_offset.h"
 
 #include <algorithm>
 #include <cmath>
@@ -215,7 +216,8 @@ private:
 
     int64_t kdur(int64_t ns) const
     {
-        return std::max<int64_t>(500, static_cast<int64_t>(static_cast<double>(ns) * o_.kernel_time_scale));
+        return std::max<int64_t>(500,
+                                 static_cast<int64_t>(static_cast<double>(ns) * o_.kernel_time_scale * step_scale_));
     }
 
     void h2d_copies(bool for_next_step)
@@ -359,6 +361,7 @@ private:
     uint32_t thread_ = 0;
     uint16_t dev_ = 0, proc_ = 0;
     int64_t cpu_ = 0, compute_free_ = 0, copy_free_ = 0, comm_free_ = 0;
+    double step_scale_ = 1.0;   // warm-up steps: kernels slower by this
     double extra_rate_ = 0, extra_acc_ = 0;
     std::vector<uint8_t> api_flags_;
     StrId n_launch_ = 0, n_launch_ex_ = 0, n_cu_launch_ex_ = 0, n_memcpy_async_ = 0, n_stream_sync_ = 0,
@@ -468,9 +471,28 @@ void Builder::run()
         // The host can run at most about one step ahead of the GPU (allocator and launch-queue back-pressure).
         if (st >= 2)
             cpu_ = std::max(cpu_, step_gpu_end[static_cast<size_t>(st - 2)]);
-        const size_t r = open_range(s.intern("decode_step " + std::to_string(st)));
+        const bool mixed = o_.mixed_every > 0 && (st + 1) % o_.mixed_every == 0;
+        const std::string batch = o_.mixed_every > 0
+                                      ? "execute_context_" + std::string(mixed ? "1" : "0") + "(" +
+                                            std::to_string(mixed ? o_.prefill_tokens : 0) + ")_generation_8(8)"
+                                      : "decode_step " + std::to_string(st);
+        const size_t r = open_range(s.intern(batch));
+        step_scale_ = st < o_.warmup_heavy_steps ? o_.warmup_slowdown : 1.0;
+        if (st < o_.warmup_heavy_steps)
+            cpu_ += jit(1'000'000);   // first-call work on the host (GEMM autotuning, allocator growth)
+        if (st == 0 && o_.warmup_heavy_steps > 0) {
+            // Lazy loading: the first launch of the step loads its module on the host.
+            const int64_t a0 = cpu_;
+            api(a0, a0 + 3'000'000, s.intern("cuModuleLoadData"), ApiClass::Driver);
+            cpu_ = a0 + 3'000'000 + jit(o_.host_overhead_ns);
+        }
         if (!o_.copy_overlaps_compute || st == 0)
             h2d_copies(false);
+        if (mixed) {
+            // One prefill chunk in the same step, before the decode tokens.
+            for (int l = 0; l < o_.layers && !done(); ++l)
+                layer_ops(kPrefill, prefill_ids_, l, true, 0, false);
+        }
         if (o_.cuda_graphs) {
             graph_step(context);
             if (o_.copy_overlaps_compute && st + 1 < steps)
@@ -486,9 +508,12 @@ void Builder::run()
         ++context;
     }
 
+    step_scale_ = 1.0;
     meta.capture_start = o_.start_ns - 1'000'000;
     int64_t hi = std::max({cpu_, compute_free_, copy_free_, comm_free_});
     meta.capture_end = hi + 1'000'000;
+    if (o_.clock_offset_ns != 0)   // the capture window stays on the host clock, as the profiler wrote it
+        shift_gpu_times(t_, o_.clock_offset_ns);
     t_.finish();
 }
 

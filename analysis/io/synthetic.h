@@ -86,6 +86,17 @@ struct SynthOptions {
     // Decode steps replayed as CUDA graphs: one cudaGraphLaunch per step, every kernel flagged kGraphNode with the
     // graph launch's correlation id (nsys --cuda-graph-trace=node). No per-layer NVTX inside graph steps.
     bool cuda_graphs = false;
+    // Warm-up (issue 13): the first warmup_heavy_steps decode steps run warmup_slowdown x slower kernels after 1 ms
+    // of host work (autotuning), and the first of them starts with a 3 ms cuModuleLoadData (a lazy first launch).
+    int warmup_heavy_steps = 0;
+    double warmup_slowdown = 5.0;
+    // Mixed (chunked-prefill) steps (issue 13): decode-step ranges are named like vLLM's batches,
+    // "execute_context_N(T)_generation_M(M)", and every mixed_every-th decode step also runs one prefill chunk of
+    // prefill_tokens tokens (its kernels prefill-sized), named with N = 1. 0 = off.
+    int mixed_every = 0;
+    // Host/device clock offset (issue 13): added to every GPU time after generation, as a profiler whose GPU clock
+    // is not synchronised with the host clock would write it. 0 = one clock.
+    int64_t clock_offset_ns = 0;
 };
 
 // Named presets:

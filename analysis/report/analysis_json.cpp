@@ -1,4 +1,5 @@
 #include "analysis/report/analysis_json.h"
+#include "analysis/report/workload_json.h"
 
 #include <algorithm>
 
@@ -73,6 +74,8 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
                   {"api_calls", t.api.size()},
                   {"ranges", t.ranges.size()},
                   {"kernel_time_ns", r.kernel_time_ns}};
+    add_time_base_json(j["trace"], t, r);   // issue 13: windows, warnings, utilisation
+    j["workload"] = workload_to_json(r.workload);
     j["options"] = {{"classes_file", r.classes.source},
                     {"kernel_wait_threshold_ns", o.idle.kernel_wait_threshold_ns},
                     {"short_kernel_api_cutoff_ns", o.launch.short_kernel_api_cutoff_ns},
@@ -256,6 +259,7 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
                        {"steady_sync_calls_per_step", P.steady_sync_calls_per_step},
                        {"note", P.note},
                        {"steps", std::move(steps)}};
+        add_phase_keys_json(j["phases"], P);
     }
 
     // NVTX projection.

@@ -44,7 +44,17 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
        << t.meta.format << "]\n";
     os << "  wall " << format_ns(static_cast<double>(r.wall_ns)) << ", " << t.kernels.size() << " kernels ("
        << format_ns(static_cast<double>(r.kernel_time_ns)) << "), " << t.memcpy.size() << " memcpy, "
-       << t.memset.size() << " memset, " << t.api.size() << " API calls\n\n";
+       << t.memset.size() << " memset, " << t.api.size() << " API calls\n";
+    // What the trace is, and what to read first (issue 13).
+    const WorkloadResult& W = r.workload;
+    os << "  workload: " << workload_kind_name(W.kind) << ", " << execution_mode_name(W.execution)
+       << (W.framework.empty() ? std::string() : ", " + W.framework) << "; capture window "
+       << format_ns(static_cast<double>(t.meta.capture_end - t.meta.capture_start)) << " ("
+       << (t.meta.capture_source.empty() ? std::string("events") : t.meta.capture_source)
+       << "), times from the capture start\n";
+    for (const auto& w : W.warnings)
+        os << "  warning [" << w.code << "]: " << w.message << "\n";
+    os << "\n";
 
     os << "GPU idle attribution (gap < " << format_ns(static_cast<double>(r.options.idle.kernel_wait_threshold_ns))
        << " between back-to-back launches = kernel-wait)\n";

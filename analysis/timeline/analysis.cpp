@@ -33,7 +33,15 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     stage(0.7, "nvtx");
     r.nvtx = project_nvtx(t, o.nvtx, control);
     stage(0.8, "phases");
-    r.phases = analyze_phases(t, r.classes.kernel_class, c.class_index("sampling"), &r.nvtx, o.phases);
+    r.workload = analyze_workload(t, o.workload);
+    PhaseClasses pc;
+    pc.attention = c.class_index("attention");
+    pc.gemm = c.class_index("gemm");
+    r.phases = analyze_phases(t, r.classes.kernel_class, c.class_index("sampling"), &r.nvtx, o.phases, pc);
+    if (r.workload.kind == WorkloadKind::Training)
+        clear_for_training(r.phases, r.workload.evidence.empty() ? std::string("training run")
+                                                                 : r.workload.evidence.front());
+    add_phase_warnings(r.workload, r.phases);
     stage(0.9, "weights");
     r.weights = analyze_weight_streaming(t, o.weights);
     r.focus = focus_top_k(r.classes, o.focus);

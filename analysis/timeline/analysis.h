@@ -16,6 +16,7 @@
 #include "analysis/timeline/sync_stats.h"
 #include "analysis/trace/trace.h"
 #include "analysis/timeline/weight_streaming.h"
+#include "analysis/timeline/workload.h"
 
 namespace sl {
 
@@ -29,6 +30,7 @@ struct AnalysisOptions {
     PhaseOptions phases;               // step regex, warm-up 2, prefill factor 3
     WeightStreamingOptions weights;    // per-layer range-name regexes
     FocusOptions focus;                // top_k = 10
+    WorkloadOptions workload;          // capture too short below 20 ms or 50 kernels
     size_t max_gaps_listed = 200;      // largest gaps written to JSON / text (all stay in the result)
 };
 
@@ -45,6 +47,7 @@ struct AnalysisResult {
     PhaseResult phases;
     WeightStreamingResult weights;
     FocusResult focus;
+    WorkloadResult workload;           // kind, execution, framework, trace-level warnings (issue 13)
 };
 
 // Loads the classifier from options.classes_file (or the shipped file) and runs everything. Throws TraceError on a

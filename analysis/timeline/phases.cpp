@@ -34,20 +34,60 @@ struct Sorted {
     }
 };
 
+const std::regex& vllm_batch()
+{
+    static const std::regex re(R"(^execute_context_(\d+)(\([^)]*\))?_generation_(\d+)(\([^)]*\))?$)");
+    return re;
+}
+
 } // namespace
 
+void clear_for_training(PhaseResult& r, const std::string& why)
+{
+    int64_t iterations = 0;
+    for (const auto& st : r.steps)
+        iterations += st.range >= 0 ? 1 : 0;
+    r.training_iterations = iterations;
+    r.steps.clear();
+    r.prefill_steps = r.prefill_ns = r.decode_steps = r.warmup_excluded = r.steady_steps = 0;
+    r.mixed_steps = r.warmup_detected = 0;
+    r.steady_start = r.steady_end = 0;
+    r.tpot_median_ns = r.tpot_p90_ns = r.tpot_mean_ns = 0;
+    r.steady_utilization = r.steady_kernels_per_step = r.steady_sync_calls_per_step = 0;
+    r.note = "training run (" + why + "): " +
+             (iterations > 0 ? std::to_string(iterations) + " training iterations, which " : std::string("its steps ")) +
+             "are not prefill or decode steps; no decode steps, TPOT or prefill are reported";
+}
+
 PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_class, int sampling_class,
-                           const NvtxProjectionResult* projection, const PhaseOptions& o)
+                           const NvtxProjectionResult* projection, const PhaseOptions& o, const PhaseClasses& pc)
 {
     PhaseResult r;
     r.options = o;
     const auto& k = t.kernels;
-    std::vector<uint32_t> korder(k.size());
-    std::iota(korder.begin(), korder.end(), 0u);
+    // Merged ranks: steps are those of one rank (the lowest), never the interleaving of several.
+    int32_t rank0 = INT32_MAX, rank_hi = INT32_MIN;
+    for (const auto& d : t.meta.devices) {
+        rank0 = std::min(rank0, d.rank);
+        rank_hi = std::max(rank_hi, d.rank);
+    }
+    const bool multi_rank = rank0 != INT32_MAX && rank_hi > rank0;
+    auto kernel_kept = [&](size_t i) {
+        return !multi_rank || (k.device[i] < t.meta.devices.size() && t.meta.devices[k.device[i]].rank == rank0);
+    };
+    auto range_kept = [&](size_t i) {
+        return !multi_rank || (t.ranges.thread[i] < t.meta.threads.size() &&
+                               t.meta.threads[t.ranges.thread[i]].rank == rank0);
+    };
+    std::vector<uint32_t> korder;
+    korder.reserve(k.size());
+    for (uint32_t i = 0; i < k.size(); ++i)
+        if (kernel_kept(i))
+            korder.push_back(i);
     auto kless = [&](uint32_t a, uint32_t b) { return k.start[a] != k.start[b] ? k.start[a] < k.start[b] : a < b; };
     if (!std::is_sorted(korder.begin(), korder.end(), kless))
         std::sort(korder.begin(), korder.end(), kless);
-    std::vector<int64_t> kstart(k.size()), kprefix(k.size() + 1, 0);
+    std::vector<int64_t> kstart(korder.size()), kprefix(korder.size() + 1, 0);
     for (size_t i = 0; i < korder.size(); ++i) {
         kstart[i] = k.start[korder[i]];
         kprefix[i + 1] = kprefix[i] + (k.end[korder[i]] - k.start[korder[i]]);
@@ -128,13 +168,15 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             }
             std::vector<int8_t> rflag(t.strings.size(), -1);   // 0 no, 1 step, 2 prefill
             for (size_t i = 0; i < t.ranges.size(); ++i) {
-                if (t.ranges.kind[i] == RangeKind::CpuOp)
+                if (t.ranges.kind[i] == RangeKind::CpuOp || !range_kept(i))
                     continue;
                 const StrId n = t.ranges.name[i];
                 int8_t& f = rflag[n < rflag.size() ? n : 0];
                 if (f < 0) {
                     const std::string s(t.str(n));
-                    f = std::regex_search(s, re) ? 1 : (use_pre && std::regex_search(s, pre)) ? 2 : 0;
+                    f = std::regex_search(s, re) || std::regex_search(s, vllm_batch()) ? 1
+                        : (use_pre && std::regex_search(s, pre))                      ? 2
+                                                                                      : 0;
                 }
                 if (f == 1)
                     matched.push_back(static_cast<uint32_t>(i));
@@ -142,7 +184,26 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                     prefill_ranges.push_back(static_cast<uint32_t>(i));
             }
         }
-        if (static_cast<int>(matched.size()) >= o.min_steps) {
+        // One step range holding a whole model pass (a Hugging Face forward under ProfilerStep, a single
+        // generate() prefill): a prefill pass, not a decode step.
+        if (matched.size() == 1 && o.min_steps > 1 && projection && matched[0] < projection->ranges.size() &&
+            projection->ranges[matched[0]].ops >= 50) {
+            const uint32_t ri = matched[0];
+            StepInfo s;
+            s.range = static_cast<int32_t>(ri);
+            s.prefill = true;
+            s.start = projection->ranges[ri].proj_start;
+            s.end = projection->ranges[ri].proj_end;
+            s.kernels = projection->ranges[ri].ops;
+            s.kernel_ns = projection->ranges[ri].gpu_ns;
+            s.wall_ns = s.end - s.start;
+            steps.push_back(s);
+            r.source = StepSource::NvtxRanges;
+            r.boundary = o.nvtx_step_regex;
+            r.note = "one step range (" + std::string(t.str(t.ranges.name[ri])) + ", " +
+                     std::to_string(s.kernels) + " GPU ops): a single forward pass, taken as one prefill pass; "
+                     "there are no decode steps, so no TPOT";
+        } else if (static_cast<int>(matched.size()) >= o.min_steps) {
             const size_t n_steps = matched.size();
             matched.insert(matched.end(), prefill_ranges.begin(), prefill_ranges.end());
             std::vector<uint8_t> is_prefill(t.ranges.size(), 0);
@@ -178,8 +239,31 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             r.source = StepSource::NvtxRanges;
             r.boundary = o.nvtx_step_regex;
         } else if (o.sampling_boundaries && sampling_class >= 0 && kernel_class.size() == k.size()) {
-            steps = boundary_steps([&](uint32_t ki) { return kernel_class[ki] == sampling_class; });
-            if (static_cast<int>(steps.size()) >= o.min_steps) {
+            int64_t n_samp = 0, n_attn = 0, n_gemm = 0;
+            for (uint32_t ki : korder) {
+                const int c = kernel_class[ki];
+                n_samp += c == sampling_class;
+                n_attn += pc.attention >= 0 && c == pc.attention;
+                n_gemm += pc.gemm >= 0 && c == pc.gemm;
+            }
+            const bool per_layer = o.per_layer_guard && n_samp > 0 &&
+                                   (n_attn > 0 ? 2 * n_samp >= n_attn : (n_gemm > 0 && 8 * n_samp > n_gemm));
+            if (!per_layer)
+                steps = boundary_steps([&](uint32_t ki) { return kernel_class[ki] == sampling_class; });
+            if (per_layer) {
+                std::unordered_map<StrId, int64_t> cnt;
+                for (uint32_t ki : korder)
+                    if (kernel_class[ki] == sampling_class)
+                        cnt[k.name[ki]] += 1;
+                StrId best = 0;
+                int64_t bc = -1;
+                for (const auto& [n, c] : cnt)
+                    if (c > bc || (c == bc && n < best)) {
+                        best = n;
+                        bc = c;
+                    }
+                r.rejected_boundary = std::string(t.str(best));
+            } else if (static_cast<int>(steps.size()) >= o.min_steps) {
                 r.source = StepSource::SamplingKernels;
                 // Name the most frequent boundary kernel.
                 std::unordered_map<StrId, int64_t> cnt;
@@ -198,20 +282,37 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                 steps.clear();
             }
         }
-        if (steps.empty())
-            r.note = "no decode steps found: no NVTX step ranges, no sampling kernels (give a boundary kernel with "
-                     "--step-regex)";
+        if (steps.empty()) {
+            if (korder.empty())
+                r.note = "no phases: the trace has no GPU kernels";
+            else if (!r.rejected_boundary.empty())
+                r.note = "no decode steps found: the only sampling-class kernel (" + r.rejected_boundary +
+                         ") runs once per layer (as often as attention), so it is not a sampling kernel; no NVTX "
+                         "step ranges (give a boundary kernel with --step-regex)";
+            else if (matched.size() == 1)
+                r.note = "no decode steps found: one step range only (" +
+                         std::string(t.str(t.ranges.name[matched[0]])) +
+                         ") and it launched too little GPU work to be a model pass";
+            else
+                r.note = "no decode steps found: no NVTX step ranges, no sampling kernels (give a boundary kernel "
+                         "with --step-regex)";
+        }
     }
 
     // Per-step measures.
     std::vector<Interval> ops;
     ops.reserve(k.size() + t.memcpy.size() + t.memset.size());
-    for (size_t i = 0; i < k.size(); ++i)
+    auto dev_kept = [&](uint16_t d) {
+        return !multi_rank || (d < t.meta.devices.size() && t.meta.devices[d].rank == rank0);
+    };
+    for (uint32_t i : korder)
         ops.push_back({k.start[i], k.end[i]});
     for (size_t i = 0; i < t.memcpy.size(); ++i)
-        ops.push_back({t.memcpy.start[i], t.memcpy.end[i]});
+        if (dev_kept(t.memcpy.device[i]))
+            ops.push_back({t.memcpy.start[i], t.memcpy.end[i]});
     for (size_t i = 0; i < t.memset.size(); ++i)
-        ops.push_back({t.memset.start[i], t.memset.end[i]});
+        if (dev_kept(t.memset.device[i]))
+            ops.push_back({t.memset.start[i], t.memset.end[i]});
     const BusyIndex busy(steps.empty() ? std::vector<Interval>{} : merge_intervals(std::move(ops)));
     Sorted syncs, launches;
     for (size_t i = 0; i < t.api.size(); ++i) {
@@ -239,9 +340,30 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         s.launch_calls = launches.count_in(h0, h1);
     }
 
-    // Prefill vs decode.
-    const bool explicit_prefill = r.source == StepSource::NvtxRanges &&
-                                  std::any_of(steps.begin(), steps.end(), [](const StepInfo& s) { return s.prefill; });
+    // Prefill vs decode. vLLM names each step by its batch: execute_context_N(tokens)_generation_M(tokens): N
+    // prefill (context) sequences and M decode sequences. N > 0 and M > 0 is a mixed (chunked-prefill) step,
+    // N > 0 alone a prefill step, N == 0 a decode step.
+    bool named_batches = false;
+    if (r.source == StepSource::NvtxRanges) {
+        const std::regex& vllm = vllm_batch();
+        std::smatch m;
+        for (auto& st : steps) {
+            if (st.range < 0)
+                continue;
+            const std::string n(t.str(t.ranges.name[static_cast<size_t>(st.range)]));
+            if (!std::regex_search(n, m, vllm))
+                continue;
+            named_batches = true;
+            const long ctx = std::stol(m[1].str()), gen = std::stol(m[3].str());
+            st.mixed = ctx > 0 && gen > 0;
+            st.prefill = ctx > 0 && gen == 0;
+        }
+    }
+    if (multi_rank)
+        r.note = "merged ranks: steps are those of rank " + std::to_string(rank0) + " (of ranks " +
+                 std::to_string(rank0) + ".." + std::to_string(rank_hi) + "), not their interleaving";
+    const bool explicit_prefill = named_batches || (r.source == StepSource::NvtxRanges &&
+                                  std::any_of(steps.begin(), steps.end(), [](const StepInfo& s) { return s.prefill; }));
     if (explicit_prefill) {
         // Prefill ranges named as such; nothing to infer.
     } else if (steps.size() >= 2) {
@@ -251,12 +373,14 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         const double ref = compute_stats(rest).median;
         for (auto& s : steps)
             s.prefill = static_cast<double>(s.kernel_ns) > o.prefill_factor * ref && ref > 0;
-    } else if (!steps.empty()) {
+    } else if (!steps.empty() && r.note.empty()) {
         r.note = "only one step: too few to tell prefill from decode";
     }
     std::vector<size_t> decode;
     for (size_t i = 0; i < steps.size(); ++i) {
-        if (steps[i].prefill) {
+        if (steps[i].mixed) {
+            r.mixed_steps += 1;
+        } else if (steps[i].prefill) {
             r.prefill_steps += 1;
             r.prefill_ns += steps[i].wall_ns;
         } else {
@@ -264,11 +388,24 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         }
     }
     r.decode_steps = static_cast<int64_t>(decode.size());
-    const size_t warm = decode.size() > static_cast<size_t>(std::max(o.warmup_steps, 0))
-                            ? static_cast<size_t>(std::max(o.warmup_steps, 0))
-                            : 0;
+    size_t warm = decode.size() > static_cast<size_t>(std::max(o.warmup_steps, 0))
+                      ? static_cast<size_t>(std::max(o.warmup_steps, 0))
+                      : 0;
     if (warm == 0 && o.warmup_steps > 0 && !decode.empty() && r.note.empty())
         r.note = "too few decode steps to exclude warm-up; TPOT over all of them";
+    // Slow leading steps beyond the fixed warm-up (lazy loads, autotuning): compared with the median of the second
+    // half of the decode steps, which no warm-up reaches.
+    if (warm > 0 && o.warmup_factor > 0 && decode.size() >= 4) {
+        std::vector<int64_t> tail;
+        for (size_t j = decode.size() / 2; j < decode.size(); ++j)
+            tail.push_back(steps[decode[j]].wall_ns);
+        const double ref = compute_stats(tail).median;
+        while (warm < decode.size() / 2 && ref > 0 &&
+               static_cast<double>(steps[decode[warm]].wall_ns) > o.warmup_factor * ref) {
+            ++warm;
+            ++r.warmup_detected;
+        }
+    }
     r.warmup_excluded = static_cast<int64_t>(warm);
     std::vector<int64_t> tpot;
     double util = 0, kern = 0, sync = 0;
@@ -279,6 +416,9 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             continue;
         }
         tpot.push_back(s.wall_ns);
+        if (tpot.size() == 1)
+            r.steady_start = s.start;
+        r.steady_end = std::max(r.steady_end, s.end);
         util += s.utilization;
         kern += static_cast<double>(s.kernels);
         sync += static_cast<double>(s.sync_calls);

@@ -40,6 +40,20 @@ struct PhaseOptions {
     int min_step_kernels = 2;                // boundary folding (see above)
     int warmup_steps = 2;                    // first decode steps excluded from TPOT
     double prefill_factor = 3.0;
+    // Warm-up detection (issue 13): beyond the first warmup_steps, leading decode steps whose wall time exceeds
+    // warmup_factor x the median of the second half of the decode steps (lazy module loads, first-call GEMM
+    // tuning, allocator growth) are warm-up too, and left out of the steady-state window.
+    double warmup_factor = 2.0;
+    // Sampling-kernel boundaries that repeat once per layer are not sampling kernels (a MoE router's top-k runs in
+    // every layer): refused when there are at least half as many of them as attention kernels, or, with no
+    // attention kernels, more than one per 8 GEMMs.
+    bool per_layer_guard = true;
+};
+
+// Kernel classes the step finder needs beyond sampling (-1 = not known).
+struct PhaseClasses {
+    int attention = -1;
+    int gemm = -1;
 };
 
 enum class StepSource : uint8_t { None = 0, KernelRegex = 1, NvtxRanges = 2, SamplingKernels = 3 };
@@ -55,6 +69,7 @@ struct StepInfo {
     int64_t sync_calls = 0, launch_calls = 0;
     int32_t range = kNoIndex;       // NVTX step range row
     bool prefill = false, warmup = false;
+    bool mixed = false;             // a step that runs prefill (context) and decode tokens together (chunked prefill)
 };
 
 struct PhaseResult {
@@ -71,12 +86,25 @@ struct PhaseResult {
     double steady_kernels_per_step = 0;
     double steady_sync_calls_per_step = 0;
     std::string note;                      // why nothing was found, or caveats
+    // Issue 13.
+    int64_t mixed_steps = 0;               // steps with prefill and decode tokens together (counted in neither)
+    int64_t warmup_detected = 0;           // of warmup_excluded: steps found slow by warmup_factor
+    int64_t steady_start = 0, steady_end = 0;   // the analysed steady-state window (first..last steady step)
+    int64_t training_iterations = 0;       // training run: iterations found (ProfilerStep ranges); no phases
+    std::string rejected_boundary;         // a per-layer kernel refused as a step boundary (see per_layer_guard)
 };
+
+// A training run has iterations, not prefill/decode steps: clears steps, phases and TPOT, keeps the iteration
+// count, and says why in note (so no decode or prefill metric exists for rules to read).
+void clear_for_training(PhaseResult& result, const std::string& why);
 
 // kernel_class: per-kernel op class (classify_ops); sampling_class: index of class "sampling" (-1: none).
 // projection: NVTX projection (may be null: NVTX steps then use host range windows).
 // Throws TraceError when step_regex is not a valid regular expression. O(n log n).
+// vLLM's per-step ranges, execute_context_N(..)_generation_M(..), are step ranges too (whatever nvtx_step_regex
+// says): N > 0 and M > 0 is a mixed step, N > 0 alone a prefill step, N == 0 a decode step.
 PhaseResult analyze_phases(const Trace& trace, const std::vector<int16_t>& kernel_class, int sampling_class,
-                           const NvtxProjectionResult* projection, const PhaseOptions& options = {});
+                           const NvtxProjectionResult* projection, const PhaseOptions& options = {},
+                           const PhaseClasses& classes = {});
 
 } // namespace sl

@@ -115,6 +115,14 @@ Trace merge_traces(std::vector<Trace> parts)
         }
         for (const auto& w : pm.warnings)
             om.warnings.push_back(pm.source_path + ": " + w);
+        for (const auto& [kind, count] : pm.dropped_events)
+            om.dropped_events[kind] += count;
+        if (pm.clock_shift_ns != 0 && om.clock_shift_reason.empty()) {
+            om.clock_shift_ns = pm.clock_shift_ns;   // the first rank's; each rank's own is in its warning
+            om.clock_shift_reason = pm.source_path + ": " + pm.clock_shift_reason;
+        }
+        if (om.capture_source.empty())
+            om.capture_source = pm.capture_source;
         if (pm.capture_start != 0 || pm.capture_end != 0) {
             lo = std::min(lo, t(pm.capture_start));
             hi = std::max(hi, t(pm.capture_end));

@@ -228,6 +228,13 @@ struct TraceMeta {
     std::vector<StreamInfo> streams;
     std::map<std::string, std::string> environment;   // driver/CUDA/framework versions found in the trace
     std::vector<std::string> warnings;                // things the reader tolerated but the user should know
+    // Time base (issue 13). capture_source names where [capture_start, capture_end] came from: "nsys
+    // ANALYSIS_DETAILS.duration from session start", "kineto Trace span", "events" (first to last event), ...
+    std::string capture_source;
+    int64_t reported_capture_ns = 0;  // the capture length the profiler itself reports (0 = it does not say)
+    int64_t clock_shift_ns = 0;       // added by the reader to every GPU time to put it on the host clock
+    std::string clock_shift_reason;   // the evidence for that shift (empty when none)
+    std::map<std::string, int64_t> dropped_events;   // event kinds the reader does not understand -> count dropped
 };
 
 struct Trace {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "analysis/io/kineto_writer.h"
 #include "analysis/io/nsys_writer.h"
 #include "analysis/io/synthetic.h"
 #include "app/cli/command.h"
@@ -36,7 +37,8 @@ int run_generate(const std::vector<std::string>& args)
     Args a;
     std::string err;
     const std::vector<std::string> values = {"--preset", "--kernels", "--steps", "--layers", "--prefill", "--seed",
-                                             "--nvtx", "-o", "--output", "--config-out"};
+                                             "--nvtx", "-o", "--output", "--config-out", "--warmup-heavy",
+                                             "--mixed-every", "--clock-offset-ms"};
     const std::vector<std::string> flags = {"--host-starved", "--sync-every-step", "--serial-copies",
                                             "--no-copies", "--pageable-copies", "--nccl", "--nccl-overlap",
                                             "--cuda-graphs", "--no-nvtx", "--quiet"};
@@ -59,10 +61,14 @@ int run_generate(const std::vector<std::string>& args)
         return kExitUsage;
     }
     int64_t kernels = o.total_kernels, steps = o.decode_steps, layers = o.layers, prefill = o.prefill_steps,
-            nvtx = o.total_nvtx, seed = static_cast<int64_t>(o.seed);
+            nvtx = o.total_nvtx, seed = static_cast<int64_t>(o.seed), warmup_heavy = 0, mixed_every = 0,
+            clock_offset_ms = 0;
     if (!parse_int(a, "--kernels", 0, 100'000'000, kernels, err) || !parse_int(a, "--steps", 0, 10'000'000, steps, err) ||
         !parse_int(a, "--layers", 1, 1000, layers, err) || !parse_int(a, "--prefill", 0, 1000, prefill, err) ||
-        !parse_int(a, "--nvtx", 0, 100'000'000, nvtx, err) || !parse_int(a, "--seed", 0, INT64_MAX, seed, err)) {
+        !parse_int(a, "--nvtx", 0, 100'000'000, nvtx, err) || !parse_int(a, "--seed", 0, INT64_MAX, seed, err) ||
+        !parse_int(a, "--warmup-heavy", 0, 1'000'000, warmup_heavy, err) ||
+        !parse_int(a, "--mixed-every", 0, 1'000'000, mixed_every, err) ||
+        !parse_int(a, "--clock-offset-ms", -100'000, 100'000, clock_offset_ms, err)) {
         std::cerr << "sightline-cli generate: " << err << "\n";
         return kExitUsage;
     }
@@ -81,11 +87,31 @@ int run_generate(const std::vector<std::string>& args)
     o.nccl_overlaps_compute = a.flag("--nccl-overlap");
     o.cuda_graphs = a.flag("--cuda-graphs");
     o.nvtx = !a.flag("--no-nvtx");
+    o.warmup_heavy_steps = static_cast<int>(warmup_heavy);
+    o.mixed_every = static_cast<int>(mixed_every);
+    o.clock_offset_ns = clock_offset_ms * 1'000'000;
+    // A .json / .json.gz output is a Kineto trace; anything else an nsys export. nsys stamps host and device on one
+    // session clock, so a clock offset is only planted in a Kineto trace (where real traces show it).
+    const auto ends_with = [&](std::string_view suf) {
+        return out.size() >= suf.size() && out.compare(out.size() - suf.size(), suf.size(), suf) == 0;
+    };
+    const bool kineto = ends_with(".json") || ends_with(".json.gz");
+    if (o.clock_offset_ns != 0 && !kineto) {
+        std::cerr << "sightline-cli generate: --clock-offset-ms needs a Kineto output (-o FILE.json or FILE.json.gz); "
+                     "an nsys export has one clock\n";
+        return kExitUsage;
+    }
 
     const auto t0 = std::chrono::steady_clock::now();
     const Trace t = make_synthetic_trace(o);
     const auto t1 = std::chrono::steady_clock::now();
-    write_nsys_sqlite(t, out);
+    if (kineto) {
+        KinetoWriteOptions ko;
+        ko.gzip = ends_with(".json.gz");
+        write_kineto_json(t, out, ko);
+    } else {
+        write_nsys_sqlite(t, out);
+    }
     // The model the kernels stand for, as a Hugging Face config.json, so `--model` works on the generated trace.
     const std::string config_out = a.value("--config-out");
     if (!config_out.empty() && !write_output(config_out, synth_model_config_json(o)))
@@ -105,7 +131,8 @@ const bool registered = register_command(
     {"generate",
      "generate [--preset decode|scale] [--kernels N] [--steps N] [--layers N] [--prefill N] [--nvtx N] [--seed N] "
      "[--host-starved] [--sync-every-step] [--serial-copies] [--no-copies] [--pageable-copies] [--nccl|--nccl-overlap] "
-     "[--cuda-graphs] [--no-nvtx] [--config-out CONFIG.json] -o FILE.sqlite",
+     "[--cuda-graphs] [--no-nvtx] [--warmup-heavy N] [--mixed-every N] [--clock-offset-ms MS] "
+     "[--config-out CONFIG.json] -o FILE.sqlite|FILE.json[.gz]",
      run_generate});
 
 } // namespace

@@ -1,0 +1,86 @@
+#include "analysis/report/workload_json.h"
+
+#include <algorithm>
+#include <climits>
+
+namespace sl {
+
+using nlohmann::json;
+
+json workload_to_json(const WorkloadResult& w)
+{
+    json warnings = json::array();
+    for (const auto& x : w.warnings)
+        warnings.push_back({{"code", x.code}, {"message", x.message}});
+    return {{"kind", workload_kind_name(w.kind)},
+            {"execution", execution_mode_name(w.execution)},
+            {"framework", w.framework.empty() ? json(nullptr) : json(w.framework)},
+            {"evidence", w.evidence},
+            {"graph_kernels", w.graph_kernels},
+            {"eager_kernels", w.eager_kernels},
+            {"graph_launches", w.graph_launches},
+            {"training_signs", w.training_signs},
+            {"inference_signs", w.inference_signs},
+            {"warnings", std::move(warnings)}};
+}
+
+void add_time_base_json(json& j, const Trace& t, const AnalysisResult& r)
+{
+    const auto& m = t.meta;
+    j["capture_source"] = m.capture_source;
+    j["reported_capture_ns"] = m.reported_capture_ns;
+    j["clock_shift_ns"] = m.clock_shift_ns;
+    int64_t nvtx = 0, cpu_ops = 0;
+    for (size_t i = 0; i < t.ranges.size(); ++i)
+        (t.ranges.kind[i] == RangeKind::CpuOp ? cpu_ops : nvtx) += 1;
+    j["nvtx_ranges"] = nvtx;
+    j["cpu_ops"] = cpu_ops;
+
+    // GPU activity window: first GPU op start .. last GPU op end over every device.
+    int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0;
+    for (const auto& d : r.idle.devices) {
+        if (d.ops == 0)
+            continue;
+        lo = std::min(lo, d.first_start);
+        hi = std::max(hi, d.last_end);
+        busy += d.busy_ns;
+    }
+    const int64_t capture = m.capture_end - m.capture_start;
+    const size_t ndev = std::count_if(r.idle.devices.begin(), r.idle.devices.end(),
+                                      [](const DeviceIdle& d) { return d.ops > 0; });
+    // Busy share of the capture, averaged over the devices that ran anything; null when none did.
+    if (lo <= hi && capture > 0 && ndev > 0)
+        j["gpu_utilization"] = static_cast<double>(busy) / (static_cast<double>(capture) * static_cast<double>(ndev));
+    else
+        j["gpu_utilization"] = nullptr;
+    json windows;
+    windows["origin_ns"] = m.capture_start;
+    windows["capture"] = {{"start_ns", m.capture_start}, {"end_ns", m.capture_end}, {"source", m.capture_source}};
+    windows["gpu_activity"] = lo <= hi ? json{{"start_ns", lo}, {"end_ns", hi}} : json(nullptr);
+    const auto& P = r.phases;
+    windows["steady_state"] = P.steady_end > P.steady_start
+                                  ? json{{"start_ns", P.steady_start}, {"end_ns", P.steady_end},
+                                         {"steps", P.steady_steps}, {"warmup_excluded", P.warmup_excluded}}
+                                  : json(nullptr);
+    j["windows"] = std::move(windows);
+    json warnings = json::array();
+    for (const auto& x : r.workload.warnings)
+        warnings.push_back({{"code", x.code}, {"message", x.message}});
+    j["warnings"] = std::move(warnings);
+}
+
+void add_phase_keys_json(json& j, const PhaseResult& P)
+{
+    j["mixed_steps"] = P.mixed_steps;
+    j["warmup_detected"] = P.warmup_detected;
+    j["training_iterations"] = P.training_iterations;
+    j["rejected_boundary"] = P.rejected_boundary;
+    j["steady_window"] = P.steady_end > P.steady_start ? json{{"start_ns", P.steady_start}, {"end_ns", P.steady_end}}
+                                                        : json(nullptr);
+    if (j.contains("steps") && j["steps"].is_array())
+        for (size_t i = 0; i < j["steps"].size() && i < P.steps.size(); ++i)
+            if (P.steps[i].mixed)
+                j["steps"][i]["phase"] = "mixed";
+}
+
+} // namespace sl

@@ -1,0 +1,151 @@
+// Issue 13: on every real trace in ../shared/data, Sightline knows what it is looking at before it judges it.
+// tests/data/real_traces.json holds, per trace, what a human reading it sees (kind, execution mode, framework,
+// phases) and the capture length the profiler itself reports, computed outside Sightline (sqlite3 on
+// ANALYSIS_DETAILS.duration; the Kineto "Trace" span in Python). Skipped when SIGHTLINE_SHARED_DATA is absent.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/pipeline.h"
+#include "tests/support/test_env.h"
+
+using namespace sl;
+using nlohmann::json;
+
+namespace {
+
+json table()
+{
+    const std::string path = sl::test::source_dir() + "/tests/data/real_traces.json";
+    std::ifstream in(path);
+    if (!in)
+        throw std::runtime_error("cannot read " + path + " (SIGHTLINE_SOURCE_DIR)");
+    json j = json::parse(in);
+    if (!j.contains("traces") || j["traces"].size() < 26)
+        throw std::runtime_error(path + ": expected \"traces\" with the 26 real traces");
+    return j;
+}
+
+std::string lower(std::string s)
+{
+    for (char& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+} // namespace
+
+TEST(RealTraces, TableCoversEveryTraceInSharedData)
+{
+    const auto dir = sl::test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
+    std::set<std::string> listed;
+    const json tab = table();   // held: a range-for over a temporary's member dangles
+    for (const auto& e : tab["traces"])
+        listed.insert(e["file"].get<std::string>());
+    for (const std::string sub : {"nsys", "kineto"})
+        for (const auto& f : sl::test::shared_files(sub, {".json.gz", ".sqlite"})) {
+            const std::string rel = std::filesystem::relative(f, *dir).generic_string();
+            EXPECT_TRUE(listed.count(rel)) << rel << " is in ../shared/data but not in tests/data/real_traces.json";
+        }
+}
+
+TEST(RealTraces, WhatAHumanSees)
+{
+    const auto dir = sl::test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
+    int checked = 0;
+    const json tab = table();
+    for (const auto& e : tab["traces"]) {
+        const std::string rel = e["file"];
+        const std::string path = *dir + "/" + rel;
+        if (!std::filesystem::exists(path))
+            continue;
+        SCOPED_TRACE(rel + ": " + e["human"].get<std::string>());
+        PipelineOptions po;
+        PipelineResult r;
+        try {
+            r = run_pipeline({path}, po);
+        } catch (const std::exception& ex) {
+            ADD_FAILURE() << "cannot analyse " << rel << ": " << ex.what();
+            continue;
+        }
+        ++checked;
+        const Trace& t = *r.trace;
+        const AnalysisResult& a = r.analysis;
+
+        // The capture window is the one the profiler reports, within 1 %.
+        const double want = e["capture_ns"].get<double>();
+        const double got = static_cast<double>(t.meta.capture_end - t.meta.capture_start);
+        EXPECT_NEAR(got, want, 0.01 * want) << "capture window (" << t.meta.capture_source << ")";
+        // Every GPU op lies in it.
+        for (size_t i = 0; i < t.kernels.size(); ++i) {
+            ASSERT_GE(t.kernels.start[i], t.meta.capture_start);
+            ASSERT_LE(t.kernels.end[i], t.meta.capture_end);
+        }
+
+        EXPECT_EQ(workload_kind_name(a.workload.kind), e["kind"].get<std::string>());
+        EXPECT_EQ(execution_mode_name(a.workload.execution), e["execution"].get<std::string>());
+        if (e["framework"].is_null()) {
+            EXPECT_EQ(a.workload.framework, "");
+        } else {
+            EXPECT_EQ(a.workload.framework, e["framework"].get<std::string>());
+        }
+        EXPECT_FALSE(a.workload.evidence.empty());
+
+        EXPECT_EQ(a.phases.prefill_steps, e["prefill_steps"].get<int64_t>());
+        EXPECT_EQ(a.phases.decode_steps, e["decode_steps"].get<int64_t>());
+        if (a.phases.steps.empty()) {
+            EXPECT_FALSE(a.phases.note.empty()) << "no phase found and nothing says why";
+        }
+
+        std::set<std::string> codes;
+        for (const auto& w : a.workload.warnings)
+            codes.insert(w.code);
+        for (const auto& c : e["warnings"])
+            EXPECT_TRUE(codes.count(c.get<std::string>())) << "missing warning " << c;
+        // No clock skew on any of these: launch -> start delays of 2-45 us at the least.
+        EXPECT_FALSE(codes.count("clock_skew"));
+        EXPECT_EQ(t.meta.clock_shift_ns, 0);
+
+        // JSON: utilisation null without GPU activity, never 100 %.
+        const json j = pipeline_to_json(r);
+        const int64_t gpu_ops = static_cast<int64_t>(t.kernels.size() + t.memcpy.size() + t.memset.size());
+        if (gpu_ops == 0) {
+            EXPECT_TRUE(j["trace"]["gpu_utilization"].is_null());
+        } else {
+            EXPECT_LT(j["trace"]["gpu_utilization"].get<double>(), 1.0);
+        }
+        EXPECT_EQ(j["workload"]["kind"], e["kind"]);
+        // cpu_op events are CPU operators, not NVTX ranges.
+        int64_t cpu_ops = 0;
+        for (size_t i = 0; i < t.ranges.size(); ++i)
+            cpu_ops += t.ranges.kind[i] == RangeKind::CpuOp;
+        EXPECT_EQ(j["trace"]["cpu_ops"].get<int64_t>(), cpu_ops);
+        EXPECT_EQ(j["trace"]["nvtx_ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - cpu_ops);
+
+        // Training: no decode, TPOT or prefill in any finding.
+        if (a.workload.kind == WorkloadKind::Training) {
+            EXPECT_TRUE(a.phases.steps.empty());
+            EXPECT_EQ(a.phases.tpot_median_ns, 0);
+            for (const auto& f : r.diagnosis.eval.findings) {
+                const std::string text = lower(f.rule + " " + f.subject + " " + f.title.en + " " + f.explanation.en);
+                EXPECT_EQ(text.find("decode"), std::string::npos) << f.rule << ": " << f.title.en;
+                EXPECT_EQ(text.find("tpot"), std::string::npos) << f.rule << ": " << f.title.en;
+                EXPECT_EQ(text.find("prefill"), std::string::npos) << f.rule << ": " << f.title.en;
+            }
+        }
+    }
+    EXPECT_EQ(checked, static_cast<int>(tab["traces"].size())) << "a listed trace is missing from shared data";
+    std::printf("checked %d real traces against tests/data/real_traces.json\n", checked);
+}
