@@ -4,7 +4,8 @@
 # specs and the bundled sample under /usr/share/sightline, and apt must resolve every runtime dependency from the
 # package's Depends (shlibdeps) alone.
 # Needs root, debootstrap and Debian's mirror. The root is kept (pass the same ROOT again to skip debootstrap);
-# the package is removed again at the end so the next run starts from the same state.
+# the package and the dependencies it pulled in are removed again at the end, so the next run starts from the
+# same minimal root and again proves that Depends is complete.
 # Usage: sudo packaging/test-deb-in-clean-root.sh sightline_VERSION_amd64.deb [ROOT] [MIRROR]
 set -euo pipefail
 deb="$(readlink -f "${1:?usage: test-deb-in-clean-root.sh DEB [ROOT] [MIRROR]}")"
@@ -51,5 +52,5 @@ in_root sh -c 'cd / && sightline-cli analyze /usr/share/sightline/samples/llm_de
 echo "== sightline (GUI) --version, offscreen"
 in_root env QT_QPA_PLATFORM=offscreen sightline --version
 
-in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq sightline >/dev/null
+in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq --autoremove sightline >/dev/null
 echo "test-deb-in-clean-root: $name installs into a clean bookworm root and analyses the bundled sample there."
