@@ -27,6 +27,9 @@ struct HelpText {
     "  --rules DIR            rules directory added to (and overriding by id) the shipped rules\n"                  \
     "  --kb PATH              knowledge base whose verified history adjusts the findings' confidence\n"             \
     "  --fail-on LEVEL        exit 1 when a finding of this severity or above fires: high, medium or low\n"         \
+    "  --tp N                 tensor-parallel ranks the model is split over (Roofline work per rank)\n"           \
+    "  --weight-dtype T       weight data type (e.g. bf16, fp8, mxfp4, int4; default from the config)\n"          \
+    "  --kv-dtype T           KV-cache data type (default: the activation type)\n"                               \
     "  --gap-threshold-us N   gaps shorter than this between back-to-back launches are kernel wait (default 30)\n"  \
     "  --step-regex R         kernel-name regex whose kernels end a decode step\n"                                  \
     "  --top-k K              kernel names in the focus set (default 10)\n"                                         \
@@ -132,9 +135,50 @@ const HelpText kHelp[] = {
      "  --nccl-overlap         NCCL collectives overlapping compute\n"
      "  --cuda-graphs          launches through CUDA graphs\n"
      "  --no-nvtx              no NVTX ranges\n"
+     "  --warmup-heavy N       N slow warm-up decode steps at the start (lazy loads, first-call tuning)\n"
+     "  --mixed-every N        every Nth step is a mixed chunked-prefill + decode step (vLLM-style ranges)\n"
+     "  --clock-offset-ms MS   device clock offset from the host clock (Kineto output only: -o FILE.json[.gz])\n"
      "  --config-out FILE      also write the model config.json of the trace\n"
      "  --quiet                print nothing on success\n"
      "  -o, --output FILE      the trace to write (required)\n"},
+    {"profile",
+     "Runs COMMAND under `nsys profile` (CUDA, NVTX, OS runtime, CUDA-graph nodes), N times, exports each run to "
+     "SQLite, analyses it, and writes the exports, analyses, run-to-run variance and a report into the output "
+     "folder; the knowledge base is looked up for this environment first and the run is recorded in it.",
+     "  --nsys-args ARGS       extra nsys profile flags, one string, after Sightline's own (so they win)\n"
+     "  --runs N               how many runs (median and spread over them; default 1)\n"
+     "  --out DIR              where the exports, analyses, report and profile.json go\n"
+     "  --timeout SEC          stop a tool that runs longer (SIGINT, then SIGKILL); default none\n"
+     "  --kb PATH              knowledge base (default $XDG_DATA_HOME/sightline/knowledge.db)\n"
+     "  --no-record            do not record the runs in the knowledge base\n"
+     "  --model CONFIG.json    Hugging Face config.json of the run (Roofline, theory-vs-measurement check)\n"
+     "  --gpu NAME             GPU spec row (default: the trace's device name)\n"
+     "  --batch B              batch size of the run\n"
+     "  --prompt S             prompt length of the prefill\n"
+     "  --context L            KV length of a decode step\n"},
+    {"deep-dive",
+     "Runs `ncu` on exactly the kernels of the focus set (Top-K by time and low Roofline efficiency) of a profile "
+     "folder or trace: `-k regex:` of their real names, a steady-state instance, the chosen section set; exports "
+     "the CSV, joins it and re-runs the rules with the counters.",
+     "  --set roofline|full    ncu section set (default roofline)\n"
+     "  --launch-skip N        matched launches to skip before profiling (default: up to the steady state)\n"
+     "  --launch-count N       matched launches to profile (default: one decode step of the focus set, 1..200)\n"
+     "  --out DIR              output folder (default: the profile folder)\n"
+     "  --ncu-args ARGS        extra arguments for ncu (one string)\n"
+     "  --timeout SEC          stop ncu when it takes longer than this\n"
+     "  --model CONFIG.json    Hugging Face config.json of the run (Roofline, theory-vs-measurement check)\n"
+     "  --gpu NAME             GPU spec row (default: the trace's device name)\n"
+     "  --batch B              batch size of the run\n"
+     "  --prompt S             prompt length of the prefill\n"
+     "  --context L            KV length of a decode step\n"},
+    {"verify",
+     "After a suggestion was applied: profiles COMMAND again, compares the new runs with BEFORE_DIR end to end "
+     "(a change inside the run-to-run spread is inconclusive) and records the verdicts in the knowledge base.",
+     "  --nsys-args ARGS       extra nsys profile flags, one string, after Sightline's own (so they win)\n"
+     "  --runs N               how many runs (default: as many as BEFORE_DIR has)\n"
+     "  --out DIR              where the new runs go (default BEFORE_DIR/verify)\n"
+     "  --timeout SEC          stop a tool that runs longer (SIGINT, then SIGKILL); default none\n"
+     "  --kb PATH              knowledge base (default $XDG_DATA_HOME/sightline/knowledge.db)\n"},
 };
 
 #undef SL_PIPELINE_OPTIONS

@@ -10,7 +10,7 @@ inc="$(mktemp)"
 trap 'rm -f "$inc"' EXIT
 {
   echo "[COMMANDS]"
-  "$cli" --help | sed -n 's/^  sightline-cli \([a-z]*\).*/\1/p' | while read -r cmd; do
+  "$cli" --help | sed -n 's/^  sightline-cli \([a-z][a-z-]*\).*/\1/p' | while read -r cmd; do
     echo ".SS $cmd"
     echo ".nf"
     "$cli" "$cmd" --help | sed 's/\\/\\e/g; s/^\./\\\&./; s/^'"'"'/\\\&'"'"'/'
