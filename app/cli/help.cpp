@@ -93,10 +93,13 @@ const HelpText kHelp[] = {
     {"compare",
      "A/B verification: compares two traces (before and after a change) metric by metric, and judges the accepted "
      "suggestions of the knowledge base against the change they promised.",
+     "  --before TRACE         one run before the change (repeat for several runs; same as BEFORE... -- AFTER...)\n"
+     "  --after TRACE          one run after the change (repeat for several runs)\n"
      "  --format text|json|md  output format (default text)\n"
      "  --record               write AFTER and the verdicts of accepted suggestions into the knowledge base\n"
      "  --kb PATH              knowledge base (default $XDG_DATA_HOME/sightline/knowledge.db)\n"
-     "  --threshold PCT        relative change that counts as verified or failed (percent, default 3)\n"
+     "  --threshold PCT        relative change that counts as verified or failed (percent, default 3; run-to-run "
+     "noise raises it)\n"
      "  -o, --output FILE      write to FILE instead of standard output\n"},
     {"kb",
      "The knowledge base of runs, findings and suggestions ($XDG_DATA_HOME/sightline/knowledge.db).\n\n"
