@@ -5,7 +5,10 @@
 // option_table() (name, whether it takes a value, help, how it applies), and use the field in run_analyze().
 #include <functional>
 #include <iostream>
+#include <algorithm>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "analysis/timeline/analysis.h"
 #include "analysis/report/analysis_json.h"
@@ -17,7 +20,9 @@
 #include "analysis/pipeline.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/report/roofline_json.h"
+#include "analysis/diagnosis/review.h"
 #include "app/cli/command.h"
+#include "app/cli/llm_http.h"
 
 namespace sl::cli {
 
@@ -27,7 +32,8 @@ namespace {
 
 constexpr const char* kSynopsis =
     "analyze TRACE... [--format text|json|md|pdf|html] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
-    "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] [-o FILE]";
+    "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] "
+    "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [-o FILE]";
 
 struct AnalyzeRequest {
     AnalysisOptions options;
@@ -35,6 +41,10 @@ struct AnalyzeRequest {
     std::string format = "text";
     std::string output;
     std::string rules_dir, kb_path, fail_on;   // findings (issue 6): user rules, knowledge base, CI gate
+    // The optional LLM reviewer (analysis/diagnosis/review.h): nothing is sent unless llm_endpoint is given.
+    std::string llm_endpoint, llm_model, llm_key_env = "SIGHTLINE_LLM_KEY";
+    double llm_timeout_s = 60;
+    bool llm_allow_paths = false;
 };
 
 using OptionSpec = sl::cli::OptionSpec<AnalyzeRequest>;
@@ -200,6 +210,35 @@ const std::vector<OptionSpec>& option_table()
              r.options.classes_file = v;
              return {};
          }},
+        {"--llm-endpoint", true, "OpenAI-compatible endpoint (e.g. http://localhost:8080/v1) of an optional, advisory "
+                                 "LLM reviewer of the findings; off unless given",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             if (v.rfind("http://", 0) != 0 && v.rfind("https://", 0) != 0)
+                 return "--llm-endpoint needs an http:// or https:// URL, not '" + v + "'";
+             r.llm_endpoint = v;
+             return {};
+         }},
+        {"--llm-model", true, "model name sent to the endpoint (default: the server's)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.llm_model = v;
+             return {};
+         }},
+        {"--llm-key-env", true, "environment variable holding the endpoint's API key (default SIGHTLINE_LLM_KEY)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             r.llm_key_env = v;
+             return {};
+         }},
+        {"--llm-timeout", true, "seconds to wait for the reviewer (default 60); past it the report stays as it is",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             if (!parse_number(v, 0.1, 3600, r.llm_timeout_s))
+                 return "--llm-timeout needs seconds between 0.1 and 3600, not '" + v + "'";
+             return {};
+         }},
+        {"--llm-allow-paths", false, "send file paths that appear in finding texts (default: replaced by <path>)",
+         [](AnalyzeRequest& r, const std::string&) -> std::string {
+             r.llm_allow_paths = true;
+             return {};
+         }},
     };
     return table;
 }
@@ -210,6 +249,34 @@ int usage_error(const std::string& msg)
     for (const auto& o : option_table())
         std::cerr << "  " << o.name << (o.takes_value ? " VALUE" : "") << "  " << o.help << "\n";
     return kExitUsage;
+}
+
+// Asks the reviewer; a failure (no answer, HTTP error, malformed answer) is a review with status "failed" and the
+// analysis stays exactly as it was.
+Review run_review(const AnalyzeRequest& req, const std::vector<Finding>& findings)
+{
+    ReviewRequestOptions ro;
+    ro.model = req.llm_model;
+    ro.allow_paths = req.llm_allow_paths;
+    const char* key = req.llm_key_env.empty() ? nullptr : std::getenv(req.llm_key_env.c_str());
+    const std::string url = chat_completions_url(req.llm_endpoint);
+    std::cerr << "sightline-cli: asking the LLM reviewer at " << url << " about " << std::min(findings.size(), ro.max_findings)
+              << " finding(s)\n";
+    const HttpReply reply = http_post_json(url, review_request(findings, ro).dump(), key ? key : "",
+                                           static_cast<long>(req.llm_timeout_s * 1000.0));
+    Review review;
+    if (!reply.error.empty())
+        review = failed_review(reply.error);
+    else if (reply.status != 200)
+        review = failed_review("HTTP " + std::to_string(reply.status) + " from the endpoint");
+    else
+        review = parse_review_response(reply.body, findings, ro.max_findings);
+    review.endpoint = url;
+    if (review.model.empty())
+        review.model = req.llm_model;
+    if (review.status != "ok")
+        std::cerr << "sightline-cli: the LLM reviewer gave no review (" << review.error << "); the findings stand as they are\n";
+    return review;
 }
 
 int run_analyze(const std::vector<std::string>& argv)
@@ -239,7 +306,19 @@ int run_analyze(const std::vector<std::string>& argv)
         for (const auto& e : r.diagnosis.rule_errors)
             std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : ", rule " + e.rule_id)
                       << ": " << e.message << "\n";
-        text = req.format == "json" ? pipeline_to_json(r).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : pipeline_to_text(r);
+        std::optional<Review> review;
+        if (!req.llm_endpoint.empty())
+            review = run_review(req, r.diagnosis.eval.findings);
+        if (req.format == "json") {
+            nlohmann::json j = pipeline_to_json(r);
+            if (review)
+                j["review"] = review_to_json(*review);
+            text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        } else {
+            text = pipeline_to_text(r);
+            if (review)
+                text += "\n" + review_to_text(*review);
+        }
         diag = r.diagnosis;
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";

@@ -51,7 +51,15 @@ const HelpText kHelp[] = {
      "--model), Nsight Compute counters (with --ncu) and the findings with their evidence and expected gains. "
      "--format md, pdf or html writes the shareable report (as `report` does).",
      "  --format FORMAT        text (default), json (sightline.analysis/1), md, pdf or html\n"
-     "  --lang en|zh_CN        report language for md, pdf and html (default en)\n" SL_PIPELINE_OPTIONS},
+     "  --lang en|zh_CN        report language for md, pdf and html (default en)\n"
+     "  --llm-endpoint URL     ask an OpenAI-compatible endpoint (llama.cpp server, vLLM, Ollama: e.g.\n"
+     "                         http://localhost:8080/v1) to review each finding against its evidence; advisory, off\n"
+     "                         unless given: only the findings and their evidence are sent, never the trace\n"
+     "  --llm-model M          model name sent to the endpoint (default: the server's)\n"
+     "  --llm-key-env VAR      environment variable holding the API key (default SIGHTLINE_LLM_KEY)\n"
+     "  --llm-timeout S        seconds to wait for the review (default 60); past it the findings stand alone\n"
+     "  --llm-allow-paths      send file paths found in finding texts (default: replaced by <path>)\n"
+     SL_PIPELINE_OPTIONS},
     {"report",
      "Writes the shareable report of one or more traces: headline, actions, findings with evidence, Roofline and "
      "the environment, as Markdown, PDF, HTML or JSON (sightline.report/1).",
