@@ -41,7 +41,7 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     if (r.workload.kind == WorkloadKind::Training)
         clear_for_training(r.phases, r.workload.evidence.empty() ? std::string("training run")
                                                                  : r.workload.evidence.front());
-    add_phase_warnings(r.workload, r.phases);
+    add_phase_warnings(r.workload, r.phases, t.meta.capture_start);
     stage(0.9, "weights");
     r.weights = analyze_weight_streaming(t, o.weights);
     r.focus = focus_top_k(r.classes, o.focus);

@@ -258,14 +258,14 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     return r;
 }
 
-void add_phase_warnings(WorkloadResult& w, const PhaseResult& p)
+void add_phase_warnings(WorkloadResult& w, const PhaseResult& p, int64_t origin_ns)
 {
     if (p.warmup_excluded > 0 && p.steady_end > p.steady_start)
         w.warnings.push_back({"warmup_excluded",
                               std::to_string(p.warmup_excluded) + " warm-up decode steps (" +
                                   std::to_string(p.warmup_detected) + " of them found slow) are left out of the "
-                                  "steady-state window " + ms_text(p.steady_start - 0) + " .. " +
-                                  ms_text(p.steady_end) + " (trace clock)"});
+                                  "steady-state window " + ms_text(p.steady_start - origin_ns) + " .. " +
+                                  ms_text(p.steady_end - origin_ns) + " from the capture start"});
     else if (p.decode_steps > 0 && p.warmup_excluded == 0 && p.options.warmup_steps > 0)
         w.warnings.push_back({"warmup_included", "too few decode steps (" + std::to_string(p.decode_steps) +
                                                      ") to leave warm-up out: TPOT includes the first steps"});

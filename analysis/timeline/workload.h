@@ -61,6 +61,7 @@ WorkloadResult analyze_workload(const Trace& trace, const WorkloadOptions& optio
 struct PhaseResult;
 // Adds what the step analysis found about warm-up: "warmup_excluded" (steps left out of the steady-state window,
 // which it names) or "warmup_included" (too few steps to leave any out).
-void add_phase_warnings(WorkloadResult& workload, const PhaseResult& phases);
+// Times in the messages are from origin_ns (the capture start, the origin every other time in the output uses).
+void add_phase_warnings(WorkloadResult& workload, const PhaseResult& phases, int64_t origin_ns);
 
 } // namespace sl

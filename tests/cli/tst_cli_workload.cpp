@@ -3,6 +3,8 @@
 // queue-delay or idle findings, leave the warm-up out of the steady-state window, and see the mixed steps as mixed.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <cmath>
 #include <fstream>
 #include <set>
@@ -116,6 +118,18 @@ TEST(CliWorkload, WarmupHeavyTraceGetsItsWarmupExcluded)
     const auto c = codes(warm["trace"]["warnings"]);
     EXPECT_TRUE(c.count("warmup_excluded"));
     EXPECT_TRUE(c.count("warmup_included")) << "the module load inside the capture is named";
+    // The warning states the window from the capture start, the origin of every other time in the output, so its
+    // numbers equal the steady window's less the capture start (the generator's clock starts far from 0).
+    for (const auto& w : warm["trace"]["warnings"])
+        if (w["code"] == "warmup_excluded") {
+            const double origin = warm["trace"]["capture_start_ns"].get<double>();
+            ASSERT_GT(origin, 1e6) << "the test needs a capture start away from 0";
+            char expect[96];
+            std::snprintf(expect, sizeof expect, "steady-state window %.3f ms",
+                          (P["steady_window"]["start_ns"].get<double>() - origin) / 1e6);
+            EXPECT_NE(w["message"].get<std::string>().find(expect), std::string::npos) << w["message"] << " vs " << expect;
+            EXPECT_NE(w["message"].get<std::string>().find("from the capture start"), std::string::npos);
+        }
     // With the warm-up out, TPOT is that of the run without warm-up (the same steady steps).
     EXPECT_NEAR(P["tpot_median_ns"].get<double>(), plain["phases"]["tpot_median_ns"].get<double>(),
                 0.05 * plain["phases"]["tpot_median_ns"].get<double>());
