@@ -269,6 +269,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["nccl_ns"] = double(o.comm.time_ns);
                 m["nccl_fraction"] = safe_div(double(o.comm.time_ns), double(d.window_ns));
                 m["nccl_exposed_ns"] = double(o.comm.time_ns) * (1.0 - std::max(0.0, o.comm.hidden_fraction));
+                // What the GPU cannot hide: the communication rule's severity and gain come from this share, not
+                // from nccl_fraction (a well-overlapped run has much communication and little of it exposed).
+                m["nccl_exposed_fraction"] = safe_div(m["nccl_exposed_ns"], double(d.window_ns));
                 if (o.comm.hidden_fraction >= 0)
                     m["comm_overlap_fraction"] = o.comm.hidden_fraction;
                 else
