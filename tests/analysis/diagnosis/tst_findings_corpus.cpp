@@ -18,6 +18,7 @@
 #include "analysis/diagnosis/ledger.h"
 #include "analysis/io/load.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/trace/merge.h"
 #include "analysis/io/resources.h"
 #include "analysis/pipeline.h"
 #include "analysis/diagnosis/rules.h"
@@ -528,6 +529,94 @@ TEST(FindingsCorpus, HtaNcclTracesJudgeExposedCommunication)
     }
     EXPECT_GE(with_comm, 6);
     EXPECT_GE(fired, 4);
+}
+
+// Straggler (issue 15). Planted: two ranks of the serialised --nccl decode, identical but for rank 1 starting each
+// all-reduce halfway through (its kernels keep their end): rank 0 spins half of every all-reduce waiting for it, with
+// no compute to hide it. The finding names rank 1, its gain is that exposed wait (from the raw rows), ledger-bound.
+TEST(FindingsCorpus, PlantedStragglerIsFound)
+{
+    SynthOptions o = base();
+    o.nccl = true;
+    Trace r0 = make_synthetic_trace(o), r1 = make_synthetic_trace(o);
+    double planted = 0;
+    for (size_t i = 0; i < r1.kernels.size(); ++i)
+        if (r1.str(r1.kernels.name[i]).find("ncclKernel") == 0) {
+            const int64_t d = r1.kernels.end[i] - r1.kernels.start[i];
+            r1.kernels.start[i] += d / 2;
+            planted += double(d / 2);   // rank 0's identical kernel waits this long, nothing else running
+        }
+    std::vector<Trace> parts;
+    parts.push_back(std::move(r0));
+    parts.push_back(std::move(r1));
+    const auto r = run(std::make_shared<const Trace>(merge_traces(std::move(parts))));
+    check_ledger(r, "planted straggler");
+    const Finding* f = nullptr;
+    for (const auto& x : r.diagnosis.eval.findings)
+        if (x.rule == "straggler-rank")
+            f = &x;
+    ++score().planted;
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->verdict, "straggler");
+    EXPECT_NE(f->title.en.find("Rank 1 "), std::string::npos) << f->title.en;
+    EXPECT_EQ(f->expected_gain.ledger->entry, "comm:straggler-wait");
+    EXPECT_LE(*f->expected_gain.ns, planted * 1.001);
+    EXPECT_NEAR(*f->expected_gain.ns / planted, 1.0, 0.3);
+    EXPECT_GE(f->severity, Severity::Medium);   // ~half of 14 % of rank 0's time, over two ranks' time
+    ASSERT_FALSE(f->suggestions.empty());
+    EXPECT_NE(f->suggestions[0].verify.find("sightline-cli analyze"), std::string::npos);
+    if (f->severity >= Severity::Medium)
+        ++score().recalled;
+    score().worst_over = std::max(score().worst_over, *f->expected_gain.ns / planted - 1);
+}
+
+// HTA's trace_filter pair (ranks 0 and 1 of a 128-rank job, merged): five send/recv pairs end together, rank 1 starts
+// last in all five (by 0.08-22.3 ms), rank 0 waits 31.9 ms for it, 9.9 ms of it with no compute of its own (the rest
+// under its kernels), over 2.45 s of device time: a human names rank 1 but would not call it the run's problem. The
+// finding fires naming rank 1 and the skew, its gain is the exposed wait, and its severity stays below medium.
+// Single-rank traces (every other real trace, and the generated --nccl) never get one.
+TEST(FindingsCorpus, StragglerOnRealRanksAndNeverOnOneRank)
+{
+    const auto dir = test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "no shared data";
+    const auto r = run(std::make_shared<const Trace>(
+        load_traces({*dir + "/kineto/hta/trace_filter__sampled_rank-0.json.gz",
+                     *dir + "/kineto/hta/trace_filter__sampled_rank-1.json.gz"})));
+    check_ledger(r, "trace_filter ranks 0+1");
+    const Finding* f = nullptr;
+    for (const auto& x : r.diagnosis.eval.findings)
+        if (x.rule == "straggler-rank")
+            f = &x;
+    ASSERT_NE(f, nullptr);
+    EXPECT_NE(f->title.en.find("Rank 1 "), std::string::npos) << f->title.en;
+    EXPECT_NE(f->explanation.en.find("22.3 ms"), std::string::npos) << f->explanation.en;   // the max skew
+    EXPECT_NE(f->explanation.en.find("31.9 ms"), std::string::npos) << f->explanation.en;   // the wait
+    EXPECT_EQ(r.collectives.straggler_exposed_wait_ns, int64_t(*f->expected_gain.ns));
+    EXPECT_LT(f->severity, Severity::Medium);
+    std::printf("[corpus] trace_filter ranks 0+1: %s (%s)\n", f->title.en.c_str(), severity_name(f->severity));
+
+    auto files = test::shared_files("kineto", {".json.gz"});
+    for (const auto& x : test::shared_files("nsys", {".sqlite"}))
+        files.push_back(x);
+    int single = 0;
+    for (const auto& path : files) {
+        std::shared_ptr<const Trace> t;
+        try {
+            t = std::make_shared<const Trace>(load_trace(path));
+        } catch (const std::exception&) {
+            continue;
+        }
+        const auto rr = run(t);
+        ++single;
+        for (const auto& x : rr.diagnosis.eval.findings)
+            EXPECT_NE(x.rule, "straggler-rank") << path;
+    }
+    EXPECT_GE(single, 20);
+    SynthOptions o = base();
+    o.nccl = true;
+    for (const auto& x : run_synth(o).diagnosis.eval.findings)
+        EXPECT_NE(x.rule, "straggler-rank");
 }
 
 // CUDA graphs: kernels replayed by a graph are never launch-bound.

@@ -37,7 +37,11 @@ Metrics healthy(ScopeKind k)
                 {"pageable_async_memcpy_ns", 0}, {"sync_memcpy_count", 0}, {"sync_memcpy_ns", 0},
                 {"sync_memset_count", 0}, {"h2d_ns", 2e7}, {"h2d_bytes", 4e9}, {"h2d_fraction", 0.02},
                 {"h2d_overlap_fraction", 0.95}, {"layer_load_count", 64}, {"layer_cache_hit_rate", 0.9},
-                {"weights_detected", 0}, {"elementwise_copy_ns", 1e8}, {"elementwise_copy_fraction", 0.1}};
+                {"weights_detected", 0}, {"elementwise_copy_ns", 1e8}, {"elementwise_copy_fraction", 0.1},
+                {"comm_ranks", 2}, {"collectives_matched", 100}, {"collective_skew_mean_ns", 2e3},
+                {"collective_skew_max_ns", 1e4}, {"straggler_rank", 1}, {"straggler_makes_others_wait", 0},
+                {"straggler_last_fraction", 0.5}, {"straggler_wait_ns", 2e5}, {"straggler_exposed_wait_ns", 1e5},
+                {"straggler_exposed_wait_fraction", 1e-4}};
     case ScopeKind::Device:
         return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"idle_fraction", 0.05}, {"utilization", 0.95},
                 {"large_gap_count", 2}, {"large_gap_ns", 2e5}, {"gap_threshold_us", 50}, {"max_gap_ns", 1.2e5},
@@ -91,6 +95,9 @@ const std::vector<Trigger>& triggers()
         {"nsys-gpu-gaps", {{"large_gap_count", 40}, {"large_gap_ns", 1.2e8}, {"max_gap_ns", 9e6}}},
         {"nsys-gpu-time-util", {{"low_util_chunk_count", 9}, {"low_util_chunk_fraction", 0.3}, {"min_chunk_utilization", 0.1}}},
         {"gpu-idle-fraction", {{"idle_fraction", 0.35}, {"idle_ns", 3.5e8}, {"utilization", 0.65}}},
+        {"straggler-rank", {{"straggler_makes_others_wait", 1}, {"straggler_last_fraction", 0.9},
+                            {"collective_skew_mean_ns", 4e6}, {"straggler_wait_ns", 1e8},
+                            {"straggler_exposed_wait_ns", 5e7}, {"straggler_exposed_wait_fraction", 0.05}}},
         {"communication-bound-nccl", {{"nccl_fraction", 0.3}, {"nccl_ns", 3e8}, {"comm_overlap_fraction", 0.1},
                                       {"nccl_exposed_ns", 2.7e8}, {"nccl_exposed_fraction", 0.27}}},
         {"decode-host-bound", {{"idle_fraction", 0.4}, {"host_wait_share", 0.8}, {"host_wait_per_step_ns", 3e6}}},
@@ -249,6 +256,16 @@ TEST(RuleCatalog, BoundariesFollowTheSources)
     EXPECT_TRUE(fires("communication-bound-nccl", {{"nccl_exposed_fraction", 0.1001}}));
     EXPECT_FALSE(fires("communication-bound-nccl",
                        {{"nccl_fraction", 0.6}, {"comm_overlap_fraction", 0.95}, {"nccl_exposed_fraction", 0.03}}));
+    // A straggler needs two ranks with communication, a rank the others wait for, and exposed waiting.
+    const Metrics straggling = {{"straggler_makes_others_wait", 1}, {"straggler_exposed_wait_fraction", 0.05}};
+    EXPECT_TRUE(fires("straggler-rank", straggling));
+    Metrics one_rank = straggling;
+    one_rank["comm_ranks"] = 1;
+    EXPECT_FALSE(fires("straggler-rank", one_rank));
+    Metrics hidden = straggling;
+    hidden["straggler_exposed_wait_fraction"] = 0.0009;
+    EXPECT_FALSE(fires("straggler-rank", hidden));
+    EXPECT_FALSE(fires("straggler-rank", {{"straggler_makes_others_wait", 0}, {"straggler_exposed_wait_fraction", 0.05}}));
     EXPECT_FALSE(fires("ncu-low-occupancy", {{"achieved_occupancy", 0.3}}));
     EXPECT_TRUE(fires("ncu-shared-memory-conflicts", {{"shared_bank_conflict_ratio", 0.1}}));
     EXPECT_FALSE(fires("launch-bound-short-kernels", {{"avg_duration_us", 50}, {"count", 4000}}));
