@@ -389,4 +389,54 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
     return st;
 }
 
+TpFromTrace tp_from_collectives(const Trace& t)
+{
+    TpFromTrace out;
+    const auto& a = t.op_args;
+    bool any_kernel = false;
+    for (size_t i = 0; i < a.size(); ++i)
+        any_kernel |= a.source[i] == OpArgsTable::kKernel && !a.collective[i].empty() && a.group_size[i] > 1;
+    const uint8_t want = any_kernel ? OpArgsTable::kKernel : OpArgsTable::kCpuOp;
+    // group size -> (calls, most frequent process group)
+    std::map<int64_t, int64_t> calls;
+    std::map<int64_t, std::map<std::string, int64_t>> pgs;
+    std::map<int64_t, std::map<std::string, int64_t>> kinds;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a.source[i] != want || a.collective[i].empty() || a.group_size[i] <= 1)
+            continue;
+        const std::string kind = collective_kind(a.collective[i]);
+        if (kind != "allreduce" && kind != "allgather" && kind != "reduce_scatter")
+            continue;
+        calls[a.group_size[i]] += 1;
+        pgs[a.group_size[i]][a.pg_name[i]] += 1;
+        kinds[a.group_size[i]][kind] += 1;
+    }
+    if (calls.empty())
+        return out;
+    std::vector<std::pair<int64_t, int64_t>> order(calls.begin(), calls.end());   // (size, calls)
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    for (const auto& [n, c] : order)
+        out.sizes.push_back(n);
+    const int64_t n = order.front().first;
+    out.degree = n;
+    auto top = [](const std::map<std::string, int64_t>& m) {
+        std::string best;
+        int64_t bc = -1;
+        for (const auto& [k, c] : m)
+            if (c > bc) {
+                best = k;
+                bc = c;
+            }
+        return best;
+    };
+    out.evidence = "NCCL " + top(kinds[n]) + " group size " + std::to_string(n) + " (process group '" + top(pgs[n]) +
+                   "', " + std::to_string(order.front().second) + " calls)";
+    if (order.size() > 1) {
+        out.evidence += "; other group sizes:";
+        for (size_t i = 1; i < order.size(); ++i)
+            out.evidence += " " + std::to_string(order[i].first) + " (" + std::to_string(order[i].second) + " calls)";
+    }
+    return out;
+}
+
 } // namespace sl

@@ -85,6 +85,18 @@ struct CollectiveOptions {
 
 CollectiveStats collective_stats(const Trace& trace, const CollectiveOptions& options = {});
 
+// The tensor-parallel degree a trace's collectives suggest (issue 15): PyTorch writes "Group size" on every NCCL
+// kernel (and record_param_comms op) from 2.1 on. The size of the all-reduce / all-gather / reduce-scatter groups
+// with the most calls (kernel rows when there are any, else CPU ops) is the degree; 0 when no collective carries a
+// size above 1. Several sizes (TP inside DP) are listed in `sizes`, the evidence says which won. Whether the group is
+// tensor- or data-parallel the trace does not say: callers keep training runs (DDP all-reduces gradients) at 1.
+struct TpFromTrace {
+    int64_t degree = 0;
+    std::string evidence;               // "NCCL allreduce group size 8 (process group '0', 1,234 calls)"
+    std::vector<int64_t> sizes;         // every group size > 1 seen, most calls first
+};
+TpFromTrace tp_from_collectives(const Trace& trace);
+
 // NCCL's bus-bandwidth factor for a collective kind and group size n (1 for unknown kinds or n < 2 of p2p).
 double busbw_factor(std::string_view kind, int64_t n);
 // Bytes per element of a c10 dtype name as PyTorch writes it in collective args ("Float" 4, "BFloat16" 2); 0 unknown.
