@@ -55,7 +55,7 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     if (!options.roofline.model.empty() || !options.roofline.ncu.empty()) {
         RooflineRequest req = options.roofline;
         req.roofline.top_k = static_cast<int>(options.analysis.focus.top_k);
-        r.roofline = roofline_for_analysis(t, r.analysis.classes, r.analysis.phases, req);
+        r.roofline = roofline_for_analysis(t, r.analysis.classes, r.analysis.phases, req, &r.analysis.workload);
         notify(PipelineStage::Roofline, r);
     }
     r.shapes = shapes_for_trace(t, options.roofline);

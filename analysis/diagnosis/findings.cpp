@@ -63,7 +63,9 @@ const std::vector<std::string>& verdict_vocabulary()
         // trace-level verdicts of the headline (headline.h)
         "compute-bound", "balanced", "unknown",
         // H2D copies the GPU waits for (not weights)
-        "copy-exposed"};
+        "copy-exposed",
+        // one rank starts its collectives late and the others wait for it (collectives.h)
+        "straggler"};
     return v;
 }
 

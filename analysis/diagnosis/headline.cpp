@@ -129,8 +129,35 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
                 h.verdict = "idle-gaps";
             }
         } else if (idle_f >= opt.balanced_fraction) {
-            h.bound = "balanced";
-            h.verdict = "balanced";
+            // Mostly busy, but idling noticeably: when one cause holds most of the time the GPU does not compute
+            // (its idle plus its exposed communication) and is itself a sizeable share of the wall, that cause is
+            // what limits the run — a sync every step leaves the GPU 88 % busy yet waiting on the host each step.
+            // Otherwise (the causes spread out, or the largest is "other", which the trace cannot explain) it is
+            // balanced.
+            const std::pair<double, const char*> causes[] = {{launch_wait, "host"},
+                                                             {h.sync_wait_ns, "sync"},
+                                                             {h.comm_exposed_ns, "communication"},
+                                                             {h.other_wait_ns, "other"}};
+            const auto* top = &causes[0];
+            for (const auto& c : causes)
+                if (c.first > top->first)
+                    top = &c;
+            const double not_computing = h.idle_ns + h.comm_exposed_ns;
+            const bool dominant = top->first >= opt.cause_fraction * W && top->first >= 0.5 * not_computing;
+            const std::string cause = top->second;
+            if (dominant && cause == "host") {
+                h.bound = "host";
+                h.verdict = "host-bound";
+            } else if (dominant && cause == "sync") {
+                h.bound = "sync";
+                h.verdict = "sync-bound";
+            } else if (dominant && cause == "communication") {
+                h.bound = "communication";
+                h.verdict = "communication-bound";
+            } else {
+                h.bound = "balanced";
+                h.verdict = "balanced";
+            }
         } else {
             double decode_ns = 0, all_ns = 0;
             for (const auto& s : an.phases.steps) {

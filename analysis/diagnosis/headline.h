@@ -7,7 +7,10 @@
 //                  (host wait + launch latency) / a host-blocking sync;
 //   unknown        ... and the largest cause is "other" (unlinked ops, cross-stream waits): the trace cannot tell;
 //                  also when the trace has no kernels;
-//   balanced       the GPU idles between balanced_fraction and idle_fraction of the wall;
+//   balanced       the GPU idles between balanced_fraction and idle_fraction of the wall, and no single cause
+//                  dominates; when one does — the largest of launch wait (host), sync wait, exposed communication
+//                  holds >= cause_fraction of the wall and at least half of the time the GPU is not computing
+//                  (idle + exposed communication) — the bound is that cause (host / sync / communication);
 //   gpu-memory     otherwise (GPU-bound) when memory-bound kernels (elementwise/copy/norm/... classes) or decode
 //                  steps hold most of the kernel time;
 //   gpu-compute    otherwise.
@@ -32,6 +35,7 @@ struct AnalysisResult;
 struct HeadlineOptions {
     double idle_fraction = 0.20;       // idle share of the wall above which the GPU is starved
     double balanced_fraction = 0.10;   // idle share above which the run is "balanced" rather than GPU-bound
+    double cause_fraction = 0.05;      // ... unless one cause of it holds this share of the wall (and most of it)
     double comm_fraction = 0.20;       // exposed communication share of the wall for "communication"
     double mix_fraction = 0.40;        // elementwise/copy share of kernel time for the kernel-mix story
 };

@@ -36,6 +36,8 @@ std::string parent_of(const std::string& key)
         return "idle:launch";
     if (key.rfind("idle:", 0) == 0)
         return "idle";
+    if (key == "comm:straggler-wait")   // the others' waits sit inside their (exposed) collectives
+        return "comm:exposed";
     for (const char* p : {"kernel:", "class:", "copy:", "comm:"})
         if (key.rfind(p, 0) == 0)
             return "busy";

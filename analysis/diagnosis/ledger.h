@@ -8,7 +8,8 @@
 //         │        ├─ idle:sync                      gaps behind a host-blocking sync (sync_wait)
 //         │        └─ idle:other
 //         └─ busy ─┬─ copy:h2d-exposed               H2D copy time not hidden under compute
-//                  ├─ comm:exposed                   communication time not hidden under compute
+//                  ├─ comm:exposed ── comm:straggler-wait   communication time not hidden under compute; of it,
+//                  │                                 the other ranks' waits for a straggler rank (collectives.h)
 //                  ├─ class:<subject>                an operator class's kernel time (from its scope's total_ns)
 //                  └─ kernel:<subject>               a kernel name's time (from its scope's total_ns)
 //

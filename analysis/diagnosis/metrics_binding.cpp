@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/timeline/analysis.h"
+#include "analysis/timeline/collectives.h"
 #include "analysis/trace/trace.h"
 // The Roofline and ncu parts bind when those analyses are part of the build (they landed in parallel with this
 // file); without them bind_metrics ignores its roofline/ncu arguments.
@@ -188,6 +189,37 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                               "h2d_fraction", "h2d_overlap_fraction"})
             s.sources[k] = "analysis:overlap";
 
+        // Ranks and the straggler (timeline/collectives.h): only a merged multi-rank trace can show one rank making
+        // the others wait, so the cross-rank matching runs only there; a single rank binds zeros.
+        {
+            std::set<int32_t> device_ranks;
+            for (const auto& d : trace.meta.devices)
+                device_ranks.insert(d.rank);
+            CollectiveStats cs;
+            if (device_ranks.size() > 1)
+                cs = collective_stats(trace);
+            const double device_time = busy + idle;
+            m["comm_ranks"] = double(cs.ranks.size());
+            m["collectives_matched"] = double(cs.matched);
+            m["collective_skew_mean_ns"] = cs.mean_skew_ns.value_or(0.0);
+            m["collective_skew_max_ns"] = cs.max_skew_ns.value_or(0.0);
+            m["straggler_rank"] = cs.straggler_rank ? double(*cs.straggler_rank) : -1.0;
+            m["straggler_makes_others_wait"] = cs.straggler_makes_others_wait ? 1.0 : 0.0;
+            double last_arrivals = 0;
+            for (const auto& r : cs.ranks)
+                if (cs.straggler_rank && r.rank == *cs.straggler_rank)
+                    last_arrivals = double(r.last_arrivals);
+            m["straggler_last_fraction"] = safe_div(last_arrivals, double(cs.matched));
+            m["straggler_wait_ns"] = double(cs.straggler_wait_ns);
+            m["straggler_exposed_wait_ns"] = double(cs.straggler_exposed_wait_ns);
+            m["straggler_exposed_wait_fraction"] = safe_div(double(cs.straggler_exposed_wait_ns), device_time);
+            for (const char* k : {"comm_ranks", "collectives_matched", "collective_skew_mean_ns",
+                                  "collective_skew_max_ns", "straggler_rank", "straggler_makes_others_wait",
+                                  "straggler_last_fraction", "straggler_wait_ns", "straggler_exposed_wait_ns",
+                                  "straggler_exposed_wait_fraction"})
+                s.sources[k] = "analysis:collectives";
+        }
+
         const auto& W = an.weights;
         m["weights_detected"] = W.detected ? 1.0 : 0.0;
         // The kernel-mix story (headline.h): elementwise/copy-like kernels' time and share of kernel time.
@@ -269,6 +301,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["nccl_ns"] = double(o.comm.time_ns);
                 m["nccl_fraction"] = safe_div(double(o.comm.time_ns), double(d.window_ns));
                 m["nccl_exposed_ns"] = double(o.comm.time_ns) * (1.0 - std::max(0.0, o.comm.hidden_fraction));
+                // What the GPU cannot hide: the communication rule's severity and gain come from this share, not
+                // from nccl_fraction (a well-overlapped run has much communication and little of it exposed).
+                m["nccl_exposed_fraction"] = safe_div(m["nccl_exposed_ns"], double(d.window_ns));
                 if (o.comm.hidden_fraction >= 0)
                     m["comm_overlap_fraction"] = o.comm.hidden_fraction;
                 else

@@ -33,7 +33,8 @@ json collectives_to_json(const CollectiveStats& s)
     json ranks = json::array();
     for (const auto& r : s.ranks)
         ranks.push_back({{"rank", r.rank}, {"count", r.count}, {"time_ns", r.time_ns}, {"exposed_ns", r.exposed_ns},
-                         {"last_arrivals", r.last_arrivals}});
+                         {"last_arrivals", r.last_arrivals}, {"wait_ns", r.wait_ns},
+                         {"exposed_wait_ns", r.exposed_wait_ns}});
     json out;
     out["kernels"] = s.kernels;
     out["kernels_with_metadata"] = s.kernels_with_metadata;
@@ -48,6 +49,10 @@ json collectives_to_json(const CollectiveStats& s)
     out["straggler_rank"] = s.straggler_rank ? json(*s.straggler_rank) : json(nullptr);
     out["straggler_makes_others_wait"] = s.straggler_makes_others_wait;
     out["straggler"] = s.straggler_text;
+    out["straggler_wait_ns"] = s.straggler_wait_ns;
+    out["straggler_exposed_wait_ns"] = s.straggler_exposed_wait_ns;
+    out["match_method"] = s.match_method.empty() ? json(nullptr) : json(s.match_method);
+    out["unmatched_kernels"] = s.unmatched;
     out["warnings"] = s.warnings;
     return out;
 }

@@ -4,6 +4,8 @@
 #include "analysis/roofline/gpu_specs.h"
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/trace/trace.h"
+#include "analysis/timeline/collectives.h"
+#include "analysis/timeline/workload.h"
 
 #include <cmath>
 #include <cstdio>
@@ -237,6 +239,7 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     oj["kappa"] = o.kappa;
     oj["bw_efficiency"] = o.bw_efficiency;
     oj["tp"] = o.tp;
+    oj["tp_source"] = o.tp_source;
 
     json out;
     out["gpu"] = g;
@@ -335,6 +338,11 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
                   c.vector_peak ? fmt_num(*c.vector_peak).c_str() : "unknown",
                   c.bandwidth > 0 ? fmt_num(c.bandwidth).c_str() : "unknown", c.options.kappa);
     out += buf;
+    if (c.options.tp > 1 || c.options.tp_source == "trace")
+        out += "Tensor parallelism: " + std::to_string(c.options.tp) + " (" +
+               (c.options.tp_source == "trace" ? std::string("from the trace's NCCL group size")
+                                               : std::string("--tp")) +
+               "): theory is one rank's share\n";
     for (const auto& ph : c.phases) {
         std::snprintf(buf, sizeof buf, "\n%s: batch %lld, %lld query tokens/seq, KV length %lld\n",
                       phase_name(ph.phase), static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
@@ -443,7 +451,7 @@ std::string ncu_to_text(const NcuReport& ncu)
 }
 
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
-                                     const RooflineRequest& request)
+                                     const RooflineRequest& request, const WorkloadResult* workload)
 {
     RooflineOutput out;
     out.json = json::object();
@@ -457,9 +465,31 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
             throw TraceError(trace.meta.source_path, "devices", "a GPU named by the trace, or --gpu NAME",
                              "no device in the trace");
         const GpuResolution res = resolve_gpu(db, request.gpu, dev);
-        const CostModelResult cost = estimate_costs(model, res.spec, request.cost);
+        CostOptions copt = request.cost;
+        std::string tp_note;
+        if (copt.tp_source != "option" && copt.tp == 1) {
+            copt.tp_source = "default";
+            const TpFromTrace inferred = tp_from_collectives(trace);
+            if (inferred.degree > 1) {
+                if (workload && workload->kind == WorkloadKind::Training) {
+                    tp_note = "tensor parallelism: the trace's " + inferred.evidence +
+                              " is a training run's (data-parallel gradients), so the Roofline keeps TP 1; pass "
+                              "--tp N if the model is also split";
+                } else {
+                    copt.tp = inferred.degree;
+                    copt.tp_source = "trace";
+                    tp_note = "tensor parallelism " + std::to_string(inferred.degree) + " inferred from the trace (" +
+                              inferred.evidence + "): theory is one rank's share; pass --tp N to override";
+                }
+            }
+        } else if (copt.tp_source != "option") {
+            copt.tp_source = "option";   // a degree set without saying where it came from: the caller's
+        }
+        const CostModelResult cost = estimate_costs(model, res.spec, copt);
         const auto measured = measured_from_analysis(trace, classes, phases);
         RooflineReport report = join_roofline(cost, measured, request.roofline);
+        if (!tp_note.empty())
+            report.warnings.push_back(tp_note);
         bool any = false;
         for (const auto& m : measured)
             any |= !m.class_ns.empty();

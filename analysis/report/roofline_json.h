@@ -18,6 +18,7 @@ struct GpuResolution;
 struct OpClassResult;
 struct PhaseResult;
 struct Trace;
+struct WorkloadResult;
 
 // The "roofline" object. gpu_how / known come from resolve_gpu (may be null).
 nlohmann::json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const GpuResolution* gpu = nullptr);
@@ -27,6 +28,10 @@ nlohmann::json ncu_to_json(const NcuReport& ncu, const std::vector<int64_t>* tra
 // Everything `analyze --model/--ncu` needs in one call: resolves the GPU (--gpu, else the trace's first device,
 // else an error), runs the cost model, joins it with the trace's measured class times per phase, and reads and joins
 // the ncu file. Throws TraceError on bad inputs (naming the file and field).
+// Tensor parallelism: when the request's cost.tp_source is not "option" (no --tp) and cost.tp is 1, the degree is
+// the NCCL group size the trace's collectives carry (tp_from_collectives), tp_source "trace", with a warning saying
+// so — except on a training run (workload kind "training"), whose all-reduces are data-parallel gradients: TP stays
+// 1 and a warning names the group size. workload may be null (kind unknown).
 struct RooflineRequest {
     std::string model;                  // config.json ("" = no roofline)
     std::string index;                  // model.safetensors.index.json (optional)
@@ -43,7 +48,7 @@ struct RooflineOutput {
     std::optional<NcuReport> ncu;           // the ncu launches (when an ncu file was given), read once
 };
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
-                                     const RooflineRequest& request);
+                                     const RooflineRequest& request, const WorkloadResult* workload = nullptr);
 
 std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, const GpuResolution* gpu = nullptr);
 std::string ncu_to_text(const NcuReport& ncu);

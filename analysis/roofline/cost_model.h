@@ -71,6 +71,8 @@ struct CostOptions {
     double bw_efficiency = 1.0;         // fraction of the datasheet bandwidth reachable
     int64_t tp = 1;                     // tensor-parallel degree: one rank's share of GEMM, attention, KV, rotary
                                         // and activation work (norms, residual adds and the embedding stay whole)
+    std::string tp_source = "default";  // "option" (the user's --tp), "trace" (NCCL group size, see
+                                        // roofline_for_analysis), "default" (1, or a tp set without saying)
 };
 
 struct OpCost {

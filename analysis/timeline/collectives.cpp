@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -84,7 +85,7 @@ int comm_dtype_bytes(std::string_view d)
     return 0;
 }
 
-CollectiveStats collective_stats(const Trace& t)
+CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
 {
     CollectiveStats st;
     const auto& k = t.kernels;
@@ -141,8 +142,12 @@ CollectiveStats collective_stats(const Trace& t)
     };
     std::map<std::tuple<std::string, std::string, int64_t, std::string>, Acc> groups;
     std::map<int32_t, RankComm> ranks;
-    // Per rank, per (process group, kind): starts in time order, for cross-rank matching.
-    std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<int64_t>>> sequences;
+    // Per rank, per (process group, kind): the kernels in start order, for cross-rank matching.
+    struct Call {
+        int64_t start = 0, end = 0;
+        uint16_t device = 0;
+    };
+    std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<Call>>> sequences;
     std::sort(comm.begin(), comm.end(), [&](uint32_t x, uint32_t y) { return k.start[x] < k.start[y]; });
     for (uint32_t i : comm) {
         const auto& dev = t.meta.devices[k.device[i]];
@@ -199,7 +204,7 @@ CollectiveStats collective_stats(const Trace& t)
         rc.count += 1;
         rc.time_ns += dur;
         rc.exposed_ns += dur - hidden;
-        sequences[{pg, kind}][rank].push_back(k.start[i]);
+        sequences[{pg, kind}][rank].push_back({k.start[i], k.end[i], k.device[i]});
     }
     for (auto& [key, acc] : groups) {
         if (acc.sized_ns > 0) {
@@ -212,31 +217,132 @@ CollectiveStats collective_stats(const Trace& t)
     std::stable_sort(st.groups.begin(), st.groups.end(),
                      [](const CollectiveGroup& x, const CollectiveGroup& y) { return x.time_ns > y.time_ns; });
 
-    // Cross-rank skew and straggler.
+    // Cross-rank skew and straggler. A collective completes together on every rank (the early ones spin until the
+    // last arrives), so the k-th kernel of a (process group, kind) on each rank is one collective only when their
+    // ends agree: match on ends (within end_tolerance), anchored on the rank with the fewest kernels. Sampled or
+    // partial traces (a kernel missing on one rank, send/recv with peers outside the trace) then lose only the
+    // kernels without a partner instead of shifting every later pair. When no end agrees (ranks on hosts whose
+    // clocks differ) and every rank has the same count, fall back to the k-th of each.
     if (ranks.size() > 1) {
         double skew_sum = 0, skew_max = 0;
+        std::map<int32_t, std::map<int32_t, int64_t>> exposed_wait_by_last;   // last rank -> waiting rank -> ns
+        std::map<int32_t, std::map<int32_t, int64_t>> wait_by_last;
+        auto settle = [&](const std::vector<std::pair<int32_t, const Call*>>& parts) {
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            int32_t last = 0;
+            for (const auto& [r, c] : parts) {
+                lo = std::min(lo, c->start);
+                if (c->start > hi) {
+                    hi = c->start;
+                    last = r;
+                }
+            }
+            const double skew = static_cast<double>(hi - lo);
+            skew_sum += skew;
+            skew_max = std::max(skew_max, skew);
+            ranks[last].last_arrivals += 1;
+            st.matched += 1;
+            // Each earlier rank waits from its own start until the last one arrives (within its kernel); the part
+            // of that wait no compute kernel of its device covers is exposed.
+            for (const auto& [r, c] : parts) {
+                if (r == last)
+                    continue;
+                const int64_t until = std::min(hi, c->end);
+                if (until <= c->start)
+                    continue;
+                const int64_t w = until - c->start;
+                const int64_t ew = w - std::min(w, covered(c->device, c->start, until));
+                ranks[r].wait_ns += w;
+                ranks[r].exposed_wait_ns += ew;
+                wait_by_last[last][r] += w;
+                exposed_wait_by_last[last][r] += ew;
+            }
+        };
+        bool any_end_match = false;
         for (const auto& [key, per_rank] : sequences) {
             if (per_rank.size() != ranks.size())
                 continue;   // not every rank has this (group, kind)
-            size_t m = SIZE_MAX;
+            const std::vector<Call>* anchor = nullptr;
+            int32_t anchor_rank = 0;
             for (const auto& [r, v] : per_rank)
-                m = std::min(m, v.size());
-            for (size_t j = 0; j < m; ++j) {
-                int64_t lo = INT64_MAX, hi = INT64_MIN;
-                int32_t last = 0;
-                for (const auto& [r, v] : per_rank) {
-                    lo = std::min(lo, v[j]);
-                    if (v[j] > hi) {
-                        hi = v[j];
-                        last = r;
-                    }
+                if (!anchor || v.size() < anchor->size()) {
+                    anchor = &v;
+                    anchor_rank = r;
                 }
-                const double skew = static_cast<double>(hi - lo);
-                skew_sum += skew;
-                skew_max = std::max(skew_max, skew);
-                ranks[last].last_arrivals += 1;
-                st.matched += 1;
+            // Every other rank's kernels by end time, each usable once.
+            std::map<int32_t, std::vector<std::pair<int64_t, size_t>>> by_end;
+            std::map<int32_t, std::vector<bool>> used;
+            for (const auto& [r, v] : per_rank) {
+                auto& e = by_end[r];
+                for (size_t j = 0; j < v.size(); ++j)
+                    e.emplace_back(v[j].end, j);
+                std::sort(e.begin(), e.end());
+                used[r].assign(v.size(), false);
             }
+            int64_t matched_here = 0;
+            for (const Call& c : *anchor) {
+                const int64_t tol = std::max<int64_t>(opt.end_tolerance_ns,
+                                                      static_cast<int64_t>(opt.end_tolerance_fraction *
+                                                                           static_cast<double>(c.end - c.start)));
+                std::vector<std::pair<int32_t, const Call*>> parts{{anchor_rank, &c}};
+                std::vector<std::pair<int32_t, size_t>> picks;
+                for (const auto& [r, v] : per_rank) {
+                    if (r == anchor_rank)
+                        continue;
+                    const auto& e = by_end[r];
+                    auto p = std::lower_bound(e.begin(), e.end(), std::make_pair(c.end - tol, size_t{0}));
+                    size_t best = SIZE_MAX;
+                    int64_t best_d = INT64_MAX;
+                    for (; p != e.end() && p->first <= c.end + tol; ++p) {
+                        if (used[r][p->second])
+                            continue;
+                        const int64_t d = std::abs(p->first - c.end);
+                        if (d < best_d) {
+                            best_d = d;
+                            best = p->second;
+                        }
+                    }
+                    if (best == SIZE_MAX)
+                        break;
+                    picks.emplace_back(r, best);
+                    parts.emplace_back(r, &v[best]);
+                }
+                if (parts.size() != per_rank.size())
+                    continue;
+                for (const auto& [r, j] : picks)
+                    used[r][j] = true;
+                settle(parts);
+                ++matched_here;
+            }
+            if (matched_here > 0)
+                any_end_match = true;
+            for (const auto& [r, v] : per_rank)
+                st.unmatched += static_cast<int64_t>(v.size());
+            st.unmatched -= matched_here * static_cast<int64_t>(per_rank.size());
+        }
+        if (!any_end_match) {
+            st.unmatched = 0;
+            for (const auto& [key, per_rank] : sequences) {
+                if (per_rank.size() != ranks.size())
+                    continue;
+                size_t m = SIZE_MAX, mx = 0;
+                for (const auto& [r, v] : per_rank) {
+                    m = std::min(m, v.size());
+                    mx = std::max(mx, v.size());
+                }
+                if (m != mx)
+                    continue;   // unequal counts and no end to anchor on: no safe pairing
+                for (size_t j = 0; j < m; ++j) {
+                    std::vector<std::pair<int32_t, const Call*>> parts;
+                    for (const auto& [r, v] : per_rank)
+                        parts.emplace_back(r, &v[j]);
+                    settle(parts);
+                }
+            }
+            if (st.matched > 0)
+                st.match_method = "sequence";
+        } else {
+            st.match_method = "end";
         }
         if (st.matched > 0) {
             st.mean_skew_ns = skew_sum / static_cast<double>(st.matched);
@@ -246,10 +352,14 @@ CollectiveStats collective_stats(const Trace& t)
                 if (!worst || rc.last_arrivals > worst->last_arrivals)
                     worst = &rc;
             st.straggler_rank = worst->rank;
+            for (const auto& [r, w] : wait_by_last[worst->rank])
+                st.straggler_wait_ns += w;
+            for (const auto& [r, w] : exposed_wait_by_last[worst->rank])
+                st.straggler_exposed_wait_ns += w;
             const double mean_coll = st.kernels > 0 ? static_cast<double>(st.time_ns) / st.kernels : 0;
             st.straggler_makes_others_wait = 2 * worst->last_arrivals >= st.matched && mean_coll > 0 &&
                                              *st.mean_skew_ns >= 0.1 * mean_coll;
-            char buf[256];
+            char buf[320];
             std::snprintf(buf, sizeof buf,
                           "rank %d starts last in %lld of %lld matched collectives; mean start skew %.1f us "
                           "(max %.1f us)%s",
@@ -257,9 +367,19 @@ CollectiveStats collective_stats(const Trace& t)
                           static_cast<long long>(st.matched), *st.mean_skew_ns / 1e3, skew_max / 1e3,
                           st.straggler_makes_others_wait ? ": the other ranks wait for it" : "");
             st.straggler_text = buf;
+            if (st.straggler_makes_others_wait) {
+                std::snprintf(buf, sizeof buf, " (%.3f ms, %.3f ms of it exposed)",
+                              static_cast<double>(st.straggler_wait_ns) / 1e6,
+                              static_cast<double>(st.straggler_exposed_wait_ns) / 1e6);
+                st.straggler_text += buf;
+            }
         } else {
             st.warnings.push_back("several ranks, but no collective sequence is present on every rank: no skew");
         }
+        if (st.unmatched > 0 && st.matched > 0)
+            st.warnings.push_back(std::to_string(st.unmatched) +
+                                  " collective kernels have no partner ending with them on every rank (sampled or "
+                                  "partial traces, or peers outside the trace): left out of the skew");
     }
     for (const auto& [r, rc] : ranks)
         st.ranks.push_back(rc);
@@ -267,6 +387,56 @@ CollectiveStats collective_stats(const Trace& t)
         st.warnings.push_back("NCCL/RCCL kernels without collective metadata (PyTorch writes it from 2.1 on): "
                               "time only, no bytes or bandwidth");
     return st;
+}
+
+TpFromTrace tp_from_collectives(const Trace& t)
+{
+    TpFromTrace out;
+    const auto& a = t.op_args;
+    bool any_kernel = false;
+    for (size_t i = 0; i < a.size(); ++i)
+        any_kernel |= a.source[i] == OpArgsTable::kKernel && !a.collective[i].empty() && a.group_size[i] > 1;
+    const uint8_t want = any_kernel ? OpArgsTable::kKernel : OpArgsTable::kCpuOp;
+    // group size -> (calls, most frequent process group)
+    std::map<int64_t, int64_t> calls;
+    std::map<int64_t, std::map<std::string, int64_t>> pgs;
+    std::map<int64_t, std::map<std::string, int64_t>> kinds;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a.source[i] != want || a.collective[i].empty() || a.group_size[i] <= 1)
+            continue;
+        const std::string kind = collective_kind(a.collective[i]);
+        if (kind != "allreduce" && kind != "allgather" && kind != "reduce_scatter")
+            continue;
+        calls[a.group_size[i]] += 1;
+        pgs[a.group_size[i]][a.pg_name[i]] += 1;
+        kinds[a.group_size[i]][kind] += 1;
+    }
+    if (calls.empty())
+        return out;
+    std::vector<std::pair<int64_t, int64_t>> order(calls.begin(), calls.end());   // (size, calls)
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
+    for (const auto& [n, c] : order)
+        out.sizes.push_back(n);
+    const int64_t n = order.front().first;
+    out.degree = n;
+    auto top = [](const std::map<std::string, int64_t>& m) {
+        std::string best;
+        int64_t bc = -1;
+        for (const auto& [k, c] : m)
+            if (c > bc) {
+                best = k;
+                bc = c;
+            }
+        return best;
+    };
+    out.evidence = "NCCL " + top(kinds[n]) + " group size " + std::to_string(n) + " (process group '" + top(pgs[n]) +
+                   "', " + std::to_string(order.front().second) + " calls)";
+    if (order.size() > 1) {
+        out.evidence += "; other group sizes:";
+        for (size_t i = 1; i < order.size(); ++i)
+            out.evidence += " " + std::to_string(order[i].first) + " (" + std::to_string(order[i].second) + " calls)";
+    }
+    return out;
 }
 
 } // namespace sl

@@ -15,10 +15,17 @@
 // Exposed time = the part of a collective's kernel interval that no non-communication kernel on the same device
 // covers; hidden = the rest.
 //
-// With several ranks (a merged trace), the k-th collective of a (process group, kind) on each rank is taken as one
-// collective across ranks: skew = latest start − earliest start; the rank starting last is the one the others wait
-// for. The straggler is the rank that starts last most often; it "makes the others wait" when it is last in at
-// least half the matched collectives and the mean skew is at least 10 % of the mean collective time.
+// With several ranks (a merged trace), one collective across ranks is one kernel per rank of the same (process group,
+// kind) whose ends agree (a collective completes together everywhere; the early ranks spin until the last arrives):
+// matched on ends within max(end_tolerance_ns, end_tolerance_fraction · duration), anchored on the rank with the
+// fewest kernels, so a kernel missing on one rank (sampled traces, peers outside the trace) drops only itself. When
+// no end agrees anywhere (clocks of different hosts) and every rank has the same count, the k-th of each is taken
+// (match_method "sequence"). skew = latest start − earliest start; the rank starting last is the one the others
+// wait for: each earlier rank waits from its start until the last start (within its own kernel), and the part of
+// that wait no compute kernel of its device covers is exposed. The straggler is the rank that starts last most
+// often; it "makes the others wait" when it is last in at least half the matched collectives and the mean skew is
+// at least 10 % of the mean collective time; straggler_wait_ns / straggler_exposed_wait_ns sum the other ranks'
+// waits on the collectives it started last.
 
 #include "analysis/trace/trace.h"
 
@@ -47,6 +54,8 @@ struct RankComm {
     int32_t rank = 0;
     int64_t count = 0, time_ns = 0, exposed_ns = 0;
     int64_t last_arrivals = 0;          // matched collectives this rank started last
+    int64_t wait_ns = 0;                // time its collectives waited for a later rank to arrive
+    int64_t exposed_wait_ns = 0;        // ... of which no compute kernel on its device covered
 };
 
 struct CollectiveStats {
@@ -58,14 +67,35 @@ struct CollectiveStats {
     std::vector<RankComm> ranks;            // one per rank with communication
     // Multi-rank (ranks.size() > 1):
     int64_t matched = 0;                // collectives matched across every rank
+    int64_t unmatched = 0;              // kernels of shared (group, kind) sequences left without partners
+    std::string match_method;           // "end", "sequence", or "" (nothing matched / one rank)
     std::optional<double> mean_skew_ns, max_skew_ns;
     std::optional<int32_t> straggler_rank;
     bool straggler_makes_others_wait = false;
+    int64_t straggler_wait_ns = 0;          // the other ranks' waits on the collectives the straggler started last
+    int64_t straggler_exposed_wait_ns = 0;  // ... of which not hidden under their compute
     std::string straggler_text;         // one line for reports ("" when no straggler)
     std::vector<std::string> warnings;
 };
 
-CollectiveStats collective_stats(const Trace& trace);
+struct CollectiveOptions {
+    int64_t end_tolerance_ns = 20'000;      // ends of one collective on different ranks agree within this ...
+    double end_tolerance_fraction = 0.05;   // ... or this share of the kernel's duration, whichever is larger
+};
+
+CollectiveStats collective_stats(const Trace& trace, const CollectiveOptions& options = {});
+
+// The tensor-parallel degree a trace's collectives suggest (issue 15): PyTorch writes "Group size" on every NCCL
+// kernel (and record_param_comms op) from 2.1 on. The size of the all-reduce / all-gather / reduce-scatter groups
+// with the most calls (kernel rows when there are any, else CPU ops) is the degree; 0 when no collective carries a
+// size above 1. Several sizes (TP inside DP) are listed in `sizes`, the evidence says which won. Whether the group is
+// tensor- or data-parallel the trace does not say: callers keep training runs (DDP all-reduces gradients) at 1.
+struct TpFromTrace {
+    int64_t degree = 0;
+    std::string evidence;               // "NCCL allreduce group size 8 (process group '0', 1,234 calls)"
+    std::vector<int64_t> sizes;         // every group size > 1 seen, most calls first
+};
+TpFromTrace tp_from_collectives(const Trace& trace);
 
 // NCCL's bus-bandwidth factor for a collective kind and group size n (1 for unknown kinds or n < 2 of p2p).
 double busbw_factor(std::string_view kind, int64_t n);

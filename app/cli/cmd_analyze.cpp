@@ -165,6 +165,7 @@ const std::vector<OptionSpec>& option_table()
              if (!parse_number(v, 1, 4096, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--tp needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.tp = static_cast<int64_t>(x);
+             r.roofline.cost.tp_source = "option";   // wins over the NCCL group size the trace carries
              return {};
          }},
         {"--weight-dtype", true, "bytes of the weights: fp32, bf16, fp16, fp8, int8, int4, mxfp4, nvfp4 (Roofline; "

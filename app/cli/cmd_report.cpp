@@ -115,7 +115,10 @@ const std::vector<OptionSpec>& option_table()
         {"--context", true, "KV length of a decode step (Roofline)",
          int_option("--context", 1, 1'000'000'000, [](R& r, int64_t x) { r.pipeline.cost.context = x; })},
         {"--tp", true, "tensor-parallel degree: theory per rank (Roofline)",
-         int_option("--tp", 1, 4096, [](R& r, int64_t x) { r.pipeline.cost.tp = x; })},
+         int_option("--tp", 1, 4096, [](R& r, int64_t x) {
+             r.pipeline.cost.tp = x;
+             r.pipeline.cost.tp_source = "option";
+         })},
         {"--weight-dtype", true, "bytes of the weights: fp32, bf16, fp16, fp8, int8, int4, mxfp4, nvfp4 (Roofline)",
          [](R& r, const std::string& v) -> std::string { r.pipeline.cost.weight_dtype = v; return {}; }},
         {"--kv-dtype", true, "bytes of the KV cache (Roofline)",

@@ -71,6 +71,8 @@ int run(const std::vector<std::string>& args)
             return kExitUsage;
         }
     }
+    if (a.has("--tp"))
+        o.tp_source = "option";
     o.weight_dtype = a.value("--weight-dtype");
     o.act_dtype = a.value("--act-dtype");
     o.kv_dtype = a.value("--kv-dtype");

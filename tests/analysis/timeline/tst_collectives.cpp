@@ -117,6 +117,75 @@ TEST(Collectives, StragglerRankAcrossMergedRanks)
     EXPECT_EQ(*s.straggler_rank, 1);
     EXPECT_TRUE(s.straggler_makes_others_wait);
     EXPECT_EQ(s.ranks[1].last_arrivals, 3);
+    EXPECT_EQ(s.match_method, "end");
+    // Rank 0 spins 40 µs in each of the three until rank 1 arrives, with no compute to hide it.
+    EXPECT_EQ(s.ranks[0].wait_ns, 3 * 40000);
+    EXPECT_EQ(s.ranks[0].exposed_wait_ns, 3 * 40000);
+    EXPECT_EQ(s.ranks[1].wait_ns, 0);
+    EXPECT_EQ(s.straggler_wait_ns, 3 * 40000);
+    EXPECT_EQ(s.straggler_exposed_wait_ns, 3 * 40000);
+}
+
+namespace {
+
+// Rank files of a 2-rank job: all-reduces j = 0.. at 1000·j µs + offset, ending at 1000·j + 50 + end_shift µs; a GEMM
+// on rank 0 under the first 20 µs of each of its all-reduces when with_gemm.
+std::string rank_json(int rank, int count, double offset, double end_shift, bool with_gemm, int first = 0)
+{
+    std::string ev;
+    for (int j = first; j < first + count; ++j) {
+        if (!ev.empty())
+            ev += ",\n";
+        ev += nccl_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)",
+                          1000.0 * j + offset + end_shift, 50.0 - offset, j + 1, "allreduce", 1000, 1000, 2, "Float");
+        if (with_gemm)
+            ev += ",\n" + compute_kernel(1000.0 * j - 10, 30);
+    }
+    return R"({"distributedInfo":{"rank":)" + std::to_string(rank) +
+           R"(,"world_size":2},"baseTimeNanoseconds":1000000000,"traceEvents":[)" + ev + "]}";
+}
+
+} // namespace
+
+// The waiting rank's compute hides part of its wait: rank 0 waits 40 µs per all-reduce, a GEMM covers the first 20.
+TEST(Collectives, StragglerWaitHiddenUnderComputeIsNotExposed)
+{
+    const Trace t = load_traces({write_file("hid0.json", rank_json(0, 3, 0, 0, true)),
+                                 write_file("hid1.json", rank_json(1, 3, 40, 0, false))});
+    const CollectiveStats s = collective_stats(t);
+    ASSERT_EQ(s.matched, 3);
+    EXPECT_EQ(s.straggler_wait_ns, 3 * 40000);
+    EXPECT_EQ(s.straggler_exposed_wait_ns, 3 * 20000);
+}
+
+// A kernel missing on one rank (a sampled trace, or a collective the other rank ran before the capture) must not
+// shift every later pair: rank 0 has one all-reduce more at the start; matching on ends pairs the other three.
+TEST(Collectives, AMissingKernelDropsOnlyItself)
+{
+    const Trace t = load_traces({write_file("miss0.json", rank_json(0, 4, 0, 0, false, 0)),
+                                 write_file("miss1.json", rank_json(1, 3, 40, 0, false, 1))});
+    const CollectiveStats s = collective_stats(t);
+    EXPECT_EQ(s.match_method, "end");
+    EXPECT_EQ(s.matched, 3);
+    EXPECT_EQ(s.unmatched, 1);
+    ASSERT_TRUE(s.mean_skew_ns);
+    EXPECT_NEAR(*s.mean_skew_ns, 40000, 1);   // k-th matching would pair j-1 with j: ~1 ms of bogus skew
+    ASSERT_TRUE(s.straggler_rank);
+    EXPECT_EQ(*s.straggler_rank, 1);
+}
+
+// Ranks on hosts whose clocks differ by 5 ms: no end agrees, the counts do, so the k-th of each is one collective.
+TEST(Collectives, ClockOffsetFallsBackToSequence)
+{
+    const Trace t = load_traces({write_file("clk0.json", rank_json(0, 3, 0, 0, false)),
+                                 write_file("clk1.json", rank_json(1, 3, 40, 5000, false))});
+    const CollectiveStats s = collective_stats(t);
+    EXPECT_EQ(s.match_method, "sequence");
+    EXPECT_EQ(s.matched, 3);
+    ASSERT_TRUE(s.max_skew_ns);
+    EXPECT_NEAR(*s.max_skew_ns, 5040000, 1);
+    // A wait never exceeds the waiting kernel: rank 0's 50 µs all-reduces.
+    EXPECT_LE(s.ranks[0].wait_ns, 3 * 50000);
 }
 
 // HTA's nccl_parser_config trace (rank 0 of a 2-rank DDP job on an A100): every NCCL kernel carries PyTorch's
@@ -181,4 +250,17 @@ TEST(Collectives, TwoRanksOfOneJobShowSkew)
     ASSERT_TRUE(s.mean_skew_ns.has_value());
     EXPECT_GT(*s.max_skew_ns, 0);
     EXPECT_FALSE(s.straggler_text.empty());
+    // What a human sees in the two files (python over traceEvents): 10 ncclKernel_SendRecv kernels per rank, but
+    // only five pairs end together (within 0.35 ms): rank 0's 2nd with rank 1's 1st, then the 3rd, 5th, 9th and
+    // 10th of each; the others talk to peers outside these two files. In all five rank 1 starts last, by 4.859,
+    // 3.302, 0.084, 22.328 and 1.292 ms: rank 0 waits 31.865 ms in all.
+    EXPECT_EQ(s.match_method, "end");
+    EXPECT_EQ(s.matched, 5);
+    EXPECT_EQ(s.unmatched, 10);
+    EXPECT_EQ(*s.straggler_rank, 1);
+    EXPECT_TRUE(s.straggler_makes_others_wait);
+    EXPECT_EQ(*s.max_skew_ns, 22328000);
+    EXPECT_EQ(s.straggler_wait_ns, 4859000 + 3302000 + 84000 + 22328000 + 1292000);
+    EXPECT_GT(s.straggler_exposed_wait_ns, 0);
+    EXPECT_LE(s.straggler_exposed_wait_ns, s.straggler_wait_ns);
 }

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
+#include <tuple>
 
 #include "analysis/trace/errors.h"
 #include "analysis/io/load.h"
@@ -175,4 +177,90 @@ TEST(OpClasses, RealH100InferenceTraceIsAlmostFullyClassified)
             sm90 += t.kernels.end[i] - t.kernels.start[i];
     EXPECT_EQ(r.classes[static_cast<size_t>(c.class_index("gemm"))].time_ns, sm90);
     EXPECT_NEAR(static_cast<double>(sm90) / 1e6, 12.79, 0.02);
+}
+
+namespace {
+std::string framework_of(const OpClassifier& c, std::string_view name)
+{
+    const auto m = c.classify(name);
+    return m.pattern < 0 ? std::string() : c.patterns()[static_cast<size_t>(m.pattern)].framework;
+}
+} // namespace
+
+// Issue 15's kernel families. Triton from PyTorch Inductor, in the shared traces: torch.compile of PyTorch 2.0 names
+// its kernels "triton__" + the argument signature (HTA negative_queue_length_values_check: 81 of them, under
+// CompiledFunction: pointwise/reduction fusions), newer Inductor "triton_<poi|red|per|tem>_fused_<ops>" (HTA
+// triton_example: triton_poi_fused_add_cos_sin_0 under "Torch-Compiled Region"). None of them may fall into "other".
+TEST(OpClasses, InductorTritonKernelsInTheSharedTraces)
+{
+    const OpClassifier c = OpClassifier::load();
+    const auto files = sl::test::shared_files("kineto", {".json.gz"});
+    if (files.empty())
+        GTEST_SKIP() << "shared data not available";
+    std::set<std::string> triton;
+    for (const auto& f : files) {
+        Trace t;
+        try {
+            t = load_trace(f);
+        } catch (const std::exception&) {
+            continue;
+        }
+        for (size_t i = 0; i < t.kernels.size(); ++i)
+            if (t.str(t.kernels.name[i]).rfind("triton", 0) == 0)
+                triton.emplace(t.str(t.kernels.name[i]));
+    }
+    ASSERT_GE(triton.size(), 7u);   // six "triton__0d1d..." signatures and triton_poi_fused_add_cos_sin_0
+    bool old_names = false, new_names = false;
+    for (const auto& n : triton) {
+        EXPECT_NE(class_of(c, n), "other") << n;
+        if (n.rfind("triton__", 0) == 0) {
+            old_names = true;
+            EXPECT_EQ(class_of(c, n), "elementwise") << n;
+            EXPECT_EQ(framework_of(c, n), "PyTorch Inductor (2.0 names)") << n;
+        }
+        if (n == "triton_poi_fused_add_cos_sin_0") {
+            new_names = true;
+            EXPECT_EQ(class_of(c, n), "elementwise");
+            EXPECT_EQ(framework_of(c, n), "PyTorch Inductor");
+        }
+    }
+    EXPECT_TRUE(old_names);
+    EXPECT_TRUE(new_names);
+    // The other Inductor families, by their prefix: templates are GEMMs, reductions with rsqrt are norms.
+    EXPECT_EQ(class_of(c, "triton_tem_fused_addmm_relu_3"), "gemm");
+    EXPECT_EQ(class_of(c, "triton_per_fused_add_mean_mul_pow_rsqrt_0"), "norm");
+    EXPECT_EQ(class_of(c, "triton_red_fused__softmax_0"), "reduction");
+    EXPECT_EQ(class_of(c, "triton_poi_fused_mul_silu_2"), "activation");
+    // Not Inductor: a user Triton kernel that happens to start with "triton" but has no signature suffix.
+    EXPECT_NE(framework_of(c, "triton_helper"), "PyTorch Inductor (2.0 names)");
+}
+
+// FlashInfer and MoE grouped GEMMs. None of the traces in shared/data runs FlashInfer or an MoE model, so these are
+// the kernel names as the libraries' sources declare them (flashinfer/attention/prefill.cuh, decode.cuh,
+// cascade.cuh; vLLM fused_moe.py and csrc/moe; TensorRT-LLM moe_gemm; CUTLASS grouped GEMM; AITER fmoe).
+TEST(OpClasses, FlashInferAndMoeGroupedGemms)
+{
+    const OpClassifier c = OpClassifier::load();
+    const std::tuple<const char*, const char*, const char*> cases[] = {
+        {"void flashinfer::BatchPrefillWithPagedKVCacheKernel<flashinfer::KernelTraits<(flashinfer::MaskMode)1, 128u, 2u, 4u, 8u, 8u, 1u, 4u, (flashinfer::PosEncodingMode)0, __nv_bfloat16, __nv_bfloat16, __nv_bfloat16, float, int, flashinfer::DefaultAttention<false, false, false, false> >, flashinfer::BatchPrefillPagedParams<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int> >(flashinfer::BatchPrefillPagedParams<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int>)", "attention", "FlashInfer"},
+        {"void flashinfer::BatchPrefillWithRaggedKVCacheKernel<flashinfer::KernelTraits<(flashinfer::MaskMode)1, 128u, 2u>>(flashinfer::BatchPrefillRaggedParams<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int>)", "attention", "FlashInfer"},
+        {"void flashinfer::BatchDecodeWithPagedKVCacheKernel<(flashinfer::PosEncodingMode)0, 2u, 4u, 8u, 16u, 1u, 8u, flashinfer::DefaultAttention<false, false, false, false>, flashinfer::BatchDecodeParams<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int> >(flashinfer::BatchDecodeParams<__nv_bfloat16, __nv_bfloat16, __nv_bfloat16, int>)", "attention", "FlashInfer"},
+        {"void flashinfer::BatchDecodeWithPagedKVCacheKernelMLA<(flashinfer::PosEncodingMode)0, 2u, 4u>(Params)", "attention", "FlashInfer"},
+        {"void flashinfer::PersistentVariableLengthMergeStatesKernel<8u, 16u, 8u, 4u, __nv_bfloat16, __nv_bfloat16, int>(__nv_bfloat16*)", "attention", "FlashInfer (split-KV merge)"},
+        {"void flashinfer::AppendPagedKVCacheKernel<128u, 8u, __nv_bfloat16, int>(flashinfer::paged_kv_t<__nv_bfloat16, int>)", "kv_cache", "FlashInfer"},
+        {"fused_moe_kernel", "gemm", "vLLM (Triton fused MoE)"},
+        {"fused_moe_kernel_gptq_awq", "gemm", "vLLM (Triton fused MoE)"},
+        {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > > > > >(Params)", "gemm", "CUTLASS 3 grouped GEMM (MoE)"},
+        {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_grouped_bf16_128x128_64x3_tn_align8>(Params)", "gemm", "CUTLASS 2 grouped GEMM (MoE)"},
+        {"void tensorrt_llm::kernels::cutlass_kernels::moe_gemm_kernel<__nv_bfloat16, __nv_bfloat16>(Params)", "gemm", "TensorRT-LLM / vLLM CUTLASS MoE GEMM"},
+        {"void grouped_gemm::CutlassGroupedGemm<__nv_bfloat16>(Params)", "gemm", "grouped GEMM (MoE)"},
+        {"void deep_gemm::fp8_gemm_kernel<128u, 128u, 128u>(Params)", "gemm", "DeepGEMM"},
+        {"void aiter::fmoe_bf16_g1u1_subGU_256(Params)", "gemm", "AITER fused MoE (asm)"},
+        {"void vllm::moe::moe_align_block_size_kernel<int>(int const*)", "moe_routing", "vLLM / SGLang"},
+        {"void vllm::moe::topkGatingSoftmax<8, 128, 4, 16, int>(float const*)", "moe_routing", "vLLM"},
+    };
+    for (const auto& [name, cls, fw] : cases) {
+        EXPECT_EQ(class_of(c, name), cls) << name;
+        EXPECT_EQ(framework_of(c, name), fw) << name;
+    }
 }
