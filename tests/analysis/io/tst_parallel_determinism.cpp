@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "analysis/io/kineto_writer.h"
 #include "analysis/io/load.h"
@@ -247,4 +248,56 @@ TEST(ParallelDeterminism, FirstTableInOrderWinsWhenTwoAreCorrupt)
         EXPECT_EQ(e1, error_of(path, "2"));
         EXPECT_EQ(e1, error_of(path, "7"));
     }
+}
+
+// Kineto: events are found on one thread and parsed in batches on all of them, then handled in file order. A bad
+// event must give the single-threaded error (its byte offset and event index), the first bad one winning even when a
+// later one is parsed first on another thread, and an event error before a truncation must win over the truncation.
+TEST(ParallelDeterminism, KinetoErrorsInFileOrder)
+{
+    const std::string dir = test::scratch_dir("parallel_determinism_kineto_errors");
+    const std::string good = dir + "/good.json";
+    write_kineto_json(make_synthetic_trace(rich_options(11)), good);
+    std::vector<std::string> lines;
+    {
+        std::ifstream in(good);
+        for (std::string l; std::getline(in, l);)
+            lines.push_back(l);
+    }
+    std::vector<size_t> events;   // lines holding one complete event
+    for (size_t i = 0; i < lines.size(); ++i)
+        if (lines[i].rfind("  {\"ph\": \"X\"", 0) == 0 && lines[i].find("\"name\": \"") != std::string::npos)
+            events.push_back(i);
+    ASSERT_GT(events.size(), 3000u) << "too few events to span several parse chunks";
+    const size_t l1 = events[events.size() / 3], l2 = events[events.size() * 2 / 3], l3 = events[events.size() * 5 / 6];
+    auto bad_utf8 = [](std::string l) { return l.replace(l.find("\"name\": \"") + 9, 0, "\xff"); };
+    auto no_colon = [](std::string l) { return l.replace(l.find("\"ph\":"), 5, "\"ph\""); };
+    auto write = [&](const std::string& name, const std::map<size_t, std::string>& changed, size_t truncate_at) {
+        const std::string path = dir + "/" + name + ".json";
+        std::ofstream out(path, std::ios::binary);
+        for (size_t i = 0; i < lines.size() && i < truncate_at; ++i)
+            out << (changed.count(i) ? changed.at(i) : lines[i]) << '\n';
+        return path;
+    };
+    const std::string utf8 = write("utf8", {{l1, bad_utf8(lines[l1])}}, SIZE_MAX);
+    const std::string two = write("two", {{l1, bad_utf8(lines[l1])}, {l2, no_colon(lines[l2])}}, SIZE_MAX);
+    const std::string colon_trunc = write("colon_trunc", {{l2, no_colon(lines[l2])}}, l3);
+    const std::string trunc = write("trunc", {}, l3);
+    const auto strip = [](const std::string& e, const std::string& path) {
+        const size_t at = e.find(path);
+        return at == std::string::npos ? e : e.substr(at + path.size());
+    };
+    for (const auto& path : {utf8, two, colon_trunc, trunc}) {
+        SCOPED_TRACE(path);
+        const std::string e1 = error_of(path, "1");
+        EXPECT_NE(e1, "(no error)");
+        for (int run = 0; run < 3; ++run) {
+            EXPECT_EQ(e1, error_of(path, "2"));
+            EXPECT_EQ(e1, error_of(path, "7"));
+        }
+    }
+    EXPECT_EQ(strip(error_of(two, "2"), two), strip(error_of(utf8, "1"), utf8)) << "the first bad event wins";
+    EXPECT_NE(error_of(colon_trunc, "2").find("a valid JSON event object"), std::string::npos)
+        << "a bad event before the truncation wins over it";
+    EXPECT_NE(error_of(trunc, "2").find("truncated"), std::string::npos);
 }
