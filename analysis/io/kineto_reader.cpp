@@ -439,6 +439,20 @@ void parse_args(od::object args, Event& e)
     }
 }
 
+// A string value's text in place in the read buffer when it has no escapes (almost every name and category), so
+// it is not copied into the parser's string buffer (nor, when parsed ahead on another thread, into an Arena);
+// unescaped by simdjson otherwise. Stage 1 has validated the UTF-8 of the whole event either way.
+std::string_view string_in_place(od::value v)
+{
+    const std::string_view raw = v.raw_json_token();
+    if (raw.size() >= 2 && raw[0] == '"') {
+        const size_t close = raw.find_first_of("\"\\", 1);
+        if (close != std::string_view::npos && raw[close] == '"')
+            return raw.substr(1, close - 1);
+    }
+    return v.get_string();
+}
+
 void parse_event_fields(od::object obj, Event& e)
 {
     for (auto field : obj) {
@@ -465,7 +479,7 @@ void parse_event_fields(od::object obj, Event& e)
             if (k == "cat") {
                 od::json_type t = v.type();
                 if (t == od::json_type::string)
-                    e.cat = v.get_string();
+                    e.cat = string_in_place(v);
             } else if (k == "pid") {
                 e.pid = value_to_id(v);
             } else if (k == "tid") {
@@ -478,7 +492,7 @@ void parse_event_fields(od::object obj, Event& e)
             if (k == "name") {
                 od::json_type t = v.type();
                 if (t == od::json_type::string)
-                    e.name = v.get_string();
+                    e.name = string_in_place(v);
             } else if (k == "args") {
                 od::json_type t = v.type();
                 if (t == od::json_type::object)
