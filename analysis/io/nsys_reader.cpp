@@ -194,9 +194,11 @@ struct Part {
         bool is_literal = false;
     };
     std::vector<Name> names;
+    std::vector<StrId> name_ids;                        // local -> the Trace's id, set by merge()
     std::vector<uint32_t> name_dense;                   // StringIds id -> local + 1 (0 = not seen yet), small ids
     std::unordered_map<int64_t, uint32_t> name_sparse;  // the other ids
     std::unordered_map<int64_t, uint32_t> graph_names;  // graphId -> local
+    std::unordered_map<std::string, uint32_t> texts;    // NVTX text given inline -> local
     std::vector<int64_t> devices, processes, threads;   // local -> the raw id the table gives
     std::unordered_map<int64_t, uint32_t> device_ids, process_ids, thread_ids;
     int64_t last_dev_id = INT64_MIN, last_gpid = INT64_MIN, last_gtid = INT64_MIN;
@@ -207,6 +209,15 @@ struct Part {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t bad_intervals = 0, clamped_times = 0;
     std::vector<std::string> warnings;
+    // NVTX: ranges that never ended, and the non-default domains (name as a local id, or inline text) with the
+    // rows that carry them, resolved once the names are the Trace's (finish_nvtx()).
+    struct Domain {
+        int64_t name = -1;
+        std::string text;
+    };
+    std::vector<size_t> open_ranges;
+    std::unordered_map<int64_t, Domain> domains;
+    std::vector<std::pair<size_t, int64_t>> range_domain, mark_domain;
     size_t index = 0;                                   // task index (the table order of the sequential read)
     bool reports = false;                               // on the calling thread: may call the progress callback
 
@@ -228,6 +239,13 @@ struct Part {
         auto [it, fresh] = name_sparse.try_emplace(id, static_cast<uint32_t>(names.size()));
         if (fresh)
             names.push_back({id, {}, false});
+        return it->second;
+    }
+    uint32_t text_name(std::string_view text)
+    {
+        auto [it, fresh] = texts.try_emplace(std::string(text), static_cast<uint32_t>(names.size()));
+        if (fresh)
+            names.push_back({0, std::string(text), true});
         return it->second;
     }
     uint32_t graph_name(int64_t graph_id)
@@ -365,7 +383,8 @@ private:
     void read_tables();
     void tables_error(size_t from, size_t to);
     void merge(Part& p);
-    void read_nvtx();
+    void read_nvtx(sqlite3* db, Part& p);
+    void finish_nvtx(Part& p);
     void read_names_and_devices();
 
     uint16_t device(int64_t id)
@@ -423,7 +442,7 @@ private:
     int64_t total_rows_ = 0, done_rows_ = 0;
     std::atomic<int64_t> rows_done_{0};                     // rows read by the table tasks
     TaskRun run_;
-    std::vector<Part> parts_;                               // by task: strings, kernels, API, copies, sets, syncs
+    std::vector<Part> parts_;                               // by task: strings, kernels, API, copies, sets, syncs, NVTX
 
     // StringIds: raw strings by id (dense vector when ids are compact, else a map), interned on first use.
     std::string blob_;
@@ -871,16 +890,16 @@ void Reader::read_syncs(sqlite3* db, Part& p)
     }
 }
 
-// The string table and the activity tables are independent: each is one task with its own connection and its own
-// Part, read in parallel when there are threads. Their errors are rethrown and their Parts merged in the order the
-// sequential reader used (strings, then the metadata, kernels with graph rows, API calls, copies, sets,
-// synchronisations), so errors, ids and warnings come out the same (tables_error(), merge()).
+// The string table, the activity tables and NVTX are independent: each is one task with its own connection and its
+// own Part, read in parallel when there are threads. Their errors are rethrown and their Parts merged in the order
+// the sequential reader used (strings, then the metadata, kernels with graph rows, API calls, copies, sets,
+// synchronisations, NVTX), so errors, ids and warnings come out the same (tables_error(), merge(), finish_nvtx()).
 void Reader::read_tables()
 {
     require("StringIds", {"id", "value"});
     using Fn = void (Reader::*)(sqlite3*, Part&);
     static const Fn fns[] = {&Reader::read_strings, &Reader::read_kernels, &Reader::read_runtime,
-                             &Reader::read_memcpy, &Reader::read_memset, &Reader::read_syncs};
+                             &Reader::read_memcpy, &Reader::read_memset, &Reader::read_syncs, &Reader::read_nvtx};
     constexpr size_t n = sizeof fns / sizeof fns[0];
     parts_.assign(n, Part{});
     const unsigned threads = static_cast<unsigned>(std::min<size_t>(reader_threads(), n));
@@ -918,7 +937,8 @@ void Reader::tables_error(size_t from, size_t to)
 // Maps one task's local ids to the Trace's, in the order of first use (as the sequential reader assigned them).
 void Reader::merge(Part& p)
 {
-    std::vector<StrId> names(p.names.size());
+    std::vector<StrId>& names = p.name_ids;
+    names.resize(p.names.size());
     for (size_t i = 0; i < names.size(); ++i)
         names[i] = p.names[i].is_literal ? t_.strings.intern(p.names[i].literal) : str(p.names[i].id);
     std::vector<uint16_t> devices(p.devices.size()), processes(p.processes.size());
@@ -967,20 +987,30 @@ void Reader::merge(Part& p)
         remap(t_.syncs.device, devices);
         remap(t_.syncs.process, processes);
         break;
+    case 6:
+        remap(t_.ranges.name, names);
+        remap(t_.ranges.thread, threads);
+        remap(t_.marks.name, names);
+        remap(t_.marks.thread, threads);
+        break;
     default:
         break;
     }
     for (uint64_t key : p.streams)
         streams_used_.insert((static_cast<uint64_t>(devices[key >> 32]) << 32) | (key & 0xFFFFFFFFu));
-    lo_ = std::min(lo_, p.lo);
-    hi_ = std::max(hi_, p.hi);
+    if (p.index != 6) {   // NVTX widens the window only after it is anchored (finish_nvtx())
+        lo_ = std::min(lo_, p.lo);
+        hi_ = std::max(hi_, p.hi);
+    }
     bad_intervals_ += p.bad_intervals;
     clamped_times_ += p.clamped_times;
     for (auto& w : p.warnings)
         t_.meta.warnings.push_back(std::move(w));
 }
 
-void Reader::read_nvtx()
+// NVTX ranges and marks. Read as a task like the activity tables; what needs the capture window (ranges that never
+// ended close at its end) and the domain prefixes are done by finish_nvtx() after the window is known.
+void Reader::read_nvtx(sqlite3* db, Part& p)
 {
     const std::string T = "NVTX_EVENTS";
     if (!has(T))
@@ -988,66 +1018,77 @@ void Reader::read_nvtx()
     require(T, {"start", "eventType"});
     const std::string sql = "SELECT start, " + col(T, "end") + ", eventType, " + col(T, "text") + ", " +
                             col(T, "textId") + ", " + col(T, "globalTid", "0") + ", " + col(T, "domainId") + " FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     auto& r = t_.ranges;
-    std::vector<size_t> open;
-    std::unordered_map<int64_t, std::string> domains;
-    std::vector<std::pair<size_t, int64_t>> range_domain, mark_domain;   // (row index, domainId) for non-default domains
     size_t row = 0;
     while (s.step()) {
-        tick(row++, "NVTX");
+        tick(p, row++, "NVTX");
         const int64_t type = s.i64(2);
         const bool push_pop = type == 59 || type == 70;
         const bool start_end = type == 60 || type == 71;
         const bool mark = type == 34;
         const int64_t domain = s.null(6) ? 0 : s.i64(6);
         if (type == 75) {   // NvtxDomainCreate: the domain's name
-            domains[domain] = !s.null(4) ? std::string(t_.str(str(s.i64(4)))) : std::string(s.text(3));
+            Part::Domain d;
+            if (!s.null(4))
+                d.name = p.name(s.i64(4));
+            else
+                d.text = s.text(3);
+            p.domains[domain] = std::move(d);
             continue;
         }
         if (!push_pop && !start_end && !mark)
             continue;
-        const StrId name = !s.null(4) ? str(s.i64(4)) : t_.strings.intern(s.text(3));
-        const uint32_t thr = thread(s.i64(5));
+        const uint32_t name = !s.null(4) ? p.name(s.i64(4)) : p.text_name(s.text(3));
+        const uint32_t thr = p.thread(s.i64(5));
         int64_t st = s.i64(0);
         if (mark) {
             t_.marks.time.push_back(st);
             t_.marks.name.push_back(name);
             t_.marks.thread.push_back(thr);
             if (domain != 0)
-                mark_domain.emplace_back(t_.marks.size() - 1, domain);
+                p.mark_domain.emplace_back(t_.marks.size() - 1, domain);
             continue;
         }
         const bool is_open = s.null(1);
         int64_t en = is_open ? st : s.i64(1);
-        fix_interval(st, en);
+        p.fix_interval(st, en);
         const size_t i = r.append(st, en, name, thr, push_pop ? RangeKind::PushPop : RangeKind::StartEnd);
         if (is_open)
-            open.push_back(i);
+            p.open_ranges.push_back(i);
         else
-            widen(st, en);
+            p.widen(st, en);
         if (domain != 0)
-            range_domain.emplace_back(i, domain);
+            p.range_domain.emplace_back(i, domain);
     }
-    done_rows_ += static_cast<int64_t>(row);
+}
+
+void Reader::finish_nvtx(Part& p)
+{
+    auto& r = t_.ranges;
+    lo_ = std::min(lo_, p.lo);
+    hi_ = std::max(hi_, p.hi);
     // Ranges that never closed end at the capture end.
-    for (size_t i : open)
+    for (size_t i : p.open_ranges)
         widen(r.start[i], r.start[i]);
-    for (size_t i : open)
+    for (size_t i : p.open_ranges)
         r.end[i] = std::max(hi_, r.start[i]);
-    if (!open.empty())
-        t_.meta.warnings.push_back(std::to_string(open.size()) +
+    if (!p.open_ranges.empty())
+        t_.meta.warnings.push_back(std::to_string(p.open_ranges.size()) +
                                    " NVTX ranges never ended; they are closed at the end of the capture");
     // Non-default domains prefix the name: "domain:text" (as nsys' nvtx reports do).
+    std::unordered_map<int64_t, std::string> domains;
+    for (const auto& [id, d] : p.domains)
+        domains[id] = d.name >= 0 ? std::string(t_.str(p.name_ids[static_cast<size_t>(d.name)])) : d.text;
     auto prefixed = [&](StrId name, int64_t domain) {
         auto it = domains.find(domain);
         if (it == domains.end() || it->second.empty())
             return name;
         return t_.strings.intern(it->second + ":" + std::string(t_.str(name)));
     };
-    for (const auto& [i, d] : range_domain)
+    for (const auto& [i, d] : p.range_domain)
         r.name[i] = prefixed(r.name[i], d);
-    for (const auto& [i, d] : mark_domain)
+    for (const auto& [i, d] : p.mark_domain)
         t_.marks.name[i] = prefixed(t_.marks.name[i], d);
 }
 
@@ -1139,7 +1180,6 @@ Trace Reader::read()
     tables_error(1, parts_.size());
     for (size_t i = 1; i < parts_.size(); ++i)
         merge(parts_[i]);
-    parts_.clear();
     // Capture window (issue 13): the length nsys reports (ANALYSIS_DETAILS.duration) on the events' clock. Event
     // times count from the session start, so the window is [0, duration] when every event lies in it (all real
     // exports in ../shared/data); else [startTime, stopTime] when those bracket the events (exports written by
@@ -1171,7 +1211,8 @@ Trace Reader::read()
     } else {
         t_.meta.capture_source = "events";
     }
-    read_nvtx();
+    finish_nvtx(parts_.back());
+    parts_.clear();
     read_names_and_devices();
     control_.check();
 
