@@ -62,6 +62,6 @@ fi
 echo "== Ratios (each against its baseline measured in the same run)"
 for log in "$out"/*.log; do
   echo "-- $(basename "$log" .log)"
-  grep -E '^(ratio|sqlite3 scan|load \+ summary|reader, |python json.load|memory:|Trace::memory_bytes|peak RSS|machine:)' "$log" \
+  grep -E '^(ratio|sqlite3 scan|load \+ summary|parallel load CPU|CPU time|reader, |python json.load|memory:|Trace::memory_bytes|peak RSS|machine:)' "$log" \
     | sed 's/^/   /'
 done
