@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <numeric>
 #include <string_view>
@@ -29,6 +30,7 @@
 #include "analysis/trace/clock_offset.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/gzip_stream.h"
+#include "analysis/io/parallel.h"
 
 namespace sl {
 
@@ -437,6 +439,20 @@ void parse_args(od::object args, Event& e)
     }
 }
 
+// A string value's text in place in the read buffer when it has no escapes (almost every name and category), so
+// it is not copied into the parser's string buffer (nor, when parsed ahead on another thread, into an Arena);
+// unescaped by simdjson otherwise. Stage 1 has validated the UTF-8 of the whole event either way.
+std::string_view string_in_place(od::value v)
+{
+    const std::string_view raw = v.raw_json_token();
+    if (raw.size() >= 2 && raw[0] == '"') {
+        const size_t close = raw.find_first_of("\"\\", 1);
+        if (close != std::string_view::npos && raw[close] == '"')
+            return raw.substr(1, close - 1);
+    }
+    return v.get_string();
+}
+
 void parse_event_fields(od::object obj, Event& e)
 {
     for (auto field : obj) {
@@ -463,7 +479,7 @@ void parse_event_fields(od::object obj, Event& e)
             if (k == "cat") {
                 od::json_type t = v.type();
                 if (t == od::json_type::string)
-                    e.cat = v.get_string();
+                    e.cat = string_in_place(v);
             } else if (k == "pid") {
                 e.pid = value_to_id(v);
             } else if (k == "tid") {
@@ -476,13 +492,53 @@ void parse_event_fields(od::object obj, Event& e)
             if (k == "name") {
                 od::json_type t = v.type();
                 if (t == od::json_type::string)
-                    e.name = v.get_string();
+                    e.name = string_in_place(v);
             } else if (k == "args") {
                 od::json_type t = v.type();
                 if (t == od::json_type::object)
                     parse_args(v.get_object(), e);
             }
         }
+    }
+}
+
+// ---- parallel parsing (issue 18) -----------------------------------------------------------------------------------
+// simdjson writes unescaped strings into its parser's buffer, which the next document overwrites. Events parsed
+// ahead of handling (on other threads) keep theirs in an Arena: blocks that never move, freed after the batch.
+class Arena {
+public:
+    std::string_view copy(std::string_view s)
+    {
+        if (s.empty())
+            return {};
+        if (blocks_.empty() || s.size() > cap_ - used_) {
+            cap_ = std::max<size_t>(s.size(), size_t{1} << 20);
+            blocks_.push_back(std::make_unique<char[]>(cap_));
+            used_ = 0;
+        }
+        char* p = blocks_.back().get() + used_;
+        std::memcpy(p, s.data(), s.size());
+        used_ += s.size();
+        return {p, s.size()};
+    }
+    void clear()
+    {
+        blocks_.clear();
+        used_ = cap_ = 0;
+    }
+
+private:
+    std::vector<std::unique_ptr<char[]>> blocks_;
+    size_t used_ = 0, cap_ = 0;
+};
+
+// Moves every string of e that is not in [lo, hi) (the read buffer, stable until the batch is handled) into arena.
+void stabilize(Event& e, Arena& arena, const char* lo, const char* hi)
+{
+    for (std::string_view* s : {&e.cat, &e.name, &e.pid.str, &e.tid.str, &e.arg_name, &e.sync_kind, &e.in_dims,
+                                &e.in_types, &e.concrete, &e.coll, &e.dtype, &e.pg_name, &e.pg_ranks}) {
+        if (!s->empty() && (s->data() < lo || s->data() + s->size() > hi))
+            *s = arena.copy(*s);
     }
 }
 
@@ -528,6 +584,7 @@ private:
     {
         if (eof_)
             return false;
+        flush_batch();   // parsed-ahead events point into the buffer, which moves below
         if (keep_from > 0) {
             std::memmove(buf_.data(), buf_.data() + keep_from, end_ - keep_from);
             end_ -= keep_from;
@@ -894,7 +951,22 @@ private:
     }
 
     // ---- events --------------------------------------------------------------------------------------------------
+    // Events are parsed as they are found (one thread), or, with threads, found here and parsed in batches on all
+    // threads, then handled in file order (flush_batch): the Trace is the same either way. An error met while finding
+    // events comes after every event before it was handled, as on one thread: an earlier event's error wins.
     void parse_events()
+    {
+        try {
+            scan_events();
+        } catch (...) {
+            const std::exception_ptr ex = std::current_exception();
+            flush_batch();
+            std::rethrow_exception(ex);
+        }
+        flush_batch();
+    }
+
+    void scan_events()
     {
         in_events_ = true;
         for (;;) {
@@ -906,7 +978,13 @@ private:
             if (c != '{')
                 fail("an event object ('{') in \"traceEvents\"", describe_byte(c));
             const size_t e = complete_value("the rest of the event object");
-            parse_one_event(pos_, e);
+            if (parse_threads_ > 1) {
+                batch_.push_back({pos_, e, event_index_});
+                if (batch_.size() >= kBatchEvents)
+                    flush_batch();
+            } else {
+                parse_one_event(pos_, e);
+            }
             pos_ = e;
             ++event_index_;
             if ((event_index_ & 0xFFFF) == 0) {
@@ -929,6 +1007,62 @@ private:
                 fail("an event object after ','", "']'");
         }
         in_events_ = false;
+    }
+
+    void flush_batch()
+    {
+        const size_t n = batch_.size();
+        if (n == 0)
+            return;
+        // Reused from batch to batch (a fresh 20 MB of Events each time costs page faults).
+        events_.resize(std::max(events_.size(), n));
+        errors_.resize(std::max(errors_.size(), n));
+        std::vector<Event>& events = events_;
+        std::vector<std::string>& errors = errors_;   // simdjson's message for an event that does not parse
+        const size_t per_chunk = std::max<size_t>(256, (n + parse_threads_ - 1) / parse_threads_);
+        const size_t chunks = (n + per_chunk - 1) / per_chunk;
+        if (parsers_.size() < parse_threads_)
+            parsers_.resize(parse_threads_);
+        if (arenas_.size() < chunks)
+            arenas_.resize(chunks);
+        const char* lo = buf_.data();
+        const char* hi = buf_.data() + buf_.size();
+        TaskRun run;
+        run_tasks(chunks, parse_threads_, run, [&](size_t c, unsigned slot) {
+            od::parser& parser = slot == 0 ? parser_ : parsers_[slot];
+            for (size_t i = c * per_chunk; i < std::min(n, (c + 1) * per_chunk); ++i) {
+                const Pending& pe = batch_[i];
+                events[i] = Event{};
+                errors[i].clear();
+                try {
+                    od::document doc = parser.iterate(buf_.data() + pe.b, pe.e - pe.b, buf_.size() - pe.b);
+                    od::object obj = doc.get_object();
+                    parse_event_fields(obj, events[i]);
+                } catch (const simdjson::simdjson_error& ex) {
+                    errors[i] = ex.error() == simdjson::UTF8_ERROR ? std::string("invalid UTF-8 in a string")
+                                                                  : std::string(simdjson::error_message(ex.error()));
+                    return;   // nothing after the first bad event is handled
+                }
+                stabilize(events[i], arenas_[c], lo, hi);
+            }
+        });
+        for (size_t c = 0; c < chunks; ++c)
+            if (run.errors[c])
+                std::rethrow_exception(run.errors[c]);   // not a parse error (out of memory)
+        std::vector<Pending> batch;
+        batch.swap(batch_);   // handle_event() does not read the buffer, but an error below must not flush twice
+        for (size_t i = 0; i < n; ++i) {
+            if (!errors[i].empty()) {
+                for (auto& a : arenas_)
+                    a.clear();
+                throw TraceError(path_, "byte " + std::to_string(offset_of(batch[i].b)) + ", event " +
+                                            std::to_string(batch[i].index),
+                                 "a valid JSON event object", errors[i]);
+            }
+            handle_event(events[i]);
+        }
+        for (auto& a : arenas_)
+            a.clear();
     }
 
     void parse_one_event(size_t b, size_t e)
@@ -1501,6 +1635,19 @@ private:
     bool in_events_ = false, saw_events_ = false, expect_key_ = false;
     uint64_t event_index_ = 0;
     od::parser parser_;
+    // Parallel parsing: events found but not yet parsed (byte range in buf_, index), one parser per extra thread,
+    // one string arena per chunk of a batch.
+    struct Pending {
+        size_t b, e;
+        uint64_t index;
+    };
+    static constexpr size_t kBatchEvents = 1u << 16;
+    unsigned parse_threads_ = reader_threads();
+    std::vector<Pending> batch_;
+    std::vector<od::parser> parsers_;
+    std::vector<Arena> arenas_;
+    std::vector<Event> events_;
+    std::vector<std::string> errors_;
 
     Trace trace_;
     int32_t rank_ = 0;

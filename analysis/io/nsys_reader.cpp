@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@
 #include <unordered_set>
 
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/parallel.h"
 #include "analysis/trace/checked_math.h"
 #include "analysis/trace/errors.h"
 
@@ -180,11 +182,149 @@ template <typename T> T clamp_to(int64_t v)
     return static_cast<T>(v);
 }
 
+// What one table reader shares with the others, kept to itself while the tables are read (on parallel threads, one
+// read-only connection each, when there are threads to use) and merged in table order afterwards. Names, devices,
+// processes and threads get local ids in the order the table first uses them; the merge maps them to the Trace's
+// ids table by table in the order of the sequential read, so the ids come out as that read assigned them. Bounds
+// and counters combine by min, max and sum, which does not depend on the order.
+struct Part {
+    struct Name {
+        int64_t id = 0;          // StringIds id
+        std::string literal;     // or a name of its own ("[CUDA graph N]")
+        bool is_literal = false;
+    };
+    std::vector<Name> names;
+    std::vector<StrId> name_ids;                        // local -> the Trace's id, set by merge()
+    std::vector<uint32_t> name_dense;                   // StringIds id -> local + 1 (0 = not seen yet), small ids
+    std::unordered_map<int64_t, uint32_t> name_sparse;  // the other ids
+    std::unordered_map<int64_t, uint32_t> graph_names;  // graphId -> local
+    std::unordered_map<std::string, uint32_t> texts;    // NVTX text given inline -> local
+    std::vector<int64_t> devices, processes, threads;   // local -> the raw id the table gives
+    std::unordered_map<int64_t, uint32_t> device_ids, process_ids, thread_ids;
+    int64_t last_dev_id = INT64_MIN, last_gpid = INT64_MIN, last_gtid = INT64_MIN;
+    uint16_t last_dev = 0, last_proc = 0;
+    uint32_t last_thread = 0;
+    uint64_t last_stream_key = UINT64_MAX;
+    std::set<uint64_t> streams;                         // (local device << 32) | stream
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t bad_intervals = 0, clamped_times = 0;
+    std::vector<std::string> warnings;
+    // NVTX: ranges that never ended, and the non-default domains (name as a local id, or inline text) with the
+    // rows that carry them, resolved once the names are the Trace's (finish_nvtx()).
+    struct Domain {
+        int64_t name = -1;
+        std::string text;
+    };
+    std::vector<size_t> open_ranges;
+    std::unordered_map<int64_t, Domain> domains;
+    std::vector<std::pair<size_t, int64_t>> range_domain, mark_domain;
+    size_t index = 0;                                   // task index (the table order of the sequential read)
+    bool reports = false;                               // on the calling thread: may call the progress callback
+
+    static constexpr size_t kDenseNames = size_t{1} << 22;
+
+    uint32_t name(int64_t id)
+    {
+        if (id >= 0 && static_cast<uint64_t>(id) < kDenseNames) {
+            const auto u = static_cast<size_t>(id);
+            if (u >= name_dense.size())
+                name_dense.resize(std::max(u + 1, name_dense.size() * 2), 0u);
+            uint32_t& r = name_dense[u];
+            if (r == 0) {
+                names.push_back({id, {}, false});
+                r = static_cast<uint32_t>(names.size());
+            }
+            return r - 1;
+        }
+        auto [it, fresh] = name_sparse.try_emplace(id, static_cast<uint32_t>(names.size()));
+        if (fresh)
+            names.push_back({id, {}, false});
+        return it->second;
+    }
+    uint32_t text_name(std::string_view text)
+    {
+        auto [it, fresh] = texts.try_emplace(std::string(text), static_cast<uint32_t>(names.size()));
+        if (fresh)
+            names.push_back({0, std::string(text), true});
+        return it->second;
+    }
+    uint32_t graph_name(int64_t graph_id)
+    {
+        auto [it, fresh] = graph_names.try_emplace(graph_id, static_cast<uint32_t>(names.size()));
+        if (fresh)
+            names.push_back({0, "[CUDA graph " + std::to_string(graph_id) + "]", true});
+        return it->second;
+    }
+    static uint32_t local(std::unordered_map<int64_t, uint32_t>& ids, std::vector<int64_t>& raw, int64_t v)
+    {
+        auto [it, fresh] = ids.try_emplace(v, static_cast<uint32_t>(raw.size()));
+        if (fresh)
+            raw.push_back(v);
+        return it->second;
+    }
+    uint16_t device(int64_t id)
+    {
+        if (id != last_dev_id) {
+            last_dev_id = id;
+            last_dev = static_cast<uint16_t>(local(device_ids, devices, id));
+        }
+        return last_dev;
+    }
+    uint16_t process(int64_t global_pid)
+    {
+        if (global_pid != last_gpid) {
+            last_gpid = global_pid;
+            last_proc = static_cast<uint16_t>(local(process_ids, processes, global_pid));
+        }
+        return last_proc;
+    }
+    uint32_t thread(int64_t gtid)
+    {
+        if (gtid != last_gtid) {
+            last_gtid = gtid;
+            last_thread = local(thread_ids, threads, gtid);
+        }
+        return last_thread;
+    }
+    void use_stream(uint16_t dev, int64_t stream)
+    {
+        const uint64_t key = (static_cast<uint64_t>(dev) << 32) | static_cast<uint32_t>(stream);
+        if (key != last_stream_key) {
+            last_stream_key = key;
+            streams.insert(key);
+        }
+    }
+    // Out-of-range timestamps are clamped (counted), an end before its start is set to the start (counted).
+    void fix_interval(int64_t& st, int64_t& en)
+    {
+        if (!time_in_range(st) || !time_in_range(en)) {
+            st = clamp_time(st);
+            en = clamp_time(en);
+            ++clamped_times;
+        }
+        if (en < st) {
+            en = st;
+            ++bad_intervals;
+        }
+    }
+    void widen(int64_t s, int64_t e)
+    {
+        lo = std::min(lo, s);
+        hi = std::max(hi, e);
+    }
+};
+
+// A stop that a task takes because an earlier task (in table order) failed: that task's error is the one reported.
+struct Aborted {};
+
 class Reader {
 public:
     Reader(const std::string& path, const LoadControl& control) : path_(path), control_(control) {}
     ~Reader()
     {
+        for (sqlite3* c : extra_)
+            if (c)
+                sqlite3_close(c);
         if (db_)
             sqlite3_close(db_);
     }
@@ -193,6 +333,7 @@ public:
 
 private:
     void open();
+    void open_connection(sqlite3*& db);
     void discover();
     bool has(const std::string& table) const { return tables_.count(table) != 0; }
     bool has_col(const std::string& table, const std::string& col) const
@@ -206,8 +347,9 @@ private:
         return has_col(table, c) ? quote_ident(c) : std::string(def);
     }
     void require(const std::string& table, std::initializer_list<const char*> cols) const;
-    int64_t estimate_rows(const std::string& table);
+    int64_t estimate_rows(sqlite3* db, const std::string& table);
 
+    // Sequential reads (the calling thread, db_).
     void tick(size_t row, const char* stage)
     {
         if ((row & 1023) == 0) {
@@ -216,17 +358,33 @@ private:
                 control_.report(std::min(1.0, static_cast<double>(done_rows_ + row) / static_cast<double>(total_rows_)), stage);
         }
     }
+    // Table tasks (any thread): cancellation, an earlier task's failure, and progress from the calling thread only.
+    void tick(Part& p, size_t row, const char* stage)
+    {
+        if ((row & 1023) == 0) {
+            control_.check();
+            if (run_.first_failed.load(std::memory_order_relaxed) < p.index)
+                throw Aborted{};
+            const int64_t done = row ? rows_done_.fetch_add(1024, std::memory_order_relaxed) + 1024 : rows_done_.load();
+            if (p.reports && (row & 16383) == 0 && total_rows_ > 0)
+                control_.report(std::min(1.0, static_cast<double>(done_rows_ + done) / static_cast<double>(total_rows_)), stage);
+        }
+    }
 
-    void read_strings();
+    void read_strings(sqlite3* db, Part& p);
     StrId str(int64_t id);
     void read_meta();
-    void read_kernels();
-    void read_graph_trace();
-    void read_runtime();
-    void read_memcpy();
-    void read_memset();
-    void read_syncs();
-    void read_nvtx();
+    void read_kernels(sqlite3* db, Part& p);
+    void read_graph_trace(sqlite3* db, Part& p);
+    void read_runtime(sqlite3* db, Part& p);
+    void read_memcpy(sqlite3* db, Part& p);
+    void read_memset(sqlite3* db, Part& p);
+    void read_syncs(sqlite3* db, Part& p);
+    void read_tables();
+    void tables_error(size_t from, size_t to);
+    void merge(Part& p);
+    void read_nvtx(sqlite3* db, Part& p);
+    void finish_nvtx(Part& p);
     void read_names_and_devices();
 
     uint16_t device(int64_t id)
@@ -256,14 +414,6 @@ private:
         last_thread_ = it->second;
         return last_thread_;
     }
-    void use_stream(uint16_t dev, int64_t stream)
-    {
-        const uint64_t key = (static_cast<uint64_t>(dev) << 32) | static_cast<uint32_t>(stream);
-        if (key != last_stream_key_) {
-            last_stream_key_ = key;
-            streams_used_.insert(key);
-        }
-    }
     // Out-of-range timestamps are clamped (counted), an end before its start is set to the start (counted).
     void fix_interval(int64_t& st, int64_t& en)
     {
@@ -283,12 +433,16 @@ private:
         hi_ = std::max(hi_, e);
     }
 
-    std::string path_;
+    std::string path_, uri_;
     const LoadControl& control_;
     sqlite3* db_ = nullptr;
+    std::vector<sqlite3*> extra_;                           // one more connection per helper thread
     Trace t_;
     std::map<std::string, std::set<std::string>> tables_;
     int64_t total_rows_ = 0, done_rows_ = 0;
+    std::atomic<int64_t> rows_done_{0};                     // rows read by the table tasks
+    TaskRun run_;
+    std::vector<Part> parts_;                               // by task: strings, kernels, API, copies, sets, syncs, NVTX
 
     // StringIds: raw strings by id (dense vector when ids are compact, else a map), interned on first use.
     std::string blob_;
@@ -302,10 +456,9 @@ private:
     int64_t last_dev_id_ = INT64_MIN, last_gpid_ = INT64_MIN, last_gtid_ = INT64_MIN;
     uint16_t last_dev_ = UINT16_MAX, last_proc_ = UINT16_MAX;
     uint32_t last_thread_ = UINT32_MAX;
-    uint64_t last_stream_key_ = UINT64_MAX;
     std::unordered_map<int64_t, uint32_t> threads_;
     std::set<uint64_t> streams_used_;
-    std::unordered_set<uint32_t> graph_node_corr_;
+    std::unordered_set<uint32_t> graph_node_corr_;          // written by the kernel task only
     int64_t lo_ = INT64_MAX, hi_ = INT64_MIN;
     size_t bad_intervals_ = 0, clamped_times_ = 0;
     int64_t file_size_ = 0;
@@ -317,24 +470,30 @@ void Reader::open()
     struct stat st {};
     if (::stat(path_.c_str(), &st) == 0)
         file_size_ = static_cast<int64_t>(st.st_size);
-    const std::string uri = "file:" + percent_encode_path(path_) + (wal ? "?mode=ro&immutable=1" : "?mode=ro&immutable=0");
-    const int rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+    uri_ = "file:" + percent_encode_path(path_) + (wal ? "?mode=ro&immutable=1" : "?mode=ro&immutable=0");
+    open_connection(db_);
+}
+
+// Opens one more read-only, defensive connection to the export into db (which the Reader closes).
+void Reader::open_connection(sqlite3*& db)
+{
+    const int rc = sqlite3_open_v2(uri_.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
                                    nullptr);
     if (rc != SQLITE_OK)
         throw TraceError(path_, "", kExpected,
-                         std::string("a file SQLite cannot open (") + (db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc)) + ")");
+                         std::string("a file SQLite cannot open (") + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) + ")");
     // Defensive mode: a hostile schema must not run code (triggers, views, untrusted functions) or write anything.
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
 #ifdef SQLITE_DBCONFIG_ENABLE_VIEW
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, nullptr);
 #endif
 #ifdef SQLITE_DBCONFIG_TRUSTED_SCHEMA
-    sqlite3_db_config(db_, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
+    sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, nullptr);
 #endif
     for (const char* pragma : {"PRAGMA trusted_schema=OFF", "PRAGMA query_only=ON"}) {
         char* err = nullptr;
-        if (sqlite3_exec(db_, pragma, nullptr, nullptr, &err) != SQLITE_OK) {
+        if (sqlite3_exec(db, pragma, nullptr, nullptr, &err) != SQLITE_OK) {
             const std::string msg = err ? err : "unknown error";
             sqlite3_free(err);
             throw TraceError(path_, pragma, kExpected, "a file SQLite cannot read (" + msg + ")");
@@ -343,12 +502,12 @@ void Reader::open()
     // A hot rollback journal beside the export (an interrupted write) must be rolled back before the file can be
     // read, which a read-only open cannot do: SQLite says "attempt to write a readonly database". Say what it is.
     sqlite3_stmt* probe = nullptr;
-    int prc = sqlite3_prepare_v2(db_, "SELECT count(*) FROM sqlite_master", -1, &probe, nullptr);
+    int prc = sqlite3_prepare_v2(db, "SELECT count(*) FROM sqlite_master", -1, &probe, nullptr);
     if (prc == SQLITE_OK)
         prc = sqlite3_step(probe);
     sqlite3_finalize(probe);
     if (prc != SQLITE_OK && prc != SQLITE_ROW && prc != SQLITE_DONE &&
-        (sqlite3_extended_errcode(db_) == SQLITE_READONLY_ROLLBACK || (prc & 0xFF) == SQLITE_READONLY)) {
+        (sqlite3_extended_errcode(db) == SQLITE_READONLY_ROLLBACK || (prc & 0xFF) == SQLITE_READONLY)) {
         throw TraceError(path_, "file header", "an export without a pending rollback journal",
                          "a rollback journal " + path_ + "-journal left by an interrupted write; Sightline opens "
                          "exports read-only and does not roll it back. Recover it with `sqlite3 " + path_ +
@@ -401,26 +560,25 @@ void Reader::require(const std::string& table, std::initializer_list<const char*
     }
 }
 
-int64_t Reader::estimate_rows(const std::string& table)
+int64_t Reader::estimate_rows(sqlite3* db, const std::string& table)
 {
     if (!has(table))
         return 0;
-    Stmt s(db_, "SELECT max(rowid) FROM " + quote_ident(table), path_, table);
+    Stmt s(db, "SELECT max(rowid) FROM " + quote_ident(table), path_, table);
     const int64_t max_rowid = s.step() ? std::max<int64_t>(0, s.i64(0)) : 0;
     // max(rowid) is only a hint (rowids may skip): a hostile file sets it near 2^63, and arrays reserved from it
     // would throw a bare bad_alloc. A row takes at least 4 bytes of the file, so the file's size bounds the count.
     return std::min<int64_t>(max_rowid, file_size_ / 4 + 1);
 }
 
-void Reader::read_strings()
+void Reader::read_strings(sqlite3* db, Part& p)
 {
-    require("StringIds", {"id", "value"});
-    Stmt s(db_, "SELECT id, value FROM StringIds", path_, "StringIds");
+    Stmt s(db, "SELECT id, value FROM StringIds", path_, "StringIds");
     std::vector<std::pair<int64_t, std::pair<uint32_t, uint32_t>>> rows;
     int64_t max_id = -1;
     size_t row = 0;
     while (s.step()) {
-        tick(row++, "strings");
+        tick(p, row++, "strings");
         std::string_view v = s.text(1);
         std::string escaped;
         if (!is_valid_utf8(v)) {   // names are kept, with the bytes that are not UTF-8 as \xNN text
@@ -434,7 +592,6 @@ void Reader::read_strings()
         blob_.append(v);
         max_id = std::max(max_id, id);
     }
-    done_rows_ += static_cast<int64_t>(row);
     const bool dense = max_id < static_cast<int64_t>(rows.size()) * 4 + 4096;
     if (dense) {
         dense_.assign(static_cast<size_t>(max_id + 1), {0u, UINT32_MAX});
@@ -522,7 +679,7 @@ void Reader::read_meta()
     }
 }
 
-void Reader::read_kernels()
+void Reader::read_kernels(sqlite3* db, Part& p)
 {
     const std::string T = "CUPTI_ACTIVITY_KIND_KERNEL";
     if (!has(T))
@@ -539,18 +696,18 @@ void Reader::read_kernels()
                             ", " + col(T, "blockZ", "1") + ", " + col(T, "registersPerThread", "0") + ", " +
                             col(T, "staticSharedMemory", "0") + ", " + col(T, "dynamicSharedMemory", "0") + ", " +
                             col(T, "graphNodeId") + ", " + col(T, "launchType") + " FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     auto& k = t_.kernels;
-    k.reserve(static_cast<size_t>(estimate_rows(T)));
+    k.reserve(static_cast<size_t>(estimate_rows(db, T)));
     size_t row = 0;
     while (s.step()) {
-        tick(row++, "kernels");
+        tick(p, row++, "kernels");
         int64_t st = s.i64(0), en = s.i64(1);
-        fix_interval(st, en);
-        widen(st, en);
-        const uint16_t dev = device(s.i64(2));
+        p.fix_interval(st, en);
+        p.widen(st, en);
+        const uint16_t dev = p.device(s.i64(2));
         const int64_t stream = s.i64(3);
-        use_stream(dev, stream);
+        p.use_stream(dev, stream);
         const auto corr = static_cast<uint32_t>(s.i64(4));
         uint8_t flags = 0;
         if (!s.null(17)) {
@@ -563,12 +720,12 @@ void Reader::read_kernels()
             flags |= KernelTable::kCooperative;
         k.start.push_back(st);
         k.end.push_back(en);
-        k.name.push_back(str(s.i64(6)));
-        k.short_name.push_back(str(s.i64(7)));
+        k.name.push_back(p.name(s.i64(6)));
+        k.short_name.push_back(p.name(s.i64(7)));
         k.correlation.push_back(corr);
         k.launch_api.push_back(kNoIndex);
         k.device.push_back(dev);
-        k.process.push_back(process(s.i64(5)));
+        k.process.push_back(p.process(s.i64(5)));
         k.stream.push_back(static_cast<uint32_t>(stream));
         k.grid_x.push_back(clamp_to<uint32_t>(s.i64(8)));
         k.grid_y.push_back(clamp_to<uint16_t>(s.i64(9)));
@@ -580,12 +737,12 @@ void Reader::read_kernels()
         k.shared_memory.push_back(clamp_to<uint32_t>(s.i64(15) + s.i64(16)));
         k.flags.push_back(flags);
     }
-    done_rows_ += static_cast<int64_t>(row);
 }
 
 // Graph-level tracing: one row per whole graph execution. Rows whose launch also produced node-level kernel rows
-// are skipped (no double counting); the rest become one kernel row each, flagged as a graph.
-void Reader::read_graph_trace()
+// are skipped (no double counting); the rest become one kernel row each, flagged as a graph. Runs in the kernel
+// task, after the kernels (it needs their correlation ids).
+void Reader::read_graph_trace(sqlite3* db, Part& p)
 {
     const std::string T = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
     if (!has(T) || !has_col(T, "start") || !has_col(T, "end"))
@@ -593,37 +750,35 @@ void Reader::read_graph_trace()
     const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
                             col(T, "graphId", "0") + " FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     size_t row = 0, skipped = 0, added = 0;
     while (s.step()) {
-        tick(row++, "CUDA graphs");
+        tick(p, row++, "CUDA graphs");
         const auto corr = static_cast<uint32_t>(s.i64(4));
         if (corr && graph_node_corr_.count(corr)) {
             ++skipped;
             continue;
         }
         int64_t st = s.i64(0), en = std::max(s.i64(0), s.i64(1));
-        widen(st, en);
-        const StrId name = t_.strings.intern("[CUDA graph " + std::to_string(s.i64(6)) + "]");
-        const size_t i = t_.kernels.append(st, en, name);
-        t_.kernels.device[i] = device(s.i64(2));
+        p.widen(st, en);
+        const size_t i = t_.kernels.append(st, en, p.graph_name(s.i64(6)));
+        t_.kernels.device[i] = p.device(s.i64(2));
         t_.kernels.stream[i] = static_cast<uint32_t>(s.i64(3));
-        use_stream(t_.kernels.device[i], s.i64(3));
+        p.use_stream(t_.kernels.device[i], s.i64(3));
         t_.kernels.correlation[i] = corr;
-        t_.kernels.process[i] = process(s.i64(5));
+        t_.kernels.process[i] = p.process(s.i64(5));
         t_.kernels.flags[i] = KernelTable::kGraphNode;
         ++added;
     }
-    done_rows_ += static_cast<int64_t>(row);
     if (skipped)
-        t_.meta.warnings.push_back(std::to_string(skipped) + " whole-graph rows in " + T +
-                                   " were skipped because their kernels are listed node by node (not double counted)");
+        p.warnings.push_back(std::to_string(skipped) + " whole-graph rows in " + T +
+                             " were skipped because their kernels are listed node by node (not double counted)");
     if (added)
-        t_.meta.warnings.push_back(std::to_string(added) + " CUDA graph executions were traced at graph level: each "
-                                   "is one row named \"[CUDA graph N]\"; profile with --cuda-graph-trace=node for kernels");
+        p.warnings.push_back(std::to_string(added) + " CUDA graph executions were traced at graph level: each "
+                             "is one row named \"[CUDA graph N]\"; profile with --cuda-graph-trace=node for kernels");
 }
 
-void Reader::read_runtime()
+void Reader::read_runtime(sqlite3* db, Part& p)
 {
     const std::string T = "CUPTI_ACTIVITY_KIND_RUNTIME";
     if (!has(T))
@@ -631,34 +786,27 @@ void Reader::read_runtime()
     require(T, {"start", "end", "nameId"});
     const std::string sql = "SELECT start, end, " + col(T, "eventClass", "0") + ", " + col(T, "globalTid", "0") + ", " +
                             col(T, "correlationId", "0") + ", nameId FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     auto& a = t_.api;
-    a.reserve(static_cast<size_t>(estimate_rows(T)));
+    a.reserve(static_cast<size_t>(estimate_rows(db, T)));
     size_t row = 0;
     while (s.step()) {
-        tick(row++, "API calls");
+        tick(p, row++, "API calls");
         int64_t st = s.i64(0), en = s.i64(1);
-        fix_interval(st, en);
-        widen(st, en);
+        p.fix_interval(st, en);
+        p.widen(st, en);
         const int64_t cls = s.i64(2);
-        const StrId name = str(s.i64(5));
-        if (name >= api_flags_.size())
-            api_flags_.resize(static_cast<size_t>(name) + 1, 0xFF);
-        uint8_t& f = api_flags_[name];
-        if (f == 0xFF)
-            f = classify_api_name(t_.str(name));
         a.start.push_back(st);
         a.end.push_back(en);
-        a.name.push_back(name);
+        a.name.push_back(p.name(s.i64(5)));
         a.correlation.push_back(static_cast<uint32_t>(s.i64(4)));
-        a.thread.push_back(thread(s.i64(3)));
+        a.thread.push_back(p.thread(s.i64(3)));
         a.api_class.push_back(cls == 0 ? ApiClass::Runtime : cls == 1 ? ApiClass::Driver : ApiClass::Other);
-        a.flags.push_back(f);
+        a.flags.push_back(0);   // set by merge() from the name
     }
-    done_rows_ += static_cast<int64_t>(row);
 }
 
-void Reader::read_memcpy()
+void Reader::read_memcpy(sqlite3* db, Part& p)
 {
     const std::string T = "CUPTI_ACTIVITY_KIND_MEMCPY";
     if (!has(T))
@@ -668,30 +816,29 @@ void Reader::read_memcpy()
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", bytes, " +
                             col(T, "copyKind", "0") + ", " + col(T, "srcKind", "7") + ", " + col(T, "dstKind", "7") +
                             " FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     auto& m = t_.memcpy;
     size_t row = 0;
     auto mem_kind = [](int64_t v) { return v >= 0 && v <= 7 ? static_cast<MemKind>(v) : MemKind::Unknown; };
     while (s.step()) {
-        tick(row++, "memory copies");
+        tick(p, row++, "memory copies");
         int64_t st = s.i64(0), en = s.i64(1);
-        fix_interval(st, en);
-        widen(st, en);
+        p.fix_interval(st, en);
+        p.widen(st, en);
         const int64_t ck = s.i64(7);
         const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)),
                                   ck >= 0 && ck <= 13 ? static_cast<CopyKind>(ck) : CopyKind::Unknown);
-        m.device[i] = device(s.i64(2));
+        m.device[i] = p.device(s.i64(2));
         m.stream[i] = static_cast<uint32_t>(s.i64(3));
-        use_stream(m.device[i], s.i64(3));
+        p.use_stream(m.device[i], s.i64(3));
         m.correlation[i] = static_cast<uint32_t>(s.i64(4));
-        m.process[i] = process(s.i64(5));
+        m.process[i] = p.process(s.i64(5));
         m.src_kind[i] = s.null(8) ? MemKind::Unknown : mem_kind(s.i64(8));
         m.dst_kind[i] = s.null(9) ? MemKind::Unknown : mem_kind(s.i64(9));
     }
-    done_rows_ += static_cast<int64_t>(row);
 }
 
-void Reader::read_memset()
+void Reader::read_memset(sqlite3* db, Part& p)
 {
     const std::string T = "CUPTI_ACTIVITY_KIND_MEMSET";
     if (!has(T))
@@ -700,27 +847,26 @@ void Reader::read_memset()
     const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
                             col(T, "bytes", "0") + ", " + col(T, "memKind") + " FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     auto& m = t_.memset;
     size_t row = 0;
     while (s.step()) {
-        tick(row++, "memory sets");
+        tick(p, row++, "memory sets");
         int64_t st = s.i64(0), en = s.i64(1);
-        fix_interval(st, en);
-        widen(st, en);
+        p.fix_interval(st, en);
+        p.widen(st, en);
         const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)));
-        m.device[i] = device(s.i64(2));
+        m.device[i] = p.device(s.i64(2));
         m.stream[i] = static_cast<uint32_t>(s.i64(3));
-        use_stream(m.device[i], s.i64(3));
+        p.use_stream(m.device[i], s.i64(3));
         m.correlation[i] = static_cast<uint32_t>(s.i64(4));
-        m.process[i] = process(s.i64(5));
+        m.process[i] = p.process(s.i64(5));
         const int64_t mk = s.i64(7);
         m.mem_kind[i] = !s.null(7) && mk >= 0 && mk <= 7 ? static_cast<MemKind>(mk) : MemKind::Unknown;
     }
-    done_rows_ += static_cast<int64_t>(row);
 }
 
-void Reader::read_syncs()
+void Reader::read_syncs(sqlite3* db, Part& p)
 {
     const std::string T = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
     if (!has(T))
@@ -729,23 +875,142 @@ void Reader::read_syncs()
     const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
                             col(T, "syncType", "0") + " FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     auto& y = t_.syncs;
     size_t row = 0;
     while (s.step()) {
-        tick(row++, "synchronizations");
+        tick(p, row++, "synchronizations");
         int64_t st = s.i64(0), en = std::max(s.i64(0), s.i64(1));
         const size_t i = y.append(st, en);
-        y.device[i] = device(s.i64(2));
+        y.device[i] = p.device(s.i64(2));
         y.stream[i] = static_cast<uint32_t>(s.i64(3));
         y.correlation[i] = static_cast<uint32_t>(s.i64(4));
-        y.process[i] = process(s.i64(5));
+        y.process[i] = p.process(s.i64(5));
         y.sync_type[i] = clamp_to<uint8_t>(s.i64(6));
     }
-    done_rows_ += static_cast<int64_t>(row);
 }
 
-void Reader::read_nvtx()
+// The string table, the activity tables and NVTX are independent: each is one task with its own connection and its
+// own Part, read in parallel when there are threads. Their errors are rethrown and their Parts merged in the order
+// the sequential reader used (strings, then the metadata, kernels with graph rows, API calls, copies, sets,
+// synchronisations, NVTX), so errors, ids and warnings come out the same (tables_error(), merge(), finish_nvtx()).
+void Reader::read_tables()
+{
+    require("StringIds", {"id", "value"});
+    using Fn = void (Reader::*)(sqlite3*, Part&);
+    static const Fn fns[] = {&Reader::read_strings, &Reader::read_kernels, &Reader::read_runtime,
+                             &Reader::read_memcpy, &Reader::read_memset, &Reader::read_syncs, &Reader::read_nvtx};
+    constexpr size_t n = sizeof fns / sizeof fns[0];
+    parts_.assign(n, Part{});
+    const unsigned threads = static_cast<unsigned>(std::min<size_t>(reader_threads(), n));
+    extra_.assign(threads > 0 ? threads - 1 : 0, nullptr);
+    run_tasks(n, threads, run_, [&](size_t i, unsigned slot) {
+        Part& p = parts_[i];
+        p.index = i;
+        p.reports = slot == 0;
+        sqlite3*& db = slot == 0 ? db_ : extra_[slot - 1];
+        if (!db)
+            open_connection(db);
+        (this->*fns[i])(db, p);
+        if (i == 1)
+            read_graph_trace(db, p);
+    });
+    done_rows_ += rows_done_.load();
+}
+
+// Rethrows the first error of the tasks [from, to) in table order. A task stopped because an earlier one failed
+// (Aborted) is passed over: the earlier one's error is the one the sequential read met, and the tasks before that
+// ran to the end.
+void Reader::tables_error(size_t from, size_t to)
+{
+    for (size_t i = from; i < to && i < run_.errors.size(); ++i) {
+        if (!run_.errors[i])
+            continue;
+        try {
+            std::rethrow_exception(run_.errors[i]);
+        } catch (const Aborted&) {
+            continue;
+        }
+    }
+}
+
+// Maps one task's local ids to the Trace's, in the order of first use (as the sequential reader assigned them).
+void Reader::merge(Part& p)
+{
+    std::vector<StrId>& names = p.name_ids;
+    names.resize(p.names.size());
+    for (size_t i = 0; i < names.size(); ++i)
+        names[i] = p.names[i].is_literal ? t_.strings.intern(p.names[i].literal) : str(p.names[i].id);
+    std::vector<uint16_t> devices(p.devices.size()), processes(p.processes.size());
+    std::vector<uint32_t> threads(p.threads.size());
+    for (size_t i = 0; i < devices.size(); ++i)
+        devices[i] = device(p.devices[i]);
+    for (size_t i = 0; i < processes.size(); ++i)
+        processes[i] = process(p.processes[i]);
+    for (size_t i = 0; i < threads.size(); ++i)
+        threads[i] = thread(p.threads[i]);
+    auto remap = [](auto& column, const auto& map) {
+        for (auto& v : column)
+            v = map[v];
+    };
+    switch (p.index) {
+    case 1:
+        remap(t_.kernels.name, names);
+        remap(t_.kernels.short_name, names);
+        remap(t_.kernels.device, devices);
+        remap(t_.kernels.process, processes);
+        break;
+    case 2: {
+        auto& a = t_.api;
+        remap(a.name, names);
+        remap(a.thread, threads);
+        for (size_t r = 0; r < a.size(); ++r) {
+            const StrId name = a.name[r];
+            if (name >= api_flags_.size())
+                api_flags_.resize(static_cast<size_t>(name) + 1, 0xFF);
+            uint8_t& f = api_flags_[name];
+            if (f == 0xFF)
+                f = classify_api_name(t_.str(name));
+            a.flags[r] = f;
+        }
+        break;
+    }
+    case 3:
+        remap(t_.memcpy.device, devices);
+        remap(t_.memcpy.process, processes);
+        break;
+    case 4:
+        remap(t_.memset.device, devices);
+        remap(t_.memset.process, processes);
+        break;
+    case 5:
+        remap(t_.syncs.device, devices);
+        remap(t_.syncs.process, processes);
+        break;
+    case 6:
+        remap(t_.ranges.name, names);
+        remap(t_.ranges.thread, threads);
+        remap(t_.marks.name, names);
+        remap(t_.marks.thread, threads);
+        break;
+    default:
+        break;
+    }
+    for (uint64_t key : p.streams)
+        streams_used_.insert((static_cast<uint64_t>(devices[key >> 32]) << 32) | (key & 0xFFFFFFFFu));
+    if (p.index != 6) {   // NVTX widens the window only after it is anchored (finish_nvtx())
+        lo_ = std::min(lo_, p.lo);
+        hi_ = std::max(hi_, p.hi);
+    }
+    bad_intervals_ += p.bad_intervals;
+    clamped_times_ += p.clamped_times;
+    for (auto& w : p.warnings)
+        t_.meta.warnings.push_back(std::move(w));
+}
+
+// NVTX ranges and marks. Read as a task like the activity tables; what needs the capture window (ranges that never
+// ended close at its end) and the domain prefixes are done by finish_nvtx() after the window is known.
+void Reader::read_nvtx(sqlite3* db, Part& p)
 {
     const std::string T = "NVTX_EVENTS";
     if (!has(T))
@@ -753,66 +1018,77 @@ void Reader::read_nvtx()
     require(T, {"start", "eventType"});
     const std::string sql = "SELECT start, " + col(T, "end") + ", eventType, " + col(T, "text") + ", " +
                             col(T, "textId") + ", " + col(T, "globalTid", "0") + ", " + col(T, "domainId") + " FROM " + T;
-    Stmt s(db_, sql, path_, T);
+    Stmt s(db, sql, path_, T);
     auto& r = t_.ranges;
-    std::vector<size_t> open;
-    std::unordered_map<int64_t, std::string> domains;
-    std::vector<std::pair<size_t, int64_t>> range_domain, mark_domain;   // (row index, domainId) for non-default domains
     size_t row = 0;
     while (s.step()) {
-        tick(row++, "NVTX");
+        tick(p, row++, "NVTX");
         const int64_t type = s.i64(2);
         const bool push_pop = type == 59 || type == 70;
         const bool start_end = type == 60 || type == 71;
         const bool mark = type == 34;
         const int64_t domain = s.null(6) ? 0 : s.i64(6);
         if (type == 75) {   // NvtxDomainCreate: the domain's name
-            domains[domain] = !s.null(4) ? std::string(t_.str(str(s.i64(4)))) : std::string(s.text(3));
+            Part::Domain d;
+            if (!s.null(4))
+                d.name = p.name(s.i64(4));
+            else
+                d.text = s.text(3);
+            p.domains[domain] = std::move(d);
             continue;
         }
         if (!push_pop && !start_end && !mark)
             continue;
-        const StrId name = !s.null(4) ? str(s.i64(4)) : t_.strings.intern(s.text(3));
-        const uint32_t thr = thread(s.i64(5));
+        const uint32_t name = !s.null(4) ? p.name(s.i64(4)) : p.text_name(s.text(3));
+        const uint32_t thr = p.thread(s.i64(5));
         int64_t st = s.i64(0);
         if (mark) {
             t_.marks.time.push_back(st);
             t_.marks.name.push_back(name);
             t_.marks.thread.push_back(thr);
             if (domain != 0)
-                mark_domain.emplace_back(t_.marks.size() - 1, domain);
+                p.mark_domain.emplace_back(t_.marks.size() - 1, domain);
             continue;
         }
         const bool is_open = s.null(1);
         int64_t en = is_open ? st : s.i64(1);
-        fix_interval(st, en);
+        p.fix_interval(st, en);
         const size_t i = r.append(st, en, name, thr, push_pop ? RangeKind::PushPop : RangeKind::StartEnd);
         if (is_open)
-            open.push_back(i);
+            p.open_ranges.push_back(i);
         else
-            widen(st, en);
+            p.widen(st, en);
         if (domain != 0)
-            range_domain.emplace_back(i, domain);
+            p.range_domain.emplace_back(i, domain);
     }
-    done_rows_ += static_cast<int64_t>(row);
+}
+
+void Reader::finish_nvtx(Part& p)
+{
+    auto& r = t_.ranges;
+    lo_ = std::min(lo_, p.lo);
+    hi_ = std::max(hi_, p.hi);
     // Ranges that never closed end at the capture end.
-    for (size_t i : open)
+    for (size_t i : p.open_ranges)
         widen(r.start[i], r.start[i]);
-    for (size_t i : open)
+    for (size_t i : p.open_ranges)
         r.end[i] = std::max(hi_, r.start[i]);
-    if (!open.empty())
-        t_.meta.warnings.push_back(std::to_string(open.size()) +
+    if (!p.open_ranges.empty())
+        t_.meta.warnings.push_back(std::to_string(p.open_ranges.size()) +
                                    " NVTX ranges never ended; they are closed at the end of the capture");
     // Non-default domains prefix the name: "domain:text" (as nsys' nvtx reports do).
+    std::unordered_map<int64_t, std::string> domains;
+    for (const auto& [id, d] : p.domains)
+        domains[id] = d.name >= 0 ? std::string(t_.str(p.name_ids[static_cast<size_t>(d.name)])) : d.text;
     auto prefixed = [&](StrId name, int64_t domain) {
         auto it = domains.find(domain);
         if (it == domains.end() || it->second.empty())
             return name;
         return t_.strings.intern(it->second + ":" + std::string(t_.str(name)));
     };
-    for (const auto& [i, d] : range_domain)
+    for (const auto& [i, d] : p.range_domain)
         r.name[i] = prefixed(r.name[i], d);
-    for (const auto& [i, d] : mark_domain)
+    for (const auto& [i, d] : p.mark_domain)
         t_.marks.name[i] = prefixed(t_.marks.name[i], d);
 }
 
@@ -893,19 +1169,17 @@ Trace Reader::read()
     for (const char* tb : {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME",
                            "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET",
                            "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "NVTX_EVENTS"})
-        total_rows_ += estimate_rows(tb);
+        total_rows_ += estimate_rows(db_, tb);
     control_.report(0.0, "opening");
-    read_strings();
+    read_tables();
+    tables_error(0, 1);   // StringIds
     read_meta();
     const int64_t window_lo = lo_, window_hi = hi_;
     lo_ = INT64_MAX;
     hi_ = INT64_MIN;
-    read_kernels();
-    read_graph_trace();
-    read_runtime();
-    read_memcpy();
-    read_memset();
-    read_syncs();
+    tables_error(1, parts_.size());
+    for (size_t i = 1; i < parts_.size(); ++i)
+        merge(parts_[i]);
     // Capture window (issue 13): the length nsys reports (ANALYSIS_DETAILS.duration) on the events' clock. Event
     // times count from the session start, so the window is [0, duration] when every event lies in it (all real
     // exports in ../shared/data); else [startTime, stopTime] when those bracket the events (exports written by
@@ -937,7 +1211,8 @@ Trace Reader::read()
     } else {
         t_.meta.capture_source = "events";
     }
-    read_nvtx();
+    finish_nvtx(parts_.back());
+    parts_.clear();
     read_names_and_devices();
     control_.check();
 
