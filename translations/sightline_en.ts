@@ -24,13 +24,6 @@
         <numerusform>%n files</numerusform>
       </translation>
     </message>
-    <message numerus="yes">
-      <source>%n device(s)</source>
-      <translation>
-        <numerusform>%n device</numerusform>
-        <numerusform>%n devices</numerusform>
-      </translation>
-    </message>
   </context>
   <context>
     <name>sl::OverviewPanel</name>
@@ -59,10 +52,41 @@
       </translation>
     </message>
     <message numerus="yes">
-      <source>Range %1 · busy %2 · idle %3 · %n kernel(s)</source>
+      <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
       <translation>
-        <numerusform>Range %1 · busy %2 · idle %3 · %n kernel</numerusform>
-        <numerusform>Range %1 · busy %2 · idle %3 · %n kernels</numerusform>
+        <numerusform>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel</numerusform>
+        <numerusform>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernels</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
+    <name>sl::TraceHeader</name>
+    <message numerus="yes">
+      <source>%n device(s)</source>
+      <translation>
+        <numerusform>%n device</numerusform>
+        <numerusform>%n devices</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>steady state %1 (%2 – %3, %n step(s))</source>
+      <translation>
+        <numerusform>steady state %1 (%2 – %3, %n step)</numerusform>
+        <numerusform>steady state %1 (%2 – %3, %n steps)</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n training iteration(s)</source>
+      <translation>
+        <numerusform>%n training iteration</numerusform>
+        <numerusform>%n training iterations</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
+      <translation>
+        <numerusform>%n warm-up step left out of the steady-state window %1 – %2</numerusform>
+        <numerusform>%n warm-up steps left out of the steady-state window %1 – %2</numerusform>
       </translation>
     </message>
   </context>
