@@ -60,7 +60,7 @@
     </message>
   </context>
   <context>
-    <name>sl::TraceHeader</name>
+    <name>TraceHeader</name>
     <message numerus="yes">
       <source>%n device(s)</source>
       <translation>

@@ -659,10 +659,12 @@ QString TimelineView::rangeStatsText() const
         return {};
     const TimeRange r = selection_->range();
     const RangeStats s = index_->rangeStats(r.start, r.end);
-    // From .. to on the axis's origin (the capture start), like every time the views show.
+    // From .. to on the axis's origin (the capture start), like every time the views show, precise enough to tell
+    // the two ends apart.
+    const int64_t resolution = std::max<int64_t>(1, r.duration() / 10);
     return tr("Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)", nullptr, int(s.kernels))
-        .arg(formatDuration(r.duration()), formatDuration(r.start - index_->origin()),
-             formatDuration(r.end - index_->origin()), formatDuration(s.busy), formatDuration(s.idle));
+        .arg(formatDuration(r.duration()), formatTimeAt(r.start - index_->origin(), resolution),
+             formatTimeAt(r.end - index_->origin(), resolution), formatDuration(s.busy), formatDuration(s.idle));
 }
 
 void TimelineView::render(QPainter& p)

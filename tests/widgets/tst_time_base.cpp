@@ -280,7 +280,15 @@ private slots:
         QCOMPARE(inside.idle, g.end - g.start - 2 * q);
         const QString text = view.rangeStatsText();
         QVERIFY2(text.contains(formatDuration(g.end - g.start - 2 * q)), qPrintable(text));
-        QVERIFY2(text.contains(formatDuration(g.start + q - index->origin())), qPrintable(text));
+        // For a look (not a pixel test): the range and its statistics box over the gap, test-tmp/time_base_range.png.
+        view.setWindow({g.start - 4 * g.duration(), g.end + 4 * g.duration()});
+        view.grab().save(testing::scratchDir(QStringLiteral("time_base")) + QStringLiteral("/range_over_gap.png"));
+        const int64_t res = std::max<int64_t>(1, (g.end - g.start - 2 * q) / 10);
+        const QString fromText = formatTimeAt(g.start + q - index->origin(), res);
+        const QString toText = formatTimeAt(g.end - q - index->origin(), res);
+        QVERIFY2(text.contains(fromText + QStringLiteral(" – ") + toText), qPrintable(text));
+        QVERIFY(fromText != toText);
+        QVERIFY(std::fabs(parseDuration(fromText) - double(g.start + q - index->origin())) <= double(res));
 
         // Across several steps: idle = Σ the analysis' gaps clipped to the range, busy = the rest.
         const int64_t from = g.start - 5'000'000, to = g.end + 5'000'000;
@@ -291,6 +299,18 @@ private slots:
         QCOMPARE(across.idle, oracle);
         // (idle is counted inside the GPU activity window only, as the analysis counts it)
         QCOMPARE(across.busy + across.idle, std::min(to, index->gpuEnd()) - std::max(from, index->gpuStart()));
+    }
+
+    // Range ends to the precision of the range: both ends of a 95.7 µs range at 144 ms read apart.
+    void timeAtResolution()
+    {
+        QCOMPARE(formatTimeAt(144'187'230, 9'570), QStringLiteral("144.187 ms"));
+        QCOMPARE(formatTimeAt(144'282'930, 9'570), QStringLiteral("144.283 ms"));
+        QCOMPARE(formatTimeAt(144'187'230, 10'000'000), QStringLiteral("144 ms"));   // never fewer digits than formatDuration
+        QCOMPARE(formatTimeAt(3'500'000'000, 100'000'000), QStringLiteral("3.50 s"));
+        QCOMPARE(formatTimeAt(3'512'345'678, 1'000), QStringLiteral("3.512346 s"));
+        QCOMPARE(formatTimeAt(-2'500, 10), QStringLiteral("-2.50 µs"));
+        QCOMPARE(formatTimeAt(750, 1), QStringLiteral("750 ns"));
     }
 
     // The header counts CPU operators apart from NVTX ranges and names each window it shows; with the analysis it
