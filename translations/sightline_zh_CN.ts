@@ -854,10 +854,6 @@ after</source>
         <translation>设备</translation>
     </message>
     <message>
-        <source>Window</source>
-        <translation>时间窗口</translation>
-    </message>
-    <message>
         <source>Busy</source>
         <translation>忙碌</translation>
     </message>
@@ -900,6 +896,10 @@ after</source>
     <message>
         <source>Idle intervals between busy periods</source>
         <translation>两段忙碌之间的空闲区间</translation>
+    </message>
+    <message>
+        <source>GPU activity window</source>
+        <translation>GPU 活动窗口</translation>
     </message>
 </context>
 <context>
