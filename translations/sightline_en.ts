@@ -83,6 +83,20 @@
       </translation>
     </message>
     <message numerus="yes">
+      <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
+      <translation>
+        <numerusform>the capture (%1, %n kernel) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
+        <numerusform>the capture (%1, %n kernels) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
+      <translation>
+        <numerusform>%n module or library load (lazy first launch) lies inside the capture: the first calls of those kernels include loading</numerusform>
+        <numerusform>%n module or library loads (lazy first launches) lie inside the capture: the first calls of those kernels include loading</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
       <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
       <translation>
         <numerusform>%n warm-up step left out of the steady-state window %1 – %2</numerusform>

@@ -114,6 +114,32 @@
         <source>Every time is measured from the capture start.</source>
         <translation>所有时间均从采集开始计时。</translation>
     </message>
+    <message>
+        <source>the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no GPU finding can be made</source>
+        <translation>trace 中没有内核、拷贝或内存设置：GPU 利用率未知（不是 100 %），无法给出 GPU 方面的诊断</translation>
+    </message>
+    <message>
+        <source>the trace holds copies or sets but no kernels</source>
+        <translation>trace 中只有拷贝或内存设置，没有内核</translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
+        <translation>
+            <numerusform>采集（%1，%n 个内核）过短，不足以下结论（短于 %2 或少于 %3 个内核）：诊断结论仅供参考</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
+        <translation>
+            <numerusform>采集中包含 %n 次模块或库加载（首次启动时的延迟加载）：这些内核的首次调用包含加载时间</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
+        <translation>
+            <numerusform>解码步数过少（%n），无法排除预热：TPOT 包含最初几步</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sl::CompareDeltaModel</name>

@@ -367,6 +367,31 @@ private slots:
         for (const WorkloadWarning& w : a.workload.warnings)
             QVERIFY2(full.contains(TraceHeader::warningLabel(w.code).toHtmlEscaped()), qPrintable(full));
 
+        // A capture too short for a verdict: the warning in the interface's words, with the analysis' numbers.
+        {
+            auto tiny = std::make_shared<Trace>();
+            const uint16_t dev = tiny->device_index(0);
+            const StrId kn = tiny->strings.intern("gemm");
+            for (int i = 0; i < 6; ++i) {
+                const size_t r = tiny->kernels.append(1'000'000 + i * 100'000, 1'050'000 + i * 100'000, kn);
+                tiny->kernels.device[r] = dev;
+                tiny->kernels.stream[r] = 7;
+            }
+            tiny->finish();
+            const AnalysisResult ta = analyze(*tiny, AnalysisOptions{});
+            const bool tooShort = std::any_of(ta.workload.warnings.begin(), ta.workload.warnings.end(),
+                                              [](const WorkloadWarning& w) { return w.code == "capture_too_short"; });
+            QVERIFY(tooShort);
+            const QString h = TraceHeader::html(*tiny, &ta);
+            const QString expected =
+                TraceHeader::tr("the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): "
+                                "findings are indicative only", nullptr, 6)
+                    .arg(formatDuration(tiny->meta.capture_end - tiny->meta.capture_start), formatDuration(20'000'000))
+                    .arg(50);
+            QVERIFY2(h.contains(expected.toHtmlEscaped()), qPrintable(h));
+            QVERIFY(h.contains(TraceHeader::warningLabel("capture_too_short")));
+        }
+
         // A real Kineto trace: its cpu_op events are CPU operators, its one user annotation the only NVTX range.
         const QString data = qEnvironmentVariable("SIGHTLINE_SHARED_DATA");
         const QString qwen = data + QStringLiteral("/kineto/tracelens/h100__Qwen1.5-0.5B-Chat_inference.json.gz");
