@@ -85,7 +85,7 @@ QVariant DeviceModel::headerData(int section, Qt::Orientation orientation, int r
     if (role == Qt::DisplayRole) {
         switch (section) {
         case Device: return tr("Device");
-        case Window: return tr("Window");
+        case Window: return tr("GPU activity window");
         case Busy: return tr("Busy");
         case Idle: return tr("Idle");
         case Utilization: return tr("Utilization");

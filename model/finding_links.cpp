@@ -1,6 +1,8 @@
 #include "model/finding_links.h"
 
 #include <algorithm>
+#include <climits>
+#include <string_view>
 
 #include "analysis/timeline/analysis.h"
 #include "analysis/diagnosis/metrics_binding.h"
@@ -17,6 +19,59 @@ int64_t stepAt(const AnalysisResult& analysis, int64_t t)
         return -1;
     --it;
     return t >= it->start && t < it->end ? int64_t(it - steps.begin()) : -1;
+}
+
+namespace {
+
+// The integer a step range's name ends with ("decode_step 14" -> 14), or -1.
+int64_t trailingNumber(std::string_view name)
+{
+    size_t i = name.size();
+    while (i > 0 && name[i - 1] >= '0' && name[i - 1] <= '9')
+        --i;
+    if (i == name.size() || name.size() - i > 12)
+        return -1;
+    int64_t v = 0;
+    for (size_t j = i; j < name.size(); ++j)
+        v = v * 10 + (name[j] - '0');
+    return v;
+}
+
+const char* stepPhase(const StepInfo& s) { return s.mixed ? "mixed" : s.prefill ? "prefill" : "decode"; }
+
+} // namespace
+
+StepLabel stepLabel(const AnalysisResult& analysis, const Trace& trace, int64_t step)
+{
+    const auto& steps = analysis.phases.steps;
+    const StepInfo& st = steps[size_t(step)];
+    StepLabel l;
+    l.phase = stepPhase(st);
+    l.warmup = st.warmup;
+    if (st.range != kNoIndex && size_t(st.range) < trace.ranges.size())
+        l.range = std::string(trace.str(trace.ranges.name[size_t(st.range)]));
+    // Position among the steps of its phase, and whether the range names count from one base throughout.
+    int64_t ordinal = -1, total = 0, base = INT64_MIN;
+    bool consistent = true;
+    for (size_t j = 0; j < steps.size(); ++j) {
+        if (std::string_view(stepPhase(steps[j])) != l.phase)
+            continue;
+        if (j == size_t(step))
+            ordinal = total;
+        const int32_t r = steps[j].range;
+        const int64_t n = r != kNoIndex && size_t(r) < trace.ranges.size() ? trailingNumber(trace.str(trace.ranges.name[size_t(r)])) : -1;
+        if (n < 0)
+            consistent = false;
+        else if (base == INT64_MIN)
+            base = n - total;
+        else if (n - total != base)
+            consistent = false;
+        ++total;
+    }
+    l.first = consistent && base != INT64_MIN && base >= 0 ? base : 0;
+    l.number = l.first + ordinal;
+    l.last = l.first + total - 1;
+    return l;
 }
 
 std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, int64_t kernel)

@@ -24,6 +24,20 @@ struct Finding;
 // Index into AnalysisResult::phases.steps of the step whose GPU window contains t, or -1. O(log steps).
 int64_t stepAt(const AnalysisResult& analysis, int64_t t);
 
+// How a step is named to people, numbered the way the trace numbers its own steps: among the steps of the same
+// phase (prefill / decode / mixed), `number` = first + its position. `first` is 0 (the analysis JSON's and the
+// generator's convention) unless the trace's step ranges end in numbers that count consistently from another base
+// ("decode_step 14" is then step 14, and a capture that starts at "decode_step 100" numbers from 100). `range` is
+// the step's NVTX range name, empty for kernel-delimited steps.
+struct StepLabel {
+    std::string phase;            // "prefill", "decode" or "mixed"
+    int64_t number = 0, first = 0, last = 0;
+    bool warmup = false;
+    std::string range;
+};
+// step: index into AnalysisResult::phases.steps (must be valid).
+StepLabel stepLabel(const AnalysisResult& analysis, const Trace& trace, int64_t step);
+
 // The longest kernel of an operator class (kernel_classes.json id) whose start lies in a step of `phase` ("prefill"
 // or "decode"; empty = any); -1 when none. One pass over the per-kernel class column; the phase (a binary search
 // over the steps) is looked up only for a kernel longer than the best so far.

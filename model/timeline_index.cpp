@@ -20,6 +20,12 @@ bool mergeable(int64_t start, int64_t end, uint32_t count, int64_t bucket)
 
 } // namespace
 
+int64_t timeOrigin(const Trace& trace, int64_t fallback)
+{
+    const TraceMeta& m = trace.meta;
+    return m.capture_end > m.capture_start ? m.capture_start : fallback;
+}
+
 ItemRef TimelineIndex::ref(const TimelineLane& lane, uint32_t i) const
 {
     if (lane.kind == LaneKind::Gaps)
@@ -319,6 +325,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     idx->end_ = std::max(hi, lo);
     idx->gpuStart_ = gpuLo == INT64_MAX ? idx->start_ : gpuLo;
     idx->gpuEnd_ = gpuLo == INT64_MAX ? idx->end_ : gpuHi;
+    idx->origin_ = timeOrigin(t, idx->start_);
     idx->lookup_ = KernelLookup::build(idx->trace_, control);
     control.report(1.0, "timeline");
     return idx;
@@ -331,6 +338,17 @@ RangeStats TimelineIndex::rangeStats(int64_t from, int64_t to) const
         return st;
     st.duration = to - from;
     std::map<uint16_t, std::vector<std::pair<int64_t, int64_t>>> busy;
+    // Each device's GPU activity window (its stream lanes' first start .. last end): idle is counted inside it.
+    std::map<uint16_t, std::pair<int64_t, int64_t>> active;
+    for (const TimelineLane& lane : lanes_) {
+        if (lane.kind != LaneKind::Stream || lane.items.empty() || lane.blockMaxEnd.empty())
+            continue;
+        auto [it, fresh] = active.try_emplace(lane.device, itemStart(lane, 0), lane.blockMaxEnd.back());
+        if (!fresh) {
+            it->second.first = std::min(it->second.first, itemStart(lane, 0));
+            it->second.second = std::max(it->second.second, lane.blockMaxEnd.back());
+        }
+    }
     for (const TimelineLane& lane : lanes_) {
         if (lane.kind != LaneKind::Stream && lane.kind != LaneKind::ApiThread)
             continue;
@@ -351,7 +369,8 @@ RangeStats TimelineIndex::rangeStats(int64_t from, int64_t to) const
             busy[lane.device].emplace_back(s, e);
         }
     }
-    for (auto& [dev, iv] : busy) {
+    for (const auto& [dev, window] : active) {
+        auto& iv = busy[dev];
         std::sort(iv.begin(), iv.end());
         int64_t cs = INT64_MIN, ce = INT64_MIN, total = 0;
         for (const auto& [s, e] : iv) {
@@ -367,7 +386,8 @@ RangeStats TimelineIndex::rangeStats(int64_t from, int64_t to) const
         if (ce > cs)
             total += ce - cs;
         st.busy += total;
-        st.idle += st.duration - total;
+        const int64_t inside = std::min(to, window.second) - std::max(from, window.first);
+        st.idle += std::max<int64_t>(0, inside - total);
     }
     return st;
 }

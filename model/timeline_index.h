@@ -52,13 +52,21 @@ struct TimelineLane {
     std::vector<std::vector<LodSpan>> levels;
 };
 
+// The one time origin of every view (timeline axis, tooltips, Details, range statistics, findings): the start of
+// the capture window the profiler reports (TraceMeta::capture_start, nsys ANALYSIS_DETAILS / Kineto trace span), so
+// "37.9 ms" means 37.9 ms after the capture started wherever it is shown. A trace without a capture window (0/0)
+// measures from its first event (`fallback`).
+int64_t timeOrigin(const Trace& trace, int64_t fallback = 0);
+
 // Statistics of a time range (range selection on the timeline).
 struct RangeStats {
     int64_t duration = 0;
     int64_t kernels = 0;          // kernels overlapping the range
     int64_t kernelTime = 0;       // kernel time clipped to the range (summed over kernels)
     int64_t busy = 0;             // union of GPU work clipped to the range, summed over devices
-    int64_t idle = 0;             // per device: range - busy, summed over active devices
+    // Per device with GPU work: the part of the range inside its GPU activity window (first op start .. last op
+    // end) minus busy, summed over those devices. A range over an idle gap is all idle, even with no op in it.
+    int64_t idle = 0;
     int64_t apiCalls = 0;
 };
 
@@ -75,6 +83,8 @@ public:
     const std::vector<TimelineLane>& lanes() const { return lanes_; }
     int64_t start() const { return start_; }
     int64_t end() const { return end_; }
+    // Where the axis, tooltips and range statistics measure time from: timeOrigin(trace(), start()).
+    int64_t origin() const { return origin_; }
     // Extent of GPU work only (kernels, copies, memsets); start()/end() when there is none.
     int64_t gpuStart() const { return gpuStart_; }
     int64_t gpuEnd() const { return gpuEnd_; }
@@ -125,6 +135,7 @@ private:
     std::vector<std::pair<uint32_t, int>> apiLanes_;      // thread -> lane, sorted
     int64_t start_ = 0, end_ = 0;
     int64_t gpuStart_ = 0, gpuEnd_ = 0;
+    int64_t origin_ = 0;
 };
 
 } // namespace sl

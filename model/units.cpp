@@ -1,5 +1,6 @@
 #include "model/units.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sl {
@@ -21,6 +22,18 @@ QString formatDuration(int64_t ns)
     if (a < 1e9)
         return threeSig(static_cast<double>(ns) / 1e6) + QStringLiteral(" ms");
     return threeSig(static_cast<double>(ns) / 1e9) + QStringLiteral(" s");
+}
+
+QString formatTimeAt(int64_t ns, int64_t resolution)
+{
+    const double a = std::fabs(static_cast<double>(ns));
+    const double scale = a >= 1e9 ? 1e9 : a >= 1e6 ? 1e6 : a >= 1e3 ? 1e3 : 1;
+    const char* unit = a >= 1e9 ? " s" : a >= 1e6 ? " ms" : a >= 1e3 ? " µs" : " ns";
+    const int sig = a / scale >= 100 ? 0 : a / scale >= 10 ? 1 : 2;   // formatDuration's digits
+    const double res = static_cast<double>(std::max<int64_t>(1, resolution));
+    const int needed = res >= scale ? 0 : static_cast<int>(std::ceil(std::log10(scale / res) - 1e-9));
+    return QString::number(static_cast<double>(ns) / scale, 'f', std::clamp(std::max(sig, needed), 0, 9)) +
+           QString::fromUtf8(unit);
 }
 
 QString formatBytes(uint64_t bytes)

@@ -8,6 +8,9 @@ namespace sl {
 
 // 1234 -> "1.23 µs", 1'500'000 -> "1.50 ms"; three significant digits, unit chosen by magnitude.
 QString formatDuration(int64_t ns);
+// A time on the axis (ns after the origin) to `resolution` ns or better, unit by magnitude:
+// (144'187'230, 9'570) -> "144.187 ms"; never fewer digits than formatDuration.
+QString formatTimeAt(int64_t ns, int64_t resolution);
 // 1536 -> "1.50 KiB".
 QString formatBytes(uint64_t bytes);
 // 0.4567 -> "45.7 %".

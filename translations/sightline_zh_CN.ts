@@ -17,6 +17,131 @@
     </message>
 </context>
 <context>
+    <name>TraceHeader</name>
+    <message>
+        <source>No GPU activity</source>
+        <translation>无 GPU 活动</translation>
+    </message>
+    <message>
+        <source>No kernels</source>
+        <translation>无内核</translation>
+    </message>
+    <message>
+        <source>Clock skew</source>
+        <translation>时钟偏移</translation>
+    </message>
+    <message>
+        <source>Events dropped</source>
+        <translation>已丢弃事件</translation>
+    </message>
+    <message>
+        <source>Capture too short</source>
+        <translation>采集过短</translation>
+    </message>
+    <message>
+        <source>Warm-up included</source>
+        <translation>含预热</translation>
+    </message>
+    <message>
+        <source>Warm-up excluded</source>
+        <translation>已排除预热</translation>
+    </message>
+    <message>
+        <source>Reader</source>
+        <translation>读取器</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
+        <translation>
+            <numerusform>%n 个预热步未计入稳态窗口 %1 – %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>capture %1 (time 0 = its start)</source>
+        <translation>采集时长 %1（时间 0 = 采集开始）</translation>
+    </message>
+    <message>
+        <source>GPU activity %1 (%2 – %3)</source>
+        <translation>GPU 活动 %1（%2 – %3）</translation>
+    </message>
+    <message numerus="yes">
+        <source>steady state %1 (%2 – %3, %n step(s))</source>
+        <translation>
+            <numerusform>稳态 %1（%2 – %3，%n 步）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n training iteration(s)</source>
+        <translation>
+            <numerusform>%n 次训练迭代</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n device(s)</source>
+        <translation>
+            <numerusform>%n 个设备</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 kernels</source>
+        <translation>%1 个内核</translation>
+    </message>
+    <message>
+        <source>%1 memory copies</source>
+        <translation>%1 次内存拷贝</translation>
+    </message>
+    <message>
+        <source>%1 API calls</source>
+        <translation>%1 次 API 调用</translation>
+    </message>
+    <message>
+        <source>%1 NVTX ranges</source>
+        <translation>%1 个 NVTX 区间</translation>
+    </message>
+    <message>
+        <source>%1 CPU operators</source>
+        <translation>%1 个 CPU 算子</translation>
+    </message>
+    <message>
+        <source>Capture window from: %1</source>
+        <translation>采集窗口来源：%1</translation>
+    </message>
+    <message>
+        <source>GPU times moved by %1 onto the host clock</source>
+        <translation>GPU 时间已平移 %1 以对齐主机时钟</translation>
+    </message>
+    <message>
+        <source>Every time is measured from the capture start.</source>
+        <translation>所有时间均从采集开始计时。</translation>
+    </message>
+    <message>
+        <source>the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no GPU finding can be made</source>
+        <translation>trace 中没有内核、拷贝或内存设置：GPU 利用率未知（不是 100 %），无法给出 GPU 方面的诊断</translation>
+    </message>
+    <message>
+        <source>the trace holds copies or sets but no kernels</source>
+        <translation>trace 中只有拷贝或内存设置，没有内核</translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
+        <translation>
+            <numerusform>采集（%1，%n 个内核）过短，不足以下结论（短于 %2 或少于 %3 个内核）：诊断结论仅供参考</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
+        <translation>
+            <numerusform>采集中包含 %n 次模块或库加载（首次启动时的延迟加载）：这些内核的首次调用包含加载时间</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
+        <translation>
+            <numerusform>解码步数过少（%n），无法排除预热：TPOT 包含最初几步</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sl::CompareDeltaModel</name>
     <message>
         <source>added</source>
@@ -512,14 +637,6 @@ after</source>
         <translation>线程</translation>
     </message>
     <message>
-        <source>prefill pass %1 of %2</source>
-        <translation>预填充第 %1 轮（共 %2 轮）</translation>
-    </message>
-    <message>
-        <source>decode step %1 of %2</source>
-        <translation>解码第 %1 步（共 %2 步）</translation>
-    </message>
-    <message>
         <source> (warm-up)</source>
         <translation>（预热）</translation>
     </message>
@@ -727,6 +844,22 @@ after</source>
         <source>%1, %2 of the gap in calls</source>
         <translation>%1 次，占间隙的 %2</translation>
     </message>
+    <message>
+        <source>prefill pass %1 of %2–%3</source>
+        <translation>预填充第 %1 轮（%2–%3）</translation>
+    </message>
+    <message>
+        <source>mixed step %1 of %2–%3</source>
+        <translation>混合第 %1 步（%2–%3）</translation>
+    </message>
+    <message>
+        <source>decode step %1 of %2–%3</source>
+        <translation>解码第 %1 步（%2–%3）</translation>
+    </message>
+    <message>
+        <source>Step range</source>
+        <translation>步骤区间</translation>
+    </message>
 </context>
 <context>
     <name>sl::DeviceModel</name>
@@ -745,10 +878,6 @@ after</source>
     <message>
         <source>Device</source>
         <translation>设备</translation>
-    </message>
-    <message>
-        <source>Window</source>
-        <translation>时间窗口</translation>
     </message>
     <message>
         <source>Busy</source>
@@ -793,6 +922,10 @@ after</source>
     <message>
         <source>Idle intervals between busy periods</source>
         <translation>两段忙碌之间的空闲区间</translation>
+    </message>
+    <message>
+        <source>GPU activity window</source>
+        <translation>GPU 活动窗口</translation>
     </message>
 </context>
 <context>
@@ -1472,32 +1605,6 @@ after</source>
         </translation>
     </message>
     <message>
-        <source>capture %1</source>
-        <translation>采集时长 %1</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n device(s)</source>
-        <translation>
-            <numerusform>%n 个设备</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1 kernels</source>
-        <translation>%1 个内核</translation>
-    </message>
-    <message>
-        <source>%1 memory copies</source>
-        <translation>%1 次内存拷贝</translation>
-    </message>
-    <message>
-        <source>%1 API calls</source>
-        <translation>%1 次 API 调用</translation>
-    </message>
-    <message>
-        <source>%1 NVTX ranges</source>
-        <translation>%1 个 NVTX 区间</translation>
-    </message>
-    <message>
         <source>Clear Menu</source>
         <translation>清空列表</translation>
     </message>
@@ -1609,10 +1716,6 @@ after</source>
         <translation>内核</translation>
     </message>
     <message>
-        <source>Window</source>
-        <translation>时间窗口</translation>
-    </message>
-    <message>
         <source>Busy</source>
         <translation>忙碌</translation>
     </message>
@@ -1651,6 +1754,94 @@ after</source>
         <translation>
             <numerusform>诊断结论面板中还有 %n 条</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Host-bound</source>
+        <translation>受主机限制</translation>
+    </message>
+    <message>
+        <source>Sync-bound</source>
+        <translation>受同步限制</translation>
+    </message>
+    <message>
+        <source>Communication-bound</source>
+        <translation>受通信限制</translation>
+    </message>
+    <message>
+        <source>Balanced</source>
+        <translation>较均衡</translation>
+    </message>
+    <message>
+        <source>GPU-bound (memory)</source>
+        <translation>受 GPU 限制（访存）</translation>
+    </message>
+    <message>
+        <source>GPU-bound (compute)</source>
+        <translation>受 GPU 限制（计算）</translation>
+    </message>
+    <message>
+        <source>Undetermined</source>
+        <translation>无法判定</translation>
+    </message>
+    <message>
+        <source>Verdict: %1</source>
+        <translation>结论：%1</translation>
+    </message>
+    <message>
+        <source>bound %1 · verdict %2</source>
+        <translation>瓶颈 %1 · 判定 %2</translation>
+    </message>
+    <message>
+        <source>What to do first</source>
+        <translation>优先处理</translation>
+    </message>
+    <message>
+        <source>up to %1 of wall time (%2)</source>
+        <translation>至多墙钟时间的 %1（%2）</translation>
+    </message>
+    <message>
+        <source>(removes %1)</source>
+        <translation>（消除 %1）</translation>
+    </message>
+    <message>
+        <source>No finding promises a measurable gain.</source>
+        <translation>没有发现能带来可测收益。</translation>
+    </message>
+    <message>
+        <source>inference</source>
+        <translation>推理</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>unknown kind</source>
+        <translation>类型未知</translation>
+    </message>
+    <message>
+        <source>eager</source>
+        <translation>逐个启动</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA 图</translation>
+    </message>
+    <message>
+        <source>eager and CUDA graphs</source>
+        <translation>逐个启动与 CUDA 图混合</translation>
+    </message>
+    <message>
+        <source>no kernels</source>
+        <translation>无内核</translation>
+    </message>
+    <message>
+        <source>Workload:</source>
+        <translation>负载：</translation>
+    </message>
+    <message>
+        <source>GPU activity window</source>
+        <translation>GPU 活动窗口</translation>
     </message>
 </context>
 <context>
@@ -2464,16 +2655,6 @@ Open the config.json together with the trace (File › Open, select both files),
         </translation>
     </message>
     <message>
-        <source>Window %1</source>
-        <translation>窗口 %1</translation>
-    </message>
-    <message numerus="yes">
-        <source>Range %1 · busy %2 · idle %3 · %n kernel(s)</source>
-        <translation>
-            <numerusform>选区 %1 · 忙碌 %2 · 空闲 %3 · %n 个内核</numerusform>
-        </translation>
-    </message>
-    <message>
         <source>No trace loaded</source>
         <translation>尚未加载 trace</translation>
     </message>
@@ -2574,6 +2755,16 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Zoom in (W) to see them one by one.</source>
         <translation>放大（W）以逐个查看。</translation>
+    </message>
+    <message>
+        <source>Visible %1</source>
+        <translation>可见 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
+        <translation>
+            <numerusform>选区 %1（%2 – %3）· 忙碌 %4 · 空闲 %5 · %n 个内核</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

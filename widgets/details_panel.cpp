@@ -246,6 +246,12 @@ void DetailsPanel::refresh()
     label_->setText(html);
 }
 
+int64_t DetailsPanel::origin() const
+{
+    // The timeline's origin (model/timeline_index.h): times here read as on the axis.
+    return index_ ? index_->origin() : trace_ ? timeOrigin(*trace_) : 0;
+}
+
 QString DetailsPanel::kernelLink(int64_t kernel) const
 {
     if (!trace_ || kernel < 0 || size_t(kernel) >= trace_->kernels.size())
@@ -296,7 +302,7 @@ QString DetailsPanel::kernelHtml(size_t i) const
     }
     const int64_t dur = k.end[i] - k.start[i];
     h.rowPlain(tr("Duration"), formatDuration(dur));
-    h.rowPlain(tr("Start"), formatDuration(k.start[i] - t.meta.capture_start));
+    h.rowPlain(tr("Start"), formatDuration(k.start[i] - origin()));
     {
         const TraceMeta& m = t.meta;
         const int dev = k.device[i] < m.devices.size() ? m.devices[k.device[i]].id : int(k.device[i]);
@@ -379,21 +385,17 @@ QString DetailsPanel::kernelHtml(size_t i) const
     if (analysis_) {
         const int64_t s = stepAt(*analysis_, k.start[i]);
         if (s >= 0) {
-            const auto& steps = analysis_->phases.steps;
-            const StepInfo& st = steps[size_t(s)];
-            int64_t ordinal = 0, total = 0;
-            for (size_t j = 0; j < steps.size(); ++j)
-                if (steps[j].prefill == st.prefill) {
-                    ++total;
-                    if (j <= size_t(s))
-                        ++ordinal;
-                }
-            QString phase = st.prefill ? tr("prefill pass %1 of %2").arg(ordinal).arg(total)
-                                       : tr("decode step %1 of %2").arg(ordinal).arg(total);
-            if (st.warmup)
+            // Numbered like the trace's own step ranges ("decode_step 14" is decode step 14), see stepLabel().
+            const StepLabel l = stepLabel(*analysis_, t, s);
+            QString phase = l.phase == "prefill" ? tr("prefill pass %1 of %2–%3").arg(l.number).arg(l.first).arg(l.last)
+                            : l.phase == "mixed" ? tr("mixed step %1 of %2–%3").arg(l.number).arg(l.first).arg(l.last)
+                                                 : tr("decode step %1 of %2–%3").arg(l.number).arg(l.first).arg(l.last);
+            if (l.warmup)
                 phase += tr(" (warm-up)");
             h.rowPlain(tr("Phase"), phase);
-            h.rowPlain(tr("Step time"), formatDuration(st.wall_ns));
+            if (!l.range.empty())
+                h.rowPlain(tr("Step range"), qs(l.range));
+            h.rowPlain(tr("Step time"), formatDuration(analysis_->phases.steps[size_t(s)].wall_ns));
         }
     }
 
@@ -554,7 +556,7 @@ QString DetailsPanel::gapHtml(size_t gi) const
     h.raw(QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>")
               .arg(tr("Idle gap · %1").arg(TimelineView::causeLabel(g.cause)).toHtmlEscaped()));
     h.rowPlain(tr("Duration"), formatDuration(g.duration()));
-    h.rowPlain(tr("Start"), formatDuration(g.start - t.meta.capture_start));
+    h.rowPlain(tr("Start"), formatDuration(g.start - origin()));
     {
         const int dev = g.device < t.meta.devices.size() ? t.meta.devices[g.device].id : int(g.device);
         h.rowPlain(tr("Device"), tr("GPU %1").arg(dev));

@@ -1,6 +1,7 @@
 #pragma once
 // The Details pane: the diagnosis of the selected kernel or idle gap.
 //
+// Times (Start) are measured from the capture start, the timeline axis's origin (model/timeline_index.h timeOrigin).
 // Kernel: names (demangled and short), operator class, launch configuration, duration against every instance of its
 // name (from the worker-built KernelLookup), the launching API call and its queue delay, the NVTX ranges open at
 // launch, the phase and step, the Roofline position and E_roof of its class in that phase, the ncu metrics of its
@@ -58,6 +59,8 @@ private:
     QString ncuHtml(size_t kernel) const;
     QString rooflineHtml(size_t kernel) const;
     QString kernelLink(int64_t kernel) const;
+    // Where Start rows measure from: TimelineIndex::origin() (the capture start).
+    int64_t origin() const;
     const std::vector<int64_t>& ncuToKernel() const;
 
     QLabel* label_;

@@ -6,12 +6,15 @@
 #include <QLocale>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 #include "model/findings_model.h"
+#include "model/timeline_index.h"
 #include "model/units.h"
 #include "model/workbench_settings.h"
 #include "widgets/palette.h"
 #include "widgets/timeline_view.h"
+#include "widgets/trace_header.h"
 
 namespace sl {
 
@@ -21,6 +24,15 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
     auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
+    headlineLabel_ = new QLabel(content);
+    headlineLabel_->setObjectName(QStringLiteral("headline"));
+    headlineLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    headlineLabel_->setMargin(8);
+    headlineLabel_->setWordWrap(true);
+    headlineLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    headlineLabel_->setMinimumWidth(1);
+    headlineLabel_->hide();
+    layout->addWidget(headlineLabel_);
     label_ = new QLabel(content);
     label_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     label_->setMargin(8);
@@ -66,16 +78,92 @@ QString OverviewPanel::text() const { return label_->text(); }
 
 QString OverviewPanel::findingsText() const { return findingsLabel_->text(); }
 
+QString OverviewPanel::headlineText() const { return headlineLabel_->text(); }
+
 void OverviewPanel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
 {
     diagnosis_ = std::move(diagnosis);
+    updateHeadline();
     updateFindings();
 }
 
 void OverviewPanel::setLanguage(const QString& lang)
 {
     lang_ = lang.startsWith(QLatin1String("zh")) ? "zh_CN" : "en";
+    updateHeadline();
     updateFindings();
+}
+
+QString OverviewPanel::boundLabel(const std::string& bound)
+{
+    if (bound == "host")
+        return tr("Host-bound");
+    if (bound == "sync")
+        return tr("Sync-bound");
+    if (bound == "communication")
+        return tr("Communication-bound");
+    if (bound == "balanced")
+        return tr("Balanced");
+    if (bound == "gpu-memory")
+        return tr("GPU-bound (memory)");
+    if (bound == "gpu-compute")
+        return tr("GPU-bound (compute)");
+    return tr("Undetermined");
+}
+
+void OverviewPanel::updateHeadline()
+{
+    QString h;
+    // The verdict first: what bounds the run, in one statement, and the three things to do with their bounded gains.
+    if (diagnosis_ && (diagnosis_->headline.wall_ns > 0 || diagnosis_->eval.rules_evaluated > 0)) {
+        const Headline& hl = diagnosis_->headline;
+        h += QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>")
+                 .arg(tr("Verdict: %1").arg(boundLabel(hl.bound)).toHtmlEscaped());
+        h += QStringLiteral("<p style=\"margin-top:0; margin-bottom:4px; font-size:small\">%1</p>")
+                 .arg(tr("bound %1 · verdict %2").arg(QString::fromStdString(hl.bound), QString::fromStdString(hl.verdict)).toHtmlEscaped());
+        h += QStringLiteral("<p style=\"margin-top:2px; margin-bottom:4px\">%1</p>")
+                 .arg(QString::fromStdString(hl.statement.get(lang_)).toHtmlEscaped());
+        if (!hl.actions.empty()) {
+            h += QStringLiteral("<p style=\"margin-top:4px; margin-bottom:0\"><b>%1</b></p><ol style=\"margin-top:0; "
+                                "margin-bottom:4px; -qt-list-indent:1\">")
+                     .arg(tr("What to do first").toHtmlEscaped());
+            for (const HeadlineAction& a : hl.actions) {
+                QString what = QString::fromStdString(a.text.get(lang_));
+                if (a.subject != "trace" && !a.subject.empty())
+                    what += QStringLiteral(" (%1)").arg(QString::fromStdString(a.subject));
+                const QString gain = tr("up to %1 of wall time (%2)")
+                                         .arg(formatPercent(a.gain_fraction), formatDuration(std::llround(a.gain_ns)));
+                h += QStringLiteral("<li>%1 — <b>%2</b>%3</li>")
+                         .arg(what.toHtmlEscaped(), gain.toHtmlEscaped(),
+                              a.removes.empty() ? QString()
+                                                : QStringLiteral(" <span style=\"font-size:small\">%1</span>")
+                                                      .arg(tr("(removes %1)").arg(QString::fromStdString(a.removes)).toHtmlEscaped()));
+            }
+            h += QStringLiteral("</ol>");
+        } else {
+            h += QStringLiteral("<p><i>%1</i></p>").arg(tr("No finding promises a measurable gain.").toHtmlEscaped());
+        }
+    }
+    if (analysis_) {
+        const WorkloadResult& w = analysis_->workload;
+        const QString kind = w.kind == WorkloadKind::Inference ? tr("inference")
+                             : w.kind == WorkloadKind::Training ? tr("training")
+                                                                : tr("unknown kind");
+        const QString exec = w.execution == ExecutionMode::Eager        ? tr("eager")
+                             : w.execution == ExecutionMode::CudaGraphs ? tr("CUDA graphs")
+                             : w.execution == ExecutionMode::Mixed      ? tr("eager and CUDA graphs")
+                                                                        : tr("no kernels");
+        QString workload = kind + QStringLiteral(" · ") + exec;
+        if (!w.framework.empty())
+            workload += QStringLiteral(" · ") + QString::fromStdString(w.framework);
+        h += QStringLiteral("<p style=\"margin-top:4px; margin-bottom:2px\">%1 <b>%2</b></p>")
+                 .arg(tr("Workload:").toHtmlEscaped(), workload.toHtmlEscaped());
+        const QStringList warnings = TraceHeader::warningItems(*analysis_, trace_ ? timeOrigin(*trace_) : 0);
+        for (const QString& item : warnings)
+            h += QStringLiteral("<p style=\"margin-top:2px; margin-bottom:2px; color:#d97706\">⚠ %1</p>").arg(item);
+    }
+    headlineLabel_->setText(h);
+    headlineLabel_->setVisible(!h.isEmpty());
 }
 
 QList<int> OverviewPanel::topFindingRows() const
@@ -122,8 +210,12 @@ void OverviewPanel::updateFindings()
     findingsLabel_->show();
 }
 
-void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_ptr<const AnalysisResult> analysis)
+void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_ptr<const AnalysisResult> analysis,
+                            std::shared_ptr<const Trace> trace)
 {
+    analysis_ = analysis;
+    trace_ = std::move(trace);
+    updateHeadline();
     if (!summary) {
         label_->setText(tr("Open a trace to see its overview."));
         return;
@@ -140,7 +232,7 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
             continue;
         h += QStringLiteral("<tr><td colspan=2><b>%1</b></td></tr>")
                  .arg(QStringLiteral("GPU %1 %2").arg(d.id).arg(QString::fromStdString(d.name)).toHtmlEscaped());
-        row(tr("Window"), formatDuration(d.window_ns));
+        row(tr("GPU activity window"), formatDuration(d.window_ns));
         row(tr("Busy"), QStringLiteral("%1 (%2)").arg(formatDuration(d.busy_ns), formatPercent(d.utilization)));
         row(tr("Idle"), QStringLiteral("%1 · %2").arg(formatDuration(d.idle_ns),
                                                        tr("%n gap(s)", nullptr, int(d.gaps.count))));

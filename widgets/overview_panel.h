@@ -1,7 +1,10 @@
 #pragma once
-// The Overview pane: headline numbers (window, busy / idle per device, idle by cause, top operator classes) built
-// from the summary and, once it arrives, the analysis; then the top findings of the diagnosis, each a link that
-// emits findingActivated(row) so the window can raise the Findings pane on it.
+// The Overview pane opens with the trace-level verdict (Diagnosis::headline: what bounds the run, the verdict, a
+// statement in the findings' language, the top three actions with their bounded gains), the workload (kind,
+// execution, framework) and the trace-level warnings; then the numbers (GPU activity window, busy / idle per
+// device, idle by cause, top operator classes) built from the summary and, once it arrives, the analysis; then the
+// top findings of the diagnosis, each a link that emits findingActivated(row) so the window can raise the Findings
+// pane on it.
 
 #include <QScrollArea>
 #include <memory>
@@ -18,8 +21,14 @@ class OverviewPanel : public QScrollArea {
     Q_OBJECT
 public:
     explicit OverviewPanel(QWidget* parent = nullptr);
-    void setData(std::shared_ptr<const Summary> summary, std::shared_ptr<const AnalysisResult> analysis);
+    // trace: for the time origin of the warnings (the capture start); may be null.
+    void setData(std::shared_ptr<const Summary> summary, std::shared_ptr<const AnalysisResult> analysis,
+                 std::shared_ptr<const Trace> trace = nullptr);
     QString text() const;
+    // The headline block (verdict, statement, actions, workload, warnings) as rich text; empty before any result.
+    QString headlineText() const;
+    // A people's label for Headline::bound ("host" -> "Host-bound").
+    static QString boundLabel(const std::string& bound);
 
     // Top findings (at most kTopFindings, in rank order); null hides the block.
     static constexpr int kTopFindings = 5;
@@ -36,10 +45,14 @@ signals:
 
 private:
     void updateFindings();
+    void updateHeadline();
 
+    QLabel* headlineLabel_;
     QLabel* label_;
     QLabel* findingsLabel_;
     std::shared_ptr<const Diagnosis> diagnosis_;
+    std::shared_ptr<const AnalysisResult> analysis_;
+    std::shared_ptr<const Trace> trace_;
     std::string lang_;
 };
 

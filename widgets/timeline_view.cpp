@@ -245,7 +245,12 @@ Window TimelineView::bounds() const
 {
     if (!index_)
         return {0, 1};
-    return timeline::fit({index_->start(), std::max(index_->end(), index_->start() + 1)}, 0.01);
+    // The capture window too, so the axis can show its origin (0) and end even when no event sits there.
+    const Trace& t = index_->trace();
+    const bool capture = t.meta.capture_end > t.meta.capture_start;
+    const int64_t lo = capture ? std::min(index_->start(), t.meta.capture_start) : index_->start();
+    const int64_t hi = capture ? std::max(index_->end(), t.meta.capture_end) : index_->end();
+    return timeline::fit({lo, std::max(hi, lo + 1)}, 0.01);
 }
 
 void TimelineView::setWindow(Window w)
@@ -490,10 +495,14 @@ void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
     const QRect axis(plot.left(), 0, plot.width(), kAxisHeight);
     p.fillRect(QRect(0, 0, width(), kAxisHeight), palette().window());
     const int64_t step = timeline::tickStep(npp, 90);
-    const int64_t origin = index_ ? index_->start() : 0;
-    int64_t t = origin + ((window_.start - origin) / step) * step;
-    if (t < window_.start)
+    const int64_t origin = index_ ? index_->origin() : 0;
+    int64_t q = (window_.start - origin) / step;
+    if ((window_.start - origin) % step < 0)
+        --q;   // floor, also before the origin
+    int64_t t = origin + q * step;
+    while (t < window_.start)
         t += step;
+    axisTicks_.clear();
     // ticks and labels on the header strip; grid lines over the lanes translucent so items show through
     const ViewColors vc = viewColors(palette());
     const QColor grid = vc.tick;
@@ -505,15 +514,16 @@ void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
         p.setPen(gridOverLanes);
         p.drawLine(x, kAxisHeight, x, plot.bottom());
         p.setPen(vc.headerText);
-        p.drawText(QRect(x + 3, 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
-                   timeline::tickLabel(t, origin, step));
+        const QString label = timeline::tickLabel(t, origin, step);
+        axisTicks_.push_back({t, x, label});
+        p.drawText(QRect(x + 3, 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter, label);
     }
     p.setPen(grid);
     p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
     // Window length in the corner above the labels.
     p.setPen(vc.headerText);
     p.drawText(QRect(6, 2, labelWidth_ - 12, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("Window %1").arg(formatDuration(window_.duration())));
+               tr("Visible %1").arg(formatDuration(window_.duration())));
     (void)axis;
 }
 
@@ -629,10 +639,7 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
     p.setClipping(false);
     // range statistics box
     if (selection_ && !selection_->range().isEmpty()) {
-        const TimeRange r = selection_->range();
-        const RangeStats s = index_->rangeStats(r.start, r.end);
-        const QString text = tr("Range %1 · busy %2 · idle %3 · %n kernel(s)", nullptr, int(s.kernels))
-                                 .arg(formatDuration(r.duration()), formatDuration(s.busy), formatDuration(s.idle));
+        const QString text = rangeStatsText();
         const QFontMetrics fm = p.fontMetrics();
         const QRect box(plot.left() + 8, plot.bottom() - fm.height() - 12, fm.horizontalAdvance(text) + 16,
                         fm.height() + 8);
@@ -644,6 +651,20 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
         p.setPen(vc.tooltipText);
         p.drawText(box, Qt::AlignCenter, text);
     }
+}
+
+QString TimelineView::rangeStatsText() const
+{
+    if (!index_ || !selection_ || selection_->range().isEmpty())
+        return {};
+    const TimeRange r = selection_->range();
+    const RangeStats s = index_->rangeStats(r.start, r.end);
+    // From .. to on the axis's origin (the capture start), like every time the views show, precise enough to tell
+    // the two ends apart.
+    const int64_t resolution = std::max<int64_t>(1, r.duration() / 10);
+    return tr("Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)", nullptr, int(s.kernels))
+        .arg(formatDuration(r.duration()), formatTimeAt(r.start - index_->origin(), resolution),
+             formatTimeAt(r.end - index_->origin(), resolution), formatDuration(s.busy), formatDuration(s.idle));
 }
 
 void TimelineView::render(QPainter& p)
@@ -839,7 +860,7 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
     const int64_t s = index_->itemStart(lane, uint32_t(item)), e = index_->itemEnd(lane, uint32_t(item));
     QString html = QStringLiteral("<b>%1</b><br>").arg(itemName(lane, uint32_t(item)).toHtmlEscaped());
     html += tr("Duration: %1").arg(formatDuration(e - s)) + QStringLiteral("<br>");
-    html += tr("Start: %1").arg(formatDuration(s - index_->start()));
+    html += tr("Start: %1").arg(formatDuration(s - index_->origin()));
     switch (r.kind) {
     case ItemKind::Kernel: {
         const auto& k = t.kernels;
@@ -916,7 +937,7 @@ QString TimelineView::mergedTooltip(int laneIdx, const DrawnRun& run) const
     }
     QString html = QStringLiteral("<b>%1</b><br>").arg(what.toHtmlEscaped());
     html += tr("Span: %1").arg(formatDuration(run.end - run.start)) + QStringLiteral("<br>");
-    html += tr("From %1 to %2").arg(formatDuration(run.start - index_->start()), formatDuration(run.end - index_->start()));
+    html += tr("From %1 to %2").arg(formatDuration(run.start - index_->origin()), formatDuration(run.end - index_->origin()));
     if (!m.topNames.empty()) {
         html += QStringLiteral("<br>") +
                 (m.sampled < m.count ? tr("Most frequent (sample of %1):").arg(m.sampled) : tr("Most frequent:"));

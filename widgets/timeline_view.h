@@ -74,6 +74,17 @@ public:
     };
     const std::vector<GapMark>& highlightMarks() const { return highlightMarks_; }
 
+    // The axis ticks of the last frame: time, widget x and label, measured from TimelineIndex::origin() (the
+    // capture start, the origin of Details, tooltips and range statistics too).
+    struct AxisTick {
+        int64_t time = 0;
+        int x = 0;
+        QString label;
+    };
+    const std::vector<AxisTick>& axisTicks() const { return axisTicks_; }
+    // The range statistics line drawn for Selection::range() (empty without a range).
+    QString rangeStatsText() const;
+
     QSize sizeHint() const override { return {900, 400}; }
 
 signals:
@@ -111,6 +122,7 @@ private:
     std::vector<std::vector<int32_t>> gapIndex_;   // per lane (gap lanes only): index into analysis idle gaps
     std::vector<std::vector<DrawnRun>> drawn_;     // per lane: the runs of the last frame
     std::vector<GapMark> highlightMarks_;          // highlighted gaps, by start
+    std::vector<AxisTick> axisTicks_;              // the last frame's axis ticks
     std::vector<QColor> classColor_;
     void mapAnalysis();
     timeline::Window window_;

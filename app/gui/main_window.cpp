@@ -58,6 +58,7 @@
 #include "widgets/roofline_view.h"
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
+#include "widgets/trace_header.h"
 
 namespace sl {
 
@@ -128,6 +129,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(document_, &Document::analysisChanged, this, [this] {
         const auto a = document_->analysis();
         timeline_->setAnalysis(a);
+        if (const auto trace = document_->trace())
+            info_->setText(TraceHeader::html(*trace, a.get()));
         legend_->setVisible(a != nullptr);
         if (a)
             legend_->setText(TimelineView::legendHtml(*a));
@@ -203,7 +206,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     kernelDock->raise();
 
     overview_ = new OverviewPanel(this);
-    auto refreshOverview = [this] { overview_->setData(document_->summary(), document_->analysis()); };
+    auto refreshOverview = [this] { overview_->setData(document_->summary(), document_->analysis(), document_->trace()); };
     connect(document_, &Document::summaryChanged, this, refreshOverview);
     connect(document_, &Document::analysisChanged, this, refreshOverview);
     connect(document_, &Document::diagnosisChanged, this, [this] { overview_->setDiagnosis(document_->diagnosis()); });
@@ -446,17 +449,9 @@ void MainWindow::onTraceChanged()
     const QStringList& paths = document_->paths();
     setWindowTitle(tr("%1 — Sightline").arg(paths.size() == 1 ? QFileInfo(paths.first()).fileName()
                                                                : tr("%n files", nullptr, int(paths.size()))));
-    const TraceMeta& m = trace->meta;
-    QStringList parts;
-    parts << QStringLiteral("<b>%1</b>").arg(QString::fromStdString(m.format + (m.tool_version.empty() ? "" : " " + m.tool_version)).toHtmlEscaped());
-    parts << tr("capture %1").arg(formatDuration(m.capture_end - m.capture_start));
-    parts << tr("%n device(s)", nullptr, int(m.devices.size()));
-    parts << tr("%1 kernels").arg(QLocale().toString(qulonglong(trace->kernels.size())));
-    parts << tr("%1 memory copies").arg(QLocale().toString(qulonglong(trace->memcpy.size())));
-    parts << tr("%1 API calls").arg(QLocale().toString(qulonglong(trace->api.size())));
-    parts << tr("%1 NVTX ranges").arg(QLocale().toString(qulonglong(trace->ranges.size())));
-    info_->setText(parts.join(QStringLiteral(" · ")));
-    info_->setToolTip(paths.join(QLatin1Char('\n')));
+    // Which window each number refers to, CPU operators apart from NVTX, and (with the analysis) the warnings.
+    info_->setText(TraceHeader::html(*trace, document_->analysis().get()));
+    info_->setToolTip(TraceHeader::toolTip(*trace, paths));
     timeline_->setIndex(document_->timeline());
     central_->setCurrentWidget(content_);
 }

@@ -220,7 +220,15 @@ private slots:
         QCOMPARE(s.kernels, int64_t(3));
         QCOMPARE(s.kernelTime, int64_t(250));
         QCOMPARE(s.busy, int64_t(400));     // [100,400) + [1000,1100)
-        QCOMPARE(s.idle, int64_t(1600));
+        // Idle inside the GPU activity window [100, 1100) only, as the idle analysis counts it: the gap [400, 1000).
+        QCOMPARE(s.idle, int64_t(600));
+        // A range inside that gap: all idle, though no op lies in it.
+        const RangeStats g = idx->rangeStats(500, 800);
+        QCOMPARE(g.busy, int64_t(0));
+        QCOMPARE(g.idle, int64_t(300));
+        QCOMPARE(g.kernels, int64_t(0));
+        // The origin of every view is the capture start (here the first event: finish() fills the window from it).
+        QCOMPARE(idx->origin(), idx->trace().meta.capture_start);
         QCOMPARE(s.apiCalls, int64_t(3));
         const RangeStats c = idx->rangeStats(180, 260);   // clips: kernel [180,200) + [250,260), copy covers all
         QCOMPARE(c.kernels, int64_t(2));

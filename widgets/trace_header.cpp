@@ -1,0 +1,162 @@
+#include "widgets/trace_header.h"
+
+#include <QLocale>
+#include <QRegularExpression>
+#include <algorithm>
+#include <climits>
+
+#include "model/timeline_index.h"
+#include "model/units.h"
+
+namespace sl {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+QString count(size_t n) { return QLocale().toString(qulonglong(n)); }
+
+} // namespace
+
+bool TraceHeader::gpuActivity(const Trace& t, int64_t& start, int64_t& end)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    auto span = [&](const std::vector<int64_t>& s, const std::vector<int64_t>& e) {
+        for (size_t i = 0; i < s.size() && i < e.size(); ++i) {
+            lo = std::min(lo, s[i]);
+            hi = std::max(hi, e[i]);
+        }
+    };
+    span(t.kernels.start, t.kernels.end);
+    span(t.memcpy.start, t.memcpy.end);
+    span(t.memset.start, t.memset.end);
+    if (lo > hi)
+        return false;
+    start = lo;
+    end = hi;
+    return true;
+}
+
+QString TraceHeader::warningLabel(const std::string& code)
+{
+    if (code == "no_gpu_activity")
+        return tr("No GPU activity");
+    if (code == "no_kernels")
+        return tr("No kernels");
+    if (code == "clock_skew")
+        return tr("Clock skew");
+    if (code == "unsupported_events_dropped")
+        return tr("Events dropped");
+    if (code == "capture_too_short")
+        return tr("Capture too short");
+    if (code == "warmup_included")
+        return tr("Warm-up included");
+    if (code == "warmup_excluded")
+        return tr("Warm-up excluded");
+    if (code == "reader")
+        return tr("Reader");
+    return qs(code);
+}
+
+QStringList TraceHeader::warningItems(const AnalysisResult& a, int64_t origin)
+{
+    QStringList items;
+    const PhaseResult& p = a.phases;
+    static const QRegularExpression leadingCount(QStringLiteral("^(\\d+) module/library loads"));
+    const int kernels = int(a.classes.kernel_class.size());
+    for (const WorkloadWarning& w : a.workload.warnings) {
+        // The core's message is English; the warnings whose numbers the analysis holds are said here in the
+        // interface's language (the others keep the core's text, which quotes the trace).
+        QString message = qs(w.message);
+        if (w.code == "warmup_excluded" && p.steady_end > p.steady_start) {
+            // The core names the steady-state window on the trace clock; here it reads on the axis's origin.
+            message = tr("%n warm-up step(s) left out of the steady-state window %1 – %2", nullptr,
+                         int(p.warmup_excluded))
+                          .arg(formatDuration(p.steady_start - origin), formatDuration(p.steady_end - origin));
+        } else if (w.code == "no_gpu_activity") {
+            message = tr("the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no "
+                         "GPU finding can be made");
+        } else if (w.code == "no_kernels") {
+            message = tr("the trace holds copies or sets but no kernels");
+        } else if (w.code == "capture_too_short") {
+            message = tr("the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): "
+                         "findings are indicative only", nullptr, kernels)
+                          .arg(formatDuration(a.wall_ns), formatDuration(a.workload.options.min_capture_ns))
+                          .arg(a.workload.options.min_kernels);
+        } else if (w.code == "warmup_included") {
+            const auto m = leadingCount.match(message);
+            if (m.hasMatch())
+                message = tr("%n module or library load(s) (lazy first launches) lie inside the capture: the first "
+                             "calls of those kernels include loading", nullptr, m.captured(1).toInt());
+            else if (message.startsWith(QLatin1String("too few decode steps")))
+                message = tr("too few decode steps (%n) to leave warm-up out: TPOT includes the first steps", nullptr,
+                             int(p.decode_steps));
+        }
+        items << QStringLiteral("<b>%1</b>: %2").arg(warningLabel(w.code).toHtmlEscaped(), message.toHtmlEscaped());
+    }
+    return items;
+}
+
+QString TraceHeader::summaryText(const Trace& t, const AnalysisResult* a)
+{
+    const TraceMeta& m = t.meta;
+    const int64_t origin = timeOrigin(t);
+    QStringList parts;
+    parts << qs(m.format + (m.tool_version.empty() ? "" : " " + m.tool_version));
+    // Each window with its own name and its bounds on the common origin (the capture start = 0).
+    if (m.capture_end > m.capture_start)
+        parts << tr("capture %1 (time 0 = its start)").arg(formatDuration(m.capture_end - m.capture_start));
+    int64_t gs = 0, ge = 0;
+    if (gpuActivity(t, gs, ge))
+        parts << tr("GPU activity %1 (%2 – %3)")
+                     .arg(formatDuration(ge - gs), formatDuration(gs - origin), formatDuration(ge - origin));
+    if (a) {
+        const PhaseResult& p = a->phases;
+        if (p.steady_end > p.steady_start)
+            parts << tr("steady state %1 (%2 – %3, %n step(s))", nullptr, int(p.steady_steps))
+                         .arg(formatDuration(p.steady_end - p.steady_start), formatDuration(p.steady_start - origin),
+                              formatDuration(p.steady_end - origin));
+        else if (p.training_iterations > 0)
+            parts << tr("%n training iteration(s)", nullptr, int(p.training_iterations));
+    }
+    parts << tr("%n device(s)", nullptr, int(m.devices.size()));
+    parts << tr("%1 kernels").arg(count(t.kernels.size()));
+    parts << tr("%1 memory copies").arg(count(t.memcpy.size()));
+    parts << tr("%1 API calls").arg(count(t.api.size()));
+    size_t cpuOps = 0;
+    for (RangeKind k : t.ranges.kind)
+        cpuOps += k == RangeKind::CpuOp;
+    parts << tr("%1 NVTX ranges").arg(count(t.ranges.size() - cpuOps));
+    if (cpuOps > 0)
+        parts << tr("%1 CPU operators").arg(count(cpuOps));
+    return parts.join(QStringLiteral(" · "));
+}
+
+QString TraceHeader::html(const Trace& t, const AnalysisResult* a)
+{
+    QString line = summaryText(t, a).toHtmlEscaped();
+    // The format in bold (the first part, before the first separator).
+    const qsizetype sep = line.indexOf(QStringLiteral(" · "));
+    line = QStringLiteral("<b>%1</b>%2").arg(line.left(sep < 0 ? line.size() : sep), sep < 0 ? QString() : line.mid(sep));
+    if (!a)
+        return line;
+    const QStringList warnings = warningItems(*a, timeOrigin(t));
+    if (warnings.isEmpty())
+        return line;
+    return line + QStringLiteral("<br><span style=\"color:#d97706\">⚠ %1</span>")
+                      .arg(warnings.join(QStringLiteral(" &nbsp;⚠ ")));
+}
+
+QString TraceHeader::toolTip(const Trace& t, const QStringList& paths)
+{
+    const TraceMeta& m = t.meta;
+    QStringList lines = paths;
+    if (!m.capture_source.empty())
+        lines << tr("Capture window from: %1").arg(qs(m.capture_source));
+    if (m.clock_shift_ns != 0)
+        lines << tr("GPU times moved by %1 onto the host clock").arg(formatDuration(m.clock_shift_ns));
+    lines << tr("Every time is measured from the capture start.");
+    return lines.join(QLatin1Char('\n'));
+}
+
+} // namespace sl
