@@ -66,6 +66,9 @@ public:
 
     // Translated name of a state, for display ("Accepted").
     static QString stateLabel(SuggestionState s);
+    // A suggestion's metric for people: "subject_time_ns" -> "Subject time", "tpot_median_ns" -> "Median TPOT";
+    // an unknown name reads without its unit suffix and underscores.
+    static QString metricLabel(const QString& metric);
 
 signals:
     void statesChanged();

@@ -146,15 +146,15 @@ after</source>
     </message>
     <message>
         <source>Idle: host wait</source>
-        <translation>空闲：等待主机</translation>
+        <translation>空闲：主机等待</translation>
     </message>
     <message>
         <source>Idle: kernel wait</source>
-        <translation>空闲：等待内核</translation>
+        <translation>空闲：内核等待</translation>
     </message>
     <message>
         <source>Idle: sync wait</source>
-        <translation>空闲：等待同步</translation>
+        <translation>空闲：同步等待</translation>
     </message>
     <message>
         <source>Idle: other</source>
@@ -584,16 +584,8 @@ after</source>
         <translation>实际算力</translation>
     </message>
     <message>
-        <source>top-%1 by time</source>
-        <translation>耗时前 %1</translation>
-    </message>
-    <message>
         <source>E_roof below %1</source>
         <translation>E_roof 低于 %1</translation>
-    </message>
-    <message>
-        <source>Focus set</source>
-        <translation>重点关注集</translation>
     </message>
     <message>
         <source>Nsight Compute</source>
@@ -726,6 +718,16 @@ after</source>
     <message>
         <source>%1, %2 of the gap in calls</source>
         <translation>%1 次，占间隙的 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>among the %n operator(s) with the most time</source>
+        <translation>
+            <numerusform>耗时最多的 %n 个算子之一</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Look at first</source>
+        <translation>优先查看</translation>
     </message>
 </context>
 <context>
@@ -1005,6 +1007,10 @@ after</source>
         <source>Ranges</source>
         <translation>时间范围</translation>
     </message>
+    <message>
+        <source>no direct gain</source>
+        <translation>无直接收益</translation>
+    </message>
 </context>
 <context>
     <name>sl::FindingsView</name>
@@ -1169,10 +1175,6 @@ after</source>
         <translation>建议</translation>
     </message>
     <message>
-        <source>gain %1–%2</source>
-        <translation>收益 %1–%2</translation>
-    </message>
-    <message>
         <source>measured by %1 (%2)</source>
         <translation>以 %1 衡量（%2）</translation>
     </message>
@@ -1211,6 +1213,14 @@ after</source>
     <message>
         <source>References:</source>
         <translation>参考资料：</translation>
+    </message>
+    <message>
+        <source>no direct gain</source>
+        <translation>无直接收益</translation>
+    </message>
+    <message>
+        <source>gain %1</source>
+        <translation>收益 %1</translation>
     </message>
 </context>
 <context>
@@ -1945,23 +1955,15 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>A gap shorter than this between back-to-back launches counts as kernel wait (HTA&apos;s consecutive-kernel delay).</source>
-        <translation>连续启动之间短于此值的间隙计为“等待内核”（即 HTA 的 consecutive-kernel delay）。</translation>
+        <translation>连续启动之间短于此值的间隙计为“内核等待”（即 HTA 的 consecutive-kernel delay）。</translation>
     </message>
     <message>
         <source>Launch calls up to this long whose kernel ran shorter than the call count as launch-bound short kernels (HTA&apos;s runtime cutoff).</source>
         <translation>不超过此时长、且内核运行时间短于调用本身的启动调用，计为受启动开销限制的短内核（即 HTA 的 runtime cutoff）。</translation>
     </message>
     <message>
-        <source>Kernel-wait gap threshold:</source>
-        <translation>等待内核间隙阈值：</translation>
-    </message>
-    <message>
         <source>Short-kernel cutoff:</source>
         <translation>短内核阈值：</translation>
-    </message>
-    <message>
-        <source>Focus set</source>
-        <translation>重点关注集</translation>
     </message>
     <message>
         <source>The K operators with the most time are always in focus.</source>
@@ -1970,18 +1972,6 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Operators whose Roofline efficiency E_roof is below τ are in focus too.</source>
         <translation>Roofline 效率 E_roof 低于 τ 的算子也在重点关注集中。</translation>
-    </message>
-    <message>
-        <source>Top-K:</source>
-        <translation>Top-K：</translation>
-    </message>
-    <message>
-        <source>Roofline efficiency τ:</source>
-        <translation>Roofline 效率 τ：</translation>
-    </message>
-    <message>
-        <source>The defaults are the command line&apos;s: 30 µs, 50 µs, K = 10, τ = 0.3.</source>
-        <translation>默认值与命令行相同：30 µs、50 µs、K = 10、τ = 0.3。</translation>
     </message>
     <message>
         <source>Rules</source>
@@ -2094,6 +2084,26 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Knowledge base (*.db);;All files (*)</source>
         <translation>知识库 (*.db);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Kernel wait gap threshold:</source>
+        <translation>内核等待间隙阈值：</translation>
+    </message>
+    <message>
+        <source>Operators to look at first</source>
+        <translation>优先查看的算子</translation>
+    </message>
+    <message>
+        <source>The operators with the most time, how many:</source>
+        <translation>耗时最多的算子个数：</translation>
+    </message>
+    <message>
+        <source>And any with Roofline efficiency (E_roof) below:</source>
+        <translation>以及 Roofline 效率（E_roof）低于：</translation>
+    </message>
+    <message>
+        <source>The defaults are the command line&apos;s: 30 µs, 50 µs, 10 operators, E_roof 0.3.</source>
+        <translation>默认值与命令行相同：30 µs、50 µs、10 个算子、E_roof 0.3。</translation>
     </message>
 </context>
 <context>
@@ -2261,10 +2271,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>未通过</translation>
     </message>
     <message>
-        <source>%1 should %2</source>
-        <translation>%1 应%2</translation>
-    </message>
-    <message>
         <source>increase</source>
         <translation>上升</translation>
     </message>
@@ -2295,6 +2301,54 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Updated</source>
         <translation>更新时间</translation>
+    </message>
+    <message>
+        <source>Subject time</source>
+        <translation>对象耗时</translation>
+    </message>
+    <message>
+        <source>Median TPOT</source>
+        <translation>TPOT 中位数</translation>
+    </message>
+    <message>
+        <source>GPU idle share</source>
+        <translation>GPU 空闲占比</translation>
+    </message>
+    <message>
+        <source>Kernel count</source>
+        <translation>内核数量</translation>
+    </message>
+    <message>
+        <source>Kernel time</source>
+        <translation>内核耗时</translation>
+    </message>
+    <message>
+        <source>Launch call time</source>
+        <translation>启动调用耗时</translation>
+    </message>
+    <message>
+        <source>NCCL time</source>
+        <translation>NCCL 耗时</translation>
+    </message>
+    <message>
+        <source>Pageable async copy time</source>
+        <translation>可分页异步拷贝耗时</translation>
+    </message>
+    <message>
+        <source>Synchronising call time</source>
+        <translation>同步调用耗时</translation>
+    </message>
+    <message>
+        <source>Synchronous copy time</source>
+        <translation>同步拷贝耗时</translation>
+    </message>
+    <message>
+        <source>Wall time</source>
+        <translation>墙钟时间</translation>
+    </message>
+    <message>
+        <source>%1 should %2 (%3)</source>
+        <translation>%1 应当%2（%3）</translation>
     </message>
 </context>
 <context>
@@ -2396,10 +2450,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>对象：%1</translation>
     </message>
     <message>
-        <source>Expected gain: %1–%2 % of %3</source>
-        <translation>预期收益：%3 的 %1–%2 %</translation>
-    </message>
-    <message>
         <source>Computed from this trace: %1 % of the end-to-end time</source>
         <translation>由本 trace 计算：端到端时间的 %1 %</translation>
     </message>
@@ -2414,6 +2464,14 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>The current analysis does not contain this suggestion (it was recorded by an earlier run of the rules), so its verification command is not known.</source>
         <translation>当前分析结果中不包含此建议（它由更早一次规则运行记录），因此不知道其验证命令。</translation>
+    </message>
+    <message>
+        <source>Expected gain: %1 of %2</source>
+        <translation>预期收益：%2 的 %1</translation>
+    </message>
+    <message>
+        <source>the run</source>
+        <translation>本次运行</translation>
     </message>
 </context>
 <context>
@@ -2507,15 +2565,15 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>host wait</source>
-        <translation>等待主机</translation>
+        <translation>主机等待</translation>
     </message>
     <message>
         <source>kernel wait</source>
-        <translation>等待内核</translation>
+        <translation>内核等待</translation>
     </message>
     <message>
         <source>sync wait</source>
-        <translation>等待同步</translation>
+        <translation>同步等待</translation>
     </message>
     <message>
         <source>other</source>

@@ -193,10 +193,10 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
     std::string en, zh;
     if (W > 0) {
         en = "The run is " + w.first + ". The GPU is busy " + pct(h.busy_ns / W) + " of " + ms(W) + "; idle " +
-             ms(h.idle_ns) + " (host wait " + ms(h.host_wait_ns) + ", launch latency " + ms(h.kernel_wait_ns) +
+             ms(h.idle_ns) + " (host wait " + ms(h.host_wait_ns) + ", kernel wait " + ms(h.kernel_wait_ns) +
              ", sync wait " + ms(h.sync_wait_ns) + ", other " + ms(h.other_wait_ns) + ").";
         zh = "本次运行" + w.second + "。GPU 在 " + ms(W) + " 中忙碌 " + pct(h.busy_ns / W) + "；空闲 " + ms(h.idle_ns) +
-             "（主机等待 " + ms(h.host_wait_ns) + "，发射延迟 " + ms(h.kernel_wait_ns) + "，同步等待 " +
+             "（主机等待 " + ms(h.host_wait_ns) + "，内核等待 " + ms(h.kernel_wait_ns) + "，同步等待 " +
              ms(h.sync_wait_ns) + "，其他 " + ms(h.other_wait_ns) + "）。";
         if (h.launch_api_ns > h.busy_ns && h.bound == "host") {
             en += " The CPU spends " + ms(h.launch_api_ns) + " in launch calls to issue " + ms(h.busy_ns) +

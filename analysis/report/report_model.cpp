@@ -454,9 +454,11 @@ static Section build_findings(BuildContext& cx)
         for (const Suggestion& s : f->suggestions) {
             ++si;
             std::string line = cx.s("lbl.suggestion") + " " + std::to_string(si) + ": " + s.text.get(lang) + " " +
-                               cx.f("txt.suggestion_gain", {fmt_fixed(s.gain_low * 100, 0),
-                                                            fmt_fixed(s.gain_high * 100, 0),
-                                                            cx.s("risk." + (s.risk.empty() ? "medium" : s.risk))});
+                               [&] {
+                                   const std::string g = suggestion_gain_range(s.gain_low, s.gain_high);
+                                   return cx.f("txt.suggestion_gain", {g.empty() ? cx.s("txt.no_direct_gain") : g,
+                                                                       cx.s("risk." + (s.risk.empty() ? "medium" : s.risk))});
+                               }();
             fs.blocks.push_back(Paragraph{line});
             if (!s.verify.empty()) {
                 fs.blocks.push_back(Paragraph{cx.s("lbl.verify")});
