@@ -190,6 +190,37 @@
     </message>
   </context>
   <context>
+    <name>sl::SearchBar</name>
+    <message numerus="yes">
+      <source>%n instance(s) of the selected kernel</source>
+      <translation>
+        <numerusform>%n instance of the selected kernel</numerusform>
+        <numerusform>%n instances of the selected kernel</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n kernel(s)</source>
+      <translation>
+        <numerusform>%n kernel</numerusform>
+        <numerusform>%n kernels</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n NVTX range(s)</source>
+      <translation>
+        <numerusform>%n NVTX range</numerusform>
+        <numerusform>%n NVTX ranges</numerusform>
+      </translation>
+    </message>
+    <message numerus="yes">
+      <source>%n API call(s)</source>
+      <translation>
+        <numerusform>%n API call</numerusform>
+        <numerusform>%n API calls</numerusform>
+      </translation>
+    </message>
+  </context>
+  <context>
     <name>sl::TimelineView</name>
     <message numerus="yes">
       <source>%n kernels</source>

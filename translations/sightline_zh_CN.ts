@@ -1603,6 +1603,18 @@ after</source>
         <source>No kernel of class %1 in %2</source>
         <translation>%2 阶段没有 %1 类的内核</translation>
     </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Find kernels, NVTX ranges and API calls by name or regular expression</source>
+        <translation>按名称或正则表达式查找内核、NVTX 区间和 API 调用</translation>
+    </message>
 </context>
 <context>
     <name>sl::OverviewPanel</name>
@@ -1865,6 +1877,77 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>
             <numerusform>总时长：%1（%n 次启动）</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>sl::SearchBar</name>
+    <message>
+        <source>Find kernels, NVTX ranges and API calls by name</source>
+        <translation>按名称查找内核、NVTX 区间和 API 调用</translation>
+    </message>
+    <message>
+        <source>Regular expression</source>
+        <translation>正则表达式</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation>查找：</translation>
+    </message>
+    <message>
+        <source>Invalid regular expression</source>
+        <translation>正则表达式无效</translation>
+    </message>
+    <message>
+        <source>No match</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>Instance %1 of %2 of the selected kernel</source>
+        <translation>所选内核的第 %1 个实例（共 %2 个）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n instance(s) of the selected kernel</source>
+        <translation>
+            <numerusform>所选内核共 %n 个实例</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s)</source>
+        <translation>
+            <numerusform>%n 个内核</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n NVTX range(s)</source>
+        <translation>
+            <numerusform>%n 个 NVTX 区间</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n API call(s)</source>
+        <translation>
+            <numerusform>%n 次 API 调用</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 个，共 %2 个</translation>
     </message>
 </context>
 <context>
@@ -2227,6 +2310,30 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Quit</source>
         <translation>退出</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Ctrl+F or /</source>
+        <translation>Ctrl+F 或 /</translation>
+    </message>
+    <message>
+        <source>Find kernels, NVTX ranges and API calls (every match is outlined on the timeline)</source>
+        <translation>查找内核、NVTX 区间和 API 调用（时间线上标出所有匹配）</translation>
+    </message>
+    <message>
+        <source>Enter / Shift+Enter</source>
+        <translation>Enter / Shift+Enter</translation>
+    </message>
+    <message>
+        <source>Next / previous match</source>
+        <translation>下一个 / 上一个匹配</translation>
+    </message>
+    <message>
+        <source>Close the search and clear its marks</source>
+        <translation>关闭搜索并清除标记</translation>
     </message>
 </context>
 <context>

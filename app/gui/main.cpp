@@ -1,6 +1,7 @@
 // sightline: the GUI workbench.  sightline [TRACE...] [--screenshot FILE] [--size WxH] [--language en|zh_CN]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QSettings>
@@ -11,6 +12,7 @@
 #include "model/job_runner.h"
 #include "model/theme.h"
 #include "model/workbench_settings.h"
+#include "widgets/search_bar.h"
 
 int main(int argc, char** argv)
 {
@@ -37,6 +39,9 @@ int main(int argc, char** argv)
     pane.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption select(QStringLiteral("select-kernel"), QString(), QStringLiteral("index"));
     select.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption find(QStringLiteral("find"), QString(), QStringLiteral("text"));
+    find.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(find);
     QCommandLineOption theme(QStringLiteral("theme"), QString(), QStringLiteral("system|light|dark"));
     theme.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(theme);
@@ -80,6 +85,12 @@ int main(int argc, char** argv)
             window.resize(wh[0].toInt(), wh[1].toInt());
     }
     window.show();
+    if (parser.isSet(find))
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, [&window, text = parser.value(find)] {
+            window.searchBar()->activate();
+            window.searchBar()->search(text);
+            window.searchBar()->next();
+        });
     if (parser.isSet(pane))
         window.raisePane(parser.value(pane));
     if (parser.isSet(select))

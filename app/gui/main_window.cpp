@@ -56,6 +56,7 @@
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
 #include "widgets/roofline_view.h"
+#include "widgets/search_bar.h"
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
 
@@ -124,6 +125,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     legend_->hide();
     contentLayout->addWidget(info_);
     contentLayout->addWidget(legend_);
+    searchBar_ = new SearchBar(timeline_, selection_, content_);
+    contentLayout->addWidget(searchBar_);
     contentLayout->addWidget(timeline_, 1);
     connect(document_, &Document::analysisChanged, this, [this] {
         const auto a = document_->analysis();
@@ -133,7 +136,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
             legend_->setText(TimelineView::legendHtml(*a));
     });
     central_->addWidget(content_);
-    connect(document_, &Document::timelineChanged, this, [this] { timeline_->setIndex(document_->timeline()); });
+    connect(document_, &Document::timelineChanged, this, [this] {
+        timeline_->setIndex(document_->timeline());
+        searchBar_->setIndex(document_->timeline());
+    });
     setCentralWidget(central_);
 
     // Panes.
@@ -149,6 +155,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const auto trace = document_->trace();
         const uint32_t id = r && trace ? trace->strings.find(r->name) : UINT32_MAX;
         selection_->setKernelName(id);
+        searchBar_->showKernelInstances(id);   // every instance outlined on the timeline, Enter steps through them
         jumpToLongest(id);
     });
     auto* devices = new SummaryTableView(deviceModel, DeviceModel::SortRole, -1, this);
@@ -324,6 +331,14 @@ void MainWindow::createActions()
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Find…"), this, [this] {
+        if (document_->timeline())
+            searchBar_->activate();
+    });
+    find->setShortcuts({QKeySequence::Find, QKeySequence(Qt::Key_Slash)});
+    find->setToolTip(tr("Find kernels, NVTX ranges and API calls by name or regular expression"));
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
 
