@@ -329,6 +329,15 @@ QVariant SuggestionModel::headerData(int section, Qt::Orientation orientation, i
     }
 }
 
+QHash<QString, QString> SuggestionModel::annotationByKey() const
+{
+    QHash<QString, QString> out;
+    for (const Row& r : rows_)
+        if (!r.shown.annotation.empty())
+            out.insert(keyOf(r.shown), QString::fromStdString(r.shown.annotation));
+    return out;
+}
+
 QHash<QString, QString> SuggestionModel::stateByKey() const
 {
     QHash<QString, QString> out;

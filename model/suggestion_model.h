@@ -61,6 +61,8 @@ public:
 
     // "<key>|<subject>" -> state name, for every row.
     QHash<QString, QString> stateByKey() const;
+    // "<rule>/<suggestion id>|<subject>" -> the user's note, for the rows that have one (the exported report).
+    QHash<QString, QString> annotationByKey() const;
     bool hasRun() const { return runId_ > 0; }
     qint64 runId() const { return runId_; }
 

@@ -215,6 +215,8 @@ static const std::vector<StringEntry> kTable = {
      "{0} findings, ranked by expected gain × confidence. Each gives the problem, the evidence, what to do, the expected gain, how to verify it and how sure we are.",
      "共 {0} 条结论，按“预期收益 × 置信度”排序。每条依次给出：问题、证据、建议、预期收益、验证命令与置信度。"},
     {"txt.suggestion_gain", "(expected gain {0}, risk {1})", "（预期收益 {0}，风险{1}）"},
+    {"txt.suggestion_decision", "Your decision: {0}.", "用户决定：{0}。"},
+    {"txt.suggestion_decision_note", "Your decision: {0}. Note: {1}", "用户决定：{0}。批注：{1}"},
     {"txt.no_direct_gain", "no direct gain: it finds the limiter", "无直接收益：用于找出瓶颈"},
     {"txt.no_kernels", "The trace holds no kernels.", "该 trace 中没有 kernel。"},
     {"txt.top_kernels", "The {0} heaviest of {1} kernel names; {2} launches took {3} of kernel time in all.",

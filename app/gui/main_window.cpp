@@ -539,12 +539,22 @@ void MainWindow::exportReportTo(const QString& path)
     const WorkbenchSettings settings = runner_->settings();
     const QString lang = settings.language;
     const DocumentInputs docInputs = document_->inputs();
-    const std::vector<std::string> inputs = [this] {
+    const std::vector<std::string> inputs = [this, &docInputs] {
         std::vector<std::string> v;
         for (const QString& p : document_->paths())
             v.push_back(p.toStdString());
+        for (const QString& p : {docInputs.modelConfig, docInputs.ncu})   // as sightline-cli report lists them
+            if (!p.isEmpty())
+                v.push_back(p.toStdString());
         return v;
     }();
+    // The user's decisions on the suggestions (Suggestions pane), shown under each suggestion in the report.
+    std::map<std::string, std::string> suggestionStates, suggestionNotes;
+    const QHash<QString, QString> states = suggestions_->model()->stateByKey(), notes = suggestions_->model()->annotationByKey();
+    for (auto it = states.begin(); it != states.end(); ++it)
+        suggestionStates[it.key().toStdString()] = it.value().toStdString();
+    for (auto it = notes.begin(); it != notes.end(); ++it)
+        suggestionNotes[it.key().toStdString()] = it.value().toStdString();
     statusLabel_->setText(tr("Writing the report…"));
     exportAction_->setEnabled(false);
     // The report runs the same pipeline as the CLI (sightline-cli report) on a worker; the files are written here.
@@ -594,12 +604,16 @@ void MainWindow::exportReportTo(const QString& path)
         }
         emit reportWritten(ok, path);
     });
-    watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs] {
+    watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs, suggestionStates, suggestionNotes] {
         // The same options the panes were computed with (settings + the config / ncu files opened with the trace).
         const sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
         const sl::report::PipelineResults results = sl::report::run_pipeline(*trace, po);
         sl::report::ReportOptions ro;
         ro.lang = lang.startsWith(QLatin1String("zh")) ? sl::report::Lang::ZhCN : sl::report::Lang::En;
+        // The model and shape the Roofline used (not "not given" when a config.json was opened), and the decisions.
+        sl::report::describe_workload(ro, po);
+        ro.suggestion_state = suggestionStates;
+        ro.suggestion_note = suggestionNotes;
         return std::make_shared<sl::report::Report>(
             sl::report::build_report(sl::report::report_inputs(*trace, results, ro, inputs)));
     }));
