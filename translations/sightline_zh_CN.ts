@@ -1615,6 +1615,10 @@ after</source>
         <source>Find kernels, NVTX ranges and API calls by name or regular expression</source>
         <translation>按名称或正则表达式查找内核、NVTX 区间和 API 调用</translation>
     </message>
+    <message>
+        <source>&amp;Reset Layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
 </context>
 <context>
     <name>sl::OverviewPanel</name>

@@ -49,10 +49,12 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
-    setMinimumHeight(120);
     vscroll_ = new QScrollBar(Qt::Vertical, this);
     connect(vscroll_, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
     laneHeight_ = std::max(18, fontMetrics().height() + 4);
+    // Room for the axis and six lanes (a GPU's streams and idle lane, the CPU thread and its NVTX rows), so a small
+    // window or a restored layout never shrinks the timeline to two lanes.
+    setMinimumHeight(kAxisHeight + 6 * (laneHeight_ + 2));
     labelWidth_ = std::max(190, fontMetrics().horizontalAdvance(QStringLiteral("GPU 0 · Stream 0000 ")) + 24);
     if (selection_) {
         connect(selection_, &Selection::kernelChanged, this, [this](int64_t k) {

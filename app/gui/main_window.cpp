@@ -16,6 +16,8 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 #include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -225,23 +227,70 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* overviewDock = addDock(overview_, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
     QDockWidget* detailsDock = addDock(details, tr("Details"), QStringLiteral("detailsDock"), Qt::RightDockWidgetArea);
     splitDockWidget(overviewDock, detailsDock, Qt::Vertical);
+    // Minimum sizes: a layout saved at another window size (or by hand) cannot squeeze the Overview's numbers
+    // ("Kernels 3,0…") or the bottom tables below what they need when it is restored.
+    const QFontMetrics fm = fontMetrics();
+    for (QDockWidget* d : {overviewDock, detailsDock})
+        d->setMinimumWidth(std::max(280, fm.horizontalAdvance(QLatin1Char('m')) * 22));
+    overviewDock->setMinimumHeight(fm.height() * 10);
+    detailsDock->setMinimumHeight(fm.height() * 6);
+    for (QDockWidget* d : {kernelDock, deviceDock, gapsDock, rooflineDock, findingsDock, suggestionsDock, compareDock_})
+        d->setMinimumHeight(fm.height() * 9);
+    defaultState_ = saveState(kLayoutVersion);
+    viewMenu_->addSeparator();
+    viewMenu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
         resize(1280, 800);
-    if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion)) {
-        // The first layout, sized once the window has its real size: the bottom panes (findings, suggestions)
-        // get rows to read, Overview room for its headline numbers and idle breakdown; Details scrolls.
-        QTimer::singleShot(0, this, [this, overviewDock, detailsDock, kernelDock] {
-            resizeDocks({overviewDock}, {std::max(340, width() / 4)}, Qt::Horizontal);
-            resizeDocks({overviewDock, detailsDock}, {height() * 9 / 20, height() * 11 / 20}, Qt::Vertical);
-            resizeDocks({kernelDock}, {height() * 2 / 5}, Qt::Vertical);
-        });
-    }
+    if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion))
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);   // once the window has its real size
     updateRecentMenu();
     applySettings(runner_->settings());
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::applyDefaultDockSizes()
+{
+    // The first layout: the bottom panes (findings, suggestions) get rows to read, Overview room for its headline
+    // numbers and idle breakdown; Details scrolls.
+    auto* overviewDock = findChild<QDockWidget*>(QStringLiteral("overviewDock"));
+    auto* detailsDock = findChild<QDockWidget*>(QStringLiteral("detailsDock"));
+    auto* kernelDock = findChild<QDockWidget*>(QStringLiteral("kernelsDock"));
+    if (!overviewDock || !detailsDock || !kernelDock)
+        return;
+    resizeDocks({overviewDock}, {std::max(340, width() / 4)}, Qt::Horizontal);
+    resizeDocks({overviewDock, detailsDock}, {height() * 9 / 20, height() * 11 / 20}, Qt::Vertical);
+    resizeDocks({kernelDock}, {height() * 2 / 5}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(defaultState_, kLayoutVersion);
+    compareDock_->hide();
+    if (auto* kernelDock = findChild<QDockWidget*>(QStringLiteral("kernelsDock")))
+        kernelDock->raise();
+    applyDefaultDockSizes();
+}
+
+QString MainWindow::layoutReport() const
+{
+    QStringList lines;
+    auto add = [&lines](const QString& name, const QWidget* w) {
+        QJsonObject o{{QStringLiteral("name"), name},
+                      {QStringLiteral("width"), w->width()},
+                      {QStringLiteral("height"), w->height()},
+                      {QStringLiteral("min_width"), std::max(w->minimumWidth(), w->minimumSizeHint().width())},
+                      {QStringLiteral("min_height"), std::max(w->minimumHeight(), 0)}};
+        lines << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+    };
+    add(QStringLiteral("window"), this);
+    add(QStringLiteral("timeline"), timeline_);
+    for (const QDockWidget* d : findChildren<QDockWidget*>())
+        if (d->isVisible() && !d->visibleRegion().isEmpty())   // shown, and the raised tab of its group
+            add(d->objectName(), d);
+    return lines.join(QLatin1Char('\n'));
+}
 
 void MainWindow::raisePane(const QString& name)
 {

@@ -46,6 +46,10 @@ public:
     // Writes the shareable report (PDF, Markdown, HTML or JSON by the file's suffix) for the open trace; the same
     // pipeline and report as `sightline-cli report`. Emits reportWritten when done.
     void exportReportTo(const QString& path);
+    // View › Reset Layout: the first-launch arrangement of the panes and their sizes.
+    void resetLayout();
+    // Each shown pane's size and minimum size, one JSON object per line (used by the layout tests and --layout-report).
+    QString layoutReport() const;
     // Edit › Find (Ctrl+F, /): the timeline's search bar.
     SearchBar* searchBar() const { return searchBar_; }
 
@@ -77,6 +81,7 @@ private:
     void jumpToLongest(uint32_t nameId);
     void showNvtxRange(const QString& name);
     void selectClassInPhase(const QString& opClass, const QString& phase);
+    void applyDefaultDockSizes();
 
     Document* document_ = nullptr;
     JobRunner* runner_ = nullptr;
