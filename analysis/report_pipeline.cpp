@@ -64,6 +64,17 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
     return r;
 }
 
+void describe_workload(ReportOptions& report, const PipelineOptions& pipeline)
+{
+    if (pipeline.model_config.empty())
+        return;
+    if (report.model.empty())
+        report.model = std::filesystem::path(pipeline.model_config).filename().string();
+    if (report.shape.empty())
+        report.shape = "batch " + std::to_string(pipeline.cost.batch) + ", prompt " + std::to_string(pipeline.cost.prompt) +
+                       ", context " + std::to_string(pipeline.cost.context);
+}
+
 ReportInputs report_inputs(const Trace& trace, const PipelineResults& r, const ReportOptions& options,
                            const std::vector<std::string>& input_files)
 {

@@ -51,6 +51,10 @@ struct PipelineResults {
 PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& options);
 
 // ReportInputs pointing into `results` (which must outlive the report build).
+// The workload the Roofline was computed for, from the pipeline's model config (file name) and shape, when the
+// user did not describe it: the report's "Model" and "Shape" lines. Shared by sightline-cli report and the GUI.
+void describe_workload(ReportOptions& report, const PipelineOptions& pipeline);
+
 ReportInputs report_inputs(const Trace& trace, const PipelineResults& results, const ReportOptions& options,
                            const std::vector<std::string>& input_files);
 

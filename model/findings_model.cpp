@@ -235,11 +235,14 @@ QString FindingsModel::problemsText(const Diagnosis& d)
             rules.insert(e.rule_id);
         parts << tr("%n rule(s) failed to evaluate (%1)", nullptr, int(rules.size())).arg(qs(d.eval.errors.front().message));
     }
-    if (!d.eval.missing.empty()) {
-        std::set<std::string> rules;
-        std::map<std::string, int> metrics;   // metric -> how often a rule missed it
+    if (!d.eval.not_run.empty()) {
+        // Only the rules that ran on none of their scopes: a rule that lacked a metric for one operator class but
+        // was evaluated on the others did run.
+        const std::set<std::string> rules(d.eval.not_run.begin(), d.eval.not_run.end());
+        std::map<std::string, int> metrics;   // metric -> how often a rule that did not run missed it
         for (const MissingData& m : d.eval.missing) {
-            rules.insert(m.rule);
+            if (!rules.count(m.rule))
+                continue;
             for (const std::string& name : m.metrics)
                 ++metrics[name];
         }
@@ -527,7 +530,9 @@ QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, 
     case SuggestionRow: {
         const Suggestion& s = f.suggestions[size_t(c.index)];
         main = text(s.text);
-        gain = tr("%1–%2").arg(formatPercent(s.gain_low), formatPercent(s.gain_high));
+        gain = formatGainRange(s.gain_low, s.gain_high);
+        if (gain.isEmpty())
+            gain = tr("no direct gain");
         conf = tr("risk: %1").arg(s.risk == "low" ? tr("low") : s.risk == "medium" ? tr("medium")
                                                           : s.risk == "high"   ? tr("high")
                                                                                : qs(s.risk));

@@ -38,6 +38,39 @@ SuggestionModel::SuggestionModel(KbSession* session, QObject* parent) : QAbstrac
     connect(session, &KbSession::failed, this, &SuggestionModel::onFailed);
 }
 
+QString SuggestionModel::metricLabel(const QString& metric)
+{
+    static const struct {
+        const char* name;
+        const char* label;
+    } kLabels[] = {
+        {"subject_time_ns", QT_TR_NOOP("Subject time")},
+        {"tpot_median_ns", QT_TR_NOOP("Median TPOT")},
+        {"idle_fraction", QT_TR_NOOP("GPU idle share")},
+        {"kernel_count", QT_TR_NOOP("Kernel count")},
+        {"kernel_ns", QT_TR_NOOP("Kernel time")},
+        {"launch_api_ns", QT_TR_NOOP("Launch call time")},
+        {"nccl_ns", QT_TR_NOOP("NCCL time")},
+        {"pageable_async_memcpy_ns", QT_TR_NOOP("Pageable async copy time")},
+        {"sync_api_ns", QT_TR_NOOP("Synchronising call time")},
+        {"sync_memcpy_ns", QT_TR_NOOP("Synchronous copy time")},
+        {"wall_ns", QT_TR_NOOP("Wall time")},
+    };
+    for (const auto& l : kLabels)
+        if (metric == QLatin1String(l.name))
+            return tr(l.label);
+    QString s = metric;
+    for (const char* suffix : {"_ns", "_us", "_ms", "_fraction", "_pct"})
+        if (s.endsWith(QLatin1String(suffix))) {
+            s.chop(int(qstrlen(suffix)));
+            break;
+        }
+    s.replace(QLatin1Char('_'), QLatin1Char(' '));
+    if (!s.isEmpty())
+        s[0] = s[0].toUpper();
+    return s;
+}
+
 QString SuggestionModel::stateLabel(SuggestionState s)
 {
     switch (s) {
@@ -174,10 +207,11 @@ QVariant SuggestionModel::data(const QModelIndex& index, int role) const
             const QString arrow = r.direction == "decrease" ? QStringLiteral(" ↓")
                                   : r.direction == "increase" ? QStringLiteral(" ↑")
                                                               : QString();
+            const QString metric = QString::fromStdString(r.metric);
             if (role == Qt::ToolTipRole)
-                return tr("%1 should %2").arg(QString::fromStdString(r.metric),
-                                               r.direction == "increase" ? tr("increase") : tr("decrease"));
-            return QString::fromStdString(r.metric) + arrow;
+                return tr("%1 should %2 (%3)")
+                    .arg(metricLabel(metric), r.direction == "increase" ? tr("increase") : tr("decrease"), metric);
+            return metricLabel(metric) + arrow;
         }
         case Annotation: return QString::fromStdString(r.annotation);
         case Updated:
@@ -293,6 +327,15 @@ QVariant SuggestionModel::headerData(int section, Qt::Orientation orientation, i
     case Updated: return tr("Updated");
     default: return {};
     }
+}
+
+QHash<QString, QString> SuggestionModel::annotationByKey() const
+{
+    QHash<QString, QString> out;
+    for (const Row& r : rows_)
+        if (!r.shown.annotation.empty())
+            out.insert(keyOf(r.shown), QString::fromStdString(r.shown.annotation));
+    return out;
 }
 
 QHash<QString, QString> SuggestionModel::stateByKey() const

@@ -61,11 +61,16 @@ public:
 
     // "<key>|<subject>" -> state name, for every row.
     QHash<QString, QString> stateByKey() const;
+    // "<rule>/<suggestion id>|<subject>" -> the user's note, for the rows that have one (the exported report).
+    QHash<QString, QString> annotationByKey() const;
     bool hasRun() const { return runId_ > 0; }
     qint64 runId() const { return runId_; }
 
     // Translated name of a state, for display ("Accepted").
     static QString stateLabel(SuggestionState s);
+    // A suggestion's metric for people: "subject_time_ns" -> "Subject time", "tpot_median_ns" -> "Median TPOT";
+    // an unknown name reads without its unit suffix and underscores.
+    static QString metricLabel(const QString& metric);
 
 signals:
     void statesChanged();

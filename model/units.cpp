@@ -50,4 +50,14 @@ QString formatBytes(uint64_t bytes)
 
 QString formatPercent(double fraction) { return QString::number(fraction * 100.0, 'f', 1) + QStringLiteral(" %"); }
 
+QString formatGainRange(double low, double high)
+{
+    const double lo = std::round(low * 100), hi = std::round(high * 100);
+    if (lo <= 0 && hi <= 0)
+        return {};
+    if (lo == hi)
+        return QString::number(hi, 'f', 0) + QStringLiteral(" %");
+    return QString::number(lo, 'f', 0) + QStringLiteral("–") + QString::number(hi, 'f', 0) + QStringLiteral(" %");
+}
+
 } // namespace sl

@@ -15,5 +15,7 @@ QString formatTimeAt(int64_t ns, int64_t resolution);
 QString formatBytes(uint64_t bytes);
 // 0.4567 -> "45.7 %".
 QString formatPercent(double fraction);
+// A suggestion's gain range: (0.15, 0.35) -> "15–35 %", (0.15, 0.15) -> "15 %", (0, 0) -> "" (it promises none).
+QString formatGainRange(double low, double high);
 
 } // namespace sl

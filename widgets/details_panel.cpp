@@ -460,10 +460,10 @@ QString DetailsPanel::rooflineHtml(size_t i) const
         if (f.op_class == ce->op_class && f.phase == ce->phase) {
             QStringList why;
             if (f.top_k)
-                why << tr("top-%1 by time").arg(r.options.top_k);
+                why << tr("among the %n operator(s) with the most time", nullptr, int(r.options.top_k));
             if (f.low_efficiency)
-                why << tr("E_roof below %1").arg(formatPercent(r.options.tau));
-            h.rowPlain(tr("Focus set"), why.join(QStringLiteral(", ")));
+                why << tr("E_roof below %1").arg(QLocale().toString(r.options.tau, 'f', 2));   // a fraction, not a percentage
+            h.rowPlain(tr("Look at first"), why.join(QStringLiteral("; ")));
         }
     return h.done();
 }

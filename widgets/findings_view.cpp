@@ -538,7 +538,8 @@ void FindingsView::updateDetail()
                      .arg(current ? QStringLiteral("▶ ") : QString())
                      .arg(i + 1)
                      .arg(esc(s.text.get(lang)));
-            QStringList meta{tr("gain %1–%2").arg(formatPercent(s.gain_low), formatPercent(s.gain_high)),
+            const QString range = formatGainRange(s.gain_low, s.gain_high);
+            QStringList meta{range.isEmpty() ? tr("no direct gain") : tr("gain %1").arg(range),
                              idx.data(Qt::DisplayRole).toString()};
             if (!s.metric.empty())
                 meta << tr("measured by %1 (%2)").arg(qs(s.metric), qs(s.direction));

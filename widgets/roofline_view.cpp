@@ -329,7 +329,7 @@ void RooflineView::rebuild()
         f.setBold(gemm);
         item->setFont(f);
         item->setBrush(ink);
-        roofLabels_.push_back({item, QPointF(xhi, ly), false, {}, {}, gemm});
+        roofLabels_.push_back({item, QPointF(xhi, ly), false, QPointF(x0, ly), {}, gemm});
     }
 
     // Points: measured (largest markers first, so small ones stay on top), theory, ncu.
@@ -522,9 +522,21 @@ void RooflineView::placeLabels()
         // Compute roofs (GEMM precision first): right-aligned above the line, else below it; hidden when neither
         // place is free of other labels and markers (the ridge point's tooltip still names the roof).
         const QPointF at = c->mapToPosition(l.at, highlightSeries_);
-        const QRectF above(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
-        const QRectF below(at.x() - br.width() - 6, at.y() + 2, br.width(), br.height());
+        QRectF above(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
+        QRectF below(at.x() - br.width() - 6, at.y() + 2, br.width(), br.height());
         const QRectF* r = !blocked(above, true) ? &above : !blocked(below, true) ? &below : nullptr;
+        // No room at the right end (FP8 just above BF16 on a short chart, a marker under the text): further left
+        // along the flat part of the roof, one label width at a time, before the label is given up.
+        const double roofLeft = std::max(plot.left(), c->mapToPosition(l.from, highlightSeries_).x());
+        for (double x = at.x() - 2 * br.width() - 18; !r && x >= roofLeft; x -= br.width() + 12) {
+            above.moveLeft(x);
+            below.moveLeft(x);
+            r = !blocked(above, true) ? &above : !blocked(below, true) ? &below : nullptr;
+        }
+        if (!r) {   // back to the right end for the GEMM fallback below
+            above.moveLeft(at.x() - br.width() - 6);
+            below.moveLeft(at.x() - br.width() - 6);
+        }
         if (!r && l.gemm)   // the GEMM roof is always named: clear of roofs if it can be, over markers if it must
             r = !blocked(above, false) ? &above : !blocked(below, false) ? &below
               : !blocked(above, false, false) ? &above : nullptr;

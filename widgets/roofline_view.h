@@ -99,7 +99,8 @@ private:
         QGraphicsSimpleTextItem* item;
         QPointF at;                               // log-space anchor (compute roofs: the right end)
         bool diagonal;                            // the memory roof: placed along and above the line
-        QPointF from, to;                         // the memory roof's visible segment, log space
+        QPointF from, to;                         // the memory roof's visible segment, log space (compute roofs:
+                                                  // `from` is the left end of the flat part, at the ridge)
         bool gemm = false;                        // the GEMM precision's roof: labelled first
     };
     QCategoryAxis* axisX_ = nullptr;

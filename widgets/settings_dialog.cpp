@@ -173,11 +173,11 @@ QWidget* SettingsDialog::createThresholdPage()
                                         "wait (HTA's consecutive-kernel delay)."));
     shortKernelUs_ = us("shortKernel", tr("Launch calls up to this long whose kernel ran shorter than the call count "
                                           "as launch-bound short kernels (HTA's runtime cutoff)."));
-    gf->addRow(tr("Kernel-wait gap threshold:"), kernelWaitUs_);
+    gf->addRow(tr("Kernel wait gap threshold:"), kernelWaitUs_);
     gf->addRow(tr("Short-kernel cutoff:"), shortKernelUs_);
     v->addWidget(gaps);
 
-    auto* focus = new QGroupBox(tr("Focus set"));
+    auto* focus = new QGroupBox(tr("Operators to look at first"));
     auto* ff = new QFormLayout(focus);
     topK_ = new QSpinBox;
     topK_->setObjectName(QStringLiteral("topK"));
@@ -189,10 +189,10 @@ QWidget* SettingsDialog::createThresholdPage()
     tau_->setRange(0.01, 1.0);
     tau_->setSingleStep(0.05);
     tau_->setToolTip(tr("Operators whose Roofline efficiency E_roof is below τ are in focus too."));
-    ff->addRow(tr("Top-K:"), topK_);
-    ff->addRow(tr("Roofline efficiency τ:"), tau_);
+    ff->addRow(tr("The operators with the most time, how many:"), topK_);
+    ff->addRow(tr("And any with Roofline efficiency (E_roof) below:"), tau_);
     v->addWidget(focus);
-    v->addWidget(note(tr("The defaults are the command line's: 30 µs, 50 µs, K = 10, τ = 0.3.")));
+    v->addWidget(note(tr("The defaults are the command line's: 30 µs, 50 µs, 10 operators, E_roof 0.3.")));
     v->addStretch(1);
     return page;
 }

@@ -1,5 +1,7 @@
 #include "widgets/suggestions_view.h"
 
+#include "model/units.h"
+
 #include <QApplication>
 #include <QComboBox>
 #include <QEvent>
@@ -158,7 +160,7 @@ SuggestionsView::SuggestionsView(Document* document, KbSession* session, QWidget
     table_->setColumnWidth(SuggestionModel::State, fm.horizontalAdvance(SuggestionModel::stateLabel(SuggestionState::Proposed)) + 36);
     // Subjects are often kernel names: give them the room; metric names are short apart from a few.
     table_->setColumnWidth(SuggestionModel::Subject, fm.horizontalAdvance(QLatin1Char('M')) * 16);
-    table_->setColumnWidth(SuggestionModel::Metric, fm.horizontalAdvance(QStringLiteral("tpot_median_ns ↓")) + 40);
+    table_->setColumnWidth(SuggestionModel::Metric, fm.horizontalAdvance(SuggestionModel::metricLabel(QStringLiteral("pageable_async_memcpy_ns")) + QStringLiteral(" ↓")) + 20);
     table_->setColumnWidth(SuggestionModel::Annotation, fm.horizontalAdvance(QLatin1Char('M')) * 12);
     table_->setColumnWidth(SuggestionModel::Updated, fm.horizontalAdvance(QStringLiteral("2026-11-22 07:25")) + 16);
     table_->setSortingEnabled(true);
@@ -465,9 +467,9 @@ void SuggestionsView::updateDetails()
     facts << tr("Subject: %1").arg(QString::fromStdString(r->subject).toHtmlEscaped());
     if (s) {
         if (s->gain_high > 0)
-            facts << tr("Expected gain: %1–%2 % of %3")
-                         .arg(QLocale().toString(s->gain_low * 100, 'f', 0), QLocale().toString(s->gain_high * 100, 'f', 0),
-                              QString::fromStdString(s->metric.empty() ? std::string("the run") : s->metric).toHtmlEscaped());
+            facts << tr("Expected gain: %1 of %2")
+                         .arg(formatGainRange(s->gain_low, s->gain_high),
+                              s->metric.empty() ? tr("the run") : SuggestionModel::metricLabel(QString::fromStdString(s->metric)).toHtmlEscaped());
         if (f && f->expected_gain.computed)
             facts << tr("Computed from this trace: %1 % of the end-to-end time")
                          .arg(QLocale().toString(f->expected_gain.fraction * 100, 'f', 1));

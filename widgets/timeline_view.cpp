@@ -49,10 +49,12 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setAttribute(Qt::WA_OpaquePaintEvent);
-    setMinimumHeight(120);
     vscroll_ = new QScrollBar(Qt::Vertical, this);
     connect(vscroll_, &QScrollBar::valueChanged, this, qOverload<>(&QWidget::update));
     laneHeight_ = std::max(18, fontMetrics().height() + 4);
+    // Room for the axis and six lanes (a GPU's streams and idle lane, the CPU thread and its NVTX rows), so a small
+    // window or a restored layout never shrinks the timeline to two lanes.
+    setMinimumHeight(kAxisHeight + 6 * (laneHeight_ + 2));
     labelWidth_ = std::max(190, fontMetrics().horizontalAdvance(QStringLiteral("GPU 0 · Stream 0000 ")) + 24);
     if (selection_) {
         connect(selection_, &Selection::kernelChanged, this, [this](int64_t k) {
@@ -540,6 +542,7 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
     // overlay colours from the palette: the selection's Highlight, the amber focus, the tooltip's box
     const ViewColors vc = viewColors(palette());
     p.setClipRect(plot);
+    drawSearchMarks(p, plot);
     // range selection
     if (selection_ && !selection_->range().isEmpty()) {
         const TimeRange r = selection_->range();
@@ -975,6 +978,107 @@ bool TimelineView::event(QEvent* e)
         return true;
     }
     return QWidget::event(e);
+}
+
+void TimelineView::setSearchMatches(std::shared_ptr<const SearchMatches> matches)
+{
+    searchMatches_ = std::move(matches);
+    currentMatch_ = -1;
+    update();
+}
+
+void TimelineView::setCurrentMatch(int64_t ordered)
+{
+    if (!index_ || !searchMatches_ || ordered < 0 || size_t(ordered) >= searchMatches_->ordered.size())
+        return;
+    currentMatch_ = ordered;
+    const SearchHit& h = searchMatches_->ordered[size_t(ordered)];
+    if (h.lane >= index_->lanes().size())
+        return;
+    revealItem(int(h.lane), h.item);
+    const ItemRef ref = index_->ref(index_->lanes()[h.lane], h.item);
+    if (selection_ && ref.kind == ItemKind::Kernel)
+        selection_->setKernel(int64_t(ref.row));
+    update();
+}
+
+void TimelineView::revealItem(int laneIdx, uint32_t item)
+{
+    if (!index_ || laneIdx < 0 || size_t(laneIdx) >= index_->lanes().size())
+        return;
+    const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
+    if (item >= lane.items.size())
+        return;
+    const int64_t s = index_->itemStart(lane, item), e = std::max(index_->itemEnd(lane, item), s + 1);
+    Window w = window_;
+    if ((e - s) * 5 / 4 > w.duration())
+        w = {s - (e - s) / 4, e + (e - s) / 4};
+    else if (s < w.start || e > w.end)
+        w = timeline::pan(w, (s + e) / 2 - (w.start + w.end) / 2, bounds());
+    setWindow(w);
+    if (size_t(laneIdx) < laneY_.size()) {
+        const int visible = height() - kAxisHeight;
+        const int y = laneY_[size_t(laneIdx)];
+        if (y < vscroll_->value() || y + laneHeight_ > vscroll_->value() + visible)
+            vscroll_->setValue(std::max(0, y - visible / 3));
+    }
+}
+
+void TimelineView::drawSearchMarks(QPainter& p, const QRect& plot)
+{
+    searchMarksDrawn_ = 0;
+    if (!index_ || !searchMatches_ || searchMatches_->empty())
+        return;
+    const double w = plot.width();
+    const double npp = timeline::nsPerPixel(window_, plot.width());
+    const ViewColors vc = viewColors(palette());
+    // A colour no kernel class, gap cause or selection uses: every match gets an outline and a tick above it, one
+    // per pixel column (a binary search skips the matches under a drawn pixel, so a million matches cost a few
+    // hundred draws).
+    const QColor mark = vc.dark ? QColor(255, 90, 220) : QColor(200, 0, 150);
+    p.setBrush(Qt::NoBrush);
+    p.setPen(QPen(mark, 1.5));
+    const auto& lanes = index_->lanes();
+    for (size_t li = 0; li < lanes.size() && li < searchMatches_->perLane.size(); ++li) {
+        const std::vector<uint32_t>& items = searchMatches_->perLane[li];
+        if (items.empty())
+            continue;
+        const TimelineLane& lane = lanes[li];
+        const int top = laneTop(int(li));
+        const int h = laneHeightFor(lane.kind, laneHeight_);
+        if (top + h < kAxisHeight || top > height())
+            continue;
+        const uint32_t first = index_->firstEndingAfter(lane, window_.start);
+        const uint32_t last = index_->endStartingBefore(lane, window_.end);
+        auto it = std::lower_bound(items.begin(), items.end(), first);
+        const auto end = std::lower_bound(items.begin(), items.end(), last);
+        while (it != end) {
+            const int64_t s = index_->itemStart(lane, *it), e = index_->itemEnd(lane, *it);
+            const double x0 = timeline::timeToX(s, window_, w), x1 = timeline::timeToX(e, window_, w);
+            const double left = plot.left() + std::max(-2.0, x0), width = std::min(w + 2, x1) - std::max(-2.0, x0);
+            p.fillRect(QRectF(left - 1, top - 3, std::max(3.0, width + 2), 3), mark);
+            if (width >= 3)
+                p.drawRect(QRectF(left - 1, top - 1, width + 2, h + 2));
+            ++searchMarksDrawn_;
+            // Skip every later match that starts within the pixels this mark covers.
+            const int64_t next = s + std::max<int64_t>(int64_t(std::ceil(npp * std::max(2.0, x1 - x0 + 1))), 1);
+            it = std::lower_bound(it + 1, end, next,
+                                  [&](uint32_t item, int64_t t) { return index_->itemStart(lane, item) < t; });
+        }
+    }
+    // The current match: the focus colour, thicker.
+    if (currentMatch_ >= 0 && size_t(currentMatch_) < searchMatches_->ordered.size()) {
+        const SearchHit& hit = searchMatches_->ordered[size_t(currentMatch_)];
+        if (hit.lane < lanes.size()) {
+            const TimelineLane& lane = lanes[hit.lane];
+            const double x0 = timeline::timeToX(index_->itemStart(lane, hit.item), window_, w);
+            const double x1 = timeline::timeToX(index_->itemEnd(lane, hit.item), window_, w);
+            const double left = plot.left() + std::max(-2.0, x0), width = std::min(w + 2, x1) - std::max(-2.0, x0);
+            p.setPen(QPen(vc.focus, 2.5));
+            p.drawRect(QRectF(left - 2, laneTop(int(hit.lane)) - 2, std::max(4.0, width + 4),
+                              laneHeightFor(lane.kind, laneHeight_) + 4));
+        }
+    }
 }
 
 } // namespace sl

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "analysis/timeline/analysis.h"
+#include "model/search_index.h"
 #include "model/timeline_index.h"
 #include "model/timeline_math.h"
 
@@ -84,6 +85,16 @@ public:
     const std::vector<AxisTick>& axisTicks() const { return axisTicks_; }
     // The range statistics line drawn for Selection::range() (empty without a range).
     QString rangeStatsText() const;
+    // Search marks (SearchBar): every match outlined in its lane, the current one emphasised and brought into view
+    // (a current kernel is selected too, so Details shows it).
+    void setSearchMatches(std::shared_ptr<const SearchMatches> matches);
+    std::shared_ptr<const SearchMatches> searchMatches() const { return searchMatches_; }
+    void setCurrentMatch(int64_t ordered);
+    int64_t currentMatch() const { return currentMatch_; }
+    // Outlines the last frame drew for search matches (at most one per pixel column and lane).
+    int searchMarksDrawn() const { return searchMarksDrawn_; }
+    // Pans (or zooms out) so the item is visible and scrolls its lane into view.
+    void revealItem(int lane, uint32_t item);
 
     QSize sizeHint() const override { return {900, 400}; }
 
@@ -110,6 +121,7 @@ private:
     QString tooltipFor(int lane, int64_t item) const;
     QString mergedTooltip(int lane, const DrawnRun& run) const;
     void rebuildHighlights();
+    void drawSearchMarks(QPainter& p, const QRect& plot);
     void revealGap(int64_t gap);
     int laneTop(int lane) const;
     void updateScrollBar();
@@ -123,6 +135,9 @@ private:
     std::vector<std::vector<DrawnRun>> drawn_;     // per lane: the runs of the last frame
     std::vector<GapMark> highlightMarks_;          // highlighted gaps, by start
     std::vector<AxisTick> axisTicks_;              // the last frame's axis ticks
+    std::shared_ptr<const SearchMatches> searchMatches_;
+    int64_t currentMatch_ = -1;
+    int searchMarksDrawn_ = 0;
     std::vector<QColor> classColor_;
     void mapAnalysis();
     timeline::Window window_;

@@ -145,8 +145,18 @@ std::string format_metric(std::string_view name, double v)
         if (std::fabs(v) >= 1e3) return fmt("%.3g kB", v / 1e3);
         return fmt("%.0f B", v);
     }
+    return format_number(v);
+}
+
+std::string format_number(double v)
+{
+    // For people: three significant digits below 100 ("14.9", "0.27"), whole numbers above ("436", "12345"),
+    // never an exponent in the range a rule prints.
+    if (!std::isfinite(v)) return "n/a";
     if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt("%.0f", v);
-    return fmt("%.3g", v);
+    if (std::fabs(v) >= 100 && std::fabs(v) < 1e15) return fmt("%.0f", v);
+    if (std::fabs(v) >= 1e-3 || v == 0) return fmt("%.3g", v);
+    return fmt("%.2e", v);
 }
 
 static nlohmann::json text_json(const LocalText& t)
@@ -222,6 +232,23 @@ nlohmann::json findings_to_json(const std::vector<Finding>& findings)
     return a;
 }
 
+std::string suggestion_gain_range(double low, double high)
+{
+    const double lo = std::round(low * 100), hi = std::round(high * 100);
+    if (hi <= 0 && lo <= 0)
+        return "";
+    if (lo == hi)
+        return fmt("%.0f %%", hi);
+    return fmt("%.0f", lo) + "–" + fmt("%.0f %%", hi);
+}
+
+// "(gain 15–35 %, risk low)", "(gain 15 %, risk medium)", "(no direct gain, risk low)".
+static std::string suggestion_gain_note(const Suggestion& s)
+{
+    const std::string g = suggestion_gain_range(s.gain_low, s.gain_high);
+    return "(" + (g.empty() ? std::string("no direct gain") : "gain " + g) + ", risk " + s.risk + ")";
+}
+
 static std::string gain_text(const ExpectedGain& g)
 {
     std::string s;
@@ -272,8 +299,7 @@ std::string findings_to_text(const std::vector<Finding>& findings, std::string_v
         for (const auto& e : f.evidence)
             o << "   evidence: " << evidence_text(e) << "\n";
         for (const auto& s : f.suggestions) {
-            o << "   -> " << s.text.get(lang) << " (gain " << fmt("%.0f", s.gain_low * 100) << "–"
-              << fmt("%.0f %%", s.gain_high * 100) << ", risk " << s.risk << ")\n";
+            o << "   -> " << s.text.get(lang) << " " << suggestion_gain_note(s) << "\n";
             if (!s.verify.empty())
                 o << "      verify: " << s.verify << "\n";
         }
@@ -307,8 +333,7 @@ std::string findings_to_markdown(const std::vector<Finding>& findings, std::stri
             o << "- confidence: " << r << "\n";
         o << "\n";
         for (const auto& s : f.suggestions) {
-            o << "- **" << s.text.get(lang) << "** (gain " << fmt("%.0f", s.gain_low * 100) << "–"
-              << fmt("%.0f %%", s.gain_high * 100) << ", risk " << s.risk << ")";
+            o << "- **" << s.text.get(lang) << "** " << suggestion_gain_note(s);
             if (!s.verify.empty())
                 o << " — verify: `" << s.verify << "`";
             o << "\n";

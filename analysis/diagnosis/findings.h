@@ -145,5 +145,10 @@ std::string findings_to_markdown(const std::vector<Finding>& findings, std::stri
 // Formats a metric value for humans from its name: *_ns -> "1.23 ms", *_us -> "12.3 µs", *_fraction/*_rate/
 // *_ratio/e_roof -> "12.3 %", *_pct -> "12.3 %", counts -> integer. Used by the placeholders.
 std::string format_metric(std::string_view name, double value);
+// A bare number for people: "14.9" (not 14.9301), "436" (not 436.22), integers as integers.
+std::string format_number(double value);
+// A suggestion's gain range in percent: "15–35 %", "15 %" when both ends round alike, "" when it promises none
+// (a profiling step).
+std::string suggestion_gain_range(double low, double high);
 
 } // namespace sl

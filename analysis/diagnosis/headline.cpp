@@ -100,9 +100,9 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
                                 " of GPU kernel time (" + ms(h.kernel_mix.ns) +
                                 "): they move bytes rather than compute, so fusing them (torch.compile, fused "
                                 "kernels, CUDA graphs with fused kernels) removes most of that time.";
-        h.kernel_mix.story.zh_CN = "逐元素、拷贝和归一化类核函数占 GPU 核函数时间的 " + pct(h.kernel_mix.fraction) + "（" +
+        h.kernel_mix.story.zh_CN = "逐元素、拷贝和归一化类内核占 GPU 内核时间的 " + pct(h.kernel_mix.fraction) + "（" +
                                    ms(h.kernel_mix.ns) +
-                                   "）：它们搬运数据而非计算，融合它们（torch.compile、融合核函数、配合融合核函数的 CUDA "
+                                   "）：它们搬运数据而非计算，融合它们（torch.compile、融合内核、配合融合内核的 CUDA "
                                    "Graphs）可去掉其中大部分时间。";
     }
 
@@ -212,23 +212,23 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
                            "受通信限制：未被隐藏的通信占用了 GPU"}},
         {"balanced", {"balanced: the GPU is mostly busy but idles noticeably", "较均衡：GPU 大部分时间忙碌，但有明显空闲"}},
         {"gpu-memory", {"GPU-bound (memory): kernels limited by memory traffic hold the GPU",
-                        "受 GPU 限制（访存）：受显存带宽限制的核函数占满 GPU"}},
-        {"gpu-compute", {"GPU-bound (compute): the GPU is busy with compute kernels", "受 GPU 限制（计算）：GPU 忙于计算核函数"}},
+                        "受 GPU 限制（访存）：受显存带宽限制的内核占满 GPU"}},
+        {"gpu-compute", {"GPU-bound (compute): the GPU is busy with compute kernels", "受 GPU 限制（计算）：GPU 忙于计算内核"}},
         {"unknown", {"undetermined: the trace does not say what the GPU waited on, or has no kernels",
-                     "无法判定：trace 未说明 GPU 在等待什么，或没有核函数"}}};
+                     "无法判定：trace 未说明 GPU 在等待什么，或没有内核"}}};
     const auto& w = what.at(h.bound);
     std::string en, zh;
     if (W > 0) {
         en = "The run is " + w.first + ". The GPU is busy " + pct(h.busy_ns / W) + " of " + ms(W) + "; idle " +
-             ms(h.idle_ns) + " (host wait " + ms(h.host_wait_ns) + ", launch latency " + ms(h.kernel_wait_ns) +
+             ms(h.idle_ns) + " (host wait " + ms(h.host_wait_ns) + ", kernel wait " + ms(h.kernel_wait_ns) +
              ", sync wait " + ms(h.sync_wait_ns) + ", other " + ms(h.other_wait_ns) + ").";
         zh = "本次运行" + w.second + "。GPU 在 " + ms(W) + " 中忙碌 " + pct(h.busy_ns / W) + "；空闲 " + ms(h.idle_ns) +
-             "（主机等待 " + ms(h.host_wait_ns) + "，发射延迟 " + ms(h.kernel_wait_ns) + "，同步等待 " +
+             "（主机等待 " + ms(h.host_wait_ns) + "，内核等待 " + ms(h.kernel_wait_ns) + "，同步等待 " +
              ms(h.sync_wait_ns) + "，其他 " + ms(h.other_wait_ns) + "）。";
         if (h.launch_api_ns > h.busy_ns && h.bound == "host") {
             en += " The CPU spends " + ms(h.launch_api_ns) + " in launch calls to issue " + ms(h.busy_ns) +
                   " of GPU work.";
-            zh += " CPU 花费 " + ms(h.launch_api_ns) + " 调用发射接口，只下发了 " + ms(h.busy_ns) + " 的 GPU 工作。";
+            zh += " CPU 花费 " + ms(h.launch_api_ns) + " 调用启动接口，只下发了 " + ms(h.busy_ns) + " 的 GPU 工作。";
         }
         if (h.comm_exposed_ns > 0) {
             en += " Exposed communication: " + ms(h.comm_exposed_ns) + ".";

@@ -666,6 +666,7 @@ nlohmann::json diagnosis_meta_json(const Diagnosis& d)
                 {"scopes", d.eval.scopes},
                 {"errors", errors},
                 {"missing_data", missing},
+                {"rules_not_run", d.eval.not_run},
                 {"ledger", ledger_to_json(d.ledger)}};
 }
 

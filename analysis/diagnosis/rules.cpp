@@ -364,9 +364,7 @@ std::string fill_placeholders(const std::string& text, const MetricScope& scope,
             rep = trace_path.empty() ? "TRACE" : trace_path;
         else if (auto it = scope.metrics.find(key); it != scope.metrics.end()) {
             if (raw) {
-                std::ostringstream o;
-                o << it->second;
-                rep = o.str();
+                rep = format_number(it->second);   // the number without a unit, rounded for people
             } else {
                 rep = format_metric(key, it->second);
             }
@@ -465,14 +463,17 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
             continue;
         }
         const auto terms = condition_terms(rule.condition);
+        bool boundAny = false, missedAny = false;
         for (const MetricScope& scope : scopes) {
             if (scope.kind != rule.scope)
                 continue;
             std::vector<std::string> missing;
             if (!cond.bind(scope, &missing)) {
                 res.missing.push_back({rule.id, scope.kind, scope.subject, std::move(missing)});
+                missedAny = true;
                 continue;
             }
+            boundAny = true;
             double fired = 0;
             try {
                 fired = cond.parser.Eval();
@@ -604,7 +605,10 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
             c.label = confidence_label(c.value);
             res.findings.push_back(std::move(f));
         }
+        if (missedAny && !boundAny)
+            res.not_run.push_back(rule.id);
     }
+    std::sort(res.not_run.begin(), res.not_run.end());
     rank_findings(res.findings);
     return res;
 }

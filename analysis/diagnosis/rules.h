@@ -114,7 +114,10 @@ struct MissingData {
 
 struct EvalResult {
     std::vector<Finding> findings;          // ranked (rank_findings)
-    std::vector<MissingData> missing;       // rules skipped for missing data
+    std::vector<MissingData> missing;       // rules skipped for missing data, per scope
+    // Rules that ran on none of their scopes because every one lacked a metric (a rule missing data on some
+    // scopes but evaluated on others did run). Sorted by id.
+    std::vector<std::string> not_run;
     std::vector<RuleError> errors;          // evaluation errors (muparser), per rule and subject
     int rules_evaluated = 0, scopes = 0;
 };

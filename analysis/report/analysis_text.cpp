@@ -30,6 +30,30 @@ static std::string pct(double f)
 
 static std::string pct_of(int64_t a, int64_t b) { return b > 0 ? pct(static_cast<double>(a) / static_cast<double>(b)) : "-"; }
 
+// "1 launch call", "3 launch calls": a count with its noun in the right number.
+static std::string count_of(int64_t n, std::string_view noun, std::string_view plural = {})
+{
+    std::string out = std::to_string(n) + " ";
+    if (n == 1)
+        out += noun;
+    else if (!plural.empty())
+        out += plural;
+    else
+        out += std::string(noun) + "s";
+    return out;
+}
+
+// A per-step average for people: "92.9", "3" (no "92.9333").
+static std::string per_step(double v)
+{
+    char buf[32];
+    if (v == static_cast<double>(static_cast<int64_t>(v)))
+        std::snprintf(buf, sizeof buf, "%.0f", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+    return buf;
+}
+
 static std::string clip(std::string_view s, size_t n = 80)
 {
     if (s.size() <= n)
@@ -42,9 +66,9 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     std::ostringstream os;
     os << "Sightline analysis: " << (t.meta.source_path.empty() ? "(trace)" : t.meta.source_path) << " ["
        << t.meta.format << "]\n";
-    os << "  wall " << format_ns(static_cast<double>(r.wall_ns)) << ", " << t.kernels.size() << " kernels ("
-       << format_ns(static_cast<double>(r.kernel_time_ns)) << "), " << t.memcpy.size() << " memcpy, "
-       << t.memset.size() << " memset, " << t.api.size() << " API calls\n";
+    os << "  wall " << format_ns(static_cast<double>(r.wall_ns)) << ", " << count_of(int64_t(t.kernels.size()), "kernel")
+       << " (" << format_ns(static_cast<double>(r.kernel_time_ns)) << "), " << t.memcpy.size() << " memcpy, "
+       << t.memset.size() << " memset, " << count_of(int64_t(t.api.size()), "API call") << "\n";
     // What the trace is, and what to read first (issue 13).
     const WorkloadResult& W = r.workload;
     os << "  workload: " << workload_kind_name(W.kind) << ", " << execution_mode_name(W.execution)
@@ -57,7 +81,7 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     os << "\n";
 
     os << "GPU idle attribution (gap < " << format_ns(static_cast<double>(r.options.idle.kernel_wait_threshold_ns))
-       << " between back-to-back launches = kernel-wait)\n";
+       << " between back-to-back launches = kernel wait)\n";
     for (const auto& d : r.idle.devices) {
         const auto& b = d.breakdown;
         os << "  device " << d.device;
@@ -66,9 +90,9 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
         os << ": window " << format_ns(static_cast<double>(d.window_ns)) << ", busy "
            << format_ns(static_cast<double>(d.busy_ns)) << ", idle " << format_ns(static_cast<double>(d.idle_ns))
            << " (eta_idle " << pct(d.idle_fraction) << ")\n";
-        os << "    host-wait " << format_ns(static_cast<double>(b.host_wait_ns())) << " (" << pct_of(b.host_wait_ns(), d.idle_ns)
-           << "), kernel-wait " << format_ns(static_cast<double>(b.kernel_wait_ns())) << " (" << pct_of(b.kernel_wait_ns(), d.idle_ns)
-           << "), sync-wait " << format_ns(static_cast<double>(b.sync_wait_ns())) << " (" << pct_of(b.sync_wait_ns(), d.idle_ns)
+        os << "    host wait " << format_ns(static_cast<double>(b.host_wait_ns())) << " (" << pct_of(b.host_wait_ns(), d.idle_ns)
+           << "), kernel wait " << format_ns(static_cast<double>(b.kernel_wait_ns())) << " (" << pct_of(b.kernel_wait_ns(), d.idle_ns)
+           << "), sync wait " << format_ns(static_cast<double>(b.sync_wait_ns())) << " (" << pct_of(b.sync_wait_ns(), d.idle_ns)
            << "), other " << format_ns(static_cast<double>(b.other_ns())) << " (" << pct_of(b.other_ns(), d.idle_ns) << ")\n";
     }
     os << "  gaps by size:";
@@ -77,17 +101,18 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     os << "\n\n";
 
     const auto& L = r.launch;
-    os << "Launches: " << L.launch_calls << " launch calls, " << L.graph_launch_calls << " graph launches ("
-       << L.graph_kernels << " graph kernels), rate " << static_cast<int64_t>(L.launch_rate_per_s) << "/s, eta_launch "
+    os << "Launches: " << count_of(L.launch_calls, "launch call") << ", "
+       << count_of(L.graph_launch_calls, "graph launch", "graph launches") << " ("
+       << count_of(L.graph_kernels, "graph kernel") << "), rate " << static_cast<int64_t>(L.launch_rate_per_s) << "/s, eta_launch "
        << pct(L.eta_launch) << "\n";
     os << "  launch call median " << format_ns(L.api.median) << ", queue delay median " << format_ns(L.queue.median)
        << ", short kernels (shorter than their launch) " << L.short_kernels << " of " << L.linked << " linked\n\n";
 
     const auto& S = r.sync;
-    os << "Synchronisation: " << S.calls << " blocking calls, " << format_ns(static_cast<double>(S.total_ns)) << " ("
+    os << "Synchronisation: " << count_of(S.calls, "blocking call") << ", " << format_ns(static_cast<double>(S.total_ns)) << " ("
        << pct(S.wall_share) << " of wall), host blocked " << format_ns(static_cast<double>(S.host_blocked_ns)) << "\n";
     for (const auto& p : S.per_api)
-        os << "  " << clip(t.str(p.name), 40) << ": " << p.duration.count << " calls, "
+        os << "  " << clip(t.str(p.name), 40) << ": " << count_of(p.duration.count, "call") << ", "
            << format_ns(static_cast<double>(p.duration.total)) << " (" << pct(p.wall_share) << ")\n";
     for (size_t i = 0; i < S.stalls.size() && i < 3; ++i) {
         const auto& s = S.stalls[i];
@@ -119,7 +144,7 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     std::sort(cls.begin(), cls.end(), [](auto* a, auto* b) { return a->time_ns > b->time_ns; });
     for (const auto* c : cls)
         os << "  " << c->label << ": " << format_ns(static_cast<double>(c->time_ns)) << " ("
-           << pct_of(c->time_ns, r.kernel_time_ns) << "), " << c->count << " ops\n";
+           << pct_of(c->time_ns, r.kernel_time_ns) << "), " << count_of(c->count, "op") << "\n";
     if (r.classes.unmatched_names_total > 0)
         os << "  " << r.classes.unmatched_names_total << " kernel names matched no class (see JSON op_classes.unmatched)\n";
     os << "\n";
@@ -128,12 +153,12 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     os << "Phases: steps from " << step_source_name(P.source);
     if (!P.boundary.empty())
         os << " (" << clip(P.boundary, 60) << ")";
-    os << "\n  prefill " << format_ns(static_cast<double>(P.prefill_ns)) << " in " << P.prefill_steps << " step(s); "
-       << P.decode_steps << " decode steps, " << P.warmup_excluded << " warm-up excluded\n";
+    os << "\n  prefill " << format_ns(static_cast<double>(P.prefill_ns)) << " in " << count_of(P.prefill_steps, "step") << "; "
+       << count_of(P.decode_steps, "decode step") << ", " << P.warmup_excluded << " warm-up excluded\n";
     if (P.steady_steps > 0)
         os << "  TPOT median " << format_ns(P.tpot_median_ns) << ", p90 " << format_ns(P.tpot_p90_ns)
-           << ", GPU utilisation " << pct(P.steady_utilization) << ", " << P.steady_kernels_per_step
-           << " kernels and " << P.steady_sync_calls_per_step << " sync calls per step\n";
+           << ", GPU utilisation " << pct(P.steady_utilization) << ", " << per_step(P.steady_kernels_per_step)
+           << " kernels and " << per_step(P.steady_sync_calls_per_step) << " sync calls per step\n";
     if (!P.note.empty())
         os << "  note: " << P.note << "\n";
     os << "\n";

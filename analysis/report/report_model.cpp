@@ -454,10 +454,23 @@ static Section build_findings(BuildContext& cx)
         for (const Suggestion& s : f->suggestions) {
             ++si;
             std::string line = cx.s("lbl.suggestion") + " " + std::to_string(si) + ": " + s.text.get(lang) + " " +
-                               cx.f("txt.suggestion_gain", {fmt_fixed(s.gain_low * 100, 0),
-                                                            fmt_fixed(s.gain_high * 100, 0),
-                                                            cx.s("risk." + (s.risk.empty() ? "medium" : s.risk))});
+                               [&] {
+                                   const std::string g = suggestion_gain_range(s.gain_low, s.gain_high);
+                                   return cx.f("txt.suggestion_gain", {g.empty() ? cx.s("txt.no_direct_gain") : g,
+                                                                       cx.s("risk." + (s.risk.empty() ? "medium" : s.risk))});
+                               }();
             fs.blocks.push_back(Paragraph{line});
+            const std::string skey = f->rule + "/" + s.id + "|" + f->subject;
+            const auto st = cx.in.options.suggestion_state.find(skey);
+            const auto note = cx.in.options.suggestion_note.find(skey);
+            const bool decided = st != cx.in.options.suggestion_state.end() && st->second != "proposed";
+            const bool noted = note != cx.in.options.suggestion_note.end() && !note->second.empty();
+            if (decided || noted) {
+                const std::string state = cx.s("state." + (st != cx.in.options.suggestion_state.end() ? st->second
+                                                                                                       : std::string("proposed")));
+                fs.blocks.push_back(Paragraph{noted ? cx.f("txt.suggestion_decision_note", {state, note->second})
+                                                    : cx.f("txt.suggestion_decision", {state})});
+            }
             if (!s.verify.empty()) {
                 fs.blocks.push_back(Paragraph{cx.s("lbl.verify")});
                 fs.blocks.push_back(Code{"sh", s.verify});

@@ -162,6 +162,10 @@ struct ReportOptions {
     // ("accepted" / "rejected" / "verified" …) and annotation.
     std::map<std::string, std::string> finding_state;
     std::map<std::string, std::string> finding_note;
+    // The same for each suggestion, keyed "<rule>/<suggestion id>|<subject>" (the knowledge base's key): shown under
+    // the suggestion, so a forwarded report says what was accepted or rejected and why.
+    std::map<std::string, std::string> suggestion_state;
+    std::map<std::string, std::string> suggestion_note;
     // Caveats from producing the inputs (e.g. "no GPU spec matched; Roofline skipped"), listed in the appendix.
     std::vector<std::string> notes;
 };

@@ -786,9 +786,9 @@ Section build_roofline_section(BuildContext& cx)
         for (const FocusItem& f : r->focus) {
             if (!f.top_k && !f.low_efficiency)
                 continue;
-            std::string why = f.top_k ? "Top-K" : "";
+            std::string why = f.top_k ? cx.f("why.most_time", {std::to_string(r->options.top_k)}) : "";
             if (f.low_efficiency)
-                why += std::string(why.empty() ? "" : " + ") + "E_roof < τ";
+                why += std::string(why.empty() ? "" : "; ") + cx.f("why.low_eroof", {fmt_fixed(r->options.tau, 2)});
             t.rows.push_back({vtext(f.op_class), vtext(f.phase), vdur(double(f.measured_total_ns)),
                               opt_fraction(f.e_roof), vtext(why)});
         }
@@ -805,9 +805,10 @@ Section build_roofline_section(BuildContext& cx)
         for (const FocusEntry& e : a->focus.entries) {
             if (!e.in_top_k && !e.in_low_efficiency)
                 continue;
-            std::string why = e.in_top_k ? "Top-K" : "";
+            std::string why = e.in_top_k ? cx.f("why.most_time", {std::to_string(a->focus.options.top_k)}) : "";
             if (e.in_low_efficiency)
-                why += std::string(why.empty() ? "" : " + ") + "E_roof < τ";
+                why += std::string(why.empty() ? "" : "; ") +
+                       cx.f("why.low_eroof", {fmt_fixed(cx.in.roofline ? cx.in.roofline->options.tau : 0.3, 2)});
             t.rows.push_back({vtext(name_of(cx, e.name)), vdur(double(e.time_ns)), vpct(e.share),
                               vpct(e.cumulative_share), vtext(why)});
         }
@@ -880,7 +881,7 @@ void headline_time_sentences(BuildContext& cx, std::vector<std::string>& out)
     }
     if (window > 0) {
         const double idle = 1.0 - double(busy) / double(window);
-        out.push_back(cx.f("hl.idle", {std::to_string(active), fmt_duration(double(busy)),
+        out.push_back(cx.f(active == 1 ? "hl.idle_one" : "hl.idle", {std::to_string(active), fmt_duration(double(busy)),
                                        fmt_duration(double(window)), fmt_percent(idle)}));
     }
     if (a) {
@@ -894,7 +895,9 @@ void headline_time_sentences(BuildContext& cx, std::vector<std::string>& out)
             for (size_t c = 1; c < 4; ++c)
                 if (sum.ns[c] > sum.ns[top])
                     top = c;
-            out.push_back(cx.f("hl.idle_cause", {cx.s(kCauseIds[top]), fmt_percent(double(sum.ns[top]) / double(total))}));
+            static const char* const kCauseInText[4] = {"cause_in_text.host_wait", "cause_in_text.kernel_wait",
+                                                        "cause_in_text.sync_wait", "cause_in_text.other"};
+            out.push_back(cx.f("hl.idle_cause", {cx.s(kCauseInText[top]), fmt_percent(double(sum.ns[top]) / double(total))}));
         }
         const PhaseResult& p = a->phases;
         if (p.source != StepSource::None && p.steady_steps > 0)

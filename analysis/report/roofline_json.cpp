@@ -378,12 +378,12 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
                           fmt_ns(cl.t_theory_ns).c_str(), fmt_ns(cl.t_actual_ns).c_str(), fmt_opt(cl.e_roof).c_str());
             out += buf;
         }
-        std::snprintf(buf, sizeof buf, "\nFocus (Top-%d by time, or E_roof < %.2f):\n", r.options.top_k, r.options.tau);
+        std::snprintf(buf, sizeof buf, "\nFocus: the %d operators that take the most time, and any with E_roof below %.2f:\n", r.options.top_k, r.options.tau);
         out += buf;
         for (const auto& f : r.focus) {
             std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s  E_roof %s%s%s\n", f.phase.c_str(), f.op_class.c_str(),
                           fmt_ns(static_cast<double>(f.measured_total_ns)).c_str(), fmt_opt(f.e_roof).c_str(),
-                          f.top_k ? "  [top-k]" : "", f.low_efficiency ? "  [low efficiency]" : "");
+                          f.top_k ? "  [most time]" : "", f.low_efficiency ? "  [low efficiency]" : "");
             out += buf;
         }
     }

@@ -220,12 +220,7 @@ int run_report(const std::vector<std::string>& argv)
         if (!req.pipeline.ncu_file.empty())
             inputs.push_back(req.pipeline.ncu_file);
         // The workload the Roofline was computed for, when the user described it.
-        if (req.report.model.empty() && !req.pipeline.model_config.empty())
-            req.report.model = std::filesystem::path(req.pipeline.model_config).filename().string();
-        if (req.report.shape.empty() && !req.pipeline.model_config.empty())
-            req.report.shape = "batch " + std::to_string(req.pipeline.cost.batch) + ", prompt " +
-                               std::to_string(req.pipeline.cost.prompt) + ", context " +
-                               std::to_string(req.pipeline.cost.context);
+        report::describe_workload(req.report, req.pipeline);
         const report::Report rep = report::build_report(report::report_inputs(trace, *results, req.report, inputs));
         if (req.format == "json") {
             text = report::to_json_text(rep);

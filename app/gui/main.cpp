@@ -1,6 +1,7 @@
 // sightline: the GUI workbench.  sightline [TRACE...] [--screenshot FILE] [--size WxH] [--language en|zh_CN]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFile>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QSettings>
@@ -11,6 +12,7 @@
 #include "model/job_runner.h"
 #include "model/theme.h"
 #include "model/workbench_settings.h"
+#include "widgets/search_bar.h"
 
 int main(int argc, char** argv)
 {
@@ -37,6 +39,15 @@ int main(int argc, char** argv)
     pane.setFlags(QCommandLineOption::HiddenFromHelp);
     QCommandLineOption select(QStringLiteral("select-kernel"), QString(), QStringLiteral("index"));
     select.setFlags(QCommandLineOption::HiddenFromHelp);
+    QCommandLineOption find(QStringLiteral("find"), QString(), QStringLiteral("text"));
+    find.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(find);
+    QCommandLineOption layoutReport(QStringLiteral("layout-report"), QString(), QStringLiteral("file"));
+    layoutReport.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(layoutReport);
+    QCommandLineOption resetLayout(QStringLiteral("reset-layout"));
+    resetLayout.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(resetLayout);
     QCommandLineOption theme(QStringLiteral("theme"), QString(), QStringLiteral("system|light|dark"));
     theme.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(theme);
@@ -80,6 +91,14 @@ int main(int argc, char** argv)
             window.resize(wh[0].toInt(), wh[1].toInt());
     }
     window.show();
+    if (parser.isSet(resetLayout))
+        QTimer::singleShot(0, &window, [&window] { window.resetLayout(); });
+    if (parser.isSet(find))
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, [&window, text = parser.value(find)] {
+            window.searchBar()->activate();
+            window.searchBar()->search(text);
+            window.searchBar()->next();
+        });
     if (parser.isSet(pane))
         window.raisePane(parser.value(pane));
     if (parser.isSet(select))
@@ -94,8 +113,14 @@ int main(int argc, char** argv)
     if (parser.isSet(screenshot)) {
         app.setProperty("sightlineNoDialogs", true);
         const QString file = parser.value(screenshot);
-        auto shoot = [&window, file] {
-            QTimer::singleShot(500, &window, [&window, file] {
+        const QString layoutFile = parser.value(layoutReport);
+        auto shoot = [&window, file, layoutFile] {
+            QTimer::singleShot(500, &window, [&window, file, layoutFile] {
+                if (!layoutFile.isEmpty()) {
+                    QFile out(layoutFile);
+                    if (out.open(QIODevice::WriteOnly | QIODevice::Truncate))
+                        out.write(window.layoutReport().toUtf8());
+                }
                 window.grab().save(file);
                 QApplication::quit();
             });

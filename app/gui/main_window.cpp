@@ -16,6 +16,8 @@
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
 #include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -56,6 +58,7 @@
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
 #include "widgets/roofline_view.h"
+#include "widgets/search_bar.h"
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/trace_header.h"
@@ -125,6 +128,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     legend_->hide();
     contentLayout->addWidget(info_);
     contentLayout->addWidget(legend_);
+    searchBar_ = new SearchBar(timeline_, selection_, content_);
+    contentLayout->addWidget(searchBar_);
     contentLayout->addWidget(timeline_, 1);
     connect(document_, &Document::analysisChanged, this, [this] {
         const auto a = document_->analysis();
@@ -136,7 +141,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
             legend_->setText(TimelineView::legendHtml(*a));
     });
     central_->addWidget(content_);
-    connect(document_, &Document::timelineChanged, this, [this] { timeline_->setIndex(document_->timeline()); });
+    connect(document_, &Document::timelineChanged, this, [this] {
+        timeline_->setIndex(document_->timeline());
+        searchBar_->setIndex(document_->timeline());
+    });
     setCentralWidget(central_);
 
     // Panes.
@@ -152,6 +160,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         const auto trace = document_->trace();
         const uint32_t id = r && trace ? trace->strings.find(r->name) : UINT32_MAX;
         selection_->setKernelName(id);
+        searchBar_->showKernelInstances(id);   // every instance outlined on the timeline, Enter steps through them
         jumpToLongest(id);
     });
     auto* devices = new SummaryTableView(deviceModel, DeviceModel::SortRole, -1, this);
@@ -221,23 +230,70 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QDockWidget* overviewDock = addDock(overview_, tr("Overview"), QStringLiteral("overviewDock"), Qt::RightDockWidgetArea);
     QDockWidget* detailsDock = addDock(details, tr("Details"), QStringLiteral("detailsDock"), Qt::RightDockWidgetArea);
     splitDockWidget(overviewDock, detailsDock, Qt::Vertical);
+    // Minimum sizes: a layout saved at another window size (or by hand) cannot squeeze the Overview's numbers
+    // ("Kernels 3,0…") or the bottom tables below what they need when it is restored.
+    const QFontMetrics fm = fontMetrics();
+    for (QDockWidget* d : {overviewDock, detailsDock})
+        d->setMinimumWidth(std::max(280, fm.horizontalAdvance(QLatin1Char('m')) * 22));
+    overviewDock->setMinimumHeight(fm.height() * 10);
+    detailsDock->setMinimumHeight(fm.height() * 6);
+    for (QDockWidget* d : {kernelDock, deviceDock, gapsDock, rooflineDock, findingsDock, suggestionsDock, compareDock_})
+        d->setMinimumHeight(fm.height() * 9);
+    defaultState_ = saveState(kLayoutVersion);
+    viewMenu_->addSeparator();
+    viewMenu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
         resize(1280, 800);
-    if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion)) {
-        // The first layout, sized once the window has its real size: the bottom panes (findings, suggestions)
-        // get rows to read, Overview room for its headline numbers and idle breakdown; Details scrolls.
-        QTimer::singleShot(0, this, [this, overviewDock, detailsDock, kernelDock] {
-            resizeDocks({overviewDock}, {std::max(340, width() / 4)}, Qt::Horizontal);
-            resizeDocks({overviewDock, detailsDock}, {height() * 9 / 20, height() * 11 / 20}, Qt::Vertical);
-            resizeDocks({kernelDock}, {height() * 2 / 5}, Qt::Vertical);
-        });
-    }
+    if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion))
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);   // once the window has its real size
     updateRecentMenu();
     applySettings(runner_->settings());
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::applyDefaultDockSizes()
+{
+    // The first layout: the bottom panes (findings, suggestions) get rows to read, Overview room for its headline
+    // numbers and idle breakdown; Details scrolls.
+    auto* overviewDock = findChild<QDockWidget*>(QStringLiteral("overviewDock"));
+    auto* detailsDock = findChild<QDockWidget*>(QStringLiteral("detailsDock"));
+    auto* kernelDock = findChild<QDockWidget*>(QStringLiteral("kernelsDock"));
+    if (!overviewDock || !detailsDock || !kernelDock)
+        return;
+    resizeDocks({overviewDock}, {std::max(340, width() / 4)}, Qt::Horizontal);
+    resizeDocks({overviewDock, detailsDock}, {height() * 9 / 20, height() * 11 / 20}, Qt::Vertical);
+    resizeDocks({kernelDock}, {height() * 2 / 5}, Qt::Vertical);
+}
+
+void MainWindow::resetLayout()
+{
+    restoreState(defaultState_, kLayoutVersion);
+    compareDock_->hide();
+    if (auto* kernelDock = findChild<QDockWidget*>(QStringLiteral("kernelsDock")))
+        kernelDock->raise();
+    applyDefaultDockSizes();
+}
+
+QString MainWindow::layoutReport() const
+{
+    QStringList lines;
+    auto add = [&lines](const QString& name, const QWidget* w) {
+        QJsonObject o{{QStringLiteral("name"), name},
+                      {QStringLiteral("width"), w->width()},
+                      {QStringLiteral("height"), w->height()},
+                      {QStringLiteral("min_width"), std::max(w->minimumWidth(), w->minimumSizeHint().width())},
+                      {QStringLiteral("min_height"), std::max(w->minimumHeight(), 0)}};
+        lines << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+    };
+    add(QStringLiteral("window"), this);
+    add(QStringLiteral("timeline"), timeline_);
+    for (const QDockWidget* d : findChildren<QDockWidget*>())
+        if (d->isVisible() && !d->visibleRegion().isEmpty())   // shown, and the raised tab of its group
+            add(d->objectName(), d);
+    return lines.join(QLatin1Char('\n'));
+}
 
 void MainWindow::raisePane(const QString& name)
 {
@@ -327,6 +383,14 @@ void MainWindow::createActions()
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Find…"), this, [this] {
+        if (document_->timeline())
+            searchBar_->activate();
+    });
+    find->setShortcuts({QKeySequence::Find, QKeySequence(Qt::Key_Slash)});
+    find->setToolTip(tr("Find kernels, NVTX ranges and API calls by name or regular expression"));
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
 
@@ -519,12 +583,22 @@ void MainWindow::exportReportTo(const QString& path)
     const WorkbenchSettings settings = runner_->settings();
     const QString lang = settings.language;
     const DocumentInputs docInputs = document_->inputs();
-    const std::vector<std::string> inputs = [this] {
+    const std::vector<std::string> inputs = [this, &docInputs] {
         std::vector<std::string> v;
         for (const QString& p : document_->paths())
             v.push_back(p.toStdString());
+        for (const QString& p : {docInputs.modelConfig, docInputs.ncu})   // as sightline-cli report lists them
+            if (!p.isEmpty())
+                v.push_back(p.toStdString());
         return v;
     }();
+    // The user's decisions on the suggestions (Suggestions pane), shown under each suggestion in the report.
+    std::map<std::string, std::string> suggestionStates, suggestionNotes;
+    const QHash<QString, QString> states = suggestions_->model()->stateByKey(), notes = suggestions_->model()->annotationByKey();
+    for (auto it = states.begin(); it != states.end(); ++it)
+        suggestionStates[it.key().toStdString()] = it.value().toStdString();
+    for (auto it = notes.begin(); it != notes.end(); ++it)
+        suggestionNotes[it.key().toStdString()] = it.value().toStdString();
     statusLabel_->setText(tr("Writing the report…"));
     exportAction_->setEnabled(false);
     // The report runs the same pipeline as the CLI (sightline-cli report) on a worker; the files are written here.
@@ -574,12 +648,16 @@ void MainWindow::exportReportTo(const QString& path)
         }
         emit reportWritten(ok, path);
     });
-    watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs] {
+    watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs, suggestionStates, suggestionNotes] {
         // The same options the panes were computed with (settings + the config / ncu files opened with the trace).
         const sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
         const sl::report::PipelineResults results = sl::report::run_pipeline(*trace, po);
         sl::report::ReportOptions ro;
         ro.lang = lang.startsWith(QLatin1String("zh")) ? sl::report::Lang::ZhCN : sl::report::Lang::En;
+        // The model and shape the Roofline used (not "not given" when a config.json was opened), and the decisions.
+        sl::report::describe_workload(ro, po);
+        ro.suggestion_state = suggestionStates;
+        ro.suggestion_note = suggestionNotes;
         return std::make_shared<sl::report::Report>(
             sl::report::build_report(sl::report::report_inputs(*trace, results, ro, inputs)));
     }));

@@ -21,6 +21,7 @@ class FindingsView;
 class JobRunner;
 class KbSession;
 class OverviewPanel;
+class SearchBar;
 class Selection;
 class SuggestionsView;
 class TimelineView;
@@ -45,6 +46,12 @@ public:
     // Writes the shareable report (PDF, Markdown, HTML or JSON by the file's suffix) for the open trace; the same
     // pipeline and report as `sightline-cli report`. Emits reportWritten when done.
     void exportReportTo(const QString& path);
+    // View › Reset Layout: the first-launch arrangement of the panes and their sizes.
+    void resetLayout();
+    // Each shown pane's size and minimum size, one JSON object per line (used by the layout tests and --layout-report).
+    QString layoutReport() const;
+    // Edit › Find (Ctrl+F, /): the timeline's search bar.
+    SearchBar* searchBar() const { return searchBar_; }
 
 signals:
     // The current job ended (loaded, failed or cancelled); used by --screenshot.
@@ -74,6 +81,7 @@ private:
     void jumpToLongest(uint32_t nameId);
     void showNvtxRange(const QString& name);
     void selectClassInPhase(const QString& opClass, const QString& phase);
+    void applyDefaultDockSizes();
 
     Document* document_ = nullptr;
     JobRunner* runner_ = nullptr;
@@ -100,6 +108,8 @@ private:
     QLabel* statusLabel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
+    SearchBar* searchBar_ = nullptr;
+    QByteArray defaultState_;   // the panes as built, before a saved layout is restored
 };
 
 } // namespace sl

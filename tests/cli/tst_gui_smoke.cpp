@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tests/support/test_env.h"
@@ -82,5 +85,69 @@ TEST(GuiSmoke, CompareWithAnotherTraceFinishesInDarkTheme)
               0)
         << out;
     EXPECT_TRUE(std::filesystem::exists(png)) << out;
+#endif
+}
+
+// View › Reset Layout and restored layouts: a layout saved at one window size and restored at another (the
+// second launch) never squeezes a pane below its minimum size, the timeline keeps room for its lanes, and Reset
+// Layout brings back the first-launch arrangement. Sizes come from the window itself (--layout-report).
+TEST(GuiSmoke, RestoredLayoutKeepsEveryPaneAtItsMinimumSize)
+{
+#ifndef SIGHTLINE_GUI
+    GTEST_SKIP() << "built without the GUI";
+#else
+    const std::string dir = sl::test::scratch_dir("gui_smoke_layout");
+    make_sample(dir);
+    auto launch = [&](const std::string& size, const std::string& extra) {
+        const std::string report = dir + "/layout.jsonl";
+        std::filesystem::remove(report);
+        std::string out;
+        EXPECT_EQ(sl::test::run_command("timeout 120 env " + gui_env(dir) + SIGHTLINE_GUI + " " + dir + "/s.sqlite " +
+                                            dir + "/config.json --size " + size + " " + extra + " --layout-report " +
+                                            report + " --screenshot " + dir + "/layout.png",
+                                        &out, true),
+                  0)
+            << out;
+        std::map<std::string, nlohmann::json> panes;
+        std::ifstream in(report);
+        for (std::string line; std::getline(in, line);)
+            if (!line.empty()) {
+                const auto j = nlohmann::json::parse(line);
+                panes[j.at("name").get<std::string>()] = j;
+            }
+        return panes;
+    };
+    auto checkMinimums = [](const std::map<std::string, nlohmann::json>& panes, const std::string& what) {
+        SCOPED_TRACE(what);
+        ASSERT_TRUE(panes.count("overviewDock")) << "the Overview is shown";
+        ASSERT_TRUE(panes.count("timeline"));
+        for (const auto& [name, j] : panes) {
+            SCOPED_TRACE(name);
+            EXPECT_GE(j.at("width").get<int>(), j.at("min_width").get<int>());
+            EXPECT_GE(j.at("height").get<int>(), j.at("min_height").get<int>());
+        }
+        EXPECT_GE(panes.at("overviewDock").at("width").get<int>(), 280);   // "Kernels 3,094 · 60.8 ms" fits
+        EXPECT_GE(panes.at("timeline").at("min_height").get<int>(), 6 * 20);   // room for six lanes, not two
+    };
+    std::filesystem::remove_all(dir + "/config");
+    for (const auto& [first, second] : {std::pair<std::string, std::string>{"1920x1080", "1280x800"},
+                                        std::pair<std::string, std::string>{"1280x800", "1920x1080"}}) {
+        std::filesystem::remove_all(dir + "/config");   // no saved layout: the first launch
+        const auto fresh = launch(first, "");
+        checkMinimums(fresh, "first launch at " + first);
+        const auto restored = launch(second, "");   // restores what the first launch saved
+        checkMinimums(restored, "restored at " + second);
+        const auto again = launch(first, "");
+        checkMinimums(again, "restored again at " + first);
+        // Reset Layout: the first launch's panes and sizes (within a few pixels of the splitters' rounding).
+        const auto reset = launch(first, "--pane findings --reset-layout");
+        checkMinimums(reset, "reset at " + first);
+        for (const std::string pane : {"overviewDock", "detailsDock", "kernelsDock"}) {
+            SCOPED_TRACE(pane);
+            ASSERT_TRUE(reset.count(pane));
+            EXPECT_NEAR(reset.at(pane).at("width").get<int>(), fresh.at(pane).at("width").get<int>(), 8);
+            EXPECT_NEAR(reset.at(pane).at("height").get<int>(), fresh.at(pane).at("height").get<int>(), 8);
+        }
+    }
 #endif
 }

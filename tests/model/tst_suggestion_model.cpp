@@ -18,6 +18,7 @@
 #include "model/findings_model.h"
 #include "model/kb_session.h"
 #include "model/suggestion_model.h"
+#include "model/units.h"
 #include "tests/support/qt_fixtures.h"
 
 using namespace sl;
@@ -49,6 +50,17 @@ private slots:
     void init()
     {
         kbPath_ = dir_->filePath(QStringLiteral("%1.db").arg(QString::fromLatin1(QTest::currentTestFunction())));
+    }
+
+    void metricLabelsReadAsWords()
+    {
+        QCOMPARE(SuggestionModel::metricLabel(QStringLiteral("subject_time_ns")), QStringLiteral("Subject time"));
+        QCOMPARE(SuggestionModel::metricLabel(QStringLiteral("tpot_median_ns")), QStringLiteral("Median TPOT"));
+        // A metric a user rule names and we do not know: its name without unit suffix and underscores.
+        QCOMPARE(SuggestionModel::metricLabel(QStringLiteral("my_custom_wait_ns")), QStringLiteral("My custom wait"));
+        QCOMPARE(formatGainRange(0.15, 0.35), QStringLiteral("15–35 %"));
+        QCOMPARE(formatGainRange(0.15, 0.149), QStringLiteral("15 %"));   // not "15–15 %"
+        QVERIFY(formatGainRange(0, 0).isEmpty());                          // a profiling step promises no gain
     }
 
     void rowsAreTheRunsSuggestions()
@@ -85,7 +97,12 @@ private slots:
             QCOMPARE(f->subject, rows[size_t(r)].subject);
             QCOMPARE(model.data(model.index(r, SuggestionModel::Text)).toString(), QString::fromStdString(s->text.en));
             const QString metric = model.data(model.index(r, SuggestionModel::Metric)).toString();
-            QVERIFY(metric.startsWith(QString::fromStdString(s->metric)));
+            // The metric reads as words, never as the internal name ("subject_time_ns ↓"); the name stays in the tip.
+            QVERIFY(metric.startsWith(SuggestionModel::metricLabel(QString::fromStdString(s->metric))));
+            QVERIFY2(!metric.contains(QLatin1Char('_')), qPrintable(metric));
+            QVERIFY(model.data(model.index(r, SuggestionModel::Metric), Qt::ToolTipRole)
+                        .toString()
+                        .contains(QString::fromStdString(s->metric)));
             QVERIFY(metric.endsWith(s->direction == "decrease" ? QStringLiteral("↓") : QStringLiteral("↑")));
         }
         // Chinese texts come from the same diagnosis.

@@ -8,6 +8,7 @@
 #include <QChartView>
 #include <QDir>
 #include <QFile>
+#include <QGraphicsSimpleTextItem>
 #include <QLineSeries>
 #include <QMouseEvent>
 #include <QSignalSpy>
@@ -176,6 +177,44 @@ private slots:
         QVERIFY(y->count() >= 2);
         for (const QString& l : y->categoriesLabels())
             QVERIFY2(!l.contains(QChar(0x2026)) && !l.contains(QLatin1String("e+")), qPrintable(l));
+    }
+
+    void roofLabelsNeverOverlapAndStayInThePlot_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("900x600") << QSize(900, 600);
+        QTest::newRow("short dock 1280x260") << QSize(1280, 260);
+    }
+    void roofLabelsNeverOverlapAndStayInThePlot()
+    {
+        QFETCH(QSize, size);
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(size);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(result_.roofline));
+        QCoreApplication::processEvents();
+        const QRectF plot = v.chart()->plotArea();
+        std::vector<std::pair<QString, QRectF>> shown;
+        bool fp8 = false;
+        for (QGraphicsItem* item : v.chart()->childItems()) {
+            auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item);
+            if (!text || !text->text().contains(QLatin1String("FLOP/s")) || text->text().contains(QLatin1String("DRAM")))
+                continue;
+            if (!text->isVisible())
+                continue;
+            const QRectF r = text->mapRectToParent(text->boundingRect());
+            QVERIFY2(plot.adjusted(-1, -3, 1, 1).contains(r), qPrintable(text->text()));   // not clipped
+            for (const auto& [other, o] : shown)
+                QVERIFY2(!r.intersects(o), qPrintable(text->text() + QStringLiteral(" overlaps ") + other));
+            shown.push_back({text->text(), r});
+            fp8 = fp8 || text->text().startsWith(QLatin1String("FP8"));
+        }
+        QVERIFY(shown.size() >= 2);
+        QVERIFY2(fp8, "the FP8 roof is named");   // not hidden under FP16/BF16
     }
 
     void clickSelectsNearestPoint()

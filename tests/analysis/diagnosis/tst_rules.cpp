@@ -193,6 +193,15 @@ TEST(Rules, MissingMetricMeansTheRuleDoesNotApplyAndIsRecorded)
     EXPECT_EQ(r.missing[0].rule, "r");
     EXPECT_EQ(r.missing[0].subject, "gemm");
     EXPECT_EQ(r.missing[0].metrics, (std::vector<std::string>{"tensor_core_utilization"}));
+    EXPECT_EQ(r.not_run, (std::vector<std::string>{"r"}));   // its only scope lacked the metric
+    {
+        // Missing on one scope, evaluated on another: the rule ran, so it is not reported as "could not run".
+        MetricScope other = kernel_scope("gemv", 10, 1000);
+        other.metrics["tensor_core_utilization"] = 0.9;
+        const EvalResult both = evaluate_rules(set, {s, other});
+        EXPECT_EQ(both.missing.size(), 1u);
+        EXPECT_TRUE(both.not_run.empty());
+    }
     // A NaN counts as missing too.
     s.metrics["tensor_core_utilization"] = std::nan("");
     EXPECT_TRUE(evaluate_rules(set, {s}).findings.empty());
@@ -262,6 +271,13 @@ TEST(Rules, PlaceholdersAreFormattedFromMetricNames)
     EXPECT_EQ(fill_placeholders("E {e_roof}, waves {waves_per_sm:raw}, {unknown} {trace}", s, "/t/x.sqlite"),
               "E 0.19, waves 0.5, {unknown} /t/x.sqlite");
     EXPECT_EQ(fill_placeholders("unterminated {count", s), "unterminated {count");
+    // :raw prints the number without a unit, rounded for people (a rule's "3.70163×" reads "3.7×").
+    s.metrics["distance_to_roof"] = 3.70163;
+    s.metrics["far"] = 436.22;
+    s.metrics["big"] = 48384.0;
+    EXPECT_EQ(fill_placeholders("{distance_to_roof:raw}× / {far:raw}× / {big:raw}", s), "3.7× / 436× / 48384");
+    EXPECT_EQ(format_number(14.9301), "14.9");
+    EXPECT_EQ(format_number(0.0004), "4.00e-04");
 }
 
 TEST(Rules, ExpectedGainComputedOrRange)

@@ -84,6 +84,8 @@ Report make(Lang lang)
     o.shape = "batch 8, prompt 512, context 512";
     o.finding_state["decode-host-bound|decode"] = "accepted";
     o.finding_note["decode-host-bound|decode"] = "graphs already on in staging";
+    o.suggestion_state["decode-host-bound/cuda-graphs|decode"] = "rejected";
+    o.suggestion_note["decode-host-bound/cuda-graphs|decode"] = "the step has dynamic shapes";
     ReportInputs in = report_inputs(b.trace, b.results, o,
                                     {test::source_dir() + "/tests/data/models/llama_tiny_config.json"});
     in.findings = &b.findings;
@@ -143,4 +145,45 @@ TEST(ReportGolden, HtmlIsSelfContainedWithOneSvgPerChart)
     EXPECT_EQ(urls, svgs);
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_EQ(html.find("<link"), std::string::npos);
+}
+
+TEST(ReportGolden, SuggestionDecisionsAndNotesFollowTheirSuggestion)
+{
+    // The Suggestions pane's state and note of each suggestion, right under it, in both languages.
+    const std::string en = to_markdown(make(Lang::En));
+    const size_t sug = en.find("Capture the decode step in a CUDA graph (expected gain 15–35 %");
+    ASSERT_NE(sug, std::string::npos);
+    const size_t decision = en.find("Your decision: rejected. Note: the step has dynamic shapes", sug);
+    ASSERT_NE(decision, std::string::npos);
+    EXPECT_LT(decision, en.find("###", sug));   // before the next finding
+    EXPECT_NE(to_markdown(make(Lang::ZhCN)).find("用户决定：已拒绝。批注：the step has dynamic shapes"), std::string::npos);
+    // A suggestion nobody decided on says nothing.
+    Built& b = built();
+    ReportOptions o;
+    o.generated_at = "2026-01-01T00:00:00Z";
+    ReportInputs in = report_inputs(b.trace, b.results, o, {});
+    in.findings = &b.findings;
+    EXPECT_EQ(to_markdown(build_report(in)).find("Your decision"), std::string::npos);
+}
+
+TEST(ReportGolden, TheModelAndShapeUsedAreNamed)
+{
+    // A config.json opened with the trace is the report's model, with the shape it was costed for (the GUI said
+    // "Model: not given" while the Roofline used it).
+    PipelineOptions po;
+    po.model_config = "/some/where/config.json";
+    po.cost.batch = 4;
+    po.cost.prompt = 256;
+    po.cost.context = 1024;
+    ReportOptions o;
+    describe_workload(o, po);
+    EXPECT_EQ(o.model, "config.json");
+    EXPECT_EQ(o.shape, "batch 4, prompt 256, context 1024");
+    ReportOptions given;
+    given.model = "Llama-3-8B";
+    describe_workload(given, po);
+    EXPECT_EQ(given.model, "Llama-3-8B");   // what the user said wins
+    ReportOptions none;
+    describe_workload(none, PipelineOptions{});
+    EXPECT_TRUE(none.model.empty() && none.shape.empty());
 }
