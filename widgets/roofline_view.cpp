@@ -528,7 +528,8 @@ void RooflineView::placeLabels()
         // No room at the right end (FP8 just above BF16 on a short chart, a marker under the text): further left
         // along the flat part of the roof, one label width at a time, before the label is given up.
         const double roofLeft = std::max(plot.left(), c->mapToPosition(l.from, highlightSeries_).x());
-        for (double x = at.x() - 2 * br.width() - 18; !r && x >= roofLeft; x -= br.width() + 12) {
+        const double step = std::max(12.0, br.width() / 4);
+        for (double x = at.x() - br.width() - 6 - step; !r && x >= roofLeft; x -= step) {
             above.moveLeft(x);
             below.moveLeft(x);
             r = !blocked(above, true) ? &above : !blocked(below, true) ? &below : nullptr;

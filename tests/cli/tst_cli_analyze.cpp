@@ -93,7 +93,7 @@ TEST(CliAnalyze, TextAndOutputFile)
     std::string out;
     ASSERT_EQ(run("analyze '" + trace_path() + "'", &out), 0);
     EXPECT_NE(out.find("GPU idle attribution"), std::string::npos);
-    EXPECT_NE(out.find("sync-wait"), std::string::npos);
+    EXPECT_NE(out.find("sync wait"), std::string::npos);
     EXPECT_NE(out.find("TPOT median"), std::string::npos);
     const std::string file = test::scratch_dir("cli_analyze_out") + "/a.json";
     std::string quiet;
