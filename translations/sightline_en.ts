@@ -1,320 +1,306 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
-    <context>
-        <name>sl::MainWindow</name>
-        <message numerus="yes">
-            <source>Loading %n file(s)…</source>
-            <translation>
-                <numerusform>Loading %n file…</numerusform>
-                <numerusform>Loading %n files…</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n kernel(s) loaded</source>
-            <translation>
-                <numerusform>%n kernel loaded</numerusform>
-                <numerusform>%n kernels loaded</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n files</source>
-            <translation>
-                <numerusform>%n file</numerusform>
-                <numerusform>%n files</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n device(s)</source>
-            <translation>
-                <numerusform>%n device</numerusform>
-                <numerusform>%n devices</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::OverviewPanel</name>
-        <message numerus="yes">
-            <source>%n gap(s)</source>
-            <translation>
-                <numerusform>%n gap</numerusform>
-                <numerusform>%n gaps</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n more in the Findings pane</source>
-            <translation>
-                <numerusform>%n more in the Findings pane</numerusform>
-                <numerusform>%n more in the Findings pane</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::TimelineView</name>
-        <message numerus="yes">
-            <source>%n kernels</source>
-            <translation>
-                <numerusform>%n kernel</numerusform>
-                <numerusform>%n kernels</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n items</source>
-            <translation>
-                <numerusform>%n item</numerusform>
-                <numerusform>%n items</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
-            <translation>
-                <numerusform>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel</numerusform>
-                <numerusform>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernels</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>Range %1 · busy %2 · idle %3 · %n kernel(s)</source>
-            <translation>
-                <numerusform>Range %1 · busy %2 · idle %3 · %n kernel</numerusform>
-                <numerusform>Range %1 · busy %2 · idle %3 · %n kernels</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n idle gaps</source>
-            <translation>
-                <numerusform>%n idle gap</numerusform>
-                <numerusform>%n idle gaps</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n API calls</source>
-            <translation>
-                <numerusform>%n API call</numerusform>
-                <numerusform>%n API calls</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n ranges</source>
-            <translation>
-                <numerusform>%n range</numerusform>
-                <numerusform>%n ranges</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>TraceHeader</name>
-        <message numerus="yes">
-            <source>%n device(s)</source>
-            <translation>
-                <numerusform>%n device</numerusform>
-                <numerusform>%n devices</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>steady state %1 (%2 – %3, %n step(s))</source>
-            <translation>
-                <numerusform>steady state %1 (%2 – %3, %n step)</numerusform>
-                <numerusform>steady state %1 (%2 – %3, %n steps)</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n training iteration(s)</source>
-            <translation>
-                <numerusform>%n training iteration</numerusform>
-                <numerusform>%n training iterations</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
-            <translation>
-                <numerusform>the capture (%1, %n kernel) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
-                <numerusform>the capture (%1, %n kernels) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
-            <translation>
-                <numerusform>%n module or library load (lazy first launch) lies inside the capture: the first calls of those kernels include loading</numerusform>
-                <numerusform>%n module or library loads (lazy first launches) lie inside the capture: the first calls of those kernels include loading</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
-            <translation>
-                <numerusform>%n warm-up step left out of the steady-state window %1 – %2</numerusform>
-                <numerusform>%n warm-up steps left out of the steady-state window %1 – %2</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::CompareView</name>
-        <message numerus="yes">
-            <source>Recorded %n verdict(s) in %1.</source>
-            <translation>
-                <numerusform>Recorded %n verdict in %1.</numerusform>
-                <numerusform>Recorded %n verdicts in %1.</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::DetailsPanel</name>
-        <message numerus="yes">
-            <source>among the %n operator(s) with the most time</source>
-            <translation>
-                <numerusform>among the %n operator with the most time</numerusform>
-                <numerusform>among the %n operators with the most time</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::FindingsModel</name>
-        <message numerus="yes">
-            <source>%n rule(s) could not be loaded (%1: %2)</source>
-            <translation>
-                <numerusform>%n rule could not be loaded (%1: %2)</numerusform>
-                <numerusform>%n rules could not be loaded (%1: %2)</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n rule(s) failed to evaluate (%1)</source>
-            <translation>
-                <numerusform>%n rule failed to evaluate (%1)</numerusform>
-                <numerusform>%n rules failed to evaluate (%1)</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n rule(s) could not run: missing %1</source>
-            <translation>
-                <numerusform>%n rule could not run: missing %1</numerusform>
-                <numerusform>%n rules could not run: missing %1</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n kernel(s), longest first</source>
-            <translation>
-                <numerusform>%n kernel, longest first</numerusform>
-                <numerusform>%n kernels, longest first</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n time range(s)</source>
-            <translation>
-                <numerusform>%n time range</numerusform>
-                <numerusform>%n time ranges</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n NVTX range(s)</source>
-            <translation>
-                <numerusform>%n NVTX range</numerusform>
-                <numerusform>%n NVTX ranges</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::FindingsView</name>
-        <message numerus="yes">
-            <source>%1: missing %2 (%n subject(s), e.g. %3)</source>
-            <translation>
-                <numerusform>%1: missing %2 (%n subject, e.g. %3)</numerusform>
-                <numerusform>%1: missing %2 (%n subjects, e.g. %3)</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n finding(s)</source>
-            <translation>
-                <numerusform>%n finding</numerusform>
-                <numerusform>%n findings</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%1 of %n finding(s)</source>
-            <translation>
-                <numerusform>%1 of %n finding</numerusform>
-                <numerusform>%1 of %n findings</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>No rule fired on this trace (%n rule(s) evaluated).</source>
-            <translation>
-                <numerusform>No rule fired on this trace (%n rule evaluated).</numerusform>
-                <numerusform>No rule fired on this trace (%n rules evaluated).</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n more kernel(s) in the tree</source>
-            <translation>
-                <numerusform>%n more kernel in the tree</numerusform>
-                <numerusform>%n more kernels in the tree</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n more range(s) in the tree</source>
-            <translation>
-                <numerusform>%n more range in the tree</numerusform>
-                <numerusform>%n more ranges in the tree</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::GapHistogramView</name>
-        <message numerus="yes">
-            <source>&lt;b&gt;%1&lt;/b&gt;: %n gap(s), %2 in all</source>
-            <translation>
-                <numerusform>&lt;b&gt;%1&lt;/b&gt;: %n gap, %2 in all</numerusform>
-                <numerusform>&lt;b&gt;%1&lt;/b&gt;: %n gaps, %2 in all</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::RooflineModel</name>
-        <message numerus="yes">
-            <source>%1 (%n launches)</source>
-            <translation>
-                <numerusform>%1 (%n launch)</numerusform>
-                <numerusform>%1 (%n launches)</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::RooflineView</name>
-        <message numerus="yes">
-            <source>Total time: %1 (%n launch(es))</source>
-            <translation>
-                <numerusform>Total time: %1 (%n launch)</numerusform>
-                <numerusform>Total time: %1 (%n launches)</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::SearchBar</name>
-        <message numerus="yes">
-            <source>%n instance(s) of the selected kernel</source>
-            <translation>
-                <numerusform>%n instance of the selected kernel</numerusform>
-                <numerusform>%n instances of the selected kernel</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n kernel(s)</source>
-            <translation>
-                <numerusform>%n kernel</numerusform>
-                <numerusform>%n kernels</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n NVTX range(s)</source>
-            <translation>
-                <numerusform>%n NVTX range</numerusform>
-                <numerusform>%n NVTX ranges</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n API call(s)</source>
-            <translation>
-                <numerusform>%n API call</numerusform>
-                <numerusform>%n API calls</numerusform>
-            </translation>
-        </message>
-    </context>
+<context>
+    <name>TraceHeader</name>
+    <message numerus="yes">
+        <source>%n device(s)</source>
+        <translation>
+            <numerusform>%n device</numerusform>
+            <numerusform>%n devices</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>steady state %1 (%2 – %3, %n step(s))</source>
+        <translation>
+            <numerusform>steady state %1 (%2 – %3, %n step)</numerusform>
+            <numerusform>steady state %1 (%2 – %3, %n steps)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n training iteration(s)</source>
+        <translation>
+            <numerusform>%n training iteration</numerusform>
+            <numerusform>%n training iterations</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
+        <translation>
+            <numerusform>the capture (%1, %n kernel) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
+            <numerusform>the capture (%1, %n kernels) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
+        <translation>
+            <numerusform>%n module or library load (lazy first launch) lies inside the capture: the first calls of those kernels include loading</numerusform>
+            <numerusform>%n module or library loads (lazy first launches) lie inside the capture: the first calls of those kernels include loading</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
+        <translation>
+            <numerusform>%n warm-up step left out of the steady-state window %1 – %2</numerusform>
+            <numerusform>%n warm-up steps left out of the steady-state window %1 – %2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
+        <translation>
+            <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first step</numerusform>
+            <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::CompareView</name>
+    <message numerus="yes">
+        <source>Recorded %n verdict(s) in %1.</source>
+        <translation>
+            <numerusform>Recorded %n verdict in %1.</numerusform>
+            <numerusform>Recorded %n verdicts in %1.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::DetailsPanel</name>
+    <message numerus="yes">
+        <source>among the %n operator(s) with the most time</source>
+        <translation>
+            <numerusform>among the %n operator with the most time</numerusform>
+            <numerusform>among the %n operators with the most time</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::FindingsModel</name>
+    <message numerus="yes">
+        <source>%n rule(s) could not be loaded (%1: %2)</source>
+        <translation>
+            <numerusform>%n rule could not be loaded (%1: %2)</numerusform>
+            <numerusform>%n rules could not be loaded (%1: %2)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rule(s) failed to evaluate (%1)</source>
+        <translation>
+            <numerusform>%n rule failed to evaluate (%1)</numerusform>
+            <numerusform>%n rules failed to evaluate (%1)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rule(s) could not run: missing %1</source>
+        <translation>
+            <numerusform>%n rule could not run: missing %1</numerusform>
+            <numerusform>%n rules could not run: missing %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s), longest first</source>
+        <translation>
+            <numerusform>%n kernel, longest first</numerusform>
+            <numerusform>%n kernels, longest first</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n time range(s)</source>
+        <translation>
+            <numerusform>%n time range</numerusform>
+            <numerusform>%n time ranges</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n NVTX range(s)</source>
+        <translation>
+            <numerusform>%n NVTX range</numerusform>
+            <numerusform>%n NVTX ranges</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::FindingsView</name>
+    <message numerus="yes">
+        <source>%1: missing %2 (%n subject(s), e.g. %3)</source>
+        <translation>
+            <numerusform>%1: missing %2 (%n subject, e.g. %3)</numerusform>
+            <numerusform>%1: missing %2 (%n subjects, e.g. %3)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finding(s)</source>
+        <translation>
+            <numerusform>%n finding</numerusform>
+            <numerusform>%n findings</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n finding(s)</source>
+        <translation>
+            <numerusform>%1 of %n finding</numerusform>
+            <numerusform>%1 of %n findings</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>No rule fired on this trace (%n rule(s) evaluated).</source>
+        <translation>
+            <numerusform>No rule fired on this trace (%n rule evaluated).</numerusform>
+            <numerusform>No rule fired on this trace (%n rules evaluated).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more kernel(s) in the tree</source>
+        <translation>
+            <numerusform>%n more kernel in the tree</numerusform>
+            <numerusform>%n more kernels in the tree</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more range(s) in the tree</source>
+        <translation>
+            <numerusform>%n more range in the tree</numerusform>
+            <numerusform>%n more ranges in the tree</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::GapHistogramView</name>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt;: %n gap(s), %2 in all</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt;: %n gap, %2 in all</numerusform>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt;: %n gaps, %2 in all</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::MainWindow</name>
+    <message numerus="yes">
+        <source>Loading %n file(s)…</source>
+        <translation>
+            <numerusform>Loading %n file…</numerusform>
+            <numerusform>Loading %n files…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s) loaded</source>
+        <translation>
+            <numerusform>%n kernel loaded</numerusform>
+            <numerusform>%n kernels loaded</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files</source>
+        <translation>
+            <numerusform>%n file</numerusform>
+            <numerusform>%n files</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::OverviewPanel</name>
+    <message numerus="yes">
+        <source>%n gap(s)</source>
+        <translation>
+            <numerusform>%n gap</numerusform>
+            <numerusform>%n gaps</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more in the Findings pane</source>
+        <translation>
+            <numerusform>%n more in the Findings pane</numerusform>
+            <numerusform>%n more in the Findings pane</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::RooflineModel</name>
+    <message numerus="yes">
+        <source>%1 (%n launches)</source>
+        <translation>
+            <numerusform>%1 (%n launch)</numerusform>
+            <numerusform>%1 (%n launches)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::RooflineView</name>
+    <message numerus="yes">
+        <source>Total time: %1 (%n launch(es))</source>
+        <translation>
+            <numerusform>Total time: %1 (%n launch)</numerusform>
+            <numerusform>Total time: %1 (%n launches)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::SearchBar</name>
+    <message numerus="yes">
+        <source>%n instance(s) of the selected kernel</source>
+        <translation>
+            <numerusform>%n instance of the selected kernel</numerusform>
+            <numerusform>%n instances of the selected kernel</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s)</source>
+        <translation>
+            <numerusform>%n kernel</numerusform>
+            <numerusform>%n kernels</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n NVTX range(s)</source>
+        <translation>
+            <numerusform>%n NVTX range</numerusform>
+            <numerusform>%n NVTX ranges</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n API call(s)</source>
+        <translation>
+            <numerusform>%n API call</numerusform>
+            <numerusform>%n API calls</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::TimelineView</name>
+    <message numerus="yes">
+        <source>%n kernels</source>
+        <translation>
+            <numerusform>%n kernel</numerusform>
+            <numerusform>%n kernels</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
+        <translation>
+            <numerusform>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel</numerusform>
+            <numerusform>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernels</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n idle gaps</source>
+        <translation>
+            <numerusform>%n idle gap</numerusform>
+            <numerusform>%n idle gaps</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n API calls</source>
+        <translation>
+            <numerusform>%n API call</numerusform>
+            <numerusform>%n API calls</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n ranges</source>
+        <translation>
+            <numerusform>%n range</numerusform>
+            <numerusform>%n ranges</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

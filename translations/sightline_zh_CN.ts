@@ -1,3031 +1,2939 @@
 <?xml version="1.0" encoding="utf-8"?>
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
-    <context>
-        <name>QObject</name>
-        <message>
-            <source>Diagnoses GPU traces of LLM inference.</source>
-            <translation>诊断大模型推理的 GPU trace。</translation>
-        </message>
-        <message>
-            <source>Trace files to open (several: one per rank).</source>
-            <translation>要打开的 trace 文件（多个文件：每个 rank 一个）。</translation>
-        </message>
-        <message>
-            <source>User interface language (en, zh_CN).</source>
-            <translation>界面语言（en、zh_CN）。</translation>
-        </message>
-    </context>
-    <context>
-        <name>TraceHeader</name>
-        <message>
-            <source>No GPU activity</source>
-            <translation>无 GPU 活动</translation>
-        </message>
-        <message>
-            <source>No kernels</source>
-            <translation>无内核</translation>
-        </message>
-        <message>
-            <source>Clock skew</source>
-            <translation>时钟偏移</translation>
-        </message>
-        <message>
-            <source>Events dropped</source>
-            <translation>已丢弃事件</translation>
-        </message>
-        <message>
-            <source>Capture too short</source>
-            <translation>采集过短</translation>
-        </message>
-        <message>
-            <source>Warm-up included</source>
-            <translation>含预热</translation>
-        </message>
-        <message>
-            <source>Warm-up excluded</source>
-            <translation>已排除预热</translation>
-        </message>
-        <message>
-            <source>Reader</source>
-            <translation>读取器</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
-            <translation>
-                <numerusform>%n 个预热步未计入稳态窗口 %1 – %2</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>capture %1 (time 0 = its start)</source>
-            <translation>采集时长 %1（时间 0 = 采集开始）</translation>
-        </message>
-        <message>
-            <source>GPU activity %1 (%2 – %3)</source>
-            <translation>GPU 活动 %1（%2 – %3）</translation>
-        </message>
-        <message numerus="yes">
-            <source>steady state %1 (%2 – %3, %n step(s))</source>
-            <translation>
-                <numerusform>稳态 %1（%2 – %3，%n 步）</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n training iteration(s)</source>
-            <translation>
-                <numerusform>%n 次训练迭代</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n device(s)</source>
-            <translation>
-                <numerusform>%n 个设备</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>%1 kernels</source>
-            <translation>%1 个内核</translation>
-        </message>
-        <message>
-            <source>%1 memory copies</source>
-            <translation>%1 次内存拷贝</translation>
-        </message>
-        <message>
-            <source>%1 API calls</source>
-            <translation>%1 次 API 调用</translation>
-        </message>
-        <message>
-            <source>%1 NVTX ranges</source>
-            <translation>%1 个 NVTX 区间</translation>
-        </message>
-        <message>
-            <source>%1 CPU operators</source>
-            <translation>%1 个 CPU 算子</translation>
-        </message>
-        <message>
-            <source>Capture window from: %1</source>
-            <translation>采集窗口来源：%1</translation>
-        </message>
-        <message>
-            <source>GPU times moved by %1 onto the host clock</source>
-            <translation>GPU 时间已平移 %1 以对齐主机时钟</translation>
-        </message>
-        <message>
-            <source>Every time is measured from the capture start.</source>
-            <translation>所有时间均从采集开始计时。</translation>
-        </message>
-        <message>
-            <source>the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no GPU finding can be made</source>
-            <translation>trace 中没有内核、拷贝或内存设置：GPU 利用率未知（不是 100 %），无法给出 GPU 方面的诊断</translation>
-        </message>
-        <message>
-            <source>the trace holds copies or sets but no kernels</source>
-            <translation>trace 中只有拷贝或内存设置，没有内核</translation>
-        </message>
-        <message numerus="yes">
-            <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
-            <translation>
-                <numerusform>采集（%1，%n 个内核）过短，不足以下结论（短于 %2 或少于 %3 个内核）：诊断结论仅供参考</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
-            <translation>
-                <numerusform>采集中包含 %n 次模块或库加载（首次启动时的延迟加载）：这些内核的首次调用包含加载时间</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
-            <translation>
-                <numerusform>解码步数过少（%n），无法排除预热：TPOT 包含最初几步</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::CompareDeltaModel</name>
-        <message>
-            <source>added</source>
-            <translation>新增</translation>
-        </message>
-        <message>
-            <source>removed</source>
-            <translation>移除</translation>
-        </message>
-        <message>
-            <source>faster</source>
-            <translation>变快</translation>
-        </message>
-        <message>
-            <source>slower</source>
-            <translation>变慢</translation>
-        </message>
-        <message>
-            <source>unchanged</source>
-            <translation>不变</translation>
-        </message>
-        <message>
-            <source>Operator class</source>
-            <translation>算子类别</translation>
-        </message>
-        <message>
-            <source>Kernel</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>Class</source>
-            <translation>类别</translation>
-        </message>
-        <message>
-            <source>Status</source>
-            <translation>状态</translation>
-        </message>
-        <message>
-            <source>Calls
+<context>
+    <name>QObject</name>
+    <message>
+        <source>Diagnoses GPU traces of LLM inference.</source>
+        <translation>诊断大模型推理的 GPU trace。</translation>
+    </message>
+    <message>
+        <source>Trace files to open (several: one per rank).</source>
+        <translation>要打开的 trace 文件（多个文件：每个 rank 一个）。</translation>
+    </message>
+    <message>
+        <source>User interface language (en, zh_CN).</source>
+        <translation>界面语言（en、zh_CN）。</translation>
+    </message>
+</context>
+<context>
+    <name>TraceHeader</name>
+    <message>
+        <source>No GPU activity</source>
+        <translation>无 GPU 活动</translation>
+    </message>
+    <message>
+        <source>No kernels</source>
+        <translation>无内核</translation>
+    </message>
+    <message>
+        <source>Clock skew</source>
+        <translation>时钟偏移</translation>
+    </message>
+    <message>
+        <source>Events dropped</source>
+        <translation>已丢弃事件</translation>
+    </message>
+    <message>
+        <source>Capture too short</source>
+        <translation>采集过短</translation>
+    </message>
+    <message>
+        <source>Warm-up included</source>
+        <translation>含预热</translation>
+    </message>
+    <message>
+        <source>Warm-up excluded</source>
+        <translation>已排除预热</translation>
+    </message>
+    <message>
+        <source>Reader</source>
+        <translation>读取器</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
+        <translation>
+            <numerusform>%n 个预热步未计入稳态窗口 %1 – %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>capture %1 (time 0 = its start)</source>
+        <translation>采集时长 %1（时间 0 = 采集开始）</translation>
+    </message>
+    <message>
+        <source>GPU activity %1 (%2 – %3)</source>
+        <translation>GPU 活动 %1（%2 – %3）</translation>
+    </message>
+    <message numerus="yes">
+        <source>steady state %1 (%2 – %3, %n step(s))</source>
+        <translation>
+            <numerusform>稳态 %1（%2 – %3，%n 步）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n training iteration(s)</source>
+        <translation>
+            <numerusform>%n 次训练迭代</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n device(s)</source>
+        <translation>
+            <numerusform>%n 个设备</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 kernels</source>
+        <translation>%1 个内核</translation>
+    </message>
+    <message>
+        <source>%1 memory copies</source>
+        <translation>%1 次内存拷贝</translation>
+    </message>
+    <message>
+        <source>%1 API calls</source>
+        <translation>%1 次 API 调用</translation>
+    </message>
+    <message>
+        <source>%1 NVTX ranges</source>
+        <translation>%1 个 NVTX 区间</translation>
+    </message>
+    <message>
+        <source>%1 CPU operators</source>
+        <translation>%1 个 CPU 算子</translation>
+    </message>
+    <message>
+        <source>Capture window from: %1</source>
+        <translation>采集窗口来源：%1</translation>
+    </message>
+    <message>
+        <source>GPU times moved by %1 onto the host clock</source>
+        <translation>GPU 时间已平移 %1 以对齐主机时钟</translation>
+    </message>
+    <message>
+        <source>Every time is measured from the capture start.</source>
+        <translation>所有时间均从采集开始计时。</translation>
+    </message>
+    <message>
+        <source>the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no GPU finding can be made</source>
+        <translation>trace 中没有内核、拷贝或内存设置：GPU 利用率未知（不是 100 %），无法给出 GPU 方面的诊断</translation>
+    </message>
+    <message>
+        <source>the trace holds copies or sets but no kernels</source>
+        <translation>trace 中只有拷贝或内存设置，没有内核</translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
+        <translation>
+            <numerusform>采集（%1，%n 个内核）过短，不足以下结论（短于 %2 或少于 %3 个内核）：诊断结论仅供参考</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
+        <translation>
+            <numerusform>采集中包含 %n 次模块或库加载（首次启动时的延迟加载）：这些内核的首次调用包含加载时间</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
+        <translation>
+            <numerusform>解码步数过少（%n），无法排除预热：TPOT 包含最初几步</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::CompareDeltaModel</name>
+    <message>
+        <source>added</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <source>removed</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>faster</source>
+        <translation>变快</translation>
+    </message>
+    <message>
+        <source>slower</source>
+        <translation>变慢</translation>
+    </message>
+    <message>
+        <source>unchanged</source>
+        <translation>不变</translation>
+    </message>
+    <message>
+        <source>Operator class</source>
+        <translation>算子类别</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Calls
 before</source>
-            <translation>变更前
+        <translation>变更前
 调用次数</translation>
-        </message>
-        <message>
-            <source>Calls
+    </message>
+    <message>
+        <source>Calls
 after</source>
-            <translation>变更后
+        <translation>变更后
 调用次数</translation>
-        </message>
-        <message>
-            <source>Time
+    </message>
+    <message>
+        <source>Time
 before</source>
-            <translation>变更前
+        <translation>变更前
 时间</translation>
-        </message>
-        <message>
-            <source>Time
+    </message>
+    <message>
+        <source>Time
 after</source>
-            <translation>变更后
+        <translation>变更后
 时间</translation>
-        </message>
-        <message>
-            <source>Delta</source>
-            <translation>差值</translation>
-        </message>
-        <message>
-            <source>Change</source>
-            <translation>变化率</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::CompareJob</name>
-        <message>
-            <source>Opening</source>
-            <translation>正在打开</translation>
-        </message>
-        <message>
-            <source>No knowledge base at %1: accept suggestions first to get verdicts.</source>
-            <translation>%1 处没有知识库：请先采纳建议，才能得到判定。</translation>
-        </message>
-        <message>
-            <source>Verdicts need a before trace opened from one file.</source>
-            <translation>判定要求变更前的 trace 由单个文件打开。</translation>
-        </message>
-        <message>
-            <source>No suggestion of the before trace was accepted.</source>
-            <translation>变更前 trace 的建议均未被采纳。</translation>
-        </message>
-        <message>
-            <source>The knowledge base has no run of the before trace: accept its suggestions first.</source>
-            <translation>知识库中没有变更前 trace 的运行记录：请先采纳它的建议。</translation>
-        </message>
-        <message>
-            <source>The knowledge base cannot be read: %1</source>
-            <translation>无法读取知识库：%1</translation>
-        </message>
-        <message>
-            <source>Done</source>
-            <translation>完成</translation>
-        </message>
-        <message>
-            <source>Nothing to record: compare with an after trace first.</source>
-            <translation>没有可记录的内容：请先与变更后的 trace 对比。</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::CompareMetricsModel</name>
-        <message>
-            <source>Wall time</source>
-            <translation>墙钟时间</translation>
-        </message>
-        <message>
-            <source>TPOT (median)</source>
-            <translation>TPOT（中位数）</translation>
-        </message>
-        <message>
-            <source>TPOT (p90)</source>
-            <translation>TPOT（p90）</translation>
-        </message>
-        <message>
-            <source>GPU utilisation</source>
-            <translation>GPU 利用率</translation>
-        </message>
-        <message>
-            <source>Idle fraction</source>
-            <translation>空闲占比</translation>
-        </message>
-        <message>
-            <source>Idle: host wait</source>
-            <translation>空闲：等待主机</translation>
-        </message>
-        <message>
-            <source>Idle: kernel wait</source>
-            <translation>空闲：等待内核</translation>
-        </message>
-        <message>
-            <source>Idle: sync wait</source>
-            <translation>空闲：等待同步</translation>
-        </message>
-        <message>
-            <source>Idle: other</source>
-            <translation>空闲：其他</translation>
-        </message>
-        <message>
-            <source>Kernels</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>Kernel time</source>
-            <translation>内核时间</translation>
-        </message>
-        <message>
-            <source>Launch API time</source>
-            <translation>启动 API 时间</translation>
-        </message>
-        <message>
-            <source>Sync API time</source>
-            <translation>同步 API 时间</translation>
-        </message>
-        <message>
-            <source>NCCL time</source>
-            <translation>NCCL 时间</translation>
-        </message>
-        <message>
-            <source>Host-to-device copies</source>
-            <translation>主机到设备拷贝</translation>
-        </message>
-        <message>
-            <source>Busy time</source>
-            <translation>忙碌时间</translation>
-        </message>
-        <message>
-            <source>Idle time</source>
-            <translation>空闲时间</translation>
-        </message>
-        <message>
-            <source>Decode steps</source>
-            <translation>解码步数</translation>
-        </message>
-        <message>
-            <source>Prefill time</source>
-            <translation>预填充时间</translation>
-        </message>
-        <message>
-            <source>Launch overhead</source>
-            <translation>启动开销</translation>
-        </message>
-        <message>
-            <source>Pageable async copies</source>
-            <translation>可分页内存异步拷贝</translation>
-        </message>
-        <message>
-            <source>Synchronous copies</source>
-            <translation>同步拷贝</translation>
-        </message>
-        <message>
-            <source>Metric</source>
-            <translation>指标</translation>
-        </message>
-        <message>
-            <source>Before</source>
-            <translation>变更前</translation>
-        </message>
-        <message>
-            <source>After</source>
-            <translation>变更后</translation>
-        </message>
-        <message>
-            <source>Delta</source>
-            <translation>差值</translation>
-        </message>
-        <message>
-            <source>Change</source>
-            <translation>变化率</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::CompareVerdictModel</name>
-        <message>
-            <source>verified</source>
-            <translation>已验证</translation>
-        </message>
-        <message>
-            <source>failed</source>
-            <translation>未通过</translation>
-        </message>
-        <message>
-            <source>inconclusive</source>
-            <translation>无定论</translation>
-        </message>
-        <message>
-            <source>unmeasurable</source>
-            <translation>无法衡量</translation>
-        </message>
-        <message>
-            <source>Suggestion</source>
-            <translation>建议</translation>
-        </message>
-        <message>
-            <source>Subject</source>
-            <translation>对象</translation>
-        </message>
-        <message>
-            <source>Metric</source>
-            <translation>指标</translation>
-        </message>
-        <message>
-            <source>Before</source>
-            <translation>变更前</translation>
-        </message>
-        <message>
-            <source>After</source>
-            <translation>变更后</translation>
-        </message>
-        <message>
-            <source>Change</source>
-            <translation>变化率</translation>
-        </message>
-        <message>
-            <source>Verdict</source>
-            <translation>判定</translation>
-        </message>
-        <message>
-            <source>Reason</source>
-            <translation>原因</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::CompareView</name>
-        <message>
-            <source>Open After…</source>
-            <translation>打开变更后 trace…</translation>
-        </message>
-        <message>
-            <source>Open the trace of the changed run (AFTER) to compare with the open trace (BEFORE).</source>
-            <translation>打开改动后运行的 trace（变更后），与当前打开的 trace（变更前）对比。</translation>
-        </message>
-        <message>
-            <source>Record Verdicts</source>
-            <translation>记录判定</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-        <message>
-            <source>Filter kernels by name…</source>
-            <translation>按名称过滤内核…</translation>
-        </message>
-        <message>
-            <source>Operator classes</source>
-            <translation>算子类别</translation>
-        </message>
-        <message>
-            <source>Kernels</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>Verdicts</source>
-            <translation>判定</translation>
-        </message>
-        <message>
-            <source>Comparing…</source>
-            <translation>正在对比…</translation>
-        </message>
-        <message>
-            <source>Comparing… (%1)</source>
-            <translation>正在对比…（%1）</translation>
-        </message>
-        <message>
-            <source>The comparison failed: %1</source>
-            <translation>对比失败：%1</translation>
-        </message>
-        <message>
-            <source>Comparison cancelled.</source>
-            <translation>已取消对比。</translation>
-        </message>
-        <message numerus="yes">
-            <source>Recorded %n verdict(s) in %1.</source>
-            <translation>
-                <numerusform>已将 %n 条判定记录到 %1。</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Recording failed: %1</source>
-            <translation>记录失败：%1</translation>
-        </message>
-        <message>
-            <source>Open the trace of the changed run with “Open After…” to compare it with the open trace.</source>
-            <translation>用“打开变更后 trace…”打开改动后运行的 trace，与当前 trace 对比。</translation>
-        </message>
-        <message>
-            <source>Waiting for the open trace's analysis…</source>
-            <translation>正在等待当前 trace 的分析完成…</translation>
-        </message>
-        <message>
-            <source>Open After Trace</source>
-            <translation>打开变更后的 trace</translation>
-        </message>
-        <message>
-            <source>GPU traces (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;All files (*)</source>
-            <translation>GPU trace (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Recording in %1…</source>
-            <translation>正在记录到 %1…</translation>
-        </message>
-        <message>
-            <source>Kernels: %1 faster, %2 slower, %3 added, %4 removed.</source>
-            <translation>内核：%1 个变快，%2 个变慢，%3 个新增，%4 个移除。</translation>
-        </message>
-        <message>
-            <source>Verdicts (%1)</source>
-            <translation>判定（%1）</translation>
-        </message>
-        <message>
-            <source>Suggestions accepted on the before trace, judged by the metric each promised to move. Nothing is written until you press Record Verdicts.</source>
-            <translation>在变更前 trace 上采纳的建议，按各自承诺改善的指标进行判定。按下“记录判定”之前不会写入任何内容。</translation>
-        </message>
-        <message>
-            <source>Write the after run and these verdicts into the knowledge base %1 (as 'sightline-cli compare --record' does).</source>
-            <translation>将变更后的运行及这些判定写入知识库 %1（与 “sightline-cli compare --record” 相同）。</translation>
-        </message>
-        <message>
-            <source>(none)</source>
-            <translation>（无）</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;Before:&lt;/b&gt; %1</source>
-            <translation>&lt;b&gt;变更前：&lt;/b&gt;%1</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;After:&lt;/b&gt; %1</source>
-            <translation>&lt;b&gt;变更后：&lt;/b&gt;%1</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::DetailsPanel</name>
-        <message>
-            <source>Operator class</source>
-            <translation>算子类别</translation>
-        </message>
-        <message>
-            <source>Duration</source>
-            <translation>耗时</translation>
-        </message>
-        <message>
-            <source>Start</source>
-            <translation>开始时间</translation>
-        </message>
-        <message>
-            <source>Device · stream</source>
-            <translation>设备 · 流</translation>
-        </message>
-        <message>
-            <source>Grid</source>
-            <translation>Grid</translation>
-        </message>
-        <message>
-            <source>Block</source>
-            <translation>Block</translation>
-        </message>
-        <message>
-            <source>Registers per thread</source>
-            <translation>每线程寄存器数</translation>
-        </message>
-        <message>
-            <source>Shared memory</source>
-            <translation>共享内存</translation>
-        </message>
-        <message>
-            <source>Launched by</source>
-            <translation>启动调用</translation>
-        </message>
-        <message>
-            <source>Queue delay</source>
-            <translation>排队延迟</translation>
-        </message>
-        <message>
-            <source>NVTX</source>
-            <translation>NVTX</translation>
-        </message>
-        <message>
-            <source>Click a kernel or an idle gap in the timeline to see its details.</source>
-            <translation>在时间线中点击一个内核或空闲间隙以查看其详情。</translation>
-        </message>
-        <message>
-            <source>less</source>
-            <translation>收起</translation>
-        </message>
-        <message>
-            <source>show all %1 characters</source>
-            <translation>显示全部 %1 个字符</translation>
-        </message>
-        <message>
-            <source>GPU %1 · stream %2</source>
-            <translation>GPU %1 · 流 %2</translation>
-        </message>
-        <message>
-            <source>All instances of this name</source>
-            <translation>同名的所有实例</translation>
-        </message>
-        <message>
-            <source>Instances</source>
-            <translation>次数</translation>
-        </message>
-        <message>
-            <source>%1 · total %2</source>
-            <translation>%1 · 共 %2</translation>
-        </message>
-        <message>
-            <source>This instance</source>
-            <translation>本实例</translation>
-        </message>
-        <message>
-            <source>percentile %1</source>
-            <translation>百分位 %1</translation>
-        </message>
-        <message>
-            <source>Min · median</source>
-            <translation>最小 · 中位数</translation>
-        </message>
-        <message>
-            <source>p90 · max</source>
-            <translation>p90 · 最大</translation>
-        </message>
-        <message>
-            <source>Longest</source>
-            <translation>最长</translation>
-        </message>
-        <message>
-            <source>show</source>
-            <translation>查看</translation>
-        </message>
-        <message>
-            <source>Launch configuration</source>
-            <translation>启动配置</translation>
-        </message>
-        <message>
-            <source>Estimated occupancy</source>
-            <translation>估算占用率</translation>
-        </message>
-        <message>
-            <source>Launch</source>
-            <translation>启动</translation>
-        </message>
-        <message>
-            <source>Call duration</source>
-            <translation>调用耗时</translation>
-        </message>
-        <message>
-            <source>Thread</source>
-            <translation>线程</translation>
-        </message>
-        <message>
-            <source> (warm-up)</source>
-            <translation>（预热）</translation>
-        </message>
-        <message>
-            <source>Phase</source>
-            <translation>阶段</translation>
-        </message>
-        <message>
-            <source>Step time</source>
-            <translation>单步耗时</translation>
-        </message>
-        <message>
-            <source>Idle before it</source>
-            <translation>之前的空闲</translation>
-        </message>
-        <message>
-            <source>%1, %2</source>
-            <translation>%1，%2</translation>
-        </message>
-        <message>
-            <source>Findings (%1)</source>
-            <translation>诊断结论（%1）</translation>
-        </message>
-        <message>
-            <source>Roofline</source>
-            <translation>Roofline</translation>
-        </message>
-        <message>
-            <source>No Roofline: open a model config.json with the trace.</source>
-            <translation>无 Roofline：请与 trace 一起打开模型的 config.json。</translation>
-        </message>
-        <message>
-            <source>The cost model has no operator of class %1 in this phase.</source>
-            <translation>成本模型在此阶段没有类别为 %1 的算子。</translation>
-        </message>
-        <message>
-            <source>Class · phase</source>
-            <translation>类别 · 阶段</translation>
-        </message>
-        <message>
-            <source>E_roof</source>
-            <translation>E_roof</translation>
-        </message>
-        <message>
-            <source>Intensity</source>
-            <translation>算术强度</translation>
-        </message>
-        <message>
-            <source>%1 FLOP/B</source>
-            <translation>%1 FLOP/B</translation>
-        </message>
-        <message>
-            <source>Theory per pass</source>
-            <translation>每轮理论耗时</translation>
-        </message>
-        <message>
-            <source>Measured per pass</source>
-            <translation>每轮实测耗时</translation>
-        </message>
-        <message>
-            <source>Achieved</source>
-            <translation>实际算力</translation>
-        </message>
-        <message>
-            <source>top-%1 by time</source>
-            <translation>耗时前 %1</translation>
-        </message>
-        <message>
-            <source>E_roof below %1</source>
-            <translation>E_roof 低于 %1</translation>
-        </message>
-        <message>
-            <source>Focus set</source>
-            <translation>重点关注集</translation>
-        </message>
-        <message>
-            <source>Nsight Compute</source>
-            <translation>Nsight Compute</translation>
-        </message>
-        <message>
-            <source>Duration (ncu)</source>
-            <translation>耗时（ncu）</translation>
-        </message>
-        <message>
-            <source>SM throughput</source>
-            <translation>SM 吞吐</translation>
-        </message>
-        <message>
-            <source>DRAM throughput</source>
-            <translation>DRAM 吞吐</translation>
-        </message>
-        <message>
-            <source>Memory throughput</source>
-            <translation>内存吞吐</translation>
-        </message>
-        <message>
-            <source>Achieved occupancy</source>
-            <translation>实际占用率</translation>
-        </message>
-        <message>
-            <source>Top stalls</source>
-            <translation>主要停顿原因</translation>
-        </message>
-        <message>
-            <source>No profiled launch of the ncu file matches this kernel.</source>
-            <translation>ncu 文件中没有与此内核匹配的已分析启动。</translation>
-        </message>
-        <message>
-            <source>No finding involves it.</source>
-            <translation>没有涉及它的诊断结论。</translation>
-        </message>
-        <message>
-            <source>%1 · gain %2 · confidence %3 · %4</source>
-            <translation>%1 · 收益 %2 · 置信度 %3 · %4</translation>
-        </message>
-        <message>
-            <source>Evidence:</source>
-            <translation>证据：</translation>
-        </message>
-        <message>
-            <source>Idle gap · %1</source>
-            <translation>空闲间隙 · %1</translation>
-        </message>
-        <message>
-            <source>Device</source>
-            <translation>设备</translation>
-        </message>
-        <message>
-            <source>GPU %1</source>
-            <translation>GPU %1</translation>
-        </message>
-        <message>
-            <source>The next operation was launched only after the GPU went idle: the CPU could not feed the GPU.</source>
-            <translation>GPU 空闲之后下一个操作才被启动：CPU 供给不上 GPU。</translation>
-        </message>
-        <message>
-            <source>Back-to-back launches with a short gap: launch latency.</source>
-            <translation>连续启动之间的短间隙：启动延迟。</translation>
-        </message>
-        <message>
-            <source>The host was blocked in a synchronising call before it launched the next operation.</source>
-            <translation>主机在启动下一个操作之前阻塞在同步调用中。</translation>
-        </message>
-        <message>
-            <source>Neither the host nor launch latency explains it (dependencies, unlinked operations).</source>
-            <translation>既不能用主机也不能用启动延迟解释（依赖关系、无法关联的操作）。</translation>
-        </message>
-        <message>
-            <source>(none)</source>
-            <translation>（无）</translation>
-        </message>
-        <message>
-            <source>%1 copy, %2</source>
-            <translation>%1 拷贝，%2</translation>
-        </message>
-        <message>
-            <source>memset</source>
-            <translation>memset</translation>
-        </message>
-        <message>
-            <source>Around the gap</source>
-            <translation>间隙前后</translation>
-        </message>
-        <message>
-            <source>Before</source>
-            <translation>之前</translation>
-        </message>
-        <message>
-            <source>After</source>
-            <translation>之后</translation>
-        </message>
-        <message>
-            <source>Its launch call</source>
-            <translation>其启动调用</translation>
-        </message>
-        <message>
-            <source>%1, began %2 after the gap started</source>
-            <translation>%1，在间隙开始后 %2 发起</translation>
-        </message>
-        <message>
-            <source>%1, began %2 before the gap started</source>
-            <translation>%1，在间隙开始前 %2 发起</translation>
-        </message>
-        <message>
-            <source>Blocking call</source>
-            <translation>阻塞调用</translation>
-        </message>
-        <message>
-            <source>%1 (%2)</source>
-            <translation>%1（%2）</translation>
-        </message>
-        <message>
-            <source>CPU during the gap</source>
-            <translation>间隙期间的 CPU</translation>
-        </message>
-        <message>
-            <source>API calls</source>
-            <translation>API 调用</translation>
-        </message>
-        <message>
-            <source>none: the CPU issued no CUDA call during the gap</source>
-            <translation>无：间隙期间 CPU 没有发起任何 CUDA 调用</translation>
-        </message>
-        <message>
-            <source>%1, %2 of the gap in calls</source>
-            <translation>%1 次，占间隙的 %2</translation>
-        </message>
-        <message>
-            <source>prefill pass %1 of %2–%3</source>
-            <translation>预填充第 %1 轮（%2–%3）</translation>
-        </message>
-        <message>
-            <source>mixed step %1 of %2–%3</source>
-            <translation>混合第 %1 步（%2–%3）</translation>
-        </message>
-        <message>
-            <source>decode step %1 of %2–%3</source>
-            <translation>解码第 %1 步（%2–%3）</translation>
-        </message>
-        <message>
-            <source>Step range</source>
-            <translation>步骤区间</translation>
-        </message>
-        <message>
-            <source>prefill pass %1 of %2</source>
-            <translation>预填充第 %1 轮（共 %2 轮）</translation>
-        </message>
-        <message>
-            <source>decode step %1 of %2</source>
-            <translation>解码第 %1 步（共 %2 步）</translation>
-        </message>
-        <message numerus="yes">
-            <source>among the %n operator(s) with the most time</source>
-            <translation>
-                <numerusform>耗时最多的 %n 个算子之一</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Look at first</source>
-            <translation>优先查看</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::DeviceModel</name>
-        <message>
-            <source>GPU %1</source>
-            <translation>GPU %1</translation>
-        </message>
-        <message>
-            <source>Rank %1 · GPU %2</source>
-            <translation>Rank %1 · GPU %2</translation>
-        </message>
-        <message>
-            <source>This device did no GPU work in the trace</source>
-            <translation>该设备在此 trace 中没有任何 GPU 活动</translation>
-        </message>
-        <message>
-            <source>Device</source>
-            <translation>设备</translation>
-        </message>
-        <message>
-            <source>Busy</source>
-            <translation>忙碌</translation>
-        </message>
-        <message>
-            <source>Idle</source>
-            <translation>空闲</translation>
-        </message>
-        <message>
-            <source>Utilization</source>
-            <translation>利用率</translation>
-        </message>
-        <message>
-            <source>Gaps</source>
-            <translation>空闲间隙</translation>
-        </message>
-        <message>
-            <source>Gap time</source>
-            <translation>间隙总时长</translation>
-        </message>
-        <message>
-            <source>Kernels</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>From the first GPU operation to the end of the last one</source>
-            <translation>从第一个 GPU 操作开始到最后一个操作结束</translation>
-        </message>
-        <message>
-            <source>Union of kernel, memcpy and memset intervals</source>
-            <translation>内核、memcpy 与 memset 区间的并集</translation>
-        </message>
-        <message>
-            <source>Window minus busy time</source>
-            <translation>时间窗口减去忙碌时间</translation>
-        </message>
-        <message>
-            <source>Busy time as a share of the window</source>
-            <translation>忙碌时间占时间窗口的比例</translation>
-        </message>
-        <message>
-            <source>Idle intervals between busy periods</source>
-            <translation>两段忙碌之间的空闲区间</translation>
-        </message>
-        <message>
-            <source>GPU activity window</source>
-            <translation>GPU 活动窗口</translation>
-        </message>
-        <message>
-            <source>Window</source>
-            <translation>时间窗口</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::FindingsModel</name>
-        <message>
-            <source>High</source>
-            <translation>高</translation>
-        </message>
-        <message>
-            <source>Medium</source>
-            <translation>中</translation>
-        </message>
-        <message>
-            <source>Low</source>
-            <translation>低</translation>
-        </message>
-        <message>
-            <source>Info</source>
-            <translation>信息</translation>
-        </message>
-        <message>
-            <source>trace</source>
-            <translation>trace</translation>
-        </message>
-        <message>
-            <source>device</source>
-            <translation>设备</translation>
-        </message>
-        <message>
-            <source>phase</source>
-            <translation>阶段</translation>
-        </message>
-        <message>
-            <source>operator class</source>
-            <translation>算子类别</translation>
-        </message>
-        <message>
-            <source>kernel</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>ncu launch</source>
-            <translation>ncu 启动</translation>
-        </message>
-        <message>
-            <source>Finding</source>
-            <translation>诊断结论</translation>
-        </message>
-        <message>
-            <source>Why</source>
-            <translation>原因</translation>
-        </message>
-        <message>
-            <source>Evidence</source>
-            <translation>证据</translation>
-        </message>
-        <message>
-            <source>Suggestion</source>
-            <translation>建议</translation>
-        </message>
-        <message>
-            <source>Kernel</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>Time range</source>
-            <translation>时间范围</translation>
-        </message>
-        <message>
-            <source>NVTX</source>
-            <translation>NVTX</translation>
-        </message>
-        <message>
-            <source>Links</source>
-            <translation>关联</translation>
-        </message>
-        <message>
-            <source>%1–%2</source>
-            <translation>%1–%2</translation>
-        </message>
-        <message>
-            <source>high</source>
-            <translation>高</translation>
-        </message>
-        <message>
-            <source>medium</source>
-            <translation>中</translation>
-        </message>
-        <message>
-            <source>low</source>
-            <translation>低</translation>
-        </message>
-        <message>
-            <source>%1 = %2  (rule: %3 %4)</source>
-            <translation>%1 = %2（规则：%3 %4）</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n rule(s) could not be loaded (%1: %2)</source>
-            <translation>
-                <numerusform>%n 条规则无法加载（%1：%2）</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n rule(s) failed to evaluate (%1)</source>
-            <translation>
-                <numerusform>%n 条规则求值失败（%1）</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n rule(s) could not run: missing %1</source>
-            <translation>
-                <numerusform>%n 条规则无法运行：缺少 %1</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Rank</source>
-            <translation>排名</translation>
-        </message>
-        <message>
-            <source>Severity</source>
-            <translation>严重程度</translation>
-        </message>
-        <message>
-            <source>Subject</source>
-            <translation>对象</translation>
-        </message>
-        <message>
-            <source>Expected gain</source>
-            <translation>预期收益</translation>
-        </message>
-        <message>
-            <source>Confidence</source>
-            <translation>置信度</translation>
-        </message>
-        <message>
-            <source>State</source>
-            <translation>状态</translation>
-        </message>
-        <message>
-            <source>Computed from the metrics: %1</source>
-            <translation>由指标计算：%1</translation>
-        </message>
-        <message>
-            <source>The rule's range (the metrics did not give a number)</source>
-            <translation>规则给出的范围（指标未能算出具体数值）</translation>
-        </message>
-        <message>
-            <source>prior %1 × data quality %2 × history %3</source>
-            <translation>先验 %1 × 数据质量 %2 × 历史 %3</translation>
-        </message>
-        <message>
-            <source>%1 (value %2) from %3</source>
-            <translation>%1（值 %2），来自 %3</translation>
-        </message>
-        <message>
-            <source>risk: %1</source>
-            <translation>风险：%1</translation>
-        </message>
-        <message>
-            <source>Knowledge-base key: %1/%2</source>
-            <translation>知识库键：%1/%2</translation>
-        </message>
-        <message>
-            <source>Verify: %1</source>
-            <translation>验证：%1</translation>
-        </message>
-        <message>
-            <source>at %1</source>
-            <translation>位于 %1</translation>
-        </message>
-        <message>
-            <source>kernel #%1</source>
-            <translation>内核 #%1</translation>
-        </message>
-        <message>
-            <source>time range</source>
-            <translation>时间范围</translation>
-        </message>
-        <message>
-            <source>%1 – %2</source>
-            <translation>%1 – %2</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n kernel(s), longest first</source>
-            <translation>
-                <numerusform>%n 个内核，按耗时从长到短</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n time range(s)</source>
-            <translation>
-                <numerusform>%n 个时间范围</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n NVTX range(s)</source>
-            <translation>
-                <numerusform>%n 个 NVTX 区间</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Click a row below to select it in the other panes</source>
-            <translation>点击下方的行，在其他面板中选中它</translation>
-        </message>
-        <message>
-            <source>Kernels</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>Ranges</source>
-            <translation>时间范围</translation>
-        </message>
-        <message>
-            <source>no direct gain</source>
-            <translation>无直接收益</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::FindingsView</name>
-        <message>
-            <source>All severities</source>
-            <translation>全部严重程度</translation>
-        </message>
-        <message>
-            <source>Low and above</source>
-            <translation>低及以上</translation>
-        </message>
-        <message>
-            <source>Medium and above</source>
-            <translation>中及以上</translation>
-        </message>
-        <message>
-            <source>High only</source>
-            <translation>仅高</translation>
-        </message>
-        <message>
-            <source>Search findings, evidence, suggestions…</source>
-            <translation>搜索诊断结论、证据、建议…</translation>
-        </message>
-        <message>
-            <source>Copy command</source>
-            <translation>复制命令</translation>
-        </message>
-        <message>
-            <source>Copy the verify command of the selected suggestion</source>
-            <translation>复制所选建议的验证命令</translation>
-        </message>
-        <message>
-            <source>Severity:</source>
-            <translation>严重程度：</translation>
-        </message>
-        <message>
-            <source>Rank</source>
-            <translation>排名</translation>
-        </message>
-        <message>
-            <source>Severity</source>
-            <translation>严重程度</translation>
-        </message>
-        <message>
-            <source>Expected gain</source>
-            <translation>预期收益</translation>
-        </message>
-        <message>
-            <source>risk: %1</source>
-            <translation>风险：%1</translation>
-        </message>
-        <message>
-            <source>medium</source>
-            <translation>中</translation>
-        </message>
-        <message>
-            <source>Confidence</source>
-            <translation>置信度</translation>
-        </message>
-        <message>
-            <source>State</source>
-            <translation>状态</translation>
-        </message>
-        <message numerus="yes">
-            <source>%1: missing %2 (%n subject(s), e.g. %3)</source>
-            <translation>
-                <numerusform>%1：缺少 %2（%n 个对象，例如 %3）</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n finding(s)</source>
-            <translation>
-                <numerusform>%n 条诊断结论</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%1 of %n finding(s)</source>
-            <translation>
-                <numerusform>%1 / %n 条诊断结论</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Select kernel</source>
-            <translation>选中内核</translation>
-        </message>
-        <message>
-            <source>Select time range</source>
-            <translation>选中时间范围</translation>
-        </message>
-        <message>
-            <source>Copy text</source>
-            <translation>复制文本</translation>
-        </message>
-        <message>
-            <source>Expand all</source>
-            <translation>全部展开</translation>
-        </message>
-        <message>
-            <source>Collapse all</source>
-            <translation>全部折叠</translation>
-        </message>
-        <message>
-            <source>Findings appear when the rules have run.</source>
-            <translation>规则运行完成后将在此显示诊断结论。</translation>
-        </message>
-        <message>
-            <source>Open a trace to see its findings.</source>
-            <translation>打开 trace 后在此查看诊断结论。</translation>
-        </message>
-        <message numerus="yes">
-            <source>No rule fired on this trace (%n rule(s) evaluated).</source>
-            <translation>
-                <numerusform>此 trace 未触发任何规则（已评估 %n 条规则）。</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Select a finding to see its evidence and suggestions.</source>
-            <translation>选择一条诊断结论以查看其证据和建议。</translation>
-        </message>
-        <message>
-            <source>Evidence</source>
-            <translation>证据</translation>
-        </message>
-        <message>
-            <source>Metric</source>
-            <translation>指标</translation>
-        </message>
-        <message>
-            <source>Value</source>
-            <translation>值</translation>
-        </message>
-        <message>
-            <source>Rule</source>
-            <translation>规则</translation>
-        </message>
-        <message>
-            <source>Source</source>
-            <translation>来源</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;%1&lt;/b&gt; of the end-to-end time</source>
-            <translation>端到端时间的 &lt;b&gt;%1&lt;/b&gt;</translation>
-        </message>
-        <message>
-            <source>computed: %1</source>
-            <translation>计算方式：%1</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;%1 to %2&lt;/b&gt; of the end-to-end time</source>
-            <translation>端到端时间的 &lt;b&gt;%1 至 %2&lt;/b&gt;</translation>
-        </message>
-        <message>
-            <source>the rule's range: the metrics did not give a number</source>
-            <translation>规则给出的范围：指标未能算出具体数值</translation>
-        </message>
-        <message>
-            <source>prior %1 × data quality %2 × history %3</source>
-            <translation>先验 %1 × 数据质量 %2 × 历史 %3</translation>
-        </message>
-        <message>
-            <source>Suggestions</source>
-            <translation>建议</translation>
-        </message>
-        <message>
-            <source>gain %1–%2</source>
-            <translation>收益 %1–%2</translation>
-        </message>
-        <message>
-            <source>measured by %1 (%2)</source>
-            <translation>以 %1 衡量（%2）</translation>
-        </message>
-        <message>
-            <source>state: &lt;b&gt;%1&lt;/b&gt;</source>
-            <translation>状态：&lt;b&gt;%1&lt;/b&gt;</translation>
-        </message>
-        <message>
-            <source>In the trace</source>
-            <translation>在 trace 中</translation>
-        </message>
-        <message>
-            <source>kernel #%1</source>
-            <translation>内核 #%1</translation>
-        </message>
-        <message>
-            <source>%1 at %2</source>
-            <translation>%1，位于 %2</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n more kernel(s) in the tree</source>
-            <translation>
-                <numerusform>树中还有 %n 个内核</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>time range</source>
-            <translation>时间范围</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n more range(s) in the tree</source>
-            <translation>
-                <numerusform>树中还有 %n 个时间范围</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>References:</source>
-            <translation>参考资料：</translation>
-        </message>
-        <message>
-            <source>no direct gain</source>
-            <translation>无直接收益</translation>
-        </message>
-        <message>
-            <source>gain %1</source>
-            <translation>收益 %1</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::GapHistogramView</name>
-        <message>
-            <source>Idle gaps by size and cause</source>
-            <translation>按长度与原因统计的空闲间隙</translation>
-        </message>
-        <message>
-            <source>Gap length</source>
-            <translation>间隙长度</translation>
-        </message>
-        <message>
-            <source>Gaps</source>
-            <translation>空闲间隙</translation>
-        </message>
-        <message numerus="yes">
-            <source>&lt;b&gt;%1&lt;/b&gt;: %n gap(s), %2 in all</source>
-            <translation>
-                <numerusform>&lt;b&gt;%1&lt;/b&gt;：%n 个间隙，共 %2</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>%1: %2 · %3</source>
-            <translation>%1：%2 · %3</translation>
-        </message>
-        <message>
-            <source>Click a bar to highlight its gaps in the timeline.</source>
-            <translation>点击柱形可在时间线中高亮其间隙。</translation>
-        </message>
-        <message>
-            <source>highlighted; the largest is selected</source>
-            <translation>已高亮，并选中其中最长的一个</translation>
-        </message>
-        <message>
-            <source>Fine bins</source>
-            <translation>细分区间</translation>
-        </message>
-        <message>
-            <source>Log-spaced bins, 4 per decade from 100 ns up to the largest gap, instead of the summary's 7 buckets</source>
-            <translation>按对数划分区间：从 100 ns 到最长间隙，每个数量级 4 个区间，取代汇总中的 7 个档位</translation>
-        </message>
-        <message>
-            <source>Idle gaps by size (4 bins per decade) and cause</source>
-            <translation>按长度（每个数量级 4 个区间）与原因统计的空闲间隙</translation>
-        </message>
-        <message>
-            <source>Gap length (bin start)</source>
-            <translation>间隙长度（区间起点）</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::JobRunner</name>
-        <message>
-            <source>Opening</source>
-            <translation>正在打开</translation>
-        </message>
-        <message>
-            <source>Done</source>
-            <translation>完成</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::KbSession</name>
-        <message>
-            <source>%1: %2</source>
-            <translation>%1：%2</translation>
-        </message>
-        <message>
-            <source>the trace has not been analysed yet</source>
-            <translation>该 trace 尚未分析</translation>
-        </message>
-        <message>
-            <source>the trace has no file to identify its run by</source>
-            <translation>该 trace 没有可用来识别其运行的文件</translation>
-        </message>
-        <message>
-            <source>cannot read the trace file(s) %1 to identify the run</source>
-            <translation>无法读取 trace 文件 %1 以识别运行</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::KernelSummaryModel</name>
-        <message>
-            <source>Time %</source>
-            <translation>时间 %</translation>
-        </message>
-        <message>
-            <source>Total</source>
-            <translation>总时长</translation>
-        </message>
-        <message>
-            <source>Instances</source>
-            <translation>次数</translation>
-        </message>
-        <message>
-            <source>Avg</source>
-            <translation>平均</translation>
-        </message>
-        <message>
-            <source>Med</source>
-            <translation>中位数</translation>
-        </message>
-        <message>
-            <source>Min</source>
-            <translation>最小</translation>
-        </message>
-        <message>
-            <source>Max</source>
-            <translation>最大</translation>
-        </message>
-        <message>
-            <source>StdDev</source>
-            <translation>标准差</translation>
-        </message>
-        <message>
-            <source>Name</source>
-            <translation>名称</translation>
-        </message>
-        <message>
-            <source>Share of the summed time of this table (not of wall time)</source>
-            <translation>占本表总时长的比例（不是墙钟时间）</translation>
-        </message>
-        <message>
-            <source>Summed duration of all instances</source>
-            <translation>所有实例的耗时之和</translation>
-        </message>
-        <message>
-            <source>Median duration</source>
-            <translation>耗时中位数</translation>
-        </message>
-        <message>
-            <source>Sample standard deviation of the duration</source>
-            <translation>耗时的样本标准差</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::MainWindow</name>
-        <message>
-            <source>Sightline</source>
-            <translation>Sightline</translation>
-        </message>
-        <message>
-            <source>Loading cancelled</source>
-            <translation>已取消加载</translation>
-        </message>
-        <message>
-            <source>&lt;h2&gt;Sightline&lt;/h2&gt;&lt;p&gt;Open a GPU trace (Nsight Systems export, .nsys-rep, PyTorch profiler JSON) with &lt;b&gt;File › Open&lt;/b&gt;, or drop files here.&lt;/p&gt;</source>
-            <translation>&lt;h2&gt;Sightline&lt;/h2&gt;&lt;p&gt;通过&lt;b&gt;文件 › 打开&lt;/b&gt;打开 GPU trace（Nsight Systems 导出文件、.nsys-rep、PyTorch profiler JSON），或将文件拖放到此处。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Kernels</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>Devices</source>
-            <translation>设备</translation>
-        </message>
-        <message>
-            <source>&amp;File</source>
-            <translation>文件(&amp;F)</translation>
-        </message>
-        <message>
-            <source>&amp;Open…</source>
-            <translation>打开(&amp;O)…</translation>
-        </message>
-        <message>
-            <source>Open &amp;Recent</source>
-            <translation>最近打开(&amp;R)</translation>
-        </message>
-        <message>
-            <source>&amp;Close</source>
-            <translation>关闭(&amp;C)</translation>
-        </message>
-        <message>
-            <source>&amp;Quit</source>
-            <translation>退出(&amp;Q)</translation>
-        </message>
-        <message>
-            <source>&amp;View</source>
-            <translation>视图(&amp;V)</translation>
-        </message>
-        <message>
-            <source>&amp;Settings</source>
-            <translation>设置(&amp;S)</translation>
-        </message>
-        <message>
-            <source>&amp;Language</source>
-            <translation>语言(&amp;L)</translation>
-        </message>
-        <message>
-            <source>&amp;Help</source>
-            <translation>帮助(&amp;H)</translation>
-        </message>
-        <message>
-            <source>&amp;Keyboard Shortcuts</source>
-            <translation>键盘快捷键(&amp;K)</translation>
-        </message>
-        <message>
-            <source>&amp;About Sightline</source>
-            <translation>关于 Sightline(&amp;A)</translation>
-        </message>
-        <message>
-            <source>About Sightline</source>
-            <translation>关于 Sightline</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;Sightline&lt;/b&gt; %1&lt;p&gt;Diagnoses GPU traces of LLM inference: where GPU time goes, why the GPU sits idle, and what to change.&lt;/p&gt;</source>
-            <translation>&lt;b&gt;Sightline&lt;/b&gt; %1&lt;p&gt;诊断大模型推理的 GPU trace：GPU 时间花在哪里、GPU 为什么空闲，以及应该改什么。&lt;/p&gt;</translation>
-        </message>
-        <message>
-            <source>Ready</source>
-            <translation>就绪</translation>
-        </message>
-        <message>
-            <source>Cancel</source>
-            <translation>取消</translation>
-        </message>
-        <message>
-            <source>Stop loading</source>
-            <translation>停止加载</translation>
-        </message>
-        <message>
-            <source>Open Trace</source>
-            <translation>打开 Trace</translation>
-        </message>
-        <message>
-            <source>GPU traces (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;All files (*)</source>
-            <translation>GPU trace (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Loading %1…</source>
-            <translation>正在加载 %1…</translation>
-        </message>
-        <message numerus="yes">
-            <source>Loading %n file(s)…</source>
-            <translation>
-                <numerusform>正在加载 %n 个文件…</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n kernel(s) loaded</source>
-            <translation>
-                <numerusform>已加载 %n 个内核</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Could not open the trace</source>
-            <translation>无法打开 trace</translation>
-        </message>
-        <message>
-            <source>%1 — Sightline</source>
-            <translation>%1 — Sightline</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n files</source>
-            <translation>
-                <numerusform>%n 个文件</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Clear Menu</source>
-            <translation>清空列表</translation>
-        </message>
-        <message>
-            <source>Language</source>
-            <translation>语言</translation>
-        </message>
-        <message>
-            <source>The language changes when Sightline is started again.</source>
-            <translation>重新启动 Sightline 后语言设置生效。</translation>
-        </message>
-        <message>
-            <source>Analysis failed: %1</source>
-            <translation>分析失败：%1</translation>
-        </message>
-        <message>
-            <source>Overview</source>
-            <translation>概览</translation>
-        </message>
-        <message>
-            <source>Details</source>
-            <translation>详情</translation>
-        </message>
-        <message>
-            <source>Gaps</source>
-            <translation>空闲间隙</translation>
-        </message>
-        <message>
-            <source>&amp;Export Report…</source>
-            <translation>导出报告(&amp;E)…</translation>
-        </message>
-        <message>
-            <source>Ctrl+E</source>
-            <translation>Ctrl+E</translation>
-        </message>
-        <message>
-            <source>Export Report</source>
-            <translation>导出报告</translation>
-        </message>
-        <message>
-            <source>PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)</source>
-            <translation>PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)</translation>
-        </message>
-        <message>
-            <source>Writing the report…</source>
-            <translation>正在生成报告…</translation>
-        </message>
-        <message>
-            <source>The report could not be written.</source>
-            <translation>报告写入失败。</translation>
-        </message>
-        <message>
-            <source>Report written to %1</source>
-            <translation>报告已写入 %1</translation>
-        </message>
-        <message>
-            <source>Cannot write %1: %2</source>
-            <translation>无法写入 %1：%2</translation>
-        </message>
-        <message>
-            <source>Roofline</source>
-            <translation>Roofline</translation>
-        </message>
-        <message>
-            <source>Findings</source>
-            <translation>诊断结论</translation>
-        </message>
-        <message>
-            <source>Suggestions</source>
-            <translation>建议</translation>
-        </message>
-        <message>
-            <source>Compare</source>
-            <translation>对比</translation>
-        </message>
-        <message>
-            <source>Compare &amp;With…</source>
-            <translation>对比(&amp;W)…</translation>
-        </message>
-        <message>
-            <source>Open a second trace as “after” and compare it with the open one</source>
-            <translation>打开第二个 trace 作为“变更后”，与当前 trace 对比</translation>
-        </message>
-        <message>
-            <source>&amp;Preferences…</source>
-            <translation>首选项(&amp;P)…</translation>
-        </message>
-        <message>
-            <source>No NVTX range named %1 in this trace</source>
-            <translation>此 trace 中没有名为 %1 的 NVTX 区间</translation>
-        </message>
-        <message>
-            <source>No kernel of class %1 in %2</source>
-            <translation>%2 阶段没有 %1 类的内核</translation>
-        </message>
-        <message>
-            <source>capture %1</source>
-            <translation>采集时长 %1</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n device(s)</source>
-            <translation>
-                <numerusform>%n 个设备</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>%1 kernels</source>
-            <translation>%1 个内核</translation>
-        </message>
-        <message>
-            <source>%1 memory copies</source>
-            <translation>%1 次内存拷贝</translation>
-        </message>
-        <message>
-            <source>%1 API calls</source>
-            <translation>%1 次 API 调用</translation>
-        </message>
-        <message>
-            <source>%1 NVTX ranges</source>
-            <translation>%1 个 NVTX 区间</translation>
-        </message>
-        <message>
-            <source>&amp;Edit</source>
-            <translation>编辑(&amp;E)</translation>
-        </message>
-        <message>
-            <source>&amp;Find…</source>
-            <translation>查找(&amp;F)…</translation>
-        </message>
-        <message>
-            <source>Find kernels, NVTX ranges and API calls by name or regular expression</source>
-            <translation>按名称或正则表达式查找内核、NVTX 区间和 API 调用</translation>
-        </message>
-        <message>
-            <source>&amp;Reset Layout</source>
-            <translation>重置布局(&amp;R)</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::OverviewPanel</name>
-        <message>
-            <source>Open a trace to see its overview.</source>
-            <translation>打开 trace 后在此查看概览。</translation>
-        </message>
-        <message>
-            <source>GPU time</source>
-            <translation>GPU 时间</translation>
-        </message>
-        <message>
-            <source>Kernels</source>
-            <translation>内核</translation>
-        </message>
-        <message>
-            <source>Busy</source>
-            <translation>忙碌</translation>
-        </message>
-        <message>
-            <source>Idle</source>
-            <translation>空闲</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n gap(s)</source>
-            <translation>
-                <numerusform>%n 个间隙</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Idle by cause</source>
-            <translation>空闲原因分布</translation>
-        </message>
-        <message>
-            <source>Top operator classes</source>
-            <translation>耗时最多的算子类别</translation>
-        </message>
-        <message>
-            <source>Analysing…</source>
-            <translation>正在分析…</translation>
-        </message>
-        <message>
-            <source>Top findings</source>
-            <translation>主要诊断结论</translation>
-        </message>
-        <message>
-            <source>No rule fired on this trace.</source>
-            <translation>此 trace 未触发任何规则。</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n more in the Findings pane</source>
-            <translation>
-                <numerusform>诊断结论面板中还有 %n 条</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Host-bound</source>
-            <translation>受主机限制</translation>
-        </message>
-        <message>
-            <source>Sync-bound</source>
-            <translation>受同步限制</translation>
-        </message>
-        <message>
-            <source>Communication-bound</source>
-            <translation>受通信限制</translation>
-        </message>
-        <message>
-            <source>Balanced</source>
-            <translation>较均衡</translation>
-        </message>
-        <message>
-            <source>GPU-bound (memory)</source>
-            <translation>受 GPU 限制（访存）</translation>
-        </message>
-        <message>
-            <source>GPU-bound (compute)</source>
-            <translation>受 GPU 限制（计算）</translation>
-        </message>
-        <message>
-            <source>Undetermined</source>
-            <translation>无法判定</translation>
-        </message>
-        <message>
-            <source>Verdict: %1</source>
-            <translation>结论：%1</translation>
-        </message>
-        <message>
-            <source>bound %1 · verdict %2</source>
-            <translation>瓶颈 %1 · 判定 %2</translation>
-        </message>
-        <message>
-            <source>What to do first</source>
-            <translation>优先处理</translation>
-        </message>
-        <message>
-            <source>up to %1 of wall time (%2)</source>
-            <translation>至多墙钟时间的 %1（%2）</translation>
-        </message>
-        <message>
-            <source>(removes %1)</source>
-            <translation>（消除 %1）</translation>
-        </message>
-        <message>
-            <source>No finding promises a measurable gain.</source>
-            <translation>没有发现能带来可测收益。</translation>
-        </message>
-        <message>
-            <source>inference</source>
-            <translation>推理</translation>
-        </message>
-        <message>
-            <source>training</source>
-            <translation>训练</translation>
-        </message>
-        <message>
-            <source>unknown kind</source>
-            <translation>类型未知</translation>
-        </message>
-        <message>
-            <source>eager</source>
-            <translation>逐个启动</translation>
-        </message>
-        <message>
-            <source>CUDA graphs</source>
-            <translation>CUDA 图</translation>
-        </message>
-        <message>
-            <source>eager and CUDA graphs</source>
-            <translation>逐个启动与 CUDA 图混合</translation>
-        </message>
-        <message>
-            <source>no kernels</source>
-            <translation>无内核</translation>
-        </message>
-        <message>
-            <source>Workload:</source>
-            <translation>负载：</translation>
-        </message>
-        <message>
-            <source>GPU activity window</source>
-            <translation>GPU 活动窗口</translation>
-        </message>
-        <message>
-            <source>Window</source>
-            <translation>时间窗口</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::RooflineModel</name>
-        <message>
-            <source>Theory</source>
-            <translation>理论</translation>
-        </message>
-        <message>
-            <source>Measured</source>
-            <translation>实测</translation>
-        </message>
-        <message>
-            <source>ncu</source>
-            <translation>ncu</translation>
-        </message>
-        <message>
-            <source>%1 %2FLOP/s</source>
-            <translation>%1 %2FLOP/s</translation>
-        </message>
-        <message>
-            <source>%1 %2B/s</source>
-            <translation>%1 %2B/s</translation>
-        </message>
-        <message>
-            <source>%1 FLOP/B</source>
-            <translation>%1 FLOP/B</translation>
-        </message>
-        <message numerus="yes">
-            <source>%1 (%n launches)</source>
-            <translation>
-                <numerusform>%1（%n 次启动）</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Kind</source>
-            <translation>类型</translation>
-        </message>
-        <message>
-            <source>Operator / kernel</source>
-            <translation>算子 / 内核</translation>
-        </message>
-        <message>
-            <source>Phase</source>
-            <translation>阶段</translation>
-        </message>
-        <message>
-            <source>Intensity</source>
-            <translation>算术强度</translation>
-        </message>
-        <message>
-            <source>Performance</source>
-            <translation>性能</translation>
-        </message>
-        <message>
-            <source>Total time</source>
-            <translation>总时长</translation>
-        </message>
-        <message>
-            <source>E_roof</source>
-            <translation>E_roof</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::RooflineView</name>
-        <message>
-            <source>The Roofline could not be computed:
+    </message>
+    <message>
+        <source>Delta</source>
+        <translation>差值</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化率</translation>
+    </message>
+</context>
+<context>
+    <name>sl::CompareJob</name>
+    <message>
+        <source>Opening</source>
+        <translation>正在打开</translation>
+    </message>
+    <message>
+        <source>No knowledge base at %1: accept suggestions first to get verdicts.</source>
+        <translation>%1 处没有知识库：请先采纳建议，才能得到判定。</translation>
+    </message>
+    <message>
+        <source>Verdicts need a before trace opened from one file.</source>
+        <translation>判定要求变更前的 trace 由单个文件打开。</translation>
+    </message>
+    <message>
+        <source>No suggestion of the before trace was accepted.</source>
+        <translation>变更前 trace 的建议均未被采纳。</translation>
+    </message>
+    <message>
+        <source>The knowledge base has no run of the before trace: accept its suggestions first.</source>
+        <translation>知识库中没有变更前 trace 的运行记录：请先采纳它的建议。</translation>
+    </message>
+    <message>
+        <source>The knowledge base cannot be read: %1</source>
+        <translation>无法读取知识库：%1</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Nothing to record: compare with an after trace first.</source>
+        <translation>没有可记录的内容：请先与变更后的 trace 对比。</translation>
+    </message>
+</context>
+<context>
+    <name>sl::CompareMetricsModel</name>
+    <message>
+        <source>Wall time</source>
+        <translation>墙钟时间</translation>
+    </message>
+    <message>
+        <source>TPOT (median)</source>
+        <translation>TPOT（中位数）</translation>
+    </message>
+    <message>
+        <source>TPOT (p90)</source>
+        <translation>TPOT（p90）</translation>
+    </message>
+    <message>
+        <source>GPU utilisation</source>
+        <translation>GPU 利用率</translation>
+    </message>
+    <message>
+        <source>Idle fraction</source>
+        <translation>空闲占比</translation>
+    </message>
+    <message>
+        <source>Idle: host wait</source>
+        <translation>空闲：等待主机</translation>
+    </message>
+    <message>
+        <source>Idle: kernel wait</source>
+        <translation>空闲：等待内核</translation>
+    </message>
+    <message>
+        <source>Idle: sync wait</source>
+        <translation>空闲：等待同步</translation>
+    </message>
+    <message>
+        <source>Idle: other</source>
+        <translation>空闲：其他</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Kernel time</source>
+        <translation>内核时间</translation>
+    </message>
+    <message>
+        <source>Launch API time</source>
+        <translation>启动 API 时间</translation>
+    </message>
+    <message>
+        <source>Sync API time</source>
+        <translation>同步 API 时间</translation>
+    </message>
+    <message>
+        <source>NCCL time</source>
+        <translation>NCCL 时间</translation>
+    </message>
+    <message>
+        <source>Host-to-device copies</source>
+        <translation>主机到设备拷贝</translation>
+    </message>
+    <message>
+        <source>Busy time</source>
+        <translation>忙碌时间</translation>
+    </message>
+    <message>
+        <source>Idle time</source>
+        <translation>空闲时间</translation>
+    </message>
+    <message>
+        <source>Decode steps</source>
+        <translation>解码步数</translation>
+    </message>
+    <message>
+        <source>Prefill time</source>
+        <translation>预填充时间</translation>
+    </message>
+    <message>
+        <source>Launch overhead</source>
+        <translation>启动开销</translation>
+    </message>
+    <message>
+        <source>Pageable async copies</source>
+        <translation>可分页内存异步拷贝</translation>
+    </message>
+    <message>
+        <source>Synchronous copies</source>
+        <translation>同步拷贝</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Before</source>
+        <translation>变更前</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>变更后</translation>
+    </message>
+    <message>
+        <source>Delta</source>
+        <translation>差值</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化率</translation>
+    </message>
+</context>
+<context>
+    <name>sl::CompareVerdictModel</name>
+    <message>
+        <source>verified</source>
+        <translation>已验证</translation>
+    </message>
+    <message>
+        <source>failed</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>inconclusive</source>
+        <translation>无定论</translation>
+    </message>
+    <message>
+        <source>unmeasurable</source>
+        <translation>无法衡量</translation>
+    </message>
+    <message>
+        <source>Suggestion</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Before</source>
+        <translation>变更前</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>变更后</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化率</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>原因</translation>
+    </message>
+</context>
+<context>
+    <name>sl::CompareView</name>
+    <message>
+        <source>Open After…</source>
+        <translation>打开变更后 trace…</translation>
+    </message>
+    <message>
+        <source>Open the trace of the changed run (AFTER) to compare with the open trace (BEFORE).</source>
+        <translation>打开改动后运行的 trace（变更后），与当前打开的 trace（变更前）对比。</translation>
+    </message>
+    <message>
+        <source>Record Verdicts</source>
+        <translation>记录判定</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Filter kernels by name…</source>
+        <translation>按名称过滤内核…</translation>
+    </message>
+    <message>
+        <source>Operator classes</source>
+        <translation>算子类别</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Verdicts</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>Comparing…</source>
+        <translation>正在对比…</translation>
+    </message>
+    <message>
+        <source>Comparing… (%1)</source>
+        <translation>正在对比…（%1）</translation>
+    </message>
+    <message>
+        <source>The comparison failed: %1</source>
+        <translation>对比失败：%1</translation>
+    </message>
+    <message>
+        <source>Comparison cancelled.</source>
+        <translation>已取消对比。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Recorded %n verdict(s) in %1.</source>
+        <translation>
+            <numerusform>已将 %n 条判定记录到 %1。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Recording failed: %1</source>
+        <translation>记录失败：%1</translation>
+    </message>
+    <message>
+        <source>Open the trace of the changed run with “Open After…” to compare it with the open trace.</source>
+        <translation>用“打开变更后 trace…”打开改动后运行的 trace，与当前 trace 对比。</translation>
+    </message>
+    <message>
+        <source>Waiting for the open trace&apos;s analysis…</source>
+        <translation>正在等待当前 trace 的分析完成…</translation>
+    </message>
+    <message>
+        <source>Open After Trace</source>
+        <translation>打开变更后的 trace</translation>
+    </message>
+    <message>
+        <source>GPU traces (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;All files (*)</source>
+        <translation>GPU trace (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Recording in %1…</source>
+        <translation>正在记录到 %1…</translation>
+    </message>
+    <message>
+        <source>Kernels: %1 faster, %2 slower, %3 added, %4 removed.</source>
+        <translation>内核：%1 个变快，%2 个变慢，%3 个新增，%4 个移除。</translation>
+    </message>
+    <message>
+        <source>Verdicts (%1)</source>
+        <translation>判定（%1）</translation>
+    </message>
+    <message>
+        <source>Suggestions accepted on the before trace, judged by the metric each promised to move. Nothing is written until you press Record Verdicts.</source>
+        <translation>在变更前 trace 上采纳的建议，按各自承诺改善的指标进行判定。按下“记录判定”之前不会写入任何内容。</translation>
+    </message>
+    <message>
+        <source>Write the after run and these verdicts into the knowledge base %1 (as &apos;sightline-cli compare --record&apos; does).</source>
+        <translation>将变更后的运行及这些判定写入知识库 %1（与 “sightline-cli compare --record” 相同）。</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Before:&lt;/b&gt; %1</source>
+        <translation>&lt;b&gt;变更前：&lt;/b&gt;%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;After:&lt;/b&gt; %1</source>
+        <translation>&lt;b&gt;变更后：&lt;/b&gt;%1</translation>
+    </message>
+</context>
+<context>
+    <name>sl::DetailsPanel</name>
+    <message>
+        <source>Operator class</source>
+        <translation>算子类别</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Device · stream</source>
+        <translation>设备 · 流</translation>
+    </message>
+    <message>
+        <source>Grid</source>
+        <translation>Grid</translation>
+    </message>
+    <message>
+        <source>Block</source>
+        <translation>Block</translation>
+    </message>
+    <message>
+        <source>Registers per thread</source>
+        <translation>每线程寄存器数</translation>
+    </message>
+    <message>
+        <source>Shared memory</source>
+        <translation>共享内存</translation>
+    </message>
+    <message>
+        <source>Launched by</source>
+        <translation>启动调用</translation>
+    </message>
+    <message>
+        <source>Queue delay</source>
+        <translation>排队延迟</translation>
+    </message>
+    <message>
+        <source>NVTX</source>
+        <translation>NVTX</translation>
+    </message>
+    <message>
+        <source>Click a kernel or an idle gap in the timeline to see its details.</source>
+        <translation>在时间线中点击一个内核或空闲间隙以查看其详情。</translation>
+    </message>
+    <message>
+        <source>less</source>
+        <translation>收起</translation>
+    </message>
+    <message>
+        <source>show all %1 characters</source>
+        <translation>显示全部 %1 个字符</translation>
+    </message>
+    <message>
+        <source>GPU %1 · stream %2</source>
+        <translation>GPU %1 · 流 %2</translation>
+    </message>
+    <message>
+        <source>All instances of this name</source>
+        <translation>同名的所有实例</translation>
+    </message>
+    <message>
+        <source>Instances</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>%1 · total %2</source>
+        <translation>%1 · 共 %2</translation>
+    </message>
+    <message>
+        <source>This instance</source>
+        <translation>本实例</translation>
+    </message>
+    <message>
+        <source>percentile %1</source>
+        <translation>百分位 %1</translation>
+    </message>
+    <message>
+        <source>Min · median</source>
+        <translation>最小 · 中位数</translation>
+    </message>
+    <message>
+        <source>p90 · max</source>
+        <translation>p90 · 最大</translation>
+    </message>
+    <message>
+        <source>Longest</source>
+        <translation>最长</translation>
+    </message>
+    <message>
+        <source>show</source>
+        <translation>查看</translation>
+    </message>
+    <message>
+        <source>Launch configuration</source>
+        <translation>启动配置</translation>
+    </message>
+    <message>
+        <source>Estimated occupancy</source>
+        <translation>估算占用率</translation>
+    </message>
+    <message>
+        <source>Launch</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Call duration</source>
+        <translation>调用耗时</translation>
+    </message>
+    <message>
+        <source>Thread</source>
+        <translation>线程</translation>
+    </message>
+    <message>
+        <source> (warm-up)</source>
+        <translation>（预热）</translation>
+    </message>
+    <message>
+        <source>Phase</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Step time</source>
+        <translation>单步耗时</translation>
+    </message>
+    <message>
+        <source>Idle before it</source>
+        <translation>之前的空闲</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>Findings (%1)</source>
+        <translation>诊断结论（%1）</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>No Roofline: open a model config.json with the trace.</source>
+        <translation>无 Roofline：请与 trace 一起打开模型的 config.json。</translation>
+    </message>
+    <message>
+        <source>The cost model has no operator of class %1 in this phase.</source>
+        <translation>成本模型在此阶段没有类别为 %1 的算子。</translation>
+    </message>
+    <message>
+        <source>Class · phase</source>
+        <translation>类别 · 阶段</translation>
+    </message>
+    <message>
+        <source>E_roof</source>
+        <translation>E_roof</translation>
+    </message>
+    <message>
+        <source>Intensity</source>
+        <translation>算术强度</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/B</source>
+        <translation>%1 FLOP/B</translation>
+    </message>
+    <message>
+        <source>Theory per pass</source>
+        <translation>每轮理论耗时</translation>
+    </message>
+    <message>
+        <source>Measured per pass</source>
+        <translation>每轮实测耗时</translation>
+    </message>
+    <message>
+        <source>Achieved</source>
+        <translation>实际算力</translation>
+    </message>
+    <message>
+        <source>E_roof below %1</source>
+        <translation>E_roof 低于 %1</translation>
+    </message>
+    <message>
+        <source>Nsight Compute</source>
+        <translation>Nsight Compute</translation>
+    </message>
+    <message>
+        <source>Duration (ncu)</source>
+        <translation>耗时（ncu）</translation>
+    </message>
+    <message>
+        <source>SM throughput</source>
+        <translation>SM 吞吐</translation>
+    </message>
+    <message>
+        <source>DRAM throughput</source>
+        <translation>DRAM 吞吐</translation>
+    </message>
+    <message>
+        <source>Memory throughput</source>
+        <translation>内存吞吐</translation>
+    </message>
+    <message>
+        <source>Achieved occupancy</source>
+        <translation>实际占用率</translation>
+    </message>
+    <message>
+        <source>Top stalls</source>
+        <translation>主要停顿原因</translation>
+    </message>
+    <message>
+        <source>No profiled launch of the ncu file matches this kernel.</source>
+        <translation>ncu 文件中没有与此内核匹配的已分析启动。</translation>
+    </message>
+    <message>
+        <source>No finding involves it.</source>
+        <translation>没有涉及它的诊断结论。</translation>
+    </message>
+    <message>
+        <source>%1 · gain %2 · confidence %3 · %4</source>
+        <translation>%1 · 收益 %2 · 置信度 %3 · %4</translation>
+    </message>
+    <message>
+        <source>Evidence:</source>
+        <translation>证据：</translation>
+    </message>
+    <message>
+        <source>Idle gap · %1</source>
+        <translation>空闲间隙 · %1</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>The next operation was launched only after the GPU went idle: the CPU could not feed the GPU.</source>
+        <translation>GPU 空闲之后下一个操作才被启动：CPU 供给不上 GPU。</translation>
+    </message>
+    <message>
+        <source>Back-to-back launches with a short gap: launch latency.</source>
+        <translation>连续启动之间的短间隙：启动延迟。</translation>
+    </message>
+    <message>
+        <source>The host was blocked in a synchronising call before it launched the next operation.</source>
+        <translation>主机在启动下一个操作之前阻塞在同步调用中。</translation>
+    </message>
+    <message>
+        <source>Neither the host nor launch latency explains it (dependencies, unlinked operations).</source>
+        <translation>既不能用主机也不能用启动延迟解释（依赖关系、无法关联的操作）。</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>%1 copy, %2</source>
+        <translation>%1 拷贝，%2</translation>
+    </message>
+    <message>
+        <source>memset</source>
+        <translation>memset</translation>
+    </message>
+    <message>
+        <source>Around the gap</source>
+        <translation>间隙前后</translation>
+    </message>
+    <message>
+        <source>Before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>之后</translation>
+    </message>
+    <message>
+        <source>Its launch call</source>
+        <translation>其启动调用</translation>
+    </message>
+    <message>
+        <source>%1, began %2 after the gap started</source>
+        <translation>%1，在间隙开始后 %2 发起</translation>
+    </message>
+    <message>
+        <source>%1, began %2 before the gap started</source>
+        <translation>%1，在间隙开始前 %2 发起</translation>
+    </message>
+    <message>
+        <source>Blocking call</source>
+        <translation>阻塞调用</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>CPU during the gap</source>
+        <translation>间隙期间的 CPU</translation>
+    </message>
+    <message>
+        <source>API calls</source>
+        <translation>API 调用</translation>
+    </message>
+    <message>
+        <source>none: the CPU issued no CUDA call during the gap</source>
+        <translation>无：间隙期间 CPU 没有发起任何 CUDA 调用</translation>
+    </message>
+    <message>
+        <source>%1, %2 of the gap in calls</source>
+        <translation>%1 次，占间隙的 %2</translation>
+    </message>
+    <message>
+        <source>prefill pass %1 of %2–%3</source>
+        <translation>预填充第 %1 轮（%2–%3）</translation>
+    </message>
+    <message>
+        <source>mixed step %1 of %2–%3</source>
+        <translation>混合第 %1 步（%2–%3）</translation>
+    </message>
+    <message>
+        <source>decode step %1 of %2–%3</source>
+        <translation>解码第 %1 步（%2–%3）</translation>
+    </message>
+    <message>
+        <source>Step range</source>
+        <translation>步骤区间</translation>
+    </message>
+    <message numerus="yes">
+        <source>among the %n operator(s) with the most time</source>
+        <translation>
+            <numerusform>耗时最多的 %n 个算子之一</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Look at first</source>
+        <translation>优先查看</translation>
+    </message>
+</context>
+<context>
+    <name>sl::DeviceModel</name>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>Rank %1 · GPU %2</source>
+        <translation>Rank %1 · GPU %2</translation>
+    </message>
+    <message>
+        <source>This device did no GPU work in the trace</source>
+        <translation>该设备在此 trace 中没有任何 GPU 活动</translation>
+    </message>
+    <message>
+        <source>Device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>Busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Utilization</source>
+        <translation>利用率</translation>
+    </message>
+    <message>
+        <source>Gaps</source>
+        <translation>空闲间隙</translation>
+    </message>
+    <message>
+        <source>Gap time</source>
+        <translation>间隙总时长</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>From the first GPU operation to the end of the last one</source>
+        <translation>从第一个 GPU 操作开始到最后一个操作结束</translation>
+    </message>
+    <message>
+        <source>Union of kernel, memcpy and memset intervals</source>
+        <translation>内核、memcpy 与 memset 区间的并集</translation>
+    </message>
+    <message>
+        <source>Window minus busy time</source>
+        <translation>时间窗口减去忙碌时间</translation>
+    </message>
+    <message>
+        <source>Busy time as a share of the window</source>
+        <translation>忙碌时间占时间窗口的比例</translation>
+    </message>
+    <message>
+        <source>Idle intervals between busy periods</source>
+        <translation>两段忙碌之间的空闲区间</translation>
+    </message>
+    <message>
+        <source>GPU activity window</source>
+        <translation>GPU 活动窗口</translation>
+    </message>
+</context>
+<context>
+    <name>sl::FindingsModel</name>
+    <message>
+        <source>High</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>Low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>Info</source>
+        <translation>信息</translation>
+    </message>
+    <message>
+        <source>trace</source>
+        <translation>trace</translation>
+    </message>
+    <message>
+        <source>device</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>phase</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>operator class</source>
+        <translation>算子类别</translation>
+    </message>
+    <message>
+        <source>kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>ncu launch</source>
+        <translation>ncu 启动</translation>
+    </message>
+    <message>
+        <source>Finding</source>
+        <translation>诊断结论</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <source>Suggestion</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Time range</source>
+        <translation>时间范围</translation>
+    </message>
+    <message>
+        <source>NVTX</source>
+        <translation>NVTX</translation>
+    </message>
+    <message>
+        <source>Links</source>
+        <translation>关联</translation>
+    </message>
+    <message>
+        <source>%1–%2</source>
+        <translation>%1–%2</translation>
+    </message>
+    <message>
+        <source>high</source>
+        <translation>高</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>low</source>
+        <translation>低</translation>
+    </message>
+    <message>
+        <source>%1 = %2  (rule: %3 %4)</source>
+        <translation>%1 = %2（规则：%3 %4）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rule(s) could not be loaded (%1: %2)</source>
+        <translation>
+            <numerusform>%n 条规则无法加载（%1：%2）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rule(s) failed to evaluate (%1)</source>
+        <translation>
+            <numerusform>%n 条规则求值失败（%1）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rule(s) could not run: missing %1</source>
+        <translation>
+            <numerusform>%n 条规则无法运行：缺少 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>排名</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Expected gain</source>
+        <translation>预期收益</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Computed from the metrics: %1</source>
+        <translation>由指标计算：%1</translation>
+    </message>
+    <message>
+        <source>The rule&apos;s range (the metrics did not give a number)</source>
+        <translation>规则给出的范围（指标未能算出具体数值）</translation>
+    </message>
+    <message>
+        <source>prior %1 × data quality %2 × history %3</source>
+        <translation>先验 %1 × 数据质量 %2 × 历史 %3</translation>
+    </message>
+    <message>
+        <source>%1 (value %2) from %3</source>
+        <translation>%1（值 %2），来自 %3</translation>
+    </message>
+    <message>
+        <source>risk: %1</source>
+        <translation>风险：%1</translation>
+    </message>
+    <message>
+        <source>Knowledge-base key: %1/%2</source>
+        <translation>知识库键：%1/%2</translation>
+    </message>
+    <message>
+        <source>Verify: %1</source>
+        <translation>验证：%1</translation>
+    </message>
+    <message>
+        <source>at %1</source>
+        <translation>位于 %1</translation>
+    </message>
+    <message>
+        <source>kernel #%1</source>
+        <translation>内核 #%1</translation>
+    </message>
+    <message>
+        <source>time range</source>
+        <translation>时间范围</translation>
+    </message>
+    <message>
+        <source>%1 – %2</source>
+        <translation>%1 – %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s), longest first</source>
+        <translation>
+            <numerusform>%n 个内核，按耗时从长到短</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n time range(s)</source>
+        <translation>
+            <numerusform>%n 个时间范围</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n NVTX range(s)</source>
+        <translation>
+            <numerusform>%n 个 NVTX 区间</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Click a row below to select it in the other panes</source>
+        <translation>点击下方的行，在其他面板中选中它</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Ranges</source>
+        <translation>时间范围</translation>
+    </message>
+    <message>
+        <source>no direct gain</source>
+        <translation>无直接收益</translation>
+    </message>
+</context>
+<context>
+    <name>sl::FindingsView</name>
+    <message>
+        <source>All severities</source>
+        <translation>全部严重程度</translation>
+    </message>
+    <message>
+        <source>Low and above</source>
+        <translation>低及以上</translation>
+    </message>
+    <message>
+        <source>Medium and above</source>
+        <translation>中及以上</translation>
+    </message>
+    <message>
+        <source>High only</source>
+        <translation>仅高</translation>
+    </message>
+    <message>
+        <source>Search findings, evidence, suggestions…</source>
+        <translation>搜索诊断结论、证据、建议…</translation>
+    </message>
+    <message>
+        <source>Copy command</source>
+        <translation>复制命令</translation>
+    </message>
+    <message>
+        <source>Copy the verify command of the selected suggestion</source>
+        <translation>复制所选建议的验证命令</translation>
+    </message>
+    <message>
+        <source>Severity:</source>
+        <translation>严重程度：</translation>
+    </message>
+    <message>
+        <source>Rank</source>
+        <translation>排名</translation>
+    </message>
+    <message>
+        <source>Severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>Expected gain</source>
+        <translation>预期收益</translation>
+    </message>
+    <message>
+        <source>risk: %1</source>
+        <translation>风险：%1</translation>
+    </message>
+    <message>
+        <source>medium</source>
+        <translation>中</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1: missing %2 (%n subject(s), e.g. %3)</source>
+        <translation>
+            <numerusform>%1：缺少 %2（%n 个对象，例如 %3）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n finding(s)</source>
+        <translation>
+            <numerusform>%n 条诊断结论</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n finding(s)</source>
+        <translation>
+            <numerusform>%1 / %n 条诊断结论</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Select kernel</source>
+        <translation>选中内核</translation>
+    </message>
+    <message>
+        <source>Select time range</source>
+        <translation>选中时间范围</translation>
+    </message>
+    <message>
+        <source>Copy text</source>
+        <translation>复制文本</translation>
+    </message>
+    <message>
+        <source>Expand all</source>
+        <translation>全部展开</translation>
+    </message>
+    <message>
+        <source>Collapse all</source>
+        <translation>全部折叠</translation>
+    </message>
+    <message>
+        <source>Findings appear when the rules have run.</source>
+        <translation>规则运行完成后将在此显示诊断结论。</translation>
+    </message>
+    <message>
+        <source>Open a trace to see its findings.</source>
+        <translation>打开 trace 后在此查看诊断结论。</translation>
+    </message>
+    <message numerus="yes">
+        <source>No rule fired on this trace (%n rule(s) evaluated).</source>
+        <translation>
+            <numerusform>此 trace 未触发任何规则（已评估 %n 条规则）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Select a finding to see its evidence and suggestions.</source>
+        <translation>选择一条诊断结论以查看其证据和建议。</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>证据</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; of the end-to-end time</source>
+        <translation>端到端时间的 &lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>computed: %1</source>
+        <translation>计算方式：%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 to %2&lt;/b&gt; of the end-to-end time</source>
+        <translation>端到端时间的 &lt;b&gt;%1 至 %2&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>the rule&apos;s range: the metrics did not give a number</source>
+        <translation>规则给出的范围：指标未能算出具体数值</translation>
+    </message>
+    <message>
+        <source>prior %1 × data quality %2 × history %3</source>
+        <translation>先验 %1 × 数据质量 %2 × 历史 %3</translation>
+    </message>
+    <message>
+        <source>Suggestions</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>measured by %1 (%2)</source>
+        <translation>以 %1 衡量（%2）</translation>
+    </message>
+    <message>
+        <source>state: &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>状态：&lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>In the trace</source>
+        <translation>在 trace 中</translation>
+    </message>
+    <message>
+        <source>kernel #%1</source>
+        <translation>内核 #%1</translation>
+    </message>
+    <message>
+        <source>%1 at %2</source>
+        <translation>%1，位于 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more kernel(s) in the tree</source>
+        <translation>
+            <numerusform>树中还有 %n 个内核</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>time range</source>
+        <translation>时间范围</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more range(s) in the tree</source>
+        <translation>
+            <numerusform>树中还有 %n 个时间范围</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>References:</source>
+        <translation>参考资料：</translation>
+    </message>
+    <message>
+        <source>no direct gain</source>
+        <translation>无直接收益</translation>
+    </message>
+    <message>
+        <source>gain %1</source>
+        <translation>收益 %1</translation>
+    </message>
+</context>
+<context>
+    <name>sl::GapHistogramView</name>
+    <message>
+        <source>Idle gaps by size and cause</source>
+        <translation>按长度与原因统计的空闲间隙</translation>
+    </message>
+    <message>
+        <source>Gap length</source>
+        <translation>间隙长度</translation>
+    </message>
+    <message>
+        <source>Gaps</source>
+        <translation>空闲间隙</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt;: %n gap(s), %2 in all</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt;：%n 个间隙，共 %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: %2 · %3</source>
+        <translation>%1：%2 · %3</translation>
+    </message>
+    <message>
+        <source>Click a bar to highlight its gaps in the timeline.</source>
+        <translation>点击柱形可在时间线中高亮其间隙。</translation>
+    </message>
+    <message>
+        <source>highlighted; the largest is selected</source>
+        <translation>已高亮，并选中其中最长的一个</translation>
+    </message>
+    <message>
+        <source>Fine bins</source>
+        <translation>细分区间</translation>
+    </message>
+    <message>
+        <source>Log-spaced bins, 4 per decade from 100 ns up to the largest gap, instead of the summary&apos;s 7 buckets</source>
+        <translation>按对数划分区间：从 100 ns 到最长间隙，每个数量级 4 个区间，取代汇总中的 7 个档位</translation>
+    </message>
+    <message>
+        <source>Idle gaps by size (4 bins per decade) and cause</source>
+        <translation>按长度（每个数量级 4 个区间）与原因统计的空闲间隙</translation>
+    </message>
+    <message>
+        <source>Gap length (bin start)</source>
+        <translation>间隙长度（区间起点）</translation>
+    </message>
+</context>
+<context>
+    <name>sl::JobRunner</name>
+    <message>
+        <source>Opening</source>
+        <translation>正在打开</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+</context>
+<context>
+    <name>sl::KbSession</name>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>the trace has not been analysed yet</source>
+        <translation>该 trace 尚未分析</translation>
+    </message>
+    <message>
+        <source>the trace has no file to identify its run by</source>
+        <translation>该 trace 没有可用来识别其运行的文件</translation>
+    </message>
+    <message>
+        <source>cannot read the trace file(s) %1 to identify the run</source>
+        <translation>无法读取 trace 文件 %1 以识别运行</translation>
+    </message>
+</context>
+<context>
+    <name>sl::KernelSummaryModel</name>
+    <message>
+        <source>Time %</source>
+        <translation>时间 %</translation>
+    </message>
+    <message>
+        <source>Total</source>
+        <translation>总时长</translation>
+    </message>
+    <message>
+        <source>Instances</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>Avg</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>Med</source>
+        <translation>中位数</translation>
+    </message>
+    <message>
+        <source>Min</source>
+        <translation>最小</translation>
+    </message>
+    <message>
+        <source>Max</source>
+        <translation>最大</translation>
+    </message>
+    <message>
+        <source>StdDev</source>
+        <translation>标准差</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Share of the summed time of this table (not of wall time)</source>
+        <translation>占本表总时长的比例（不是墙钟时间）</translation>
+    </message>
+    <message>
+        <source>Summed duration of all instances</source>
+        <translation>所有实例的耗时之和</translation>
+    </message>
+    <message>
+        <source>Median duration</source>
+        <translation>耗时中位数</translation>
+    </message>
+    <message>
+        <source>Sample standard deviation of the duration</source>
+        <translation>耗时的样本标准差</translation>
+    </message>
+</context>
+<context>
+    <name>sl::MainWindow</name>
+    <message>
+        <source>Sightline</source>
+        <translation>Sightline</translation>
+    </message>
+    <message>
+        <source>Loading cancelled</source>
+        <translation>已取消加载</translation>
+    </message>
+    <message>
+        <source>&lt;h2&gt;Sightline&lt;/h2&gt;&lt;p&gt;Open a GPU trace (Nsight Systems export, .nsys-rep, PyTorch profiler JSON) with &lt;b&gt;File › Open&lt;/b&gt;, or drop files here.&lt;/p&gt;</source>
+        <translation>&lt;h2&gt;Sightline&lt;/h2&gt;&lt;p&gt;通过&lt;b&gt;文件 › 打开&lt;/b&gt;打开 GPU trace（Nsight Systems 导出文件、.nsys-rep、PyTorch profiler JSON），或将文件拖放到此处。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Devices</source>
+        <translation>设备</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Open…</source>
+        <translation>打开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Settings</source>
+        <translation>设置(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard Shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&amp;About Sightline</source>
+        <translation>关于 Sightline(&amp;A)</translation>
+    </message>
+    <message>
+        <source>About Sightline</source>
+        <translation>关于 Sightline</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Sightline&lt;/b&gt; %1&lt;p&gt;Diagnoses GPU traces of LLM inference: where GPU time goes, why the GPU sits idle, and what to change.&lt;/p&gt;</source>
+        <translation>&lt;b&gt;Sightline&lt;/b&gt; %1&lt;p&gt;诊断大模型推理的 GPU trace：GPU 时间花在哪里、GPU 为什么空闲，以及应该改什么。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop loading</source>
+        <translation>停止加载</translation>
+    </message>
+    <message>
+        <source>Open Trace</source>
+        <translation>打开 Trace</translation>
+    </message>
+    <message>
+        <source>GPU traces (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;All files (*)</source>
+        <translation>GPU trace (*.sqlite *.nsys-rep *.qdrep *.json *.json.gz *.gz);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message numerus="yes">
+        <source>Loading %n file(s)…</source>
+        <translation>
+            <numerusform>正在加载 %n 个文件…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s) loaded</source>
+        <translation>
+            <numerusform>已加载 %n 个内核</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not open the trace</source>
+        <translation>无法打开 trace</translation>
+    </message>
+    <message>
+        <source>%1 — Sightline</source>
+        <translation>%1 — Sightline</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n files</source>
+        <translation>
+            <numerusform>%n 个文件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Clear Menu</source>
+        <translation>清空列表</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>The language changes when Sightline is started again.</source>
+        <translation>重新启动 Sightline 后语言设置生效。</translation>
+    </message>
+    <message>
+        <source>Analysis failed: %1</source>
+        <translation>分析失败：%1</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>概览</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>详情</translation>
+    </message>
+    <message>
+        <source>Gaps</source>
+        <translation>空闲间隙</translation>
+    </message>
+    <message>
+        <source>&amp;Export Report…</source>
+        <translation>导出报告(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Ctrl+E</source>
+        <translation>Ctrl+E</translation>
+    </message>
+    <message>
+        <source>Export Report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)</source>
+        <translation>PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)</translation>
+    </message>
+    <message>
+        <source>Writing the report…</source>
+        <translation>正在生成报告…</translation>
+    </message>
+    <message>
+        <source>The report could not be written.</source>
+        <translation>报告写入失败。</translation>
+    </message>
+    <message>
+        <source>Report written to %1</source>
+        <translation>报告已写入 %1</translation>
+    </message>
+    <message>
+        <source>Cannot write %1: %2</source>
+        <translation>无法写入 %1：%2</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>诊断结论</translation>
+    </message>
+    <message>
+        <source>Suggestions</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Compare</source>
+        <translation>对比</translation>
+    </message>
+    <message>
+        <source>Compare &amp;With…</source>
+        <translation>对比(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Open a second trace as “after” and compare it with the open one</source>
+        <translation>打开第二个 trace 作为“变更后”，与当前 trace 对比</translation>
+    </message>
+    <message>
+        <source>&amp;Preferences…</source>
+        <translation>首选项(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>No NVTX range named %1 in this trace</source>
+        <translation>此 trace 中没有名为 %1 的 NVTX 区间</translation>
+    </message>
+    <message>
+        <source>No kernel of class %1 in %2</source>
+        <translation>%2 阶段没有 %1 类的内核</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Find kernels, NVTX ranges and API calls by name or regular expression</source>
+        <translation>按名称或正则表达式查找内核、NVTX 区间和 API 调用</translation>
+    </message>
+    <message>
+        <source>&amp;Reset Layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+</context>
+<context>
+    <name>sl::OverviewPanel</name>
+    <message>
+        <source>Open a trace to see its overview.</source>
+        <translation>打开 trace 后在此查看概览。</translation>
+    </message>
+    <message>
+        <source>GPU time</source>
+        <translation>GPU 时间</translation>
+    </message>
+    <message>
+        <source>Kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Busy</source>
+        <translation>忙碌</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n gap(s)</source>
+        <translation>
+            <numerusform>%n 个间隙</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Idle by cause</source>
+        <translation>空闲原因分布</translation>
+    </message>
+    <message>
+        <source>Top operator classes</source>
+        <translation>耗时最多的算子类别</translation>
+    </message>
+    <message>
+        <source>Analysing…</source>
+        <translation>正在分析…</translation>
+    </message>
+    <message>
+        <source>Top findings</source>
+        <translation>主要诊断结论</translation>
+    </message>
+    <message>
+        <source>No rule fired on this trace.</source>
+        <translation>此 trace 未触发任何规则。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more in the Findings pane</source>
+        <translation>
+            <numerusform>诊断结论面板中还有 %n 条</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Host-bound</source>
+        <translation>受主机限制</translation>
+    </message>
+    <message>
+        <source>Sync-bound</source>
+        <translation>受同步限制</translation>
+    </message>
+    <message>
+        <source>Communication-bound</source>
+        <translation>受通信限制</translation>
+    </message>
+    <message>
+        <source>Balanced</source>
+        <translation>较均衡</translation>
+    </message>
+    <message>
+        <source>GPU-bound (memory)</source>
+        <translation>受 GPU 限制（访存）</translation>
+    </message>
+    <message>
+        <source>GPU-bound (compute)</source>
+        <translation>受 GPU 限制（计算）</translation>
+    </message>
+    <message>
+        <source>Undetermined</source>
+        <translation>无法判定</translation>
+    </message>
+    <message>
+        <source>Verdict: %1</source>
+        <translation>结论：%1</translation>
+    </message>
+    <message>
+        <source>bound %1 · verdict %2</source>
+        <translation>瓶颈 %1 · 判定 %2</translation>
+    </message>
+    <message>
+        <source>What to do first</source>
+        <translation>优先处理</translation>
+    </message>
+    <message>
+        <source>up to %1 of wall time (%2)</source>
+        <translation>至多墙钟时间的 %1（%2）</translation>
+    </message>
+    <message>
+        <source>(removes %1)</source>
+        <translation>（消除 %1）</translation>
+    </message>
+    <message>
+        <source>No finding promises a measurable gain.</source>
+        <translation>没有发现能带来可测收益。</translation>
+    </message>
+    <message>
+        <source>inference</source>
+        <translation>推理</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>unknown kind</source>
+        <translation>类型未知</translation>
+    </message>
+    <message>
+        <source>eager</source>
+        <translation>逐个启动</translation>
+    </message>
+    <message>
+        <source>CUDA graphs</source>
+        <translation>CUDA 图</translation>
+    </message>
+    <message>
+        <source>eager and CUDA graphs</source>
+        <translation>逐个启动与 CUDA 图混合</translation>
+    </message>
+    <message>
+        <source>no kernels</source>
+        <translation>无内核</translation>
+    </message>
+    <message>
+        <source>Workload:</source>
+        <translation>负载：</translation>
+    </message>
+    <message>
+        <source>GPU activity window</source>
+        <translation>GPU 活动窗口</translation>
+    </message>
+</context>
+<context>
+    <name>sl::RooflineModel</name>
+    <message>
+        <source>Theory</source>
+        <translation>理论</translation>
+    </message>
+    <message>
+        <source>Measured</source>
+        <translation>实测</translation>
+    </message>
+    <message>
+        <source>ncu</source>
+        <translation>ncu</translation>
+    </message>
+    <message>
+        <source>%1 %2FLOP/s</source>
+        <translation>%1 %2FLOP/s</translation>
+    </message>
+    <message>
+        <source>%1 %2B/s</source>
+        <translation>%1 %2B/s</translation>
+    </message>
+    <message>
+        <source>%1 FLOP/B</source>
+        <translation>%1 FLOP/B</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 (%n launches)</source>
+        <translation>
+            <numerusform>%1（%n 次启动）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Operator / kernel</source>
+        <translation>算子 / 内核</translation>
+    </message>
+    <message>
+        <source>Phase</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>Intensity</source>
+        <translation>算术强度</translation>
+    </message>
+    <message>
+        <source>Performance</source>
+        <translation>性能</translation>
+    </message>
+    <message>
+        <source>Total time</source>
+        <translation>总时长</translation>
+    </message>
+    <message>
+        <source>E_roof</source>
+        <translation>E_roof</translation>
+    </message>
+</context>
+<context>
+    <name>sl::RooflineView</name>
+    <message>
+        <source>The Roofline could not be computed:
 %1</source>
-            <translation>无法计算 Roofline：
+        <translation>无法计算 Roofline：
 %1</translation>
-        </message>
-        <message>
-            <source>Computing the Roofline for %1 …</source>
-            <translation>正在为 %1 计算 Roofline…</translation>
-        </message>
-        <message>
-            <source>No Roofline: it needs the model's config.json.
+    </message>
+    <message>
+        <source>Computing the Roofline for %1 …</source>
+        <translation>正在为 %1 计算 Roofline…</translation>
+    </message>
+    <message>
+        <source>No Roofline: it needs the model&apos;s config.json.
 
 Open the config.json together with the trace (File › Open, select both files), or set a model config in Settings › Preferences.</source>
-            <translation>无 Roofline：需要模型的 config.json。
+        <translation>无 Roofline：需要模型的 config.json。
 
 请将 config.json 与 trace 一起打开（文件 › 打开，同时选中两个文件），或在 设置 › 首选项 中设置模型配置。</translation>
-        </message>
-        <message>
-            <source>Roofline (GPU not in the spec database: no roofs)</source>
-            <translation>Roofline（GPU 不在规格数据库中：无屋顶线）</translation>
-        </message>
-        <message>
-            <source>Roofline on %1</source>
-            <translation>%1 上的 Roofline</translation>
-        </message>
-        <message>
-            <source> · ncu launches per kernel name</source>
-            <translation> · ncu 启动按内核名汇总</translation>
-        </message>
-        <message>
-            <source>Arithmetic intensity (FLOP/byte)</source>
-            <translation>算术强度（FLOP/byte）</translation>
-        </message>
-        <message>
-            <source>Performance (FLOP/s)</source>
-            <translation>性能（FLOP/s）</translation>
-        </message>
-        <message>
-            <source>Memory roof</source>
-            <translation>带宽屋顶</translation>
-        </message>
-        <message>
-            <source>DRAM %1</source>
-            <translation>DRAM %1</translation>
-        </message>
-        <message>
-            <source>Ridge points</source>
-            <translation>脊点</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;Ridge point, %1&lt;/b&gt;&lt;br&gt;%2 at %3&lt;br&gt;Below it memory-bound, above it compute-bound.</source>
-            <translation>&lt;b&gt;脊点，%1&lt;/b&gt;&lt;br&gt;%2，位于 %3&lt;br&gt;低于它为访存受限，高于它为计算受限。</translation>
-        </message>
-        <message>
-            <source>%1 %2</source>
-            <translation>%1 %2</translation>
-        </message>
-        <message>
-            <source>Measured decode (size: time)</source>
-            <translation>解码实测（点大小=耗时）</translation>
-        </message>
-        <message>
-            <source>Measured prefill (size: time)</source>
-            <translation>预填充实测（点大小=耗时）</translation>
-        </message>
-        <message>
-            <source>Theory, prefill</source>
-            <translation>预填充理论值</translation>
-        </message>
-        <message>
-            <source>Theory, decode</source>
-            <translation>解码理论值</translation>
-        </message>
-        <message>
-            <source>ncu, per kernel name</source>
-            <translation>ncu，按内核名</translation>
-        </message>
-        <message>
-            <source>ncu, per launch</source>
-            <translation>ncu，按启动</translation>
-        </message>
-        <message>
-            <source>FLOP/s</source>
-            <translation>FLOP/s</translation>
-        </message>
-        <message>
-            <source>prefill</source>
-            <translation>预填充</translation>
-        </message>
-        <message>
-            <source>decode</source>
-            <translation>解码</translation>
-        </message>
-        <message>
-            <source>%1, %2</source>
-            <translation>%1，%2</translation>
-        </message>
-        <message>
-            <source>%1 (class %2)</source>
-            <translation>%1（类别 %2）</translation>
-        </message>
-        <message>
-            <source>Intensity: %1</source>
-            <translation>算术强度：%1</translation>
-        </message>
-        <message>
-            <source>Performance: %1 (%2 of the roof)</source>
-            <translation>性能：%1（屋顶的 %2）</translation>
-        </message>
-        <message>
-            <source>Performance: %1</source>
-            <translation>性能：%1</translation>
-        </message>
-        <message>
-            <source>E_roof: %1</source>
-            <translation>E_roof：%1</translation>
-        </message>
-        <message>
-            <source>unknown</source>
-            <translation>未知</translation>
-        </message>
-        <message>
-            <source>T_theory per pass: %1</source>
-            <translation>每轮 T_theory：%1</translation>
-        </message>
-        <message>
-            <source>Time per pass: %1</source>
-            <translation>每轮耗时：%1</translation>
-        </message>
-        <message>
-            <source>Total time: %1</source>
-            <translation>总时长：%1</translation>
-        </message>
-        <message numerus="yes">
-            <source>Total time: %1 (%n launch(es))</source>
-            <translation>
-                <numerusform>总时长：%1（%n 次启动）</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::SettingsDialog</name>
-        <message>
-            <source>Preferences</source>
-            <translation>首选项</translation>
-        </message>
-        <message>
-            <source>Model &amp;&amp; GPU</source>
-            <translation>模型与 GPU</translation>
-        </message>
-        <message>
-            <source>Analysis</source>
-            <translation>分析</translation>
-        </message>
-        <message>
-            <source>Locations</source>
-            <translation>位置</translation>
-        </message>
-        <message>
-            <source>Appearance</source>
-            <translation>外观</translation>
-        </message>
-        <message>
-            <source>Changes re-run the analysis of the open files when you press OK.</source>
-            <translation>按“确定”后，将用新设置重新分析已打开的文件。</translation>
-        </message>
-        <message>
-            <source>GPU</source>
-            <translation>GPU</translation>
-        </message>
-        <message>
-            <source>From the trace</source>
-            <translation>取自 trace</translation>
-        </message>
-        <message>
-            <source>The GPU whose peaks the Roofline uses. "From the trace" matches the device the trace names; pick or type a row of the GPU database to override it (like --gpu).</source>
-            <translation>Roofline 使用哪款 GPU 的峰值。“取自 trace” 按 trace 中记录的设备名匹配；从 GPU 数据库中选择或输入一行即可覆盖（同 --gpu）。</translation>
-        </message>
-        <message>
-            <source>GPU override:</source>
-            <translation>指定 GPU：</translation>
-        </message>
-        <message>
-            <source>Model</source>
-            <translation>模型</translation>
-        </message>
-        <message>
-            <source>Hugging Face config.json (optional)</source>
-            <translation>Hugging Face config.json（可选）</translation>
-        </message>
-        <message>
-            <source>Browse…</source>
-            <translation>浏览…</translation>
-        </message>
-        <message>
-            <source>Model config:</source>
-            <translation>模型配置：</translation>
-        </message>
-        <message>
-            <source>Sequences decoded together (b of the cost model).</source>
-            <translation>同时解码的序列数（成本模型中的 b）。</translation>
-        </message>
-        <message>
-            <source>Prompt tokens per prefill pass (s).</source>
-            <translation>每轮预填充的 prompt token 数（s）。</translation>
-        </message>
-        <message>
-            <source>KV-cache length at decode (L).</source>
-            <translation>解码时的 KV Cache 长度（L）。</translation>
-        </message>
-        <message>
-            <source>Batch size:</source>
-            <translation>批大小：</translation>
-        </message>
-        <message>
-            <source>Prompt tokens:</source>
-            <translation>Prompt token 数：</translation>
-        </message>
-        <message>
-            <source>Context length:</source>
-            <translation>上下文长度：</translation>
-        </message>
-        <message>
-            <source>Idle gaps and launches</source>
-            <translation>空闲间隙与启动</translation>
-        </message>
-        <message>
-            <source>A gap shorter than this between back-to-back launches counts as kernel wait (HTA's consecutive-kernel delay).</source>
-            <translation>连续启动之间短于此值的间隙计为“等待内核”（即 HTA 的 consecutive-kernel delay）。</translation>
-        </message>
-        <message>
-            <source>Launch calls up to this long whose kernel ran shorter than the call count as launch-bound short kernels (HTA's runtime cutoff).</source>
-            <translation>不超过此时长、且内核运行时间短于调用本身的启动调用，计为受启动开销限制的短内核（即 HTA 的 runtime cutoff）。</translation>
-        </message>
-        <message>
-            <source>Kernel-wait gap threshold:</source>
-            <translation>等待内核间隙阈值：</translation>
-        </message>
-        <message>
-            <source>Short-kernel cutoff:</source>
-            <translation>短内核阈值：</translation>
-        </message>
-        <message>
-            <source>Focus set</source>
-            <translation>重点关注集</translation>
-        </message>
-        <message>
-            <source>The K operators with the most time are always in focus.</source>
-            <translation>耗时最多的 K 个算子始终在重点关注集中。</translation>
-        </message>
-        <message>
-            <source>Operators whose Roofline efficiency E_roof is below τ are in focus too.</source>
-            <translation>Roofline 效率 E_roof 低于 τ 的算子也在重点关注集中。</translation>
-        </message>
-        <message>
-            <source>Top-K:</source>
-            <translation>Top-K：</translation>
-        </message>
-        <message>
-            <source>Roofline efficiency τ:</source>
-            <translation>Roofline 效率 τ：</translation>
-        </message>
-        <message>
-            <source>The defaults are the command line's: 30 µs, 50 µs, K = 10, τ = 0.3.</source>
-            <translation>默认值与命令行相同：30 µs、50 µs、K = 10、τ = 0.3。</translation>
-        </message>
-        <message>
-            <source>Rules</source>
-            <translation>规则</translation>
-        </message>
-        <message>
-            <source>Empty: %1</source>
-            <translation>留空：%1</translation>
-        </message>
-        <message>
-            <source>Your rules folder:</source>
-            <translation>自定义规则目录：</translation>
-        </message>
-        <message>
-            <source>Added to the shipped rules; a rule with the same id replaces the shipped one.</source>
-            <translation>与内置规则一起加载；ID 相同的规则会替换内置规则。</translation>
-        </message>
-        <message>
-            <source>Knowledge base</source>
-            <translation>知识库</translation>
-        </message>
-        <message>
-            <source>File:</source>
-            <translation>文件：</translation>
-        </message>
-        <message>
-            <source>Suggestion states, notes and A/B verdicts live here. Empty: the default shown.</source>
-            <translation>建议状态、备注和 A/B 判定都保存在这里。留空则使用显示的默认路径。</translation>
-        </message>
-        <message>
-            <source>Follow system</source>
-            <translation>跟随系统</translation>
-        </message>
-        <message>
-            <source>Light</source>
-            <translation>浅色</translation>
-        </message>
-        <message>
-            <source>Dark</source>
-            <translation>深色</translation>
-        </message>
-        <message>
-            <source>Language:</source>
-            <translation>语言：</translation>
-        </message>
-        <message>
-            <source>A new language applies when Sightline is restarted.</source>
-            <translation>重新启动 Sightline 后新语言生效。</translation>
-        </message>
-        <message>
-            <source>Theme:</source>
-            <translation>主题：</translation>
-        </message>
-        <message>
-            <source>None: no Roofline, unless a config.json is opened with the trace.</source>
-            <translation>无：不生成 Roofline，除非与 trace 一起打开了 config.json。</translation>
-        </message>
-        <message>
-            <source>⚠ The file does not exist or cannot be read.</source>
-            <translation>⚠ 文件不存在或无法读取。</translation>
-        </message>
-        <message>
-            <source>⚠ Not a Hugging Face config.json (this looks like: %1).</source>
-            <translation>⚠ 不是 Hugging Face config.json（看起来是：%1）。</translation>
-        </message>
-        <message>
-            <source>✓ Model config: %1, %2 layers, hidden size %3</source>
-            <translation>✓ 模型配置：%1，%2 层，hidden size %3</translation>
-        </message>
-        <message>
-            <source>, %1 experts (%2 per token)</source>
-            <translation>，%1 个专家（每个 token %2 个）</translation>
-        </message>
-        <message>
-            <source>⚠ A config.json, but it cannot be used: %1</source>
-            <translation>⚠ 是 config.json，但无法使用：%1</translation>
-        </message>
-        <message>
-            <source>The GPU is matched from the device name in the trace.</source>
-            <translation>根据 trace 中的设备名匹配 GPU。</translation>
-        </message>
-        <message>
-            <source>⚠ The GPU database cannot be read: %1</source>
-            <translation>⚠ 无法读取 GPU 数据库：%1</translation>
-        </message>
-        <message>
-            <source>✓ %1</source>
-            <translation>✓ %1</translation>
-        </message>
-        <message>
-            <source>: %1 SMs, %2 TB/s</source>
-            <translation>：%1 个 SM，%2 TB/s</translation>
-        </message>
-        <message>
-            <source>⚠ Unknown GPU: the Roofline will fail. Pick a row from the list.</source>
-            <translation>⚠ 未知 GPU：Roofline 将无法计算。请从列表中选择一行。</translation>
-        </message>
-        <message>
-            <source>Model config</source>
-            <translation>模型配置</translation>
-        </message>
-        <message>
-            <source>Model config (config.json *.json);;All files (*)</source>
-            <translation>模型配置 (config.json *.json);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Rules folder</source>
-            <translation>规则目录</translation>
-        </message>
-        <message>
-            <source>Knowledge base (*.db);;All files (*)</source>
-            <translation>知识库 (*.db);;所有文件 (*)</translation>
-        </message>
-        <message>
-            <source>Kernel wait gap threshold:</source>
-            <translation>内核等待间隙阈值：</translation>
-        </message>
-        <message>
-            <source>Operators to look at first</source>
-            <translation>优先查看的算子</translation>
-        </message>
-        <message>
-            <source>The operators with the most time, how many:</source>
-            <translation>耗时最多的算子个数：</translation>
-        </message>
-        <message>
-            <source>And any with Roofline efficiency (E_roof) below:</source>
-            <translation>以及 Roofline 效率（E_roof）低于：</translation>
-        </message>
-        <message>
-            <source>The defaults are the command line's: 30 µs, 50 µs, 10 operators, E_roof 0.3.</source>
-            <translation>默认值与命令行相同：30 µs、50 µs、10 个算子、E_roof 0.3。</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::Shortcuts</name>
-        <message>
-            <source>Timeline</source>
-            <translation>时间线</translation>
-        </message>
-        <message>
-            <source>Application</source>
-            <translation>应用程序</translation>
-        </message>
-        <message>
-            <source>W / S</source>
-            <translation>W / S</translation>
-        </message>
-        <message>
-            <source>Zoom in / out at the mouse cursor</source>
-            <translation>在鼠标位置放大 / 缩小</translation>
-        </message>
-        <message>
-            <source>A / D, Left / Right</source>
-            <translation>A / D、Left / Right</translation>
-        </message>
-        <message>
-            <source>Pan left / right</source>
-            <translation>向左 / 向右平移</translation>
-        </message>
-        <message>
-            <source>F or 0</source>
-            <translation>F 或 0</translation>
-        </message>
-        <message>
-            <source>Fit the whole trace</source>
-            <translation>显示整个跟踪</translation>
-        </message>
-        <message>
-            <source>Z</source>
-            <translation>Z</translation>
-        </message>
-        <message>
-            <source>Zoom to the selected range (Shift+drag)</source>
-            <translation>缩放到选中的时间范围（Shift+拖动）</translation>
-        </message>
-        <message>
-            <source>Esc</source>
-            <translation>Esc</translation>
-        </message>
-        <message>
-            <source>Clear the selection</source>
-            <translation>清除选择</translation>
-        </message>
-        <message>
-            <source>Mouse wheel</source>
-            <translation>鼠标滚轮</translation>
-        </message>
-        <message>
-            <source>Zoom at the mouse cursor</source>
-            <translation>在鼠标位置缩放</translation>
-        </message>
-        <message>
-            <source>Horizontal wheel</source>
-            <translation>水平滚轮</translation>
-        </message>
-        <message>
-            <source>Pan</source>
-            <translation>平移</translation>
-        </message>
-        <message>
-            <source>Shift+wheel</source>
-            <translation>Shift+滚轮</translation>
-        </message>
-        <message>
-            <source>Scroll the lanes</source>
-            <translation>滚动泳道</translation>
-        </message>
-        <message>
-            <source>Drag</source>
-            <translation>拖动</translation>
-        </message>
-        <message>
-            <source>Pan and scroll</source>
-            <translation>平移并滚动</translation>
-        </message>
-        <message>
-            <source>Shift+drag</source>
-            <translation>Shift+拖动</translation>
-        </message>
-        <message>
-            <source>Select a time range and show its statistics</source>
-            <translation>选择时间范围并显示其统计</translation>
-        </message>
-        <message>
-            <source>Click</source>
-            <translation>单击</translation>
-        </message>
-        <message>
-            <source>Select a kernel and show its launch call</source>
-            <translation>选中内核并显示其启动调用</translation>
-        </message>
-        <message>
-            <source>Open files</source>
-            <translation>打开文件</translation>
-        </message>
-        <message>
-            <source>Close the trace</source>
-            <translation>关闭跟踪</translation>
-        </message>
-        <message>
-            <source>Export the report</source>
-            <translation>导出报告</translation>
-        </message>
-        <message>
-            <source>(menu)</source>
-            <translation>（菜单）</translation>
-        </message>
-        <message>
-            <source>Preferences</source>
-            <translation>首选项</translation>
-        </message>
-        <message>
-            <source>Quit</source>
-            <translation>退出</translation>
-        </message>
-        <message>
-            <source>Search</source>
-            <translation>搜索</translation>
-        </message>
-        <message>
-            <source>Ctrl+F or /</source>
-            <translation>Ctrl+F 或 /</translation>
-        </message>
-        <message>
-            <source>Find kernels, NVTX ranges and API calls (every match is outlined on the timeline)</source>
-            <translation>查找内核、NVTX 区间和 API 调用（时间线上标出所有匹配）</translation>
-        </message>
-        <message>
-            <source>Enter / Shift+Enter</source>
-            <translation>Enter / Shift+Enter</translation>
-        </message>
-        <message>
-            <source>Next / previous match</source>
-            <translation>下一个 / 上一个匹配</translation>
-        </message>
-        <message>
-            <source>Close the search and clear its marks</source>
-            <translation>关闭搜索并清除标记</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::ShortcutsDialog</name>
-        <message>
-            <source>Keyboard Shortcuts</source>
-            <translation>键盘快捷键</translation>
-        </message>
-        <message>
-            <source>Where</source>
-            <translation>位置</translation>
-        </message>
-        <message>
-            <source>Keys</source>
-            <translation>按键</translation>
-        </message>
-        <message>
-            <source>Action</source>
-            <translation>操作</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::SuggestionModel</name>
-        <message>
-            <source>Proposed</source>
-            <translation>待处理</translation>
-        </message>
-        <message>
-            <source>Accepted</source>
-            <translation>已采纳</translation>
-        </message>
-        <message>
-            <source>Rejected</source>
-            <translation>已拒绝</translation>
-        </message>
-        <message>
-            <source>Verified</source>
-            <translation>已验证</translation>
-        </message>
-        <message>
-            <source>Failed</source>
-            <translation>未通过</translation>
-        </message>
-        <message>
-            <source>%1 should %2</source>
-            <translation>%1 应%2</translation>
-        </message>
-        <message>
-            <source>increase</source>
-            <translation>上升</translation>
-        </message>
-        <message>
-            <source>decrease</source>
-            <translation>下降</translation>
-        </message>
-        <message>
-            <source>State</source>
-            <translation>状态</translation>
-        </message>
-        <message>
-            <source>Suggestion</source>
-            <translation>建议</translation>
-        </message>
-        <message>
-            <source>Subject</source>
-            <translation>对象</translation>
-        </message>
-        <message>
-            <source>Metric</source>
-            <translation>指标</translation>
-        </message>
-        <message>
-            <source>Annotation</source>
-            <translation>备注</translation>
-        </message>
-        <message>
-            <source>Updated</source>
-            <translation>更新时间</translation>
-        </message>
-        <message>
-            <source>Subject time</source>
-            <translation>对象耗时</translation>
-        </message>
-        <message>
-            <source>Median TPOT</source>
-            <translation>TPOT 中位数</translation>
-        </message>
-        <message>
-            <source>GPU idle share</source>
-            <translation>GPU 空闲占比</translation>
-        </message>
-        <message>
-            <source>Kernel count</source>
-            <translation>内核数量</translation>
-        </message>
-        <message>
-            <source>Kernel time</source>
-            <translation>内核耗时</translation>
-        </message>
-        <message>
-            <source>Launch call time</source>
-            <translation>启动调用耗时</translation>
-        </message>
-        <message>
-            <source>NCCL time</source>
-            <translation>NCCL 耗时</translation>
-        </message>
-        <message>
-            <source>Pageable async copy time</source>
-            <translation>可分页异步拷贝耗时</translation>
-        </message>
-        <message>
-            <source>Synchronising call time</source>
-            <translation>同步调用耗时</translation>
-        </message>
-        <message>
-            <source>Synchronous copy time</source>
-            <translation>同步拷贝耗时</translation>
-        </message>
-        <message>
-            <source>Wall time</source>
-            <translation>墙钟时间</translation>
-        </message>
-        <message>
-            <source>%1 should %2 (%3)</source>
-            <translation>%1 应当%2（%3）</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::SuggestionsView</name>
-        <message>
-            <source>All states</source>
-            <translation>全部状态</translation>
-        </message>
-        <message>
-            <source>Accept</source>
-            <translation>采纳</translation>
-        </message>
-        <message>
-            <source>Reject</source>
-            <translation>拒绝</translation>
-        </message>
-        <message>
-            <source>Reset to proposed</source>
-            <translation>重置为待处理</translation>
-        </message>
-        <message>
-            <source>Mark the selected suggestion as accepted: you mean to apply it. Saved at once.</source>
-            <translation>将所选建议标记为已采纳（表示你打算实施它）。立即保存。</translation>
-        </message>
-        <message>
-            <source>Mark the selected suggestion as rejected. Saved at once.</source>
-            <translation>将所选建议标记为已拒绝。立即保存。</translation>
-        </message>
-        <message>
-            <source>Put the selected suggestion back to proposed. Saved at once.</source>
-            <translation>将所选建议恢复为待处理。立即保存。</translation>
-        </message>
-        <message>
-            <source>Reload</source>
-            <translation>重新加载</translation>
-        </message>
-        <message>
-            <source>Read the states again from the knowledge base (changes made by another Sightline)</source>
-            <translation>从知识库重新读取状态（获取其他 Sightline 实例所做的更改）</translation>
-        </message>
-        <message>
-            <source>Show:</source>
-            <translation>显示：</translation>
-        </message>
-        <message>
-            <source>Annotation (saved when you leave the field or press Ctrl+Enter)</source>
-            <translation>备注（离开输入框或按 Ctrl+Enter 时保存）</translation>
-        </message>
-        <message>
-            <source>Why you accepted or rejected it, what you tried, what happened…</source>
-            <translation>为什么采纳或拒绝、尝试了什么、结果如何…</translation>
-        </message>
-        <message>
-            <source>No knowledge base is configured.</source>
-            <translation>未配置知识库。</translation>
-        </message>
-        <message>
-            <source>Knowledge base: %1</source>
-            <translation>知识库：%1</translation>
-        </message>
-        <message>
-            <source>Saved to %1 at %2</source>
-            <translation>已于 %2 保存到 %1</translation>
-        </message>
-        <message>
-            <source>Not saved: %1</source>
-            <translation>未保存：%1</translation>
-        </message>
-        <message>
-            <source>Knowledge base unavailable: %1</source>
-            <translation>知识库不可用：%1</translation>
-        </message>
-        <message>
-            <source>The knowledge base could not be used, so states cannot be shown or saved: %1</source>
-            <translation>知识库无法使用，因此无法显示或保存状态：%1</translation>
-        </message>
-        <message>
-            <source>Suggestions appear here once a trace has been opened and its analysis has finished.</source>
-            <translation>打开 trace 并完成分析后，建议将显示在这里。</translation>
-        </message>
-        <message>
-            <source>Reading this trace's suggestions from the knowledge base…</source>
-            <translation>正在从知识库读取此 trace 的建议…</translation>
-        </message>
-        <message>
-            <source>No suggestions for this trace: none of the rules that fired proposes a change.</source>
-            <translation>此 trace 没有建议：触发的规则均未提出改动。</translation>
-        </message>
-        <message>
-            <source>Select a suggestion to see how to verify it.</source>
-            <translation>选择一条建议以查看如何验证它。</translation>
-        </message>
-        <message>
-            <source>Finding: %1</source>
-            <translation>诊断结论：%1</translation>
-        </message>
-        <message>
-            <source>Subject: %1</source>
-            <translation>对象：%1</translation>
-        </message>
-        <message>
-            <source>Expected gain: %1–%2 % of %3</source>
-            <translation>预期收益：%3 的 %1–%2 %</translation>
-        </message>
-        <message>
-            <source>Computed from this trace: %1 % of the end-to-end time</source>
-            <translation>由本 trace 计算：端到端时间的 %1 %</translation>
-        </message>
-        <message>
-            <source>Risk: %1</source>
-            <translation>风险：%1</translation>
-        </message>
-        <message>
-            <source>Verify with:</source>
-            <translation>验证方式：</translation>
-        </message>
-        <message>
-            <source>The current analysis does not contain this suggestion (it was recorded by an earlier run of the rules), so its verification command is not known.</source>
-            <translation>当前分析结果中不包含此建议（它由更早一次规则运行记录），因此不知道其验证命令。</translation>
-        </message>
-        <message>
-            <source>Expected gain: %1 of %2</source>
-            <translation>预期收益：%2 的 %1</translation>
-        </message>
-        <message>
-            <source>the run</source>
-            <translation>本次运行</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::SummaryTableView</name>
-        <message>
-            <source>Filter by name…</source>
-            <translation>按名称过滤…</translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::TimelineView</name>
-        <message>
-            <source>GPU %1</source>
-            <translation>GPU %1</translation>
-        </message>
-        <message>
-            <source>Thread %1</source>
-            <translation>线程 %1</translation>
-        </message>
-        <message>
-            <source>%1 · Stream %2</source>
-            <translation>%1 · 流 %2</translation>
-        </message>
-        <message>
-            <source>%1 · Idle gaps</source>
-            <translation>%1 · 空闲间隙</translation>
-        </message>
-        <message>
-            <source>%1 · CUDA API</source>
-            <translation>%1 · CUDA API</translation>
-        </message>
-        <message>
-            <source>%1 · NVTX %2</source>
-            <translation>%1 · NVTX %2</translation>
-        </message>
-        <message>
-            <source>[CUDA memset]</source>
-            <translation>[CUDA memset]</translation>
-        </message>
-        <message>
-            <source>idle</source>
-            <translation>空闲</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n kernels</source>
-            <translation>
-                <numerusform>%n 个内核</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>No trace loaded</source>
-            <translation>尚未加载 trace</translation>
-        </message>
-        <message>
-            <source>Duration: %1</source>
-            <translation>耗时：%1</translation>
-        </message>
-        <message>
-            <source>Start: %1</source>
-            <translation>开始：%1</translation>
-        </message>
-        <message>
-            <source>Stream %1</source>
-            <translation>流 %1</translation>
-        </message>
-        <message>
-            <source>Grid %1×%2×%3 · Block %4×%5×%6</source>
-            <translation>Grid %1×%2×%3 · Block %4×%5×%6</translation>
-        </message>
-        <message>
-            <source>Registers/thread %1</source>
-            <translation>每线程寄存器 %1</translation>
-        </message>
-        <message>
-            <source>Size %1</source>
-            <translation>大小 %1</translation>
-        </message>
-        <message>
-            <source>Correlation id %1</source>
-            <translation>关联 ID %1</translation>
-        </message>
-        <message>
-            <source>host wait</source>
-            <translation>等待主机</translation>
-        </message>
-        <message>
-            <source>kernel wait</source>
-            <translation>等待内核</translation>
-        </message>
-        <message>
-            <source>sync wait</source>
-            <translation>等待同步</translation>
-        </message>
-        <message>
-            <source>other</source>
-            <translation>其他</translation>
-        </message>
-        <message>
-            <source>&lt;b&gt;Kernels:&lt;/b&gt; %1 &amp;nbsp;&amp;nbsp; &lt;b&gt;Gaps:&lt;/b&gt; %2</source>
-            <translation>&lt;b&gt;内核：&lt;/b&gt;%1 &amp;nbsp;&amp;nbsp; &lt;b&gt;间隙：&lt;/b&gt;%2</translation>
-        </message>
-        <message>
-            <source>Class: %1</source>
-            <translation>类别：%1</translation>
-        </message>
-        <message>
-            <source>Cause: %1</source>
-            <translation>原因：%1</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n idle gaps</source>
-            <translation>
-                <numerusform>%n 个空闲间隙</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n API calls</source>
-            <translation>
-                <numerusform>%n 次 API 调用</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n ranges</source>
-            <translation>
-                <numerusform>%n 个区间</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Click for the kernels around it and what the CPU did.</source>
-            <translation>点击查看其前后的内核以及 CPU 当时在做什么。</translation>
-        </message>
-        <message>
-            <source>Span: %1</source>
-            <translation>跨度：%1</translation>
-        </message>
-        <message>
-            <source>From %1 to %2</source>
-            <translation>从 %1 到 %2</translation>
-        </message>
-        <message>
-            <source>Most frequent (sample of %1):</source>
-            <translation>最常见（抽样 %1 个）：</translation>
-        </message>
-        <message>
-            <source>Most frequent:</source>
-            <translation>最常见：</translation>
-        </message>
-        <message>
-            <source>Zoom in (W) to see them one by one.</source>
-            <translation>放大（W）以逐个查看。</translation>
-        </message>
-        <message>
-            <source>Visible %1</source>
-            <translation>可见 %1</translation>
-        </message>
-        <message numerus="yes">
-            <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
-            <translation>
-                <numerusform>选区 %1（%2 – %3）· 忙碌 %4 · 空闲 %5 · %n 个内核</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>Window %1</source>
-            <translation>窗口 %1</translation>
-        </message>
-        <message numerus="yes">
-            <source>Range %1 · busy %2 · idle %3 · %n kernel(s)</source>
-            <translation>
-                <numerusform>选区 %1 · 忙碌 %2 · 空闲 %3 · %n 个内核</numerusform>
-            </translation>
-        </message>
-    </context>
-    <context>
-        <name>sl::SearchBar</name>
-        <message>
-            <source>Find kernels, NVTX ranges and API calls by name</source>
-            <translation>按名称查找内核、NVTX 区间和 API 调用</translation>
-        </message>
-        <message>
-            <source>Regular expression</source>
-            <translation>正则表达式</translation>
-        </message>
-        <message>
-            <source>Match case</source>
-            <translation>区分大小写</translation>
-        </message>
-        <message>
-            <source>Previous match (Shift+Enter)</source>
-            <translation>上一个匹配（Shift+Enter）</translation>
-        </message>
-        <message>
-            <source>Next match (Enter)</source>
-            <translation>下一个匹配（Enter）</translation>
-        </message>
-        <message>
-            <source>Close (Esc)</source>
-            <translation>关闭（Esc）</translation>
-        </message>
-        <message>
-            <source>Find:</source>
-            <translation>查找：</translation>
-        </message>
-        <message>
-            <source>Invalid regular expression</source>
-            <translation>正则表达式无效</translation>
-        </message>
-        <message>
-            <source>No match</source>
-            <translation>无匹配</translation>
-        </message>
-        <message>
-            <source>Instance %1 of %2 of the selected kernel</source>
-            <translation>所选内核的第 %1 个实例（共 %2 个）</translation>
-        </message>
-        <message numerus="yes">
-            <source>%n instance(s) of the selected kernel</source>
-            <translation>
-                <numerusform>所选内核共 %n 个实例</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n kernel(s)</source>
-            <translation>
-                <numerusform>%n 个内核</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n NVTX range(s)</source>
-            <translation>
-                <numerusform>%n 个 NVTX 区间</numerusform>
-            </translation>
-        </message>
-        <message numerus="yes">
-            <source>%n API call(s)</source>
-            <translation>
-                <numerusform>%n 次 API 调用</numerusform>
-            </translation>
-        </message>
-        <message>
-            <source>%1 of %2</source>
-            <translation>第 %1 个，共 %2 个</translation>
-        </message>
-    </context>
+    </message>
+    <message>
+        <source>Roofline (GPU not in the spec database: no roofs)</source>
+        <translation>Roofline（GPU 不在规格数据库中：无屋顶线）</translation>
+    </message>
+    <message>
+        <source>Roofline on %1</source>
+        <translation>%1 上的 Roofline</translation>
+    </message>
+    <message>
+        <source> · ncu launches per kernel name</source>
+        <translation> · ncu 启动按内核名汇总</translation>
+    </message>
+    <message>
+        <source>Arithmetic intensity (FLOP/byte)</source>
+        <translation>算术强度（FLOP/byte）</translation>
+    </message>
+    <message>
+        <source>Performance (FLOP/s)</source>
+        <translation>性能（FLOP/s）</translation>
+    </message>
+    <message>
+        <source>Memory roof</source>
+        <translation>带宽屋顶</translation>
+    </message>
+    <message>
+        <source>DRAM %1</source>
+        <translation>DRAM %1</translation>
+    </message>
+    <message>
+        <source>Ridge points</source>
+        <translation>脊点</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Ridge point, %1&lt;/b&gt;&lt;br&gt;%2 at %3&lt;br&gt;Below it memory-bound, above it compute-bound.</source>
+        <translation>&lt;b&gt;脊点，%1&lt;/b&gt;&lt;br&gt;%2，位于 %3&lt;br&gt;低于它为访存受限，高于它为计算受限。</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>Measured decode (size: time)</source>
+        <translation>解码实测（点大小=耗时）</translation>
+    </message>
+    <message>
+        <source>Measured prefill (size: time)</source>
+        <translation>预填充实测（点大小=耗时）</translation>
+    </message>
+    <message>
+        <source>Theory, prefill</source>
+        <translation>预填充理论值</translation>
+    </message>
+    <message>
+        <source>Theory, decode</source>
+        <translation>解码理论值</translation>
+    </message>
+    <message>
+        <source>ncu, per kernel name</source>
+        <translation>ncu，按内核名</translation>
+    </message>
+    <message>
+        <source>ncu, per launch</source>
+        <translation>ncu，按启动</translation>
+    </message>
+    <message>
+        <source>FLOP/s</source>
+        <translation>FLOP/s</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1，%2</translation>
+    </message>
+    <message>
+        <source>%1 (class %2)</source>
+        <translation>%1（类别 %2）</translation>
+    </message>
+    <message>
+        <source>Intensity: %1</source>
+        <translation>算术强度：%1</translation>
+    </message>
+    <message>
+        <source>Performance: %1 (%2 of the roof)</source>
+        <translation>性能：%1（屋顶的 %2）</translation>
+    </message>
+    <message>
+        <source>Performance: %1</source>
+        <translation>性能：%1</translation>
+    </message>
+    <message>
+        <source>E_roof: %1</source>
+        <translation>E_roof：%1</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>T_theory per pass: %1</source>
+        <translation>每轮 T_theory：%1</translation>
+    </message>
+    <message>
+        <source>Time per pass: %1</source>
+        <translation>每轮耗时：%1</translation>
+    </message>
+    <message>
+        <source>Total time: %1</source>
+        <translation>总时长：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Total time: %1 (%n launch(es))</source>
+        <translation>
+            <numerusform>总时长：%1（%n 次启动）</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::SearchBar</name>
+    <message>
+        <source>Find kernels, NVTX ranges and API calls by name</source>
+        <translation>按名称查找内核、NVTX 区间和 API 调用</translation>
+    </message>
+    <message>
+        <source>Regular expression</source>
+        <translation>正则表达式</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Previous match (Shift+Enter)</source>
+        <translation>上一个匹配（Shift+Enter）</translation>
+    </message>
+    <message>
+        <source>Next match (Enter)</source>
+        <translation>下一个匹配（Enter）</translation>
+    </message>
+    <message>
+        <source>Close (Esc)</source>
+        <translation>关闭（Esc）</translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation>查找：</translation>
+    </message>
+    <message>
+        <source>Invalid regular expression</source>
+        <translation>正则表达式无效</translation>
+    </message>
+    <message>
+        <source>No match</source>
+        <translation>无匹配</translation>
+    </message>
+    <message>
+        <source>Instance %1 of %2 of the selected kernel</source>
+        <translation>所选内核的第 %1 个实例（共 %2 个）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n instance(s) of the selected kernel</source>
+        <translation>
+            <numerusform>所选内核共 %n 个实例</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s)</source>
+        <translation>
+            <numerusform>%n 个内核</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n NVTX range(s)</source>
+        <translation>
+            <numerusform>%n 个 NVTX 区间</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n API call(s)</source>
+        <translation>
+            <numerusform>%n 次 API 调用</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 个，共 %2 个</translation>
+    </message>
+</context>
+<context>
+    <name>sl::SettingsDialog</name>
+    <message>
+        <source>Preferences</source>
+        <translation>首选项</translation>
+    </message>
+    <message>
+        <source>Model &amp;&amp; GPU</source>
+        <translation>模型与 GPU</translation>
+    </message>
+    <message>
+        <source>Analysis</source>
+        <translation>分析</translation>
+    </message>
+    <message>
+        <source>Locations</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Appearance</source>
+        <translation>外观</translation>
+    </message>
+    <message>
+        <source>Changes re-run the analysis of the open files when you press OK.</source>
+        <translation>按“确定”后，将用新设置重新分析已打开的文件。</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>From the trace</source>
+        <translation>取自 trace</translation>
+    </message>
+    <message>
+        <source>The GPU whose peaks the Roofline uses. &quot;From the trace&quot; matches the device the trace names; pick or type a row of the GPU database to override it (like --gpu).</source>
+        <translation>Roofline 使用哪款 GPU 的峰值。“取自 trace” 按 trace 中记录的设备名匹配；从 GPU 数据库中选择或输入一行即可覆盖（同 --gpu）。</translation>
+    </message>
+    <message>
+        <source>GPU override:</source>
+        <translation>指定 GPU：</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Hugging Face config.json (optional)</source>
+        <translation>Hugging Face config.json（可选）</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Model config:</source>
+        <translation>模型配置：</translation>
+    </message>
+    <message>
+        <source>Sequences decoded together (b of the cost model).</source>
+        <translation>同时解码的序列数（成本模型中的 b）。</translation>
+    </message>
+    <message>
+        <source>Prompt tokens per prefill pass (s).</source>
+        <translation>每轮预填充的 prompt token 数（s）。</translation>
+    </message>
+    <message>
+        <source>KV-cache length at decode (L).</source>
+        <translation>解码时的 KV Cache 长度（L）。</translation>
+    </message>
+    <message>
+        <source>Batch size:</source>
+        <translation>批大小：</translation>
+    </message>
+    <message>
+        <source>Prompt tokens:</source>
+        <translation>Prompt token 数：</translation>
+    </message>
+    <message>
+        <source>Context length:</source>
+        <translation>上下文长度：</translation>
+    </message>
+    <message>
+        <source>Idle gaps and launches</source>
+        <translation>空闲间隙与启动</translation>
+    </message>
+    <message>
+        <source>A gap shorter than this between back-to-back launches counts as kernel wait (HTA&apos;s consecutive-kernel delay).</source>
+        <translation>连续启动之间短于此值的间隙计为“等待内核”（即 HTA 的 consecutive-kernel delay）。</translation>
+    </message>
+    <message>
+        <source>Launch calls up to this long whose kernel ran shorter than the call count as launch-bound short kernels (HTA&apos;s runtime cutoff).</source>
+        <translation>不超过此时长、且内核运行时间短于调用本身的启动调用，计为受启动开销限制的短内核（即 HTA 的 runtime cutoff）。</translation>
+    </message>
+    <message>
+        <source>Short-kernel cutoff:</source>
+        <translation>短内核阈值：</translation>
+    </message>
+    <message>
+        <source>The K operators with the most time are always in focus.</source>
+        <translation>耗时最多的 K 个算子始终在重点关注集中。</translation>
+    </message>
+    <message>
+        <source>Operators whose Roofline efficiency E_roof is below τ are in focus too.</source>
+        <translation>Roofline 效率 E_roof 低于 τ 的算子也在重点关注集中。</translation>
+    </message>
+    <message>
+        <source>Rules</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>Empty: %1</source>
+        <translation>留空：%1</translation>
+    </message>
+    <message>
+        <source>Your rules folder:</source>
+        <translation>自定义规则目录：</translation>
+    </message>
+    <message>
+        <source>Added to the shipped rules; a rule with the same id replaces the shipped one.</source>
+        <translation>与内置规则一起加载；ID 相同的规则会替换内置规则。</translation>
+    </message>
+    <message>
+        <source>Knowledge base</source>
+        <translation>知识库</translation>
+    </message>
+    <message>
+        <source>File:</source>
+        <translation>文件：</translation>
+    </message>
+    <message>
+        <source>Suggestion states, notes and A/B verdicts live here. Empty: the default shown.</source>
+        <translation>建议状态、备注和 A/B 判定都保存在这里。留空则使用显示的默认路径。</translation>
+    </message>
+    <message>
+        <source>Follow system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>A new language applies when Sightline is restarted.</source>
+        <translation>重新启动 Sightline 后新语言生效。</translation>
+    </message>
+    <message>
+        <source>Theme:</source>
+        <translation>主题：</translation>
+    </message>
+    <message>
+        <source>None: no Roofline, unless a config.json is opened with the trace.</source>
+        <translation>无：不生成 Roofline，除非与 trace 一起打开了 config.json。</translation>
+    </message>
+    <message>
+        <source>⚠ The file does not exist or cannot be read.</source>
+        <translation>⚠ 文件不存在或无法读取。</translation>
+    </message>
+    <message>
+        <source>⚠ Not a Hugging Face config.json (this looks like: %1).</source>
+        <translation>⚠ 不是 Hugging Face config.json（看起来是：%1）。</translation>
+    </message>
+    <message>
+        <source>✓ Model config: %1, %2 layers, hidden size %3</source>
+        <translation>✓ 模型配置：%1，%2 层，hidden size %3</translation>
+    </message>
+    <message>
+        <source>, %1 experts (%2 per token)</source>
+        <translation>，%1 个专家（每个 token %2 个）</translation>
+    </message>
+    <message>
+        <source>⚠ A config.json, but it cannot be used: %1</source>
+        <translation>⚠ 是 config.json，但无法使用：%1</translation>
+    </message>
+    <message>
+        <source>The GPU is matched from the device name in the trace.</source>
+        <translation>根据 trace 中的设备名匹配 GPU。</translation>
+    </message>
+    <message>
+        <source>⚠ The GPU database cannot be read: %1</source>
+        <translation>⚠ 无法读取 GPU 数据库：%1</translation>
+    </message>
+    <message>
+        <source>✓ %1</source>
+        <translation>✓ %1</translation>
+    </message>
+    <message>
+        <source>: %1 SMs, %2 TB/s</source>
+        <translation>：%1 个 SM，%2 TB/s</translation>
+    </message>
+    <message>
+        <source>⚠ Unknown GPU: the Roofline will fail. Pick a row from the list.</source>
+        <translation>⚠ 未知 GPU：Roofline 将无法计算。请从列表中选择一行。</translation>
+    </message>
+    <message>
+        <source>Model config</source>
+        <translation>模型配置</translation>
+    </message>
+    <message>
+        <source>Model config (config.json *.json);;All files (*)</source>
+        <translation>模型配置 (config.json *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Rules folder</source>
+        <translation>规则目录</translation>
+    </message>
+    <message>
+        <source>Knowledge base (*.db);;All files (*)</source>
+        <translation>知识库 (*.db);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Kernel wait gap threshold:</source>
+        <translation>内核等待间隙阈值：</translation>
+    </message>
+    <message>
+        <source>Operators to look at first</source>
+        <translation>优先查看的算子</translation>
+    </message>
+    <message>
+        <source>The operators with the most time, how many:</source>
+        <translation>耗时最多的算子个数：</translation>
+    </message>
+    <message>
+        <source>And any with Roofline efficiency (E_roof) below:</source>
+        <translation>以及 Roofline 效率（E_roof）低于：</translation>
+    </message>
+    <message>
+        <source>The defaults are the command line&apos;s: 30 µs, 50 µs, 10 operators, E_roof 0.3.</source>
+        <translation>默认值与命令行相同：30 µs、50 µs、10 个算子、E_roof 0.3。</translation>
+    </message>
+</context>
+<context>
+    <name>sl::Shortcuts</name>
+    <message>
+        <source>Timeline</source>
+        <translation>时间线</translation>
+    </message>
+    <message>
+        <source>Application</source>
+        <translation>应用程序</translation>
+    </message>
+    <message>
+        <source>W / S</source>
+        <translation>W / S</translation>
+    </message>
+    <message>
+        <source>Zoom in / out at the mouse cursor</source>
+        <translation>在鼠标位置放大 / 缩小</translation>
+    </message>
+    <message>
+        <source>A / D, Left / Right</source>
+        <translation>A / D、Left / Right</translation>
+    </message>
+    <message>
+        <source>Pan left / right</source>
+        <translation>向左 / 向右平移</translation>
+    </message>
+    <message>
+        <source>F or 0</source>
+        <translation>F 或 0</translation>
+    </message>
+    <message>
+        <source>Fit the whole trace</source>
+        <translation>显示整个跟踪</translation>
+    </message>
+    <message>
+        <source>Z</source>
+        <translation>Z</translation>
+    </message>
+    <message>
+        <source>Zoom to the selected range (Shift+drag)</source>
+        <translation>缩放到选中的时间范围（Shift+拖动）</translation>
+    </message>
+    <message>
+        <source>Esc</source>
+        <translation>Esc</translation>
+    </message>
+    <message>
+        <source>Clear the selection</source>
+        <translation>清除选择</translation>
+    </message>
+    <message>
+        <source>Mouse wheel</source>
+        <translation>鼠标滚轮</translation>
+    </message>
+    <message>
+        <source>Zoom at the mouse cursor</source>
+        <translation>在鼠标位置缩放</translation>
+    </message>
+    <message>
+        <source>Horizontal wheel</source>
+        <translation>水平滚轮</translation>
+    </message>
+    <message>
+        <source>Pan</source>
+        <translation>平移</translation>
+    </message>
+    <message>
+        <source>Shift+wheel</source>
+        <translation>Shift+滚轮</translation>
+    </message>
+    <message>
+        <source>Scroll the lanes</source>
+        <translation>滚动泳道</translation>
+    </message>
+    <message>
+        <source>Drag</source>
+        <translation>拖动</translation>
+    </message>
+    <message>
+        <source>Pan and scroll</source>
+        <translation>平移并滚动</translation>
+    </message>
+    <message>
+        <source>Shift+drag</source>
+        <translation>Shift+拖动</translation>
+    </message>
+    <message>
+        <source>Select a time range and show its statistics</source>
+        <translation>选择时间范围并显示其统计</translation>
+    </message>
+    <message>
+        <source>Click</source>
+        <translation>单击</translation>
+    </message>
+    <message>
+        <source>Select a kernel and show its launch call</source>
+        <translation>选中内核并显示其启动调用</translation>
+    </message>
+    <message>
+        <source>Open files</source>
+        <translation>打开文件</translation>
+    </message>
+    <message>
+        <source>Close the trace</source>
+        <translation>关闭跟踪</translation>
+    </message>
+    <message>
+        <source>Export the report</source>
+        <translation>导出报告</translation>
+    </message>
+    <message>
+        <source>(menu)</source>
+        <translation>（菜单）</translation>
+    </message>
+    <message>
+        <source>Preferences</source>
+        <translation>首选项</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Search</source>
+        <translation>搜索</translation>
+    </message>
+    <message>
+        <source>Ctrl+F or /</source>
+        <translation>Ctrl+F 或 /</translation>
+    </message>
+    <message>
+        <source>Find kernels, NVTX ranges and API calls (every match is outlined on the timeline)</source>
+        <translation>查找内核、NVTX 区间和 API 调用（时间线上标出所有匹配）</translation>
+    </message>
+    <message>
+        <source>Enter / Shift+Enter</source>
+        <translation>Enter / Shift+Enter</translation>
+    </message>
+    <message>
+        <source>Next / previous match</source>
+        <translation>下一个 / 上一个匹配</translation>
+    </message>
+    <message>
+        <source>Close the search and clear its marks</source>
+        <translation>关闭搜索并清除标记</translation>
+    </message>
+</context>
+<context>
+    <name>sl::ShortcutsDialog</name>
+    <message>
+        <source>Keyboard Shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Keys</source>
+        <translation>按键</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+</context>
+<context>
+    <name>sl::SuggestionModel</name>
+    <message>
+        <source>Proposed</source>
+        <translation>待处理</translation>
+    </message>
+    <message>
+        <source>Accepted</source>
+        <translation>已采纳</translation>
+    </message>
+    <message>
+        <source>Rejected</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <source>Verified</source>
+        <translation>已验证</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>increase</source>
+        <translation>上升</translation>
+    </message>
+    <message>
+        <source>decrease</source>
+        <translation>下降</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Suggestion</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Metric</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Annotation</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation>更新时间</translation>
+    </message>
+    <message>
+        <source>Subject time</source>
+        <translation>对象耗时</translation>
+    </message>
+    <message>
+        <source>Median TPOT</source>
+        <translation>TPOT 中位数</translation>
+    </message>
+    <message>
+        <source>GPU idle share</source>
+        <translation>GPU 空闲占比</translation>
+    </message>
+    <message>
+        <source>Kernel count</source>
+        <translation>内核数量</translation>
+    </message>
+    <message>
+        <source>Kernel time</source>
+        <translation>内核耗时</translation>
+    </message>
+    <message>
+        <source>Launch call time</source>
+        <translation>启动调用耗时</translation>
+    </message>
+    <message>
+        <source>NCCL time</source>
+        <translation>NCCL 耗时</translation>
+    </message>
+    <message>
+        <source>Pageable async copy time</source>
+        <translation>可分页异步拷贝耗时</translation>
+    </message>
+    <message>
+        <source>Synchronising call time</source>
+        <translation>同步调用耗时</translation>
+    </message>
+    <message>
+        <source>Synchronous copy time</source>
+        <translation>同步拷贝耗时</translation>
+    </message>
+    <message>
+        <source>Wall time</source>
+        <translation>墙钟时间</translation>
+    </message>
+    <message>
+        <source>%1 should %2 (%3)</source>
+        <translation>%1 应当%2（%3）</translation>
+    </message>
+</context>
+<context>
+    <name>sl::SuggestionsView</name>
+    <message>
+        <source>All states</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <source>Accept</source>
+        <translation>采纳</translation>
+    </message>
+    <message>
+        <source>Reject</source>
+        <translation>拒绝</translation>
+    </message>
+    <message>
+        <source>Reset to proposed</source>
+        <translation>重置为待处理</translation>
+    </message>
+    <message>
+        <source>Mark the selected suggestion as accepted: you mean to apply it. Saved at once.</source>
+        <translation>将所选建议标记为已采纳（表示你打算实施它）。立即保存。</translation>
+    </message>
+    <message>
+        <source>Mark the selected suggestion as rejected. Saved at once.</source>
+        <translation>将所选建议标记为已拒绝。立即保存。</translation>
+    </message>
+    <message>
+        <source>Put the selected suggestion back to proposed. Saved at once.</source>
+        <translation>将所选建议恢复为待处理。立即保存。</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新加载</translation>
+    </message>
+    <message>
+        <source>Read the states again from the knowledge base (changes made by another Sightline)</source>
+        <translation>从知识库重新读取状态（获取其他 Sightline 实例所做的更改）</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>显示：</translation>
+    </message>
+    <message>
+        <source>Annotation (saved when you leave the field or press Ctrl+Enter)</source>
+        <translation>备注（离开输入框或按 Ctrl+Enter 时保存）</translation>
+    </message>
+    <message>
+        <source>Why you accepted or rejected it, what you tried, what happened…</source>
+        <translation>为什么采纳或拒绝、尝试了什么、结果如何…</translation>
+    </message>
+    <message>
+        <source>No knowledge base is configured.</source>
+        <translation>未配置知识库。</translation>
+    </message>
+    <message>
+        <source>Knowledge base: %1</source>
+        <translation>知识库：%1</translation>
+    </message>
+    <message>
+        <source>Saved to %1 at %2</source>
+        <translation>已于 %2 保存到 %1</translation>
+    </message>
+    <message>
+        <source>Not saved: %1</source>
+        <translation>未保存：%1</translation>
+    </message>
+    <message>
+        <source>Knowledge base unavailable: %1</source>
+        <translation>知识库不可用：%1</translation>
+    </message>
+    <message>
+        <source>The knowledge base could not be used, so states cannot be shown or saved: %1</source>
+        <translation>知识库无法使用，因此无法显示或保存状态：%1</translation>
+    </message>
+    <message>
+        <source>Suggestions appear here once a trace has been opened and its analysis has finished.</source>
+        <translation>打开 trace 并完成分析后，建议将显示在这里。</translation>
+    </message>
+    <message>
+        <source>Reading this trace&apos;s suggestions from the knowledge base…</source>
+        <translation>正在从知识库读取此 trace 的建议…</translation>
+    </message>
+    <message>
+        <source>No suggestions for this trace: none of the rules that fired proposes a change.</source>
+        <translation>此 trace 没有建议：触发的规则均未提出改动。</translation>
+    </message>
+    <message>
+        <source>Select a suggestion to see how to verify it.</source>
+        <translation>选择一条建议以查看如何验证它。</translation>
+    </message>
+    <message>
+        <source>Finding: %1</source>
+        <translation>诊断结论：%1</translation>
+    </message>
+    <message>
+        <source>Subject: %1</source>
+        <translation>对象：%1</translation>
+    </message>
+    <message>
+        <source>Computed from this trace: %1 % of the end-to-end time</source>
+        <translation>由本 trace 计算：端到端时间的 %1 %</translation>
+    </message>
+    <message>
+        <source>Risk: %1</source>
+        <translation>风险：%1</translation>
+    </message>
+    <message>
+        <source>Verify with:</source>
+        <translation>验证方式：</translation>
+    </message>
+    <message>
+        <source>The current analysis does not contain this suggestion (it was recorded by an earlier run of the rules), so its verification command is not known.</source>
+        <translation>当前分析结果中不包含此建议（它由更早一次规则运行记录），因此不知道其验证命令。</translation>
+    </message>
+    <message>
+        <source>Expected gain: %1 of %2</source>
+        <translation>预期收益：%2 的 %1</translation>
+    </message>
+    <message>
+        <source>the run</source>
+        <translation>本次运行</translation>
+    </message>
+</context>
+<context>
+    <name>sl::SummaryTableView</name>
+    <message>
+        <source>Filter by name…</source>
+        <translation>按名称过滤…</translation>
+    </message>
+</context>
+<context>
+    <name>sl::TimelineView</name>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>Thread %1</source>
+        <translation>线程 %1</translation>
+    </message>
+    <message>
+        <source>%1 · Stream %2</source>
+        <translation>%1 · 流 %2</translation>
+    </message>
+    <message>
+        <source>%1 · Idle gaps</source>
+        <translation>%1 · 空闲间隙</translation>
+    </message>
+    <message>
+        <source>%1 · CUDA API</source>
+        <translation>%1 · CUDA API</translation>
+    </message>
+    <message>
+        <source>%1 · NVTX %2</source>
+        <translation>%1 · NVTX %2</translation>
+    </message>
+    <message>
+        <source>[CUDA memset]</source>
+        <translation>[CUDA memset]</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernels</source>
+        <translation>
+            <numerusform>%n 个内核</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No trace loaded</source>
+        <translation>尚未加载 trace</translation>
+    </message>
+    <message>
+        <source>Duration: %1</source>
+        <translation>耗时：%1</translation>
+    </message>
+    <message>
+        <source>Start: %1</source>
+        <translation>开始：%1</translation>
+    </message>
+    <message>
+        <source>Stream %1</source>
+        <translation>流 %1</translation>
+    </message>
+    <message>
+        <source>Grid %1×%2×%3 · Block %4×%5×%6</source>
+        <translation>Grid %1×%2×%3 · Block %4×%5×%6</translation>
+    </message>
+    <message>
+        <source>Registers/thread %1</source>
+        <translation>每线程寄存器 %1</translation>
+    </message>
+    <message>
+        <source>Size %1</source>
+        <translation>大小 %1</translation>
+    </message>
+    <message>
+        <source>Correlation id %1</source>
+        <translation>关联 ID %1</translation>
+    </message>
+    <message>
+        <source>host wait</source>
+        <translation>等待主机</translation>
+    </message>
+    <message>
+        <source>kernel wait</source>
+        <translation>等待内核</translation>
+    </message>
+    <message>
+        <source>sync wait</source>
+        <translation>等待同步</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Kernels:&lt;/b&gt; %1 &amp;nbsp;&amp;nbsp; &lt;b&gt;Gaps:&lt;/b&gt; %2</source>
+        <translation>&lt;b&gt;内核：&lt;/b&gt;%1 &amp;nbsp;&amp;nbsp; &lt;b&gt;间隙：&lt;/b&gt;%2</translation>
+    </message>
+    <message>
+        <source>Class: %1</source>
+        <translation>类别：%1</translation>
+    </message>
+    <message>
+        <source>Cause: %1</source>
+        <translation>原因：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n idle gaps</source>
+        <translation>
+            <numerusform>%n 个空闲间隙</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n API calls</source>
+        <translation>
+            <numerusform>%n 次 API 调用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n ranges</source>
+        <translation>
+            <numerusform>%n 个区间</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Click for the kernels around it and what the CPU did.</source>
+        <translation>点击查看其前后的内核以及 CPU 当时在做什么。</translation>
+    </message>
+    <message>
+        <source>Span: %1</source>
+        <translation>跨度：%1</translation>
+    </message>
+    <message>
+        <source>From %1 to %2</source>
+        <translation>从 %1 到 %2</translation>
+    </message>
+    <message>
+        <source>Most frequent (sample of %1):</source>
+        <translation>最常见（抽样 %1 个）：</translation>
+    </message>
+    <message>
+        <source>Most frequent:</source>
+        <translation>最常见：</translation>
+    </message>
+    <message>
+        <source>Zoom in (W) to see them one by one.</source>
+        <translation>放大（W）以逐个查看。</translation>
+    </message>
+    <message>
+        <source>Visible %1</source>
+        <translation>可见 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
+        <translation>
+            <numerusform>选区 %1（%2 – %3）· 忙碌 %4 · 空闲 %5 · %n 个内核</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>
