@@ -916,6 +916,9 @@ void Reader::read_tables()
             read_graph_trace(db, p);
     });
     done_rows_ += rows_done_.load();
+    // A cancel asked for by the last progress report of the calling thread's last table finds no later row check:
+    // honour it here, before merging, so a cancel during the table reads always cancels.
+    control_.check();
 }
 
 // Rethrows the first error of the tasks [from, to) in table order. A task stopped because an earlier one failed
@@ -1232,6 +1235,7 @@ Trace Reader::read()
         meta.warnings.push_back(std::to_string(bad_intervals_) + " rows ended before they started; their end was set "
                                 "to their start");
     control_.report(1.0, "linking");
+    control_.check();   // a cancel asked for by that report stops here, before linking
     t_.finish();
     return std::move(t_);
 }
