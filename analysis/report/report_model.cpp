@@ -6,6 +6,7 @@
 #include "analysis/report/report_sections.h"
 #include "analysis/io/sha256.h"
 #include "analysis/timeline/summary.h"
+#include "analysis/timeline/analysis.h"
 #include "analysis/trace/trace.h"
 
 #include <algorithm>
@@ -233,7 +234,20 @@ static Section build_overview(BuildContext& cx, const Report& r)
         if (!t->meta.source_path.empty())
             kv.items.push_back({"trace_path", cx.s("kv.trace_path"), vtext(t->meta.source_path)});
     }
+    // What kind of run it is, and what to know before reading any number (issue 13: the warnings the CLI and the
+    // GUI's header show, the report shows too, first).
+    const AnalysisResult* a = cx.in.analysis;
+    if (a) {
+        const WorkloadResult& w = a->workload;
+        std::string kind = std::string(workload_kind_name(w.kind)) + " · " + execution_mode_name(w.execution);
+        if (!w.framework.empty())
+            kind += " · " + w.framework;
+        kv.items.push_back({"workload", cx.s("kv.workload"), vtext(kind)});
+    }
     sec.blocks.push_back(std::move(kv));
+    if (a)
+        for (const auto& w : a->workload.warnings)
+            sec.blocks.push_back(Note{Note::Kind::Warning, cx.s("note.trace_warning") + " [" + w.code + "] " + w.message});
     return sec;
 }
 

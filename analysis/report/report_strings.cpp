@@ -54,6 +54,8 @@ static const std::vector<StringEntry> kTable = {
     {"kv.language", "Language", "语言"},
     {"kv.trace_format", "Trace format", "Trace 格式"},
     {"kv.trace_path", "Trace file", "Trace 文件"},
+    {"kv.workload", "Workload (kind · execution · framework)", "负载（类型 · 执行方式 · 框架）"},
+    {"note.trace_warning", "Before reading the numbers:", "阅读数字之前请注意："},
     {"kv.model", "Model", "模型"},
     {"kv.shape", "Batch / sequence shape", "Batch / 序列形状"},
     {"kv.capture_window", "Capture window", "采集窗口"},
