@@ -250,7 +250,9 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                                    (n_attn > 0 ? 2 * n_samp >= n_attn : (n_gemm > 0 && 8 * n_samp > n_gemm));
             if (!per_layer)
                 steps = boundary_steps([&](uint32_t ki) { return kernel_class[ki] == sampling_class; });
-            if (per_layer) {
+            // The most frequent sampling-class kernel name (ties: the lower string id): the boundary kernel when
+            // steps are taken from it, the rejected one when it runs once per layer.
+            const auto most_frequent_sampling_name = [&] {
                 std::unordered_map<StrId, int64_t> cnt;
                 for (uint32_t ki : korder)
                     if (kernel_class[ki] == sampling_class)
@@ -262,22 +264,13 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                         best = n;
                         bc = c;
                     }
-                r.rejected_boundary = std::string(t.str(best));
+                return std::string(t.str(best));
+            };
+            if (per_layer) {
+                r.rejected_boundary = most_frequent_sampling_name();
             } else if (static_cast<int>(steps.size()) >= o.min_steps) {
                 r.source = StepSource::SamplingKernels;
-                // Name the most frequent boundary kernel.
-                std::unordered_map<StrId, int64_t> cnt;
-                for (uint32_t ki : korder)
-                    if (kernel_class[ki] == sampling_class)
-                        cnt[k.name[ki]] += 1;
-                StrId best = 0;
-                int64_t bc = -1;
-                for (const auto& [n, c] : cnt)
-                    if (c > bc || (c == bc && n < best)) {
-                        best = n;
-                        bc = c;
-                    }
-                r.boundary = std::string(t.str(best));
+                r.boundary = most_frequent_sampling_name();
             } else {
                 steps.clear();
             }
