@@ -9,17 +9,20 @@ void Document::dropResults()
     // Views listening to a result's signal see it gone before the new trace's results arrive.
     const bool hadSummary = summary_ != nullptr, hadTimeline = timeline_ != nullptr,
                hadAnalysis = analysis_ != nullptr, hadRoofline = roofline_ != nullptr || !rooflineError_.isEmpty(),
-               hadDiagnosis = diagnosis_ != nullptr;
+               hadDiagnosis = diagnosis_ != nullptr, hadShapes = shapes_ != nullptr;
     summary_.reset();
     timeline_.reset();
     analysis_.reset();
     roofline_.reset();
     rooflineError_.clear();
+    shapes_.reset();
     diagnosis_.reset();
     if (hadDiagnosis)
         emit diagnosisChanged();
     if (hadRoofline)
         emit rooflineChanged();
+    if (hadShapes)
+        emit shapesChanged();
     if (hadAnalysis)
         emit analysisChanged();
     if (hadSummary)
@@ -63,6 +66,12 @@ void Document::setRooflineError(const QString& message)
     roofline_.reset();
     rooflineError_ = message;
     emit rooflineChanged();
+}
+
+void Document::setShapes(std::shared_ptr<const ShapeRooflineResult> shapes)
+{
+    shapes_ = std::move(shapes);
+    emit shapesChanged();
 }
 
 void Document::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)

@@ -12,6 +12,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/report/roofline_json.h"
+#include "analysis/roofline/shape_throughput.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/trace/trace.h"
 #include "model/timeline_index.h"
@@ -39,6 +40,9 @@ public:
     std::shared_ptr<const AnalysisResult> analysis() const { return analysis_; }
     // Roofline (when a model config was given) and ncu launches (when an ncu file was opened); null until ready.
     std::shared_ptr<const RooflineOutput> roofline() const { return roofline_; }
+    // Measured per-(op, shapes, dtype) throughput from the trace's own shapes (Kineto with record_shapes; no model
+    // config needed); null until the pipeline computed it, empty (ops_with_shapes == 0) when the trace has no shapes.
+    std::shared_ptr<const ShapeRooflineResult> shapes() const { return shapes_; }
     // Findings (ranked), rule errors and missing data; null until the rules ran.
     std::shared_ptr<const Diagnosis> diagnosis() const { return diagnosis_; }
     // Why the Roofline is missing when a model config or ncu file was given but could not be used.
@@ -54,6 +58,7 @@ public:
     void setAnalysis(std::shared_ptr<const AnalysisResult> result);
     void setRoofline(std::shared_ptr<const RooflineOutput> roofline);
     void setRooflineError(const QString& message);
+    void setShapes(std::shared_ptr<const ShapeRooflineResult> shapes);
     void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);
     void clear();
 
@@ -65,6 +70,7 @@ signals:
     void timelineChanged();
     void analysisChanged();
     void rooflineChanged();
+    void shapesChanged();
     void diagnosisChanged();
 
 private:
@@ -78,6 +84,7 @@ private:
     std::shared_ptr<const TimelineIndex> timeline_;
     std::shared_ptr<const AnalysisResult> analysis_;
     std::shared_ptr<const RooflineOutput> roofline_;
+    std::shared_ptr<const ShapeRooflineResult> shapes_;
     std::shared_ptr<const Diagnosis> diagnosis_;
     QString rooflineError_;
 };

@@ -156,6 +156,9 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
                 break;
             }
             case PipelineStage::Diagnosed: {
+                // The measured shape points are computed just before the rules, so they arrive with them.
+                auto shapes = std::make_shared<const ShapeRooflineResult>(r.shapes);
+                post(gen, [this, shapes] { emit shapesReady(shapes); });
                 auto d = std::make_shared<const Diagnosis>(r.diagnosis);
                 post(gen, [this, d] { emit diagnosisReady(d); });
                 break;

@@ -69,6 +69,8 @@ signals:
     // file gives rooflineFailed, and the findings still come (computed without the Roofline).
     void rooflineReady(std::shared_ptr<const sl::RooflineOutput> roofline);
     void rooflineFailed(const QString& message);
+    // Measured per-shape throughput (analysis/roofline/shape_throughput.h), just before diagnosisReady.
+    void shapesReady(std::shared_ptr<const sl::ShapeRooflineResult> shapes);
     // Stage 6: the rule engine's ranked findings.
     void diagnosisReady(std::shared_ptr<const sl::Diagnosis> diagnosis);
     // A job ended (successfully, with an error, or cancelled); `ok` is true when every stage ran.

@@ -54,6 +54,7 @@ const char* roofline_kind_name(RooflinePointKind k)
     case RooflinePointKind::Theory: return "theory";
     case RooflinePointKind::Measured: return "measured";
     case RooflinePointKind::Ncu: return "ncu";
+    case RooflinePointKind::Shape: return "shape";
     }
     return "";
 }
@@ -68,7 +69,14 @@ int roofline_row_for_kernel(const RooflineData& d, const Trace& t, const Analysi
         if (d.points[i].kind == RooflinePointKind::Ncu && d.points[i].kernel_name == name &&
             (best < 0 || d.points[i].total_ns > d.points[size_t(best)].total_ns))
             best = int(i);
-    if (best >= 0 || !a || size_t(k) >= a->classes.kernel_class.size())
+    if (best >= 0)
+        return best;
+    // The measured shape point whose kernels include k (a kernel belongs to at most one call, so one point).
+    for (size_t i = 0; i < d.points.size(); ++i)
+        if (d.points[i].kind == RooflinePointKind::Shape &&
+            std::binary_search(d.points[i].kernels.begin(), d.points[i].kernels.end(), k))
+            return int(i);
+    if (!a || size_t(k) >= a->classes.kernel_class.size())
         return best;
     const int16_t cls = a->classes.kernel_class[size_t(k)];
     if (cls < 0 || size_t(cls) >= a->classes.classes.size())
@@ -154,11 +162,61 @@ std::vector<RooflineRoof> roofline_roofs(const GpuSpec& gpu, double bandwidth, s
     return roofs;
 }
 
+std::string shape_series_family(const std::string& family)
+{
+    if (family == "gemm" || family == "attention" || family == "norm")
+        return family;
+    return "other";
+}
+
+namespace {
+
+RooflinePoint shape_point(const ShapePoint& s)
+{
+    RooflinePoint p;
+    p.kind = RooflinePointKind::Shape;
+    p.label = s.op;
+    p.op_class = s.family;
+    p.shape = s.shape;
+    p.input_dims = s.input_dims;
+    p.input_types = s.input_types;
+    p.dtype = s.dtype;
+    p.flops = s.flops_per_call;
+    p.bytes = s.bytes_per_call;
+    p.intensity = s.bytes_per_call > 0 ? s.flops_per_call / s.bytes_per_call : 0;
+    p.flops_per_s = s.tflops * 1e12;
+    p.bytes_per_s = s.tbps * 1e12;
+    p.total_ns = double(s.kernel_ns);
+    if (s.calls > 0)
+        p.time_ns = double(s.kernel_ns) / double(s.calls);
+    p.calls = s.calls;
+    p.launches = s.kernels;
+    p.pct_of_roof = s.pct_of_roof;
+    p.roof_inconsistent = s.roof_inconsistent;
+    p.bound = s.bound;
+    p.kernel_names = s.kernel_names;
+    p.kernels.assign(s.kernel_rows.begin(), s.kernel_rows.end());
+    std::sort(p.kernels.begin(), p.kernels.end());
+    return p;
+}
+
+} // namespace
+
 RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, size_t max_points)
 {
+    return build_roofline_data(out, trace, nullptr, max_points);
+}
+
+RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, const ShapeRooflineResult* shapes,
+                                 size_t max_points)
+{
     RooflineData d;
-    if (!out)
+    const bool anyShapes = shapes && !shapes->points.empty();
+    if (!out && !anyShapes)
         return d;
+    static const RooflineOutput kNone;
+    if (!out)
+        out = &kNone;
     if (out->report) {
         const RooflineReport& r = *out->report;
         const CostModelResult& c = r.cost;
@@ -216,6 +274,38 @@ RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, 
             }
         } catch (const std::exception&) {
             // No database: the ncu points are still drawn, without roofs.
+        }
+    }
+
+    if (d.roofs.empty() && anyShapes && !shapes->gpu.empty()) {
+        // Shapes alone: the roofs of the GPU row the shape analysis used (its % of roof is against the same row).
+        try {
+            const GpuDatabase db = GpuDatabase::load_default();
+            if (const GpuSpec* g = db.find(shapes->gpu)) {
+                d.gpu_name = g->name;
+                d.bandwidth = positive(g->mem_bw_Bps) ? g->mem_bw_Bps : 0;
+                // The GEMM roof is the dtype of the GEMM shape with the most kernel time (points come largest
+                // first): it is drawn bold and always labelled, as the cost model's GEMM precision is.
+                std::optional<Precision> gemm;
+                for (const ShapePoint& sp : shapes->points)
+                    if (sp.family == "gemm" && (gemm = parse_precision(sp.dtype)))
+                        break;
+                if (gemm)
+                    d.gemm_precision = *gemm;
+                d.roofs = roofline_roofs(*g, d.bandwidth, gemm);
+            }
+        } catch (const std::exception&) {
+            // No database: the points are still drawn, without roofs.
+        }
+    }
+    if (anyShapes) {
+        // Largest kernel time first (the order of ShapeRooflineResult), before the ncu points take the rest of the cap.
+        for (const ShapePoint& sp : shapes->points) {
+            RooflinePoint p = shape_point(sp);
+            if (drawable(p) && d.points.size() < max_points)
+                d.points.push_back(std::move(p));
+            else
+                ++d.skipped;
         }
     }
 
@@ -296,6 +386,7 @@ RooflineModel::RooflineModel(Document* document, QObject* parent) : QAbstractTab
 {
     if (document_) {
         connect(document_, &Document::rooflineChanged, this, &RooflineModel::rebuild);
+        connect(document_, &Document::shapesChanged, this, &RooflineModel::rebuild);
         connect(document_, &Document::traceChanged, this, &RooflineModel::rebuild);
         connect(document_, &Document::cleared, this, &RooflineModel::rebuild);
     }
@@ -310,7 +401,8 @@ void RooflineModel::rebuild()
     }
     const auto roofline = document_->roofline();
     const auto trace = document_->trace();
-    setRooflineData(build_roofline_data(roofline.get(), trace.get()));
+    const auto shapes = document_->shapes();
+    setRooflineData(build_roofline_data(roofline.get(), trace.get(), shapes.get()));
 }
 
 void RooflineModel::setRooflineData(RooflineData data)
@@ -341,6 +433,7 @@ QString RooflineModel::kindLabel(RooflinePointKind k) const
     case RooflinePointKind::Theory: return tr("Theory");
     case RooflinePointKind::Measured: return tr("Measured");
     case RooflinePointKind::Ncu: return tr("ncu");
+    case RooflinePointKind::Shape: return tr("Shape");
     }
     return {};
 }
@@ -421,6 +514,18 @@ QVariant RooflineModel::data(const QModelIndex& index, int role) const
     case KernelNameRole: return p->kernel_name != UINT32_MAX ? QVariant(uint(p->kernel_name)) : QVariant();
     case OpClassRole: return QString::fromStdString(p->op_class);
     case PhaseRole: return QString::fromStdString(p->phase);
+    case KernelsRole: {
+        if (p->kind != RooflinePointKind::Shape)
+            return {};
+        QVariantList ks;
+        ks.reserve(qsizetype(p->kernels.size()));
+        for (int64_t k : p->kernels)
+            ks << QVariant(qlonglong(k));
+        return ks;
+    }
+    case ShapeRole: return QString::fromStdString(p->shape);
+    case DtypeRole: return QString::fromStdString(p->dtype);
+    case PercentOfRoofRole: return p->pct_of_roof ? QVariant(*p->pct_of_roof) : QVariant();
     case Qt::ToolTipRole:
         if (index.column() == Label)
             return QString::fromStdString(p->label);
@@ -447,6 +552,9 @@ QVariant RooflineModel::data(const QModelIndex& index, int role) const
         case Label:
             if (p->kind == RooflinePointKind::Ncu && p->launches > 1)
                 return tr("%1 (%n launches)", nullptr, int(p->launches)).arg(QString::fromStdString(p->label));
+            if (p->kind == RooflinePointKind::Shape)
+                return tr("%1 %2 (%3)").arg(QString::fromStdString(p->label), QString::fromStdString(p->shape),
+                                            QString::fromStdString(p->dtype));
             return QString::fromStdString(p->label);
         case Phase: return QString::fromStdString(p->phase);
         case Intensity: return formatIntensity(p->intensity);

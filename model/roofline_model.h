@@ -11,6 +11,10 @@
 //                      size = measured_total_ns, E_roof = T_theory / t_actual (as `sightline-cli analyze --model`)
 //   ncu point          I = FLOPs / DRAM bytes,  P = FLOPs / duration      per launch (compute_ncu_metrics), or per
 //                      kernel name (sums of FLOPs, bytes and durations) when launches would exceed the point cap
+//   shape point        I = FLOPs / bytes,  P = FLOPs / kernel time       per unique (op, Input Dims, Input type) of
+//                      a Kineto trace with shapes (analysis/roofline/shape_throughput.h): no model config needed;
+//                      roofs from the matching GPU row when no config gave them. Carries the trace kernels behind
+//                      it, so a click selects exactly those instances.
 // Points that cannot sit on log-log axes (no FLOPs, no bytes, unknown time) are left out and counted.
 //
 // build_roofline_data() is plain C++ (no Qt) so it can be tested directly; RooflineModel is the Qt table on top.
@@ -25,6 +29,7 @@
 
 #include "analysis/roofline/gpu_specs.h"
 #include "analysis/report/roofline_json.h"
+#include "analysis/roofline/shape_throughput.h"
 
 namespace sl {
 
@@ -32,7 +37,7 @@ class Document;
 struct AnalysisResult;
 struct Trace;
 
-enum class RooflinePointKind { Theory, Measured, Ncu };
+enum class RooflinePointKind { Theory, Measured, Ncu, Shape };
 
 struct RooflineRoof {
     std::optional<Precision> precision;   // nullopt = the memory roof
@@ -55,6 +60,19 @@ struct RooflinePoint {
     std::optional<double> e_roof;
     uint32_t kernel_name = UINT32_MAX;    // StrId of the trace kernel name (ncu points joined to the trace)
     int64_t launches = 1;                 // ncu launches folded into this point
+    // Shape points only (kind Shape), from ShapePoint: label = op ("aten::mm"), op_class = family ("gemm",
+    // "attention", "norm", "elementwise", "embedding"), flops / bytes per call, flops_per_s = achieved,
+    // total_ns = summed kernel time, time_ns = kernel time per call.
+    std::string shape;                    // "M=8944 N=2816 K=1024"
+    std::string input_dims, input_types;  // the trace's own text
+    std::string dtype;                    // roof precision: "bf16", "fp8", ...
+    double bytes_per_s = 0;               // achieved bytes / kernel time
+    int64_t calls = 0;
+    std::optional<double> pct_of_roof;    // 0..105 of the dtype's roof (unset: unknown peak or inconsistent)
+    bool roof_inconsistent = false;
+    std::string bound;                    // "compute" | "memory" | ""
+    std::vector<std::string> kernel_names;   // distinct, longest time first
+    std::vector<int64_t> kernels;         // indices into Trace::kernels (every instance behind the point), ascending
 };
 
 struct RooflineData {
@@ -88,11 +106,19 @@ std::vector<RooflineRoof> roofline_roofs(const GpuSpec& gpu, double bandwidth,
 // the trace's first device, if any.
 RooflineData build_roofline_data(const RooflineOutput* roofline, const Trace* trace,
                                  size_t max_points = kRooflineMaxPoints);
+// The same plus one Shape point per drawable ShapePoint of `shapes` (may be null). Without a model config (or ncu
+// report giving the roofs) the roofs come from shapes->gpu's row of the spec database.
+RooflineData build_roofline_data(const RooflineOutput* roofline, const Trace* trace,
+                                 const ShapeRooflineResult* shapes, size_t max_points = kRooflineMaxPoints);
 
-const char* roofline_kind_name(RooflinePointKind k);   // "theory" | "measured" | "ncu"
+// The operator family a shape point is drawn with: "gemm", "attention", "norm" or "other" (elementwise, embedding,
+// anything else).
+std::string shape_series_family(const std::string& family);
+
+const char* roofline_kind_name(RooflinePointKind k);   // "theory" | "measured" | "ncu" | "shape"
 
 // The point that stands for trace kernel k: its ncu point (same kernel name; the largest when folded per launch),
-// else the measured point of its operator class in the phase of the step it started in (analysis: op classes and
+// else the shape point whose kernels include k, else the measured point of its operator class in the phase of the step it started in (analysis: op classes and
 // phases). -1 when none. analysis may be null (then only ncu points are found).
 int roofline_row_for_kernel(const RooflineData& data, const Trace& trace, const AnalysisResult* analysis, int64_t k);
 
@@ -111,6 +137,10 @@ public:
         KernelNameRole,                  // uint StrId of the kernel name, or invalid when not a kernel point
         OpClassRole,                     // QString class id ("" for ncu points)
         PhaseRole,                       // QString "prefill" | "decode" | ""
+        KernelsRole,                     // QVariantList of qlonglong trace kernel indices (shape points), else invalid
+        ShapeRole,                       // QString readable shape (shape points), else ""
+        DtypeRole,                       // QString roof precision (shape points), else ""
+        PercentOfRoofRole,               // double 0..105 (shape points with a known roof), else invalid
     };
 
     explicit RooflineModel(QObject* parent = nullptr);

@@ -144,4 +144,48 @@ std::shared_ptr<const SearchMatches> SearchIndex::kernelInstances(StrId name) co
     return collect(hit, hit.empty() ? QString() : hit.front()->text);
 }
 
+std::shared_ptr<const SearchMatches> SearchIndex::kernelRows(const std::vector<int64_t>& rows, const QString& text) const
+{
+    auto m = std::make_shared<SearchMatches>();
+    m->text = text;
+    if (!index_ || rows.empty())
+        return m;
+    const Trace& t = index_->trace();
+    std::vector<int64_t> sorted(rows);
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    std::vector<StrId> names;
+    for (int64_t k : sorted)
+        if (k >= 0 && size_t(k) < t.kernels.size())
+            names.push_back(t.kernels.name[size_t(k)]);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    const auto& lanes = index_->lanes();
+    m->perLane.resize(lanes.size());
+    for (StrId id : names) {
+        if (id >= kernelName_.size() || kernelName_[id] == UINT32_MAX)
+            continue;
+        const Name& n = names_[kernelName_[id]];
+        bool any = false;
+        for (uint32_t h = n.begin; h < n.end; ++h) {
+            const SearchHit& hit = hits_[h];
+            const ItemRef r = index_->ref(lanes[hit.lane], hit.item);
+            if (r.kind == ItemKind::Kernel && std::binary_search(sorted.begin(), sorted.end(), int64_t(r.row))) {
+                m->ordered.push_back(hit);
+                ++m->kernels;
+                any = true;
+            }
+        }
+        m->names += any;
+    }
+    std::sort(m->ordered.begin(), m->ordered.end(), [](const SearchHit& a, const SearchHit& b) {
+        return a.start < b.start || (a.start == b.start && (a.lane < b.lane || (a.lane == b.lane && a.item < b.item)));
+    });
+    for (const SearchHit& h : m->ordered)
+        m->perLane[h.lane].push_back(h.item);
+    for (auto& items : m->perLane)
+        std::sort(items.begin(), items.end());
+    return m;
+}
+
 } // namespace sl

@@ -49,6 +49,10 @@ public:
     std::shared_ptr<const SearchMatches> find(const QString& text, const Options& options) const;
     // Every instance of one kernel name (a row of the Kernels table).
     std::shared_ptr<const SearchMatches> kernelInstances(StrId name) const;
+    // Exactly the given kernels (indices into Trace::kernels, e.g. Selection::highlightedKernels: every kernel of one
+    // Roofline shape point), found among the instances of their names; `text` names the set. O(instances of those
+    // names · log rows).
+    std::shared_ptr<const SearchMatches> kernelRows(const std::vector<int64_t>& rows, const QString& text) const;
 
     size_t distinctNames() const { return names_.size(); }
     const TimelineIndex& timeline() const { return *index_; }

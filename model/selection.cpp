@@ -43,6 +43,8 @@ void Selection::setKernelName(uint32_t nameId)
     if (nameId == kernelName_)
         return;
     kernelName_ = nameId;
+    if (nameId != UINT32_MAX)
+        setHighlightedKernels({});
     emit kernelNameChanged(kernelName_);
 }
 
@@ -68,11 +70,23 @@ void Selection::setHighlightedGaps(std::vector<int64_t> gaps)
     emit highlightedGapsChanged();
 }
 
+void Selection::setHighlightedKernels(std::vector<int64_t> kernels)
+{
+    std::sort(kernels.begin(), kernels.end());
+    kernels.erase(std::unique(kernels.begin(), kernels.end()), kernels.end());
+    kernels.erase(std::remove_if(kernels.begin(), kernels.end(), [](int64_t k) { return k < 0; }), kernels.end());
+    if (kernels == highlightedKernels_)
+        return;
+    highlightedKernels_ = std::move(kernels);
+    emit highlightedKernelsChanged();
+}
+
 void Selection::clear()
 {
     setKernel(-1);
     setGap(-1);
     setHighlightedGaps({});
+    setHighlightedKernels({});
     setRange({});
     setKernelName(UINT32_MAX);
 }

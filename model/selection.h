@@ -34,6 +34,10 @@ public:
     int64_t gap() const { return gap_; }
     // Gaps to outline in the timeline (indices into AnalysisResult::idle.gaps, ascending), e.g. one histogram bucket.
     const std::vector<int64_t>& highlightedGaps() const { return highlightedGaps_; }
+    // A set of kernels picked together (indices into Trace::kernels, ascending, unique), e.g. every instance of one
+    // measured (op, shapes, dtype) point of the Roofline. The timeline outlines them; a kernel name selected
+    // elsewhere (setKernelName with a real change) clears it, since that names a different set.
+    const std::vector<int64_t>& highlightedKernels() const { return highlightedKernels_; }
 
 public slots:
     void setKernel(int64_t index);
@@ -42,6 +46,7 @@ public slots:
     void setKernelName(uint32_t nameId);
     void setGap(int64_t index);
     void setHighlightedGaps(std::vector<int64_t> gaps);
+    void setHighlightedKernels(std::vector<int64_t> kernels);
     void clear();
 
 signals:
@@ -51,6 +56,7 @@ signals:
     void kernelNameChanged(uint32_t nameId);
     void gapChanged(int64_t index);
     void highlightedGapsChanged();
+    void highlightedKernelsChanged();
 
 private:
     int64_t kernel_ = -1;
@@ -59,6 +65,7 @@ private:
     uint32_t kernelName_ = UINT32_MAX;
     int64_t gap_ = -1;
     std::vector<int64_t> highlightedGaps_;
+    std::vector<int64_t> highlightedKernels_;
 };
 
 } // namespace sl

@@ -1930,6 +1930,14 @@ after</source>
         <source>E_roof</source>
         <translation>E_roof</translation>
     </message>
+    <message>
+        <source>Shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>%1 %2 (%3)</source>
+        <translation>%1 %2（%3）</translation>
+    </message>
 </context>
 <context>
     <name>sl::RooflineView</name>
@@ -2073,6 +2081,76 @@ Open the config.json together with the trace (File › Open, select both files),
             <numerusform>总时长：%1（%n 次启动）</numerusform>
         </translation>
     </message>
+    <message>
+        <source> · measured from the trace&apos;s shapes</source>
+        <translation> · 由 trace 自身的形状实测</translation>
+    </message>
+    <message>
+        <source>GEMM</source>
+        <translation>GEMM</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Norm</source>
+        <translation>归一化</translation>
+    </message>
+    <message>
+        <source>Other ops</source>
+        <translation>其他算子</translation>
+    </message>
+    <message>
+        <source>Measured from the trace&apos;s shapes, %1, family %2</source>
+        <translation>由 trace 的形状实测，%1，类别 %2</translation>
+    </message>
+    <message>
+        <source>Input dims: %1</source>
+        <translation>输入维度：%1</translation>
+    </message>
+    <message>
+        <source>FLOPs per call: %1, bytes per call: %2</source>
+        <translation>每次调用 FLOPs：%1，每次调用字节数：%2</translation>
+    </message>
+    <message>
+        <source>Achieved: %1, %2</source>
+        <translation>实测：%1，%2</translation>
+    </message>
+    <message>
+        <source>%1 of the %2 compute roof (compute-bound)</source>
+        <translation>达到 %2 计算屋顶的 %1（计算受限）</translation>
+    </message>
+    <message>
+        <source>%1 of the roof at this intensity (memory-bound)</source>
+        <translation>达到此算术强度下屋顶的 %1（访存受限）</translation>
+    </message>
+    <message>
+        <source>Above the roof: wrong GPU row or dtype (see the trace warnings)</source>
+        <translation>高于屋顶：GPU 规格或数据类型有误（见 trace 警告）</translation>
+    </message>
+    <message>
+        <source>% of roof unknown (no peak for this GPU or dtype)</source>
+        <translation>屋顶占比未知（此 GPU 或数据类型无峰值）</translation>
+    </message>
+    <message numerus="yes">
+        <source>Kernel time: %1 over %n call(s)</source>
+        <translation>
+            <numerusform>内核耗时：%1，共 %n 次调用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s); click to select them</source>
+        <translation>
+            <numerusform>%n 个内核；点击选中它们</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more kernel name(s)</source>
+        <translation>
+            <numerusform>… 另有 %n 个内核名</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sl::SearchBar</name>
@@ -2143,6 +2221,20 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>%1 of %2</source>
         <translation>第 %1 个，共 %2 个</translation>
+    </message>
+    <message>
+        <source>selected kernels</source>
+        <translation>所选内核</translation>
+    </message>
+    <message>
+        <source>Kernel %1 of %2 of the selected point</source>
+        <translation>所选点的第 %1 个内核（共 %2 个）</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s) of the selected point</source>
+        <translation>
+            <numerusform>所选点共 %n 个内核</numerusform>
+        </translation>
     </message>
 </context>
 <context>

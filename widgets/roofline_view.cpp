@@ -38,11 +38,17 @@ const QColor kDecode(0x23, 0x65, 0xc4);
 const QColor kNcu(0x2e, 0x9e, 0x5b);
 const QColor kRoof(0x44, 0x44, 0x44);
 const QColor kMemoryRoof(0x8a, 0x1c, 0x7c);
+// Measured shape points, one series per operator family (shape_series_family).
+const QColor kShapeGemm(0xc2, 0x1f, 0x3a);
+const QColor kShapeAttention(0x0f, 0x8b, 0x8d);
+const QColor kShapeNorm(0xb0, 0x7d, 0x0b);
+const QColor kShapeOther(0x6e, 0x6e, 0x6e);
 
 // Marker diameters of the measured size buckets (share of the largest measured total: < 1/30, < 1/3, rest).
 constexpr double kBucketSize[3] = {8, 13, 19};
 constexpr double kTheorySize = 10;
 constexpr double kNcuSize = 11;
+constexpr double kShapeSize[3] = {7, 10, 14};   // share of the largest shape point's kernel time: < 1/30, < 1/3, rest
 
 QString axisLabel(int decade, bool intensity)
 {
@@ -198,6 +204,10 @@ void RooflineView::rebuild()
                                        : tr("Roofline on %1").arg(QString::fromStdString(d.gpu_name));
     if (d.ncu_aggregated)
         title += tr(" · ncu launches per kernel name");
+    const bool anyShape = std::any_of(d.points.begin(), d.points.end(),
+                                      [](const RooflinePoint& p) { return p.kind == RooflinePointKind::Shape; });
+    if (anyShape)
+        title += tr(" · measured from the trace's shapes");
     chart->setTitle(title);
     QFont titleFont = chart->titleFont();
     titleFont.setBold(true);
@@ -347,6 +357,26 @@ void RooflineView::rebuild()
         scatter(tr("Theory, decode"), QScatterSeries::MarkerShapeRotatedRectangle, kTheorySize, decodeInk, true)};
     auto* ncu = scatter(d.ncu_aggregated ? tr("ncu, per kernel name") : tr("ncu, per launch"),
                         QScatterSeries::MarkerShapeStar, kNcuSize, ncuInk, false);
+    // Measured per-shape points: one series per family and size bucket (a series has one marker size).
+    // Short names: a narrow dock elides the legend; the title says the points are measured from shapes.
+    const QString shapeNames[4] = {tr("GEMM"), tr("Attention"), tr("Norm"), tr("Other ops")};
+    const QColor shapeInk[4] = {vc.dark ? kShapeGemm.lighter(150) : kShapeGemm,
+                                vc.dark ? kShapeAttention.lighter(150) : kShapeAttention,
+                                vc.dark ? kShapeNorm.lighter(140) : kShapeNorm,
+                                vc.dark ? kShapeOther.lighter(170) : kShapeOther};
+    auto familyIndex = [](const std::string& family) {
+        const std::string f = shape_series_family(family);
+        return f == "gemm" ? 0 : f == "attention" ? 1 : f == "norm" ? 2 : 3;
+    };
+    double maxShape = 0;
+    for (const RooflinePoint& p : d.points)
+        if (p.kind == RooflinePointKind::Shape)
+            maxShape = std::max(maxShape, p.total_ns);
+    QScatterSeries* shapeSeries[4][3];
+    for (int f = 0; f < 4; ++f)
+        for (int b = 0; b < 3; ++b)
+            shapeSeries[f][b] = scatter(shapeNames[f], QScatterSeries::MarkerShapeRectangle, kShapeSize[b], shapeInk[f],
+                                        false);
     for (size_t i = 0; i < d.points.size(); ++i) {
         const RooflinePoint& p = d.points[i];
         const int ph = p.phase == "prefill" ? 0 : 1;
@@ -366,6 +396,13 @@ void RooflineView::rebuild()
             ncu->append(logPoints_[i]);
             markerRadius_[i] = kNcuSize / 2;
             break;
+        case RooflinePointKind::Shape: {
+            const double share = maxShape > 0 ? p.total_ns / maxShape : 0;
+            const int b = share >= 1.0 / 3 ? 2 : share >= 1.0 / 30 ? 1 : 0;
+            shapeSeries[familyIndex(p.op_class)][b]->append(logPoints_[i]);
+            markerRadius_[i] = kShapeSize[b] / 2;
+            break;
+        }
         }
     }
     auto addPoints = [&](QScatterSeries* s, bool inLegend) {
@@ -384,6 +421,14 @@ void RooflineView::rebuild()
                 legendBucket = b;
         for (int b = 2; b >= 0; --b)
             addPoints(measured[ph][b], b == legendBucket);
+    }
+    for (int f = 0; f < 4; ++f) {
+        int legendBucket = -1;
+        for (int b = 0; b < 3 && legendBucket < 0; ++b)
+            if (shapeSeries[f][b]->count() > 0)
+                legendBucket = b;
+        for (int b = 2; b >= 0; --b)
+            addPoints(shapeSeries[f][b], b == legendBucket);
     }
     addPoints(theory[0], true);
     addPoints(theory[1], true);
@@ -483,9 +528,49 @@ void RooflineView::placeLabels()
                     return true;
         return false;
     };
-    for (RoofLabel& l : roofLabels_) {
+    // Compute roofs: right-aligned above the line, else below it, else further left along the flat part of the
+    // roof, one step at a time. Pass 1 keeps every label clear of markers, of other labels and of other roofs'
+    // lines; a label that found no place then (a short dock squeezes FP8, BF16 and TF32 into a few pixels) tries
+    // again in pass 2 with roof lines allowed through it, and the GEMM precision's roof, always named, finally over
+    // markers too. Labels never overlap each other; one that finds no place at all is hidden (the ridge point's
+    // tooltip still names the roof).
+    auto tryPlace = [&](RoofLabel& l, bool markersToo, bool roofsToo, bool slide = false) {
         const QRectF br = l.item->boundingRect();
+        const QPointF at = c->mapToPosition(l.at, highlightSeries_);
+        QRectF above(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
+        QRectF below(at.x() - br.width() - 6, at.y() + 2, br.width(), br.height());
+        const double roofLeft = std::max(plot.left(), c->mapToPosition(l.from, highlightSeries_).x());
+        const double step = std::max(12.0, br.width() / 4);
+        for (double x = above.left();; x -= step) {   // the right end always, then leftwards while on the roof
+            above.moveLeft(x);
+            below.moveLeft(x);
+            const QRectF* r = !blocked(above, markersToo, roofsToo) ? &above
+                              : !blocked(below, markersToo, roofsToo) ? &below : nullptr;
+            // Last resort: the free slot between its neighbours' labels nearest the line, even across the line.
+            QRectF slid = above;
+            for (double dy = 1; slide && !r && dy <= br.height() + 2; dy += 1)
+                for (double sign : {1.0, -1.0}) {
+                    if (r)
+                        break;
+                    slid.moveTop(above.top() + sign * dy);
+                    if (slid.top() >= above.top() - br.height() && slid.top() <= below.top() + br.height() &&
+                        !blocked(slid, markersToo, roofsToo))
+                        r = &slid;
+                }
+            if (r) {
+                l.item->setPos(r->topLeft());
+                l.item->setVisible(true);
+                placed.push_back(*r);
+                return true;
+            }
+            if (x - step < roofLeft - 0.5)
+                return false;
+        }
+    };
+    std::vector<RoofLabel*> unplaced;
+    for (RoofLabel& l : roofLabels_) {
         if (l.diagonal) {
+            const QRectF br = l.item->boundingRect();
             // Along the memory roof, just above it, where the fewest markers sit under the text.
             const QPointF a = c->mapToPosition(l.from, highlightSeries_), b = c->mapToPosition(l.to, highlightSeries_);
             const double len = std::hypot(b.x() - a.x(), b.y() - a.y());
@@ -519,33 +604,12 @@ void RooflineView::placeLabels()
             l.item->setVisible(plot.contains(start));
             continue;
         }
-        // Compute roofs (GEMM precision first): right-aligned above the line, else below it; hidden when neither
-        // place is free of other labels and markers (the ridge point's tooltip still names the roof).
-        const QPointF at = c->mapToPosition(l.at, highlightSeries_);
-        QRectF above(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
-        QRectF below(at.x() - br.width() - 6, at.y() + 2, br.width(), br.height());
-        const QRectF* r = !blocked(above, true) ? &above : !blocked(below, true) ? &below : nullptr;
-        // No room at the right end (FP8 just above BF16 on a short chart, a marker under the text): further left
-        // along the flat part of the roof, one label width at a time, before the label is given up.
-        const double roofLeft = std::max(plot.left(), c->mapToPosition(l.from, highlightSeries_).x());
-        const double step = std::max(12.0, br.width() / 4);
-        for (double x = at.x() - br.width() - 6 - step; !r && x >= roofLeft; x -= step) {
-            above.moveLeft(x);
-            below.moveLeft(x);
-            r = !blocked(above, true) ? &above : !blocked(below, true) ? &below : nullptr;
-        }
-        if (!r) {   // back to the right end for the GEMM fallback below
-            above.moveLeft(at.x() - br.width() - 6);
-            below.moveLeft(at.x() - br.width() - 6);
-        }
-        if (!r && l.gemm)   // the GEMM roof is always named: clear of roofs if it can be, over markers if it must
-            r = !blocked(above, false) ? &above : !blocked(below, false) ? &below
-              : !blocked(above, false, false) ? &above : nullptr;
-        l.item->setVisible(r != nullptr);
-        if (r) {
-            l.item->setPos(r->topLeft());
-            placed.push_back(*r);
-        }
+        if (!tryPlace(l, true, true))
+            unplaced.push_back(&l);
+    }
+    for (RoofLabel* l : unplaced) {
+        const bool ok = tryPlace(*l, true, false) || (l->gemm && tryPlace(*l, false, false, true));
+        l->item->setVisible(ok);
     }
 }
 
@@ -600,6 +664,8 @@ QString RooflineView::toolTipText(int row) const
     const RooflinePoint* p = model_->pointAt(row);
     if (!p)
         return {};
+    if (p->kind == RooflinePointKind::Shape)
+        return shapeToolTipText(*p);
     const RooflineData& d = model_->rooflineData();
     QString phase = p->phase == "prefill" ? tr("prefill") : p->phase == "decode" ? tr("decode") : QString();
     QString kind = model_->kindLabel(p->kind);
@@ -628,7 +694,42 @@ QString RooflineView::toolTipText(int row) const
     case RooflinePointKind::Ncu:
         lines << tr("Total time: %1 (%n launch(es))", nullptr, int(p->launches)).arg(dur(p->total_ns));
         break;
+    case RooflinePointKind::Shape:
+        break;
     }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+QString RooflineView::shapeToolTipText(const RooflinePoint& p) const
+{
+    const QLocale l;
+    const auto dur = [](double ns) { return formatDuration(int64_t(std::llround(ns))); };
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b> %2").arg(QString::fromStdString(p.label).toHtmlEscaped(),
+                                               QString::fromStdString(p.shape).toHtmlEscaped());
+    lines << tr("Measured from the trace's shapes, %1, family %2")
+                 .arg(QString::fromStdString(p.dtype), QString::fromStdString(p.op_class))
+                 .toHtmlEscaped();
+    lines << tr("Input dims: %1").arg(elide(QString::fromStdString(p.input_dims), 100)).toHtmlEscaped();
+    lines << tr("FLOPs per call: %1, bytes per call: %2")
+                 .arg(RooflineModel::formatSi(p.flops), formatBytes(uint64_t(std::llround(p.bytes))));
+    lines << tr("Intensity: %1").arg(RooflineModel::formatIntensity(p.intensity));
+    lines << tr("Achieved: %1, %2")
+                 .arg(RooflineModel::formatFlopsPerSecond(p.flops_per_s), RooflineModel::formatBytesPerSecond(p.bytes_per_s));
+    if (p.pct_of_roof)
+        lines << (p.bound == "compute" ? tr("%1 of the %2 compute roof (compute-bound)")
+                                       : tr("%1 of the roof at this intensity (memory-bound)"))
+                     .arg(formatPercent(*p.pct_of_roof / 100.0), QString::fromStdString(p.dtype).toUpper());
+    else if (p.roof_inconsistent)
+        lines << tr("Above the roof: wrong GPU row or dtype (see the trace warnings)");
+    else
+        lines << tr("% of roof unknown (no peak for this GPU or dtype)");
+    lines << tr("Kernel time: %1 over %n call(s)", nullptr, int(p.calls)).arg(dur(p.total_ns));
+    lines << tr("%n kernel(s); click to select them", nullptr, int(p.kernels.size()));
+    for (size_t i = 0; i < p.kernel_names.size() && i < 3; ++i)
+        lines << QStringLiteral("· %1").arg(elide(QString::fromStdString(p.kernel_names[i]), 90).toHtmlEscaped());
+    if (p.kernel_names.size() > 3)
+        lines << tr("… and %n more kernel name(s)", nullptr, int(p.kernel_names.size() - 3));
     return lines.join(QStringLiteral("<br>"));
 }
 
@@ -683,6 +784,24 @@ void RooflineView::activate(int row)
         if (selection_ && p->kernel_name != UINT32_MAX)
             selection_->setKernelName(p->kernel_name);
         emit kernelActivated(p->kernel_name, QString::fromStdString(p->label));
+    } else if (p->kind == RooflinePointKind::Shape) {
+        // Exactly the kernels of this (op, shapes, dtype): a kernel name also runs for other shapes, so no name is
+        // selected; the timeline outlines the set and shows its longest instance.
+        if (selection_) {
+            selection_->setKernelName(UINT32_MAX);
+            selection_->setHighlightedKernels(p->kernels);
+            const auto trace = document_ ? document_->trace() : nullptr;
+            int64_t longest = -1;
+            if (trace)
+                for (int64_t k : p->kernels)
+                    if (k >= 0 && size_t(k) < trace->kernels.size() &&
+                        (longest < 0 || trace->kernels.end[size_t(k)] - trace->kernels.start[size_t(k)] >
+                                            trace->kernels.end[size_t(longest)] - trace->kernels.start[size_t(longest)]))
+                        longest = k;
+            if (longest >= 0)
+                selection_->setKernel(longest);
+        }
+        emit shapeActivated(row);
     } else {
         emit opClassActivated(QString::fromStdString(p->op_class), QString::fromStdString(p->phase));
     }

@@ -1,7 +1,9 @@
 #pragma once
 // The Roofline pane (Qt Charts): log-log axes, the memory roof and one compute roof per precision of the GPU, the
 // ridge points, theory points per cost-model operator (prefill and decode marked differently), measured points per
-// operator class and phase (size by total time), and ncu-measured points per launch or kernel name.
+// operator class and phase (size by total time), ncu-measured points per launch or kernel name, and measured shape
+// points per (op, shapes, dtype) of a Kineto trace with shapes (one series per family: GEMM, attention, norm, other;
+// drawn with or without a model config; with one, theory and measured sit side by side on the same axes).
 //
 // Axes: the chart plots log10(intensity) against log10(FLOP/s) on QCategoryAxis with one label per decade, so the
 // ticks read "1k", "10T" (QLogValueAxis in Qt 6.4 only takes printf formats: "1e+12"). valueToChart() gives the
@@ -9,7 +11,8 @@
 //
 // Hover shows the point's values; a click picks the nearest point in pixel space (QXYSeries::clicked picks the first
 // marker under the cursor, not the nearest): a kernel point sets Selection::setKernelName, a class or operator point
-// emits opClassActivated. A kernel name selected elsewhere is highlighted here; a kernel selected elsewhere (the
+// emits opClassActivated, a shape point sets Selection::highlightedKernels to exactly its kernels (the timeline
+// outlines them) and Selection::kernel to the longest. A kernel name selected elsewhere is highlighted here; a kernel selected elsewhere (the
 // timeline) highlights its ncu point, or the measured point of its operator class and phase.
 
 #include <QPointF>
@@ -68,6 +71,9 @@ signals:
     void kernelActivated(uint32_t nameId, const QString& kernelName);
     // A measured class point or a theory operator point was clicked.
     void opClassActivated(const QString& opClass, const QString& phase);
+    // A measured shape point was clicked: Selection::highlightedKernels holds exactly its kernels, and
+    // Selection::kernel its longest one.
+    void shapeActivated(int row);
     // Any point was clicked (model row).
     void pointActivated(int row);
 
@@ -85,6 +91,7 @@ private:
     void followKernel(int64_t kernelIndex);
     void activate(int row);
     QString ridgeTextAt(const QPoint& viewportPos) const;
+    QString shapeToolTipText(const RooflinePoint& p) const;
 
     Document* document_;
     Selection* selection_;

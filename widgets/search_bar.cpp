@@ -64,6 +64,9 @@ SearchBar::SearchBar(TimelineView* timeline, Selection* selection, QWidget* pare
     connect(closeButton, &QToolButton::clicked, this, &SearchBar::close);
     updateStatus();
     hide();
+    if (selection_)
+        connect(selection_, &Selection::highlightedKernelsChanged, this,
+                [this] { showKernels(selection_->highlightedKernels()); });
 }
 
 void SearchBar::setIndex(std::shared_ptr<const TimelineIndex> index)
@@ -73,6 +76,7 @@ void SearchBar::setIndex(std::shared_ptr<const TimelineIndex> index)
     index_ = std::move(index);
     search_.reset();
     kernelName_.clear();
+    kernelSet_ = false;
     setMatches(nullptr);
 }
 
@@ -102,6 +106,7 @@ void SearchBar::run()
 {
     debounce_->stop();
     kernelName_.clear();
+    kernelSet_ = false;
     const SearchIndex* s = searchIndex();
     if (!s || edit_->text().isEmpty()) {
         setMatches(nullptr);
@@ -125,8 +130,25 @@ void SearchBar::showKernelInstances(StrId name)
     }
     auto m = s->kernelInstances(name);
     kernelName_ = m->text;
+    kernelSet_ = false;
     show();
     setMatches(std::move(m));
+}
+
+void SearchBar::showKernels(const std::vector<int64_t>& rows)
+{
+    const SearchIndex* s = rows.empty() ? nullptr : searchIndex();
+    if (!s) {
+        if (kernelSet_) {
+            kernelSet_ = false;
+            setMatches(nullptr);
+        }
+        return;
+    }
+    kernelName_.clear();
+    kernelSet_ = true;
+    show();
+    setMatches(s->kernelRows(rows, tr("selected kernels")));
 }
 
 void SearchBar::setMatches(std::shared_ptr<const SearchMatches> m)
@@ -166,6 +188,7 @@ void SearchBar::close()
 {
     debounce_->stop();
     kernelName_.clear();
+    kernelSet_ = false;
     setMatches(nullptr);
     hide();
     if (timeline_)
@@ -187,7 +210,10 @@ void SearchBar::updateStatus()
     } else if (any) {
         const QLocale l;
         const QString total = l.toString(qlonglong(matches_->ordered.size()));
-        if (!kernelName_.isEmpty())
+        if (kernelSet_)
+            text = current_ >= 0 ? tr("Kernel %1 of %2 of the selected point").arg(l.toString(current_ + 1), total)
+                                 : tr("%n kernel(s) of the selected point", nullptr, int(matches_->ordered.size()));
+        else if (!kernelName_.isEmpty())
             text = current_ >= 0 ? tr("Instance %1 of %2 of the selected kernel").arg(l.toString(current_ + 1), total)
                                  : tr("%n instance(s) of the selected kernel", nullptr, int(matches_->ordered.size()));
         else {

@@ -33,6 +33,9 @@ public:
     void search(const QString& text);
     // Outlines every instance of a kernel name (the Kernels table's current row); UINT32_MAX clears.
     void showKernelInstances(StrId name);
+    // Outlines exactly these kernels (Selection::highlightedKernels, e.g. a Roofline shape point); empty clears the
+    // marks this set left. Follows the selection by itself.
+    void showKernels(const std::vector<int64_t>& rows);
     // Steps to the next / previous match in time (wrapping); the first step starts at the timeline's window.
     void next();
     void previous();
@@ -64,6 +67,7 @@ private:
     int64_t current_ = -1;
     int builds_ = 0;
     QString kernelName_;   // non-empty while the marks show one name from the Kernels table
+    bool kernelSet_ = false;   // the marks show Selection::highlightedKernels
     QLineEdit* edit_;
     QCheckBox* regex_;
     QCheckBox* caseSensitive_;

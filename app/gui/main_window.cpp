@@ -93,6 +93,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(runner_, &JobRunner::traceLoaded, document_, &Document::setTrace);
     connect(runner_, &JobRunner::rooflineReady, document_, &Document::setRoofline);
     connect(runner_, &JobRunner::rooflineFailed, document_, &Document::setRooflineError);
+    connect(runner_, &JobRunner::shapesReady, document_, &Document::setShapes);
     connect(runner_, &JobRunner::diagnosisReady, document_, &Document::setDiagnosis);
     connect(runner_, &JobRunner::summaryReady, document_, &Document::setSummary);
     connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);

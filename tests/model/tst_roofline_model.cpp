@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -385,6 +386,102 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
         doc.setRoofline(std::make_shared<const RooflineOutput>(result_.roofline));
         QVERIFY(model.rowCount() > 0);
+        doc.clear();
+        QCOMPARE(model.rowCount(), 0);
+    }
+
+    // Measured shape points of a real Kineto trace with shapes (the H100 Qwen trace), with no model config: the
+    // model exposes one point per drawable (op, shapes, dtype) with the kernels behind it, and the numbers agree
+    // with an independent recomputation from the trace's own dims and kernel times.
+    void shapePointsOfARealTrace()
+    {
+        const QByteArray dir = qgetenv("SIGHTLINE_SHARED_DATA");
+        const std::string path =
+            dir.toStdString() + "/kineto/tracelens/h100__Qwen1.5-0.5B-Chat_inference.json.gz";
+        if (dir.isEmpty() || !QFile::exists(QString::fromStdString(path)))
+            QSKIP("the H100 Qwen trace is not in SIGHTLINE_SHARED_DATA");
+        PipelineOptions o;
+        o.run_rules = false;
+        const PipelineResult r = run_pipeline({path}, o);
+        QVERIFY(!r.roofline.report);   // no model config: only the shapes give points
+        QVERIFY(!r.shapes.points.empty());
+        const Trace& t = *r.trace;
+
+        Document doc;
+        RooflineModel model(&doc);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        doc.setTrace({QString::fromStdString(path)}, r.trace);
+        QCOMPARE(model.rowCount(), 0);
+        doc.setShapes(std::make_shared<const ShapeRooflineResult>(r.shapes));
+        const RooflineData& d = model.rooflineData();
+        QVERIFY(d.valid);
+        QCOMPARE(QString::fromStdString(d.gpu_name), QStringLiteral("H100 SXM"));   // roofs without a config
+        QCOMPARE(d.bandwidth, 3.35e12);
+        QVERIFY(d.primary_peak().has_value());
+
+        // Every drawable shape point (FLOPs, bytes and kernel time > 0) is a row; the others are counted as skipped.
+        size_t drawable = 0;
+        for (const ShapePoint& sp : r.shapes.points)
+            drawable += sp.flops_per_call > 0 && sp.bytes_per_call > 0 && sp.kernel_ns > 0;
+        QCOMPARE(size_t(model.rowCount()), drawable);
+        QCOMPARE(d.skipped, r.shapes.points.size() - drawable);
+
+        std::set<std::string> families;
+        bool sharedName = false;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const RooflinePoint& p = d.points[size_t(row)];
+            QCOMPARE(p.kind, RooflinePointKind::Shape);
+            families.insert(shape_series_family(p.op_class));
+            // The kernels behind the point: their summed GPU time is the point's time, FLOP/s = calls·FLOPs / time.
+            QVERIFY(!p.kernels.empty());
+            QVERIFY(std::is_sorted(p.kernels.begin(), p.kernels.end()));
+            int64_t ns = 0;
+            std::set<std::string> names;
+            for (int64_t k : p.kernels) {
+                ns += t.kernels.end[size_t(k)] - t.kernels.start[size_t(k)];
+                names.insert(std::string(t.str(t.kernels.name[size_t(k)])));
+            }
+            QCOMPARE(double(ns), p.total_ns);
+            QVERIFY(close(p.flops_per_s, double(p.calls) * p.flops / (double(ns) * 1e-9), 1e-9));
+            QVERIFY(close(p.intensity, p.flops / p.bytes));
+            QCOMPARE(names, std::set<std::string>(p.kernel_names.begin(), p.kernel_names.end()));
+            // A kernel name can run for several shapes: the point holds only its own instances.
+            for (const std::string& n : names) {
+                size_t all = 0;
+                const StrId id = t.strings.find(n);
+                for (size_t k = 0; k < t.kernels.size(); ++k)
+                    all += t.kernels.name[k] == id;
+                sharedName = sharedName || all > p.kernels.size();
+            }
+            // GEMMs (aten::mm: [M, K] x [K, N]): 2·M·N·K from the trace's own dims.
+            if (p.label == "aten::mm") {
+                const auto dims = nlohmann::json::parse(p.input_dims);
+                const double m = dims[0][0], k = dims[0][1], n = dims[1][1];
+                QCOMPARE(p.flops, 2 * m * n * k);
+                QCOMPARE(p.dtype, std::string("bf16"));
+                QVERIFY(p.pct_of_roof && *p.pct_of_roof > 0 && *p.pct_of_roof <= 105);
+            }
+            // The roles the view and tables read.
+            const QModelIndex i = model.index(row, RooflineModel::Label);
+            QCOMPARE(model.data(i, RooflineModel::KindRole).toInt(), int(RooflinePointKind::Shape));
+            QCOMPARE(model.data(i, RooflineModel::KernelsRole).toList().size(), qsizetype(p.kernels.size()));
+            QCOMPARE(model.data(i, RooflineModel::KernelsRole).toList().front().toLongLong(), p.kernels.front());
+            QCOMPARE(model.data(i, RooflineModel::ShapeRole).toString().toStdString(), p.shape);
+            QCOMPARE(model.data(i, RooflineModel::DtypeRole).toString().toStdString(), p.dtype);
+            QVERIFY(model.data(i).toString().contains(QString::fromStdString(p.shape)));
+            // Each kernel of the point maps back to it (the view highlights it when the timeline selects one).
+            QCOMPARE(roofline_row_for_kernel(d, t, nullptr, p.kernels.back()), row);
+        }
+        QVERIFY(families.count("gemm") && families.count("attention"));
+        QVERIFY(families.count("norm") || families.count("other"));
+        QVERIFY2(sharedName, "some kernel name serves several shapes on this trace");
+
+        // With the sample's theory too, both kinds sit in one data set.
+        const RooflineData both = build_roofline_data(&result_.roofline, result_.trace.get(), &r.shapes);
+        QVERIFY(std::any_of(both.points.begin(), both.points.end(),
+                            [](const RooflinePoint& p) { return p.kind == RooflinePointKind::Theory; }));
+        QVERIFY(std::any_of(both.points.begin(), both.points.end(),
+                            [](const RooflinePoint& p) { return p.kind == RooflinePointKind::Shape; }));
         doc.clear();
         QCOMPARE(model.rowCount(), 0);
     }

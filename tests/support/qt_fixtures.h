@@ -196,6 +196,7 @@ inline void wireRunner(JobRunner& runner, Document& doc)
     QObject::connect(&runner, &JobRunner::analysisReady, &doc, &Document::setAnalysis);
     QObject::connect(&runner, &JobRunner::rooflineReady, &doc, &Document::setRoofline);
     QObject::connect(&runner, &JobRunner::rooflineFailed, &doc, &Document::setRooflineError);
+    QObject::connect(&runner, &JobRunner::shapesReady, &doc, &Document::setShapes);
     QObject::connect(&runner, &JobRunner::diagnosisReady, &doc, &Document::setDiagnosis);
 }
 

@@ -13,13 +13,17 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 
 #include "analysis/pipeline.h"
 #include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/roofline_model.h"
+#include "model/search_index.h"
 #include "model/selection.h"
+#include "model/timeline_index.h"
+#include "model/units.h"
 #include "tests/support/qt_fixtures.h"
 #include "widgets/roofline_view.h"
 
@@ -184,6 +188,7 @@ private slots:
         QTest::addColumn<QSize>("size");
         QTest::newRow("900x600") << QSize(900, 600);
         QTest::newRow("short dock 1280x260") << QSize(1280, 260);
+        QTest::newRow("short dock 400x300") << QSize(400, 300);
     }
     void roofLabelsNeverOverlapAndStayInThePlot()
     {
@@ -199,7 +204,7 @@ private slots:
         QCoreApplication::processEvents();
         const QRectF plot = v.chart()->plotArea();
         std::vector<std::pair<QString, QRectF>> shown;
-        bool fp8 = false;
+        bool fp8 = false, bf16 = false;
         for (QGraphicsItem* item : v.chart()->childItems()) {
             auto* text = dynamic_cast<QGraphicsSimpleTextItem*>(item);
             if (!text || !text->text().contains(QLatin1String("FLOP/s")) || text->text().contains(QLatin1String("DRAM")))
@@ -212,9 +217,13 @@ private slots:
                 QVERIFY2(!r.intersects(o), qPrintable(text->text() + QStringLiteral(" overlaps ") + other));
             shown.push_back({text->text(), r});
             fp8 = fp8 || text->text().startsWith(QLatin1String("FP8"));
+            bf16 = bf16 || text->text().contains(QLatin1String("BF16"));
         }
         QVERIFY(shown.size() >= 2);
         QVERIFY2(fp8, "the FP8 roof is named");   // not hidden under FP16/BF16
+        QVERIFY2(bf16, "the GEMM (BF16) roof is named");
+        QVERIFY(v.grab().save(testing::scratchDir(QStringLiteral("roofline_view")) +
+                              QStringLiteral("/roof_labels_%1x%2.png").arg(size.width()).arg(size.height())));
     }
 
     void clickSelectsNearestPoint()
@@ -342,6 +351,132 @@ private slots:
         const QRectF plot = v.chart()->plotArea();
         hover(v, v.chartView()->mapFromScene(v.chart()->mapToScene(plot.topLeft() + QPointF(3, 3))));
         QVERIFY(v.hoverText().isEmpty());
+    }
+
+    // Measured shape points of a real Kineto trace with shapes (the H100 Qwen trace, no model config): drawn in
+    // their own series, and a click on one selects exactly that (op, shapes, dtype)'s kernels (not every instance
+    // of their names), which the timeline's search index outlines one for one.
+    void shapePointClickSelectsItsKernels_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("withTheory");
+        QTest::newRow("900x600") << QSize(900, 600) << false;
+        QTest::newRow("short dock 400x300") << QSize(400, 300) << false;
+        QTest::newRow("900x600 with theory") << QSize(900, 600) << true;
+    }
+    void shapePointClickSelectsItsKernels()
+    {
+        QFETCH(QSize, size);
+        QFETCH(bool, withTheory);
+        const QByteArray dir = qgetenv("SIGHTLINE_SHARED_DATA");
+        const std::string path =
+            dir.toStdString() + "/kineto/tracelens/h100__Qwen1.5-0.5B-Chat_inference.json.gz";
+        if (dir.isEmpty() || !QFile::exists(QString::fromStdString(path)))
+            QSKIP("the H100 Qwen trace is not in SIGHTLINE_SHARED_DATA");
+        PipelineOptions o;
+        o.run_rules = false;
+        const PipelineResult r = run_pipeline({path}, o);
+        QVERIFY(!r.shapes.points.empty());
+        const Trace& t = *r.trace;
+
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(size);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QString::fromStdString(path)}, r.trace);
+        if (withTheory)   // the sample's theory (another trace's config) next to the measured shapes
+            doc.setRoofline(std::make_shared<const RooflineOutput>(result_.roofline));
+        doc.setShapes(std::make_shared<const ShapeRooflineResult>(r.shapes));
+        QCoreApplication::processEvents();
+        QVERIFY(v.hasRoofline());
+        QVERIFY(v.chart()->title().contains(QStringLiteral("H100 SXM")));
+        QVERIFY(v.grab().save(testing::scratchDir(QStringLiteral("roofline_view")) +
+                              QStringLiteral("/roofline_shapes_%1x%2%3.png")
+                                  .arg(size.width())
+                                  .arg(size.height())
+                                  .arg(withTheory ? QStringLiteral("_theory") : QString())));
+        // One legend entry per family present; GEMM and attention are.
+        QStringList legend;
+        for (QAbstractSeries* s : v.chart()->series())
+            legend << s->name();
+        QVERIFY(legend.contains(QStringLiteral("GEMM")));
+        QVERIFY(legend.contains(QStringLiteral("Attention")));
+
+        // The GEMM point with the most time whose kernel name also serves another shape, where a click lands on it.
+        const RooflineData& d = v.model()->rooflineData();
+        int row = -1;
+        for (size_t i = 0; i < d.points.size() && row < 0; ++i) {
+            const RooflinePoint& p = d.points[i];
+            if (p.kind != RooflinePointKind::Shape || p.op_class != "gemm")
+                continue;
+            const StrId name = t.strings.find(p.kernel_names.front());
+            size_t all = 0;
+            for (size_t k = 0; k < t.kernels.size(); ++k)
+                all += t.kernels.name[k] == name;
+            if (all > p.kernels.size() && v.pointAt(v.viewportPosition(int(i)), 0) == int(i))
+                row = int(i);
+        }
+        QVERIFY(row >= 0);
+        const RooflinePoint& p = d.points[size_t(row)];
+        // The analysis' own point (ShapeRooflineResult) with this op and dims: the kernels it joined.
+        const ShapePoint* sp = nullptr;
+        for (const ShapePoint& s : r.shapes.points)
+            if (s.op == p.label && s.input_dims == p.input_dims && s.input_types == p.input_types)
+                sp = &s;
+        QVERIFY(sp);
+        std::vector<int64_t> expected(sp->kernel_rows.begin(), sp->kernel_rows.end());
+        std::sort(expected.begin(), expected.end());
+        QCOMPARE(int64_t(expected.size()), sp->kernels);
+
+        sel.setKernelName(t.strings.find(p.kernel_names.front()));   // something selected before
+        QSignalSpy shapes(&v, &RooflineView::shapeActivated);
+        QSignalSpy highlighted(&sel, &Selection::highlightedKernelsChanged);
+        click(v, v.viewportPosition(row) + QPoint(1, -1));
+        QCOMPARE(shapes.count(), 1);
+        QCOMPARE(shapes.at(0).at(0).toInt(), row);
+        QCOMPARE(highlighted.count(), 1);
+        QCOMPARE(sel.highlightedKernels(), expected);
+        QCOMPARE(sel.kernelName(), UINT32_MAX);   // a name would also mark the other shapes' instances
+        QCOMPARE(v.highlightedRow(), row);
+        // The selected kernel is the set's longest.
+        QVERIFY(std::binary_search(expected.begin(), expected.end(), sel.kernel()));
+        for (int64_t k : expected)
+            QVERIFY(t.kernels.end[size_t(k)] - t.kernels.start[size_t(k)] <=
+                    t.kernels.end[size_t(sel.kernel())] - t.kernels.start[size_t(sel.kernel())]);
+
+        // The timeline's marks: one per kernel of the set, each on the lane item of that very kernel.
+        const auto index = TimelineIndex::build(r.trace);
+        const auto search = SearchIndex::build(index);
+        const auto marks = search->kernelRows(sel.highlightedKernels(), QStringLiteral("point"));
+        QCOMPARE(marks->ordered.size(), expected.size());
+        QCOMPARE(marks->kernels, int(expected.size()));
+        for (const SearchHit& h : marks->ordered) {
+            const ItemRef ref = index->ref(index->lanes()[h.lane], h.item);
+            QCOMPARE(ref.kind, ItemKind::Kernel);
+            QVERIFY(std::binary_search(expected.begin(), expected.end(), int64_t(ref.row)));
+        }
+
+        // Hover: op, shape, dtype, FLOPs, bytes, TFLOP/s, TB/s, % of roof and the kernels.
+        hover(v, v.viewportPosition(row));
+        const QString text = v.hoverText();
+        QVERIFY2(text.contains(QString::fromStdString(p.shape)), qPrintable(text));
+        QVERIFY(text.contains(QString::fromStdString(p.label)));
+        QVERIFY(text.contains(QStringLiteral("bf16")));
+        QVERIFY(text.contains(RooflineModel::formatFlopsPerSecond(p.flops_per_s)));
+        QVERIFY(text.contains(RooflineModel::formatBytesPerSecond(p.bytes_per_s)));
+        QVERIFY(text.contains(RooflineModel::formatIntensity(p.intensity)));
+        QVERIFY(p.pct_of_roof);
+        QVERIFY(text.contains(formatPercent(*p.pct_of_roof / 100.0)));
+        QVERIFY(text.contains(QStringLiteral("%1 kernel").arg(p.kernels.size())));
+
+        // A timeline kernel of the set highlights the point; a kernel name chosen elsewhere clears the set.
+        sel.setKernel(-1);
+        sel.setKernel(expected.front());
+        QCOMPARE(v.highlightedRow(), row);
+        sel.setKernelName(t.kernels.name[size_t(expected.front())]);
+        QVERIFY(sel.highlightedKernels().empty());
     }
 };
 
