@@ -22,6 +22,7 @@
 #include <map>
 #include <numbers>
 
+#include "analysis/report/chart_svg.h"
 #include "analysis/trace/trace.h"
 #include "model/document.h"
 #include "model/roofline_model.h"
@@ -33,8 +34,9 @@ namespace sl {
 
 namespace {
 
-const QColor kPrefill(0xd9, 0x6c, 0x1e);
-const QColor kDecode(0x23, 0x65, 0xc4);
+// The same prefill / decode colours as the report's charts (HTML, PDF, Markdown PNGs).
+const QColor kPrefill(QLatin1String(report::kPrefillColor));
+const QColor kDecode(QLatin1String(report::kDecodeColor));
 const QColor kNcu(0x2e, 0x9e, 0x5b);
 const QColor kRoof(0x44, 0x44, 0x44);
 const QColor kMemoryRoof(0x8a, 0x1c, 0x7c);

@@ -20,6 +20,15 @@ const std::string& palette_color(size_t i)
     return p[i % p.size()];
 }
 
+std::string group_color(std::string_view group, size_t index)
+{
+    if (group == "prefill")
+        return kPrefillColor;
+    if (group == "decode")
+        return kDecodeColor;
+    return palette_color(index);
+}
+
 double text_width(std::string_view text, double font_size)
 {
     double w = 0;
@@ -347,14 +356,19 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
         if (p.x <= 0 || p.y <= 0)
             continue;
         const size_t g = size_t(std::find(groups.begin(), groups.end(), p.group) - groups.begin());
-        b.circle(X(p.x), Y(p.y), 4.5, palette_color(g), "#ffffff");
-        b.text(X(p.x) + 7, Y(p.y) + 3.5, shorten_text(p.label, 22), 9, 0, kText);
+        b.circle(X(p.x), Y(p.y), 4.5, group_color(p.group, g), "#ffffff");
+        // Right of the marker, or left of it (right-aligned) when the text would run past the plot's right edge.
+        const std::string label = shorten_text(p.label, 22);
+        if (X(p.x) + 7 + text_width(label, 9) > left + pw)
+            b.text(X(p.x) - 7, Y(p.y) + 3.5, label, 9, 2, kText);
+        else
+            b.text(X(p.x) + 7, Y(p.y) + 3.5, label, 9, 0, kText);
     }
     double ly = top + 10;
     for (size_t g = 0; g < groups.size(); ++g) {
         if (groups[g].empty())
             continue;
-        b.circle(left + 14, ly, 4.5, palette_color(g), "#ffffff");
+        b.circle(left + 14, ly, 4.5, group_color(groups[g], g), "#ffffff");
         b.text(left + 24, ly + 3.5, groups[g], 10, 0);
         ly += 16;
     }

@@ -9,6 +9,7 @@
 #include "analysis/report/report_model.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sl::report {
@@ -47,5 +48,11 @@ double text_width(std::string_view text, double font_size);
 std::vector<double> nice_ticks(double max, int target = 5);
 // The fixed palette (colour i mod size).
 const std::string& palette_color(size_t i);
+// The colour of a Roofline point group: prefill and decode have fixed colours, the same as the GUI's Roofline pane
+// (widgets/roofline_view.cpp reads them from here), whatever order the groups come in; other groups take
+// palette_color(index).
+std::string group_color(std::string_view group, size_t index);
+inline constexpr const char* kPrefillColor = "#d96c1e";
+inline constexpr const char* kDecodeColor = "#2365c4";
 
 } // namespace sl::report

@@ -1,0 +1,84 @@
+// The report's Roofline chart (one layout for HTML, PDF and Markdown PNGs): prefill and decode points keep the GUI
+// pane's colours whatever order their groups come in, and point labels stay inside the plot box (a point near the
+// right edge puts its label on its left).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/report/chart_svg.h"
+
+using namespace sl::report;
+
+namespace {
+
+Chart roofline(const std::vector<ScatterPoint>& points)
+{
+    Chart c;
+    c.kind = ChartKind::Roofline;
+    c.id = "roofline";
+    c.x_label = "FLOP/byte";
+    c.y_label = "FLOP/s";
+    c.roofs = {{"DRAM 3.35 TB/s", true, 3.35e12}, {"BF16 989 TFLOP/s", false, 989e12}};
+    c.points = points;
+    return c;
+}
+
+// The fill of the marker drawn at the point's place: the circle whose centre is nearest the label's anchor.
+std::string fill_of(const ChartScene& s, const std::string& label)
+{
+    const ScenePrim* text = nullptr;
+    for (const ScenePrim& p : s.prims)
+        if (p.kind == ScenePrim::Kind::Text && p.text == label)
+            text = &p;
+    if (!text)
+        return "";
+    const ScenePrim* best = nullptr;
+    double bestD = 1e300;
+    for (const ScenePrim& p : s.prims) {
+        if (p.kind != ScenePrim::Kind::Circle)
+            continue;
+        const double d = std::hypot(p.x - text->x, p.y - text->y);
+        if (d < bestD) {
+            bestD = d;
+            best = &p;
+        }
+    }
+    return best && bestD < 12 ? best->fill : "";
+}
+
+} // namespace
+
+TEST(ChartSvgRoofline, PrefillAndDecodeKeepTheirColoursInAnyOrder)
+{
+    // Decode listed first, then prefill, then a third group: colours follow the group's name, not its position.
+    const ChartScene a = layout_chart(roofline({{"dec", 1, 1e12, "decode"}, {"pre", 100, 1e14, "prefill"},
+                                                {"foc", 10, 1e13, "focus"}}));
+    const ChartScene b = layout_chart(roofline({{"pre", 100, 1e14, "prefill"}, {"dec", 1, 1e12, "decode"}}));
+    EXPECT_EQ(fill_of(a, "pre"), kPrefillColor);
+    EXPECT_EQ(fill_of(b, "pre"), kPrefillColor);
+    EXPECT_EQ(fill_of(a, "dec"), kDecodeColor);
+    EXPECT_EQ(fill_of(b, "dec"), kDecodeColor);
+    EXPECT_EQ(fill_of(a, "foc"), palette_color(2));
+    EXPECT_NE(std::string(kPrefillColor), std::string(kDecodeColor));
+}
+
+TEST(ChartSvgRoofline, PointLabelsStayInsideTheChart)
+{
+    // A point at the largest intensity sits on the plot's right edge: its label must not run past the chart.
+    const std::string long_label = "flash_fwd_splitkv_kernel";
+    const double width = 720;
+    const ChartScene s = layout_chart(roofline({{long_label, 1e4, 5e14, "prefill"}, {"gemv", 0.5, 1e12, "decode"}}),
+                                      width, 360);
+    int labels = 0;
+    for (const ScenePrim& p : s.prims) {
+        if (p.kind != ScenePrim::Kind::Text || p.font_size != 9)
+            continue;
+        ++labels;
+        const double w = text_width(p.text, p.font_size);
+        const double left = p.anchor == 0 ? p.x : p.anchor == 1 ? p.x - w / 2 : p.x - w;
+        EXPECT_GE(left, 0) << p.text;
+        EXPECT_LE(left + w, width) << p.text;
+    }
+    EXPECT_EQ(labels, 2);
+}
