@@ -1,4 +1,5 @@
 #include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/diagnosis/ncu_target.h"
 
 #include <algorithm>
 #include <array>
@@ -438,6 +439,8 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             for (auto& [k, v] : m)
                 s.sources[k] = "roofline";
             s.sources["time_fraction"] = s.sources["total_ns"] = "trace (measured)";
+            if (std::string f = ncu_target_for_class(trace, an, c.op_class, c.phase).ncu_args(); !f.empty())
+                s.sources[kNcuKernelsKey] = std::move(f);
             out.push_back(std::move(s));
         }
     } else
@@ -460,6 +463,8 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["time_fraction"] = safe_div(double(c.time_ns), double(C.kernel_time_ns));
             for (auto& [k, v] : m)
                 s.sources[k] = "analysis:classes";
+            if (std::string f = ncu_target_for_class(trace, an, c.id, "").ncu_args(); !f.empty())
+                s.sources[kNcuKernelsKey] = std::move(f);
             out.push_back(std::move(s));
         }
     }
@@ -536,6 +541,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             MetricScope s;
             s.kind = ScopeKind::NcuLaunch;
             s.subject = L.name + " (ncu #" + std::to_string(L.id) + ")";
+            // The launch's own kernel, as ncu filters it (its place among the matched launches is not known here).
+            if (const std::string base = ncu_base_name(L.name); !base.empty())
+                s.sources[kNcuKernelsKey] = "-k regex:'^(.*::)?" + ncu_regex_escape(base) + "$' --launch-count 1";
             auto& m = s.metrics;
             m["trace_wall_ns"] = trace_wall;
             auto put = [&](const char* k, const std::optional<double>& v, double scale = 1.0) {

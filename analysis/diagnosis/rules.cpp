@@ -1,4 +1,5 @@
 #include "analysis/diagnosis/rules.h"
+#include "analysis/diagnosis/ncu_target.h"
 
 #include <algorithm>
 #include <cmath>
@@ -360,6 +361,11 @@ std::string fill_placeholders(const std::string& text, const MetricScope& scope,
         bool ok = true;
         if (key == "subject")
             rep = scope.subject;
+        else if (key == "ncu_kernels")
+            rep = scope.sources.count(kNcuKernelsKey) ? scope.sources.at(kNcuKernelsKey)
+                  : scope.kind == ScopeKind::Kernel
+                      ? "-k regex:'^(.*::)?" + ncu_regex_escape(ncu_base_name(scope.subject)) + "$'"
+                      : "-k regex:'" + ncu_regex_escape(scope.subject) + "'";
         else if (key == "trace")
             rep = trace_path.empty() ? "TRACE" : trace_path;
         else if (auto it = scope.metrics.find(key); it != scope.metrics.end()) {

@@ -1,5 +1,6 @@
 // The time-breakdown and Roofline sections of the report (report_model.cpp holds the rest).
 #include "analysis/report/report_sections.h"
+#include "analysis/diagnosis/ncu_target.h"
 
 #include "analysis/timeline/analysis.h"
 #include "analysis/roofline/cost_model.h"
@@ -817,7 +818,18 @@ Section build_roofline_section(BuildContext& cx)
     const std::vector<std::string> names = focus_kernel_names(cx);
     if (!names.empty()) {
         fs.blocks.push_back(Paragraph{cx.s("txt.ncu_command")});
-        fs.blocks.push_back(Code{"sh", ncu_command(names)});
+        // The shared filter (analysis/diagnosis/ncu_target.h): base names with or without a namespace, and the
+        // launch window of one steady decode step, as `sightline-cli deep-dive` and the rules write it.
+        std::string command = ncu_command(names);
+        if (cx.in.trace && cx.in.analysis) {
+            std::vector<StrId> ids;
+            for (const std::string& n : names)
+                if (const StrId id = cx.in.trace->strings.find(n); id != UINT32_MAX)
+                    ids.push_back(id);
+            if (const NcuTarget t = ncu_target(*cx.in.trace, *cx.in.analysis, ids, "decode"); !t.regex.empty())
+                command = "ncu " + t.ncu_args() + " --set full --csv --page raw -o sightline-focus <application>";
+        }
+        fs.blocks.push_back(Code{"sh", command});
         fs.blocks.push_back(Paragraph{cx.s("txt.ncu_import")});
         fs.blocks.push_back(Code{"sh", "ncu --import sightline-focus.ncu-rep --csv --page raw > focus.csv"});
     } else if (!cx.in.analysis) {

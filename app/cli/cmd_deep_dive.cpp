@@ -12,6 +12,7 @@
 #include <set>
 
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/diagnosis/ncu_target.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/trace/errors.h"
 #include "app/cli/command.h"
@@ -52,69 +53,19 @@ bool parse_count(const std::string& s, int64_t& out)
     }
 }
 
-std::string regex_escape(const std::string& s)
-{
-    std::string out;
-    for (char c : s) {
-        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
-            out += '\\';
-        out += c;
-    }
-    return out;
-}
-
 } // namespace
 
-// The ncu kernel filter and launch window for a trace's focus set (exposed for the tests through the CLI output).
-struct NcuTarget {
-    std::vector<std::string> names;   // ncu's "function" base names of the focus kernels
-    std::string regex;                // "regex:^(.*::)?(a|b)$"
-    int64_t launch_skip = 0, launch_count = 0;
-};
-
-static NcuTarget ncu_target(const PipelineResult& r)
+// The ncu kernel filter and launch window for a trace's focus set: the shared core function
+// (analysis/diagnosis/ncu_target.h) over the focus kernel names, with "regex:" for ncu's -k.
+static NcuTarget focus_ncu_target(const PipelineResult& r)
 {
-    NcuTarget t;
-    const Trace& tr = *r.trace;
-    std::set<std::string> seen;
-    std::set<StrId> focus_ids;
-    for (const auto& e : r.analysis.focus.entries) {
-        if (!e.in_top_k && !e.in_low_efficiency)
-            continue;
-        focus_ids.insert(e.name);
-        // ncu's default --kernel-name-base is "function": no return type, template arguments or parameters. Whether
-        // a namespace prefix shows differs by ncu version, so the regex takes the unqualified name with any prefix.
-        std::string base = kernel_base_name(tr.str(e.name));
-        if (const auto colons = base.rfind("::"); colons != std::string::npos)
-            base = base.substr(colons + 2);
-        if (!base.empty() && seen.insert(base).second)
-            t.names.push_back(base);
-    }
-    std::string alt;
-    for (const auto& n : t.names)
-        alt += (alt.empty() ? "" : "|") + regex_escape(n);
-    t.regex = "regex:^(.*::)?(" + alt + ")$";
-    // Steady state: the matched launches before the first decode step that is not warm-up are skipped; one
-    // steady step's matched launches are profiled.
-    int64_t steady_start = -1, steady_end = -1;
-    for (const auto& st : r.analysis.phases.steps)
-        if (!st.prefill && !st.warmup) {
-            steady_start = st.start;
-            steady_end = st.end;
-            break;
-        }
-    int64_t before = 0, in_step = 0, total = 0;
-    for (size_t i = 0; i < tr.kernels.size(); ++i) {
-        if (!focus_ids.count(tr.kernels.name[i]))
-            continue;
-        ++total;
-        if (steady_start >= 0 && tr.kernels.start[i] < steady_start)
-            ++before;
-        else if (steady_start >= 0 && tr.kernels.start[i] < steady_end)
-            ++in_step;
-    }
-    t.launch_skip = before;
-    t.launch_count = std::clamp<int64_t>(in_step > 0 ? in_step : std::min<int64_t>(total, int64_t(t.names.size())), 1, 200);
+    std::vector<StrId> focus;
+    for (const auto& e : r.analysis.focus.entries)
+        if ((e.in_top_k || e.in_low_efficiency) && std::find(focus.begin(), focus.end(), e.name) == focus.end())
+            focus.push_back(e.name);
+    NcuTarget t = ncu_target(*r.trace, r.analysis, focus, "decode");
+    if (!t.regex.empty())
+        t.regex = "regex:" + t.regex;
     return t;
 }
 
@@ -168,7 +119,7 @@ int run_deep_dive(const std::vector<std::string>& argv)
             }
         std::cout << "sightline-cli: focus set of " << trace_path << "\n";
         const PipelineResult before = run_pipeline({trace_path}, popt);
-        NcuTarget t = ncu_target(before);
+        NcuTarget t = focus_ncu_target(before);
         if (t.names.empty()) {
             std::cerr << "sightline-cli: " << trace_path << " has no kernels: no focus set to profile\n";
             return kExitInput;
