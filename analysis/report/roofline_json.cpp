@@ -27,12 +27,20 @@ json positive(double v) { return v > 0 ? json(v) : json(nullptr); }
 
 // E_roof as an efficiency only when it is physically possible (<= kMaxPlausibleERoof); above it the value moves to
 // "e_roof_inconsistent" and "e_roof" is null, so nothing reads it as an efficiency.
-void put_e_roof(json& j, const std::optional<double>& v)
+// Every such object also carries "consistency_warning": the likely causes (`why`, e.g. the class's), else a generic
+// sentence naming them.
+void put_e_roof(json& j, const std::optional<double>& v, const std::string& why = {})
 {
     const bool bad = v && *v > kMaxPlausibleERoof;
     j["e_roof"] = v && !bad ? json(*v) : json(nullptr);
-    if (bad)
+    if (bad) {
         j["e_roof_inconsistent"] = *v;
+        j["consistency_warning"] =
+            !why.empty() ? why
+                         : std::string("E_roof above the roof is impossible: check the weight/KV dtype (quantization_config, "
+                                       "--weight-dtype, --kv-dtype), tensor parallelism (--tp), the shape (--batch/"
+                                       "--prompt/--context) and the GPU (--gpu); see roofline.warnings");
+    }
 }
 
 std::string fmt_num(double v)
@@ -151,8 +159,13 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
             j["t_theory_ns"] = opt(o.t_theory_ns);
             const auto act = r.operator_actual_ns(o.name, ph.phase);
             j["t_actual_ns"] = opt(act);
+            std::string why;   // the causes named for the operator's class in this phase, when it is inconsistent too
+            for (const auto& cl : r.classes)
+                if (cl.op_class == o.op_class && cl.phase == pn && cl.e_roof_inconsistent)
+                    why = cl.inconsistency;
             put_e_roof(j, act && o.t_theory_ns && *act > 0 ? std::optional<double>(*o.t_theory_ns / *act)
-                                                            : std::nullopt);
+                                                            : std::nullopt,
+                       why);
             ops.push_back(j);
         }
         json pj;
