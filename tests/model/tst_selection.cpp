@@ -86,6 +86,28 @@ private slots:
         QCOMPARE(s.gap(), int64_t(-1));
         QCOMPARE(h.count(), 2);
     }
+
+    // A Roofline shape point's kernels: sorted, unique, no negative rows; a real kernel-name selection (another set)
+    // and clear() drop them; no signal without a change.
+    void highlightedKernelsAreASetClearedByAKernelName()
+    {
+        Selection s;
+        QSignalSpy changed(&s, &Selection::highlightedKernelsChanged);
+        s.setHighlightedKernels({9, 3, -1, 3, 5});
+        QCOMPARE(s.highlightedKernels(), (std::vector<int64_t>{3, 5, 9}));
+        QCOMPARE(changed.count(), 1);
+        s.setHighlightedKernels({5, 9, 3});
+        QCOMPARE(changed.count(), 1);
+        s.setKernelName(UINT32_MAX);   // no name: the set stays (the Roofline clears the name before setting it)
+        QCOMPARE(s.highlightedKernels().size(), size_t(3));
+        s.setKernelName(7);
+        QVERIFY(s.highlightedKernels().empty());
+        QCOMPARE(changed.count(), 2);
+        s.setHighlightedKernels({1});
+        s.clear();
+        QVERIFY(s.highlightedKernels().empty());
+        QCOMPARE(changed.count(), 4);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSelection)
