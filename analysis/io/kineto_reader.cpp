@@ -39,6 +39,7 @@ namespace {
 namespace od = simdjson::ondemand;
 
 constexpr size_t kChunk = 8u << 20;            // bytes read per refill
+constexpr size_t kMinChunk = 4u << 10;          // the smallest first buffer
 constexpr size_t kMaxEventBytes = 64u << 20;   // one event larger than this is garbage, not a trace (issue 17:
                                                 // 256 MB let one 1 GB string in a 1 MB .gz reach 548 MB)
 constexpr size_t kMaxMetaBytes = 64u << 20;    // a top-level metadata value we keep (bigger ones are skipped)
@@ -562,7 +563,10 @@ public:
     KinetoReader(const std::string& path, const LoadControl& control)
         : path_(path), control_(control), in_(path)
     {
-        buf_.resize(kChunk + simdjson::SIMDJSON_PADDING);
+        // A small file gets a buffer its size (a compressed one eight times its size) rather than a zero-filled
+        // 8 MB chunk; the first refill that does not reach the end grows it to the chunk.
+        const uint64_t hint = in_.compressed() ? in_.file_size() * 8 : in_.file_size() + 1;
+        buf_.resize(static_cast<size_t>(std::clamp<uint64_t>(hint, kMinChunk, kChunk)) + simdjson::SIMDJSON_PADDING);
         trace_.meta.format = "kineto-json";
         trace_.meta.source_path = path;
     }
@@ -593,7 +597,9 @@ private:
             keep_from = 0;
         }
         const size_t data_cap = buf_.size() - simdjson::SIMDJSON_PADDING;
-        if (end_ == data_cap) {
+        if (data_cap < kChunk && base_offset_ + end_ > 0) {
+            buf_.resize(kChunk + simdjson::SIMDJSON_PADDING);   // a small first buffer did not hold the file
+        } else if (end_ == data_cap) {
             if (data_cap >= kMaxEventBytes + kChunk)
                 throw TraceError(path_, where(), "JSON values (events) smaller than 64 MB",
                                  "a single value larger than that");
