@@ -175,4 +175,13 @@ TEST(RooflineIntegrity, RocmDeviceNamesResolve)
     EXPECT_TRUE(mi300->peaks.bf16.has_value());
     EXPECT_EQ(db.match_device("gfx942:sramecc+:xnack-")->name, "MI300X");
     EXPECT_EQ(db.match_device("gfx9420"), nullptr);
+    // CDNA2: ROCm shows each MI250X die (GCD) as a device, so gfx90a gets the board's rates halved.
+    const GpuSpec* mi250x = db.match_device("gfx90a:sramecc+:xnack-");
+    ASSERT_NE(mi250x, nullptr);
+    EXPECT_EQ(mi250x->name, "MI250X (one GCD)");
+    EXPECT_DOUBLE_EQ(*mi250x->peaks.bf16, 383.0e12 / 2);
+    EXPECT_DOUBLE_EQ(mi250x->mem_bw_Bps, 1638e9);
+    EXPECT_FALSE(mi250x->peaks.fp8.has_value());
+    EXPECT_EQ(db.match_device("AMD Instinct MI250X")->name, "MI250X (one GCD)");
+    EXPECT_EQ(db.match_device("gfx90a0"), nullptr);
 }
