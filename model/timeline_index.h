@@ -16,6 +16,7 @@
 #include "analysis/trace/trace.h"
 #include "analysis/trace/load_control.h"
 #include "model/kernel_lookup.h"
+#include "model/packed_refs.h"
 
 namespace sl {
 
@@ -45,8 +46,9 @@ struct TimelineLane {
     uint8_t depth = 0;            // Nvtx
     // Packed refs (kind << 29 | row), sorted by start. In a gap lane, item i is gap i and items[i] is the GPU op
     // whose start closes it, gapBefore[i] the op whose end opens it: 8 bytes per gap instead of two times.
-    std::vector<uint32_t> items;
-    std::vector<uint32_t> gapBefore;
+    // Both are packed (PackedRefs: about 1 byte per item where neighbouring items are close rows).
+    PackedRefs items;
+    PackedRefs gapBefore;
     std::vector<int64_t> blockMaxEnd;   // running max of ends up to the end of each block of kBlock items
     // levels[L]: merged spans for 2^L ns per pixel; empty when not worth storing (draw the items directly).
     std::vector<std::vector<LodSpan>> levels;
@@ -127,7 +129,6 @@ public:
     size_t memoryBytes() const;
 
 private:
-    void addLevels(TimelineLane& lane) const;
     std::shared_ptr<const Trace> trace_;
     std::shared_ptr<const KernelLookup> lookup_;
     std::vector<TimelineLane> lanes_;
