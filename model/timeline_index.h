@@ -2,11 +2,12 @@
 // The timeline's level-of-detail index, built once per trace on a worker and immutable afterwards.
 //
 // Lanes: per device, one lane per stream (kernels, copies, memsets) and one idle-gap lane; per CPU thread one
-// lane of API calls and one lane per NVTX nesting depth. A lane holds its items as 4-byte references into the
-// trace, sorted by start, plus the running maximum of their ends every kBlock items (so the first visible item is
+// lane of API calls and one lane per NVTX nesting depth. A lane holds its items as references into the trace
+// (packed, about 1 byte each: PackedRefs), sorted by start, plus the running maximum of their ends every kBlock items (so the first visible item is
 // found by binary search even when items overlap). For every zoom level 2^L ns per pixel where it pays off, runs of
 // items narrower than a bucket and separated by less than a bucket are pre-merged into one "N kernels" span; a
-// view draws at most a few spans per pixel and never walks every event.
+// view draws at most a few spans per pixel and never walks every event. The build is a few O(n) passes per lane,
+// lanes on parallel threads (SIGHTLINE_LOAD_THREADS; the result does not depend on the thread count).
 
 #include <QString>
 #include <cstdint>
