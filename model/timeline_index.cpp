@@ -1,8 +1,11 @@
 #include "model/timeline_index.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_map>
+
+#include "analysis/io/parallel.h"
 
 namespace sl {
 
@@ -136,50 +139,173 @@ int TimelineIndex::laneOfApi(uint32_t api) const
     return it != apiLanes_.end() && it->first == th ? it->second : -1;
 }
 
-void TimelineIndex::addLevels(TimelineLane& lane) const
+// Greedy merge of a lane's items at one bucket size, the rule the view applies when it draws items directly: a run
+// grows while both it and the next item are mergeable (several items, or narrower than a bucket) and the gap to the
+// next item is under a bucket. A coarser bucket merges everything a finer one does (the run so far only grows, its
+// end only moves right), so the number of spans never grows with the level and level L + 1 can be built from the
+// spans of level L instead of from the items.
+namespace {
+
+template <class Times>
+size_t countSpans(const Times& times, uint32_t n, int64_t bucket, size_t limit)
 {
-    const uint32_t n = static_cast<uint32_t>(lane.items.size());
-    if (n < 64)
-        return;   // small lanes are drawn directly at every zoom
-    std::vector<LodSpan> prev;   // the last stored level, to build the next from
-    for (int level = 0; level <= kMaxLevel; ++level) {
-        const int64_t bucket = int64_t(1) << level;
-        std::vector<LodSpan> spans;
-        auto push = [&](int64_t s, int64_t e, uint32_t first, uint32_t count) {
-            if (!spans.empty()) {
-                LodSpan& c = spans.back();
-                if (mergeable(c.start, c.end, c.count, bucket) && mergeable(s, e, count, bucket) &&
-                    s - c.end < bucket) {
-                    c.end = std::max(c.end, e);
-                    c.count += count;
-                    return;
-                }
-            }
-            spans.push_back({s, e, first, count});
-        };
-        if (prev.empty()) {
-            spans.reserve(n / 4);
-            for (uint32_t i = 0; i < n; ++i)
-                push(itemStart(lane, i), itemEnd(lane, i), i, 1);
-        } else {
-            for (const LodSpan& p : prev)
-                push(p.start, p.end, p.first, p.count);
-        }
-        if (spans.size() * 4 > n) {
-            lane.levels.emplace_back();   // not worth storing: the view merges the items itself
+    size_t count = 0;
+    int64_t cs = 0, ce = 0;
+    uint32_t cc = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        const int64_t s = times.start(i), e = times.end(i);
+        if (cc > 0 && mergeable(cs, ce, cc, bucket) && e - s < bucket && s - ce < bucket) {
+            ce = std::max(ce, e);
+            ++cc;
             continue;
         }
-        spans.shrink_to_fit();
-        const bool done = spans.size() <= 1;
-        prev = spans;
-        lane.levels.push_back(std::move(spans));
-        if (done)
-            break;   // higher levels would be the same single span: the view uses the last level
+        if (++count > limit)
+            return count;   // already too many to be worth storing
+        cs = s;
+        ce = e;
+        cc = 1;
     }
-    // Drop trailing empty levels (never merged enough to be stored).
-    while (!lane.levels.empty() && lane.levels.back().empty())
-        lane.levels.pop_back();
+    return count;
 }
+
+template <class Times>
+std::vector<LodSpan> spansFromItems(const Times& times, uint32_t n, int64_t bucket, size_t expected)
+{
+    std::vector<LodSpan> spans;
+    spans.reserve(expected);
+    for (uint32_t i = 0; i < n; ++i) {
+        const int64_t s = times.start(i), e = times.end(i);
+        if (!spans.empty()) {
+            LodSpan& c = spans.back();
+            if (mergeable(c.start, c.end, c.count, bucket) && e - s < bucket && s - c.end < bucket) {
+                c.end = std::max(c.end, e);
+                ++c.count;
+                continue;
+            }
+        }
+        spans.push_back({s, e, i, 1});
+    }
+    return spans;
+}
+
+// The spans of the next coarser level from those of the level below. Counts first, so the level is allocated once
+// at its final size.
+std::vector<LodSpan> spansFromSpans(const std::vector<LodSpan>& prev, int64_t bucket)
+{
+    auto joins = [bucket](const LodSpan& c, const LodSpan& p) {
+        return mergeable(c.start, c.end, c.count, bucket) && mergeable(p.start, p.end, p.count, bucket) &&
+               p.start - c.end < bucket;
+    };
+    size_t count = 0;
+    {
+        LodSpan c{};
+        for (const LodSpan& p : prev) {
+            if (count > 0 && joins(c, p)) {
+                c.end = std::max(c.end, p.end);
+                c.count += p.count;
+                continue;
+            }
+            ++count;
+            c = p;
+        }
+    }
+    std::vector<LodSpan> spans;
+    spans.reserve(count);
+    for (const LodSpan& p : prev) {
+        if (!spans.empty() && joins(spans.back(), p)) {
+            LodSpan& c = spans.back();
+            c.end = std::max(c.end, p.end);
+            c.count += p.count;
+            continue;
+        }
+        spans.push_back(p);
+    }
+    return spans;
+}
+
+// Item times of one lane during the build, read from its plain reference vectors (packed into PackedRefs once the
+// lane is done), without the per-item switch on the item's kind where the lane holds one kind only.
+struct LaneTimes {
+    const Trace& t;
+    bool gaps = false;
+    const uint32_t* items = nullptr;
+    const uint32_t* gapBefore = nullptr;
+    const int64_t* starts = nullptr;   // set when every item is a row of one table
+    const int64_t* ends = nullptr;
+    int64_t start(uint32_t i) const
+    {
+        if (gaps)
+            return packedEnd(t, gapBefore[i]);
+        return starts ? starts[items[i] & kRowMask] : packedStart(t, items[i]);
+    }
+    int64_t end(uint32_t i) const
+    {
+        if (gaps)
+            return packedStart(t, items[i]);
+        return ends ? ends[items[i] & kRowMask] : packedEnd(t, items[i]);
+    }
+};
+
+LaneTimes laneTimes(const Trace& t, LaneKind kind, const std::vector<uint32_t>& items,
+                    const std::vector<uint32_t>& gapBefore)
+{
+    LaneTimes lt{t, kind == LaneKind::Gaps, items.data(), gapBefore.data()};
+    if (lt.gaps || items.empty())
+        return lt;
+    const uint32_t k = items.front() >> kRowBits;
+    for (uint32_t p : items)
+        if ((p >> kRowBits) != k)
+            return lt;
+    switch (static_cast<ItemKind>(k)) {
+    case ItemKind::Kernel: lt.starts = t.kernels.start.data(); lt.ends = t.kernels.end.data(); break;
+    case ItemKind::Memcpy: lt.starts = t.memcpy.start.data(); lt.ends = t.memcpy.end.data(); break;
+    case ItemKind::Memset: lt.starts = t.memset.start.data(); lt.ends = t.memset.end.data(); break;
+    case ItemKind::Api: lt.starts = t.api.start.data(); lt.ends = t.api.end.data(); break;
+    case ItemKind::Range: lt.starts = t.ranges.start.data(); lt.ends = t.ranges.end.data(); break;
+    case ItemKind::Gap: break;
+    }
+    return lt;
+}
+
+// The stored levels of a lane of n items.
+std::vector<std::vector<LodSpan>> levelsOf(const LaneTimes& times, uint32_t n, const std::atomic<bool>* cancel)
+{
+    std::vector<std::vector<LodSpan>> levels;
+    if (n < 64)
+        return levels;   // small lanes are drawn directly at every zoom
+    // A level is stored when it merges the lane at least 4:1; finer ones are left empty (the view merges the items
+    // itself there). The span count only falls with the level, so the first stored level is found by a binary
+    // search of counting passes that stop as soon as the count is too high.
+    const size_t limit = n / 4;
+    constexpr int kMaxLevel = TimelineIndex::kMaxLevel;
+    int lo = 0, hi = kMaxLevel + 1;   // first stored level in [lo, hi]; kMaxLevel + 1 = none
+    size_t firstCount = 0;
+    while (lo < hi) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return levels;
+        const int mid = lo + (hi - lo) / 2;
+        const size_t c = countSpans(times, n, int64_t(1) << mid, limit);
+        if (c <= limit) {
+            hi = mid;
+            firstCount = c;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    if (lo > kMaxLevel)
+        return levels;   // never merged enough to be stored
+    levels.resize(size_t(lo));
+    levels.push_back(spansFromItems(times, n, int64_t(1) << lo, firstCount));
+    // Higher levels would all be the same single span once one is reached: the view uses the last level.
+    for (int level = lo + 1; level <= kMaxLevel && levels.back().size() > 1; ++level) {
+        if (cancel && cancel->load(std::memory_order_relaxed))
+            return levels;
+        levels.push_back(spansFromSpans(levels.back(), int64_t(1) << level));
+    }
+    return levels;
+}
+
+} // namespace
 
 std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const Trace> tracePtr, const LoadControl& control)
 {
@@ -187,8 +313,12 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     idx->trace_ = std::move(tracePtr);
     const Trace& t = *idx->trace_;
     const KernelTable& k = t.kernels;
+    const unsigned threads = reader_threads();
 
-    // ---- GPU lanes: one per (device, stream), then the device's gap lane ---------------------------------------
+    // ---- Lanes, in display order: per device its stream lanes then its gap lane; per CPU thread its API lane
+    // then its NVTX depths. Filled on this thread in one pass per table; sorted, gap-scanned and levelled per lane
+    // on all threads below (each lane is its own task with its own output, so the index does not depend on the
+    // thread count).
     std::map<std::pair<uint16_t, uint32_t>, std::vector<uint32_t>> streams;
     for (uint32_t i = 0; i < k.size(); ++i)
         streams[{k.device[i], k.stream[i]}].push_back(pack(ItemKind::Kernel, i));
@@ -198,89 +328,48 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
         streams[{t.memset.device[i], t.memset.stream[i]}].push_back(pack(ItemKind::Memset, i));
     control.check();
 
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    auto finishLane = [&](TimelineLane& lane) {
-        // sort by (start, packed ref); gap lanes are built in order already
-        if (lane.kind != LaneKind::Gaps) {
-            std::vector<std::pair<int64_t, uint32_t>> keyed(lane.items.size());
-            for (uint32_t i = 0; i < lane.items.size(); ++i)
-                keyed[i] = {idx->itemStart(lane, i), lane.items[i]};
-            std::sort(keyed.begin(), keyed.end());
-            for (uint32_t i = 0; i < keyed.size(); ++i)
-                lane.items[i] = keyed[i].second;
-        }
-        int64_t running = INT64_MIN;
-        lane.blockMaxEnd.clear();
-        for (uint32_t i = 0; i < lane.items.size(); ++i) {
-            running = std::max(running, idx->itemEnd(lane, i));
-            if ((i + 1) % kBlock == 0 || i + 1 == lane.items.size())
-                lane.blockMaxEnd.push_back(running);
-        }
-        if (!lane.items.empty()) {
-            lo = std::min(lo, idx->itemStart(lane, 0));
-            hi = std::max(hi, running);
-        }
-        lane.items.shrink_to_fit();
-        idx->addLevels(lane);
-        control.check();
+    struct GapLaneTask {
+        size_t lane;                  // the gap lane
+        std::vector<size_t> streams;  // the device's stream lanes
     };
-
-    struct Busy {
-        int64_t start, end;
-        uint32_t ref;
-        bool operator<(const Busy& o) const { return start != o.start ? start < o.start : ref < o.ref; }
+    std::vector<GapLaneTask> gapTasks;
+    // Each lane's references as plain vectors while it is built; packed into the lane once its levels are done.
+    struct Raw {
+        std::vector<uint32_t> items, gapBefore;
     };
-    std::map<uint16_t, std::vector<Busy>> busyByDevice;
-    uint16_t currentDevice = UINT16_MAX;
-    auto addGapLane = [&](uint16_t device) {
-        auto& iv = busyByDevice[device];
-        std::sort(iv.begin(), iv.end());
+    std::vector<Raw> raw;
+    auto addGapLane = [&](uint16_t device, std::vector<size_t> streamLanes) {
         TimelineLane gl;
         gl.kind = LaneKind::Gaps;
         gl.device = device;
-        int64_t curEnd = INT64_MIN;
-        uint32_t curRef = 0;
-        for (const Busy& b : iv) {
-            if (b.end <= b.start)
-                continue;
-            if (curEnd != INT64_MIN && b.start > curEnd) {
-                gl.gapBefore.push_back(curRef);
-                gl.items.push_back(b.ref);
-            }
-            if (b.end > curEnd) {
-                curEnd = b.end;
-                curRef = b.ref;
-            }
-        }
-        gl.gapBefore.shrink_to_fit();
-        iv.clear();
-        iv.shrink_to_fit();
-        finishLane(gl);
+        gapTasks.push_back({idx->lanes_.size(), std::move(streamLanes)});
         idx->lanes_.push_back(std::move(gl));
+        raw.emplace_back();
     };
-    for (auto& [key, items] : streams) {
-        if (key.first != currentDevice && currentDevice != UINT16_MAX)
-            addGapLane(currentDevice);
-        currentDevice = key.first;
-        TimelineLane lane;
-        lane.kind = LaneKind::Stream;
-        lane.device = key.first;
-        lane.stream = key.second;
-        lane.items = std::move(items);
-        auto& iv = busyByDevice[key.first];
-        for (uint32_t i = 0; i < lane.items.size(); ++i)
-            iv.push_back({idx->itemStart(lane, i), idx->itemEnd(lane, i), lane.items[i]});
-        finishLane(lane);
-        idx->streamLanes_.emplace_back((uint64_t(key.first) << 32) | key.second, int(idx->lanes_.size()));
-        idx->lanes_.push_back(std::move(lane));
+    {
+        uint16_t currentDevice = UINT16_MAX;
+        std::vector<size_t> deviceLanes;
+        for (auto& [key, items] : streams) {
+            if (key.first != currentDevice && currentDevice != UINT16_MAX)
+                addGapLane(currentDevice, std::move(deviceLanes));
+            if (key.first != currentDevice)
+                deviceLanes.clear();
+            currentDevice = key.first;
+            TimelineLane lane;
+            lane.kind = LaneKind::Stream;
+            lane.device = key.first;
+            lane.stream = key.second;
+            raw.push_back({std::move(items), {}});
+            deviceLanes.push_back(idx->lanes_.size());
+            idx->streamLanes_.emplace_back((uint64_t(key.first) << 32) | key.second, int(idx->lanes_.size()));
+            idx->lanes_.push_back(std::move(lane));
+        }
+        if (currentDevice != UINT16_MAX)
+            addGapLane(currentDevice, std::move(deviceLanes));
+        streams.clear();
     }
-    if (currentDevice != UINT16_MAX)
-        addGapLane(currentDevice);
-    streams.clear();
-    const int64_t gpuLo = lo, gpuHi = hi;
-    control.report(0.5, "timeline");
+    const size_t gpuLanes = idx->lanes_.size();
 
-    // ---- CPU lanes: per thread, API calls then NVTX depths ---------------------------------------------------
     std::map<uint32_t, std::vector<uint32_t>> apiByThread;
     for (uint32_t i = 0; i < t.api.size(); ++i)
         apiByThread[t.api.thread[i]].push_back(pack(ItemKind::Api, i));
@@ -288,20 +377,19 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     for (uint32_t i = 0; i < t.ranges.size(); ++i)
         if (t.ranges.kind[i] != RangeKind::CpuOp)
             nvtx[{t.ranges.thread[i], t.ranges.depth[i]}].push_back(pack(ItemKind::Range, i));
-    std::vector<uint32_t> threads;
+    std::vector<uint32_t> threadIds;
     for (const auto& [th, v] : apiByThread)
-        threads.push_back(th);
+        threadIds.push_back(th);
     for (const auto& [key, v] : nvtx)
-        threads.push_back(key.first);
-    std::sort(threads.begin(), threads.end());
-    threads.erase(std::unique(threads.begin(), threads.end()), threads.end());
-    for (uint32_t th : threads) {
+        threadIds.push_back(key.first);
+    std::sort(threadIds.begin(), threadIds.end());
+    threadIds.erase(std::unique(threadIds.begin(), threadIds.end()), threadIds.end());
+    for (uint32_t th : threadIds) {
         if (auto it = apiByThread.find(th); it != apiByThread.end()) {
             TimelineLane lane;
             lane.kind = LaneKind::ApiThread;
             lane.thread = th;
-            lane.items = std::move(it->second);
-            finishLane(lane);
+            raw.push_back({std::move(it->second), {}});
             idx->apiLanes_.emplace_back(th, int(idx->lanes_.size()));
             idx->lanes_.push_back(std::move(lane));
         }
@@ -310,13 +398,167 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
             lane.kind = LaneKind::Nvtx;
             lane.thread = th;
             lane.depth = it->first.second;
-            lane.items = std::move(it->second);
-            finishLane(lane);
+            raw.push_back({std::move(it->second), {}});
             idx->lanes_.push_back(std::move(lane));
         }
     }
+    apiByThread.clear();
+    nvtx.clear();
     std::sort(idx->streamLanes_.begin(), idx->streamLanes_.end());
     std::sort(idx->apiLanes_.begin(), idx->apiLanes_.end());
+    control.check();
+    control.report(0.2, "timeline");
+
+    std::vector<TimelineLane>& lanes = idx->lanes_;
+    auto timesOf = [&](size_t li) { return laneTimes(t, lanes[li].kind, raw[li].items, raw[li].gapBefore); };
+    auto blockMaxima = [&](size_t li) {
+        const LaneTimes times = timesOf(li);
+        const size_t n = raw[li].items.size();
+        TimelineLane& lane = lanes[li];
+        int64_t running = INT64_MIN;
+        lane.blockMaxEnd.clear();
+        lane.blockMaxEnd.reserve((n + kBlock - 1) / kBlock);
+        for (uint32_t i = 0; i < n; ++i) {
+            running = std::max(running, times.end(i));
+            if ((i + 1) % kBlock == 0 || i + 1 == n)
+                lane.blockMaxEnd.push_back(running);
+        }
+    };
+    // Largest lanes first, so one long lane does not start last on a busy thread.
+    auto bySize = [&](std::vector<size_t> order) {
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return raw[a].items.size() > raw[b].items.size(); });
+        return order;
+    };
+    auto runAll = [&](const std::vector<size_t>& order, const std::function<void(size_t)>& work) {
+        TaskRun run;
+        run_tasks(order.size(), threads, run, [&](size_t task, unsigned) {
+            if (!control.cancelled())
+                work(order[task]);
+        });
+        control.check();
+        if (run.first_failed.load() != SIZE_MAX)
+            std::rethrow_exception(run.errors[run.first_failed.load()]);
+    };
+
+    // ---- Stream, API and NVTX lanes: sort by (start, packed ref) unless already in that order (the readers give
+    // each table in time order, so usually they are), then the block maxima.
+    std::vector<size_t> itemLanes;
+    for (size_t i = 0; i < lanes.size(); ++i)
+        if (lanes[i].kind != LaneKind::Gaps)
+            itemLanes.push_back(i);
+    runAll(bySize(itemLanes), [&](size_t li) {
+        std::vector<uint32_t>& items = raw[li].items;
+        const LaneTimes times = timesOf(li);
+        const uint32_t n = static_cast<uint32_t>(items.size());
+        bool sorted = true;
+        for (uint32_t i = 1; i < n && sorted; ++i) {
+            const int64_t a = times.start(i - 1), b = times.start(i);
+            sorted = a < b || (a == b && items[i - 1] < items[i]);
+        }
+        if (!sorted) {
+            std::vector<std::pair<int64_t, uint32_t>> keyed(n);
+            for (uint32_t i = 0; i < n; ++i)
+                keyed[i] = {times.start(i), items[i]};
+            std::sort(keyed.begin(), keyed.end());
+            for (uint32_t i = 0; i < n; ++i)
+                items[i] = keyed[i].second;
+        }
+        blockMaxima(li);
+    });
+    control.report(0.4, "timeline");
+
+    // ---- Gap lanes: walk the device's stream lanes merged by (start, packed ref) (each is sorted already), so the
+    // device's ops never need one sorted copy. A gap opens where an op starts after everything before it ended.
+    {
+        std::vector<size_t> order(gapTasks.size());
+        for (size_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        runAll(order, [&](size_t g) {
+            const GapLaneTask& task = gapTasks[g];
+            Raw& gl = raw[task.lane];
+            struct Head {
+                int64_t start;
+                uint32_t ref;
+                uint32_t lane;   // position in task.streams
+                uint32_t pos;
+                bool operator>(const Head& o) const { return start != o.start ? start > o.start : ref > o.ref; }
+            };
+            std::vector<LaneTimes> times;
+            std::vector<Head> heap;
+            for (size_t s = 0; s < task.streams.size(); ++s) {
+                times.push_back(timesOf(task.streams[s]));
+                if (!raw[task.streams[s]].items.empty())
+                    heap.push_back({times.back().start(0), raw[task.streams[s]].items[0], uint32_t(s), 0});
+            }
+            std::make_heap(heap.begin(), heap.end(), std::greater<>());
+            int64_t curEnd = INT64_MIN;
+            uint32_t curRef = 0;
+            while (!heap.empty()) {
+                std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+                Head h = heap.back();
+                const std::vector<uint32_t>& sl = raw[task.streams[h.lane]].items;
+                const int64_t e = times[h.lane].end(h.pos);
+                if (e > h.start) {
+                    if (curEnd != INT64_MIN && h.start > curEnd) {
+                        gl.gapBefore.push_back(curRef);
+                        gl.items.push_back(h.ref);
+                    }
+                    if (e > curEnd) {
+                        curEnd = e;
+                        curRef = h.ref;
+                    }
+                }
+                if (++h.pos < sl.size()) {
+                    heap.back() = {times[h.lane].start(h.pos), sl[h.pos], h.lane, h.pos};
+                    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+                } else {
+                    heap.pop_back();
+                }
+            }
+            blockMaxima(task.lane);
+        });
+    }
+    control.report(0.6, "timeline");
+
+    // ---- Levels of every lane, and the per-name kernel lookup beside them.
+    std::shared_ptr<const KernelLookup> lookup;
+    {
+        std::vector<size_t> all(lanes.size());
+        for (size_t i = 0; i < all.size(); ++i)
+            all[i] = i;
+        std::vector<size_t> order = bySize(all);
+        // The lookup sorts every kernel once: as large as the largest lane, so it goes early.
+        order.insert(order.begin() + std::min<size_t>(1, order.size()), SIZE_MAX);
+        LoadControl quiet;   // no progress from other threads: the callback belongs to the calling one
+        quiet.cancel = control.cancel;
+        runAll(order, [&](size_t li) {
+            if (li == SIZE_MAX)
+                lookup = KernelLookup::build(idx->trace_, quiet);
+            else {
+                lanes[li].levels = levelsOf(timesOf(li), uint32_t(raw[li].items.size()), control.cancel);
+                lanes[li].items = PackedRefs(raw[li].items);
+                lanes[li].gapBefore = PackedRefs(raw[li].gapBefore);
+                raw[li] = Raw{};
+            }
+        });
+    }
+
+    int64_t lo = INT64_MAX, hi = INT64_MIN, gpuLo = INT64_MAX, gpuHi = INT64_MIN;
+    for (size_t i = 0; i < lanes.size(); ++i) {
+        if (i == gpuLanes) {
+            gpuLo = lo;
+            gpuHi = hi;
+        }
+        if (lanes[i].items.empty())
+            continue;
+        lo = std::min(lo, idx->itemStart(lanes[i], 0));
+        hi = std::max(hi, lanes[i].blockMaxEnd.back());
+    }
+    if (gpuLanes == lanes.size()) {
+        gpuLo = lo;
+        gpuHi = hi;
+    }
     if (lo == INT64_MAX) {
         lo = t.meta.capture_start;
         hi = t.meta.capture_end;
@@ -326,7 +568,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     idx->gpuStart_ = gpuLo == INT64_MAX ? idx->start_ : gpuLo;
     idx->gpuEnd_ = gpuLo == INT64_MAX ? idx->end_ : gpuHi;
     idx->origin_ = timeOrigin(t, idx->start_);
-    idx->lookup_ = KernelLookup::build(idx->trace_, control);
+    idx->lookup_ = std::move(lookup);
     control.report(1.0, "timeline");
     return idx;
 }
@@ -463,8 +705,7 @@ size_t TimelineIndex::memoryBytes() const
 {
     size_t b = sizeof(*this) + lanes_.capacity() * sizeof(TimelineLane);
     for (const TimelineLane& l : lanes_) {
-        b += l.items.capacity() * sizeof(uint32_t) + l.blockMaxEnd.capacity() * sizeof(int64_t) +
-             l.gapBefore.capacity() * sizeof(uint32_t) +
+        b += l.items.memoryBytes() + l.blockMaxEnd.capacity() * sizeof(int64_t) + l.gapBefore.memoryBytes() +
              l.levels.capacity() * sizeof(std::vector<LodSpan>);
         for (const auto& lv : l.levels)
             b += lv.capacity() * sizeof(LodSpan);

@@ -2,11 +2,12 @@
 // The timeline's level-of-detail index, built once per trace on a worker and immutable afterwards.
 //
 // Lanes: per device, one lane per stream (kernels, copies, memsets) and one idle-gap lane; per CPU thread one
-// lane of API calls and one lane per NVTX nesting depth. A lane holds its items as 4-byte references into the
-// trace, sorted by start, plus the running maximum of their ends every kBlock items (so the first visible item is
+// lane of API calls and one lane per NVTX nesting depth. A lane holds its items as references into the trace
+// (packed, about 1 byte each: PackedRefs), sorted by start, plus the running maximum of their ends every kBlock items (so the first visible item is
 // found by binary search even when items overlap). For every zoom level 2^L ns per pixel where it pays off, runs of
 // items narrower than a bucket and separated by less than a bucket are pre-merged into one "N kernels" span; a
-// view draws at most a few spans per pixel and never walks every event.
+// view draws at most a few spans per pixel and never walks every event. The build is a few O(n) passes per lane,
+// lanes on parallel threads (SIGHTLINE_LOAD_THREADS; the result does not depend on the thread count).
 
 #include <QString>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "analysis/trace/trace.h"
 #include "analysis/trace/load_control.h"
 #include "model/kernel_lookup.h"
+#include "model/packed_refs.h"
 
 namespace sl {
 
@@ -45,8 +47,9 @@ struct TimelineLane {
     uint8_t depth = 0;            // Nvtx
     // Packed refs (kind << 29 | row), sorted by start. In a gap lane, item i is gap i and items[i] is the GPU op
     // whose start closes it, gapBefore[i] the op whose end opens it: 8 bytes per gap instead of two times.
-    std::vector<uint32_t> items;
-    std::vector<uint32_t> gapBefore;
+    // Both are packed (PackedRefs: about 1 byte per item where neighbouring items are close rows).
+    PackedRefs items;
+    PackedRefs gapBefore;
     std::vector<int64_t> blockMaxEnd;   // running max of ends up to the end of each block of kBlock items
     // levels[L]: merged spans for 2^L ns per pixel; empty when not worth storing (draw the items directly).
     std::vector<std::vector<LodSpan>> levels;
@@ -127,7 +130,6 @@ public:
     size_t memoryBytes() const;
 
 private:
-    void addLevels(TimelineLane& lane) const;
     std::shared_ptr<const Trace> trace_;
     std::shared_ptr<const KernelLookup> lookup_;
     std::vector<TimelineLane> lanes_;

@@ -54,7 +54,16 @@ run "nsys: load + summary of a 1,000,000-kernel export vs the sqlite3 scan of th
     "$out/nsys1m.log" "$bench/bench_summary" 1000000 200000
 run "Kineto: reader throughput on a ~300 MB JSON vs Python's json.load of the same file" \
     "$out/kineto.log" "$bench/bench_kineto" --dir "$out"
+if [[ -x "$bench/bench_timeline" ]]; then
+  run "Timeline level-of-detail index and paint, 1,000,000 kernels (index built single-threaded, then parallel)" \
+      "$out/timeline1m.log" "$bench/bench_timeline" 1000000
+else
+  echo "(bench_timeline not built: the GUI is off in $build; skipping the timeline index)"
+fi
 if (( large )); then
+  if [[ -x "$bench/bench_timeline" ]]; then
+    run "Timeline index and paint, 10,000,000 kernels" "$out/timeline10m.log" "$bench/bench_timeline" 10000000
+  fi
   run "nsys: 10,000,000-kernel export" "$out/nsys10m.log" "$bench/bench_summary" 10000000 2000000
   run "Kineto: ~2.1 GB JSON" "$out/kineto2g.log" "$bench/bench_kineto" --kernels 2800000 --dir "$out" --no-python
 fi
@@ -62,6 +71,6 @@ fi
 echo "== Ratios (each against its baseline measured in the same run)"
 for log in "$out"/*.log; do
   echo "-- $(basename "$log" .log)"
-  grep -E '^(ratio|sqlite3 scan|load \+ summary|parallel load CPU|CPU time|reader, |python json.load|memory:|Trace::memory_bytes|peak RSS|machine:)' "$log" \
+  grep -E '^(ratio|sqlite3 scan|load \+ summary|parallel load CPU|CPU time|reader, |python json.load|memory:|index:|frames|Trace::memory_bytes|peak RSS|machine:)' "$log" \
     | sed 's/^/   /'
 done

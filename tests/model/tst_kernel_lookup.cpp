@@ -134,6 +134,37 @@ private slots:
         QCOMPARE(lk->percentileOf(1), 0.0);          // b: neither is shorter
         QCOMPARE(lk->names().front().name, a);       // 900 ns before b's 100 ns
     }
+
+    // Groups big enough for the radix sort (one name with 20,000 instances, durations spread over 2^0..2^31 ns with
+    // many ties) and one with a duration past 2^32 ns (the comparison sort): instances in (duration, -row) order.
+    void bigGroupsSortLikeTheComparison()
+    {
+        auto t = std::make_shared<Trace>();
+        const uint16_t dev = t->device_index(0);
+        const StrId big = t->strings.intern("big"), huge = t->strings.intern("huge");
+        uint64_t x = 12345;
+        for (int i = 0; i < 20000; ++i) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            const int64_t d = i % 3 == 0 ? int64_t(x >> 61) : int64_t((x >> 33) >> (x >> 59));
+            const size_t r = t->kernels.append(int64_t(i) * 10, int64_t(i) * 10 + d, i % 7 == 0 ? huge : big);
+            t->kernels.device[r] = dev;
+        }
+        t->kernels.end[7] = t->kernels.start[7] + (int64_t(1) << 33);   // a "huge" instance past 2^32 ns
+        t->finish();
+        auto lk = KernelLookup::build(t);
+        for (StrId name : {big, huge}) {
+            std::vector<std::pair<int64_t, int64_t>> expected;   // (duration, -row)
+            for (uint32_t i = 0; i < t->kernels.size(); ++i)
+                if (t->kernels.name[i] == name)
+                    expected.emplace_back(t->kernels.end[i] - t->kernels.start[i], -int64_t(i));
+            std::sort(expected.begin(), expected.end());
+            const auto rows = lk->instances(name);
+            QCOMPARE(rows.size(), expected.size());
+            for (size_t j = 0; j < rows.size(); ++j)
+                QCOMPARE(int64_t(rows[j]), -expected[j].second);
+        }
+        QCOMPARE(lk->longestInstance(huge), int64_t(7));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKernelLookup)

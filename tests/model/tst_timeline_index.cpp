@@ -2,6 +2,12 @@
 // merged spans, range statistics — on hand-built traces with hand-computed answers.
 #include <QTest>
 
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <set>
+
 #include "model/timeline_index.h"
 #include "model/timeline_math.h"
 
@@ -38,6 +44,68 @@ std::shared_ptr<const Trace> smallTrace()
     t->finish();
     return t;
 }
+
+// A trace whose lanes exercise every path of the index's construction: two devices, streams holding kernels and
+// copies mixed (items of two tables in one lane), a stream whose rows are not in time order (the sort), items that
+// overlap (block maxima, gaps that a long item hides), durations and gaps from 10 ns to 1 ms (levels that start
+// merging at different zooms), two API threads, nested NVTX ranges and CPU ops (not drawn).
+std::shared_ptr<const Trace> randomTrace(uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    auto logUniform = [&](double lo, double hi) {
+        return int64_t(std::exp(std::uniform_real_distribution<double>(std::log(lo), std::log(hi))(rng)));
+    };
+    auto t = std::make_shared<Trace>();
+    const uint16_t devs[2] = {t->device_index(0), t->device_index(1)};
+    const uint32_t ths[2] = {t->thread_index(1, 1, 1), t->thread_index(2, 1, 2)};
+    const StrId names[3] = {t->strings.intern("gemm"), t->strings.intern("attn"), t->strings.intern("norm")};
+    struct Op { int64_t s, e; uint16_t dev; uint32_t stream; bool copy; };
+    std::vector<Op> ops;
+    for (int lane = 0; lane < 5; ++lane) {
+        const uint16_t dev = devs[lane < 3 ? 0 : 1];
+        const uint32_t stream = uint32_t(7 + lane);
+        int64_t at = logUniform(1, 1e5);
+        const int n = 400 + int(rng() % 3000);
+        for (int i = 0; i < n; ++i) {
+            const int64_t d = logUniform(10, lane == 1 ? 1e6 : 2e4);
+            // lane 2 overlaps: some items start before the previous one ended
+            const int64_t gap = lane == 2 && rng() % 4 == 0 ? -d / 2 : logUniform(1, lane == 4 ? 1e6 : 5e3);
+            at = std::max<int64_t>(0, at + gap);
+            ops.push_back({at, at + d, dev, stream, lane == 0 && rng() % 5 == 0});
+            at += d;
+        }
+    }
+    std::shuffle(ops.begin() + 2000, ops.end(), rng);   // rows out of time order from here on
+    for (const Op& o : ops) {
+        if (o.copy) {
+            const size_t c = t->memcpy.append(o.s, o.e, 4096, CopyKind::HtoD);
+            t->memcpy.device[c] = o.dev;
+            t->memcpy.stream[c] = o.stream;
+        } else {
+            const size_t r = t->kernels.append(o.s, o.e, names[rng() % 3]);
+            t->kernels.device[r] = o.dev;
+            t->kernels.stream[r] = o.stream;
+        }
+    }
+    const StrId launch = t->strings.intern("cudaLaunchKernel"), step = t->strings.intern("step");
+    for (int th = 0; th < 2; ++th) {
+        int64_t at = 0;
+        for (int i = 0; i < 2000; ++i) {
+            const int64_t d = logUniform(100, 1e4);
+            t->api.append(at, at + d, launch, 0, ths[th], ApiClass::Runtime, kApiLaunch);
+            if (i % 10 == 0)
+                t->ranges.append(at, at + 30 * d, step, ths[th], i % 20 == 0 ? RangeKind::PushPop : RangeKind::CpuOp);
+            at += d + logUniform(10, 1e5);
+        }
+    }
+    t->finish();
+    return t;
+}
+
+struct ThreadsEnv {
+    explicit ThreadsEnv(const char* n) { ::setenv("SIGHTLINE_LOAD_THREADS", n, 1); }
+    ~ThreadsEnv() { ::unsetenv("SIGHTLINE_LOAD_THREADS"); }
+};
 
 } // namespace
 
@@ -211,6 +279,183 @@ private slots:
         // fine levels where nothing merges are not stored
         QVERIFY(lane.levels[2].empty());
         QVERIFY(idx->memoryBytes() > 1001 * sizeof(uint32_t));
+    }
+
+    // The index against an independent construction: each lane's items sorted by (start, reference) from the
+    // trace's rows, the gap lane from one sorted list of the device's ops, and every level merged from the items
+    // themselves (not from the level below, as the index does), stored where it merges at least 4:1. Then the
+    // same index built single-threaded and on 3 threads.
+    void lanesAndLevelsMatchNaiveConstruction()
+    {
+        for (uint64_t seed : {1u, 2u, 3u}) {
+            const auto trace = randomTrace(seed);
+            const Trace& t = *trace;
+            std::shared_ptr<const TimelineIndex> idx, one;
+            {
+                ThreadsEnv env("3");
+                idx = TimelineIndex::build(trace);
+            }
+            {
+                ThreadsEnv env("1");
+                one = TimelineIndex::build(trace);
+            }
+            // expected stream lanes: (device, stream) -> ops sorted by (start, kind << 29 | row)
+            std::map<std::pair<uint16_t, uint32_t>, std::vector<std::pair<int64_t, uint32_t>>> streams;
+            std::map<uint16_t, std::vector<std::tuple<int64_t, uint32_t, int64_t>>> byDevice;
+            for (uint32_t i = 0; i < t.kernels.size(); ++i) {
+                streams[{t.kernels.device[i], t.kernels.stream[i]}].emplace_back(t.kernels.start[i], i);
+                byDevice[t.kernels.device[i]].emplace_back(t.kernels.start[i], i, t.kernels.end[i]);
+            }
+            for (uint32_t i = 0; i < t.memcpy.size(); ++i) {
+                streams[{t.memcpy.device[i], t.memcpy.stream[i]}].emplace_back(t.memcpy.start[i], (1u << 29) | i);
+                byDevice[t.memcpy.device[i]].emplace_back(t.memcpy.start[i], (1u << 29) | i, t.memcpy.end[i]);
+            }
+            const auto& lanes = idx->lanes();
+            std::set<std::pair<uint32_t, uint8_t>> depths;
+            for (uint32_t r = 0; r < t.ranges.size(); ++r)
+                if (t.ranges.kind[r] != RangeKind::CpuOp)
+                    depths.insert({t.ranges.thread[r], t.ranges.depth[r]});
+            QCOMPARE(lanes.size(), 5 + 2 + 2 + depths.size());   // 5 streams, 2 gap lanes, 2 API, NVTX depths
+            size_t li = 0;
+            uint16_t dev = lanes[0].device;
+            auto checkGaps = [&](uint16_t device) {
+                const TimelineLane& gl = lanes[li++];
+                QCOMPARE(gl.kind, LaneKind::Gaps);
+                auto ops = byDevice[device];
+                std::sort(ops.begin(), ops.end());
+                std::vector<std::pair<int64_t, int64_t>> gaps;
+                int64_t curEnd = INT64_MIN;
+                for (const auto& [s, ref, e] : ops) {
+                    if (e <= s)
+                        continue;
+                    if (curEnd != INT64_MIN && s > curEnd)
+                        gaps.emplace_back(curEnd, s);
+                    curEnd = std::max(curEnd, e);
+                }
+                QCOMPARE(gl.items.size(), gaps.size());
+                for (uint32_t g = 0; g < gaps.size(); ++g) {
+                    QCOMPARE(idx->itemStart(gl, g), gaps[g].first);
+                    QCOMPARE(idx->itemEnd(gl, g), gaps[g].second);
+                }
+            };
+            for (const auto& [key, expected] : streams) {
+                if (key.first != dev) {
+                    checkGaps(dev);
+                    dev = key.first;
+                }
+                auto sorted = expected;
+                std::sort(sorted.begin(), sorted.end());
+                const TimelineLane& lane = lanes[li++];
+                QCOMPARE(lane.kind, LaneKind::Stream);
+                QCOMPARE(lane.stream, key.second);
+                QCOMPARE(lane.items.size(), sorted.size());
+                for (uint32_t i = 0; i < sorted.size(); ++i)
+                    QCOMPARE(lane.items[i], sorted[i].second);
+            }
+            checkGaps(dev);
+            QCOMPARE(lanes[li].kind, LaneKind::ApiThread);
+            QCOMPARE(lanes[li + 1].kind, LaneKind::Nvtx);
+            size_t nvtxItems = 0;
+            for (const TimelineLane& lane : lanes)
+                nvtxItems += lane.kind == LaneKind::Nvtx ? lane.items.size() : 0;
+            QCOMPARE(nvtxItems, size_t(200));   // the PushPop ranges only, not the CPU ops
+
+            int storedLevels = 0;
+            for (size_t l = 0; l < lanes.size(); ++l) {
+                const TimelineLane& lane = lanes[l];
+                const uint32_t n = uint32_t(lane.items.size());
+                // block maxima: running max of ends at each block's last item
+                int64_t running = INT64_MIN;
+                std::vector<int64_t> blocks;
+                for (uint32_t i = 0; i < n; ++i) {
+                    running = std::max(running, idx->itemEnd(lane, i));
+                    if ((i + 1) % TimelineIndex::kBlock == 0 || i + 1 == n)
+                        blocks.push_back(running);
+                }
+                QCOMPARE(lane.blockMaxEnd, blocks);
+                // levels, each merged from the items
+                std::vector<std::vector<LodSpan>> expected;
+                if (n >= 64) {
+                    for (int level = 0; level <= TimelineIndex::kMaxLevel; ++level) {
+                        const int64_t b = int64_t(1) << level;
+                        std::vector<LodSpan> spans;
+                        for (uint32_t i = 0; i < n; ++i) {
+                            const int64_t s = idx->itemStart(lane, i), e = idx->itemEnd(lane, i);
+                            if (!spans.empty()) {
+                                LodSpan& c = spans.back();
+                                if ((c.count > 1 || c.end - c.start < b) && e - s < b && s - c.end < b) {
+                                    c.end = std::max(c.end, e);
+                                    ++c.count;
+                                    continue;
+                                }
+                            }
+                            spans.push_back({s, e, i, 1});
+                        }
+                        if (spans.size() * 4 > n) {
+                            expected.emplace_back();
+                            continue;
+                        }
+                        expected.push_back(spans);
+                        if (spans.size() <= 1)
+                            break;
+                    }
+                    while (!expected.empty() && expected.back().empty())
+                        expected.pop_back();
+                }
+                QCOMPARE(lane.levels.size(), expected.size());
+                for (size_t L = 0; L < expected.size(); ++L) {
+                    QCOMPARE(lane.levels[L].size(), expected[L].size());
+                    for (size_t j = 0; j < expected[L].size(); ++j) {
+                        const LodSpan &a = lane.levels[L][j], &e = expected[L][j];
+                        QVERIFY2(a.start == e.start && a.end == e.end && a.first == e.first && a.count == e.count,
+                                 qPrintable(QStringLiteral("lane %1 level %2 span %3").arg(l).arg(L).arg(j)));
+                    }
+                    storedLevels += !expected[L].empty();
+                }
+                // the single-threaded build is the same index
+                const TimelineLane& o = one->lanes()[l];
+                QCOMPARE(o.items, lane.items);
+                QCOMPARE(o.gapBefore, lane.gapBefore);
+                QCOMPARE(o.blockMaxEnd, lane.blockMaxEnd);
+                QCOMPARE(o.levels.size(), lane.levels.size());
+                for (size_t L = 0; L < lane.levels.size(); ++L) {
+                    QCOMPARE(o.levels[L].size(), lane.levels[L].size());
+                    for (size_t j = 0; j < lane.levels[L].size(); ++j)
+                        QVERIFY(o.levels[L][j].start == lane.levels[L][j].start &&
+                                o.levels[L][j].end == lane.levels[L][j].end &&
+                                o.levels[L][j].first == lane.levels[L][j].first &&
+                                o.levels[L][j].count == lane.levels[L][j].count);
+                }
+            }
+            QVERIFY(storedLevels > 20);   // the test sees merged levels, not only lanes too small to store any
+            QCOMPARE(one->start(), idx->start());
+            QCOMPARE(one->end(), idx->end());
+            QCOMPARE(one->gpuStart(), idx->gpuStart());
+            QCOMPARE(one->gpuEnd(), idx->gpuEnd());
+            QCOMPARE(idx->kernelLookup().names().size(), size_t(3));
+        }
+    }
+
+    // Packed references: blocks whose spread needs 1, 2 and 4 bytes per item, a partial last block, all read back.
+    void packedRefs()
+    {
+        std::vector<uint32_t> refs;
+        for (uint32_t i = 0; i < 64; ++i)
+            refs.push_back(1000 + i * 3);            // spread 189: 1 byte
+        for (uint32_t i = 0; i < 64; ++i)
+            refs.push_back(70'000 - i * 1000);       // spread 63,000: 2 bytes, descending
+        for (uint32_t i = 0; i < 64; ++i)
+            refs.push_back(i % 2 ? 0xE000'0000u + i : i);   // spread ~2^31: 4 bytes
+        for (uint32_t i = 0; i < 5; ++i)
+            refs.push_back(42 - i);                  // partial block
+        const PackedRefs p(refs);
+        QCOMPARE(p.size(), refs.size());
+        QCOMPARE(p.toVector(), refs);
+        QCOMPARE(p.front(), 1000u);
+        QCOMPARE(p.back(), 38u);
+        QCOMPARE(p.memoryBytes() >= 64 * (1 + 2 + 4) + 5, true);
+        QVERIFY(p.memoryBytes() < refs.size() * sizeof(uint32_t));
+        QVERIFY(PackedRefs().empty());
     }
 
     void rangeStatistics()
