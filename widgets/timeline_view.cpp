@@ -911,16 +911,19 @@ const TimelineView::DrawnRun* TimelineView::runAt(const QPoint& pos, int* laneOu
         return nullptr;
     const auto& runs = drawnRuns(lane);
     // runs are in x order; take the one containing x, else the nearest within 2 px
-    auto it = std::upper_bound(runs.begin(), runs.end(), pos.x(), [](int x, const DrawnRun& r) { return x < r.x0; });
+    // (By index: `begin() - 1` is undefined, and UBSan flags it on an empty lane.)
+    const size_t next = size_t(std::upper_bound(runs.begin(), runs.end(), pos.x(),
+                                                [](int x, const DrawnRun& r) { return x < r.x0; }) - runs.begin());
     const DrawnRun* best = nullptr;
     int bestDist = 3;
-    for (auto c : {it - 1, it}) {
-        if (c < runs.begin() || c >= runs.end())
+    for (size_t i : {next - 1, next}) {   // next - 1 wraps to SIZE_MAX when next is 0
+        if (i >= runs.size())
             continue;
+        const DrawnRun* c = &runs[i];
         const int d = pos.x() < c->x0 ? c->x0 - pos.x() : pos.x() >= c->x1 ? pos.x() - c->x1 + 1 : 0;
         if (d < bestDist) {
             bestDist = d;
-            best = &*c;
+            best = c;
         }
     }
     return best;

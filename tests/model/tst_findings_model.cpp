@@ -53,8 +53,9 @@ std::vector<std::pair<int, std::vector<int>>> expectedKinds(const Finding& f)
 void descendants(const QAbstractItemModel& m, const QModelIndex& parent, QModelIndexList& out)
 {
     for (int r = 0; r < m.rowCount(parent); ++r) {
-        out << m.index(r, 0, parent);
-        descendants(m, out.last(), out);
+        const QModelIndex child = m.index(r, 0, parent);   // a copy: appending to `out` may move its elements
+        out << child;
+        descendants(m, child, out);
     }
 }
 
