@@ -364,10 +364,7 @@ DeepDivePlan deep_dive_plan(const DeepDiveRequest& req)
         out_dir = fs::absolute(req.trace).parent_path().string();
     if (!req.out_dir.empty())
         out_dir = req.out_dir;
-    p.base = (fs::absolute(out_dir) / "deep_dive").lexically_normal().string();
-    p.rep = p.base + ".ncu-rep";
-    p.csv = p.base + ".csv";
-    p.analysis_json = p.base + ".analysis.json";
+    set_deep_dive_dir(p, out_dir);
     p.before = std::make_shared<const PipelineResult>(run_pipeline({p.trace}, p.pipeline));
     p.target = ncu_target(*p.before);
     if (req.launch_skip)
@@ -376,6 +373,14 @@ DeepDivePlan deep_dive_plan(const DeepDiveRequest& req)
         p.target.launch_count = *req.launch_count;
     set_ncu_commands(p, req, ToolInfo{});
     return p;
+}
+
+void set_deep_dive_dir(DeepDivePlan& p, const std::string& dir)
+{
+    p.base = (fs::absolute(dir) / "deep_dive").lexically_normal().string();
+    p.rep = p.base + ".ncu-rep";
+    p.csv = p.base + ".csv";
+    p.analysis_json = p.base + ".analysis.json";
 }
 
 void set_ncu_commands(DeepDivePlan& p, const DeepDiveRequest& req, const ToolInfo& ncu)

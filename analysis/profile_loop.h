@@ -162,6 +162,8 @@ struct DeepDivePlan {
 // Runs the pipeline on the trace and forms the focus set (target.names is empty when the trace has no kernels);
 // the command lines name "ncu". Throws TraceError (bad trace or profile.json).
 DeepDivePlan deep_dive_plan(const DeepDiveRequest& req);
+// Points the plan's files (base, rep, csv, analysis_json) at <dir>/deep_dive.*.
+void set_deep_dive_dir(DeepDivePlan& plan, const std::string& dir);
 // (Re)writes plan.profile_argv / import_argv for req's set, extra ncu flags and command, with ncu.path ("ncu" when
 // empty): what the GUI shows before it runs, and what deep_dive_run runs.
 void set_ncu_commands(DeepDivePlan& plan, const DeepDiveRequest& req, const ToolInfo& ncu);

@@ -64,6 +64,16 @@
     </message>
 </context>
 <context>
+    <name>sl::DeepDiveDialog</name>
+    <message numerus="yes">
+        <source>%n kernel(s): %1</source>
+        <translation>
+            <numerusform>%n kernel: %1</numerusform>
+            <numerusform>%n kernels: %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sl::DetailsPanel</name>
     <message numerus="yes">
         <source>among the %n operator(s) with the most time</source>

@@ -62,6 +62,8 @@
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/trace_header.h"
+#include "widgets/deep_dive_dialog.h"
+#include "widgets/profile_dialog.h"
 
 namespace sl {
 
@@ -381,6 +383,12 @@ void MainWindow::createActions()
     compareAction_->setToolTip(tr("Open a second trace as “after” and compare it with the open one"));
     compareAction_->setEnabled(false);
     file->addSeparator();
+    QAction* profile = file->addAction(tr("&Profile…"), this, &MainWindow::profileCommand);
+    profile->setToolTip(tr("Run an inference command under nsys profile, several times, and open the result"));
+    deepDiveAction_ = file->addAction(tr("&Deep-dive Focus Set…"), this, &MainWindow::deepDiveFocusSet);
+    deepDiveAction_->setToolTip(tr("Run ncu on the open trace's focus set and open the counters with it"));
+    deepDiveAction_->setEnabled(false);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -504,6 +512,7 @@ void MainWindow::onTraceChanged()
     closeAction_->setEnabled(trace != nullptr);
     exportAction_->setEnabled(trace != nullptr);
     compareAction_->setEnabled(trace != nullptr);
+    deepDiveAction_->setEnabled(trace != nullptr && document_->inputs().traces.size() == 1);
     selection_->clear();
     if (!trace) {
         setWindowTitle(tr("Sightline"));
@@ -690,6 +699,30 @@ void MainWindow::editPreferences()
     // The numbers depend on the options: analyse the open files again with the new ones.
     if (!document_->paths().isEmpty())
         runner_->open(document_->paths());
+}
+
+void MainWindow::profileCommand()
+{
+    // Modeless: the log stays live while the workbench is used; the result opens when it is ready.
+    auto* d = new ProfileDialog(runner_->settings().effectiveKbPath(), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &ProfileDialog::resultReady, this, [this](const QStringList& paths) { openFiles(paths); });
+    d->show();
+}
+
+void MainWindow::deepDiveFocusSet()
+{
+    const DocumentInputs in = document_->inputs();
+    if (in.traces.size() != 1)
+        return;
+    auto* d = new DeepDiveDialog(in.traces.front(), runner_->settings().pipelineOptions(in.modelConfig), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    const QString model = in.modelConfig;
+    connect(d, &DeepDiveDialog::resultReady, this, [this, model](const QStringList& paths) {
+        // The trace with its joined ncu CSV (and the model config it was opened with).
+        openFiles(model.isEmpty() ? paths : paths + QStringList{model});
+    });
+    d->show();
 }
 
 void MainWindow::setLanguage(const QString& code)
