@@ -223,6 +223,13 @@
             <numerusform>%n more in the Findings pane</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n earlier run(s) on a similar environment.</source>
+        <translation>
+            <numerusform>%n earlier run on a similar environment.</numerusform>
+            <numerusform>%n earlier runs on a similar environment.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sl::RooflineModel</name>

@@ -1990,6 +1990,60 @@ after</source>
         <source>GPU activity window</source>
         <translation>GPU 活动窗口</translation>
     </message>
+    <message>
+        <source>Seen before on this environment</source>
+        <translation>此环境的历史记录</translation>
+    </message>
+    <message>
+        <source>unknown GPU</source>
+        <translation>未知 GPU</translation>
+    </message>
+    <message>
+        <source>, driver %1</source>
+        <translation>，驱动 %1</translation>
+    </message>
+    <message>
+        <source>, CUDA %1</source>
+        <translation>，CUDA %1</translation>
+    </message>
+    <message>
+        <source>Nothing yet: no run on a similar environment in the knowledge base.</source>
+        <translation>暂无：知识库中没有相似环境上的运行。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n earlier run(s) on a similar environment.</source>
+        <translation>
+            <numerusform>相似环境上有 %n 次较早的运行。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No A/B-verified suggestion is recorded there yet.</source>
+        <translation>那里尚未记录经 A/B 验证的建议。</translation>
+    </message>
+    <message>
+        <source>Suggestion</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Verdicts</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>Measured change</source>
+        <translation>实测变化</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>%1 verified, %2 failed, %3 inconclusive</source>
+        <translation>%1 次验证通过，%2 次未通过，%3 次无定论</translation>
+    </message>
+    <message>
+        <source>%1 % %2</source>
+        <translation>%1 % %2</translation>
+    </message>
 </context>
 <context>
     <name>sl::ProfileDialog</name>

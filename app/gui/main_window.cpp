@@ -220,7 +220,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto refreshOverview = [this] { overview_->setData(document_->summary(), document_->analysis(), document_->trace()); };
     connect(document_, &Document::summaryChanged, this, refreshOverview);
     connect(document_, &Document::analysisChanged, this, refreshOverview);
-    connect(document_, &Document::diagnosisChanged, this, [this] { overview_->setDiagnosis(document_->diagnosis()); });
+    connect(document_, &Document::diagnosisChanged, this, [this] {
+        overview_->setDiagnosis(document_->diagnosis());
+        overview_->setEnvironmentHistory(nullptr);   // until the knowledge base answers for this trace
+    });
+    connect(kbSession_, &KbSession::environmentHistoryReady, this,
+            [this](quint64 gen, sl::EnvironmentHistoryPtr h) {
+                if (gen == kbSession_->generation())
+                    overview_->setEnvironmentHistory(std::move(h));
+            });
     connect(overview_, &OverviewPanel::findingActivated, this, [this, findingsDock](int row) {
         findingsDock->show();
         findingsDock->raise();
@@ -659,7 +667,9 @@ void MainWindow::exportReportTo(const QString& path)
     });
     watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs, suggestionStates, suggestionNotes] {
         // The same options the panes were computed with (settings + the config / ncu files opened with the trace).
-        const sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
+        sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
+        for (const QString& t : docInputs.traces)
+            po.trace_files.push_back(t.toStdString());   // its own run is not "seen before"
         const sl::report::PipelineResults results = sl::report::run_pipeline(*trace, po);
         sl::report::ReportOptions ro;
         ro.lang = lang.startsWith(QLatin1String("zh")) ? sl::report::Lang::ZhCN : sl::report::Lang::En;
