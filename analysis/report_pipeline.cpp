@@ -7,6 +7,7 @@
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/io/model_config.h"
 #include "analysis/diagnosis/rules.h"
+#include "analysis/io/fingerprint.h"
 #include "analysis/io/sha256.h"
 
 #include <algorithm>
@@ -61,6 +62,22 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
             r.notes.push_back("rule file " + e.file + (e.rule_id.empty() ? "" : " (" + e.rule_id + ")") + ": " +
                               e.message);
     }
+    // Step 1 of the loop: what the knowledge base knows about this environment (the trace's own runs left out).
+    if (!o.kb_path.empty() && std::filesystem::exists(o.kb_path)) {
+        EnvFingerprint env = p.diagnosis.env;
+        if (!o.model_config.empty())
+            env.model_hash = file_hash(o.model_config);   // as `profile` and `kb record --model` record it
+        std::vector<std::string> own;
+        for (const auto& f : o.trace_files)
+            own.push_back(file_hash(f));
+        try {
+            const KnowledgeBase kb(o.kb_path);
+            r.environment_history = lookup_environment(kb, env, 0.5, own);
+            r.kb_path = kb.path();
+        } catch (const KbError& e) {
+            r.notes.push_back("knowledge base " + o.kb_path + ": " + e.what());
+        }
+    }
     return r;
 }
 
@@ -86,6 +103,8 @@ ReportInputs report_inputs(const Trace& trace, const PipelineResults& r, const R
     in.ncu = r.ncu ? &*r.ncu : nullptr;
     in.findings = r.findings ? &*r.findings : nullptr;
     in.headline = r.headline ? &*r.headline : nullptr;
+    in.environment_history = r.environment_history ? &*r.environment_history : nullptr;
+    in.kb_path = r.kb_path;
     in.input_files = input_files;
     in.options = options;
     in.options.notes.insert(in.options.notes.end(), r.notes.begin(), r.notes.end());

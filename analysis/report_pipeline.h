@@ -7,6 +7,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/roofline/cost_model.h"
 #include "analysis/diagnosis/findings.h"
+#include "analysis/diagnosis/kb_lookup.h"
 #include "analysis/diagnosis/headline.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/report/report_model.h"
@@ -33,7 +34,9 @@ struct PipelineOptions {
     bool rules = true;               // run the rule engine
     std::vector<std::string> rule_dirs;   // empty = shipped + user rules
     std::string lang = "en";         // language of the findings' texts
-    std::string kb_path;             // knowledge base whose verified history adjusts confidence; optional
+    std::string kb_path;             // knowledge base whose verified history adjusts confidence; optional. When
+                                     // it exists, the report also gets "Seen before on this environment".
+    std::vector<std::string> trace_files;   // the trace's own files: their runs are left out of that lookup
 };
 
 struct PipelineResults {
@@ -45,6 +48,8 @@ struct PipelineResults {
     std::optional<Headline> headline;                // the trace-level verdict (diagnosis/headline.h)
     std::map<std::string, std::string> rule_files;   // path -> "sha256:<first 12 hex>"
     std::vector<std::string> notes;                  // what could not be computed, and why
+    std::optional<EnvironmentHistory> environment_history;   // knowledge-base lookup (options.kb_path exists)
+    std::string kb_path;
 };
 
 // Throws TraceError for unreadable or malformed inputs (model config, ncu file).

@@ -67,6 +67,7 @@ KbSession::KbSession(QObject* parent)
     : QObject(parent), latest_(std::make_shared<std::atomic<quint64>>(0))
 {
     qRegisterMetaType<sl::SuggestionList>("sl::SuggestionList");
+    qRegisterMetaType<sl::EnvironmentHistoryPtr>("sl::EnvironmentHistoryPtr");
     qRegisterMetaType<sl::SuggestionState>("sl::SuggestionState");
     thread_ = new QThread(this);
     thread_->setObjectName(QStringLiteral("knowledge-base"));
@@ -128,6 +129,7 @@ quint64 KbSession::attach(const DocumentInputs& inputs, std::shared_ptr<const Tr
     auto latest = latest_;
     post([=] {
         SuggestionList list;
+        EnvironmentHistoryPtr history;
         int64_t run_id = 0;
         QString error;
         if (latest->load() == gen) {
@@ -161,6 +163,8 @@ quint64 KbSession::attach(const DocumentInputs& inputs, std::shared_ptr<const Tr
                     }
                     w->runId_ = run_id;
                     list = std::make_shared<const std::vector<SuggestionRecord>>(kb.suggestions(run_id));
+                    history = std::make_shared<const EnvironmentHistory>(
+                        lookup_environment(kb, diagnosis->env, 0.5, {hash.toStdString()}));
                 }
             } catch (const KbError& e) {
                 w->drop();
@@ -182,6 +186,8 @@ quint64 KbSession::attach(const DocumentInputs& inputs, std::shared_ptr<const Tr
                         emit self->failed(0, error);
                     } else if (list) {
                         self->runId_ = run_id;
+                        if (history)
+                            emit self->environmentHistoryReady(gen, history);
                         emit self->suggestionsReady(gen, run_id, list);
                     }
                 }

@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/diagnosis/kb_lookup.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "model/document.h"
 
@@ -32,6 +33,7 @@ namespace sl {
 class KbWorker;
 
 using SuggestionList = std::shared_ptr<const std::vector<SuggestionRecord>>;
+using EnvironmentHistoryPtr = std::shared_ptr<const EnvironmentHistory>;
 
 class KbSession : public QObject {
     Q_OBJECT
@@ -73,6 +75,9 @@ public:
 signals:
     // The attached run's suggestions (ids assigned), in KnowledgeBase::suggestions order (by id).
     void suggestionsReady(quint64 generation, qint64 runId, sl::SuggestionList suggestions);
+    // What the knowledge base knows about the attached trace's environment (diagnosis/kb_lookup.h; the trace's own
+    // run left out): emitted by attach just before suggestionsReady. The Overview's "Seen before" block.
+    void environmentHistoryReady(quint64 generation, sl::EnvironmentHistoryPtr history);
     // A write committed. `annotation` and `updatedAt` are the values now stored.
     void saved(qint64 id, sl::SuggestionState state, const QString& annotation, qint64 updatedAt);
     // An operation failed: id is the suggestion (0 for opening the file or attaching). The message names the

@@ -64,6 +64,16 @@
     </message>
 </context>
 <context>
+    <name>sl::DeepDiveDialog</name>
+    <message numerus="yes">
+        <source>%n kernel(s): %1</source>
+        <translation>
+            <numerusform>%n kernel: %1</numerusform>
+            <numerusform>%n kernels: %1</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sl::DetailsPanel</name>
     <message numerus="yes">
         <source>among the %n operator(s) with the most time</source>
@@ -211,6 +221,13 @@
         <translation>
             <numerusform>%n more in the Findings pane</numerusform>
             <numerusform>%n more in the Findings pane</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n earlier run(s) on a similar environment.</source>
+        <translation>
+            <numerusform>%n earlier run on a similar environment.</numerusform>
+            <numerusform>%n earlier runs on a similar environment.</numerusform>
         </translation>
     </message>
 </context>

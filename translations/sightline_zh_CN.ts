@@ -519,6 +519,111 @@ after</source>
     </message>
 </context>
 <context>
+    <name>sl::DeepDiveDialog</name>
+    <message>
+        <source>Deep-dive Focus Set</source>
+        <translation>深入剖析关注集</translation>
+    </message>
+    <message>
+        <source>roofline (fast: the Roofline counters)</source>
+        <translation>roofline（快：Roofline 计数器）</translation>
+    </message>
+    <message>
+        <source>full (every section: slow)</source>
+        <translation>full（全部分节：慢）</translation>
+    </message>
+    <message>
+        <source>the inference command, run under ncu</source>
+        <translation>推理命令，在 ncu 下运行</translation>
+    </message>
+    <message>
+        <source>extra ncu flags</source>
+        <translation>额外的 ncu 参数</translation>
+    </message>
+    <message>
+        <source>Forming the focus set…</source>
+        <translation>正在形成关注集…</translation>
+    </message>
+    <message>
+        <source>Trace:</source>
+        <translation>追踪：</translation>
+    </message>
+    <message>
+        <source>Section set:</source>
+        <translation>分节集：</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>命令：</translation>
+    </message>
+    <message>
+        <source>Working folder:</source>
+        <translation>工作目录：</translation>
+    </message>
+    <message>
+        <source>ncu flags:</source>
+        <translation>ncu 参数：</translation>
+    </message>
+    <message>
+        <source>Output folder:</source>
+        <translation>输出目录：</translation>
+    </message>
+    <message>
+        <source>Focus set:</source>
+        <translation>关注集：</translation>
+    </message>
+    <message>
+        <source>Will run:</source>
+        <translation>将运行：</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>No focus set: %1</source>
+        <translation>无关注集：%1</translation>
+    </message>
+    <message>
+        <source>The trace has no kernels: there is no focus set to profile.</source>
+        <translation>该追踪没有内核：没有可剖析的关注集。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s): %1</source>
+        <translation>
+            <numerusform>%n 个内核：%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Check the command, then Run.</source>
+        <translation>请检查命令，然后点击“运行”。</translation>
+    </message>
+    <message>
+        <source>Done: %1</source>
+        <translation>完成：%1</translation>
+    </message>
+    <message>
+        <source>Give the inference command to run under ncu.</source>
+        <translation>请给出要在 ncu 下运行的推理命令。</translation>
+    </message>
+    <message>
+        <source>Running ncu on the focus set…</source>
+        <translation>正在对关注集运行 ncu…</translation>
+    </message>
+    <message>
+        <source>Cancelling: stopping ncu and the command…</source>
+        <translation>正在取消：停止 ncu 和命令…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+<context>
     <name>sl::DetailsPanel</name>
     <message>
         <source>Operator class</source>
@@ -1726,6 +1831,22 @@ after</source>
         <source>&amp;Reset Layout</source>
         <translation>重置布局(&amp;R)</translation>
     </message>
+    <message>
+        <source>&amp;Profile…</source>
+        <translation>剖析(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Run an inference command under nsys profile, several times, and open the result</source>
+        <translation>在 nsys profile 下多次运行推理命令，并打开结果</translation>
+    </message>
+    <message>
+        <source>&amp;Deep-dive Focus Set…</source>
+        <translation>深入剖析关注集(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Run ncu on the open trace&apos;s focus set and open the counters with it</source>
+        <translation>对已打开追踪的关注集运行 ncu，并连同计数器一起打开</translation>
+    </message>
 </context>
 <context>
     <name>sl::OverviewPanel</name>
@@ -1868,6 +1989,187 @@ after</source>
     <message>
         <source>GPU activity window</source>
         <translation>GPU 活动窗口</translation>
+    </message>
+    <message>
+        <source>Seen before on this environment</source>
+        <translation>此环境的历史记录</translation>
+    </message>
+    <message>
+        <source>unknown GPU</source>
+        <translation>未知 GPU</translation>
+    </message>
+    <message>
+        <source>, driver %1</source>
+        <translation>，驱动 %1</translation>
+    </message>
+    <message>
+        <source>, CUDA %1</source>
+        <translation>，CUDA %1</translation>
+    </message>
+    <message>
+        <source>Nothing yet: no run on a similar environment in the knowledge base.</source>
+        <translation>暂无：知识库中没有相似环境上的运行。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n earlier run(s) on a similar environment.</source>
+        <translation>
+            <numerusform>相似环境上有 %n 次较早的运行。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No A/B-verified suggestion is recorded there yet.</source>
+        <translation>那里尚未记录经 A/B 验证的建议。</translation>
+    </message>
+    <message>
+        <source>Suggestion</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Verdicts</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>Measured change</source>
+        <translation>实测变化</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>%1 verified, %2 failed, %3 inconclusive</source>
+        <translation>%1 次验证通过，%2 次未通过，%3 次无定论</translation>
+    </message>
+    <message>
+        <source>%1 % %2</source>
+        <translation>%1 % %2</translation>
+    </message>
+</context>
+<context>
+    <name>sl::ProfileDialog</name>
+    <message>
+        <source>Profile</source>
+        <translation>剖析</translation>
+    </message>
+    <message>
+        <source>python generate.py --model …</source>
+        <translation>python generate.py --model …</translation>
+    </message>
+    <message>
+        <source>The inference command, run under nsys profile (quotes group words)</source>
+        <translation>推理命令，在 nsys profile 下运行（引号把词组合在一起）</translation>
+    </message>
+    <message>
+        <source>NAME=value, one per line</source>
+        <translation>NAME=value，每行一个</translation>
+    </message>
+    <message>
+        <source>Profile several times to measure the run-to-run spread (3 or more recommended)</source>
+        <translation>多次剖析以测量运行间的波动（建议 3 次或更多）</translation>
+    </message>
+    <message>
+        <source>--delay=5 --duration=20, or --capture-range=nvtx --nvtx-capture=decode</source>
+        <translation>--delay=5 --duration=20，或 --capture-range=nvtx --nvtx-capture=decode</translation>
+    </message>
+    <message>
+        <source>Extra nsys profile flags, after Sightline&apos;s own (so they win)</source>
+        <translation>额外的 nsys profile 参数，放在 Sightline 自己的参数之后（因此优先生效）</translation>
+    </message>
+    <message>
+        <source>a new sightline-profile-N folder in the working folder</source>
+        <translation>工作目录中新建的 sightline-profile-N 文件夹</translation>
+    </message>
+    <message>
+        <source>Record the runs in the knowledge base</source>
+        <translation>将各次运行记录到知识库</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>命令：</translation>
+    </message>
+    <message>
+        <source>Working folder:</source>
+        <translation>工作目录：</translation>
+    </message>
+    <message>
+        <source>Working folder</source>
+        <translation>工作目录</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Environment:</source>
+        <translation>环境变量：</translation>
+    </message>
+    <message>
+        <source>Runs:</source>
+        <translation>运行次数：</translation>
+    </message>
+    <message>
+        <source>nsys flags:</source>
+        <translation>nsys 参数：</translation>
+    </message>
+    <message>
+        <source>Output folder:</source>
+        <translation>输出目录：</translation>
+    </message>
+    <message>
+        <source>Output folder</source>
+        <translation>输出目录</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>run %1 of %2</source>
+        <translation>第 %1 次，共 %2 次</translation>
+    </message>
+    <message>
+        <source>Profiling: run %1 of %2…</source>
+        <translation>正在剖析：第 %1 次，共 %2 次…</translation>
+    </message>
+    <message>
+        <source>Cancelled: the finished runs are kept (%1).</source>
+        <translation>已取消：已完成的运行均已保留（%1）。</translation>
+    </message>
+    <message>
+        <source>nsys failed; the log says why. Finished runs are kept (%1).</source>
+        <translation>nsys 失败，原因见日志。已完成的运行均已保留（%1）。</translation>
+    </message>
+    <message>
+        <source>Done: %1</source>
+        <translation>完成：%1</translation>
+    </message>
+    <message>
+        <source>Give the inference command to profile.</source>
+        <translation>请给出要剖析的推理命令。</translation>
+    </message>
+    <message>
+        <source>The working folder %1 does not exist.</source>
+        <translation>工作目录 %1 不存在。</translation>
+    </message>
+    <message>
+        <source>Environment line “%1” is not NAME=value.</source>
+        <translation>环境变量行“%1”不是 NAME=value 格式。</translation>
+    </message>
+    <message>
+        <source>Starting nsys…</source>
+        <translation>正在启动 nsys…</translation>
+    </message>
+    <message>
+        <source>Cancelling: stopping nsys and the command…</source>
+        <translation>正在取消：停止 nsys 和命令…</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>

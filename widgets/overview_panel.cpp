@@ -66,6 +66,15 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
             QToolTip::hideText();
     });
     layout->addWidget(findingsLabel_);
+    seenBeforeLabel_ = new QLabel(content);
+    seenBeforeLabel_->setObjectName(QStringLiteral("seenBefore"));
+    seenBeforeLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    seenBeforeLabel_->setMargin(8);
+    seenBeforeLabel_->setWordWrap(true);
+    seenBeforeLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    seenBeforeLabel_->setMinimumWidth(1);
+    seenBeforeLabel_->hide();
+    layout->addWidget(seenBeforeLabel_);
     layout->addStretch(1);
     setWidget(content);
     setWidgetResizable(true);
@@ -273,6 +282,55 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
         h += QStringLiteral("<p><i>%1</i></p>").arg(tr("Analysing…"));
     }
     label_->setText(h);
+}
+
+// ---- Seen before on this environment (the knowledge base; kept apart from the other blocks) ----------------------
+
+void OverviewPanel::setEnvironmentHistory(std::shared_ptr<const EnvironmentHistory> h)
+{
+    if (!h) {
+        seenBeforeLabel_->clear();
+        seenBeforeLabel_->hide();
+        return;
+    }
+    QString html = QStringLiteral("<h3>%1</h3>").arg(tr("Seen before on this environment"));
+    QString env = h->env.gpu.empty() ? tr("unknown GPU") : QString::fromStdString(h->env.gpu);
+    if (!h->env.driver.empty())
+        env += tr(", driver %1").arg(QString::fromStdString(h->env.driver));
+    if (!h->env.cuda.empty())
+        env += tr(", CUDA %1").arg(QString::fromStdString(h->env.cuda));
+    html += QStringLiteral("<p>%1</p>").arg(env.toHtmlEscaped());
+    if (h->empty()) {
+        html += QStringLiteral("<p>%1</p>").arg(tr("Nothing yet: no run on a similar environment in the knowledge base."));
+    } else {
+        html += QStringLiteral("<p>%1</p>").arg(tr("%n earlier run(s) on a similar environment.", nullptr, int(h->runs.size())));
+        if (h->verified.empty())
+            html += QStringLiteral("<p>%1</p>").arg(tr("No A/B-verified suggestion is recorded there yet."));
+        else {
+            html += QStringLiteral("<table cellspacing=\"0\" cellpadding=\"3\"><tr><th align=\"left\">%1</th><th>%2</th>"
+                                   "<th>%3</th><th>%4</th></tr>")
+                        .arg(tr("Suggestion"), tr("Verdicts"), tr("Measured change"), tr("Confidence"));
+            for (const auto& v : h->verified) {
+                const bool judged = v.verified + v.failed > 0;
+                html += QStringLiteral("<tr><td>%1</td><td align=\"right\">%2</td><td align=\"right\">%3</td>"
+                                       "<td align=\"right\">%4</td></tr>")
+                            .arg(QString::fromStdString(v.suggestion_key).toHtmlEscaped(),
+                                 tr("%1 verified, %2 failed, %3 inconclusive").arg(v.verified).arg(v.failed).arg(v.inconclusive),
+                                 judged ? tr("%1 % %2").arg(QString::asprintf("%+.1f", 100.0 * v.mean_delta),
+                                                            QString::fromStdString(v.metric).toHtmlEscaped())
+                                        : QStringLiteral("–"),
+                                 QString::number(v.confidence, 'f', 2));
+            }
+            html += QStringLiteral("</table>");
+        }
+    }
+    seenBeforeLabel_->setText(html);
+    seenBeforeLabel_->show();
+}
+
+QString OverviewPanel::seenBeforeText() const
+{
+    return seenBeforeLabel_->isHidden() ? QString() : seenBeforeLabel_->text();
 }
 
 } // namespace sl

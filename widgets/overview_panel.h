@@ -9,6 +9,7 @@
 #include <QScrollArea>
 #include <memory>
 
+#include "analysis/diagnosis/kb_lookup.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/timeline/summary.h"
@@ -39,6 +40,11 @@ public:
     // Rows (FindingsModel rows = rank - 1) of the findings listed, in order.
     QList<int> topFindingRows() const;
 
+    // "Seen before on this environment" (step 1 of the analysis loop): the knowledge base's A/B-verified
+    // suggestions on similar environments with their confidence and measured change; null hides the block.
+    void setEnvironmentHistory(std::shared_ptr<const EnvironmentHistory> history);
+    QString seenBeforeText() const;
+
 signals:
     // A finding of the top-findings block was clicked; row indexes Diagnosis::eval.findings.
     void findingActivated(int row);
@@ -50,6 +56,7 @@ private:
     QLabel* headlineLabel_;
     QLabel* label_;
     QLabel* findingsLabel_;
+    QLabel* seenBeforeLabel_ = nullptr;
     std::shared_ptr<const Diagnosis> diagnosis_;
     std::shared_ptr<const AnalysisResult> analysis_;
     std::shared_ptr<const Trace> trace_;

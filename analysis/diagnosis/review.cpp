@@ -250,4 +250,15 @@ std::string review_to_text(const Review& review)
     return os.str();
 }
 
+std::string chat_completions_url(const std::string& endpoint)
+{
+    static const std::string tail = "/chat/completions";
+    std::string url = endpoint;
+    while (!url.empty() && url.back() == '/')
+        url.pop_back();
+    if (url.size() >= tail.size() && url.compare(url.size() - tail.size(), tail.size(), tail) == 0)
+        return url;
+    return url + tail;
+}
+
 } // namespace sl

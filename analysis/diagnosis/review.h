@@ -66,6 +66,11 @@ Review parse_review_response(const std::string& http_body, const std::vector<Fin
 // A review that could not be had (timeout, connection refused, HTTP 500): status "failed", the error kept.
 Review failed_review(std::string error);
 
+// The chat-completions URL of an endpoint: URL as given when it ends in /chat/completions, else
+// URL + "/chat/completions" ("http://localhost:8080/v1" -> "http://localhost:8080/v1/chat/completions").
+// Shared by the CLI's libcurl transport and the GUI's Qt Network one.
+std::string chat_completions_url(const std::string& endpoint);
+
 // JSON (analyze's "review" key, documented in resources/schemas/analysis.md) and text.
 nlohmann::json review_to_json(const Review& review);
 std::string review_to_text(const Review& review);

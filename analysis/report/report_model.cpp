@@ -3,6 +3,7 @@
 #include "analysis/diagnosis/headline.h"
 
 #include "analysis/diagnosis/findings.h"
+#include "analysis/report/report_seen_before.h"
 #include "analysis/report/report_sections.h"
 #include "analysis/io/sha256.h"
 #include "analysis/timeline/summary.h"
@@ -658,6 +659,8 @@ Report build_report(const ReportInputs& in)
         r.sections.push_back(std::move(headline));
     r.sections.push_back(std::move(overview));
     r.sections.push_back(std::move(environment));
+    if (in.environment_history)
+        r.sections.push_back(build_seen_before_section(*in.environment_history, in.kb_path, cx.lang));
     if (!in.headline)
         r.sections.push_back(std::move(headline));
     r.sections.push_back(std::move(time));

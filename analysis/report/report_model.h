@@ -25,6 +25,7 @@ struct RooflineReport;
 struct NcuReport;
 struct Finding;
 struct Headline;
+struct EnvironmentHistory;
 } // namespace sl
 
 namespace sl::report {
@@ -178,6 +179,10 @@ struct ReportInputs {
     const NcuReport* ncu = nullptr;
     const std::vector<Finding>* findings = nullptr;
     const Headline* headline = nullptr;     // when set, the report opens with it (diagnosis/headline.h)
+    // Knowledge-base lookup of the trace's environment (diagnosis/kb_lookup.h): when set, a "seen_before" section
+    // follows "environment". kb_path names the knowledge base in it.
+    const EnvironmentHistory* environment_history = nullptr;
+    std::string kb_path;
     std::vector<std::string> input_files;   // hashed with SHA-256 when options.hash_inputs
     ReportOptions options;
 };

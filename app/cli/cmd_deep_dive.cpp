@@ -5,15 +5,10 @@
 // when a model is given) is profiled with Nsight Compute on exactly those kernels: `-k regex:^(.*::)?(name|...)$` of their
 // real function names, `--launch-skip` past the warm-up and `--launch-count` for one steady-state step's launches.
 // The report is exported as CSV (--page raw), joined to the trace, and the rules run again with the counters.
-#include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <set>
 
 #include "analysis/diagnosis/knowledge_base.h"
-#include "analysis/diagnosis/ncu_target.h"
-#include "analysis/roofline/roofline.h"
 #include "analysis/trace/errors.h"
 #include "app/cli/command.h"
 #include "app/cli/loop.h"
@@ -53,24 +48,6 @@ bool parse_count(const std::string& s, int64_t& out)
     }
 }
 
-} // namespace
-
-// The ncu kernel filter and launch window for a trace's focus set: the shared core function
-// (analysis/diagnosis/ncu_target.h) over the focus kernel names, with "regex:" for ncu's -k.
-static NcuTarget focus_ncu_target(const PipelineResult& r)
-{
-    std::vector<StrId> focus;
-    for (const auto& e : r.analysis.focus.entries)
-        if ((e.in_top_k || e.in_low_efficiency) && std::find(focus.begin(), focus.end(), e.name) == focus.end())
-            focus.push_back(e.name);
-    NcuTarget t = ncu_target(*r.trace, r.analysis, focus, "decode");
-    if (!t.regex.empty())
-        t.regex = "regex:" + t.regex;
-    return t;
-}
-
-namespace {
-
 int run_deep_dive(const std::vector<std::string>& argv)
 {
     std::vector<std::string> opts, command;
@@ -92,44 +69,43 @@ int run_deep_dive(const std::vector<std::string>& argv)
     if (a.has("--timeout") && (!parse_count(a.value("--timeout"), timeout_s) || timeout_s < 1))
         return usage("--timeout needs a number of seconds >= 1");
     try {
-        std::string trace_path = a.positional[0], out_dir, model = a.value("--model");
-        if (fs::is_directory(trace_path)) {
-            const ProfileManifest pm = read_profile_manifest(trace_path);
-            out_dir = trace_path;
-            trace_path = pm.representative;
-            if (model.empty())
-                model = pm.model;
-        } else
-            out_dir = fs::absolute(trace_path).parent_path().string();
-        if (a.has("--out"))
-            out_dir = a.value("--out");
-        fs::create_directories(out_dir);
-
-        PipelineOptions popt;
-        popt.roofline.model = model;
-        popt.roofline.gpu = a.value("--gpu");
+        DeepDiveRequest req;
+        req.trace = a.positional[0];
+        req.out_dir = a.value("--out");
+        req.set = set;
+        req.ncu_args = split_words(a.value("--ncu-args"));
+        req.command = command;
+        req.timeout_ms = timeout_s * 1000;
+        req.pipeline.roofline.model = a.value("--model");
+        req.pipeline.roofline.gpu = a.value("--gpu");
         for (const char* o : {"--batch", "--prompt", "--context"})
             if (a.has(o)) {
                 int64_t v = 0;
                 if (!parse_count(a.value(o), v) || v < 1)
                     return usage(std::string(o) + " needs an integer >= 1");
-                (std::string(o) == "--batch" ? popt.roofline.cost.batch
-                 : std::string(o) == "--prompt" ? popt.roofline.cost.prompt
-                                                : popt.roofline.cost.context) = v;
+                (std::string(o) == "--batch" ? req.pipeline.roofline.cost.batch
+                 : std::string(o) == "--prompt" ? req.pipeline.roofline.cost.prompt
+                                                : req.pipeline.roofline.cost.context) = v;
             }
-        std::cout << "sightline-cli: focus set of " << trace_path << "\n";
-        const PipelineResult before = run_pipeline({trace_path}, popt);
-        NcuTarget t = focus_ncu_target(before);
-        if (t.names.empty()) {
-            std::cerr << "sightline-cli: " << trace_path << " has no kernels: no focus set to profile\n";
+        for (const auto& [opt, field] : {std::pair{"--launch-skip", &req.launch_skip}, {"--launch-count", &req.launch_count}})
+            if (a.has(opt)) {
+                int64_t v = 0;
+                if (!parse_count(a.value(opt), v))
+                    return usage(std::string(opt) + " needs an integer >= 0");
+                *field = v;
+            }
+        std::cout << "sightline-cli: focus set of "
+                  << (fs::is_directory(req.trace) ? read_profile_manifest(req.trace).representative : req.trace) << "\n";
+        // The focus set first (a trace without kernels is an input error), then the tool.
+        DeepDivePlan plan = deep_dive_plan(req);
+        if (plan.target.names.empty()) {
+            std::cerr << "sightline-cli: " << plan.trace << " has no kernels: no focus set to profile\n";
             return kExitInput;
         }
-        for (const auto& [opt, field] : {std::pair{"--launch-skip", &t.launch_skip}, {"--launch-count", &t.launch_count}})
-            if (a.has(opt) && !parse_count(a.value(opt), *field))
-                return usage(std::string(opt) + " needs an integer >= 0");
-        for (const auto& n : t.names)
+        for (const auto& n : plan.target.names)
             std::cout << "  focus kernel: " << n << "\n";
-        std::cout << "  steady state: skip " << t.launch_skip << " matched launch(es), profile " << t.launch_count << "\n";
+        std::cout << "  steady state: skip " << plan.target.launch_skip << " matched launch(es), profile "
+                  << plan.target.launch_count << "\n";
 
         install_interrupt_handler();
         const ToolInfo ncu = check_ncu();
@@ -137,53 +113,20 @@ int run_deep_dive(const std::vector<std::string>& argv)
             std::cerr << "sightline-cli: " << ncu.error << "\n";
             return kExitTool;
         }
-        const std::string base = (fs::absolute(out_dir) / "deep_dive").lexically_normal().string();
-        std::vector<std::string> prof = {ncu.path, "--set", set, "-k", t.regex, "--launch-skip",
-                                         std::to_string(t.launch_skip), "--launch-count", std::to_string(t.launch_count),
-                                         "--force-overwrite", "--export", base};
-        for (const auto& w : split_words(a.value("--ncu-args")))
-            prof.push_back(w);
-        prof.insert(prof.end(), command.begin(), command.end());
-        const ProcessResult pr = run_tool(prof, "ncu", {}, timeout_s * 1000);
-        const std::string rep = base + ".ncu-rep";
-        if (!pr.ok()) {
-            std::cout << "sightline-cli: " << describe_failure(pr, "ncu")
-                      << (fs::exists(rep) ? "; its partial report is kept: " + rep : std::string()) << "\n";
-            return pr.cancelled ? kExitInterrupted : kExitTool;
-        }
-        const std::string csv = base + ".csv";
-        const ProcessResult er = run_tool({ncu.path, "--import", rep, "--csv", "--page", "raw"}, "ncu", csv,
-                                          timeout_s * 1000);
-        if (!er.ok()) {
-            std::cout << "sightline-cli: " << describe_failure(er, "ncu --import") << "\n";
-            return er.cancelled ? kExitInterrupted : kExitTool;
-        }
-        // Join and re-run the rules with the counters.
-        popt.roofline.ncu = csv;
-        const PipelineResult after = run_pipeline({trace_path}, popt);
-        const std::string out_json = base + ".analysis.json";
-        std::ofstream(out_json) << pipeline_to_json(after).dump(2) << "\n";
-        size_t launches = 0, joined = 0;
-        if (after.roofline.ncu) {
-            launches = after.roofline.ncu->launches.size();
-            for (int64_t k : join_ncu_to_trace(*after.roofline.ncu, *after.trace))
-                joined += k >= 0;
-        }
-        std::cout << "\nDeep-dive: " << launches << " ncu launch(es) in " << csv << ", " << joined
+        set_ncu_commands(plan, req, ncu);
+        const DeepDiveOutcome o = deep_dive_run(plan, req, cli_io());
+        if (!o.ok)
+            return o.interrupted ? kExitInterrupted : kExitTool;
+        std::cout << "\nDeep-dive: " << o.launches << " ncu launch(es) in " << plan.csv << ", " << o.joined
                   << " joined to trace kernels\n";
-        std::set<std::string> had;
-        for (const auto& f : before.diagnosis.eval.findings)
-            had.insert(f.rule + "|" + f.subject);
-        size_t added = 0;
-        for (const auto& f : after.diagnosis.eval.findings)
-            if (!had.count(f.rule + "|" + f.subject)) {
-                if (added++ == 0)
-                    std::cout << "Findings the counters add:\n";
-                std::cout << "  [" << severity_name(f.severity) << "] " << f.title.en << "\n";
-            }
-        if (added == 0)
-            std::cout << "The counters add no finding to the trace's " << before.diagnosis.eval.findings.size() << ".\n";
-        std::cout << "Analysis with the counters: " << out_json << "\n";
+        for (size_t k = 0; k < o.added.size(); ++k) {
+            if (k == 0)
+                std::cout << "Findings the counters add:\n";
+            std::cout << "  " << o.added[k] << "\n";
+        }
+        if (o.added.empty())
+            std::cout << "The counters add no finding to the trace's " << o.findings_before << ".\n";
+        std::cout << "Analysis with the counters: " << plan.analysis_json << "\n";
         return kExitOk;
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";

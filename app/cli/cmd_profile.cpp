@@ -19,6 +19,9 @@
 #include "app/cli/loop.h"
 
 namespace sl::cli {
+
+int run_report(const std::vector<std::string>& argv);   // cmd_report.cpp
+
 namespace {
 
 constexpr const char* kProfileSynopsis =
@@ -99,6 +102,22 @@ std::string default_out_dir(const std::string& stem)
     }
 }
 
+// The representative run's Markdown report, as `sightline-cli report` writes it (with the model when given).
+void set_report_writer(ProfileRequest& req)
+{
+    req.write_report = [roof = req.pipeline.roofline](const std::string& trace, const std::string& md) {
+        std::vector<std::string> rargs = {trace, "--format", "md", "-o", md};
+        if (!roof.model.empty()) {
+            rargs.insert(rargs.end(), {"--model", roof.model});
+            if (!roof.gpu.empty())
+                rargs.insert(rargs.end(), {"--gpu", roof.gpu});
+            rargs.insert(rargs.end(), {"--batch", std::to_string(roof.cost.batch), "--prompt",
+                                       std::to_string(roof.cost.prompt), "--context", std::to_string(roof.cost.context)});
+        }
+        return run_report(rargs) == 0;
+    };
+}
+
 int finish(const ProfileOutcome& o)
 {
     if (o.interrupted)
@@ -131,7 +150,8 @@ int run_profile(const std::vector<std::string>& argv)
         return kExitTool;
     }
     try {
-        return finish(profile_command(req, nsys));
+        set_report_writer(req);
+        return finish(profile_command(req, nsys, cli_io()));
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";
         return kExitInput;
@@ -168,7 +188,8 @@ int run_verify(const std::vector<std::string>& argv)
             std::cerr << "sightline-cli: " << nsys.error << "\n";
             return kExitTool;
         }
-        ProfileOutcome after = profile_command(req, nsys);
+        set_report_writer(req);
+        ProfileOutcome after = profile_command(req, nsys, cli_io());
         if (after.interrupted || after.tool_failed || after.runs.empty() || !after.runs[after.representative].ok)
             return finish(after);
 

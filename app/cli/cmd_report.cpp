@@ -213,6 +213,7 @@ int run_report(const std::vector<std::string>& argv)
     std::string text;
     try {
         const Trace trace = load_traces(args.positional);
+        req.pipeline.trace_files = args.positional;
         results = report::run_pipeline(trace, req.pipeline);
         std::vector<std::string> inputs = args.positional;
         if (!req.pipeline.model_config.empty())

@@ -21,17 +21,6 @@ size_t append(char* data, size_t size, size_t n, void* user)
 
 } // namespace
 
-std::string chat_completions_url(const std::string& endpoint)
-{
-    static const std::string tail = "/chat/completions";
-    std::string url = endpoint;
-    while (!url.empty() && url.back() == '/')
-        url.pop_back();
-    if (url.size() >= tail.size() && url.compare(url.size() - tail.size(), tail.size(), tail) == 0)
-        return url;
-    return url + tail;
-}
-
 HttpReply http_post_json(const std::string& url, const std::string& body, const std::string& api_key,
                          long timeout_ms)
 {

@@ -15,8 +15,6 @@ struct HttpReply {
 HttpReply http_post_json(const std::string& url, const std::string& body, const std::string& api_key,
                          long timeout_ms);
 
-// The chat-completions URL of an endpoint: URL as given when it ends in /chat/completions, else
-// URL + "/chat/completions" ("http://localhost:8080/v1" -> "http://localhost:8080/v1/chat/completions").
-std::string chat_completions_url(const std::string& endpoint);
+// chat_completions_url(): analysis/diagnosis/review.h.
 
 } // namespace sl::cli

@@ -62,6 +62,8 @@
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
 #include "widgets/trace_header.h"
+#include "widgets/deep_dive_dialog.h"
+#include "widgets/profile_dialog.h"
 
 namespace sl {
 
@@ -219,7 +221,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto refreshOverview = [this] { overview_->setData(document_->summary(), document_->analysis(), document_->trace()); };
     connect(document_, &Document::summaryChanged, this, refreshOverview);
     connect(document_, &Document::analysisChanged, this, refreshOverview);
-    connect(document_, &Document::diagnosisChanged, this, [this] { overview_->setDiagnosis(document_->diagnosis()); });
+    connect(document_, &Document::diagnosisChanged, this, [this] {
+        overview_->setDiagnosis(document_->diagnosis());
+        overview_->setEnvironmentHistory(nullptr);   // until the knowledge base answers for this trace
+    });
+    connect(kbSession_, &KbSession::environmentHistoryReady, this,
+            [this](quint64 gen, sl::EnvironmentHistoryPtr h) {
+                if (gen == kbSession_->generation())
+                    overview_->setEnvironmentHistory(std::move(h));
+            });
     connect(overview_, &OverviewPanel::findingActivated, this, [this, findingsDock](int row) {
         findingsDock->show();
         findingsDock->raise();
@@ -382,6 +392,12 @@ void MainWindow::createActions()
     compareAction_->setToolTip(tr("Open a second trace as “after” and compare it with the open one"));
     compareAction_->setEnabled(false);
     file->addSeparator();
+    QAction* profile = file->addAction(tr("&Profile…"), this, &MainWindow::profileCommand);
+    profile->setToolTip(tr("Run an inference command under nsys profile, several times, and open the result"));
+    deepDiveAction_ = file->addAction(tr("&Deep-dive Focus Set…"), this, &MainWindow::deepDiveFocusSet);
+    deepDiveAction_->setToolTip(tr("Run ncu on the open trace's focus set and open the counters with it"));
+    deepDiveAction_->setEnabled(false);
+    file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -505,6 +521,7 @@ void MainWindow::onTraceChanged()
     closeAction_->setEnabled(trace != nullptr);
     exportAction_->setEnabled(trace != nullptr);
     compareAction_->setEnabled(trace != nullptr);
+    deepDiveAction_->setEnabled(trace != nullptr && document_->inputs().traces.size() == 1);
     selection_->clear();
     if (!trace) {
         setWindowTitle(tr("Sightline"));
@@ -651,7 +668,9 @@ void MainWindow::exportReportTo(const QString& path)
     });
     watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs, suggestionStates, suggestionNotes] {
         // The same options the panes were computed with (settings + the config / ncu files opened with the trace).
-        const sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
+        sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
+        for (const QString& t : docInputs.traces)
+            po.trace_files.push_back(t.toStdString());   // its own run is not "seen before"
         const sl::report::PipelineResults results = sl::report::run_pipeline(*trace, po);
         sl::report::ReportOptions ro;
         ro.lang = lang.startsWith(QLatin1String("zh")) ? sl::report::Lang::ZhCN : sl::report::Lang::En;
@@ -691,6 +710,30 @@ void MainWindow::editPreferences()
     // The numbers depend on the options: analyse the open files again with the new ones.
     if (!document_->paths().isEmpty())
         runner_->open(document_->paths());
+}
+
+void MainWindow::profileCommand()
+{
+    // Modeless: the log stays live while the workbench is used; the result opens when it is ready.
+    auto* d = new ProfileDialog(runner_->settings().effectiveKbPath(), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    connect(d, &ProfileDialog::resultReady, this, [this](const QStringList& paths) { openFiles(paths); });
+    d->show();
+}
+
+void MainWindow::deepDiveFocusSet()
+{
+    const DocumentInputs in = document_->inputs();
+    if (in.traces.size() != 1)
+        return;
+    auto* d = new DeepDiveDialog(in.traces.front(), runner_->settings().pipelineOptions(in.modelConfig), this);
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    const QString model = in.modelConfig;
+    connect(d, &DeepDiveDialog::resultReady, this, [this, model](const QStringList& paths) {
+        // The trace with its joined ncu CSV (and the model config it was opened with).
+        openFiles(model.isEmpty() ? paths : paths + QStringList{model});
+    });
+    d->show();
 }
 
 void MainWindow::setLanguage(const QString& code)

@@ -78,6 +78,9 @@ private:
     void exportReport();
     void setLanguage(const QString& code);
     void editPreferences();
+    // File › Profile… and Deep-dive Focus Set… (the analysis loop: widgets/profile_dialog.h, deep_dive_dialog.h).
+    void profileCommand();
+    void deepDiveFocusSet();
     void jumpToLongest(uint32_t nameId);
     void showNvtxRange(const QString& name);
     void selectClassInPhase(const QString& opClass, const QString& phase);
@@ -105,6 +108,7 @@ private:
     QAction* closeAction_ = nullptr;
     QAction* exportAction_ = nullptr;
     QAction* compareAction_ = nullptr;
+    QAction* deepDiveAction_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;

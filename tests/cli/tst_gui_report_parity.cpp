@@ -3,6 +3,9 @@
 // generation time and how the input path is spelled.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -58,7 +61,12 @@ TEST(GuiReportParity, GuiExportEqualsCliReport)
                                         " --export-report " + dir + "/gui.json",
                                     &out, true), 0)
         << out;
-    ASSERT_EQ(sl::test::run_command(std::string(SIGHTLINE_CLI) + " report " + trace + " --format json -o " + dir +
+    // The GUI reads the workbench's knowledge base when it exists (confidence history, "Seen before on this
+    // environment"): the CLI is given the same one.
+    const char* xdg = std::getenv("XDG_DATA_HOME");
+    const std::string kb = std::string(xdg ? xdg : "") + "/sightline/knowledge.db";
+    const std::string kb_arg = xdg && std::filesystem::exists(kb) ? " --kb " + kb : "";
+    ASSERT_EQ(sl::test::run_command(std::string(SIGHTLINE_CLI) + " report " + trace + kb_arg + " --format json -o " + dir +
                                         "/cli.json",
                                     &out, true), 0)
         << out;
