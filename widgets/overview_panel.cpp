@@ -130,14 +130,19 @@ void OverviewPanel::updateHeadline()
             for (const HeadlineAction& a : hl.actions) {
                 QString what = QString::fromStdString(a.text.get(lang_));
                 if (a.subject != "trace" && !a.subject.empty())
-                    what += QStringLiteral(" (%1)").arg(QString::fromStdString(a.subject));
+                    what += QStringLiteral(" (%1)").arg(QString::fromStdString(
+                        a.subject_text.en.empty() ? a.subject : a.subject_text.get(lang_)));
                 const QString gain = tr("up to %1 of wall time (%2)")
                                          .arg(formatPercent(a.gain_fraction), formatDuration(std::llround(a.gain_ns)));
                 h += QStringLiteral("<li>%1 — <b>%2</b>%3</li>")
                          .arg(what.toHtmlEscaped(), gain.toHtmlEscaped(),
                               a.removes.empty() ? QString()
                                                 : QStringLiteral(" <span style=\"font-size:small\">%1</span>")
-                                                      .arg(tr("(removes %1)").arg(QString::fromStdString(a.removes)).toHtmlEscaped()));
+                                                      .arg(tr("(removes %1)")
+                                                               .arg(QString::fromStdString(a.removes_text.en.empty()
+                                                                                               ? a.removes
+                                                                                               : a.removes_text.get(lang_)))
+                                                               .toHtmlEscaped()));
             }
             h += QStringLiteral("</ol>");
         } else {
