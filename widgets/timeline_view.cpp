@@ -103,6 +103,12 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
     }
     contentHeight_ = y;
     drawn_.assign(index_ ? index_->lanes().size() : 0, {});
+    gapDensity_.assign(index_ ? index_->lanes().size() : 0, {});
+    idleColumns_.assign(index_ ? index_->lanes().size() : 0, {});
+    if (index_)
+        for (size_t i = 0; i < index_->lanes().size(); ++i)
+            if (index_->lanes()[i].kind == LaneKind::Gaps)
+                gapDensity_[i] = GapDensity(*index_, index_->lanes()[i]);
     mapAnalysis();
     updateScrollBar();
     fitToWindow();
@@ -386,6 +392,25 @@ QString TimelineView::itemName(const TimelineLane& lane, uint32_t i) const
     return {};
 }
 
+const std::vector<float>& TimelineView::idleColumns(int lane) const
+{
+    static const std::vector<float> none;
+    return lane >= 0 && size_t(lane) < idleColumns_.size() ? idleColumns_[size_t(lane)] : none;
+}
+
+QColor TimelineView::mergedColor(int laneIdx, uint32_t first, uint32_t count) const
+{
+    const QColor neutral = viewColors(palette()).mergedRun;
+    if (!index_ || !analysis_ || laneIdx < 0 || size_t(laneIdx) >= index_->lanes().size())
+        return neutral;
+    // A bounded sample per block keeps a fit frame at O(blocks · 48) reads.
+    const int c = dominantKernelClass(*index_, index_->lanes()[size_t(laneIdx)], first, count,
+                                      analysis_->classes.kernel_class, 48);
+    // No classified kernel in it (a run of copies): the colour of its first item.
+    return c >= 0 && size_t(c) < classColor_.size() ? classColor_[size_t(c)]
+                                                     : itemColor(index_->lanes()[size_t(laneIdx)], first);
+}
+
 void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp)
 {
     const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
@@ -410,7 +435,17 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
     };
     QVector<Label> labels;
     const bool kernelsLane = lane.kind == LaneKind::Stream;
-    const QColor merged = viewColors(palette()).mergedRun;
+    const bool gapsLane = lane.kind == LaneKind::Gaps && size_t(laneIdx) < gapDensity_.size() &&
+                          !gapDensity_[size_t(laneIdx)].isNull();
+    // Idle lane: each pixel column is inked in proportion to its idle fraction, so sub-pixel gaps merged into one
+    // run show their density (a 4.7 % idle trace looks 4.7 % inked) and a gap wider than a pixel stays solid.
+    std::vector<float>* columns = gapsLane ? &idleColumns_[size_t(laneIdx)] : nullptr;
+    if (columns)
+        *columns = gapDensity_[size_t(laneIdx)].columnFractions(window_, r.width());
+    auto blockColor = [&](const Run& run) {
+        return run.count > 1 && kernelsLane ? mergedColor(laneIdx, run.first, run.count) : itemColor(lane, run.first);
+    };
+    std::vector<QColor> labelColor;
 
     auto emitRun = [&](const Run& run) {
         const double x0 = timeline::timeToX(run.start, window_, w);
@@ -420,10 +455,30 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         QRect rect(r.left() + left, r.top(), std::max(1, right - left), r.height());
         if (drawn)
             drawn->push_back({run.start, run.end, run.first, run.count, rect.left(), rect.left() + rect.width()});
-        QColor c = run.count > 1 && kernelsLane ? merged : itemColor(lane, run.first);
-        batches[c.rgb()].push_back(rect);
-        if (rect.width() > 40)
+        const QColor c = blockColor(run);
+        if (columns) {
+            // Runs of columns with the same ink share one rectangle; alpha in 1/64 steps keeps the batches few.
+            const int from = std::max(0, left), to = std::min(int(columns->size()), right);
+            int x = from;
+            while (x < to) {
+                const int a = int(std::lround((*columns)[size_t(x)] * 64.f));
+                int x2 = x + 1;
+                while (x2 < to && int(std::lround((*columns)[size_t(x2)] * 64.f)) == a)
+                    ++x2;
+                if (a > 0) {
+                    QColor ink = c;
+                    ink.setAlpha(std::min(255, a * 4));
+                    batches[ink.rgba()].push_back(QRect(r.left() + x, r.top(), x2 - x, r.height()));
+                }
+                x = x2;
+            }
+        } else {
+            batches[c.rgba()].push_back(rect);
+        }
+        if (rect.width() > 40 && (!columns || run.count <= 1)) {
             labels.push_back({rect, run.first, run.count});
+            labelColor.push_back(c);
+        }
     };
 
     Run cur{0, 0, 0, 0};
@@ -464,13 +519,14 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         emitRun(cur);
 
     p.setPen(Qt::NoPen);
-    for (auto& [rgb, rects] : batches) {
-        p.setBrush(QColor::fromRgb(rgb));
+    for (auto& [rgba, rects] : batches) {
+        p.setBrush(QColor::fromRgba(rgba));
         p.drawRects(rects.constData(), int(rects.size()));
     }
     if (!labels.isEmpty()) {
         const QFontMetrics fm = p.fontMetrics();
-        for (const Label& l : labels) {
+        for (qsizetype li = 0; li < labels.size(); ++li) {
+            const Label& l = labels[li];
             QString text;
             if (l.count <= 1)
                 text = itemName(lane, l.first);
@@ -485,8 +541,7 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
             const QRect tr = l.rect.intersected(r).adjusted(3, 0, -3, 0);
             if (tr.width() < 20)
                 continue;
-            const QColor bg = l.count > 1 && kernelsLane ? merged : itemColor(lane, l.first);
-            p.setPen(textOn(bg));
+            p.setPen(textOn(labelColor[size_t(li)]));
             p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(text, Qt::ElideRight, tr.width()));
         }
     }
