@@ -145,9 +145,7 @@ void OverviewPanel::updateHeadline()
                                                                .toHtmlEscaped()));
             }
             h += QStringLiteral("</ol>");
-        } else {
-            h += QStringLiteral("<p><i>%1</i></p>").arg(tr("No finding promises a measurable gain.").toHtmlEscaped());
-        }
+        }   // (no actions: the statement already says that no finding promises a measurable gain)
     }
     if (analysis_) {
         const WorkloadResult& w = analysis_->workload;
@@ -271,7 +269,7 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
             h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right><b>%3</b></td>"
                                 "<td align=right>%4</td></tr>")
                      .arg(colorForKey(QString::fromStdString(classes[i]->id)).name(),
-                          QString::fromStdString(classes[i]->label).toHtmlEscaped(), formatDuration(classes[i]->time_ns),
+                          opClassLabel(*classes[i]).toHtmlEscaped(), formatDuration(classes[i]->time_ns),
                           formatPercent(double(classes[i]->time_ns) / base));
         h += QStringLiteral("</table>");
     } else {

@@ -16,6 +16,7 @@
 
 #include "model/selection.h"
 #include "model/units.h"
+#include "model/workbench_settings.h"
 #include "widgets/palette.h"
 
 namespace sl {
@@ -241,7 +242,7 @@ QString TimelineView::legendHtml(const AnalysisResult& a)
     std::sort(classes.begin(), classes.end(), [](auto* x, auto* y) { return x->time_ns > y->time_ns; });
     QStringList parts;
     for (const OpClassTotals* c : classes)
-        parts << swatch(colorForKey(QString::fromStdString(c->id)), QString::fromStdString(c->label));
+        parts << swatch(colorForKey(QString::fromStdString(c->id)), opClassLabel(*c));
     QStringList gaps;
     for (GapCause g : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other})
         gaps << swatch(causeColor(g), causeLabel(g));
@@ -926,7 +927,7 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
             const int c = analysis_->classes.kernel_class[r.row];
             if (c >= 0 && size_t(c) < analysis_->classes.classes.size())
                 html += QStringLiteral("<br>") +
-                        tr("Class: %1").arg(QString::fromStdString(analysis_->classes.classes[size_t(c)].label));
+                        tr("Class: %1").arg(opClassLabel(analysis_->classes.classes[size_t(c)]));
         }
         html += QStringLiteral("<br>") + tr("Stream %1").arg(k.stream[r.row]);
         html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")
