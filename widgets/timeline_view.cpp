@@ -233,7 +233,11 @@ QString TimelineView::causeLabel(GapCause c)
 QString TimelineView::legendHtml(const AnalysisResult& a)
 {
     auto swatch = [](const QColor& c, const QString& label) {
-        return QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2").arg(c.name(), label.toHtmlEscaped());
+        // One entry never wraps inside itself ("KV-" / "cache write" at 1280 px): no-break spaces and hyphens.
+        QString text = label.toHtmlEscaped();
+        text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+        text.replace(QLatin1Char('-'), QChar(0x2011));
+        return QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2").arg(c.name(), text);
     };
     std::vector<const OpClassTotals*> classes;
     for (const OpClassTotals& c : a.classes.classes)
