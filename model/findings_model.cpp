@@ -212,6 +212,45 @@ QString FindingsModel::confidenceText(const Confidence& c)
     return QStringLiteral("%1 · %2").arg(label, QString::number(c.value, 'f', 2));
 }
 
+QString FindingsModel::sourceLabel(const std::string& source)
+{
+    if (source == "analysis:idle")
+        return tr("idle attribution");
+    if (source == "analysis:launch")
+        return tr("launch statistics");
+    if (source == "analysis:sync")
+        return tr("synchronisation analysis");
+    if (source == "analysis:phases")
+        return tr("prefill/decode phases");
+    if (source == "trace:kernels")
+        return tr("kernels in the trace");
+    if (source == "trace:api")
+        return tr("API calls in the trace");
+    if (source == "analysis:overlap")
+        return tr("overlap analysis");
+    if (source == "analysis:collectives")
+        return tr("collectives across ranks");
+    if (source == "analysis:classes")
+        return tr("operator classes");
+    if (source == "analysis:weights")
+        return tr("weight-streaming analysis");
+    if (source == "analysis:weights (NVTX)")
+        return tr("weight-streaming analysis (NVTX)");
+    if (source == "analysis:idle/overlap")
+        return tr("idle attribution and overlap");
+    if (source == "roofline")
+        return tr("Roofline model");
+    if (source == "trace (measured)")
+        return tr("trace (measured)");
+    if (source == "ncu")
+        return tr("Nsight Compute");
+    if (source == "trace (joined by name)")
+        return tr("trace (joined by kernel name)");
+    if (source == "metrics")
+        return tr("metrics");
+    return qs(source);
+}
+
 QString FindingsModel::evidenceText(const Evidence& e)
 {
     const QString value = qs(format_metric(e.metric, e.value));
@@ -523,8 +562,8 @@ QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, 
     case EvidenceRow: {
         const Evidence& e = f.evidence[size_t(c.index)];
         main = evidenceText(e);
-        subject = qs(e.source);
-        tip = tr("%1 (value %2) from %3").arg(qs(e.metric)).arg(e.value, 0, 'g', 6).arg(qs(e.source));
+        subject = sourceLabel(e.source);
+        tip = tr("%1 (value %2) from %3").arg(qs(e.metric)).arg(e.value, 0, 'g', 6).arg(subject);
         break;
     }
     case SuggestionRow: {

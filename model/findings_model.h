@@ -75,6 +75,9 @@ public:
     static QString confidenceText(const Confidence& c);
     // "idle_fraction = 34.5 %  (> 20.0 %)"
     static QString evidenceText(const Evidence& e);
+    // Where an evidence metric came from, in words in the interface language ("analysis:idle" -> "idle
+    // attribution" / 空闲归因); unknown sources as they are.
+    static QString sourceLabel(const std::string& source);
     // One line for the view's footer when rules failed to load or could not run for missing data; empty when none.
     static QString problemsText(const Diagnosis& d);
 

@@ -106,10 +106,12 @@ void writeBlock(QString& h, const Block& b, Lang lang)
         b);
 }
 
-void writeSection(QString& h, const Section& s, int level, Lang lang)
+void writeSection(QString& h, const Section& s, int level, Lang lang, bool newPage = false)
 {
     const int n = std::min(level, 4);
-    h += QStringLiteral("<h%1>%2</h%1>\n").arg(n).arg(esc(s.title));
+    h += QStringLiteral("<h%1%3>%2</h%1>\n")
+             .arg(n)
+             .arg(esc(s.title), newPage ? QStringLiteral(" style=\"page-break-before:always\"") : QString());
     for (const Block& b : s.blocks)
         writeBlock(h, b, lang);
     for (const Section& c : s.children)
@@ -141,8 +143,11 @@ QString reportToRichText(const Report& r)
     h += QStringLiteral("<h1>") + esc(r.title) + QStringLiteral("</h1>\n");
     h += QStringLiteral("<p class=\"meta\">%1 · %2 · Sightline %3</p>\n")
              .arg(esc(r.run_id), esc(r.generated_at), esc(r.version));
-    for (const Section& s : r.sections)
-        writeSection(h, s, 2, r.lang);
+    // A report that opens with the executive summary ("headline" first) keeps it on page 1 alone: the detail
+    // starts on page 2.
+    const bool summaryFirst = !r.sections.empty() && r.sections.front().id == "headline";
+    for (size_t i = 0; i < r.sections.size(); ++i)
+        writeSection(h, r.sections[i], 2, r.lang, summaryFirst && i == 1);
     h += QStringLiteral("</body></html>");
     return h;
 }

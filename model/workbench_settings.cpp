@@ -5,6 +5,7 @@
 
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/diagnosis/rules.h"
+#include "analysis/timeline/op_classes.h"
 
 namespace sl {
 
@@ -124,6 +125,22 @@ report::PipelineOptions WorkbenchSettings::reportOptions(const QString& modelOve
     r.lang = p.lang;
     r.kb_path = p.kb_path;
     return r;
+}
+
+namespace {
+QString& interfaceLanguage()
+{
+    static QString lang;
+    return lang;
+}
+} // namespace
+
+void setInterfaceLanguage(const QString& language) { interfaceLanguage() = language; }
+
+QString opClassLabel(const OpClassTotals& c)
+{
+    const QString lang = interfaceLanguage().isEmpty() ? WorkbenchSettings::load().language : interfaceLanguage();
+    return QString::fromStdString(c.label_for(lang.startsWith(QLatin1String("zh")) ? "zh_CN" : "en"));
 }
 
 } // namespace sl

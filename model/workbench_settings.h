@@ -49,4 +49,12 @@ struct WorkbenchSettings {
     report::PipelineOptions reportOptions(const QString& modelOverride = {}, const QString& ncuFile = {}) const;
 };
 
+struct OpClassTotals;
+// An operator class's name in the interface language (WorkbenchSettings::language): its label_zh_CN from the
+// classes file in Chinese, its label otherwise — for the Overview, the timeline legend and tooltips, Details.
+QString opClassLabel(const OpClassTotals& c);
+// The language the interface runs in when it differs from the saved setting (sightline --language): main sets it
+// with the translator it installs; empty = WorkbenchSettings::load().language.
+void setInterfaceLanguage(const QString& language);
+
 } // namespace sl

@@ -1249,6 +1249,74 @@ after</source>
         <source>no direct gain</source>
         <translation>无直接收益</translation>
     </message>
+    <message>
+        <source>idle attribution</source>
+        <translation>空闲归因</translation>
+    </message>
+    <message>
+        <source>launch statistics</source>
+        <translation>启动统计</translation>
+    </message>
+    <message>
+        <source>synchronisation analysis</source>
+        <translation>同步分析</translation>
+    </message>
+    <message>
+        <source>API calls in the trace</source>
+        <translation>trace 中的 API 调用</translation>
+    </message>
+    <message>
+        <source>overlap analysis</source>
+        <translation>重叠分析</translation>
+    </message>
+    <message>
+        <source>collectives across ranks</source>
+        <translation>跨 rank 集合通信</translation>
+    </message>
+    <message>
+        <source>operator classes</source>
+        <translation>算子类别</translation>
+    </message>
+    <message>
+        <source>weight-streaming analysis</source>
+        <translation>权重流式加载分析</translation>
+    </message>
+    <message>
+        <source>weight-streaming analysis (NVTX)</source>
+        <translation>权重流式加载分析（NVTX）</translation>
+    </message>
+    <message>
+        <source>idle attribution and overlap</source>
+        <translation>空闲归因与重叠</translation>
+    </message>
+    <message>
+        <source>Roofline model</source>
+        <translation>Roofline 模型</translation>
+    </message>
+    <message>
+        <source>trace (measured)</source>
+        <translation>trace（实测）</translation>
+    </message>
+    <message>
+        <source>Nsight Compute</source>
+        <translation>Nsight Compute</translation>
+    </message>
+    <message>
+        <source>trace (joined by kernel name)</source>
+        <translation>trace（按内核名关联）</translation>
+    </message>
+    <message>
+        <source>metrics</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>prefill/decode phases</source>
+        <translation>预填充/解码阶段</translation>
+    </message>
+    <message>
+        <source>kernels in the trace</source>
+        <translation>trace 中的内核</translation>
+    </message>
 </context>
 <context>
     <name>sl::FindingsView</name>
@@ -1949,10 +2017,6 @@ after</source>
     <message>
         <source>(removes %1)</source>
         <translation>（消除 %1）</translation>
-    </message>
-    <message>
-        <source>No finding promises a measurable gain.</source>
-        <translation>没有发现能带来可测收益。</translation>
     </message>
     <message>
         <source>inference</source>

@@ -11,6 +11,7 @@
 #include "model/document.h"
 #include "model/finding_links.h"
 #include "model/findings_model.h"
+#include "model/workbench_settings.h"
 #include "model/selection.h"
 #include "model/units.h"
 #include "widgets/timeline_view.h"
@@ -298,7 +299,7 @@ QString DetailsPanel::kernelHtml(size_t i) const
     const std::string cls = classOfKernel(analysis_.get(), int64_t(i));
     if (analysis_ && !cls.empty()) {
         const int c = analysis_->classes.kernel_class[i];
-        h.rowPlain(tr("Operator class"), QString::fromStdString(analysis_->classes.classes[size_t(c)].label));
+        h.rowPlain(tr("Operator class"), opClassLabel(analysis_->classes.classes[size_t(c)]));
     }
     const int64_t dur = k.end[i] - k.start[i];
     h.rowPlain(tr("Duration"), formatDuration(dur));

@@ -493,7 +493,8 @@ void FindingsView::updateDetail()
                                      ? QString()
                                      : QStringLiteral("%1 %2").arg(qs(e.op), qs(format_metric(e.metric, *e.threshold)));
             h += QStringLiteral("<tr><td><code>%1</code></td><td align=right><b>%2</b></td><td>%3</td><td>%4</td></tr>")
-                     .arg(esc(e.metric), esc(format_metric(e.metric, e.value)), rule.toHtmlEscaped(), esc(e.source));
+                     .arg(esc(e.metric), esc(format_metric(e.metric, e.value)), rule.toHtmlEscaped(),
+                          FindingsModel::sourceLabel(e.source).toHtmlEscaped());
         }
         h += QStringLiteral("</table>");
     }

@@ -139,19 +139,22 @@ void OverviewPanel::updateHeadline()
             for (const HeadlineAction& a : hl.actions) {
                 QString what = QString::fromStdString(a.text.get(lang_));
                 if (a.subject != "trace" && !a.subject.empty())
-                    what += QStringLiteral(" (%1)").arg(QString::fromStdString(a.subject));
+                    what += QStringLiteral(" (%1)").arg(QString::fromStdString(
+                        a.subject_text.en.empty() ? a.subject : a.subject_text.get(lang_)));
                 const QString gain = tr("up to %1 of wall time (%2)")
                                          .arg(formatPercent(a.gain_fraction), formatDuration(std::llround(a.gain_ns)));
                 h += QStringLiteral("<li>%1 — <b>%2</b>%3</li>")
                          .arg(what.toHtmlEscaped(), gain.toHtmlEscaped(),
                               a.removes.empty() ? QString()
                                                 : QStringLiteral(" <span style=\"font-size:small\">%1</span>")
-                                                      .arg(tr("(removes %1)").arg(QString::fromStdString(a.removes)).toHtmlEscaped()));
+                                                      .arg(tr("(removes %1)")
+                                                               .arg(QString::fromStdString(a.removes_text.en.empty()
+                                                                                               ? a.removes
+                                                                                               : a.removes_text.get(lang_)))
+                                                               .toHtmlEscaped()));
             }
             h += QStringLiteral("</ol>");
-        } else {
-            h += QStringLiteral("<p><i>%1</i></p>").arg(tr("No finding promises a measurable gain.").toHtmlEscaped());
-        }
+        }   // (no actions: the statement already says that no finding promises a measurable gain)
     }
     if (analysis_) {
         const WorkloadResult& w = analysis_->workload;
@@ -275,7 +278,7 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
             h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right><b>%3</b></td>"
                                 "<td align=right>%4</td></tr>")
                      .arg(colorForKey(QString::fromStdString(classes[i]->id)).name(),
-                          QString::fromStdString(classes[i]->label).toHtmlEscaped(), formatDuration(classes[i]->time_ns),
+                          opClassLabel(*classes[i]).toHtmlEscaped(), formatDuration(classes[i]->time_ns),
                           formatPercent(double(classes[i]->time_ns) / base));
         h += QStringLiteral("</table>");
     } else {

@@ -16,6 +16,7 @@
 
 #include "model/selection.h"
 #include "model/units.h"
+#include "model/workbench_settings.h"
 #include "widgets/palette.h"
 
 namespace sl {
@@ -103,6 +104,12 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
     }
     contentHeight_ = y;
     drawn_.assign(index_ ? index_->lanes().size() : 0, {});
+    gapDensity_.assign(index_ ? index_->lanes().size() : 0, {});
+    idleColumns_.assign(index_ ? index_->lanes().size() : 0, {});
+    if (index_)
+        for (size_t i = 0; i < index_->lanes().size(); ++i)
+            if (index_->lanes()[i].kind == LaneKind::Gaps)
+                gapDensity_[i] = GapDensity(*index_, index_->lanes()[i]);
     mapAnalysis();
     updateScrollBar();
     fitToWindow();
@@ -226,7 +233,11 @@ QString TimelineView::causeLabel(GapCause c)
 QString TimelineView::legendHtml(const AnalysisResult& a)
 {
     auto swatch = [](const QColor& c, const QString& label) {
-        return QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2").arg(c.name(), label.toHtmlEscaped());
+        // One entry never wraps inside itself ("KV-" / "cache write" at 1280 px): no-break spaces and hyphens.
+        QString text = label.toHtmlEscaped();
+        text.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+        text.replace(QLatin1Char('-'), QChar(0x2011));
+        return QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2").arg(c.name(), text);
     };
     std::vector<const OpClassTotals*> classes;
     for (const OpClassTotals& c : a.classes.classes)
@@ -235,7 +246,7 @@ QString TimelineView::legendHtml(const AnalysisResult& a)
     std::sort(classes.begin(), classes.end(), [](auto* x, auto* y) { return x->time_ns > y->time_ns; });
     QStringList parts;
     for (const OpClassTotals* c : classes)
-        parts << swatch(colorForKey(QString::fromStdString(c->id)), QString::fromStdString(c->label));
+        parts << swatch(colorForKey(QString::fromStdString(c->id)), opClassLabel(*c));
     QStringList gaps;
     for (GapCause g : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other})
         gaps << swatch(causeColor(g), causeLabel(g));
@@ -386,6 +397,25 @@ QString TimelineView::itemName(const TimelineLane& lane, uint32_t i) const
     return {};
 }
 
+const std::vector<float>& TimelineView::idleColumns(int lane) const
+{
+    static const std::vector<float> none;
+    return lane >= 0 && size_t(lane) < idleColumns_.size() ? idleColumns_[size_t(lane)] : none;
+}
+
+QColor TimelineView::mergedColor(int laneIdx, uint32_t first, uint32_t count) const
+{
+    const QColor neutral = viewColors(palette()).mergedRun;
+    if (!index_ || !analysis_ || laneIdx < 0 || size_t(laneIdx) >= index_->lanes().size())
+        return neutral;
+    // A bounded sample per block keeps a fit frame at O(blocks · 48) reads.
+    const int c = dominantKernelClass(*index_, index_->lanes()[size_t(laneIdx)], first, count,
+                                      analysis_->classes.kernel_class, 48);
+    // No classified kernel in it (a run of copies): the colour of its first item.
+    return c >= 0 && size_t(c) < classColor_.size() ? classColor_[size_t(c)]
+                                                     : itemColor(index_->lanes()[size_t(laneIdx)], first);
+}
+
 void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp)
 {
     const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
@@ -410,7 +440,17 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
     };
     QVector<Label> labels;
     const bool kernelsLane = lane.kind == LaneKind::Stream;
-    const QColor merged = viewColors(palette()).mergedRun;
+    const bool gapsLane = lane.kind == LaneKind::Gaps && size_t(laneIdx) < gapDensity_.size() &&
+                          !gapDensity_[size_t(laneIdx)].isNull();
+    // Idle lane: each pixel column is inked in proportion to its idle fraction, so sub-pixel gaps merged into one
+    // run show their density (a 4.7 % idle trace looks 4.7 % inked) and a gap wider than a pixel stays solid.
+    std::vector<float>* columns = gapsLane ? &idleColumns_[size_t(laneIdx)] : nullptr;
+    if (columns)
+        *columns = gapDensity_[size_t(laneIdx)].columnFractions(window_, r.width());
+    auto blockColor = [&](const Run& run) {
+        return run.count > 1 && kernelsLane ? mergedColor(laneIdx, run.first, run.count) : itemColor(lane, run.first);
+    };
+    std::vector<QColor> labelColor;
 
     auto emitRun = [&](const Run& run) {
         const double x0 = timeline::timeToX(run.start, window_, w);
@@ -420,10 +460,30 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         QRect rect(r.left() + left, r.top(), std::max(1, right - left), r.height());
         if (drawn)
             drawn->push_back({run.start, run.end, run.first, run.count, rect.left(), rect.left() + rect.width()});
-        QColor c = run.count > 1 && kernelsLane ? merged : itemColor(lane, run.first);
-        batches[c.rgb()].push_back(rect);
-        if (rect.width() > 40)
+        const QColor c = blockColor(run);
+        if (columns) {
+            // Runs of columns with the same ink share one rectangle; alpha in 1/64 steps keeps the batches few.
+            const int from = std::max(0, left), to = std::min(int(columns->size()), right);
+            int x = from;
+            while (x < to) {
+                const int a = int(std::lround((*columns)[size_t(x)] * 64.f));
+                int x2 = x + 1;
+                while (x2 < to && int(std::lround((*columns)[size_t(x2)] * 64.f)) == a)
+                    ++x2;
+                if (a > 0) {
+                    QColor ink = c;
+                    ink.setAlpha(std::min(255, a * 4));
+                    batches[ink.rgba()].push_back(QRect(r.left() + x, r.top(), x2 - x, r.height()));
+                }
+                x = x2;
+            }
+        } else {
+            batches[c.rgba()].push_back(rect);
+        }
+        if (rect.width() > 40 && (!columns || run.count <= 1)) {
             labels.push_back({rect, run.first, run.count});
+            labelColor.push_back(c);
+        }
     };
 
     Run cur{0, 0, 0, 0};
@@ -464,13 +524,14 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         emitRun(cur);
 
     p.setPen(Qt::NoPen);
-    for (auto& [rgb, rects] : batches) {
-        p.setBrush(QColor::fromRgb(rgb));
+    for (auto& [rgba, rects] : batches) {
+        p.setBrush(QColor::fromRgba(rgba));
         p.drawRects(rects.constData(), int(rects.size()));
     }
     if (!labels.isEmpty()) {
         const QFontMetrics fm = p.fontMetrics();
-        for (const Label& l : labels) {
+        for (qsizetype li = 0; li < labels.size(); ++li) {
+            const Label& l = labels[li];
             QString text;
             if (l.count <= 1)
                 text = itemName(lane, l.first);
@@ -485,8 +546,7 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
             const QRect tr = l.rect.intersected(r).adjusted(3, 0, -3, 0);
             if (tr.width() < 20)
                 continue;
-            const QColor bg = l.count > 1 && kernelsLane ? merged : itemColor(lane, l.first);
-            p.setPen(textOn(bg));
+            p.setPen(textOn(labelColor[size_t(li)]));
             p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(text, Qt::ElideRight, tr.width()));
         }
     }
@@ -871,7 +931,7 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
             const int c = analysis_->classes.kernel_class[r.row];
             if (c >= 0 && size_t(c) < analysis_->classes.classes.size())
                 html += QStringLiteral("<br>") +
-                        tr("Class: %1").arg(QString::fromStdString(analysis_->classes.classes[size_t(c)].label));
+                        tr("Class: %1").arg(opClassLabel(analysis_->classes.classes[size_t(c)]));
         }
         html += QStringLiteral("<br>") + tr("Stream %1").arg(k.stream[r.row]);
         html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")

@@ -11,6 +11,7 @@
 
 #include "analysis/timeline/analysis.h"
 #include "model/search_index.h"
+#include "model/timeline_density.h"
 #include "model/timeline_index.h"
 #include "model/timeline_math.h"
 
@@ -83,6 +84,12 @@ public:
         QString label;
     };
     const std::vector<AxisTick>& axisTicks() const { return axisTicks_; }
+    // The idle fraction of each pixel column the last frame painted in a gap lane (the alpha of its ink: an idle
+    // lane shows idle density, not a solid bar, where gaps are narrower than a pixel); empty for other lanes.
+    const std::vector<float>& idleColumns(int lane) const;
+    // The colour a merged "N kernels" block of a stream lane is painted in: its dominant operator class's colour
+    // (the neutral merged colour only without an analysis).
+    QColor mergedColor(int lane, uint32_t first, uint32_t count) const;
     // The range statistics line drawn for Selection::range() (empty without a range).
     QString rangeStatsText() const;
     // Search marks (SearchBar): every match outlined in its lane, the current one emphasised and brought into view
@@ -139,6 +146,8 @@ private:
     int64_t currentMatch_ = -1;
     int searchMarksDrawn_ = 0;
     std::vector<QColor> classColor_;
+    std::vector<GapDensity> gapDensity_;           // per lane (gap lanes only): idle time in any time range
+    std::vector<std::vector<float>> idleColumns_;  // per lane (gap lanes only): the last frame's idle fractions
     void mapAnalysis();
     timeline::Window window_;
     QScrollBar* vscroll_;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/diagnosis/ledger.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/trace/trace.h"
 
@@ -40,6 +41,40 @@ bool is_mix_class(const std::string& id)
     static const std::set<std::string> s = {"elementwise", "memcpy_memset", "activation", "norm", "rotary",
                                             "reduction"};
     return s.count(id) > 0;
+}
+
+// A finding's subject for people: an operator-class scope "gemm (decode)" -> "GEMM / GEMV (decode)" (解码 in
+// Chinese), a phase scope by its phase word; kernel names, devices and "trace" as they are.
+LocalText subject_words(ScopeKind scope, const std::string& subject, const OpClassResult& classes)
+{
+    auto phase = [](const std::string& p) -> LocalText {
+        if (p == "decode")
+            return {"decode", "解码"};
+        if (p == "prefill")
+            return {"prefill", "预填充"};
+        return {p, p};
+    };
+    if (scope == ScopeKind::Phase)
+        return phase(subject);
+    if (scope == ScopeKind::Trace)
+        return {"whole trace", "整个 trace"};
+    if (scope != ScopeKind::OpClass)
+        return {subject, subject};
+    std::string id = subject, ph;
+    if (const size_t open = id.find(" ("); open != std::string::npos && id.back() == ')') {
+        ph = id.substr(open + 2, id.size() - open - 3);
+        id.resize(open);
+    }
+    LocalText t{id, id};
+    for (const auto& c : classes.classes)
+        if (c.id == id)
+            t = {c.label_for("en"), c.label_for("zh_CN")};
+    if (!ph.empty()) {
+        const LocalText p = phase(ph);
+        t.en += " (" + p.en + ")";
+        t.zh_CN += "（" + p.zh_CN + "）";
+    }
+    return t;
 }
 
 } // namespace
@@ -191,6 +226,7 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         if (!f.suggestions.empty()) {
             a.suggestion = f.rule + "/" + f.suggestions[0].id;
             a.text = f.suggestions[0].text;
+            a.verify = f.suggestions[0].verify;
         } else {
             a.text = f.title;
         }
@@ -198,8 +234,13 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
             continue;
         a.gain_fraction = f.expected_gain.fraction;
         a.gain_ns = f.expected_gain.ns.value_or(0);
-        if (f.expected_gain.ledger)
+        if (f.expected_gain.ledger) {
             a.removes = f.expected_gain.ledger->entry;
+            a.removes_text = ledger_entry_words(a.removes, &an.classes);
+        }
+        a.subject_text = subject_words(f.scope, f.subject, an.classes);
+        a.confidence = f.confidence.value;
+        a.confidence_label = f.confidence.label.empty() ? confidence_label(f.confidence.value) : f.confidence.label;
         h.actions.push_back(std::move(a));
     }
 
@@ -245,9 +286,16 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
     if (!h.actions.empty()) {
         const auto& a = h.actions.front();
         const bool named = a.subject != "trace";
-        en += " The largest bounded gain: " + a.text.en + (named ? " (" + a.subject + ")" : std::string()) +
+        std::string text_en = a.text.en, text_zh = a.text.get("zh_CN");
+        // Suggestion texts end with a full stop; the sentence goes on.
+        while (!text_en.empty() && text_en.back() == '.')
+            text_en.pop_back();
+        for (const std::string stop : {"。", "."})
+            while (text_zh.size() >= stop.size() && text_zh.compare(text_zh.size() - stop.size(), stop.size(), stop) == 0)
+                text_zh.resize(text_zh.size() - stop.size());
+        en += " The largest bounded gain: " + text_en + (named ? " (" + a.subject_text.en + ")" : std::string()) +
               ", up to " + pct(a.gain_fraction) + " of wall time (" + ms(a.gain_ns) + ").";
-        zh += " 最大的有界收益：" + a.text.get("zh_CN") + (named ? "（" + a.subject + "）" : std::string()) +
+        zh += " 最大的有界收益：" + text_zh + (named ? "（" + a.subject_text.get("zh_CN") + "）" : std::string()) +
               "，至多墙钟时间的 " + pct(a.gain_fraction) + "（" + ms(a.gain_ns) + "）。";
     } else {
         en += " No finding promises a measurable gain.";
@@ -271,7 +319,12 @@ nlohmann::json headline_to_json(const Headline& h)
                                {"text", json{{"en", a.text.en}, {"zh_CN", a.text.zh_CN}}},
                                {"gain_fraction", a.gain_fraction},
                                {"gain_ns", a.gain_ns},
-                               {"removes", a.removes}});
+                               {"removes", a.removes},
+                               {"removes_text", json{{"en", a.removes_text.en}, {"zh_CN", a.removes_text.zh_CN}}},
+                               {"subject_text", json{{"en", a.subject_text.en}, {"zh_CN", a.subject_text.zh_CN}}},
+                               {"confidence", a.confidence},
+                               {"confidence_label", a.confidence_label},
+                               {"verify", a.verify}});
     json mix{{"fraction", h.kernel_mix.fraction},
              {"ns", h.kernel_mix.ns},
              {"classes", h.kernel_mix.classes},
@@ -301,8 +354,9 @@ std::string headline_to_text(const Headline& h, std::string_view lang)
     o << "Headline: " << h.bound << " (" << h.verdict << ")\n" << h.statement.get(lang) << "\n";
     int i = 0;
     for (const auto& a : h.actions)
-        o << "  " << ++i << ". " << a.text.get(lang) << " [" << a.subject << "] — up to " << pct(a.gain_fraction)
-          << " of wall (" << ms(a.gain_ns) << "), removes " << a.removes << "\n";
+        o << "  " << ++i << ". " << a.text.get(lang) << " [" << a.subject_text.get(lang) << "] — up to "
+          << pct(a.gain_fraction) << " of wall (" << ms(a.gain_ns) << ")"
+          << (a.removes.empty() ? std::string() : ", removes " + a.removes_text.get(lang)) << "\n";
     return o.str();
 }
 

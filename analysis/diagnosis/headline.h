@@ -44,8 +44,13 @@ struct HeadlineAction {
     std::string rule, verdict, subject, suggestion;   // suggestion = "<rule>/<id>" or empty
     LocalText text;
     double gain_fraction = 0, gain_ns = 0;
-    std::string removes;              // ledger entry
+    std::string removes;              // ledger entry (a key for scripts: "class:gemm (decode)")
+    LocalText removes_text;           // the same for people: "GEMM / GEMV time in decode"
+    LocalText subject_text;           // the subject for people: "GEMM / GEMV (decode)", "decode", a kernel name
     std::string severity;
+    double confidence = 0;            // the finding's confidence, 0..1
+    std::string confidence_label;     // "high", "medium", "low"
+    std::string verify;               // the suggestion's verification command ("" when none)
 };
 
 struct KernelMix {

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include <nlohmann/json.hpp>
+
+#include "analysis/timeline/op_classes.h"
 
 namespace sl {
 
@@ -15,6 +18,70 @@ double metric(const MetricScope& s, const std::string& name, double fallback = 0
     auto it = s.metrics.find(name);
     return it != s.metrics.end() && std::isfinite(it->second) ? it->second : fallback;
 }
+
+} // namespace
+
+LocalText ledger_entry_words(const std::string& entry, const OpClassResult* classes)
+{
+    static const std::map<std::string, std::pair<std::string, std::string>> fixed = {
+        {"wall", {"end-to-end time", "端到端时间"}},
+        {"busy", {"GPU busy time", "GPU 忙碌时间"}},
+        {"idle", {"GPU idle time", "GPU 空闲时间"}},
+        {"idle:launch", {"GPU idle time waiting on launches", "GPU 等待启动的空闲时间"}},
+        {"idle:host", {"GPU idle time waiting for the host", "GPU 等待主机的空闲时间"}},
+        {"idle:kernel", {"GPU idle time between back-to-back launches (kernel wait)", "连续启动之间的 GPU 空闲时间（内核等待）"}},
+        {"idle:sync", {"GPU idle time behind host synchronisations", "主机同步造成的 GPU 空闲时间"}},
+        {"idle:other", {"GPU idle time of other causes", "其他原因的 GPU 空闲时间"}},
+        {"copy:h2d-exposed", {"host-to-device copy time not hidden under compute", "未被计算掩盖的主机到设备拷贝时间"}},
+        {"comm:exposed", {"communication time not hidden under compute", "未被计算掩盖的通信时间"}},
+        {"comm:straggler-wait", {"time other ranks wait for the slowest rank", "其他 rank 等待最慢 rank 的时间"}},
+        {"class:elementwise-copy", {"elementwise, copy and normalisation kernel time", "逐元素、拷贝和归一化内核时间"}},
+    };
+    if (const auto it = fixed.find(entry); it != fixed.end())
+        return {it->second.first, it->second.second};
+    auto phase_words = [](const std::string& p) -> std::pair<std::string, std::string> {
+        if (p == "decode")
+            return {"decode", "解码"};
+        if (p == "prefill")
+            return {"prefill", "预填充"};
+        return {p, p};
+    };
+    if (entry.rfind("class:", 0) == 0) {
+        // "class:<id>" or "class:<id> (<phase>)".
+        std::string id = entry.substr(6), phase;
+        if (const size_t open = id.find(" ("); open != std::string::npos && id.back() == ')') {
+            phase = id.substr(open + 2, id.size() - open - 3);
+            id.resize(open);
+        }
+        std::string en = id, zh = id;
+        if (classes)
+            for (const auto& c : classes->classes)
+                if (c.id == id) {
+                    en = c.label_for("en");
+                    zh = c.label_for("zh_CN");
+                }
+        // Chinese sets Latin words off with spaces, not Chinese ones: "解码阶段的 GEMM / GEMV 时间", "预填充阶段的注意力时间".
+        const bool latin = !zh.empty() && static_cast<unsigned char>(zh.front()) < 0x80;
+        const bool latin_end = !zh.empty() && static_cast<unsigned char>(zh.back()) < 0x80;
+        LocalText t;
+        if (phase.empty()) {
+            t.en = en + " kernel time";
+            t.zh_CN = zh + (latin_end ? " " : "") + "内核时间";
+        } else {
+            const auto [pen, pzh] = phase_words(phase);
+            t.en = en + " time in " + pen;
+            t.zh_CN = pzh + "阶段的" + (latin ? " " : "") + zh + (latin_end ? " " : "") + "时间";
+        }
+        return t;
+    }
+    if (entry.rfind("kernel:", 0) == 0) {
+        const std::string name = entry.substr(7);
+        return {"the time of kernel " + name, "内核 " + name + " 的时间"};
+    }
+    return {entry, entry};
+}
+
+namespace {
 
 std::string fill_subject(std::string text, const std::string& subject)
 {

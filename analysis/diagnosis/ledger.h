@@ -81,4 +81,10 @@ Severity severity_for_gain(double fraction, const LedgerOptions& options = {});
 //  "suppressed": [{rule, subject, verdict, time, available_ns, claimed_ns, reason}]}
 nlohmann::json ledger_to_json(const Ledger& l);
 
+struct OpClassResult;
+// A ledger entry in words for people, in English and Chinese: "idle:host" -> "GPU idle time waiting for the host",
+// "class:gemm (decode)" -> "GEMM / GEMV time in decode" (class labels from `classes` when given, else the id).
+// Unknown entries come back as they are. The key itself stays in JSON; this is for text.
+LocalText ledger_entry_words(const std::string& entry, const OpClassResult* classes = nullptr);
+
 } // namespace sl

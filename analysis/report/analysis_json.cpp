@@ -214,7 +214,7 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
         const OpClassResult& C = r.classes;
         json cls = json::array();
         for (const auto& c : C.classes)
-            cls.push_back({{"id", c.id}, {"label", c.label}, {"time_ns", c.time_ns}, {"count", c.count},
+            cls.push_back({{"id", c.id}, {"label", c.label}, {"label_zh_CN", c.label_zh_CN}, {"time_ns", c.time_ns}, {"count", c.count},
                            {"distinct_names", c.distinct_names},
                            {"share", C.kernel_time_ns > 0 ? static_cast<double>(c.time_ns) / static_cast<double>(C.kernel_time_ns) : 0.0}});
         json un = json::array();

@@ -499,21 +499,84 @@ static Section build_findings(BuildContext& cx)
 }
 
 // ---- Headline ----------------------------------------------------------------------------------------------------
+static const Chart* find_chart(const Section& s, const std::string& id)
+{
+    for (const Block& b : s.blocks)
+        if (const Chart* c = std::get_if<Chart>(&b); c && c->id == id)
+            return c;
+    for (const Section& c : s.children)
+        if (const Chart* found = find_chart(c, id))
+            return found;
+    return nullptr;
+}
+
+// With a trace-level headline: the one-page executive summary — the verdict, the three actions with their bounded
+// gains (time and share of the end-to-end time), confidence and verify command, and the one chart the verdict is
+// about (idle time by cause when the GPU waits, time per operator class when it is busy). The supporting sentences
+// move to the top of "Where the time goes".
+static Section build_executive_summary(BuildContext& cx, Section& time)
+{
+    const Headline& h = *cx.in.headline;
+    const std::string lang = lang_code(cx.lang);
+    Section sec{"headline", cx.s("sec.summary"), {}, {}};
+    sec.blocks.push_back(Paragraph{h.statement.get(lang)});
+    if (h.actions.empty()) {
+        sec.blocks.push_back(Note{Note::Kind::Info, cx.s("hl.no_gain")});
+    } else {
+        Table t{"actions", cx.s("tbl.actions"), {}, {}, -1};
+        t.columns = {{"rank", "#", "count", Align::Right},
+                     {"action", cx.s("col.action"), "", Align::Left},
+                     {"removes", cx.s("col.removes"), "", Align::Left},
+                     {"gain", cx.s("col.gain_time"), "ns", Align::Right},
+                     {"gain_fraction", cx.s("col.gain_e2e"), "fraction", Align::Right},
+                     {"confidence", cx.s("col.confidence"), "", Align::Left}};
+        for (size_t i = 0; i < h.actions.size(); ++i) {
+            const HeadlineAction& a = h.actions[i];
+            std::string what = a.text.get(lang);
+            if (a.subject != "trace" && !a.subject.empty())
+                what += " [" + a.subject_text.get(lang) + "]";
+            const std::string conf = a.confidence_label.empty()
+                                         ? std::string("—")
+                                         : cx.s("conf." + a.confidence_label) + " (" + fmt_fixed(a.confidence, 2) + ")";
+            t.rows.push_back({Value::num(double(i + 1), std::to_string(i + 1), "count"), vtext(what),
+                              vtext(a.removes.empty() ? std::string("—") : a.removes_text.get(lang)),
+                              vdur(a.gain_ns), vpct(a.gain_fraction), Value::num(a.confidence, conf, "")});
+        }
+        sec.blocks.push_back(std::move(t));
+        for (size_t i = 0; i < h.actions.size(); ++i) {
+            if (h.actions[i].verify.empty())
+                continue;
+            sec.blocks.push_back(Paragraph{cx.f("hl.verify_action", {std::to_string(i + 1)})});
+            sec.blocks.push_back(Code{"sh", h.actions[i].verify});
+        }
+    }
+    // The key chart: what the verdict is about.
+    const bool waits = h.bound == "host" || h.bound == "sync" || h.bound == "balanced" ||
+                       (h.bound == "unknown" && h.idle_ns > 0);
+    const Chart* key = find_chart(time, waits ? "idle_causes" : "op_classes");
+    if (!key)
+        key = find_chart(time, waits ? "op_classes" : "idle_causes");
+    if (key) {
+        Chart c = *key;
+        c.id = "summary_" + key->id;
+        sec.blocks.push_back(std::move(c));
+    }
+    std::vector<std::string> sentences;
+    headline_time_sentences(cx, sentences);
+    if (!sentences.empty()) {
+        std::string text;
+        for (const auto& s : sentences)
+            text += (text.empty() ? "" : " ") + s;
+        time.blocks.insert(time.blocks.begin(), Paragraph{text});
+    }
+    return sec;
+}
+
 static Section build_headline(BuildContext& cx)
 {
     Section sec{"headline", cx.s("sec.headline"), {}, {}};
     std::vector<std::string> sentences;
     const std::string lang = lang_code(cx.lang);
-    if (cx.in.headline) {
-        // The trace-level verdict leads; the sentences below support it.
-        sec.blocks.push_back(Paragraph{cx.in.headline->statement.get(lang)});
-        for (size_t i = 0; i < cx.in.headline->actions.size(); ++i) {
-            const HeadlineAction& a = cx.in.headline->actions[i];
-            sec.blocks.push_back(Paragraph{std::to_string(i + 1) + ". " + a.text.get(lang) + " [" + a.subject +
-                                           "] — " + fmt_percent(a.gain_fraction) + " (" + fmt_duration(a.gain_ns) +
-                                           ", " + a.removes + ")"});
-        }
-    }
     headline_time_sentences(cx, sentences);
     if (cx.in.findings && !cx.in.findings->empty()) {
         std::vector<const Finding*> ranked;
@@ -654,7 +717,7 @@ Report build_report(const ReportInputs& in)
     Section time = build_time_section(cx);
     Section roof = build_roofline_section(cx);
     Section findings = build_findings(cx);
-    Section headline = build_headline(cx);
+    Section headline = in.headline ? build_executive_summary(cx, time) : build_headline(cx);
     if (in.headline)   // the trace-level verdict leads the report
         r.sections.push_back(std::move(headline));
     r.sections.push_back(std::move(overview));

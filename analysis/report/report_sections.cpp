@@ -302,7 +302,7 @@ static Section op_classes_section(BuildContext& cx, const AnalysisResult& a)
                  {"names", cx.s("col.distinct_names"), "count", Align::Right}};
     for (const OpClassTotals* c : rows) {
         const double share = total > 0 ? double(c->time_ns) / double(total) : 0.0;
-        const std::string label = c->label.empty() ? c->id : c->label;
+        const std::string label = c->label_for(lang_code(cx.lang));
         ch.categories.push_back(label);
         ser.values.push_back(share * 100.0);
         t.rows.push_back({vtext(label), vdur(double(c->time_ns)), vpct(share), vcount(c->count),

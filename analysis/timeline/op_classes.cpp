@@ -35,11 +35,13 @@ OpClassifier OpClassifier::from_json(const nlohmann::json& doc, const std::strin
             throw TraceError(source, "classes[" + std::to_string(i) + "]", "an object with a string \"id\"", describe_json(cl));
         c.ids_.push_back(cl["id"].get<std::string>());
         c.labels_.push_back(cl.value("label", c.ids_.back()));
+        c.labels_zh_.push_back(cl.value("label_zh_CN", c.labels_.back()));
         ++i;
     }
     if (c.class_index("other") < 0) {
         c.ids_.push_back("other");
         c.labels_.push_back("Other");
+        c.labels_zh_.push_back("其他");
     }
     c.other_ = c.class_index("other");
     c.memcpy_ = c.class_index("memcpy_memset");
@@ -137,6 +139,7 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
     for (size_t i = 0; i < ids.size(); ++i) {
         r.classes[i].id = ids[i];
         r.classes[i].label = c.class_labels()[i];
+        r.classes[i].label_zh_CN = c.class_labels_zh_CN()[i];
     }
     const auto& k = t.kernels;
     // Dense per-StrId slot: -1 = not seen yet, else index into r.names.

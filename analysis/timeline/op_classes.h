@@ -46,6 +46,8 @@ public:
 
     const std::vector<std::string>& class_ids() const { return ids_; }
     const std::vector<std::string>& class_labels() const { return labels_; }
+    // Chinese labels ("label_zh_CN" in the file; the English label when absent).
+    const std::vector<std::string>& class_labels_zh_CN() const { return labels_zh_; }
     const std::vector<Pattern>& patterns() const { return patterns_; }
     // Index of a class id, or -1.
     int class_index(std::string_view id) const;
@@ -55,7 +57,7 @@ public:
     const std::string& source() const { return source_; }
 
 private:
-    std::vector<std::string> ids_, labels_;
+    std::vector<std::string> ids_, labels_, labels_zh_;
     std::vector<Pattern> patterns_;
     int other_ = 0, memcpy_ = -1, comm_ = -1;
     std::string source_;
@@ -67,6 +69,11 @@ struct OpClassOptions {
 
 struct OpClassTotals {
     std::string id, label;
+    std::string label_zh_CN;   // the Chinese label (the English one when the classes file has none)
+    const std::string& label_for(std::string_view lang) const
+    {
+        return lang.rfind("zh", 0) == 0 && !label_zh_CN.empty() ? label_zh_CN : label.empty() ? id : label;
+    }
     int64_t time_ns = 0;       // summed GPU time (kernels + memcpy/memset rows for memcpy_memset)
     int64_t count = 0;         // instances
     int64_t distinct_names = 0;

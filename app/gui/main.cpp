@@ -77,6 +77,7 @@ int main(int argc, char** argv)
     if (appTranslator.load(QStringLiteral(":/i18n/sightline_") + lang) ||
         appTranslator.load(QStringLiteral(":/i18n/sightline_en")))
         QApplication::installTranslator(&appTranslator);
+    sl::setInterfaceLanguage(lang);
 
     sl::MainWindow window;
     if (parser.isSet(language)) {

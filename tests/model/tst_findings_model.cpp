@@ -117,7 +117,10 @@ void checkTree(const FindingsModel& m, const PipelineResult& r)
                 QVERIFY(main.startsWith(qs(e.metric) + QStringLiteral(" = ") + qs(format_metric(e.metric, e.value))));
                 if (e.threshold && !e.op.empty())
                     QVERIFY(main.contains(qs(format_metric(e.metric, *e.threshold))));
-                QCOMPARE(m.index(r, FindingsModel::SubjectColumn, parent).data().toString(), qs(e.source));
+                // The evidence source in words ("analysis:launch" -> "launch statistics"), never the internal key.
+                const QString source = m.index(r, FindingsModel::SubjectColumn, parent).data().toString();
+                QCOMPARE(source, FindingsModel::sourceLabel(e.source));
+                QVERIFY2(!source.startsWith(QStringLiteral("analysis:")), qPrintable(source));
                 break;
             }
             case FindingsModel::SuggestionRow: {

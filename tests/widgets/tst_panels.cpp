@@ -27,6 +27,7 @@
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
 #include "widgets/timeline_view.h"
+#include "model/workbench_settings.h"
 
 using namespace sl;
 
@@ -112,8 +113,13 @@ private slots:
 
         const QString legend = TimelineView::legendHtml(*analysis);
         for (const OpClassTotals& c : analysis->classes.classes)
-            if (c.time_ns > 0)
-                QVERIFY(legend.contains(QString::fromStdString(c.label).toHtmlEscaped()));
+            if (c.time_ns > 0) {
+                // Each entry unbreakable: no-break spaces and hyphens.
+                QString label = opClassLabel(c).toHtmlEscaped();
+                label.replace(QLatin1Char(' '), QStringLiteral("&nbsp;"));
+                label.replace(QLatin1Char('-'), QChar(0x2011));
+                QVERIFY2(legend.contains(label), qPrintable(label));
+            }
     }
 
     // Selecting a gap: the pane names its cause and the kernels before and after it, found here independently as

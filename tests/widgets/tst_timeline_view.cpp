@@ -218,6 +218,75 @@ private slots:
         QTest::keyClick(&view, Qt::Key_Escape);
         QCOMPARE(sel.gap(), int64_t(-1));
     }
+
+    // Issue 16, at fit on the bundled sample (4.7 % idle, all of it kernel wait): the idle lane is inked in
+    // proportion to the idle time of each pixel column — the painted ink, read back from the pixels, averages to the
+    // analysis's idle fraction (not a solid bar) — and merged "N kernels" blocks wear their dominant class's colour,
+    // not the neutral merged grey.
+    void fitShowsIdleDensityAndClassColours()
+    {
+        auto trace = std::make_shared<const Trace>(make_synthetic_trace(synth_preset("decode")));
+        auto analysis = std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{}));
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1280, 600);
+        view.setIndex(TimelineIndex::build(trace));
+        view.setAnalysis(analysis);
+        view.setWindow({view.index()->gpuStart(), view.index()->gpuEnd()});
+        QImage img(view.size(), QImage::Format_RGB32);
+        {
+            QPainter p(&img);
+            view.render(p);
+        }
+        const double idle = analysis->idle.devices.at(0).idle_fraction;
+        QVERIFY(idle > 0.03 && idle < 0.07);
+        int lane = -1, y = -1;
+        for (size_t li = 0; li < view.index()->lanes().size(); ++li)
+            if (view.index()->lanes()[li].kind == LaneKind::Gaps)
+                lane = int(li);
+        QVERIFY(lane >= 0);
+        for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
+            if (view.laneAt(yy) == lane)
+                y = yy + 3;
+        QVERIFY(y > 0);
+        const QRect plot = view.plotRect();
+        // The fractions the frame painted average to the idle fraction.
+        const std::vector<float>& cols = view.idleColumns(lane);
+        QCOMPARE(int(cols.size()), plot.width());
+        double sum = 0;
+        for (float f : cols)
+            sum += f;
+        QVERIFY2(std::abs(sum / cols.size() - idle) < 0.005, qPrintable(QString::number(sum / cols.size())));
+        // The pixels: ink = distance from the lane background over the full cause colour's distance.
+        const QColor bg = lane % 2 == 0 ? view.palette().alternateBase().color() : view.palette().base().color();
+        const QColor full = TimelineView::causeColor(GapCause::KernelWait);
+        auto dist = [&](QColor c) {
+            return std::abs(c.red() - bg.red()) + std::abs(c.green() - bg.green()) + std::abs(c.blue() - bg.blue());
+        };
+        double ink = 0;
+        int solid = 0;
+        for (int x = plot.left(); x < plot.left() + plot.width(); ++x) {
+            const double a = double(dist(QColor(img.pixel(x, y)))) / double(dist(full));
+            ink += std::min(1.0, a);
+            solid += a > 0.9;
+        }
+        ink /= plot.width();
+        QVERIFY2(std::abs(ink - idle) < 0.015, qPrintable(QStringLiteral("ink %1 vs idle %2").arg(ink).arg(idle)));
+        QVERIFY2(solid < plot.width() / 10, qPrintable(QString::number(solid)));
+        // Merged blocks in the stream lanes: none painted in the neutral merged colour, some in a class colour.
+        int merged = 0;
+        for (size_t li = 0; li < view.index()->lanes().size(); ++li) {
+            if (view.index()->lanes()[li].kind != LaneKind::Stream)
+                continue;
+            for (const auto& run : view.drawnRuns(int(li)))
+                if (run.count > 1) {
+                    const QColor c = view.mergedColor(int(li), run.first, run.count);
+                    QVERIFY(c != view.mergedColor(-1, 0, 0));   // the neutral colour
+                    ++merged;
+                }
+        }
+        QVERIFY(merged > 0);
+    }
 };
 
 QTEST_MAIN(TestTimelineView)

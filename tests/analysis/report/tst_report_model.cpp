@@ -2,6 +2,7 @@
 #include "analysis/trace/errors.h"
 #include "analysis/diagnosis/findings.h"
 #include "analysis/diagnosis/headline.h"
+#include "analysis/diagnosis/ledger.h"
 #include "analysis/report/report_json.h"
 #include "analysis/report/report_markdown.h"
 #include "analysis/report/report_model.h"
@@ -179,7 +180,9 @@ TEST(ReportModel, EmptyInputsGiveEverySectionWithMissingNotes)
 }
 
 // Issue 14: with a trace-level headline the report opens with it — its statement, then its bounded actions — in
-// both languages; without one the order stays overview, environment, headline.
+// both languages; without one the order stays overview, environment, headline. Issue 16: it is the executive
+// summary — the actions in a table (time it removes in words, gain in time and share of the end-to-end time,
+// confidence), each with its verify command.
 TEST(ReportModel, HeadlineLeadsWhenGiven)
 {
     Headline h;
@@ -193,6 +196,11 @@ TEST(ReportModel, HeadlineLeadsWhenGiven)
     a.gain_fraction = 0.25;
     a.gain_ns = 2.5e6;
     a.removes = "idle:host";
+    a.removes_text = ledger_entry_words(a.removes);
+    a.subject_text = {"decode", "解码"};
+    a.confidence = 0.72;
+    a.confidence_label = "high";
+    a.verify = "nsys profile -o after <cmd>";
     h.actions.push_back(a);
     ReportInputs in;
     in.options.generated_at = "2026-01-01T00:00:00Z";
@@ -203,11 +211,25 @@ TEST(ReportModel, HeadlineLeadsWhenGiven)
         ASSERT_FALSE(r.sections.empty());
         EXPECT_EQ(r.sections[0].id, "headline");
         const auto paras = blocks_of<Paragraph>(r.sections[0]);
-        ASSERT_GE(paras.size(), 2u);
+        ASSERT_GE(paras.size(), 1u);
         EXPECT_EQ(paras[0]->text, l == Lang::En ? h.statement.en : h.statement.zh_CN);
-        EXPECT_NE(paras[1]->text.find("25.0 %"), std::string::npos) << paras[1]->text;
-        EXPECT_NE(paras[1]->text.find("idle:host"), std::string::npos) << paras[1]->text;
-        EXPECT_NE(to_markdown(r).find(l == Lang::En ? h.statement.en : h.statement.zh_CN), std::string::npos);
+        const auto tables = blocks_of<Table>(r.sections[0]);
+        ASSERT_EQ(tables.size(), 1u);
+        ASSERT_EQ(tables[0]->rows.size(), 1u);
+        const auto& row = tables[0]->rows[0];
+        ASSERT_EQ(row.size(), 6u);
+        EXPECT_NE(row[1].text.find(l == Lang::En ? "Use CUDA graphs" : "使用 CUDA Graphs"), std::string::npos);
+        EXPECT_EQ(row[2].text, l == Lang::En ? "GPU idle time waiting for the host" : "GPU 等待主机的空闲时间");
+        EXPECT_EQ(row[3].number.value_or(0), 2.5e6);
+        EXPECT_EQ(row[3].text, "2.50 ms");
+        EXPECT_EQ(row[4].text, "25.0 %");
+        EXPECT_NE(row[5].text.find("0.72"), std::string::npos);
+        const auto codes = blocks_of<Code>(r.sections[0]);
+        ASSERT_EQ(codes.size(), 1u);
+        EXPECT_EQ(codes[0]->text, a.verify);
+        const std::string md = to_markdown(r);
+        EXPECT_NE(md.find(l == Lang::En ? h.statement.en : h.statement.zh_CN), std::string::npos);
+        EXPECT_EQ(md.find("idle:host"), std::string::npos) << md;
     }
     in.headline = nullptr;
     const Report plain = build_report(in);

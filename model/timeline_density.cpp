@@ -1,0 +1,90 @@
+#include "model/timeline_density.h"
+
+#include <algorithm>
+#include <map>
+
+namespace sl {
+
+GapDensity::GapDensity(const TimelineIndex& index, const TimelineLane& lane) : index_(&index), lane_(&lane)
+{
+    const uint32_t n = uint32_t(lane.items.size());
+    blockPrefix_.reserve(n / TimelineIndex::kBlock + 2);
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i % TimelineIndex::kBlock == 0)
+            blockPrefix_.push_back(sum);
+        sum += index.itemEnd(lane, i) - index.itemStart(lane, i);
+    }
+    blockPrefix_.push_back(sum);
+}
+
+int64_t GapDensity::prefix(uint32_t i) const
+{
+    const uint32_t n = uint32_t(lane_->items.size());
+    if (i >= n)
+        return blockPrefix_.back();
+    const uint32_t b = i / TimelineIndex::kBlock;
+    int64_t sum = blockPrefix_[b];
+    for (uint32_t j = b * TimelineIndex::kBlock; j < i; ++j)
+        sum += index_->itemEnd(*lane_, j) - index_->itemStart(*lane_, j);
+    return sum;
+}
+
+int64_t GapDensity::idleIn(int64_t t0, int64_t t1) const
+{
+    if (!index_ || t1 <= t0 || lane_->items.empty())
+        return 0;
+    const uint32_t a = index_->firstEndingAfter(*lane_, t0);
+    const uint32_t b = index_->endStartingBefore(*lane_, t1);
+    if (a >= b)
+        return 0;
+    int64_t sum = prefix(b) - prefix(a);
+    // Clip the first and last gap to [t0, t1) (one gap may be both).
+    sum -= std::max<int64_t>(0, t0 - index_->itemStart(*lane_, a));
+    sum -= std::max<int64_t>(0, index_->itemEnd(*lane_, b - 1) - t1);
+    return std::max<int64_t>(0, sum);
+}
+
+std::vector<float> GapDensity::columnFractions(const timeline::Window& w, int columns) const
+{
+    std::vector<float> out(size_t(std::max(0, columns)), 0.f);
+    if (!index_ || columns <= 0 || w.duration() <= 0)
+        return out;
+    int64_t prev = w.start;
+    for (int x = 0; x < columns; ++x) {
+        const int64_t next = x + 1 == columns ? w.end : timeline::xToTime(double(x + 1), w, double(columns));
+        if (next > prev)
+            out[size_t(x)] = float(std::clamp(double(idleIn(prev, next)) / double(next - prev), 0.0, 1.0));
+        prev = std::max(prev, next);
+    }
+    return out;
+}
+
+int dominantKernelClass(const TimelineIndex& index, const TimelineLane& lane, uint32_t first, uint32_t count,
+                        const std::vector<int16_t>& kernelClass, uint32_t sample)
+{
+    const uint32_t n = uint32_t(lane.items.size());
+    if (first >= n || count == 0)
+        return -1;
+    count = std::min(count, n - first);
+    const uint32_t reads = std::max<uint32_t>(1, std::min(count, sample));
+    std::map<int, int64_t> time;
+    for (uint32_t k = 0; k < reads; ++k) {
+        const uint32_t i = first + uint32_t(uint64_t(k) * count / reads);
+        const ItemRef r = index.ref(lane, i);
+        if (r.kind != ItemKind::Kernel || r.row >= kernelClass.size() || kernelClass[r.row] < 0)
+            continue;
+        // At least 1 ns, so zero-length kernels still count.
+        time[kernelClass[r.row]] += std::max<int64_t>(1, index.itemEnd(lane, i) - index.itemStart(lane, i));
+    }
+    int best = -1;
+    int64_t bestNs = 0;
+    for (const auto& [c, ns] : time)
+        if (ns > bestNs) {
+            best = c;
+            bestNs = ns;
+        }
+    return best;
+}
+
+} // namespace sl

@@ -1,0 +1,135 @@
+// Issue 16: the headline's actions say in words which time they remove ("GEMM / GEMV time in decode"), in English
+// and Chinese, instead of the ledger key ("class:gemm (decode)"), which stays in JSON for scripts.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/diagnosis/headline.h"
+#include "analysis/diagnosis/ledger.h"
+#include "analysis/io/load.h"
+#include "analysis/io/resources.h"
+#include "analysis/io/synthetic.h"
+#include "analysis/pipeline.h"
+#include "analysis/timeline/op_classes.h"
+#include "tests/support/test_env.h"
+
+using namespace sl;
+
+namespace {
+
+PipelineResult run(std::shared_ptr<const Trace> t, const std::string& model = {})
+{
+    PipelineOptions o;
+    o.rule_dirs = {shipped_rules_dir()};
+    o.roofline.model = model;
+    return run_pipeline_on(std::move(t), o);
+}
+
+// No ledger key (nor any key prefix) and no "{subject}" left in the words.
+void expect_words(const LocalText& t, const std::string& key)
+{
+    for (const std::string* s : {&t.en, &t.zh_CN}) {
+        EXPECT_FALSE(s->empty()) << key;
+        if (key.find(':') != std::string::npos) {
+            EXPECT_EQ(s->find(key), std::string::npos) << *s;
+        }
+        for (const char* prefix : {"class:", "idle:", "comm:", "copy:", "kernel:", "{subject}"}) {
+            EXPECT_EQ(s->find(prefix), std::string::npos) << *s;
+        }
+    }
+}
+
+} // namespace
+
+TEST(HeadlineWords, EveryShippedLedgerEntryHasWords)
+{
+    OpClassResult classes;
+    const OpClassifier c = OpClassifier::load();
+    for (size_t i = 0; i < c.class_ids().size(); ++i) {
+        OpClassTotals t;
+        t.id = c.class_ids()[i];
+        t.label = c.class_labels()[i];
+        t.label_zh_CN = c.class_labels_zh_CN()[i];
+        classes.classes.push_back(t);
+    }
+    for (const char* key : {"wall", "busy", "idle", "idle:launch", "idle:host", "idle:kernel", "idle:sync", "idle:other",
+                            "copy:h2d-exposed", "comm:exposed", "comm:straggler-wait", "class:elementwise-copy"})
+        expect_words(ledger_entry_words(key, &classes), key);
+    const LocalText gemm = ledger_entry_words("class:gemm (decode)", &classes);
+    EXPECT_EQ(gemm.en, "GEMM / GEMV time in decode");
+    EXPECT_EQ(gemm.zh_CN, "解码阶段的 GEMM / GEMV 时间");
+    const LocalText attn = ledger_entry_words("class:attention (prefill)", &classes);
+    EXPECT_EQ(attn.en, "Attention time in prefill");
+    EXPECT_EQ(attn.zh_CN, "预填充阶段的注意力时间");
+    EXPECT_EQ(ledger_entry_words("class:norm", &classes).en, "Normalisation kernel time");
+    // Every shipped class has a Chinese label of its own (not the English one), "GEMM / GEMV" aside.
+    for (const auto& t : classes.classes) {
+        if (t.id != "gemm") {
+            EXPECT_NE(t.label_zh_CN, t.label) << t.id;
+        }
+    }
+    // Unknown keys come back as they are rather than as made-up words.
+    EXPECT_EQ(ledger_entry_words("future:thing").en, "future:thing");
+}
+
+// The bundled sample (the generator's decode preset with its generated config.json, as packaging/run-sample.sh
+// analyses it): GPU-bound, its first action removes decode GEMM time.
+TEST(HeadlineWords, SampleActionsSayWhichTime)
+{
+    const SynthOptions so = synth_preset("decode");
+    const std::string config = test::scratch_dir("headline_words") + "/sample.config.json";
+    {
+        std::ofstream(config) << synth_model_config_json(so);
+    }
+    const auto r = run(std::make_shared<const Trace>(make_synthetic_trace(so)), config);
+    const Headline& h = r.diagnosis.headline;
+    ASSERT_FALSE(h.actions.empty()) << h.statement.en;
+    for (const HeadlineAction& a : h.actions) {
+        ASSERT_FALSE(a.removes.empty());
+        expect_words(a.removes_text, a.removes);
+        EXPECT_EQ(h.statement.en.find("class:"), std::string::npos) << h.statement.en;
+        EXPECT_GT(a.confidence, 0.0);
+        EXPECT_FALSE(a.confidence_label.empty());
+    }
+    EXPECT_EQ(h.actions[0].removes, "class:gemm (decode)");
+    EXPECT_EQ(h.actions[0].removes_text.en, "GEMM / GEMV time in decode");
+    EXPECT_EQ(h.actions[0].subject_text.en, "GEMM / GEMV (decode)");
+    EXPECT_EQ(h.actions[0].subject_text.zh_CN, "GEMM / GEMV（解码）");
+    // The key stays in JSON beside the words.
+    const nlohmann::json j = headline_to_json(h);
+    EXPECT_EQ(j["actions"][0]["removes"], "class:gemm (decode)");
+    EXPECT_EQ(j["actions"][0]["removes_text"]["zh_CN"], "解码阶段的 GEMM / GEMV 时间");
+    const std::string text = headline_to_text(h, "en");
+    EXPECT_EQ(text.find("removes class:"), std::string::npos) << text;
+    EXPECT_NE(text.find("removes GEMM / GEMV time in decode"), std::string::npos) << text;
+}
+
+// A real trace (Qwen1.5-0.5B inference on an H100, Kineto): tests/data/real_traces.json reads it as GPU-bound with
+// elementwise/copy kernels holding most of the kernel time; its first action fuses them and says so in words.
+TEST(HeadlineWords, RealTraceActionInWords)
+{
+    const auto dir = test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "no shared data";
+    const std::string path = *dir + "/kineto/tracelens/h100__Qwen1.5-0.5B-Chat_inference.json.gz";
+    std::shared_ptr<const Trace> t;
+    try {
+        t = std::make_shared<const Trace>(load_trace(path));
+    } catch (const std::exception& e) {
+        GTEST_SKIP() << path << ": " << e.what();
+    }
+    const auto r = run(t);
+    const Headline& h = r.diagnosis.headline;
+    ASSERT_FALSE(h.actions.empty()) << h.statement.en;
+    EXPECT_EQ(h.actions[0].removes, "class:elementwise-copy");
+    EXPECT_EQ(h.actions[0].removes_text.en, "elementwise, copy and normalisation kernel time");
+    EXPECT_EQ(h.actions[0].removes_text.zh_CN, "逐元素、拷贝和归一化内核时间");
+    for (const HeadlineAction& a : h.actions)
+        expect_words(a.removes_text, a.removes);
+    // The statement names the subject in words too, and no sentence ends with ". (" or "。（".
+    EXPECT_EQ(h.statement.en.find(". ("), std::string::npos) << h.statement.en;
+    EXPECT_EQ(h.statement.zh_CN.find("。（"), std::string::npos) << h.statement.zh_CN;
+}
