@@ -250,6 +250,27 @@
             <numerusform>Total time: %1 (%n launches)</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Kernel time: %1 over %n call(s)</source>
+        <translation>
+            <numerusform>Kernel time: %1 over %n call</numerusform>
+            <numerusform>Kernel time: %1 over %n calls</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s); click to select them</source>
+        <translation>
+            <numerusform>%n kernel; click to select them</numerusform>
+            <numerusform>%n kernels; click to select them</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more kernel name(s)</source>
+        <translation>
+            <numerusform>… and %n more kernel name</numerusform>
+            <numerusform>… and %n more kernel names</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sl::SearchBar</name>
@@ -279,6 +300,13 @@
         <translation>
             <numerusform>%n API call</numerusform>
             <numerusform>%n API calls</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n kernel(s) of the selected point</source>
+        <translation>
+            <numerusform>%n kernel of the selected point</numerusform>
+            <numerusform>%n kernels of the selected point</numerusform>
         </translation>
     </message>
 </context>
