@@ -219,36 +219,6 @@ std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpCl
     return measured_times(trace, cls, ids, pre, prefill_passes, decode_passes);
 }
 
-std::string kernel_base_name(std::string_view name)
-{
-    std::string s(name);
-    if (s.rfind("void ", 0) == 0)
-        s = s.substr(5);
-    // Cut the parameter list: the first '(' at template depth 0.
-    int depth = 0;
-    std::string out;
-    for (char c : s) {
-        if (c == '<') {
-            ++depth;
-            continue;
-        }
-        if (c == '>') {
-            if (depth > 0)
-                --depth;
-            continue;
-        }
-        if (depth > 0)
-            continue;
-        if (c == '(')
-            break;
-        out += c;
-    }
-    // Strip surrounding spaces.
-    const auto b = out.find_first_not_of(' ');
-    const auto e = out.find_last_not_of(' ');
-    return b == std::string::npos ? std::string() : out.substr(b, e - b + 1);
-}
-
 std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace)
 {
     std::vector<int64_t> out(ncu.launches.size(), -1);

@@ -1,0 +1,40 @@
+// kernel_base_name (declared in roofline.h) on its own: a string function that the ncu target (diagnosis/) and the
+// fuzz targets use without the Roofline join and the cost model.
+#include <string>
+#include <string_view>
+
+#include "analysis/roofline/roofline.h"
+
+namespace sl {
+
+std::string kernel_base_name(std::string_view name)
+{
+    std::string s(name);
+    if (s.rfind("void ", 0) == 0)
+        s = s.substr(5);
+    // Cut the parameter list: the first '(' at template depth 0.
+    int depth = 0;
+    std::string out;
+    for (char c : s) {
+        if (c == '<') {
+            ++depth;
+            continue;
+        }
+        if (c == '>') {
+            if (depth > 0)
+                --depth;
+            continue;
+        }
+        if (depth > 0)
+            continue;
+        if (c == '(')
+            break;
+        out += c;
+    }
+    // Strip surrounding spaces.
+    const auto b = out.find_first_not_of(' ');
+    const auto e = out.find_last_not_of(' ');
+    return b == std::string::npos ? std::string() : out.substr(b, e - b + 1);
+}
+
+} // namespace sl
