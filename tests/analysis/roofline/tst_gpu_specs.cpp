@@ -32,8 +32,9 @@ TEST(GpuSpecs, EveryReferenceRowIsPresentWithItsNumbers)
     ASSERT_GE(d.rows().size(), j.size());
     for (const GpuSpec& s : d.rows()) {
         const bool in_ref = std::any_of(j.begin(), j.end(), [&](const auto& r) { return r["name"] == s.name; });
-        if (!in_ref)
+        if (!in_ref) {
             EXPECT_NE(s.source.find("https://"), std::string::npos) << s.name << " is not in the reference: cite a source";
+        }
     }
     for (const auto& r : j) {
         const std::string name = r["name"];
