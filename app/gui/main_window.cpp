@@ -777,6 +777,7 @@ void MainWindow::profileCommand()
 {
     // Modeless: the log stays live while the workbench is used; the result opens when it is ready.
     auto* d = new ProfileDialog(runner_->settings().effectiveKbPath(), this);
+    d->setSettings(runner_->settings());   // the Roofline inputs and thresholds, as the CLI's --model etc.
     d->setAttribute(Qt::WA_DeleteOnClose);
     connect(d, &ProfileDialog::resultReady, this, [this](const QStringList& paths) { openFiles(paths); });
     d->show();
