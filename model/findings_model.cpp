@@ -499,8 +499,11 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
 
 QVariant FindingsModel::findingData(int row, const Finding& f, int column, int role) const
 {
-    if ((column == ReviewColumn || role == ReviewVerdictRole) && role != FindingRowRole && role != FindingSubjectRole && role != SeverityRole &&
-        role != RowKindRole && role != SearchTextRole) {
+    // The review's own roles; every other role (row kind, kernel index, ...) stays the finding's, in every column.
+    const bool reviewRole = role == ReviewVerdictRole ||
+                            (column == ReviewColumn && (role == SortRole || role == Qt::DisplayRole ||
+                                                        role == Qt::ForegroundRole || role == Qt::ToolTipRole));
+    if (reviewRole) {
         const ReviewVerdict* v = reviewVerdict(row);
         const QStringList drops = v ? QStringList() : reviewDrops(row);
         const QString verdict = v ? (v->agree ? QStringLiteral("agree") : QStringLiteral("disagree"))

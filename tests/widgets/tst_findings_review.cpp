@@ -140,6 +140,9 @@ private slots:
         QVERIFY2(tip3.contains(QStringLiteral("cites no evidence")), qPrintable(tip3));
         const QString tip4 = m->index(3, FindingsModel::ReviewColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip4.contains(QStringLiteral("contradicts the evidence")), qPrintable(tip4));
+        // The review column is still the finding's row for every other role.
+        QCOMPARE(m->index(0, FindingsModel::ReviewColumn).data(FindingsModel::RowKindRole).toInt(), int(FindingsModel::FindingRow));
+        QCOMPARE(m->index(0, FindingsModel::ReviewColumn).data(FindingsModel::KernelIndexRole).toLongLong(), qint64(-1));
         // The other columns are the rule engine's, untouched.
         QCOMPARE(m->index(3, FindingsModel::SeverityColumn).data().toString(), FindingsModel::severityLabel(Severity::Low));
         fx.unchanged();
