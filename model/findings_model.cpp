@@ -45,9 +45,65 @@ FindingsModel::FindingsModel(QObject* parent) : QAbstractItemModel(parent) {}
 void FindingsModel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis, std::shared_ptr<const Trace> trace)
 {
     beginResetModel();
+    if (diagnosis != diagnosis_)
+        review_.reset();   // a review judged other findings
     diagnosis_ = std::move(diagnosis);
     trace_ = std::move(trace);
     endResetModel();
+}
+
+void FindingsModel::setReview(std::shared_ptr<const Review> review)
+{
+    if (review == review_)
+        return;
+    review_ = std::move(review);
+    const int n = findingCount();
+    if (n > 0)
+        emit dataChanged(index(0, ReviewColumn), index(n - 1, ReviewColumn));
+}
+
+namespace {
+// "f3" -> 2; -1 when it names no row.
+int reviewRow(const std::string& id)
+{
+    if (id.size() < 2 || id[0] != 'f')
+        return -1;
+    bool ok = false;
+    const int n = QString::fromStdString(id.substr(1)).toInt(&ok);
+    return ok && n >= 1 ? n - 1 : -1;
+}
+} // namespace
+
+const ReviewVerdict* FindingsModel::reviewVerdict(int row) const
+{
+    if (!review_ || !finding(row))
+        return nullptr;
+    for (const ReviewVerdict& v : review_->verdicts)
+        if (reviewRow(v.finding) == row)
+            return &v;
+    return nullptr;
+}
+
+QStringList FindingsModel::reviewDrops(int row) const
+{
+    QStringList reasons;
+    if (!review_ || !finding(row))
+        return reasons;
+    for (const ReviewDrop& d : review_->dropped)
+        if (reviewRow(d.finding) == row)
+            reasons << qs(d.reason);
+    return reasons;
+}
+
+QString FindingsModel::citedEvidenceText(int row, const std::string& id) const
+{
+    const Finding* f = finding(row);
+    const std::string prefix = "f" + std::to_string(row + 1) + ".e";
+    if (!f || id.rfind(prefix, 0) != 0)
+        return {};
+    bool ok = false;
+    const int j = QString::fromStdString(id.substr(prefix.size())).toInt(&ok) - 1;
+    return ok && j >= 0 && size_t(j) < f->evidence.size() ? evidenceText(f->evidence[size_t(j)]) : QString();
 }
 
 void FindingsModel::setLanguage(const std::string& lang)
@@ -402,6 +458,7 @@ QVariant FindingsModel::headerData(int section, Qt::Orientation orientation, int
     case GainColumn: return tr("Expected gain");
     case ConfidenceColumn: return tr("Confidence");
     case StateColumn: return tr("State");
+    case ReviewColumn: return tr("LLM review");
     default: break;
     }
     return {};
@@ -442,6 +499,44 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const
 
 QVariant FindingsModel::findingData(int row, const Finding& f, int column, int role) const
 {
+    // The review's own roles; every other role (row kind, kernel index, ...) stays the finding's, in every column.
+    const bool reviewRole = role == ReviewVerdictRole ||
+                            (column == ReviewColumn && (role == SortRole || role == Qt::DisplayRole ||
+                                                        role == Qt::ForegroundRole || role == Qt::ToolTipRole));
+    if (reviewRole) {
+        const ReviewVerdict* v = reviewVerdict(row);
+        const QStringList drops = v ? QStringList() : reviewDrops(row);
+        const QString verdict = v ? (v->agree ? QStringLiteral("agree") : QStringLiteral("disagree"))
+                                  : !drops.isEmpty() ? QStringLiteral("dropped")
+                                                     : QString();
+        switch (role) {
+        case ReviewVerdictRole: return verdict;
+        case SortRole: return verdict;
+        case Qt::DisplayRole:
+            if (!v)
+                return drops.isEmpty() ? QVariant() : QVariant(tr("dropped"));
+            return v->agree ? tr("✓ agrees") : tr("✗ disagrees");
+        case Qt::ForegroundRole:
+            if (!v)
+                return drops.isEmpty() ? QVariant() : QVariant(QColor(0x9a, 0x9a, 0x9a));
+            return v->agree ? QColor(0x2c, 0xa0, 0x2c) : QColor(0xd6, 0x27, 0x28);
+        case Qt::ToolTipRole: {
+            QStringList lines;
+            if (v) {
+                lines << (v->agree ? tr("The LLM reviewer agrees (advisory):") : tr("The LLM reviewer disagrees (advisory):"))
+                      << qs(v->explanation) << tr("Cited evidence:");
+                for (const std::string& id : v->cites) {
+                    const QString e = citedEvidenceText(row, id);
+                    lines << QStringLiteral("  %1: %2").arg(qs(id), e.isEmpty() ? tr("unknown") : e);
+                }
+            }
+            for (const QString& d : reviewDrops(row))
+                lines << tr("A claim of the reviewer was dropped: %1").arg(d);
+            return lines.isEmpty() ? QVariant() : QVariant(lines.join(QLatin1Char('\n')));
+        }
+        default: return {};
+        }
+    }
     switch (role) {
     case RowKindRole: return int(FindingRow);
     case FindingRowRole: return row;

@@ -3,15 +3,22 @@
 // confidence), and below it the explanation, one row per evidence, one per suggestion and one per link to the trace
 // (kernel instances, time ranges, NVTX range names). Display strings are formatted here; raw numbers go through
 // SortRole and the custom roles, so views sort and jump without parsing text.
+//
+// An optional LLM review (setReview; model/llm_reviewer.h) adds a verdict per finding in ReviewColumn: agree or
+// disagree with the reviewer's short explanation and the evidence it cited in the tooltip, or "dropped" with the
+// reason when the reviewer's claim cited nothing or contradicted the evidence. The findings themselves never change;
+// a new diagnosis clears the review.
 
 #include <QAbstractItemModel>
 #include <QColor>
 #include <QHash>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <string>
 
 #include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/diagnosis/review.h"
 #include "analysis/trace/trace.h"
 
 namespace sl {
@@ -20,7 +27,7 @@ class FindingsModel : public QAbstractItemModel {
     Q_OBJECT
 public:
     enum Column { RankColumn, SeverityColumn, TitleColumn, SubjectColumn, GainColumn, ConfidenceColumn, StateColumn,
-                  ColumnCount };
+                  ReviewColumn, ColumnCount };
     // Children of a finding: its explanation, evidence, suggestions, then one LinkGroupRow per non-empty link list
     // (kernels, time ranges, NVTX ranges, in that order) holding the link rows.
     enum RowKind { FindingRow, ExplanationRow, EvidenceRow, SuggestionRow, KernelLinkRow, RangeLinkRow, NvtxLinkRow,
@@ -40,6 +47,7 @@ public:
         SearchTextRole,                   // every text of the row in one string, for the text filter
         SuggestionStateRole,              // state from setSuggestionStates ("accepted", ...), suggestion rows
         NvtxNameRole,                     // NVTX range name, NVTX link rows
+        ReviewVerdictRole,                // "agree", "disagree", "dropped" or "" (no review), finding rows
     };
 
     explicit FindingsModel(QObject* parent = nullptr);
@@ -54,6 +62,15 @@ public:
     // Suggestion states keyed by suggestionStateKey(); shown in StateColumn of the suggestion rows.
     void setSuggestionStates(const QHash<QString, QString>& states);
     static QString suggestionStateKey(const Finding& f, const Suggestion& s);
+    // The LLM reviewer's verdicts on the current diagnosis' findings (the review's "f<i>" is row i - 1); null
+    // clears them. Only ReviewColumn changes.
+    void setReview(std::shared_ptr<const Review> review);
+    std::shared_ptr<const Review> review() const { return review_; }
+    // The kept verdict on the finding at `row`, or null; the reasons its dropped claims were dropped.
+    const ReviewVerdict* reviewVerdict(int row) const;
+    QStringList reviewDrops(int row) const;
+    // "f1.e2" -> the evidence text of that item of the finding at `row` ("" when unknown).
+    QString citedEvidenceText(int row, const std::string& id) const;
 
     int findingCount() const;
     const Finding* finding(int row) const;
@@ -105,6 +122,7 @@ private:
     std::shared_ptr<const Trace> trace_;
     std::string lang_ = "en";
     QHash<QString, QString> states_;
+    std::shared_ptr<const Review> review_;
 };
 
 } // namespace sl

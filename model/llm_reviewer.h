@@ -14,19 +14,11 @@
 
 #include "analysis/diagnosis/review.h"
 #include "analysis/pipeline.h"
+#include "model/workbench_settings.h"   // ReviewerSettings
 
 class QNetworkAccessManager;
 
 namespace sl {
-
-struct ReviewerSettings {
-    QString endpoint;                                   // e.g. http://localhost:8080/v1; empty = off
-    QString model;                                      // empty = the server's default
-    QString keyEnv = QStringLiteral("SIGHTLINE_LLM_KEY");   // environment variable holding the API key
-    int timeoutS = 60;
-    bool allowPaths = false;                            // send absolute paths found in finding texts
-    bool enabled() const { return !endpoint.trimmed().isEmpty(); }
-};
 
 using ReviewPtr = std::shared_ptr<const Review>;
 

@@ -1,11 +1,46 @@
 #include "model/loop_job.h"
 
 #include <QMetaObject>
+#include <QString>
+
+#include <fstream>
 
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/load.h"
+#include "analysis/report/report_markdown.h"
 #include "analysis/trace/errors.h"
+#include "model/chart_render.h"
 
 namespace sl {
+
+std::function<bool(const std::string&, const std::string&)> markdownReportWriter(report::PipelineOptions options,
+                                                                               report::Lang lang)
+{
+    return [options = std::move(options), lang](const std::string& traceFile, const std::string& md) {
+        try {
+            const Trace trace = load_traces({traceFile});
+            report::PipelineOptions po = options;
+            po.trace_files = {traceFile};
+            const report::PipelineResults results = report::run_pipeline(trace, po);
+            std::vector<std::string> inputs = {traceFile};
+            for (const std::string* extra : {&po.model_config, &po.ncu_file})
+                if (!extra->empty())
+                    inputs.push_back(*extra);
+            report::ReportOptions ro;
+            ro.lang = lang;
+            report::describe_workload(ro, po);
+            const report::Report rep = report::build_report(report::report_inputs(trace, results, ro, inputs));
+            report::MarkdownOptions mo;
+            mo.write_image = markdownPngWriter(QString::fromStdString(md), rep.lang);
+            const std::string text = report::to_markdown(rep, mo) + "\n";
+            std::ofstream out(md, std::ios::binary | std::ios::trunc);
+            out << text;
+            return static_cast<bool>(out);
+        } catch (const std::exception&) {
+            return false;
+        }
+    };
+}
 
 LoopJob::LoopJob(QObject* parent) : QObject(parent) { pool_.setMaxThreadCount(1); }
 

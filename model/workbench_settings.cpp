@@ -11,6 +11,7 @@ namespace sl {
 
 namespace {
 const char* kGroup = "workbench";
+const char* kReviewerGroup = "reviewer";
 } // namespace
 
 WorkbenchSettings WorkbenchSettings::load()
@@ -53,6 +54,14 @@ WorkbenchSettings WorkbenchSettings::load(QSettings& s)
     if (theme == QLatin1String("light") || theme == QLatin1String("dark") || theme == QLatin1String("system"))
         w.theme = theme;
     s.endGroup();
+    s.beginGroup(QLatin1String(kReviewerGroup));
+    ReviewerSettings& r = w.reviewer;
+    r.endpoint = s.value(QStringLiteral("endpoint"), r.endpoint).toString();
+    r.model = s.value(QStringLiteral("model"), r.model).toString();
+    r.keyEnv = s.value(QStringLiteral("keyEnv"), r.keyEnv).toString();
+    r.timeoutS = intIn("timeoutS", r.timeoutS, 1, 600);
+    r.allowPaths = s.value(QStringLiteral("allowPaths"), r.allowPaths).toBool();
+    s.endGroup();
     return w;
 }
 
@@ -78,6 +87,13 @@ void WorkbenchSettings::save(QSettings& s) const
     s.setValue(QStringLiteral("rulesDir"), rulesDir);
     s.setValue(QStringLiteral("kbPath"), kbPath);
     s.setValue(QStringLiteral("theme"), theme);
+    s.endGroup();
+    s.beginGroup(QLatin1String(kReviewerGroup));
+    s.setValue(QStringLiteral("endpoint"), reviewer.endpoint);
+    s.setValue(QStringLiteral("model"), reviewer.model);
+    s.setValue(QStringLiteral("keyEnv"), reviewer.keyEnv);
+    s.setValue(QStringLiteral("timeoutS"), reviewer.timeoutS);
+    s.setValue(QStringLiteral("allowPaths"), reviewer.allowPaths);
     s.endGroup();
     s.sync();
 }

@@ -13,6 +13,19 @@ class QSettings;
 
 namespace sl {
 
+// The optional LLM reviewer (model/llm_reviewer.h; Settings › Preferences › Reviewer). Off while the endpoint is
+// empty: then nothing is sent anywhere. The API key itself is never stored: only the name of the environment
+// variable that holds it (as the CLI's --llm-key-env), read when a review is sent.
+struct ReviewerSettings {
+    QString endpoint;                                   // e.g. http://localhost:8080/v1; empty = off
+    QString model;                                      // empty = the server's default
+    QString keyEnv = QStringLiteral("SIGHTLINE_LLM_KEY");   // environment variable holding the API key
+    int timeoutS = 60;                                  // 1..600
+    bool allowPaths = false;                            // send absolute paths found in finding texts
+    bool enabled() const { return !endpoint.trimmed().isEmpty(); }
+    friend bool operator==(const ReviewerSettings&, const ReviewerSettings&) = default;
+};
+
 struct WorkbenchSettings {
     // Roofline inputs.
     QString gpu;                       // GPU spec row name; empty = match the trace's device name
@@ -31,6 +44,8 @@ struct WorkbenchSettings {
     // Look.
     QString language = QStringLiteral("en");     // "en" | "zh_CN"
     QString theme = QStringLiteral("system");    // "system" | "light" | "dark"
+    // The LLM reviewer (advisory; never changes the findings or the numbers).
+    ReviewerSettings reviewer;
 
     static WorkbenchSettings load();             // from QSettings() (organisation/application set by main)
     static WorkbenchSettings load(QSettings& s);

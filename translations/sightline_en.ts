@@ -172,6 +172,13 @@
             <numerusform>%n more ranges in the tree</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>Asking the LLM reviewer at %1 about %n finding(s)…</source>
+        <translation>
+            <numerusform>Asking the LLM reviewer at %1 about %n finding…</numerusform>
+            <numerusform>Asking the LLM reviewer at %1 about %n findings…</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sl::GapHistogramView</name>
@@ -204,6 +211,13 @@
         <translation>
             <numerusform>%n file</numerusform>
             <numerusform>%n files</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Send %n finding(s) and their evidence as JSON to %1? The trace itself is not sent.</source>
+        <translation>
+            <numerusform>Send %n finding and its evidence as JSON to %1? The trace itself is not sent.</numerusform>
+            <numerusform>Send %n findings and their evidence as JSON to %1? The trace itself is not sent.</numerusform>
         </translation>
     </message>
 </context>

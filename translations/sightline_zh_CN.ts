@@ -577,14 +577,6 @@ after</source>
         <translation>将运行：</translation>
     </message>
     <message>
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
         <source>No focus set: %1</source>
         <translation>无关注集：%1</translation>
     </message>
@@ -617,10 +609,6 @@ after</source>
     <message>
         <source>Cancelling: stopping ncu and the command…</source>
         <translation>正在取消：停止 ncu 和命令…</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -1317,6 +1305,42 @@ after</source>
         <source>kernels in the trace</source>
         <translation>trace 中的内核</translation>
     </message>
+    <message>
+        <source>LLM review</source>
+        <translation>LLM 复核</translation>
+    </message>
+    <message>
+        <source>dropped</source>
+        <translation>已舍弃</translation>
+    </message>
+    <message>
+        <source>✓ agrees</source>
+        <translation>✓ 同意</translation>
+    </message>
+    <message>
+        <source>✗ disagrees</source>
+        <translation>✗ 不同意</translation>
+    </message>
+    <message>
+        <source>The LLM reviewer agrees (advisory):</source>
+        <translation>LLM 复核者同意（仅供参考）：</translation>
+    </message>
+    <message>
+        <source>The LLM reviewer disagrees (advisory):</source>
+        <translation>LLM 复核者不同意（仅供参考）：</translation>
+    </message>
+    <message>
+        <source>Cited evidence:</source>
+        <translation>引用的证据：</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>A claim of the reviewer was dropped: %1</source>
+        <translation>复核者的一条意见已被舍弃：%1</translation>
+    </message>
 </context>
 <context>
     <name>sl::FindingsView</name>
@@ -1528,6 +1552,88 @@ after</source>
         <source>gain %1</source>
         <translation>收益 %1</translation>
     </message>
+    <message>
+        <source>✗ disagrees</source>
+        <translation>✗ 不同意</translation>
+    </message>
+    <message>
+        <source>LLM review</source>
+        <translation>LLM 复核</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop waiting for the LLM reviewer; the findings stay as they are</source>
+        <translation>不再等待 LLM 复核者；诊断结论保持不变</translation>
+    </message>
+    <message>
+        <source>No LLM endpoint is set: give one in Settings › Preferences › Reviewer. Until then nothing is sent anywhere.</source>
+        <translation>尚未设置 LLM 端点：请在 设置 › 首选项 › 复核 中填写。在此之前不会向任何地方发送任何内容。</translation>
+    </message>
+    <message>
+        <source>The LLM endpoint %1 is not an http:// or https:// URL.</source>
+        <translation>LLM 端点 %1 不是 http:// 或 https:// 地址。</translation>
+    </message>
+    <message>
+        <source>There are no findings to review.</source>
+        <translation>没有可复核的诊断结论。</translation>
+    </message>
+    <message>
+        <source>The review could not be sent to %1.</source>
+        <translation>无法将复核请求发送到 %1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Asking the LLM reviewer at %1 about %n finding(s)…</source>
+        <translation>
+            <numerusform>正在请 %1 上的 LLM 复核者复核 %n 条诊断结论…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>LLM review cancelled; the findings are unchanged.</source>
+        <translation>LLM 复核已取消；诊断结论未改变。</translation>
+    </message>
+    <message>
+        <source>The findings changed while the reviewer answered; its review was discarded.</source>
+        <translation>复核者作答期间诊断结论已变化；其复核已丢弃。</translation>
+    </message>
+    <message>
+        <source>LLM review failed: %1. The findings are unchanged.</source>
+        <translation>LLM 复核失败：%1。诊断结论未改变。</translation>
+    </message>
+    <message>
+        <source>LLM review (advisory) by %1: %2 agree, %3 disagree, %4 dropped</source>
+        <translation>%1 的 LLM 复核（仅供参考）：%2 条同意，%3 条不同意，%4 条已舍弃</translation>
+    </message>
+    <message>
+        <source>dropped %1: %2</source>
+        <translation>已舍弃 %1：%2</translation>
+    </message>
+    <message>
+        <source>a review</source>
+        <translation>一条复核</translation>
+    </message>
+    <message>
+        <source>LLM review (advisory)</source>
+        <translation>LLM 复核（仅供参考）</translation>
+    </message>
+    <message>
+        <source>Agrees:</source>
+        <translation>同意：</translation>
+    </message>
+    <message>
+        <source>Disagrees:</source>
+        <translation>不同意：</translation>
+    </message>
+    <message>
+        <source>Cited evidence:</source>
+        <translation>引用的证据：</translation>
+    </message>
+    <message>
+        <source>A claim of the reviewer was dropped: %1</source>
+        <translation>复核者的一条意见已被舍弃：%1</translation>
+    </message>
 </context>
 <context>
     <name>sl::GapHistogramView</name>
@@ -1661,6 +1767,21 @@ after</source>
     <message>
         <source>Sample standard deviation of the duration</source>
         <translation>耗时的样本标准差</translation>
+    </message>
+</context>
+<context>
+    <name>sl::LoopDialogBase</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -1914,6 +2035,44 @@ after</source>
     <message>
         <source>Run ncu on the open trace&apos;s focus set and open the counters with it</source>
         <translation>对已打开追踪的关注集运行 ncu，并连同计数器一起打开</translation>
+    </message>
+    <message>
+        <source>&amp;Tools</source>
+        <translation>工具(&amp;T)</translation>
+    </message>
+    <message>
+        <source>&amp;Review Findings with LLM…</source>
+        <translation>用 LLM 复核诊断结论(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>There are no findings to review yet.</source>
+        <translation>还没有可复核的诊断结论。</translation>
+    </message>
+    <message>
+        <source>A review is under way (Cancel in the Findings pane).</source>
+        <translation>复核正在进行（可在“诊断结论”面板中取消）。</translation>
+    </message>
+    <message>
+        <source>Send the findings and their evidence (never the trace) to %1 for an advisory second opinion</source>
+        <translation>将诊断结论及其证据（绝不包括 trace 本身）发送到 %1，获取仅供参考的第二意见</translation>
+    </message>
+    <message>
+        <source>File paths in their texts are sent as they are.</source>
+        <translation>其文本中的文件路径将原样发送。</translation>
+    </message>
+    <message>
+        <source>File paths in their texts are replaced by &lt;path&gt;.</source>
+        <translation>其文本中的文件路径将替换为 &lt;path&gt;。</translation>
+    </message>
+    <message>
+        <source>Review Findings with LLM</source>
+        <translation>用 LLM 复核诊断结论</translation>
+    </message>
+    <message numerus="yes">
+        <source>Send %n finding(s) and their evidence as JSON to %1? The trace itself is not sent.</source>
+        <translation>
+            <numerusform>将 %n 条诊断结论及其证据以 JSON 发送到 %1？trace 本身不会发送。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2184,14 +2343,6 @@ after</source>
         <translation>输出目录</translation>
     </message>
     <message>
-        <source>Run</source>
-        <translation>运行</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>关闭</translation>
-    </message>
-    <message>
         <source>run %1 of %2</source>
         <translation>第 %1 次，共 %2 次</translation>
     </message>
@@ -2230,10 +2381,6 @@ after</source>
     <message>
         <source>Cancelling: stopping nsys and the command…</source>
         <translation>正在取消：停止 nsys 和命令…</translation>
-    </message>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -2840,6 +2987,58 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>The defaults are the command line&apos;s: 30 µs, 50 µs, 10 operators, E_roof 0.3.</source>
         <translation>默认值与命令行相同：30 µs、50 µs、10 个算子、E_roof 0.3。</translation>
+    </message>
+    <message>
+        <source>Reviewer</source>
+        <translation>复核</translation>
+    </message>
+    <message>
+        <source>LLM reviewer (optional, off by default)</source>
+        <translation>LLM 复核者（可选，默认关闭）</translation>
+    </message>
+    <message>
+        <source>An OpenAI-compatible endpoint (llama.cpp server, vLLM, Ollama), like the CLI&apos;s --llm-endpoint. Empty: the reviewer is off and nothing is sent anywhere.</source>
+        <translation>兼容 OpenAI 的端点（llama.cpp server、vLLM、Ollama），同命令行的 --llm-endpoint。留空：复核者关闭，不向任何地方发送任何内容。</translation>
+    </message>
+    <message>
+        <source>the server&apos;s default</source>
+        <translation>服务器默认模型</translation>
+    </message>
+    <message>
+        <source>The name of the environment variable that holds the API key (like the CLI&apos;s --llm-key-env). The key itself is never stored by Sightline.</source>
+        <translation>保存 API 密钥的环境变量名（同命令行的 --llm-key-env）。Sightline 从不保存密钥本身。</translation>
+    </message>
+    <message>
+        <source>Allow file paths in what is sent</source>
+        <translation>允许在发送内容中包含文件路径</translation>
+    </message>
+    <message>
+        <source>Off: every absolute path in a finding&apos;s text is replaced by &lt;path&gt; before it is sent.</source>
+        <translation>关闭：发送前，诊断结论文本中的每个绝对路径都替换为 &lt;path&gt;。</translation>
+    </message>
+    <message>
+        <source>Endpoint URL:</source>
+        <translation>端点地址：</translation>
+    </message>
+    <message>
+        <source>Model:</source>
+        <translation>模型：</translation>
+    </message>
+    <message>
+        <source>API key variable:</source>
+        <translation>API 密钥变量：</translation>
+    </message>
+    <message>
+        <source>Only the variable&apos;s name is stored; set the key in the environment Sightline starts in. Empty: no key is sent.</source>
+        <translation>只保存变量名；请在启动 Sightline 的环境中设置密钥。留空：不发送密钥。</translation>
+    </message>
+    <message>
+        <source>Timeout:</source>
+        <translation>超时：</translation>
+    </message>
+    <message>
+        <source>Tools › Review Findings with LLM… sends the findings and their evidence as JSON (never the trace) and shows the verdicts beside them. Verdicts that cite no evidence or contradict it are dropped. The findings themselves never change.</source>
+        <translation>工具 › 用 LLM 复核诊断结论… 将诊断结论及其证据以 JSON 发送（绝不包括 trace），并在结论旁显示复核意见。未引用证据或与证据矛盾的意见会被舍弃。诊断结论本身从不改变。</translation>
     </message>
 </context>
 <context>

@@ -1,7 +1,6 @@
 #include "widgets/deep_dive_dialog.h"
 
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -44,7 +43,7 @@ QString defaultOutDir(const QString& trace)
 } // namespace
 
 DeepDiveDialog::DeepDiveDialog(const QString& trace, const PipelineOptions& pipeline, QWidget* parent)
-    : QDialog(parent), trace_(trace), pipeline_(pipeline), job_(new LoopJob(this))
+    : LoopDialogBase(tr("Cancelling: stopping ncu and the command…"), 180, parent), trace_(trace), pipeline_(pipeline)
 {
     setWindowTitle(tr("Deep-dive Focus Set"));
     auto* form = new QFormLayout;
@@ -81,49 +80,23 @@ DeepDiveDialog::DeepDiveDialog(const QString& trace, const PipelineOptions& pipe
     form->addRow(tr("Focus set:"), focus_);
     form->addRow(tr("Will run:"), preview_);
 
-    log_ = new QPlainTextEdit(this);
-    log_->setObjectName(QStringLiteral("log"));
-    log_->setReadOnly(true);
-    log_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    log_->setMinimumSize(640, 180);
-    log_->setMaximumBlockCount(20000);
-    status_ = new QLabel(this);
-    status_->setObjectName(QStringLiteral("status"));
-    status_->setWordWrap(true);
-    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* buttons = new QDialogButtonBox(this);
-    run_ = buttons->addButton(tr("Run"), QDialogButtonBox::AcceptRole);
-    run_->setObjectName(QStringLiteral("run"));
     run_->setEnabled(false);
-    cancel_ = buttons->addButton(tr("Close"), QDialogButtonBox::RejectRole);
-    cancel_->setObjectName(QStringLiteral("cancel"));
-    disconnect(buttons, nullptr, this, nullptr);
-    connect(run_, &QPushButton::clicked, this, &DeepDiveDialog::start);
-    connect(cancel_, &QPushButton::clicked, this, &DeepDiveDialog::cancelOrClose);
-
-    auto* v = new QVBoxLayout(this);
-    v->addLayout(form);
-    v->addWidget(log_, 1);
-    v->addWidget(status_);
-    v->addWidget(buttons);
+    for (QWidget* w : {static_cast<QWidget*>(set_), static_cast<QWidget*>(command_), static_cast<QWidget*>(workDir_),
+                       static_cast<QWidget*>(ncuArgs_), static_cast<QWidget*>(outDir_)})
+        addInput(w);
+    finishLayout(form);
 
     for (QLineEdit* e : {command_, ncuArgs_, outDir_})
         connect(e, &QLineEdit::textChanged, this, &DeepDiveDialog::updatePreview);
     connect(set_, &QComboBox::currentIndexChanged, this, &DeepDiveDialog::updatePreview);
 
-    connect(job_, &LoopJob::logText, this, [this](const QString& t) {
-        QString s = t;
-        if (s.endsWith(QLatin1Char('\n')))
-            s.chop(1);
-        log_->appendPlainText(s);
-    });
-    connect(job_, &LoopJob::failed, this, [this](const QString& m) {
-        log_->appendPlainText(m);
+    connect(job(), &LoopJob::failed, this, [this](const QString& m) {
+        appendLog(m);
         setStatus(m, true);
         if (!plan_)
             focus_->setText(tr("No focus set: %1").arg(m));
     });
-    connect(job_, &LoopJob::planReady, this, [this](std::shared_ptr<const DeepDivePlan> plan, const QString& toolError) {
+    connect(job(), &LoopJob::planReady, this, [this](std::shared_ptr<const DeepDivePlan> plan, const QString& toolError) {
         plan_ = std::move(plan);
         ncuPath_ = QString::fromStdString(plan_->profile_argv.empty() ? std::string() : plan_->profile_argv.front());
         toolOk_ = toolError.isEmpty();
@@ -138,7 +111,7 @@ DeepDiveDialog::DeepDiveDialog(const QString& trace, const PipelineOptions& pipe
         else if (!names.isEmpty())
             setStatus(tr("Check the command, then Run."));
     });
-    connect(job_, &LoopJob::deepDiveFinished, this,
+    connect(job(), &LoopJob::deepDiveFinished, this,
             [this](bool ok, const QString& trace, const QString& csv, const QString& message) {
                 if (!ok) {
                     setStatus(message, true);
@@ -147,17 +120,9 @@ DeepDiveDialog::DeepDiveDialog(const QString& trace, const PipelineOptions& pipe
                 setStatus(tr("Done: %1").arg(message.trimmed()));
                 emit resultReady({trace, csv});
             });
-    connect(job_, &LoopJob::finished, this, [this] { setRunning(false); });
-
     DeepDiveRequest req = request();
     setRunning(true);
-    job_->startPlan(req);
-}
-
-DeepDiveDialog::~DeepDiveDialog()
-{
-    job_->cancel();
-    job_->waitForDone();
+    job()->startPlan(req);
 }
 
 DeepDiveRequest DeepDiveDialog::request() const
@@ -189,7 +154,7 @@ void DeepDiveDialog::updatePreview()
     set_ncu_commands(p, req, ncu);
     preview_->setPlainText(QString::fromStdString(shell_quote_command(p.profile_argv) + "\n" +
                                                   shell_quote_command(p.import_argv) + " > " + p.csv));
-    if (!job_->isRunning())
+    if (!job()->isRunning())
         run_->setEnabled(toolOk_ && !p.target.names.empty() && !req.command.empty());
 }
 
@@ -197,7 +162,7 @@ QString DeepDiveDialog::commandPreview() const { return preview_->toPlainText();
 
 void DeepDiveDialog::start()
 {
-    if (!plan_ || job_->isRunning())
+    if (!plan_ || job()->isRunning())
         return;
     const DeepDiveRequest req = request();
     if (req.command.empty()) {
@@ -207,43 +172,18 @@ void DeepDiveDialog::start()
     auto p = std::make_shared<DeepDivePlan>(*plan_);
     if (!req.out_dir.empty())
         set_deep_dive_dir(*p, req.out_dir);
-    log_->clear();
+    clearLog();
     setStatus(tr("Running ncu on the focus set…"));
     setRunning(true);
-    job_->startDeepDive(req, p);
+    job()->startDeepDive(req, p);
 }
 
-void DeepDiveDialog::cancelOrClose()
+void DeepDiveDialog::runningChanged(bool running)
 {
-    if (job_->isRunning()) {
-        job_->cancel();
-        setStatus(tr("Cancelling: stopping ncu and the command…"));
-        return;
-    }
-    QDialog::reject();
-}
-
-void DeepDiveDialog::reject() { cancelOrClose(); }
-
-void DeepDiveDialog::setRunning(bool running)
-{
-    cancel_->setText(running ? tr("Cancel") : tr("Close"));
-    for (QWidget* w : {static_cast<QWidget*>(set_), static_cast<QWidget*>(command_), static_cast<QWidget*>(workDir_),
-                       static_cast<QWidget*>(ncuArgs_), static_cast<QWidget*>(outDir_)})
-        w->setEnabled(!running);
     if (running)
         run_->setEnabled(false);
     else
         updatePreview();
 }
-
-void DeepDiveDialog::setStatus(const QString& text, bool error)
-{
-    status_->setText(text);
-    status_->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
-}
-
-QString DeepDiveDialog::logText() const { return log_->toPlainText(); }
-QString DeepDiveDialog::statusText() const { return status_->text(); }
 
 } // namespace sl

@@ -5,51 +5,37 @@
 // and joins it: resultReady() carries the trace and the CSV for the workbench to open together. Same code as
 // `sightline-cli deep-dive`; Cancel stops ncu and keeps its partial report.
 
-#include <QDialog>
 #include <memory>
 
 #include "analysis/profile_loop.h"
+#include "widgets/loop_dialog_base.h"
 
 class QComboBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QPushButton;
 
 namespace sl {
 
-class LoopJob;
-
-class DeepDiveDialog : public QDialog {
+class DeepDiveDialog : public LoopDialogBase {
     Q_OBJECT
 public:
     // trace: the open trace file (or a profile folder); pipeline: the workbench's options (model config, GPU, K, τ).
     DeepDiveDialog(const QString& trace, const PipelineOptions& pipeline, QWidget* parent = nullptr);
-    ~DeepDiveDialog() override;
 
     DeepDiveRequest request() const;
     // The ncu command lines as they will run ("" until the focus set is formed).
     QString commandPreview() const;
     bool planned() const { return plan_ != nullptr; }
 
-    LoopJob* job() const { return job_; }
-    QString logText() const;
-    QString statusText() const;
-
 public slots:
-    void start();
-    void cancelOrClose();
-
-signals:
-    void resultReady(const QStringList& paths);
+    void start() override;
 
 protected:
-    void reject() override;
+    void runningChanged(bool running) override;
 
 private:
     void updatePreview();
-    void setRunning(bool running);
-    void setStatus(const QString& text, bool error = false);
 
     QString trace_;
     PipelineOptions pipeline_;
@@ -60,11 +46,6 @@ private:
     QLineEdit* outDir_;
     QLabel* focus_;
     QPlainTextEdit* preview_;
-    QPlainTextEdit* log_;
-    QLabel* status_;
-    QPushButton* run_;
-    QPushButton* cancel_;
-    LoopJob* job_;
     std::shared_ptr<const DeepDivePlan> plan_;
     QString ncuPath_;
     bool toolOk_ = false;

@@ -23,6 +23,7 @@
 #include "model/document.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
+#include "model/llm_reviewer.h"
 #include "model/timeline_index.h"
 #include "model/units.h"
 #include "model/workbench_settings.h"
@@ -115,9 +116,12 @@ FindingsView::FindingsView(Document* document, Selection* selection, QWidget* pa
     h->resizeSection(FindingsModel::ConfidenceColumn,
                      widthFor({QStringLiteral("medium · 0.88"), tr("risk: %1").arg(tr("medium")), tr("Confidence")}, 16));
     h->resizeSection(FindingsModel::StateColumn, widthFor({QStringLiteral("accepted"), tr("State")}, 16));
+    h->resizeSection(FindingsModel::ReviewColumn, widthFor({tr("✗ disagrees"), tr("LLM review")}, 16));
+    static_assert(FindingsModel::ColumnCount <= int(sizeof(widths_) / sizeof(widths_[0])));
     for (int c = 0; c < FindingsModel::ColumnCount; ++c)
         widths_[c] = h->sectionSize(c);
     tree_->setColumnHidden(FindingsModel::StateColumn, true);
+    tree_->setColumnHidden(FindingsModel::ReviewColumn, true);
     tree_->viewport()->installEventFilter(this);
 
     detail_ = new QTextBrowser(this);
@@ -141,10 +145,32 @@ FindingsView::FindingsView(Document* document, Selection* selection, QWidget* pa
     footer_->setContentsMargins(6, 2, 6, 4);
     footer_->hide();
 
+    // The LLM reviewer's status line, with Cancel while it waits for the endpoint.
+    reviewer_ = new LlmReviewer(this);
+    connect(reviewer_, &LlmReviewer::reviewed, this, &FindingsView::onReviewed);
+    reviewBar_ = new QWidget(this);
+    reviewBar_->setObjectName(QStringLiteral("reviewBar"));
+    auto* rb = new QHBoxLayout(reviewBar_);
+    rb->setContentsMargins(6, 0, 4, 0);
+    reviewStatus_ = new QLabel(reviewBar_);
+    reviewStatus_->setObjectName(QStringLiteral("reviewStatus"));
+    reviewStatus_->setWordWrap(true);
+    reviewStatus_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    cancelReview_ = new QToolButton(reviewBar_);
+    cancelReview_->setObjectName(QStringLiteral("cancelReview"));
+    cancelReview_->setText(tr("Cancel"));
+    cancelReview_->setToolTip(tr("Stop waiting for the LLM reviewer; the findings stay as they are"));
+    cancelReview_->hide();
+    connect(cancelReview_, &QToolButton::clicked, this, &FindingsView::cancelReview);
+    rb->addWidget(reviewStatus_, 1);
+    rb->addWidget(cancelReview_);
+    reviewBar_->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(4);
     layout->addLayout(bar);
+    layout->addWidget(reviewBar_);
     layout->addWidget(split, 1);
     layout->addWidget(footer_);
 
@@ -213,17 +239,29 @@ void FindingsView::adaptColumns()
         fixed += widths_[c];
     if (statesShown_)
         fixed += widths_[FindingsModel::StateColumn];
+    if (reviewShown_)
+        fixed += widths_[FindingsModel::ReviewColumn];
     const bool hideSubject = available - fixed < minTitle;
     const bool hideConfidence = available - (fixed - widths_[FindingsModel::SubjectColumn]) < minTitle;
     tree_->setColumnHidden(FindingsModel::SubjectColumn, hideSubject);
     tree_->setColumnHidden(FindingsModel::ConfidenceColumn, hideConfidence);
     tree_->setColumnHidden(FindingsModel::StateColumn, !statesShown_);
+    tree_->setColumnHidden(FindingsModel::ReviewColumn, !reviewShown_);
 }
 
 void FindingsView::refresh()
 {
     std::shared_ptr<const Diagnosis> d = document_ ? document_->diagnosis() : nullptr;
+    if (d != model_->diagnosis()) {
+        // Other findings: a review of the old ones (or one under way) no longer applies.
+        reviewer_->abort();
+        cancelReview_->hide();
+        reviewBar_->hide();
+        reviewStatus_->clear();
+        reviewShown_ = false;
+    }
     model_->setDiagnosis(d, document_ ? document_->trace() : nullptr);
+    adaptColumns();
     const QString problems = d ? FindingsModel::problemsText(*d) : QString();
     footer_->setText(problems.isEmpty() ? QString() : QStringLiteral("⚠ ") + problems);
     footer_->setVisible(!problems.isEmpty());
@@ -446,6 +484,114 @@ void FindingsView::showContextMenu(const QPoint& pos)
     menu.exec(tree_->viewport()->mapToGlobal(pos));
 }
 
+QString FindingsView::reviewUnavailableReason(const ReviewerSettings& settings)
+{
+    if (!settings.enabled())
+        return tr("No LLM endpoint is set: give one in Settings › Preferences › Reviewer. Until then nothing is sent "
+                  "anywhere.");
+    const QUrl url(settings.endpoint.trimmed());
+    if (!url.isValid() || (url.scheme() != QLatin1String("http") && url.scheme() != QLatin1String("https")))
+        return tr("The LLM endpoint %1 is not an http:// or https:// URL.").arg(settings.endpoint.trimmed());
+    return {};
+}
+
+bool FindingsView::startReview(const ReviewerSettings& settings)
+{
+    const QString why = reviewUnavailableReason(settings);
+    const std::shared_ptr<const Diagnosis> d = model_->diagnosis();
+    if (!why.isEmpty() || !d || d->eval.findings.empty()) {
+        setReviewStatus(!why.isEmpty() ? why : tr("There are no findings to review."), true);
+        return false;
+    }
+    reviewer_->setSettings(settings);
+    if (!reviewer_->review(d)) {
+        setReviewStatus(tr("The review could not be sent to %1.").arg(settings.endpoint.trimmed()), true);
+        return false;
+    }
+    const int n = std::min(int(d->eval.findings.size()), int(ReviewRequestOptions{}.max_findings));
+    setReviewStatus(tr("Asking the LLM reviewer at %1 about %n finding(s)…", nullptr, n).arg(settings.endpoint.trimmed()));
+    cancelReview_->show();
+    return true;
+}
+
+void FindingsView::cancelReview()
+{
+    if (!reviewer_->isRunning())
+        return;
+    reviewer_->abort();
+    cancelReview_->hide();
+    setReviewStatus(tr("LLM review cancelled; the findings are unchanged."));
+    emit reviewFinished(false);
+}
+
+bool FindingsView::isReviewing() const { return reviewer_->isRunning(); }
+QString FindingsView::reviewStatusText() const { return reviewStatus_->text(); }
+
+void FindingsView::setReviewStatus(const QString& text, bool error)
+{
+    reviewStatus_->setText(text);
+    reviewStatus_->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
+    reviewBar_->setVisible(!text.isEmpty());
+    emit reviewStatusChanged(text);
+}
+
+void FindingsView::onReviewed(std::shared_ptr<const Review> review, std::shared_ptr<const Diagnosis> diagnosis)
+{
+    cancelReview_->hide();
+    if (!review || diagnosis != model_->diagnosis()) {
+        setReviewStatus(tr("The findings changed while the reviewer answered; its review was discarded."), true);
+        emit reviewFinished(false);
+        return;
+    }
+    if (review->status != "ok") {
+        setReviewStatus(tr("LLM review failed: %1. The findings are unchanged.").arg(qs(review->error)), true);
+        reviewStatus_->setToolTip(qs(review->endpoint));
+        emit reviewFinished(false);
+        return;
+    }
+    model_->setReview(review);
+    reviewShown_ = true;
+    adaptColumns();
+    int agree = 0, disagree = 0;
+    for (const ReviewVerdict& v : review->verdicts)
+        (v.agree ? agree : disagree) += 1;
+    QString text = tr("LLM review (advisory) by %1: %2 agree, %3 disagree, %4 dropped")
+                       .arg(qs(review->model.empty() ? review->endpoint : review->model))
+                       .arg(agree)
+                       .arg(disagree)
+                       .arg(review->dropped.size());
+    QStringList tip{qs(review->endpoint)};
+    for (const ReviewDrop& d : review->dropped)
+        tip << tr("dropped %1: %2").arg(d.finding.empty() ? tr("a review") : qs(d.finding), qs(d.reason));
+    setReviewStatus(text);
+    reviewStatus_->setToolTip(tip.join(QLatin1Char('\n')));
+    updateDetail();
+    emit reviewFinished(true);
+}
+
+QString FindingsView::reviewDetailHtml(int row) const
+{
+    const ReviewVerdict* v = model_->reviewVerdict(row);
+    const QStringList drops = model_->reviewDrops(row);
+    if (!v && drops.isEmpty())
+        return {};
+    QString h = QStringLiteral("<h4>%1</h4>").arg(tr("LLM review (advisory)"));
+    if (v) {
+        h += QStringLiteral("<p><b style=\"color:%1\">%2</b> %3</p>")
+                 .arg(v->agree ? QStringLiteral("#2ca02c") : QStringLiteral("#d62728"),
+                      (v->agree ? tr("Agrees:") : tr("Disagrees:")).toHtmlEscaped(), esc(v->explanation));
+        QStringList cites;
+        for (const std::string& id : v->cites) {
+            const QString e = model_->citedEvidenceText(row, id);
+            cites << QStringLiteral("<code>%1</code> %2").arg(esc(id), e.toHtmlEscaped());
+        }
+        h += QStringLiteral("<p><small>%1 %2</small></p>").arg(tr("Cited evidence:"), cites.join(QStringLiteral("; ")));
+    }
+    for (const QString& d : drops)
+        h += QStringLiteral("<p><small>%1</small></p>").arg(tr("A claim of the reviewer was dropped: %1").arg(d).toHtmlEscaped());
+    return h;
+}
+
 QString FindingsView::detailHtml() const { return detail_->toHtml(); }
 QString FindingsView::detailText() const { return detail_->toPlainText(); }
 QString FindingsView::footerText() const { return footer_->text(); }
@@ -481,6 +627,7 @@ void FindingsView::updateDetail()
                   FindingsModel::scopeLabel(f->scope).toHtmlEscaped(), esc(f->subject),
                   (qs(f->rule) + QStringLiteral(" · ") + qs(f->verdict)).toHtmlEscaped());
     h += QStringLiteral("<p>%1</p>").arg(esc(f->explanation.get(lang)));
+    h += reviewDetailHtml(detailRow_);
 
     // Evidence.
     if (!f->evidence.empty()) {

@@ -6,15 +6,24 @@
 //
 // Activating a link row (click, double-click or Enter) moves the shared Selection: a kernel link selects the
 // kernel, a time-range link selects the range; a finding about a kernel name selects that name.
+//
+// The optional LLM reviewer (startReview; Tools › Review Findings with LLM…) sends the findings and their evidence to
+// the endpoint of the settings asynchronously, with a Cancel button beside its status line; its verdicts show in the
+// LLM review column and the detail area. A failed review (timeout, HTTP error, malformed answer) is a status line
+// only: the findings, and any earlier review, stay as they were. The rule engine's output never changes.
 
 #include <QHash>
 #include <QPersistentModelIndex>
 #include <QString>
 #include <QWidget>
 #include <cstdint>
+#include <memory>
 
 #include "analysis/diagnosis/findings.h"
+#include "analysis/diagnosis/review.h"
+#include "analysis/diagnosis/metrics_binding.h"
 #include "model/selection.h"
+#include "model/workbench_settings.h"
 
 class QComboBox;
 class QLabel;
@@ -28,6 +37,7 @@ class QUrl;
 namespace sl {
 
 class Document;
+class LlmReviewer;
 class FindingsModel;
 class FindingsFilterModel;
 
@@ -60,6 +70,16 @@ public:
     QString detailText() const;
     QString footerText() const;
 
+    // Sends the current findings for review (nothing is sent when no endpoint is set, the endpoint is not an http(s)
+    // URL or there is no finding: then false, and reviewStatusText() says why). reviewFinished() follows.
+    bool startReview(const ReviewerSettings& settings);
+    void cancelReview();
+    bool isReviewing() const;
+    QString reviewStatusText() const;
+    LlmReviewer* reviewer() const { return reviewer_; }
+    // Why a review cannot be asked for with these settings, or "" when it can (the menu action's tooltip).
+    static QString reviewUnavailableReason(const ReviewerSettings& settings);
+
 public slots:
     // Re-reads the Document's diagnosis and trace.
     void refresh();
@@ -75,6 +95,9 @@ signals:
     void currentFindingChanged(int row);
     // The current row is a suggestion (its suggestionStateKey), or empty when it is not.
     void currentSuggestionChanged(const QString& stateKey);
+    // The review ended: ok when its verdicts are shown; false for a failure, a cancel or stale findings.
+    void reviewFinished(bool ok);
+    void reviewStatusChanged(const QString& text);
 
 private:
     void onCurrentChanged(const QModelIndex& current);
@@ -87,6 +110,9 @@ private:
     void expandFirst();
     void adaptColumns();
     QModelIndex sourceIndex(const QModelIndex& index) const;
+    void onReviewed(std::shared_ptr<const Review> review, std::shared_ptr<const Diagnosis> diagnosis);
+    void setReviewStatus(const QString& text, bool error = false);
+    QString reviewDetailHtml(int row) const;
 
     Document* document_;
     Selection* selection_;
@@ -99,7 +125,12 @@ private:
     QTreeView* tree_;
     QTextBrowser* detail_;
     QLabel* footer_;
+    QWidget* reviewBar_;
+    QLabel* reviewStatus_;
+    QToolButton* cancelReview_;
+    LlmReviewer* reviewer_;
     bool statesShown_ = false;
+    bool reviewShown_ = false;
     int widths_[8] = {};   // preferred width per FindingsModel column
     int detailRow_ = -1;
     int detailSuggestion_ = -1;

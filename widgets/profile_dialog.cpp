@@ -1,12 +1,10 @@
 #include "widgets/profile_dialog.h"
 
 #include <QCheckBox>
-#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -15,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "model/loop_job.h"
+#include "model/workbench_settings.h"
 
 namespace sl {
 
@@ -47,7 +46,7 @@ QWidget* withBrowse(QLineEdit* edit, QWidget* parent, const QString& title, cons
 } // namespace
 
 ProfileDialog::ProfileDialog(const QString& kbPath, QWidget* parent)
-    : QDialog(parent), job_(new LoopJob(this)), kbPath_(kbPath)
+    : LoopDialogBase(tr("Cancelling: stopping nsys and the command…"), 220, parent), kbPath_(kbPath)
 {
     setWindowTitle(tr("Profile"));
     auto* form = new QFormLayout;
@@ -77,55 +76,28 @@ ProfileDialog::ProfileDialog(const QString& kbPath, QWidget* parent)
     form->addRow(tr("Output folder:"), withBrowse(outDir_, this, tr("Output folder"), tr("Browse…")));
     form->addRow(QString(), record_);
 
-    log_ = new QPlainTextEdit(this);
-    log_->setObjectName(QStringLiteral("log"));
-    log_->setReadOnly(true);
-    log_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    log_->setMinimumSize(640, 220);
-    log_->setMaximumBlockCount(20000);
     progress_ = new QProgressBar(this);
     progress_->setObjectName(QStringLiteral("progress"));
     progress_->setTextVisible(true);
     progress_->setValue(0);
     progress_->setFormat(QString());
-    status_ = new QLabel(this);
-    status_->setObjectName(QStringLiteral("status"));
-    status_->setWordWrap(true);
-    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    for (QWidget* w : {static_cast<QWidget*>(command_), static_cast<QWidget*>(workDir_), static_cast<QWidget*>(env_),
+                       static_cast<QWidget*>(runs_), static_cast<QWidget*>(nsysArgs_), static_cast<QWidget*>(outDir_),
+                       static_cast<QWidget*>(record_)})
+        addInput(w);
+    finishLayout(form, progress_);
 
-    auto* buttons = new QDialogButtonBox(this);
-    run_ = buttons->addButton(tr("Run"), QDialogButtonBox::AcceptRole);
-    run_->setObjectName(QStringLiteral("run"));
-    cancel_ = buttons->addButton(tr("Close"), QDialogButtonBox::RejectRole);
-    cancel_->setObjectName(QStringLiteral("cancel"));
-    disconnect(buttons, nullptr, this, nullptr);
-    connect(run_, &QPushButton::clicked, this, &ProfileDialog::start);
-    connect(cancel_, &QPushButton::clicked, this, &ProfileDialog::cancelOrClose);
-
-    auto* v = new QVBoxLayout(this);
-    v->addLayout(form);
-    v->addWidget(log_, 1);
-    v->addWidget(progress_);
-    v->addWidget(status_);
-    v->addWidget(buttons);
-
-    connect(job_, &LoopJob::logText, this, [this](const QString& t) {
-        QString s = t;
-        if (s.endsWith(QLatin1Char('\n')))
-            s.chop(1);
-        log_->appendPlainText(s);
-    });
-    connect(job_, &LoopJob::runStarted, this, [this](int run, int runs) {
+    connect(job(), &LoopJob::runStarted, this, [this](int run, int runs) {
         progress_->setRange(0, runs);
         progress_->setValue(run - 1);
         progress_->setFormat(tr("run %1 of %2").arg(run).arg(runs));
         setStatus(tr("Profiling: run %1 of %2…").arg(run).arg(runs));
     });
-    connect(job_, &LoopJob::failed, this, [this](const QString& m) {
-        log_->appendPlainText(m);
+    connect(job(), &LoopJob::failed, this, [this](const QString& m) {
+        appendLog(m);
         setStatus(m, true);
     });
-    connect(job_, &LoopJob::profileFinished, this,
+    connect(job(), &LoopJob::profileFinished, this,
             [this](const QString& rep, const QString& manifest, bool interrupted, bool toolFailed) {
                 if (!rep.isEmpty() && !interrupted && !toolFailed)
                     progress_->setValue(progress_->maximum());
@@ -138,13 +110,17 @@ ProfileDialog::ProfileDialog(const QString& kbPath, QWidget* parent)
                 if (!rep.isEmpty())
                     emit resultReady({rep});
             });
-    connect(job_, &LoopJob::finished, this, [this] { setRunning(false); });
 }
 
-ProfileDialog::~ProfileDialog()
+void ProfileDialog::setSettings(const WorkbenchSettings& settings)
 {
-    job_->cancel();
-    job_->waitForDone();
+    // As `sightline-cli profile --model … --gpu … --batch …` would be given them. Like the CLI, the runs' own
+    // analyses do not read the knowledge base they are being recorded in.
+    pipeline_ = settings.pipelineOptions();
+    pipeline_.kb_path.clear();
+    report_ = settings.reportOptions();
+    report_.kb_path.clear();
+    lang_ = settings.langCode() == "zh_CN" ? report::Lang::ZhCN : report::Lang::En;
 }
 
 QString ProfileDialog::defaultOutDir() const
@@ -188,6 +164,8 @@ ProfileRequest ProfileDialog::request(QString* error) const
     req.out_dir = (out.isEmpty() ? defaultOutDir() : out).toStdString();
     req.record = record_->isChecked();
     req.kb_path = kbPath_.toStdString();
+    req.pipeline = pipeline_;
+    req.write_report = markdownReportWriter(report_, lang_);
     if (error)
         error->clear();
     return req;
@@ -195,7 +173,7 @@ ProfileRequest ProfileDialog::request(QString* error) const
 
 void ProfileDialog::start()
 {
-    if (job_->isRunning())
+    if (job()->isRunning())
         return;
     QString error;
     const ProfileRequest req = request(&error);
@@ -203,44 +181,15 @@ void ProfileDialog::start()
         setStatus(error, true);
         return;
     }
-    log_->clear();
+    clearLog();
     progress_->setRange(0, req.runs);
     progress_->setValue(0);
     progress_->setFormat(QString());
     setStatus(tr("Starting nsys…"));
     setRunning(true);
-    job_->startProfile(req);
+    job()->startProfile(req);
 }
 
-void ProfileDialog::cancelOrClose()
-{
-    if (job_->isRunning()) {
-        job_->cancel();
-        setStatus(tr("Cancelling: stopping nsys and the command…"));
-        return;
-    }
-    QDialog::reject();
-}
-
-void ProfileDialog::reject() { cancelOrClose(); }
-
-void ProfileDialog::setRunning(bool running)
-{
-    run_->setEnabled(!running);
-    cancel_->setText(running ? tr("Cancel") : tr("Close"));
-    for (QWidget* w : {static_cast<QWidget*>(command_), static_cast<QWidget*>(workDir_), static_cast<QWidget*>(env_),
-                       static_cast<QWidget*>(runs_), static_cast<QWidget*>(nsysArgs_), static_cast<QWidget*>(outDir_),
-                       static_cast<QWidget*>(record_)})
-        w->setEnabled(!running);
-}
-
-void ProfileDialog::setStatus(const QString& text, bool error)
-{
-    status_->setText(text);
-    status_->setStyleSheet(error ? QStringLiteral("color: #c62828;") : QString());
-}
-
-QString ProfileDialog::logText() const { return log_->toPlainText(); }
-QString ProfileDialog::statusText() const { return status_->text(); }
+void ProfileDialog::runningChanged(bool running) { run_->setEnabled(!running); }
 
 } // namespace sl

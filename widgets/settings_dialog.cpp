@@ -1,5 +1,6 @@
 #include "widgets/settings_dialog.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -74,6 +75,7 @@ SettingsDialog::SettingsDialog(const WorkbenchSettings& settings, QWidget* paren
     tabs_->addTab(createThresholdPage(), tr("Analysis"));
     tabs_->addTab(createLocationsPage(), tr("Locations"));
     tabs_->addTab(createAppearancePage(), tr("Appearance"));
+    tabs_->addTab(createReviewerPage(), tr("Reviewer"));
 
     auto* buttons = new QDialogButtonBox(
         QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
@@ -255,6 +257,50 @@ QWidget* SettingsDialog::createAppearancePage()
     return page;
 }
 
+QWidget* SettingsDialog::createReviewerPage()
+{
+    auto* page = new QWidget;
+    auto* v = new QVBoxLayout(page);
+    auto* box = new QGroupBox(tr("LLM reviewer (optional, off by default)"));
+    auto* f = new QFormLayout(box);
+    llmEndpoint_ = new QLineEdit;
+    llmEndpoint_->setObjectName(QStringLiteral("llmEndpoint"));
+    llmEndpoint_->setPlaceholderText(QStringLiteral("http://localhost:8080/v1"));
+    llmEndpoint_->setClearButtonEnabled(true);
+    llmEndpoint_->setToolTip(tr("An OpenAI-compatible endpoint (llama.cpp server, vLLM, Ollama), like the CLI's "
+                                "--llm-endpoint. Empty: the reviewer is off and nothing is sent anywhere."));
+    llmModel_ = new QLineEdit;
+    llmModel_->setObjectName(QStringLiteral("llmModel"));
+    llmModel_->setPlaceholderText(tr("the server's default"));
+    llmKeyEnv_ = new QLineEdit;
+    llmKeyEnv_->setObjectName(QStringLiteral("llmKeyEnv"));
+    llmKeyEnv_->setPlaceholderText(QStringLiteral("SIGHTLINE_LLM_KEY"));
+    llmKeyEnv_->setToolTip(tr("The name of the environment variable that holds the API key (like the CLI's "
+                              "--llm-key-env). The key itself is never stored by Sightline."));
+    llmTimeout_ = new QSpinBox;
+    llmTimeout_->setObjectName(QStringLiteral("llmTimeout"));
+    llmTimeout_->setRange(1, 600);
+    llmTimeout_->setSuffix(QStringLiteral(" s"));
+    llmAllowPaths_ = new QCheckBox(tr("Allow file paths in what is sent"));
+    llmAllowPaths_->setObjectName(QStringLiteral("llmAllowPaths"));
+    llmAllowPaths_->setToolTip(tr("Off: every absolute path in a finding's text is replaced by <path> before it is "
+                                  "sent."));
+    f->addRow(tr("Endpoint URL:"), llmEndpoint_);
+    f->addRow(tr("Model:"), llmModel_);
+    f->addRow(tr("API key variable:"), llmKeyEnv_);
+    f->addRow(QString(), note(tr("Only the variable's name is stored; set the key in the environment Sightline "
+                                 "starts in. Empty: no key is sent."), true));
+    f->addRow(tr("Timeout:"), llmTimeout_);
+    f->addRow(QString(), llmAllowPaths_);
+    v->addWidget(box);
+    v->addWidget(note(tr("Tools › Review Findings with LLM… sends the findings and their evidence as JSON (never the "
+                         "trace) and shows the verdicts beside them. Verdicts that cite no evidence or contradict it "
+                         "are dropped. The findings themselves never change."),
+                      true));
+    v->addStretch(1);
+    return page;
+}
+
 void SettingsDialog::setSettings(const WorkbenchSettings& s)
 {
     const int gpuIndex = s.gpu.isEmpty() ? 0 : gpu_->findData(s.gpu);
@@ -275,6 +321,11 @@ void SettingsDialog::setSettings(const WorkbenchSettings& s)
     const int lang = language_->findData(s.langCode() == "zh_CN" ? QStringLiteral("zh_CN") : QStringLiteral("en"));
     language_->setCurrentIndex(std::max(0, lang));
     theme_->setCurrentIndex(std::max(0, theme_->findData(s.theme)));
+    llmEndpoint_->setText(s.reviewer.endpoint);
+    llmModel_->setText(s.reviewer.model);
+    llmKeyEnv_->setText(s.reviewer.keyEnv);
+    llmTimeout_->setValue(s.reviewer.timeoutS);
+    llmAllowPaths_->setChecked(s.reviewer.allowPaths);
     checkGpu();
     checkModelConfig();
 }
@@ -300,6 +351,11 @@ WorkbenchSettings SettingsDialog::settings() const
     s.kbPath = kbPath_->text().trimmed();
     s.language = language_->currentData().toString();
     s.theme = theme_->currentData().toString();
+    s.reviewer.endpoint = llmEndpoint_->text().trimmed();
+    s.reviewer.model = llmModel_->text().trimmed();
+    s.reviewer.keyEnv = llmKeyEnv_->text().trimmed();
+    s.reviewer.timeoutS = llmTimeout_->value();
+    s.reviewer.allowPaths = llmAllowPaths_->isChecked();
     return s;
 }
 

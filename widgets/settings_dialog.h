@@ -1,6 +1,7 @@
 #pragma once
 // Settings › Preferences: edits a WorkbenchSettings (GPU override, model config and shape, analysis thresholds,
-// rules directory, knowledge base, language, theme). The dialog only edits a value: the caller saves it
+// rules directory, knowledge base, language, theme, and the optional LLM reviewer: endpoint, model, the name of
+// the environment variable holding the API key, timeout, whether file paths may be sent). The dialog only edits a value: the caller saves it
 // (WorkbenchSettings::save), hands it to the JobRunner and re-runs the analysis of the open files.
 //
 //   WorkbenchSettings s = runner->settings();
@@ -11,6 +12,7 @@
 
 #include "model/workbench_settings.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -48,6 +50,7 @@ private:
     QWidget* createThresholdPage();
     QWidget* createLocationsPage();
     QWidget* createAppearancePage();
+    QWidget* createReviewerPage();
     void checkModelConfig();
     void checkGpu();
     void browseModelConfig();
@@ -70,6 +73,11 @@ private:
     QLineEdit* kbPath_ = nullptr;
     QComboBox* language_ = nullptr;
     QComboBox* theme_ = nullptr;
+    QLineEdit* llmEndpoint_ = nullptr;
+    QLineEdit* llmModel_ = nullptr;
+    QLineEdit* llmKeyEnv_ = nullptr;
+    QSpinBox* llmTimeout_ = nullptr;
+    QCheckBox* llmAllowPaths_ = nullptr;
     std::shared_ptr<const GpuDatabase> gpuDb_;   // null when resources/gpus.json could not be read
     QString gpuDbError_;
 };

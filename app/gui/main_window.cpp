@@ -200,6 +200,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     tabifyDockWidget(rooflineDock, findingsDock);
     connect(findings_, &FindingsView::rangeRequested, selection_, &Selection::setWindow);
     connect(findings_, &FindingsView::nvtxRequested, this, &MainWindow::showNvtxRange);
+    connect(findings_, &FindingsView::reviewStatusChanged, this, [this](const QString& text) {
+        if (!text.isEmpty())
+            statusBar()->showMessage(text, 10000);
+    });
+    connect(findings_, &FindingsView::reviewFinished, this, &MainWindow::updateReviewAction);
+    connect(document_, &Document::diagnosisChanged, this, &MainWindow::updateReviewAction);
+    updateReviewAction();
 
     kbSession_ = new KbSession(this);
     suggestions_ = new SuggestionsView(document_, kbSession_, this);
@@ -410,6 +417,10 @@ void MainWindow::createActions()
     find->setToolTip(tr("Find kernels, NVTX ranges and API calls by name or regular expression"));
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
+
+    QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+    reviewAction_ = tools->addAction(tr("&Review Findings with LLM…"), this, &MainWindow::reviewFindings);
+    reviewAction_->setEnabled(false);
 
     QMenu* settings = menuBar()->addMenu(tr("&Settings"));
     QAction* prefs = settings->addAction(tr("&Preferences…"), this, &MainWindow::editPreferences);
@@ -683,9 +694,54 @@ void MainWindow::exportReportTo(const QString& path)
     }));
 }
 
+void MainWindow::updateReviewAction()
+{
+    if (!reviewAction_ || !findings_)
+        return;
+    const ReviewerSettings r = runner_->settings().reviewer;
+    QString why = FindingsView::reviewUnavailableReason(r);
+    const auto d = document_->diagnosis();
+    if (why.isEmpty() && (!d || d->eval.findings.empty()))
+        why = tr("There are no findings to review yet.");
+    if (why.isEmpty() && findings_->isReviewing())
+        why = tr("A review is under way (Cancel in the Findings pane).");
+    reviewAction_->setEnabled(why.isEmpty());
+    reviewAction_->setToolTip(why.isEmpty() ? tr("Send the findings and their evidence (never the trace) to %1 for an "
+                                                 "advisory second opinion")
+                                                  .arg(r.endpoint.trimmed())
+                                            : why);
+    reviewAction_->setStatusTip(reviewAction_->toolTip());
+}
+
+void MainWindow::reviewFindings()
+{
+    const ReviewerSettings r = runner_->settings().reviewer;
+    const auto d = document_->diagnosis();
+    if (!r.enabled() || !d || d->eval.findings.empty())
+        return;
+    if (!qApp->property("sightlineNoDialogs").toBool()) {
+        const int n = std::min(int(d->eval.findings.size()), int(ReviewRequestOptions{}.max_findings));
+        const QString paths = r.allowPaths ? tr("File paths in their texts are sent as they are.")
+                                           : tr("File paths in their texts are replaced by <path>.");
+        if (QMessageBox::question(this, tr("Review Findings with LLM"),
+                                  tr("Send %n finding(s) and their evidence as JSON to %1? The trace itself is not "
+                                     "sent.", nullptr, n)
+                                          .arg(r.endpoint.trimmed()) +
+                                      QLatin1Char(' ') + paths) != QMessageBox::Yes)
+            return;
+    }
+    if (auto* dock = findChild<QDockWidget*>(QStringLiteral("findingsDock"))) {
+        dock->show();
+        dock->raise();
+    }
+    findings_->startReview(r);
+    updateReviewAction();
+}
+
 void MainWindow::applySettings(const WorkbenchSettings& settings)
 {
     runner_->setSettings(settings);
+    updateReviewAction();
     compareView_->setSettings(settings);
     const QString lang = QString::fromStdString(settings.langCode());
     findings_->setLanguage(lang);
@@ -707,6 +763,11 @@ void MainWindow::editPreferences()
     s.save();
     applyTheme(s.theme);
     applySettings(s);
+    // The reviewer's settings change no number: no new analysis for them alone.
+    WorkbenchSettings analysisPart = s;
+    analysisPart.reviewer = before.reviewer;
+    if (analysisPart == before)
+        return;
     // The numbers depend on the options: analyse the open files again with the new ones.
     if (!document_->paths().isEmpty())
         runner_->open(document_->paths());
@@ -716,6 +777,7 @@ void MainWindow::profileCommand()
 {
     // Modeless: the log stays live while the workbench is used; the result opens when it is ready.
     auto* d = new ProfileDialog(runner_->settings().effectiveKbPath(), this);
+    d->setSettings(runner_->settings());   // the Roofline inputs and thresholds, as the CLI's --model etc.
     d->setAttribute(Qt::WA_DeleteOnClose);
     connect(d, &ProfileDialog::resultReady, this, [this](const QStringList& paths) { openFiles(paths); });
     d->show();

@@ -81,6 +81,10 @@ private:
     // File › Profile… and Deep-dive Focus Set… (the analysis loop: widgets/profile_dialog.h, deep_dive_dialog.h).
     void profileCommand();
     void deepDiveFocusSet();
+    // Tools › Review Findings with LLM…: the optional reviewer (widgets/findings_view.h); enabled only with an
+    // endpoint in Preferences and findings to review, otherwise its tooltip says why.
+    void reviewFindings();
+    void updateReviewAction();
     void jumpToLongest(uint32_t nameId);
     void showNvtxRange(const QString& name);
     void selectClassInPhase(const QString& opClass, const QString& phase);
@@ -109,6 +113,7 @@ private:
     QAction* exportAction_ = nullptr;
     QAction* compareAction_ = nullptr;
     QAction* deepDiveAction_ = nullptr;
+    QAction* reviewAction_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;

@@ -4,62 +4,19 @@
 // never answers are a "failed" review; with no endpoint configured nothing is sent anywhere (the server sees no
 // connection). The API key comes from the environment variable the settings name.
 #include <QSignalSpy>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QTest>
 
 #include <nlohmann/json.hpp>
 
 #include "model/llm_reviewer.h"
+#include "tests/support/llm_stub_server.h"
 
 using namespace sl;
 using nlohmann::json;
 
 namespace {
 
-// One-shot HTTP stub: records each request (head and body) and answers with status + body (or never, when silent).
-class StubServer : public QObject {
-public:
-    int status = 200;
-    QByteArray body;
-    bool silent = false;
-    int connections = 0;
-    QList<QByteArray> heads, bodies;
-    QTcpServer server;
-
-    StubServer()
-    {
-        server.listen(QHostAddress::LocalHost, 0);
-        connect(&server, &QTcpServer::newConnection, this, [this] {
-            while (QTcpSocket* s = server.nextPendingConnection()) {
-                ++connections;
-                auto buf = std::make_shared<QByteArray>();
-                connect(s, &QTcpSocket::readyRead, this, [this, s, buf] {
-                    *buf += s->readAll();
-                    const qsizetype end = buf->indexOf("\r\n\r\n");
-                    if (end < 0)
-                        return;
-                    const QByteArray head = buf->left(end);
-                    qsizetype length = 0;
-                    for (const QByteArray& line : head.split('\n'))
-                        if (line.toLower().startsWith("content-length:"))
-                            length = line.mid(15).trimmed().toLongLong();
-                    if (buf->size() < end + 4 + length)
-                        return;
-                    heads << head;
-                    bodies << buf->mid(end + 4, length);
-                    buf->clear();
-                    if (silent)
-                        return;
-                    s->write("HTTP/1.1 " + QByteArray::number(status) + " X\r\nContent-Type: application/json\r\n"
-                             "Content-Length: " + QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
-                    s->disconnectFromHost();
-                });
-            }
-        });
-    }
-    QString url() const { return QStringLiteral("http://127.0.0.1:%1/v1").arg(server.serverPort()); }
-};
+using StubServer = sl::testing::LlmStubServer;
 
 std::shared_ptr<const Diagnosis> twoFindings()
 {
@@ -80,12 +37,7 @@ std::shared_ptr<const Diagnosis> twoFindings()
     return d;
 }
 
-QByteArray chat(const json& content)
-{
-    return QByteArray::fromStdString(
-        json{{"model", "stub-1"}, {"choices", {{{"index", 0}, {"message", {{"role", "assistant"}, {"content", content.dump()}}}}}}}
-            .dump());
-}
+QByteArray chat(const json& content) { return StubServer::chat(content); }
 
 ReviewPtr runOnce(LlmReviewer& r, const std::shared_ptr<const Diagnosis>& d, int timeoutMs = 20000)
 {

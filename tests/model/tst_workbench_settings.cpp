@@ -30,6 +30,11 @@ WorkbenchSettings custom(const QString& dir)
     w.kbPath = dir + QStringLiteral("/kb.db");
     w.language = QStringLiteral("zh_CN");
     w.theme = QStringLiteral("dark");
+    w.reviewer.endpoint = QStringLiteral("http://127.0.0.1:8080/v1");
+    w.reviewer.model = QStringLiteral("qwen2.5-7b");
+    w.reviewer.keyEnv = QStringLiteral("MY_LLM_KEY");
+    w.reviewer.timeoutS = 17;
+    w.reviewer.allowPaths = true;
     return w;
 }
 
@@ -78,6 +83,11 @@ private slots:
         QCOMPARE(back.kbPath, w.kbPath);
         QCOMPARE(back.language, w.language);
         QCOMPARE(back.theme, w.theme);
+        QCOMPARE(back.reviewer.endpoint, w.reviewer.endpoint);
+        QCOMPARE(back.reviewer.model, w.reviewer.model);
+        QCOMPARE(back.reviewer.keyEnv, w.reviewer.keyEnv);
+        QCOMPARE(back.reviewer.timeoutS, 17);
+        QCOMPARE(back.reviewer.allowPaths, true);
         QVERIFY(back == w);
         // The language key stays at the top level, where main.cpp reads it before any window exists.
         QCOMPARE(s.value(QStringLiteral("language")).toString(), QStringLiteral("zh_CN"));
@@ -88,6 +98,29 @@ private slots:
         QTemporaryDir dir;
         QSettings s(dir.filePath(QStringLiteral("empty.ini")), QSettings::IniFormat);
         QVERIFY(WorkbenchSettings::load(s) == WorkbenchSettings{});
+        // The reviewer is off by default (nothing is sent anywhere) and never sends paths unless allowed.
+        const WorkbenchSettings w = WorkbenchSettings::load(s);
+        QVERIFY(!w.reviewer.enabled());
+        QVERIFY(!w.reviewer.allowPaths);
+    }
+
+    void reviewerStoresNoKeyAndBoundsTheTimeout()
+    {
+        QTemporaryDir dir;
+        const QString ini = dir.filePath(QStringLiteral("s.ini"));
+        {
+            QSettings s(ini, QSettings::IniFormat);
+            custom(dir.path()).save(s);
+            s.setValue(QStringLiteral("reviewer/timeoutS"), 0);
+        }
+        QSettings s(ini, QSettings::IniFormat);
+        QCOMPARE(WorkbenchSettings::load(s).reviewer.timeoutS, ReviewerSettings{}.timeoutS);
+        // Only the variable's name is written, never a key.
+        QFile f(ini);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray text = f.readAll();
+        QVERIFY(text.contains("keyEnv=MY_LLM_KEY"));
+        QVERIFY(!text.toLower().contains("apikey"));
     }
 
     void outOfRangeFallsBack_data()

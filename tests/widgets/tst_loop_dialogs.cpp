@@ -11,6 +11,7 @@
 #include <QFile>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -24,6 +25,7 @@
 #include "analysis/io/synthetic.h"
 #include "model/job_runner.h"
 #include "model/loop_job.h"
+#include "model/workbench_settings.h"
 #include "widgets/deep_dive_dialog.h"
 #include "widgets/profile_dialog.h"
 
@@ -136,6 +138,63 @@ private slots:
         runner.waitForDone();
         // nsys ran twice (profile + export each run), as the fake's log says.
         QCOMPARE(readAll(env.state + QStringLiteral("/args.log")).count(QStringLiteral("nsys profile ")), 2);
+    }
+
+    void profileWritesWhatTheCliWrites()
+    {
+        // One run of the same prepared trace through the GUI's Profile… and through `sightline-cli profile`: the same
+        // files in the output folder, with the same numbers (the folder's path and the report's timestamp aside).
+        FakeEnv env;
+        qputenv("FAKE_SQLITES", env.trace(QStringLiteral("a.sqlite"), 5).toUtf8());
+        const QString gui = env.dir.filePath(QStringLiteral("gui")), cli = env.dir.filePath(QStringLiteral("cli"));
+        ProfileDialog d(QString{});
+        d.setSettings(WorkbenchSettings{});   // the Preferences' defaults are the CLI's
+        child<QLineEdit>(d, "command")->setText(QStringLiteral("true"));
+        child<QSpinBox>(d, "runs")->setValue(1);
+        child<QLineEdit>(d, "outDir")->setText(gui);
+        child<QAbstractButton>(d, "record")->setChecked(false);
+        QSignalSpy result(&d, &ProfileDialog::resultReady);
+        d.start();
+        QTRY_COMPARE_WITH_TIMEOUT(result.count(), 1, 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(!d.job()->isRunning(), 10000);
+        QVERIFY2(d.logText().contains(QStringLiteral("report.md")), qPrintable(d.logText()));
+
+        QProcess p;
+        p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());   // the fakes on PATH, FAKE_*
+        p.setProcessChannelMode(QProcess::MergedChannels);
+        p.start(QStringLiteral(SIGHTLINE_CLI), {QStringLiteral("profile"), QStringLiteral("--runs"), QStringLiteral("1"),
+                                                QStringLiteral("--no-record"), QStringLiteral("--out"), cli,
+                                                QStringLiteral("--"), QStringLiteral("true")});
+        QVERIFY(p.waitForFinished(180000));
+        const QString cliLog = QString::fromUtf8(p.readAll());
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(cliLog));
+
+        const auto normalised = [&](const QString& file, bool fromGui) {
+            QString text = readAll((fromGui ? gui : cli) + QLatin1Char('/') + file);
+            if (fromGui)
+                text.replace(gui, cli);
+            QStringList lines = text.split(QLatin1Char('\n'));
+            // The report's "*<run id> · <generated at> · Sightline <version>*" line and its "Generated at" line carry the
+            // second it was written.
+            lines.removeIf([](const QString& l) {
+                return (l.startsWith(QLatin1Char('*')) && l.contains(QStringLiteral(" · Sightline "))) ||
+                       l.contains(QStringLiteral("**Generated at:**"));
+            });
+            return lines;
+        };
+        for (const QString& file : {QStringLiteral("run1.analysis.json"), QStringLiteral("report.md")}) {
+            const QStringList g = normalised(file, true), c = normalised(file, false);
+            QVERIFY2(c.size() > 20, qPrintable(file + QStringLiteral(" is missing or short in the CLI's folder")));
+            for (qsizetype i = 0; i < std::max(g.size(), c.size()); ++i)
+                QVERIFY2(g.value(i) == c.value(i),
+                         qPrintable(QStringLiteral("%1 line %2\n  GUI: %3\n  CLI: %4").arg(file).arg(i + 1).arg(g.value(i), c.value(i))));
+        }
+        // The manifest names the report, as the CLI's does.
+        QVERIFY(readAll(gui + QStringLiteral("/profile.json")).contains(QStringLiteral("\"report\": \"%1/report.md\"").arg(gui)));
+        // The charts beside the report, the same set.
+        const QStringList pngs = QDir(gui + QStringLiteral("/report_files")).entryList({QStringLiteral("*.png")});
+        QVERIFY(!pngs.isEmpty());
+        QCOMPARE(pngs, QDir(cli + QStringLiteral("/report_files")).entryList({QStringLiteral("*.png")}));
     }
 
     void cancelStopsTheRunningToolAndKeepsWhatIsDone()

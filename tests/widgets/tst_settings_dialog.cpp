@@ -2,6 +2,7 @@
 // GPU override tell a config.json from other files and a known GPU from a typo, Restore Defaults restores, and
 // edit() writes back only on OK.
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
@@ -54,7 +55,15 @@ private slots:
         w.kbPath = QStringLiteral("/tmp/kb.db");
         w.language = QStringLiteral("zh_CN");
         w.theme = QStringLiteral("dark");
+        w.reviewer.endpoint = QStringLiteral("http://127.0.0.1:11434/v1");
+        w.reviewer.model = QStringLiteral("llama3");
+        w.reviewer.keyEnv = QStringLiteral("OLLAMA_KEY");
+        w.reviewer.timeoutS = 45;
+        w.reviewer.allowPaths = true;
         SettingsDialog d(w);
+        QCOMPARE(child<QLineEdit>(d, "llmEndpoint")->text(), w.reviewer.endpoint);
+        QCOMPARE(child<QSpinBox>(d, "llmTimeout")->value(), 45);
+        QVERIFY(child<QCheckBox>(d, "llmAllowPaths")->isChecked());
         QCOMPARE(child<QComboBox>(d, "gpu")->currentText(), w.gpu);
         QCOMPARE(child<QSpinBox>(d, "batch")->value(), 16);
         QCOMPARE(child<QDoubleSpinBox>(d, "kernelWait")->value(), 12.5);   // shown in µs
@@ -66,6 +75,28 @@ private slots:
         SettingsDialog d2(WorkbenchSettings{});
         QVERIFY(d2.settings() == WorkbenchSettings{});
         QCOMPARE(child<QComboBox>(d2, "gpu")->currentIndex(), 0);   // "From the trace"
+        // The reviewer is off by default and sends no file paths.
+        QVERIFY(child<QLineEdit>(d2, "llmEndpoint")->text().isEmpty());
+        QVERIFY(!child<QCheckBox>(d2, "llmAllowPaths")->isChecked());
+    }
+
+    void reviewerEditsReachSettings()
+    {
+        SettingsDialog d(WorkbenchSettings{});
+        child<QLineEdit>(d, "llmEndpoint")->setText(QStringLiteral("  http://localhost:8080/v1 "));
+        child<QLineEdit>(d, "llmModel")->setText(QStringLiteral("qwen"));
+        child<QLineEdit>(d, "llmKeyEnv")->setText(QStringLiteral("MY_KEY"));
+        child<QSpinBox>(d, "llmTimeout")->setValue(5);
+        child<QCheckBox>(d, "llmAllowPaths")->setChecked(true);
+        const ReviewerSettings r = d.settings().reviewer;
+        QCOMPARE(r.endpoint, QStringLiteral("http://localhost:8080/v1"));   // trimmed
+        QCOMPARE(r.model, QStringLiteral("qwen"));
+        QCOMPARE(r.keyEnv, QStringLiteral("MY_KEY"));
+        QCOMPARE(r.timeoutS, 5);
+        QVERIFY(r.allowPaths);
+        QVERIFY(r.enabled());
+        d.restoreDefaults();
+        QVERIFY(d.settings().reviewer == ReviewerSettings{});
     }
 
     void widgetEditsReachSettings()
