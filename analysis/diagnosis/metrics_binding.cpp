@@ -409,6 +409,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["is_attention"] = c.op_class == "attention";
             m["total_ns"] = double(c.measured_total_ns);
             m["time_fraction"] = safe_div(double(c.measured_total_ns), phase_total[c.phase]);
+            // Gains are fractions of end-to-end time: a class holding 80 % of a phase's kernel time holds less of the
+            // wall when the GPU idles or other phases run (rules scale their gain by this, never by time_fraction).
+            m["wall_fraction"] = safe_div(double(c.measured_total_ns), trace_wall);
             if (c.bytes > 0)
                 m["intensity"] = c.flops / c.bytes;
             if (c.t_theory_ns)
@@ -438,7 +441,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             }
             for (auto& [k, v] : m)
                 s.sources[k] = "roofline";
-            s.sources["time_fraction"] = s.sources["total_ns"] = "trace (measured)";
+            s.sources["time_fraction"] = s.sources["total_ns"] = s.sources["wall_fraction"] = "trace (measured)";
             if (std::string f = ncu_target_for_class(trace, an, c.op_class, c.phase).ncu_args(); !f.empty())
                 s.sources[kNcuKernelsKey] = std::move(f);
             out.push_back(std::move(s));
@@ -461,6 +464,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["count"] = double(c.count);
             m["total_ns"] = double(c.time_ns);
             m["time_fraction"] = safe_div(double(c.time_ns), double(C.kernel_time_ns));
+            m["wall_fraction"] = safe_div(double(c.time_ns), trace_wall);
             for (auto& [k, v] : m)
                 s.sources[k] = "analysis:classes";
             if (std::string f = ncu_target_for_class(trace, an, c.id, "").ncu_args(); !f.empty())
@@ -487,6 +491,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["total_ns"] = double(k.kernel_ns);
         m["avg_duration_us"] = double(k.kernel_ns) / double(k.count) / 1e3;
         m["time_fraction"] = safe_div(double(k.kernel_ns), kernel_time);
+        m["wall_fraction"] = safe_div(double(k.kernel_ns), trace_wall);
         m["short_kernel_count"] = double(k.short_count);
         m["short_kernel_fraction"] = double(k.short_count) / double(k.count);
         m["graph_fraction"] = double(k.graph) / double(k.count);
@@ -580,6 +585,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             if (k >= 0 && static_cast<size_t>(k) < C.kernel_class.size()) {
                 m["is_gemm"] = C.kernel_class[static_cast<size_t>(k)] == gemm;
                 m["time_fraction"] = safe_div(double(name_time[kernels.name[static_cast<size_t>(k)]]), kernel_time);
+                m["wall_fraction"] = safe_div(double(name_time[kernels.name[static_cast<size_t>(k)]]), trace_wall);
                 s.links.kernel_ids.push_back(k);
             } else if (have_classifier) {
                 const auto match = classifier.classify(L.name);
@@ -590,7 +596,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["data_quality"] = 0.8;
             for (auto& [n, v] : m)
                 s.sources[n] = "ncu";
-            s.sources["time_fraction"] = "trace (joined by name)";
+            s.sources["time_fraction"] = s.sources["wall_fraction"] = "trace (joined by name)";
             out.push_back(std::move(s));
         }
     }
