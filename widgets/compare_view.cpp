@@ -157,8 +157,16 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
     split_->setStretchFactor(1, 3);
     split_->setChildrenCollapsible(false);
 
+    // Shown when the runs are on different hardware: then the comparison cannot verify a change.
+    envWarning_ = new QLabel(this);
+    envWarning_->setObjectName(QStringLiteral("environmentWarning"));
+    envWarning_->setWordWrap(true);
+    envWarning_->setTextFormat(Qt::RichText);
+    envWarning_->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(header);
+    layout->addWidget(envWarning_);
     layout->addLayout(statusRow);
     layout->addWidget(split_, 1);
 
@@ -307,6 +315,7 @@ void CompareView::showOutput(const std::shared_ptr<const CompareOutput>& out)
         removed += r.status == "removed";
     }
     setStatus(tr("Kernels: %1 faster, %2 slower, %3 added, %4 removed.").arg(faster).arg(slower).arg(added).arg(removed));
+    showEnvironment(out->result.environment);
     const int n = int(out->result.verdicts.size());
     tabs_->setTabText(2, n > 0 ? tr("Verdicts (%1)").arg(n) : tr("Verdicts"));
     verdictNote_->setText(out->verdictNote.isEmpty()
@@ -328,7 +337,34 @@ void CompareView::clearResults()
     recordButton_->setEnabled(false);
     tabs_->setTabText(2, tr("Verdicts"));
     verdictNote_->clear();
+    envWarning_->hide();
+    envWarning_->clear();
 }
+
+void CompareView::showEnvironment(const CompareEnvironment& env)
+{
+    QStringList hardware, all;
+    for (const EnvDifference& d : env.differences) {
+        const QString b = QString::fromStdString(d.before), a = QString::fromStdString(d.after);
+        if (d.field == "gpu")
+            hardware << tr("%1 → %2").arg(b, a);
+        else if (d.field == "gpu_count")
+            hardware << tr("%1 → %2 GPUs").arg(b, a);
+        all << tr("%1: %2 → %3").arg(QString::fromStdString(d.field), b, a);
+    }
+    envWarning_->setToolTip(all.isEmpty() ? QString() : tr("Environment differences:\n%1").arg(all.join(QLatin1Char('\n'))));
+    if (env.same_hardware()) {
+        envWarning_->hide();
+        envWarning_->clear();
+        return;
+    }
+    envWarning_->setText(tr("<b>Different hardware:</b> %1. Every difference mixes the hardware with the change, so "
+                            "no suggestion is verified or failed across these runs; compare runs on the same GPUs.")
+                             .arg(hardware.join(QStringLiteral(", ")).toHtmlEscaped()));
+    envWarning_->show();
+}
+
+QString CompareView::environmentWarning() const { return envWarning_->isHidden() ? QString() : envWarning_->text(); }
 
 void CompareView::updateHeader()
 {

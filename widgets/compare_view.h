@@ -30,6 +30,7 @@ class CompareVerdictModel;
 class Document;
 class SummaryTableView;
 struct CompareOutput;
+struct CompareEnvironment;
 
 class CompareView : public QWidget {
     Q_OBJECT
@@ -51,6 +52,8 @@ public:
     QTabWidget* tabs() const { return tabs_; }
     // The line under the tables: progress, errors, why there are no verdicts, what was recorded.
     QString statusText() const;
+    // The different-hardware warning as shown (rich text), empty when hidden.
+    QString environmentWarning() const;
 
 public slots:
     // File dialog, then openAfter.
@@ -72,6 +75,7 @@ private:
     void showOutput(const std::shared_ptr<const CompareOutput>& out);
     void clearResults();
     void updateHeader();
+    void showEnvironment(const CompareEnvironment& env);
     void setStatus(const QString& text);
 
     Document* document_ = nullptr;
@@ -98,6 +102,7 @@ private:
     SummaryTableView* kernelsView_ = nullptr;
     SummaryTableView* verdictsView_ = nullptr;
     QLabel* verdictNote_ = nullptr;
+    QLabel* envWarning_ = nullptr;
 };
 
 } // namespace sl

@@ -147,6 +147,45 @@ std::optional<double> suggestion_metric(const std::string& metric, const std::st
     return std::nullopt;
 }
 
+static int active_gpus(const AnalysisResult& an)
+{
+    int n = 0;
+    for (const auto& d : an.idle.devices)
+        n += d.window_ns > 0 ? 1 : 0;
+    return n;
+}
+
+bool CompareEnvironment::same_hardware() const
+{
+    for (const auto& d : differences)
+        if (d.field == "gpu" || d.field == "gpu_count")
+            return false;
+    return true;
+}
+
+static CompareEnvironment compare_environment(const Trace& before, const AnalysisResult& ab, const Trace& after,
+                                              const AnalysisResult& aa)
+{
+    CompareEnvironment e;
+    e.before = fingerprint_from_trace(before);
+    e.after = fingerprint_from_trace(after);
+    e.before_gpus = active_gpus(ab);
+    e.after_gpus = active_gpus(aa);
+    auto differ = [&](const std::string& field, const std::string& b, const std::string& a) {
+        if (!b.empty() && !a.empty() && b != a)
+            e.differences.push_back({field, b, a});
+    };
+    differ("gpu", e.before.gpu, e.after.gpu);
+    if (e.before_gpus > 0 && e.after_gpus > 0)
+        differ("gpu_count", std::to_string(e.before_gpus), std::to_string(e.after_gpus));
+    differ("driver", e.before.driver, e.after.driver);
+    differ("cuda", e.before.cuda, e.after.cuda);
+    for (const auto& [k, v] : e.before.libraries)
+        if (auto it = e.after.libraries.find(k); it != e.after.libraries.end() && k.find("rank") == std::string::npos)
+            differ(k, v, it->second);   // (which rank a file came from is not an environment)
+    return e;
+}
+
 CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const Trace& after,
                            const AnalysisResult& aa, const CompareOptions& o)
 {
@@ -154,6 +193,7 @@ CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const 
     r.options = o;
     r.before_path = before.meta.source_path;
     r.after_path = after.meta.source_path;
+    r.environment = compare_environment(before, ab, after, aa);
     r.before_metrics = headline_metrics(before, ab);
     r.after_metrics = headline_metrics(after, aa);
     r.classes = diff(by_class(ab), by_class(aa), o);
@@ -207,6 +247,16 @@ EndToEnd end_to_end_metric(const AnalysisResult& an, const std::string& prefer)
         e.value = last > first ? double(last - first) : 0.0;
     }
     return e;
+}
+
+// "NVIDIA A100-PG509-200 -> Tesla V100-SXM2-16GB, 1 -> 2 GPUs"
+static std::string hardware_words(const CompareEnvironment& e)
+{
+    std::string out;
+    for (const auto& d : e.differences)
+        if (d.field == "gpu" || d.field == "gpu_count")
+            out += (out.empty() ? "" : ", ") + d.before + " -> " + d.after + (d.field == "gpu_count" ? " GPUs" : "");
+    return out;
 }
 
 void judge_suggestions(CompareResult& r, const std::vector<SuggestionRecord>& suggestions, const Trace& before,
@@ -305,6 +355,11 @@ void judge_suggestions_runs(CompareResult& r, const std::vector<SuggestionRecord
                           v.e2e_delta < 0 ? "fell" : "rose", std::fabs(v.e2e_delta) * 100, noise * 100);
             v.reason = buf + v.reason;
         }
+        // Another GPU (or another number of them) moves every number: nothing is verified or failed across it.
+        if (!r.environment.same_hardware() && (v.verdict == "verified" || v.verdict == "failed")) {
+            v.verdict = "inconclusive";
+            v.reason = "different hardware (" + hardware_words(r.environment) + "): " + v.reason;
+        }
         r.verdicts.push_back(std::move(v));
     }
 }
@@ -369,9 +424,23 @@ nlohmann::json compare_to_json(const CompareResult& r)
             c[x.status] = c[x.status].get<int>() + 1;
         return c;
     };
+    auto env_json = [](const EnvFingerprint& f, int gpus) {
+        return json{{"gpu", f.gpu.empty() ? json() : json(f.gpu)},
+                    {"gpu_count", gpus},
+                    {"driver", f.driver.empty() ? json() : json(f.driver)},
+                    {"cuda", f.cuda.empty() ? json() : json(f.cuda)},
+                    {"libraries", f.libraries}};
+    };
+    json diffs = json::array();
+    for (const auto& d : r.environment.differences)
+        diffs.push_back(json{{"field", d.field}, {"before", d.before}, {"after", d.after}});
     return json{{"schema", "sightline.compare/1"},
                 {"before", r.before_path},
                 {"after", r.after_path},
+                {"environment", {{"before", env_json(r.environment.before, r.environment.before_gpus)},
+                                 {"after", env_json(r.environment.after, r.environment.after_gpus)},
+                                 {"differences", diffs},
+                                 {"same_hardware", r.environment.same_hardware()}}},
                 {"thresholds", {{"rel_threshold", r.options.rel_threshold},
                                 {"abs_threshold_ns", r.options.abs_threshold_ns},
                                 {"verify_threshold", r.options.verify_threshold}}},
@@ -410,10 +479,53 @@ static std::string delta_text(const DeltaRow& x)
     return format_metric("x_ns", double(x.delta_ns())) + " (" + buf + ")";
 }
 
+std::string hardware_warning(const CompareEnvironment& e)
+{
+    return "the runs are on different hardware (" + hardware_words(e) +
+           "): every difference below mixes the hardware with the change, so no suggestion is verified or failed "
+           "across them; compare runs on the same GPUs";
+}
+
+// A kernel name for a text table: C++ signatures run to a thousand characters. Drops a leading "void ", the
+// parameter list, and caps the rest at 120 bytes (on a UTF-8 boundary) with "…"; JSON keeps the full name.
+std::string display_kernel_name(const std::string& name)
+{
+    std::string s = name.rfind("void ", 0) == 0 ? name.substr(5) : name;
+    // The parameter list: the last top-level "(...)" that ends the name.
+    if (!s.empty() && s.back() == ')') {
+        int depth = 0;
+        for (size_t i = s.size(); i-- > 0;) {
+            if (s[i] == ')')
+                ++depth;
+            else if (s[i] == '(' && --depth == 0) {
+                if (i > 0 && s.size() - i > 2)
+                    s = s.substr(0, i) + "(…)";
+                break;
+            }
+        }
+    }
+    constexpr size_t kMax = 120;
+    if (s.size() > kMax) {
+        size_t cut = kMax;
+        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)
+            --cut;
+        s = s.substr(0, cut) + "…";
+    }
+    return s;
+}
+
 std::string compare_to_text(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
-    o << "Compare\n  before: " << r.before_path << "\n  after:  " << r.after_path << "\n\nHeadline\n";
+    o << "Compare\n  before: " << r.before_path << "\n  after:  " << r.after_path << "\n";
+    if (!r.environment.differences.empty()) {
+        o << "\nEnvironment (differs)\n";
+        for (const auto& d : r.environment.differences)
+            o << "  " << d.field << ": " << d.before << " -> " << d.after << "\n";
+        if (!r.environment.same_hardware())
+            o << "  Warning: " << hardware_warning(r.environment) << "\n";
+    }
+    o << "\nHeadline\n";
     for (const char* k : kHeadline)
         if (r.before_metrics.count(k) || r.after_metrics.count(k))
             o << "  " << k << ": " << fmt_metric_pair(k, r) << "\n";
@@ -427,7 +539,7 @@ std::string compare_to_text(const CompareResult& r, size_t max_rows)
     for (const auto& x : r.kernels) {
         if (n++ >= max_rows)
             break;
-        o << "  " << x.status << "  " << x.name << "  " << x.before_count << " -> " << x.after_count << " calls, "
+        o << "  " << x.status << "  " << display_kernel_name(x.name) << "  " << x.before_count << " -> " << x.after_count << " calls, "
           << delta_text(x) << "\n";
     }
     if (!r.verdicts.empty()) {
@@ -442,6 +554,14 @@ std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
     o << "# Compare\n\n- before: `" << r.before_path << "`\n- after: `" << r.after_path << "`\n\n";
+    if (!r.environment.differences.empty()) {
+        if (!r.environment.same_hardware())
+            o << "> **Warning:** " << hardware_warning(r.environment) << "\n\n";
+        o << "| environment | before → after |\n|---|---|\n";
+        for (const auto& d : r.environment.differences)
+            o << "| " << d.field << " | " << d.before << " → " << d.after << " |\n";
+        o << "\n";
+    }
     o << "| metric | before → after |\n|---|---|\n";
     for (const char* k : kHeadline)
         if (r.before_metrics.count(k) || r.after_metrics.count(k))
@@ -455,7 +575,7 @@ std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
     for (const auto& x : r.kernels) {
         if (n++ >= max_rows)
             break;
-        std::string name = x.name;
+        std::string name = display_kernel_name(x.name);
         std::replace(name.begin(), name.end(), '|', '/');
         o << "| `" << name << "` | " << x.status << " | " << x.before_count << " → " << x.after_count << " | "
           << delta_text(x) << " |\n";

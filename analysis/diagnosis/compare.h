@@ -12,6 +12,11 @@
 // when the run got faster but the proxy did not move: the speed-up came from something else). Noise is
 // twice the standard error of the difference of the two runs' mean step time (from each run's step spread), and,
 // when several runs of a configuration are given (judge_suggestions_runs), twice the relative spread of the runs.
+//
+// Environment: both runs' fingerprints (GPU, GPU count, driver, CUDA, framework versions) are compared first. On
+// different hardware (another GPU model or another number of active GPUs) every difference mixes the hardware with
+// the change, so no suggestion is "verified" or "failed" there: the verdict is "inconclusive" and says why. Software
+// differences are listed but do not block a verdict (an upgrade may be the change being verified).
 
 #include <map>
 #include <optional>
@@ -21,6 +26,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/fingerprint.h"
 
 namespace sl {
 
@@ -58,8 +64,23 @@ struct SuggestionVerdict {
     std::string proxy_verdict;        // what the proxy metric alone would have said
 };
 
+// One field in which the two runs' environments differ: "gpu", "gpu_count", "driver", "cuda" or a library key
+// from the trace (e.g. "torch"); fields unknown on either side are not differences.
+struct EnvDifference {
+    std::string field, before, after;
+};
+
+struct CompareEnvironment {
+    EnvFingerprint before, after;
+    int before_gpus = 0, after_gpus = 0;   // devices with GPU activity
+    std::vector<EnvDifference> differences;
+    // Same GPU model (or unknown on a side) and the same number of active GPUs.
+    bool same_hardware() const;
+};
+
 struct CompareResult {
     std::string before_path, after_path;
+    CompareEnvironment environment;
     std::map<std::string, double> before_metrics, after_metrics;   // headline_metrics()
     std::vector<DeltaRow> classes;    // by |delta| descending
     std::vector<DeltaRow> kernels;    // by |delta| descending
@@ -111,6 +132,10 @@ int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResul
 int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run);
 
 nlohmann::json compare_to_json(const CompareResult& r);
+// The sentence said when the runs are on different hardware (text, markdown, GUI).
+std::string hardware_warning(const CompareEnvironment& e);
+// A kernel name shortened for text tables (no "void ", no parameter list, at most 120 bytes + "…").
+std::string display_kernel_name(const std::string& name);
 std::string compare_to_text(const CompareResult& r, size_t max_rows = 20);
 std::string compare_to_markdown(const CompareResult& r, size_t max_rows = 20);
 

@@ -183,8 +183,7 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         add("idle:kernel", kern);
         add("idle:sync", metric(*trace, "sync_wait_ns"));
         add("idle:other", metric(*trace, "other_wait_ns"));
-        add("copy:h2d-exposed",
-            metric(*trace, "h2d_ns") * (1.0 - std::clamp(metric(*trace, "h2d_overlap_fraction"), 0.0, 1.0)));
+        add("copy:h2d-exposed", metric(*trace, "h2d_loop_exposed_ns"));
         add("comm:exposed", comm_exposed);
     }
     auto scope_of = [&](const Finding& f) -> const MetricScope* {

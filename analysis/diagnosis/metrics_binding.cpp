@@ -170,13 +170,14 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["sync_memset_count"] = sync_memset;
         s.sources["sync_memcpy_count"] = s.sources["sync_memcpy_ns"] = s.sources["sync_memset_count"] = "trace:api";
 
-        double pageable = 0, pageable_ns = 0, h2d_ns = 0, h2d_hidden = 0, h2d_bytes = 0;
+        double pageable = 0, pageable_ns = 0, h2d_ns = 0, h2d_hidden = 0, h2d_bytes = 0, h2d_outside = 0;
         for (const auto& d : an.overlap.devices) {
             pageable += double(d.pageable_async_api_count);
             if (d.pageable_async_api_count > 0)
                 pageable_ns += double(d.pageable_time_ns);
             h2d_ns += double(d.h2d.time_ns);
             h2d_hidden += double(d.h2d.hidden_ns);
+            h2d_outside += double(d.h2d.outside_ns);
             h2d_bytes += double(d.h2d.bytes);
         }
         m["pageable_async_memcpy_count"] = pageable;
@@ -186,8 +187,12 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["h2d_fraction"] = safe_div(h2d_ns, trace_wall);
         if (h2d_ns > 0)
             m["h2d_overlap_fraction"] = h2d_hidden / h2d_ns;
+        // Exposed copy time that compute could hide: not the uploads before the first kernel (or readbacks after
+        // the last), which have nothing to run under — a benchmark's one-off 1.3 GB setup copy is not a step's input.
+        m["h2d_setup_ns"] = h2d_outside;
+        m["h2d_loop_exposed_ns"] = std::max(0.0, h2d_ns - h2d_hidden - h2d_outside);
         for (const char* k : {"pageable_async_memcpy_count", "pageable_async_memcpy_ns", "h2d_ns", "h2d_bytes",
-                              "h2d_fraction", "h2d_overlap_fraction"})
+                              "h2d_fraction", "h2d_overlap_fraction", "h2d_setup_ns", "h2d_loop_exposed_ns"})
             s.sources[k] = "analysis:overlap";
 
         // Ranks and the straggler (timeline/collectives.h): only a merged multi-rank trace can show one rank making
@@ -409,6 +414,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["is_attention"] = c.op_class == "attention";
             m["total_ns"] = double(c.measured_total_ns);
             m["time_fraction"] = safe_div(double(c.measured_total_ns), phase_total[c.phase]);
+            // Gains are fractions of end-to-end time: a class holding 80 % of a phase's kernel time holds less of the
+            // wall when the GPU idles or other phases run (rules scale their gain by this, never by time_fraction).
+            m["wall_fraction"] = safe_div(double(c.measured_total_ns), trace_wall);
             if (c.bytes > 0)
                 m["intensity"] = c.flops / c.bytes;
             if (c.t_theory_ns)
@@ -438,7 +446,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             }
             for (auto& [k, v] : m)
                 s.sources[k] = "roofline";
-            s.sources["time_fraction"] = s.sources["total_ns"] = "trace (measured)";
+            s.sources["time_fraction"] = s.sources["total_ns"] = s.sources["wall_fraction"] = "trace (measured)";
             if (std::string f = ncu_target_for_class(trace, an, c.op_class, c.phase).ncu_args(); !f.empty())
                 s.sources[kNcuKernelsKey] = std::move(f);
             out.push_back(std::move(s));
@@ -461,6 +469,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["count"] = double(c.count);
             m["total_ns"] = double(c.time_ns);
             m["time_fraction"] = safe_div(double(c.time_ns), double(C.kernel_time_ns));
+            m["wall_fraction"] = safe_div(double(c.time_ns), trace_wall);
             for (auto& [k, v] : m)
                 s.sources[k] = "analysis:classes";
             if (std::string f = ncu_target_for_class(trace, an, c.id, "").ncu_args(); !f.empty())
@@ -487,6 +496,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["total_ns"] = double(k.kernel_ns);
         m["avg_duration_us"] = double(k.kernel_ns) / double(k.count) / 1e3;
         m["time_fraction"] = safe_div(double(k.kernel_ns), kernel_time);
+        m["wall_fraction"] = safe_div(double(k.kernel_ns), trace_wall);
         m["short_kernel_count"] = double(k.short_count);
         m["short_kernel_fraction"] = double(k.short_count) / double(k.count);
         m["graph_fraction"] = double(k.graph) / double(k.count);
@@ -580,6 +590,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             if (k >= 0 && static_cast<size_t>(k) < C.kernel_class.size()) {
                 m["is_gemm"] = C.kernel_class[static_cast<size_t>(k)] == gemm;
                 m["time_fraction"] = safe_div(double(name_time[kernels.name[static_cast<size_t>(k)]]), kernel_time);
+                m["wall_fraction"] = safe_div(double(name_time[kernels.name[static_cast<size_t>(k)]]), trace_wall);
                 s.links.kernel_ids.push_back(k);
             } else if (have_classifier) {
                 const auto match = classifier.classify(L.name);
@@ -590,7 +601,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["data_quality"] = 0.8;
             for (auto& [n, v] : m)
                 s.sources[n] = "ncu";
-            s.sources["time_fraction"] = "trace (joined by name)";
+            s.sources["time_fraction"] = s.sources["wall_fraction"] = "trace (joined by name)";
             out.push_back(std::move(s));
         }
     }

@@ -30,7 +30,7 @@ json breakdown_json(const IdleBreakdown& b)
 json copy_json(const CopyOverlap& c)
 {
     return json{{"count", c.count}, {"bytes", c.bytes}, {"time_ns", c.time_ns}, {"hidden_ns", c.hidden_ns},
-                {"hidden_fraction", fraction(c.hidden_fraction)}};
+                {"hidden_fraction", fraction(c.hidden_fraction)}, {"outside_compute_ns", c.outside_ns}};
 }
 
 std::string op_name(const Trace& t, OpKind kind, int32_t row)

@@ -75,6 +75,13 @@ static void finish_copy(CopyOverlap& c, std::vector<Interval> iv, const std::vec
     const auto m = merge_intervals(std::move(iv));
     c.time_ns = total_length(m);
     c.hidden_ns = intersection_length(m, compute);
+    int64_t inside = 0;
+    if (!compute.empty()) {
+        const int64_t first = compute.front().start, last = compute.back().end;
+        for (const auto& x : m)
+            inside += std::max<int64_t>(0, std::min(x.end, last) - std::max(x.start, first));
+    }
+    c.outside_ns = c.time_ns - inside;
     c.hidden_fraction = c.time_ns > 0 ? static_cast<double>(c.hidden_ns) / static_cast<double>(c.time_ns) : -1;
 }
 

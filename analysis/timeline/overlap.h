@@ -45,6 +45,9 @@ struct OverlapOptions {
 struct CopyOverlap {
     int64_t time_ns = 0;      // |union of these copies|
     int64_t hidden_ns = 0;    // of which under compute kernels
+    // Of time_ns, the part before the device's first compute kernel starts or after its last one ends: setup uploads
+    // and final readbacks, which no compute can hide (time_ns - hidden_ns - outside_ns is what overlap could win).
+    int64_t outside_ns = 0;
     int64_t count = 0;
     uint64_t bytes = 0;
     double hidden_fraction = -1;

@@ -139,6 +139,41 @@ private slots:
         QVERIFY(record);
         QVERIFY(record->isEnabled());
         QCOMPARE(KnowledgeBase(kb_.toStdString()).count("verifications"), int64_t(0));
+        // Same generator, same GPU: no hardware warning.
+        QVERIFY(view.environmentWarning().isEmpty());
+    }
+
+    // AFTER recorded on another GPU model: the view says so above the tables, and no verdict is verified or failed.
+    void warnsWhenTheHardwareDiffers()
+    {
+        SynthOptions b = testing::plantedDecode(/*pageableCopies=*/false);
+        b.decode_steps = 10;
+        SynthOptions a = testing::improvedDecode(b, 8);
+        a.gpu_name = "NVIDIA A100-SXM4-80GB";
+        const QString otherGpu = testing::writeSyntheticNsys(dir_.path(), QStringLiteral("on_a100.sqlite"), a);
+        Document doc;
+        load(doc);
+        CompareView view(&doc);
+        view.setSettings(settings());
+        QSignalSpy done(&view, &CompareView::comparisonFinished);
+        view.openAfter({otherGpu});
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 60000);
+        const QString w = view.environmentWarning();
+        QVERIFY(view.job()->output());
+        const CompareEnvironment& env = view.job()->output()->result.environment;
+        QVERIFY2(w.contains(QStringLiteral("NVIDIA A100-SXM4-80GB")),
+                 qPrintable(w + QStringLiteral(" | ") + QString::fromStdString(env.before.gpu + " / " + env.after.gpu)));
+        QVERIFY2(w.contains(QString::fromStdString(b.gpu_name)), qPrintable(w));
+        const auto out = view.job()->output();
+        QVERIFY(out);
+        QVERIFY(!out->result.verdicts.empty());
+        for (const auto& v : out->result.verdicts)
+            QVERIFY2(v.verdict != "verified" && v.verdict != "failed", v.reason.c_str());
+        // Opening a same-GPU AFTER again hides it.
+        QSignalSpy again(&view, &CompareView::comparisonFinished);
+        view.openAfter({after_});
+        QTRY_VERIFY_WITH_TIMEOUT(again.count() == 1, 60000);
+        QVERIFY(view.environmentWarning().isEmpty());
     }
 
     void waitsForAnalysisAndFollowsTheDocument()

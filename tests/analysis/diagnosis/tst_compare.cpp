@@ -10,6 +10,7 @@
 #include "analysis/diagnosis/compare.h"
 #include "analysis/io/load.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/trace/merge.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -165,6 +166,92 @@ TEST(Compare, HostStarvedToFedVerifiesTheCudaGraphSuggestion)
     EXPECT_EQ(r.verdicts[3].verdict, "inconclusive");
     EXPECT_NE(compare_to_text(r).find("verified  decode-host-bound/cuda-graphs"), std::string::npos);
     EXPECT_NE(compare_to_markdown(r).find("| decode-host-bound/cuda-graphs | decode | verified |"), std::string::npos);
+    // Same generator, same GPU: nothing in the environment differs.
+    EXPECT_TRUE(r.environment.differences.empty());
+    EXPECT_TRUE(r.environment.same_hardware());
+    EXPECT_EQ(compare_to_json(r)["environment"]["same_hardware"], true);
+}
+
+// The same change measured across two GPU models is no A/B of the change: the run got faster (host starvation
+// removed) and the promised metric moved, which verifies it on one GPU, but with BEFORE on an H100 and AFTER on an
+// A100 the verdict must stay inconclusive and say why; and one GPU against two is different hardware as well.
+TEST(Compare, DifferentHardwareVerifiesNothing)
+{
+    SynthOptions o = small();
+    o.host_starved = true;
+    TraceRun before = make_run(o);
+    o.host_starved = false;
+    o.gpu_name = "NVIDIA A100-SXM4-80GB";
+    TraceRun after = make_run(o);
+    CompareResult r = compare_runs(before.trace, before.analysis, after.trace, after.analysis);
+    ASSERT_EQ(r.environment.differences.size(), 1u);
+    EXPECT_EQ(r.environment.differences[0].field, "gpu");
+    EXPECT_EQ(r.environment.differences[0].before, "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(r.environment.differences[0].after, "NVIDIA A100-SXM4-80GB");
+    EXPECT_FALSE(r.environment.same_hardware());
+
+    SuggestionRecord graphs;
+    graphs.id = 7;
+    graphs.key = "decode-host-bound/cuda-graphs";
+    graphs.subject = "decode";
+    graphs.metric = "tpot_median_ns";
+    graphs.direction = "decrease";
+    SuggestionRecord wrong = graphs;
+    wrong.id = 8;
+    wrong.direction = "increase";
+    judge_suggestions(r, {graphs, wrong}, before.trace, before.analysis, after.trace, after.analysis);
+    ASSERT_EQ(r.verdicts.size(), 2u);
+    for (const auto& v : r.verdicts) {
+        EXPECT_EQ(v.verdict, "inconclusive") << v.key;
+        EXPECT_NE(v.reason.find("different hardware (NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB)"), std::string::npos)
+            << v.reason;
+    }
+    EXPECT_EQ(r.verdicts[0].proxy_verdict, "verified");   // what one GPU would have said
+    const auto j = compare_to_json(r);
+    EXPECT_EQ(j["environment"]["same_hardware"], false);
+    EXPECT_EQ(j["environment"]["before"]["gpu"], "NVIDIA H100 80GB HBM3");
+    EXPECT_EQ(j["environment"]["differences"][0]["field"], "gpu");
+    EXPECT_NE(compare_to_text(r).find("Warning: the runs are on different hardware"), std::string::npos);
+    EXPECT_NE(compare_to_markdown(r).find("> **Warning:**"), std::string::npos);
+
+    // One GPU against two of the same model (two ranks' traces merged, as `analyze a.sqlite b.sqlite` does).
+    SynthOptions one = small();
+    SynthOptions second = small();
+    second.device_id = 1;
+    TraceRun a = make_run(one);
+    TraceRun b;
+    std::vector<Trace> ranks;
+    ranks.push_back(make_synthetic_trace(one));
+    ranks.push_back(make_synthetic_trace(second));
+    b.trace = merge_traces(std::move(ranks));
+    b.analysis = analyze(b.trace, AnalysisOptions{});
+    CompareResult rc = compare_runs(a.trace, a.analysis, b.trace, b.analysis);
+    EXPECT_EQ(rc.environment.before_gpus, 1);
+    EXPECT_EQ(rc.environment.after_gpus, 2);
+    EXPECT_FALSE(rc.environment.same_hardware());
+    ASSERT_EQ(rc.environment.differences.size(), 1u);
+    EXPECT_EQ(rc.environment.differences[0].field, "gpu_count");
+}
+
+TEST(Compare, TextTablesShortenKernelSignatures)
+{
+    EXPECT_EQ(display_kernel_name("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+                                  "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+                                  "at::detail::Array<char*, 3>)"),
+              "at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3> >(…)");
+    EXPECT_EQ(display_kernel_name("volta_sgemm_128x32_nn"), "volta_sgemm_128x32_nn");
+    EXPECT_EQ(display_kernel_name("kernel()"), "kernel()");   // nothing to collapse
+    const std::string longer = display_kernel_name("void f<" + std::string(300, 'x') + ">(int)");
+    EXPECT_EQ(longer.size(), 120u + std::string("…").size());
+    EXPECT_EQ(longer.substr(0, 2), "f<");
+    // A cut never splits a UTF-8 sequence.
+    std::string cjk;
+    for (int i = 0; i < 60; ++i)
+        cjk += "核";
+    const std::string c = display_kernel_name(cjk);
+    EXPECT_EQ(c.size() % 3, std::string("…").size() % 3);
+    EXPECT_EQ(c.substr(c.size() - 3), "…");
+    EXPECT_EQ((c.size() - 3) % 3, 0u);
 }
 
 TEST(Compare, SubjectTimeOfAKernelOrClass)
@@ -225,4 +312,22 @@ TEST(Compare, HtaTraceDiffPair)
     EXPECT_EQ(got_removed, removed);
     EXPECT_TRUE(got_added.count("volta_sgemm_128x32_nn"));
     EXPECT_TRUE(got_removed.count("ampere_sgemm_128x64_nn"));
+    // The devices the traces name (an A100 before, a V100 after): different hardware, said first; the ranks the
+    // files came from (3 and 1) are not an environment difference.
+    EXPECT_FALSE(r.environment.same_hardware());
+    ASSERT_FALSE(r.environment.differences.empty());
+    EXPECT_EQ(r.environment.differences[0].field, "gpu");
+    EXPECT_NE(r.environment.differences[0].before.find("A100"), std::string::npos);
+    EXPECT_NE(r.environment.differences[0].after.find("V100"), std::string::npos);
+    for (const auto& d : r.environment.differences)
+        EXPECT_EQ(d.field.find("rank"), std::string::npos) << d.field;
+    const std::string text = compare_to_text(r);
+    EXPECT_LT(text.find("Warning: the runs are on different hardware"), text.find("Headline"));
+    for (size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1) {
+        const std::string line = text.substr(at, end - at);
+        for (const char* status : {"  added  ", "  removed  ", "  faster  ", "  slower  ", "  unchanged  "})
+            if (line.rfind(status, 0) == 0) {
+                EXPECT_LT(line.size(), 220u) << line;   // no 1,000-character signature rows
+            }
+    }
 }

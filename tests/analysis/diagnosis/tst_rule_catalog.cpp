@@ -36,7 +36,7 @@ Metrics healthy(ScopeKind k)
                 {"sync_api_ns", 1e7}, {"sync_api_fraction", 0.01}, {"pageable_async_memcpy_count", 0},
                 {"pageable_async_memcpy_ns", 0}, {"sync_memcpy_count", 0}, {"sync_memcpy_ns", 0},
                 {"sync_memset_count", 0}, {"h2d_ns", 2e7}, {"h2d_bytes", 4e9}, {"h2d_fraction", 0.02},
-                {"h2d_overlap_fraction", 0.95}, {"layer_load_count", 64}, {"layer_cache_hit_rate", 0.9},
+                {"h2d_overlap_fraction", 0.95}, {"h2d_setup_ns", 0}, {"h2d_loop_exposed_ns", 1e6}, {"layer_load_count", 64}, {"layer_cache_hit_rate", 0.9},
                 {"weights_detected", 0}, {"elementwise_copy_ns", 1e8}, {"elementwise_copy_fraction", 0.1},
                 {"comm_ranks", 2}, {"collectives_matched", 100}, {"collective_skew_mean_ns", 2e3},
                 {"collective_skew_max_ns", 1e4}, {"straggler_rank", 1}, {"straggler_makes_others_wait", 0},
@@ -57,11 +57,11 @@ Metrics healthy(ScopeKind k)
                 {"retest_abs_delta_fraction", 0.1}};
     case ScopeKind::OpClass:
         return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"memory_bound", 0},
-                {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4},
+                {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4}, {"wall_fraction", 0.3},
                 {"intensity", 300}, {"t_theory_ns", 8e5}, {"t_actual_ns", 1e6}, {"distance_to_roof", 1.25}};
     case ScopeKind::Kernel:
         return {{"trace_wall_ns", 1e9}, {"count", 1000}, {"total_ns", 2e8}, {"avg_duration_us", 200},
-                {"time_fraction", 0.2}, {"short_kernel_count", 0}, {"short_kernel_fraction", 0},
+                {"time_fraction", 0.2}, {"wall_fraction", 0.16}, {"short_kernel_count", 0}, {"short_kernel_fraction", 0},
                 {"avg_launch_api_us", 5}, {"graph_fraction", 0}};
     case ScopeKind::NcuLaunch:
         return {{"is_gemm", 1}, {"tensor_core_utilization", 0.7}, {"achieved_occupancy", 0.5},
@@ -69,7 +69,7 @@ Metrics healthy(ScopeKind k)
                 {"l2_miss_rate", 0.3}, {"shared_bank_conflicts_per_request", 0.1},
                 {"shared_bank_conflict_ratio", 0.01}, {"stall_memory_dependency_fraction", 0.2},
                 {"sm_throughput_pct", 85}, {"memory_throughput_pct", 40}, {"waves_per_sm", 4},
-                {"time_fraction", 0.1}};
+                {"time_fraction", 0.1}, {"wall_fraction", 0.08}};
     }
     return {};
 }
@@ -107,7 +107,7 @@ const std::vector<Trigger>& triggers()
         {"decode-gemm-small-batch", {{"batch_size", 1}, {"e_roof", 0.35}, {"memory_bound", 1}, {"compute_bound", 0}, {"intensity", 1}, {"distance_to_roof", 2.9}}},
         {"weight-streaming-h2d-exposed",
          {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}, {"weights_detected", 1}}},
-        {"h2d-copy-exposed", {{"h2d_overlap_fraction", 0.1}, {"h2d_ns", 1e8}}},
+        {"h2d-copy-exposed", {{"h2d_overlap_fraction", 0.1}, {"h2d_ns", 1e8}, {"h2d_loop_exposed_ns", 9e7}}},
         {"elementwise-fusion", {{"elementwise_copy_fraction", 0.6}, {"elementwise_copy_ns", 5e8}}},
         {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
         {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
@@ -232,9 +232,18 @@ TEST(RuleCatalog, GainsMatchHandComputedValues)
     // 4,000 launches x 5 µs = 20 ms, capped by the 48 ms they take, over a 1 s trace: 2 %.
     g = gain_of("launch-bound-short-kernels", {{"avg_duration_us", 12}, {"count", 4000}, {"total_ns", 4.8e7}});
     EXPECT_NEAR(g.fraction, 0.02, 1e-12);
-    // E_roof 0.1 on 40 % of the time: reaching tau = 0.3 saves 40 % x (1 - 1/3).
+    // E_roof 0.1 on a class holding 40 % of its phase's kernel time but 30 % of the wall: reaching tau = 0.3 saves
+    // 30 % x (1 - 1/3) of the wall. A gain is a fraction of end-to-end time; the phase share must not enter it (it
+    // did: a decode GEMM with 83 % of decode kernel time claimed 25 % of a wall it held 57 % of, x 0.3 = 17 %).
     g = gain_of("roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}});
-    EXPECT_NEAR(g.fraction, 0.4 * (1 - 0.1 / 0.3), 1e-12);
+    EXPECT_NEAR(g.fraction, 0.3 * (1 - 0.1 / 0.3), 1e-12);
+    g = gain_of("roofline-memory-bound-near-roof", {{"memory_bound", 1}, {"compute_bound", 0}, {"is_gemm", 0}, {"e_roof", 0.7}, {"intensity", 2}});
+    EXPECT_NEAR(g.fraction, 0.3 * 0.3, 1e-12);
+    g = gain_of("decode-gemm-small-batch", {{"batch_size", 1}, {"e_roof", 0.35}, {"memory_bound", 1}, {"compute_bound", 0}, {"intensity", 1}, {"distance_to_roof", 2.9}});
+    EXPECT_NEAR(g.fraction, 0.3 * (1 - 0.35) * 0.5, 1e-12);
+    // ncu: a launch whose kernel name holds 10 % of kernel time and 8 % of the wall, occupancy 0.2.
+    g = gain_of("ncu-low-occupancy", {{"achieved_occupancy", 0.2}});
+    EXPECT_NEAR(g.fraction, 0.08 * 0.2, 1e-12);
     // Gaps of 120 ms in a 1 s window.
     g = gain_of("nsys-gpu-gaps", {{"large_gap_count", 40}, {"large_gap_ns", 1.2e8}});
     EXPECT_NEAR(g.fraction, 0.12, 1e-12);
@@ -475,6 +484,8 @@ TEST(RuleCatalogOnTraces, RooflineScopes)
     EXPECT_DOUBLE_EQ(gd.at("e_roof"), 0.2);
     EXPECT_DOUBLE_EQ(gd.at("distance_to_roof"), 5.0);
     EXPECT_DOUBLE_EQ(gd.at("time_fraction"), 0.6);   // 6 of the 10 ms measured in decode
+    ASSERT_GT(gd.at("trace_wall_ns"), 6e6);
+    EXPECT_DOUBLE_EQ(gd.at("wall_fraction"), 6e6 / gd.at("trace_wall_ns"));   // 6 ms of the whole trace
     EXPECT_EQ(gd.at("memory_bound"), 1);
     EXPECT_EQ(gd.at("compute_bound"), 0);
     EXPECT_EQ(gd.at("batch_size"), 1);
@@ -490,6 +501,18 @@ TEST(RuleCatalogOnTraces, RooflineScopes)
     EXPECT_TRUE(fired["attention (decode)"].count("roofline-memory-bound-near-roof"));   // E_roof 0.75
     EXPECT_FALSE(fired["attention (decode)"].count("roofline-low-efficiency"));
     EXPECT_TRUE(fired["gemm (prefill)"].empty());   // compute bound at E_roof 0.9: nothing to say
+
+    // Every class finding's gain is at most the class's own time: a rule cannot promise more than the time it
+    // removes. The low-efficiency gain on the decode GEMM (E_roof 0.2, tau 0.3) is a third of its 6 ms.
+    for (const auto& f : evaluate_rules(shipped(), scopes).findings) {
+        if (f.scope != ScopeKind::OpClass || !f.expected_gain.computed)
+            continue;
+        const auto& m = by.at(f.subject)->metrics;
+        EXPECT_LE(f.expected_gain.fraction * m.at("trace_wall_ns"), m.at("total_ns") * (1 + 1e-12)) << f.rule << " " << f.subject;
+        if (f.rule == "roofline-low-efficiency" && f.subject == "gemm (decode)") {
+            EXPECT_NEAR(f.expected_gain.fraction * m.at("trace_wall_ns"), 6e6 * (1 - 0.2 / 0.3), 1.0);
+        }
+    }
 }
 
 // ncu launches of a real A100 details-page export: the bound figures are the ones ncu printed, and the occupancy

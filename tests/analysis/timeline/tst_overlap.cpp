@@ -92,6 +92,33 @@ TEST(Overlap, HandBuiltCopiesAndComm)
     EXPECT_DOUBLE_EQ(r2.devices[0].comm.hidden_fraction, -1);
 }
 
+// Copies before the first compute kernel (a setup upload) and after the last (a final readback) have nothing to
+// run under: they are outside_ns, so only the exposed copy time between the kernels counts as what overlap could win.
+TEST(Overlap, CopiesOutsideTheComputeSpan)
+{
+    Trace t;
+    t.meta.devices.push_back({});
+    t.kernels.append(1000 * us, 1100 * us, t.strings.intern("gemm"));
+    t.kernels.append(1300 * us, 1400 * us, t.strings.intern("gemm"));
+    t.memcpy.append(0, 900 * us, 1 << 30, CopyKind::HtoD);               // setup upload: wholly outside
+    t.memcpy.append(950 * us, 1050 * us, 1 << 20, CopyKind::HtoD);       // 50 before, 50 under the first GEMM
+    t.memcpy.append(1150 * us, 1250 * us, 1 << 20, CopyKind::HtoD);      // between the kernels: exposed, hideable
+    t.memcpy.append(1500 * us, 1600 * us, 1 << 20, CopyKind::DtoH);      // final readback
+    t.finish();
+    const auto& d = analyze_overlap(t, {0, 0}, {}).devices[0];
+    EXPECT_EQ(d.h2d.time_ns, 1100 * us);
+    EXPECT_EQ(d.h2d.hidden_ns, 50 * us);
+    EXPECT_EQ(d.h2d.outside_ns, 950 * us);
+    EXPECT_EQ(d.h2d.time_ns - d.h2d.hidden_ns - d.h2d.outside_ns, 100 * us);   // the copy between the GEMMs
+    EXPECT_EQ(d.d2h.outside_ns, 100 * us);
+    // No compute at all: every copy is outside.
+    Trace c;
+    c.meta.devices.push_back({});
+    c.memcpy.append(0, 10 * us, 64, CopyKind::HtoD);
+    c.finish();
+    EXPECT_EQ(analyze_overlap(c, {}, {}).devices[0].h2d.outside_ns, 10 * us);
+}
+
 static DeviceOverlap synth_overlap(const SynthOptions& o)
 {
     const Trace t = make_synthetic_trace(o);
