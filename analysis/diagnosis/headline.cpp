@@ -211,8 +211,10 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         }
     }
 
-    // Actions: the top findings (already ranked by bounded gain x confidence), distinct suggestions.
-    std::set<std::string> seen;
+    // Actions: the top findings (already ranked by bounded gain x confidence), distinct suggestions, one per time
+    // they remove: findings sharing a pool (the gaps, the idle fraction and the low-utilisation chunks of one idle
+    // time) are three views of the same seconds, and three actions for them would read as three separate wins.
+    std::set<std::string> seen, pools;
     for (const auto& f : findings) {
         if (h.actions.size() >= 3)
             break;
@@ -235,6 +237,8 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         a.gain_fraction = f.expected_gain.fraction;
         a.gain_ns = f.expected_gain.ns.value_or(0);
         if (f.expected_gain.ledger) {
+            if (!pools.insert(f.expected_gain.ledger->entry).second)
+                continue;
             a.removes = f.expected_gain.ledger->entry;
             a.removes_text = ledger_entry_words(a.removes, &an.classes);
         }

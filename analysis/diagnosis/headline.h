@@ -16,7 +16,7 @@
 //   gpu-compute    otherwise.
 // verdict maps it to the findings vocabulary (host-bound, sync-bound, communication-bound, memory-bound,
 // compute-bound, balanced, idle-gaps, unknown). actions = the top three findings after the ledger (distinct
-// suggestions), with their bounded gains. kernel_mix names the elementwise/copy story when those classes hold
+// suggestions, one per ledger entry), with their bounded gains. kernel_mix names the elementwise/copy story when those classes hold
 // >= mix_fraction of kernel time (fusion / torch.compile / CUDA graphs with fused kernels).
 
 #include <cstdint>

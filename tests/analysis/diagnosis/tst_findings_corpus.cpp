@@ -167,6 +167,12 @@ void check_ledger(const PipelineResult& r, const std::string& name)
         sum_fraction += f.expected_gain.fraction;
     }
     EXPECT_LE(sum_fraction, 1.0 + 1e-9);
+    // One headline action per time pool: findings that share time are one win, not several.
+    std::set<std::string> pools;
+    for (const auto& a : r.diagnosis.headline.actions)
+        if (!a.removes.empty()) {
+            EXPECT_TRUE(pools.insert(a.removes).second) << "two headline actions remove " << a.removes;
+        }
     for (const auto& e : L.entries) {
         EXPECT_LE(e.granted_ns, e.available_ns * (1 + 1e-9) + 1) << e.key;
         double children = 0;
