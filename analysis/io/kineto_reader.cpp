@@ -512,9 +512,9 @@ void parse_event_fields(od::object obj, Event& e)
 
 // ---- handling events (issue 18) -----------------------------------------------------------------------------------
 // The events of one piece of the file are handled into a Part: tables, names, devices and threads numbered in the
-// order the piece first uses them. Pieces are handled on parallel threads and merged into the Trace in file order
-// (KinetoReader::merge_parts), which numbers everything as one pass over the whole file would; a single-threaded read
-// goes through the same Part and merge, so both build the same Trace.
+// order the piece first uses them. Pieces are handled on parallel threads and merged into the trace in file order
+// (Part::absorb, then KinetoReader::copy_column), which numbers everything as one pass over the whole file would; a
+// single-threaded read goes through the same parts and merge, so both build the same Trace.
 
 // A pid/tid given as a string gets its synthetic id only at the merge; until then it is a local code, a number in
 // [kCodeBase, kCodeBase + 2^32) (a number from the file in that range gets a code too, so none is mistaken).
@@ -844,7 +844,7 @@ public:
 
 
     // Global part: numbers p's names, devices, threads and string ids as one pass over the file would (in the order
-    // of first use) and takes its small state; KinetoReader::merge_parts() then moves its rows over.
+    // of first use) and takes its small state; KinetoReader::copy_column() then copies its rows over.
     void absorb(Part& p)
     {
         Trace& s = p.trace_;
@@ -1424,6 +1424,7 @@ private:
             if (sequential_step())
                 break;
         }
+        flush_pending();
         in_events_ = false;
     }
 
@@ -1517,28 +1518,31 @@ private:
     }
 
     // An empty part; its columns keep their capacity from step to step (fresh ones would fault in their pages anew).
-    Part& fresh_part(size_t k)
+    Part* acquire_part()
     {
-        if (parts_.size() <= k)
-            parts_.resize(k + 1);
-        if (!parts_[k]) {
-            parts_[k] = std::make_unique<Part>();
-        } else {
-            Trace tables = std::move(parts_[k]->trace_);
-            *parts_[k] = Part();
-            for_columns(tables, tables, [](auto& col, auto&) { col.clear(); });
-            parts_[k]->trace_.kernels = std::move(tables.kernels);
-            parts_[k]->trace_.memcpy = std::move(tables.memcpy);
-            parts_[k]->trace_.memset = std::move(tables.memset);
-            parts_[k]->trace_.syncs = std::move(tables.syncs);
-            parts_[k]->trace_.api = std::move(tables.api);
-            parts_[k]->trace_.ranges = std::move(tables.ranges);
-            parts_[k]->trace_.gpu_ranges = std::move(tables.gpu_ranges);
-            parts_[k]->trace_.op_args = std::move(tables.op_args);
+        if (free_.empty()) {
+            parts_.push_back(std::make_unique<Part>());
+            return parts_.back().get();
         }
-        return *parts_[k];
+        Part* p = free_.back();
+        free_.pop_back();
+        Trace tables = std::move(p->trace_);
+        *p = Part();
+        for_columns(tables, tables, [](auto& col, auto&) { col.clear(); });
+        p->trace_.kernels = std::move(tables.kernels);
+        p->trace_.memcpy = std::move(tables.memcpy);
+        p->trace_.memset = std::move(tables.memset);
+        p->trace_.syncs = std::move(tables.syncs);
+        p->trace_.api = std::move(tables.api);
+        p->trace_.ranges = std::move(tables.ranges);
+        p->trace_.gpu_ranges = std::move(tables.gpu_ranges);
+        p->trace_.op_args = std::move(tables.op_args);
+        return p;
     }
 
+    // A step: the chunks of the buffer are scanned into parts while, in the same run of tasks, the parts absorbed in
+    // the step before have their rows copied into the trace (so the copying fills the threads' idle time). Then the
+    // confirmed parts are absorbed (numbered, in file order) and wait for the next run.
     void parallel_step()
     {
         const size_t len = end_ - pos_;
@@ -1551,21 +1555,30 @@ private:
         }
         const size_t chunks = starts.size();
         std::vector<ChunkEnd> ends(chunks);
+        std::vector<Part*> scan(chunks);
         for (size_t k = 0; k < chunks; ++k)
-            fresh_part(k);
+            scan[k] = acquire_part();
         if (parsers_.size() < parse_threads_)
             parsers_.resize(parse_threads_);
+        const size_t copies = pending_.empty() ? 0 : columns() + 1;
         TaskRun run;
-        run_tasks(chunks, parse_threads_, run, [&](size_t k, unsigned slot) {
+        run_tasks(chunks + copies, parse_threads_, run, [&](size_t k, unsigned slot) {
+            if (k >= chunks) {
+                copy_column(k - chunks);
+                return;
+            }
             const size_t stop = k + 1 < chunks ? starts[k + 1] : kNpos;
-            ends[k] = scan_chunk(starts[k], k == 0 ? sep_ : Sep::AfterComma, stop, parsers_[slot], *parts_[k]);
+            ends[k] = scan_chunk(starts[k], k == 0 ? sep_ : Sep::AfterComma, stop, parsers_[slot], *scan[k]);
         });
-        for (size_t k = 0; k < chunks; ++k)
-            if (run.errors[k])
-                std::rethrow_exception(run.errors[k]);   // not a parse error (out of memory)
+        rethrow_first(run);   // not a parse error (out of memory)
+        free_.insert(free_.end(), pending_.begin(), pending_.end());
+        pending_.clear();
         size_t merged = 0;
         while (merged < chunks) {
-            const ChunkEnd& r = ends[merged++];
+            const ChunkEnd& r = ends[merged];
+            main_.absorb(*scan[merged]);
+            pending_.push_back(scan[merged]);
+            ++merged;
             event_index_ += r.events;
             pos_ = r.pos;
             sep_ = r.sep;
@@ -1574,9 +1587,20 @@ private:
             if (!next_confirmed)
                 break;
         }
-        merge_parts(merged);
+        free_.insert(free_.end(), scan.begin() + static_cast<std::ptrdiff_t>(merged), scan.end());
     }
 
+    // Copies the rows of the absorbed parts still pending into the trace.
+    void flush_pending()
+    {
+        if (pending_.empty())
+            return;
+        TaskRun run;
+        run_tasks(columns() + 1, parse_threads_, run, [&](size_t c, unsigned) { copy_column(c); });
+        rethrow_first(run);
+        free_.insert(free_.end(), pending_.begin(), pending_.end());
+        pending_.clear();
+    }
 
     // One step through the event array on the calling thread, refilling the buffer as needed: a separator, the end
     // of the array or one event. Returns true at the end of the array.
@@ -1612,7 +1636,10 @@ private:
         if (!parse_event(parsers_[0], pos_, e, ev, &msg))
             throw TraceError(path_, "byte " + std::to_string(offset_of(pos_)) + ", event " + std::to_string(event_index_),
                              "a valid JSON event object", msg);
-        main_.handle_event(ev);
+        Part* part = acquire_part();
+        part->handle_event(ev);
+        main_.absorb(*part);
+        pending_.push_back(part);
         pos_ = e;
         ++event_index_;
         sep_ = Sep::AfterEvent;
@@ -1721,51 +1748,80 @@ private:
         f(o.out_nelems, os.out_nelems); f(o.group_size, os.group_size);
     }
 
-    // Merges parts_[0, n) into the global part in file order: first, on this thread, what numbers things (names,
-    // devices, threads, string ids) and the small state (Part::absorb); then, on all threads, each part's columns
-    // renumbered in place and every column of the trace extended by the parts' (one task per column).
-    void merge_parts(size_t n)
+    // Columns for_columns() visits, and what each holds that a part numbers its own way.
+    enum class Numbered : uint8_t { No, Name, Device, Thread, Pid };
+    size_t columns()
     {
-        for (size_t k = 0; k < n; ++k)
-            main_.absorb(*parts_[k]);
-        TaskRun run;
-        run_tasks(n, parse_threads_, run, [&](size_t k, unsigned) { renumber(*parts_[k]); });
-        rethrow_first(run);
-        if (columns_ == 0)
-            for_columns(trace_, trace_, [&](auto&, auto&) { ++columns_; });
-        // One more task for the flow ends.
-        run_tasks(columns_ + 1, parse_threads_, run, [&](size_t c, unsigned) {
-            if (c == columns_) {
-                size_t add = 0;
-                for (size_t k = 0; k < n; ++k)
-                    add += parts_[k]->flows_.size();
-                grow(flows_, add);
-            }
-            for (size_t k = 0; k < n; ++k) {
-                if (c == columns_) {
-                    flows_.insert(flows_.end(), parts_[k]->flows_.begin(), parts_[k]->flows_.end());
-                    continue;
-                }
-                size_t i = 0;
-                for_columns(trace_, parts_[k]->trace_, [&](auto& dst, auto& src) {
-                    if (i++ == c) {
-                        if (k == 0) {
-                            size_t add = 0;
-                            for (size_t j = 0; j < n; ++j) {
-                                size_t m = 0;
-                                for_columns(trace_, parts_[j]->trace_, [&](auto&, auto& col) {
-                                    if (m++ == c)
-                                        add += col.size();
-                                });
-                            }
-                            grow(dst, add);
-                        }
-                        cat(dst, src);
+        if (column_kinds_.empty()) {
+            auto is = [](const void* col, std::initializer_list<const void*> of) {
+                return std::find(of.begin(), of.end(), col) != of.end();
+            };
+            const Trace& t = trace_;
+            for_columns(trace_, trace_, [&](auto& col, auto&) {
+                const void* c = &col;
+                column_kinds_.push_back(
+                    is(c, {&t.kernels.name, &t.kernels.short_name, &t.api.name, &t.ranges.name, &t.gpu_ranges.name,
+                           &t.op_args.name})                                           ? Numbered::Name
+                    : is(c, {&t.kernels.device, &t.memcpy.device, &t.memset.device, &t.syncs.device,
+                             &t.gpu_ranges.device})                                    ? Numbered::Device
+                    : is(c, {&t.api.thread, &t.ranges.thread})                          ? Numbered::Thread
+                    : is(c, {&t.op_args.pid})                                          ? Numbered::Pid
+                                                                                       : Numbered::No);
+            });
+        }
+        return column_kinds_.size();
+    }
+
+    // Task c of a copy: column c of every pending part appended to the trace's in file order, renumbered; task
+    // columns() copies the flow ends.
+    void copy_column(size_t c)
+    {
+        if (c == column_kinds_.size()) {
+            size_t add = 0;
+            for (const Part* p : pending_)
+                add += p->flows_.size();
+            grow(flows_, add);
+            for (const Part* p : pending_)
+                flows_.insert(flows_.end(), p->flows_.begin(), p->flows_.end());
+            return;
+        }
+        const Numbered kind = column_kinds_[c];
+        for (size_t k = 0; k < pending_.size(); ++k) {
+            Part& p = *pending_[k];
+            size_t i = 0;
+            for_columns(trace_, p.trace_, [&](auto& dst, auto& src) {
+                if (i++ != c)
+                    return;
+                using T = typename std::decay_t<decltype(dst)>::value_type;
+                if (k == 0) {
+                    size_t add = 0;
+                    for (Part* q : pending_) {
+                        size_t j = 0;
+                        for_columns(q->trace_, q->trace_, [&](auto& col, auto&) {
+                            if (j++ == c)
+                                add += col.size();
+                        });
                     }
-                });
-            }
-        });
-        rethrow_first(run);
+                    grow(dst, add);
+                }
+                const size_t from = dst.size();
+                cat(dst, src);
+                if constexpr (std::is_integral_v<T>) {
+                    if (kind == Numbered::Name)
+                        remap(dst, from, p.names_);
+                    else if (kind == Numbered::Device)
+                        remap(dst, from, p.devices_);
+                    else if (kind == Numbered::Thread)
+                        remap(dst, from, p.threads_of_);
+                    else if (kind == Numbered::Pid && !p.merged_ids_.empty())
+                        for (size_t r = from; r < dst.size(); ++r) {
+                            const auto v = static_cast<int64_t>(dst[r]);
+                            if (is_code(v))
+                                dst[r] = static_cast<T>(p.merged_ids_[static_cast<size_t>(v - kCodeBase)]);
+                        }
+                }
+            });
+        }
     }
 
     static void rethrow_first(const TaskRun& run)
@@ -1773,28 +1829,6 @@ private:
         for (const auto& e : run.errors)
             if (e)
                 std::rethrow_exception(e);
-    }
-
-    static void renumber(Part& p)
-    {
-        Trace& s = p.trace_;
-        auto id = [&](int64_t v) { return is_code(v) ? p.merged_ids_[static_cast<size_t>(v - kCodeBase)] : v; };
-        remap(s.kernels.name, 0, p.names_);
-        remap(s.kernels.short_name, 0, p.names_);
-        remap(s.kernels.device, 0, p.devices_);
-        remap(s.memcpy.device, 0, p.devices_);
-        remap(s.memset.device, 0, p.devices_);
-        remap(s.syncs.device, 0, p.devices_);
-        remap(s.api.name, 0, p.names_);
-        remap(s.api.thread, 0, p.threads_of_);
-        remap(s.ranges.name, 0, p.names_);
-        remap(s.ranges.thread, 0, p.threads_of_);
-        remap(s.gpu_ranges.name, 0, p.names_);
-        remap(s.gpu_ranges.device, 0, p.devices_);
-        remap(s.op_args.name, 0, p.names_);
-        if (!p.merged_ids_.empty())
-            for (auto& pid : s.op_args.pid)
-                pid = id(pid);
     }
 
     // ---- after the last event ------------------------------------------------------------------------------------
@@ -2085,7 +2119,8 @@ private:
     unsigned parse_threads_ = reader_threads();
     Sep sep_ = Sep::First;
     std::vector<od::parser> parsers_;
-    std::vector<std::unique_ptr<Part>> parts_;
+    std::vector<std::unique_ptr<Part>> parts_;   // every part made; each is free, scanned into or pending
+    std::vector<Part*> free_, pending_;           // pending: absorbed, rows not yet copied into the trace
 
     // The trace and what finalize() reads, held by the global part (chunk 0 of each step handles into it directly).
     Part main_{true};
@@ -2101,7 +2136,7 @@ private:
     std::set<std::string>& python_packages_ = main_.python_packages_;
     int32_t rank_ = 0;
     nlohmann::json device_props_;
-    size_t columns_ = 0;   // for_columns() visits this many
+    std::vector<Numbered> column_kinds_;   // see columns()
 };
 
 } // namespace
