@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <zlib.h>
 
 #include "analysis/io/kineto_writer.h"
 #include "analysis/io/load.h"
@@ -370,6 +371,30 @@ TEST(ParallelDeterminism, KinetoLargerThanTheReadBuffer)
     }
     ASSERT_GT(std::filesystem::file_size(path), 20u << 20) << "not larger than two buffer fills";
     expect_deterministic(path);
+
+    // The same as .json.gz: inflated in blocks, ahead on a thread of its own when there are threads.
+    const std::string gz = dir + "/large.json.gz";
+    {
+        gzFile g = gzopen(gz.c_str(), "wb1");
+        ASSERT_NE(g, nullptr);
+        for (const auto& l : lines) {
+            ASSERT_EQ(gzwrite(g, l.data(), static_cast<unsigned>(l.size())), static_cast<int>(l.size()));
+            ASSERT_EQ(gzputc(g, '\n'), '\n');
+        }
+        ASSERT_EQ(gzclose(g), Z_OK);
+    }
+    expect_deterministic(gz);
+    expect_same_trace(*load_with(path, "1").trace, *load_with(gz, "2").trace);
+    {
+        // Cut in the middle of a deflate block: every thread count names the same place.
+        const std::string cut = dir + "/cut.json.gz";
+        std::filesystem::copy_file(gz, cut, std::filesystem::copy_options::overwrite_existing);
+        std::filesystem::resize_file(cut, std::filesystem::file_size(gz) * 3 / 5);
+        const std::string e1 = error_of(cut, "1");
+        EXPECT_NE(e1.find("truncated"), std::string::npos) << e1;
+        EXPECT_EQ(e1, error_of(cut, "2"));
+        EXPECT_EQ(e1, error_of(cut, "7"));
+    }
 
     const Loaded two = load_with(path, "2");
     EXPECT_EQ(two.trace->kernels.size(), kernel_lines);
