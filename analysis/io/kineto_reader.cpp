@@ -1,10 +1,12 @@
 // PyTorch profiler (Kineto) Chrome-trace JSON reader.
 //
 // Design: the file (inflated on the fly when gzipped) is read in pieces into one buffer. A small structural scanner
-// walks the top-level object, captures the small metadata values (deviceProperties, distributedInfo, ...) and finds
-// the byte range of each object inside "traceEvents" (respecting strings, escapes and nesting, with a depth limit for
-// garbage). Each event object is then parsed in place by simdjson On-Demand and mapped straight into the columnar
-// Trace. Nothing but the buffer and the tables grows with the input: no DOM, no copy of the file.
+// walks the top-level object and captures the small metadata values (deviceProperties, distributedInfo, ...). The
+// events inside "traceEvents" are read a buffer fill at a time on all threads (issue 18): each thread finds the
+// byte range of each event object in its chunk (respecting strings, escapes and nesting, with a depth limit for
+// garbage), parses it in place with simdjson On-Demand and handles it into a Part, and the parts are merged into
+// the columnar Trace in file order (see parallel_step). Nothing but the buffer, the parts of two fills and the
+// tables grows with the input: no DOM, no copy of the file.
 //
 // Timestamps are decimal microseconds; they are converted from the number's text to integer nanoseconds exactly
 // (integer part x 1000 + three fractional digits, the fourth rounds half away from zero), so start + duration never
@@ -553,9 +555,6 @@ uint64_t flow_key(int64_t a, int64_t b)
 
 class Part {
 public:
-    // A global part is the trace itself: its ids are final (string pids/tids get -1000000 - n, numbers stay), and
-    // the other parts are absorbed into it in file order.
-    explicit Part(bool global = false) : global_(global) {}
     uint32_t thread_of(const Event& e)
     {
         const int64_t pid = id_number(e.pid), tid = id_number(e.tid);
@@ -579,7 +578,7 @@ public:
     }
 
     // Non-numeric pid/tid strings ("Spans", "stream 7") get stable synthetic negative ids, numbered in the order of
-    // first use over the whole file. A local part gives them a local code (absorb() turns it into the trace's id).
+    // first use over the whole file: here a local code, which absorb() turns into the trace's id.
     int64_t id_number(const IdValue& v)
     {
         if (!v.present)
@@ -589,21 +588,16 @@ public:
         auto it = string_ids_.find(std::string(v.str));
         if (it != string_ids_.end())
             return it->second;
-        int64_t id = 0;
-        if (global_) {
-            id = -1000000 - static_cast<int64_t>(string_ids_.size());
-        } else {
-            id = kCodeBase + static_cast<int64_t>(ids_.size());
-            ids_.push_back({true, std::string(v.str), 0});
-        }
+        const int64_t id = kCodeBase + static_cast<int64_t>(ids_.size());
+        ids_.push_back({true, std::string(v.str), 0});
         string_ids_.emplace(std::string(v.str), id);
         return id;
     }
 
-    // A number used as a pid/tid/device id: as it is, unless a local part has it among its codes (then it gets one).
+    // A number used as a pid/tid/device id: as it is, unless it falls among the local codes (then it gets one).
     int64_t local_num(int64_t v)
     {
-        if (global_ || !is_code(v))
+        if (!is_code(v))
             return v;
         auto [it, inserted] = num_ids_.try_emplace(v, kCodeBase + static_cast<int64_t>(ids_.size()));
         if (inserted)
@@ -844,9 +838,9 @@ public:
         }
     }
 
-
-    // Global part: numbers p's names, devices, threads and string ids as one pass over the file would (in the order
-    // of first use) and takes its small state; KinetoReader::copy_column() then copies its rows over.
+    // The reader's own part (the trace itself, which handles no events): numbers p's names, devices, threads and
+    // string ids as one pass over the file would (in the order of first use) and takes its small state;
+    // KinetoReader::copy_column() then copies its rows over.
     void absorb(Part& p)
     {
         Trace& s = p.trace_;
@@ -930,7 +924,6 @@ public:
     std::set<std::string> python_packages_;
 
 private:
-    bool global_ = false;
     std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> threads_;
     int64_t last_pid_ = 0, last_tid_ = 0;
     uint32_t last_thread_ = UINT32_MAX;
@@ -1706,7 +1699,8 @@ private:
         Event ev;
         std::string msg;
         if (!parse_event(parsers_[0], pos_, e, ev, &msg))
-            throw TraceError(path_, "byte " + std::to_string(offset_of(pos_)) + ", event " + std::to_string(event_index_),
+            throw TraceError(path_,
+                             "byte " + std::to_string(offset_of(pos_)) + ", event " + std::to_string(event_index_),
                              "a valid JSON event object", msg);
         Part* part = acquire_part();
         part->handle_event(ev);
@@ -2196,8 +2190,8 @@ private:
     std::vector<std::unique_ptr<Part>> parts_;   // every part made; each is free, scanned into or pending
     std::vector<Part*> free_, pending_;           // pending: absorbed, rows not yet copied into the trace
 
-    // The trace and what finalize() reads, held by the global part (chunk 0 of each step handles into it directly).
-    Part main_{true};
+    // The trace and what finalize() reads, held by the reader's own part, which absorbs the chunks' parts.
+    Part main_;
     Trace& trace_ = main_.trace_;
     std::unordered_map<int64_t, std::string>& process_names_ = main_.process_names_;
     std::unordered_map<std::pair<int64_t, int64_t>, std::string, PairHash>& thread_names_ = main_.thread_names_;
