@@ -1,10 +1,12 @@
 // PyTorch profiler (Kineto) Chrome-trace JSON reader.
 //
 // Design: the file (inflated on the fly when gzipped) is read in pieces into one buffer. A small structural scanner
-// walks the top-level object, captures the small metadata values (deviceProperties, distributedInfo, ...) and finds
-// the byte range of each object inside "traceEvents" (respecting strings, escapes and nesting, with a depth limit for
-// garbage). Each event object is then parsed in place by simdjson On-Demand and mapped straight into the columnar
-// Trace. Nothing but the buffer and the tables grows with the input: no DOM, no copy of the file.
+// walks the top-level object and captures the small metadata values (deviceProperties, distributedInfo, ...). The
+// events inside "traceEvents" are read a buffer fill at a time on all threads (issue 18): each thread finds the
+// byte range of each event object in its chunk (respecting strings, escapes and nesting, with a depth limit for
+// garbage), parses it in place with simdjson On-Demand and handles it into a Part, and the parts are merged into
+// the columnar Trace in file order (see parallel_step). Nothing but the buffer, the parts of two fills and the
+// tables grows with the input: no DOM, no copy of the file.
 //
 // Timestamps are decimal microseconds; they are converted from the number's text to integer nanoseconds exactly
 // (integer part x 1000 + three fractional digits, the fourth rounds half away from zero), so start + duration never
@@ -13,6 +15,7 @@
 #include "analysis/io/kineto_reader.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -20,9 +23,17 @@
 #include <set>
 #include <numeric>
 #include <string_view>
+#include <system_error>
+#include <thread>
+#include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 
+#include <cerrno>
 #include <emmintrin.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
@@ -447,9 +458,10 @@ std::string_view string_in_place(od::value v)
 {
     const std::string_view raw = v.raw_json_token();
     if (raw.size() >= 2 && raw[0] == '"') {
-        const size_t close = raw.find_first_of("\"\\", 1);
-        if (close != std::string_view::npos && raw[close] == '"')
-            return raw.substr(1, close - 1);
+        // Two memchr calls, not find_first_of (which calls memchr on its two-byte set for every byte of a name).
+        const char* close = static_cast<const char*>(std::memchr(raw.data() + 1, '"', raw.size() - 1));
+        if (close && !std::memchr(raw.data() + 1, '\\', static_cast<size_t>(close - raw.data() - 1)))
+            return raw.substr(1, static_cast<size_t>(close - raw.data() - 1));
     }
     return v.get_string();
 }
@@ -503,47 +515,17 @@ void parse_event_fields(od::object obj, Event& e)
     }
 }
 
-// ---- parallel parsing (issue 18) -----------------------------------------------------------------------------------
-// simdjson writes unescaped strings into its parser's buffer, which the next document overwrites. Events parsed
-// ahead of handling (on other threads) keep theirs in an Arena: blocks that never move, freed after the batch.
-class Arena {
-public:
-    std::string_view copy(std::string_view s)
-    {
-        if (s.empty())
-            return {};
-        if (blocks_.empty() || s.size() > cap_ - used_) {
-            cap_ = std::max<size_t>(s.size(), size_t{1} << 20);
-            blocks_.push_back(std::make_unique<char[]>(cap_));
-            used_ = 0;
-        }
-        char* p = blocks_.back().get() + used_;
-        std::memcpy(p, s.data(), s.size());
-        used_ += s.size();
-        return {p, s.size()};
-    }
-    void clear()
-    {
-        blocks_.clear();
-        used_ = cap_ = 0;
-    }
+// ---- handling events (issue 18) -----------------------------------------------------------------------------------
+// The events of one piece of the file are handled into a Part: tables, names, devices and threads numbered in the
+// order the piece first uses them. Pieces are handled on parallel threads and merged into the trace in file order
+// (Part::absorb, then KinetoReader::copy_column), which numbers everything as one pass over the whole file would; a
+// single-threaded read goes through the same parts and merge, so both build the same Trace.
 
-private:
-    std::vector<std::unique_ptr<char[]>> blocks_;
-    size_t used_ = 0, cap_ = 0;
-};
+// A pid/tid given as a string gets its synthetic id only at the merge; until then it is a local code, a number in
+// [kCodeBase, kCodeBase + 2^32) (a number from the file in that range gets a code too, so none is mistaken).
+constexpr int64_t kCodeBase = INT64_MIN;
+bool is_code(int64_t v) { return v < kCodeBase + (int64_t{1} << 32); }
 
-// Moves every string of e that is not in [lo, hi) (the read buffer, stable until the batch is handled) into arena.
-void stabilize(Event& e, Arena& arena, const char* lo, const char* hi)
-{
-    for (std::string_view* s : {&e.cat, &e.name, &e.pid.str, &e.tid.str, &e.arg_name, &e.sync_kind, &e.in_dims,
-                                &e.in_types, &e.concrete, &e.coll, &e.dtype, &e.pg_name, &e.pg_ranks}) {
-        if (!s->empty() && (s->data() < lo || s->data() + s->size() > hi))
-            *s = arena.copy(*s);
-    }
-}
-
-// ---- the reader ----------------------------------------------------------------------------------------------------
 struct PairHash {
     size_t operator()(const std::pair<int64_t, int64_t>& p) const
     {
@@ -558,6 +540,401 @@ struct FlowEnd {
     char ph;
 };
 
+// A flow end whose key uses a local code: its key is hashed again at the merge.
+struct CodedFlow {
+    size_t index;   // in Part::flows_
+    int64_t a, b;   // 's': pid, tid; 'f': device (or pid), stream
+};
+
+const char* const kMissingTimeWarning = "some complete events lack a numeric ts or dur and were skipped";
+const char* const kNegativeDurWarning = "some events have a negative duration; it was set to 0";
+
+uint64_t flow_key(int64_t a, int64_t b)
+{
+    return static_cast<uint64_t>(a) * 0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(b);
+}
+
+class Part {
+public:
+    uint32_t thread_of(const Event& e)
+    {
+        const int64_t pid = id_number(e.pid), tid = id_number(e.tid);
+        if (last_thread_ != UINT32_MAX && pid == last_pid_ && tid == last_tid_)
+            return last_thread_;
+        auto [it, inserted] = threads_.try_emplace({pid, tid}, 0u);
+        if (inserted) {
+            ThreadInfo t;
+            t.pid = pid;
+            t.tid = tid;
+            t.global_tid = static_cast<int64_t>((static_cast<uint64_t>(pid) << 32) ^ static_cast<uint32_t>(tid));
+            if (e.tid.is_string)
+                t.name = std::string(e.tid.str);
+            it->second = static_cast<uint32_t>(trace_.meta.threads.size());
+            trace_.meta.threads.push_back(std::move(t));
+        }
+        last_pid_ = pid;
+        last_tid_ = tid;
+        last_thread_ = it->second;
+        return it->second;
+    }
+
+    // Non-numeric pid/tid strings ("Spans", "stream 7") get stable synthetic negative ids, numbered in the order of
+    // first use over the whole file: here a local code, which absorb() turns into the trace's id.
+    int64_t id_number(const IdValue& v)
+    {
+        if (!v.present)
+            return 0;
+        if (!v.is_string)
+            return local_num(v.num);
+        auto it = string_ids_.find(std::string(v.str));
+        if (it != string_ids_.end())
+            return it->second;
+        const int64_t id = kCodeBase + static_cast<int64_t>(ids_.size());
+        ids_.push_back({true, std::string(v.str), 0});
+        string_ids_.emplace(std::string(v.str), id);
+        return id;
+    }
+
+    // A number used as a pid/tid/device id: as it is, unless it falls among the local codes (then it gets one).
+    int64_t local_num(int64_t v)
+    {
+        if (!is_code(v))
+            return v;
+        auto [it, inserted] = num_ids_.try_emplace(v, kCodeBase + static_cast<int64_t>(ids_.size()));
+        if (inserted)
+            ids_.push_back({false, {}, v});
+        return it->second;
+    }
+
+    uint16_t device_of(const Event& e)
+    {
+        int64_t id = 0;
+        if (e.has_device)
+            id = e.device;
+        else if (e.pid.present && !e.pid.is_string)
+            id = e.pid.num;
+        if (id >= 0 && id < 256) {
+            auto& slot = device_cache_[static_cast<size_t>(id)];
+            if (slot == 0)
+                slot = static_cast<uint16_t>(trace_.device_index(static_cast<int32_t>(id), 0) + 1);
+            return static_cast<uint16_t>(slot - 1);
+        }
+        return trace_.device_index(static_cast<int32_t>(id), 0);
+    }
+
+    uint32_t stream_of(const Event& e) const
+    {
+        if (e.has_stream)
+            return static_cast<uint32_t>(e.stream);
+        if (e.tid.present && !e.tid.is_string)
+            return static_cast<uint32_t>(e.tid.num);
+        if (e.tid.is_string) {
+            // Legacy "stream 7".
+            std::string_view s = e.tid.str;
+            const size_t sp = s.rfind(' ');
+            int64_t n = 0;
+            bool ok = sp != std::string_view::npos && sp + 1 < s.size();
+            for (size_t i = sp + 1; ok && i < s.size(); ++i) {
+                ok = s[i] >= '0' && s[i] <= '9';
+                n = n * 10 + (s[i] - '0');
+            }
+            if (ok)
+                return static_cast<uint32_t>(n);
+        }
+        return 0;
+    }
+
+    StrId intern_name(std::string_view n) { return trace_.strings.intern(n); }
+
+    void note_missing_time()
+    {
+        if (missing_time_++ == 0)
+            trace_.meta.warnings.push_back(kMissingTimeWarning);
+    }
+
+    void handle_event(Event& e)
+    {
+        if (e.ph == 'M') {
+            handle_metadata_event(e);
+            return;
+        }
+        const Cat cat = classify_cat(e.cat);
+        if (cat == Cat::Flow) {
+            if ((e.ph == 's' || e.ph == 'f') && e.has_id && e.has_ts) {
+                // 's' sits on the launching thread (pid, tid); 'f' on the GPU row (device, stream).
+                const int64_t a = e.ph == 's' || !e.has_device ? id_number(e.pid) : local_num(e.device);
+                const int64_t b = e.ph == 's' ? id_number(e.tid) : static_cast<int64_t>(stream_of(e));
+                if (is_code(a) || (e.ph == 's' && is_code(b)))
+                    coded_flows_.push_back({flows_.size(), a, b});
+                flows_.push_back({e.ts, flow_key(a, b), static_cast<uint32_t>(e.id), e.ph});
+            }
+            return;
+        }
+        if (e.ph == 'X' && cat == Cat::Other) {
+            // Complete events of a kind Sightline does not read (MTIA runtime, CUPTI range-profiler ranges, ...):
+            // counted per category so the user hears what was left out (issue 13).
+            auto it = dropped_.find(e.cat);
+            if (it == dropped_.end())
+                it = dropped_.emplace(e.cat.empty() ? std::string("(no category)") : std::string(e.cat), 0).first;
+            ++it->second;
+        }
+        if (cat == Cat::Python && e.ph == 'X') {
+            // python_function stacks are not kept, but the packages they run in name the framework (issue 13).
+            static constexpr std::pair<std::string_view, std::string_view> kPkgs[] = {
+                {"transformers/", "transformers"}, {"vllm/", "vllm"}, {"sglang/", "sglang"},
+                {"tensorrt_llm/", "tensorrt_llm"}};
+            for (const auto& [needle, pkg] : kPkgs)
+                if (e.name.find(needle) != std::string_view::npos)
+                    python_packages_.insert(std::string(pkg));
+        }
+        if (e.ph != 'X' || cat == Cat::Other || cat == Cat::Python)
+            return;
+        if (!e.has_ts || !e.has_dur) {
+            note_missing_time();
+            return;
+        }
+        if (e.dur < 0) {
+            if (negative_dur_++ == 0)
+                trace_.meta.warnings.push_back(kNegativeDurWarning);
+            e.dur = 0;
+        }
+        // Clamped into +/-2^61 ns so end - start and later sums cannot overflow (ts and dur are untrusted).
+        const int64_t start = clamp_time(e.ts), end = clamp_time(start + std::min(e.dur, 2 * kMaxTraceTimeNs));
+        const uint32_t corr = e.has_corr && e.corr > 0 ? static_cast<uint32_t>(e.corr) : 0;
+        switch (cat) {
+        case Cat::Kernel: {
+            auto& k = trace_.kernels;
+            const size_t i = k.append(start, end, intern_name(e.name));
+            k.correlation[i] = corr;
+            k.device[i] = device_of(e);
+            k.stream[i] = stream_of(e);
+            k.grid_x[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.grid[0], 0, UINT32_MAX));
+            k.grid_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[1], 0, UINT16_MAX));
+            k.grid_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[2], 0, UINT16_MAX));
+            k.block_x[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[0], 0, UINT16_MAX));
+            k.block_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[1], 0, UINT16_MAX));
+            k.block_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[2], 0, UINT16_MAX));
+            k.registers_per_thread[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.regs, 0, UINT16_MAX));
+            k.shared_memory[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.smem, 0, UINT32_MAX));
+            if (e.graph)
+                k.flags[i] |= KernelTable::kGraphNode;
+            k.blocks_per_sm.push_back(static_cast<float>(e.blocks_per_sm));
+            k.warps_per_sm.push_back(static_cast<float>(e.warps_per_sm));
+            k.est_occupancy_pct.push_back(static_cast<float>(e.occupancy));
+            if (corr == 0)
+                gpu_without_corr_ = true;
+            if (e.has_op_args())
+                add_op_args(e, OpArgsTable::kKernel, start, end, e.has_device ? local_num(e.device) : id_number(e.pid),
+                            corr);
+            break;
+        }
+        case Cat::Memcpy: {
+            CopyKind kind;
+            MemKind src, dst;
+            parse_copy_name(e.name, kind, src, dst);
+            auto& m = trace_.memcpy;
+            const size_t i = m.append(start, end, static_cast<uint64_t>(std::max<int64_t>(0, e.bytes)), kind);
+            m.src_kind[i] = src;
+            m.dst_kind[i] = dst;
+            m.device[i] = device_of(e);
+            m.stream[i] = stream_of(e);
+            m.correlation[i] = corr;
+            if (corr == 0)
+                gpu_without_corr_ = true;
+            break;
+        }
+        case Cat::Memset: {
+            auto& m = trace_.memset;
+            const size_t i = m.append(start, end, static_cast<uint64_t>(std::max<int64_t>(0, e.bytes)));
+            const size_t open = e.name.find('('), close = e.name.rfind(')');
+            if (open != std::string_view::npos && close != std::string_view::npos && open < close)
+                m.mem_kind[i] = mem_kind_of(e.name.substr(open + 1, close - open - 1));
+            m.device[i] = device_of(e);
+            m.stream[i] = stream_of(e);
+            m.correlation[i] = corr;
+            if (corr == 0)
+                gpu_without_corr_ = true;
+            break;
+        }
+        case Cat::Runtime:
+        case Cat::Driver: {
+            const StrId name = intern_name(e.name);
+            if (name >= api_flags_.size())
+                api_flags_.resize(name + 1, 0xFF);
+            if (api_flags_[name] == 0xFF)
+                api_flags_[name] = classify_api_name(e.name);
+            trace_.api.append(start, end, name, corr, thread_of(e),
+                              cat == Cat::Driver ? ApiClass::Driver : ApiClass::Runtime, api_flags_[name]);
+            if (corr == 0)
+                api_without_corr_ = true;
+            if (e.has_ext && e.ext != 0 && corr != 0)
+                add_op_args(e, OpArgsTable::kLaunch, start, end, id_number(e.pid), corr);
+            break;
+        }
+        case Cat::Sync: {
+            auto& s = trace_.syncs;
+            const size_t i = s.append(start, end);
+            s.device[i] = device_of(e);
+            s.stream[i] = e.has_stream ? static_cast<uint32_t>(e.stream) : stream_of(e);
+            s.correlation[i] = corr;
+            s.sync_type[i] = sync_type_of(e.sync_kind.empty() ? e.name : e.sync_kind);
+            break;
+        }
+        case Cat::UserAnnotation:
+            trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::UserAnnotation);
+            break;
+        case Cat::CpuOp:
+            trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::CpuOp);
+            if (e.has_op_args())
+                add_op_args(e, OpArgsTable::kCpuOp, start, end, id_number(e.pid), corr);
+            break;
+        case Cat::GpuUserAnnotation: {
+            auto& g = trace_.gpu_ranges;
+            g.start.push_back(start);
+            g.end.push_back(end);
+            g.name.push_back(intern_name(e.name));
+            g.device.push_back(device_of(e));
+            g.stream.push_back(stream_of(e));
+            break;
+        }
+        case Cat::Trace:
+            window_lo_ = std::min(window_lo_, start);
+            window_hi_ = std::max(window_hi_, end);
+            break;
+        default:
+            break;
+        }
+    }
+
+    // One row of Trace::op_args (record_shapes / collective args, or a launch's External id).
+    void add_op_args(const Event& e, uint8_t source, int64_t start, int64_t end, int64_t pid, uint32_t corr)
+    {
+        auto& a = trace_.op_args;
+        const size_t i = a.append(source, start, end, source == OpArgsTable::kLaunch ? StrId{0} : intern_name(e.name));
+        a.pid[i] = pid;
+        a.external_id[i] = e.has_ext ? e.ext : 0;
+        a.correlation[i] = corr;
+        if (source == OpArgsTable::kLaunch)
+            return;
+        a.input_dims[i] = std::string(e.in_dims);
+        a.input_types[i] = std::string(e.in_types);
+        a.concrete_inputs[i] = std::string(e.concrete);
+        a.collective[i] = std::string(e.coll);
+        a.dtype[i] = std::string(e.dtype);
+        a.pg_name[i] = std::string(e.pg_name);
+        a.pg_ranks[i] = std::string(e.pg_ranks);
+        a.in_nelems[i] = e.in_nelems;
+        a.out_nelems[i] = e.out_nelems;
+        a.group_size[i] = e.group_size;
+    }
+
+    void handle_metadata_event(const Event& e)
+    {
+        if (e.arg_name.empty())
+            return;
+        if (e.name == "process_name") {
+            process_names_[id_number(e.pid)] = std::string(e.arg_name);
+        } else if (e.name == "thread_name") {
+            thread_names_[{id_number(e.pid), id_number(e.tid)}] = std::string(e.arg_name);
+        }
+    }
+
+    // The reader's own part (the trace itself, which handles no events): numbers p's names, devices, threads and
+    // string ids as one pass over the file would (in the order of first use) and takes its small state;
+    // KinetoReader::copy_column() then copies its rows over.
+    void absorb(Part& p)
+    {
+        Trace& s = p.trace_;
+        p.merged_ids_.resize(p.ids_.size());
+        for (size_t i = 0; i < p.ids_.size(); ++i) {
+            const auto& en = p.ids_[i];
+            if (!en.is_string) {
+                p.merged_ids_[i] = en.num;
+                continue;
+            }
+            auto it = string_ids_.find(en.str);
+            if (it == string_ids_.end())
+                it = string_ids_.emplace(en.str, -1000000 - static_cast<int64_t>(string_ids_.size())).first;
+            p.merged_ids_[i] = it->second;
+        }
+        auto id = [&](int64_t v) { return is_code(v) ? p.merged_ids_[static_cast<size_t>(v - kCodeBase)] : v; };
+        p.names_.resize(s.strings.size());
+        for (size_t i = 0; i < p.names_.size(); ++i)
+            p.names_[i] = trace_.strings.intern(s.strings.view(static_cast<StrId>(i)));
+        p.devices_.resize(s.meta.devices.size());
+        for (size_t i = 0; i < p.devices_.size(); ++i)
+            p.devices_[i] = trace_.device_index(s.meta.devices[i].id, 0);
+        p.threads_of_.resize(s.meta.threads.size());
+        for (size_t i = 0; i < p.threads_of_.size(); ++i) {
+            const ThreadInfo& lt = s.meta.threads[i];
+            const int64_t pid = id(lt.pid), tid = id(lt.tid);
+            auto [it, inserted] = threads_.try_emplace({pid, tid}, 0u);
+            if (inserted) {
+                ThreadInfo t;
+                t.pid = pid;
+                t.tid = tid;
+                t.global_tid = static_cast<int64_t>((static_cast<uint64_t>(pid) << 32) ^ static_cast<uint32_t>(tid));
+                t.name = lt.name;
+                it->second = static_cast<uint32_t>(trace_.meta.threads.size());
+                trace_.meta.threads.push_back(std::move(t));
+            }
+            p.threads_of_[i] = it->second;
+        }
+        for (const auto& f : p.coded_flows_)
+            p.flows_[f.index].key = flow_key(id(f.a), p.flows_[f.index].ph == 's' ? id(f.b) : f.b);
+        for (const auto& [pid, name] : p.process_names_)
+            process_names_[id(pid)] = name;
+        for (const auto& [key, name] : p.thread_names_)
+            thread_names_[{id(key.first), id(key.second)}] = name;
+        for (const auto& w : s.meta.warnings)
+            if ((w == kMissingTimeWarning && missing_time_ == 0) || (w == kNegativeDurWarning && negative_dur_ == 0))
+                trace_.meta.warnings.push_back(w);
+        missing_time_ += p.missing_time_;
+        negative_dur_ += p.negative_dur_;
+        gpu_without_corr_ = gpu_without_corr_ || p.gpu_without_corr_;
+        api_without_corr_ = api_without_corr_ || p.api_without_corr_;
+        window_lo_ = std::min(window_lo_, p.window_lo_);
+        window_hi_ = std::max(window_hi_, p.window_hi_);
+        for (const auto& [c, n] : p.dropped_)
+            dropped_[c] += n;
+        python_packages_.insert(p.python_packages_.begin(), p.python_packages_.end());
+    }
+
+    // What a merge reads. trace_ holds the tables, names (strings), devices (meta.devices), threads (meta.threads,
+    // pid/tid as local codes) and the two warnings in the order they first came up.
+    Trace trace_;
+    struct IdEntry {
+        bool is_string;
+        std::string str;
+        int64_t num;
+    };
+    std::vector<IdEntry> ids_;   // by local code - kCodeBase
+    std::unordered_map<int64_t, std::string> process_names_;
+    std::unordered_map<std::pair<int64_t, int64_t>, std::string, PairHash> thread_names_;
+    std::vector<FlowEnd> flows_;
+    std::vector<CodedFlow> coded_flows_;
+    // Set by the merge: the part's names, devices, threads and ids as the trace numbers them.
+    std::vector<StrId> names_;
+    std::vector<uint16_t> devices_;
+    std::vector<uint32_t> threads_of_;
+    std::vector<int64_t> merged_ids_;
+    bool gpu_without_corr_ = false, api_without_corr_ = false;
+    uint64_t missing_time_ = 0, negative_dur_ = 0;
+    int64_t window_lo_ = INT64_MAX, window_hi_ = INT64_MIN;
+    std::map<std::string, int64_t, std::less<>> dropped_;
+    std::set<std::string> python_packages_;
+
+private:
+    std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> threads_;
+    int64_t last_pid_ = 0, last_tid_ = 0;
+    uint32_t last_thread_ = UINT32_MAX;
+    std::unordered_map<std::string, int64_t> string_ids_;
+    std::unordered_map<int64_t, int64_t> num_ids_;
+    uint16_t device_cache_[256] = {};
+    std::vector<uint8_t> api_flags_;
+};
+
+// ---- the reader ----------------------------------------------------------------------------------------------------
 class KinetoReader {
 public:
     KinetoReader(const std::string& path, const LoadControl& control)
@@ -569,7 +946,18 @@ public:
         buf_.resize(static_cast<size_t>(std::clamp<uint64_t>(hint, kMinChunk, kChunk)) + simdjson::SIMDJSON_PADDING);
         trace_.meta.format = "kineto-json";
         trace_.meta.source_path = path;
+        if (!in_.compressed())
+            fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);   // when it fails, in_ reads on
     }
+    ~KinetoReader()
+    {
+        if (inflater_ && inflater_->thread.joinable())
+            inflater_->thread.join();
+        if (fd_ >= 0)
+            ::close(fd_);
+    }
+    KinetoReader(const KinetoReader&) = delete;
+    KinetoReader& operator=(const KinetoReader&) = delete;
 
     Trace run()
     {
@@ -588,7 +976,6 @@ private:
     {
         if (eof_)
             return false;
-        flush_batch();   // parsed-ahead events point into the buffer, which moves below
         if (keep_from > 0) {
             std::memmove(buf_.data(), buf_.data() + keep_from, end_ - keep_from);
             end_ -= keep_from;
@@ -607,19 +994,131 @@ private:
         }
         const size_t cap = buf_.size() - simdjson::SIMDJSON_PADDING;
         size_t got = 0;
-        while (end_ < cap) {
-            const size_t k = in_.read(buf_.data() + end_, cap - end_);
-            if (k == 0) {
-                eof_ = true;
-                break;
+        if (fd_ >= 0 && base_offset_ + end_ > 0) {
+            const size_t want = cap - end_;
+            got = read_plain(want);
+            end_ += got;
+            eof_ = got < want;
+        } else if (in_.compressed() && base_offset_ + end_ > 0) {
+            got = read_inflated(cap - end_);
+            end_ += got;
+            eof_ = got == 0;
+        } else {
+            while (end_ < cap) {
+                const size_t k = in_.read(buf_.data() + end_, cap - end_);
+                if (k == 0) {
+                    eof_ = true;
+                    break;
+                }
+                end_ += k;
+                got += k;
+                if (got >= kChunk)
+                    break;
             }
-            end_ += k;
-            got += k;
-            if (got >= kChunk)
-                break;
+            file_pos_ = in_.file_position();
         }
         std::memset(buf_.data() + end_, ' ', simdjson::SIMDJSON_PADDING);
         return got > 0;
+    }
+
+    // Plain JSON after the first fill: n bytes at the content offset (the file offset) read straight into the
+    // buffer by pread, in one piece per thread, so copying file pages is not one thread's job. Fewer at the end.
+    size_t read_plain(size_t n)
+    {
+        const uint64_t off = base_offset_ + end_;
+        const size_t pieces = std::min<size_t>(parse_threads_, std::max<size_t>(1, n / (1u << 20)));
+        const size_t per = (n + pieces - 1) / pieces;
+        std::vector<size_t> got(pieces, 0);
+        std::vector<int> err(pieces, 0);
+        TaskRun run;
+        run_tasks(pieces, parse_threads_, run, [&](size_t i, unsigned) {
+            const size_t lo = i * per, hi = std::min(n, lo + per);
+            while (lo + got[i] < hi) {
+                const ssize_t k = ::pread(fd_, buf_.data() + end_ + lo + got[i], hi - lo - got[i],
+                                          static_cast<off_t>(off + lo + got[i]));
+                if (k < 0 && errno == EINTR)
+                    continue;
+                if (k <= 0) {
+                    err[i] = k < 0 ? errno : 0;
+                    break;
+                }
+                got[i] += static_cast<size_t>(k);
+            }
+        });
+        size_t total = 0;
+        for (size_t i = 0; i < pieces; ++i) {
+            if (err[i] != 0)
+                throw TraceError(path_, "byte " + std::to_string(off + i * per + got[i]), "readable data",
+                                 std::strerror(err[i]));
+            total += got[i];
+            if (got[i] < std::min(n, (i + 1) * per) - i * per)
+                break;   // the end of the file
+        }
+        file_pos_ = off + total;
+        return total;
+    }
+
+    // .json.gz after the first fill: content is inflated in blocks of kInflateBlock; with threads the next block is
+    // inflated on a thread of its own while the events of this one are handled (inflating was serial work of the
+    // calling thread), so reading goes at zlib's speed. A block whose data is corrupt raises its error when it is
+    // taken, whatever the thread count. Appends up to room bytes at end_; 0 at the end of the content.
+    struct Inflater {
+        std::vector<char> data;
+        size_t got = 0, used = 0;
+        bool filled = false, eof = false;
+        uint64_t file_pos = 0;
+        std::exception_ptr error;
+        std::thread thread;
+    };
+
+    void inflate_block(Inflater& f)
+    {
+        f.got = f.used = 0;
+        f.error = nullptr;
+        try {
+            while (f.got < f.data.size()) {
+                const size_t k = in_.read(f.data.data() + f.got, f.data.size() - f.got);
+                if (k == 0) {
+                    f.eof = true;
+                    break;
+                }
+                f.got += k;
+            }
+            f.file_pos = in_.file_position();
+        } catch (...) {
+            f.error = std::current_exception();
+        }
+        f.filled = true;
+    }
+
+    size_t read_inflated(size_t room)
+    {
+        if (!inflater_) {
+            inflater_ = std::make_unique<Inflater>();
+            inflater_->data.resize(kInflateBlock);
+        }
+        Inflater& f = *inflater_;
+        if (f.thread.joinable())
+            f.thread.join();
+        if (!f.filled)
+            inflate_block(f);
+        if (f.error)
+            std::rethrow_exception(f.error);
+        file_pos_ = f.file_pos;
+        const size_t n = std::min(room, f.got - f.used);
+        std::memcpy(buf_.data() + end_, f.data.data() + f.used, n);
+        f.used += n;
+        if (f.used == f.got && !f.eof) {
+            f.filled = false;
+            if (parse_threads_ > 1) {
+                try {
+                    f.thread = std::thread([this, &f] { inflate_block(f); });
+                } catch (const std::system_error&) {
+                    // No thread to be had: the next block is inflated when it is needed.
+                }
+            }
+        }
+        return n;
     }
 
     std::string where() const
@@ -956,407 +1455,447 @@ private:
         }
     }
 
+
     // ---- events --------------------------------------------------------------------------------------------------
-    // Events are parsed as they are found (one thread), or, with threads, found here and parsed in batches on all
-    // threads, then handled in file order (flush_batch): the Trace is the same either way. An error met while finding
-    // events comes after every event before it was handled, as on one thread: an earlier event's error wins.
+    // The events in the buffer are handled in steps: a step splits what the buffer holds from pos_ on into one chunk
+    // per thread at guessed event starts, scans, parses and handles each chunk into its own Part on its own thread,
+    // and merges the parts in file order for as long as each chunk's scan ended exactly where the next chunk began
+    // (so a wrong guess costs time, never a wrong result). What a chunk cannot do alone (an event cut by the end of
+    // the buffer, the end of the array, anything malformed) is left to sequential_step(), which refills the buffer
+    // and gives the errors the reader always gave, naming the first bad event's byte and index.
+    enum class Sep : uint8_t { First, AfterEvent, AfterComma };   // where between events a scan is
+
+    struct ChunkEnd {
+        size_t pos = 0;          // where the scan stopped
+        Sep sep = Sep::First;
+        uint64_t events = 0;     // events handled
+        bool at_start = false;   // stopped at an event start at or after its stop_at
+    };
+
     void parse_events()
     {
-        try {
-            scan_events();
-        } catch (...) {
-            const std::exception_ptr ex = std::current_exception();
-            flush_batch();
-            std::rethrow_exception(ex);
-        }
-        flush_batch();
-    }
-
-    void scan_events()
-    {
         in_events_ = true;
+        sep_ = Sep::First;
         for (;;) {
-            char c = peek_required("an event object or ']' in \"traceEvents\"");
-            if (c == ']') {   // only reachable for an empty array: after ',' a ']' is refused below
-                ++pos_;
-                break;
-            }
-            if (c != '{')
-                fail("an event object ('{') in \"traceEvents\"", describe_byte(c));
-            const size_t e = complete_value("the rest of the event object");
-            if (parse_threads_ > 1) {
-                batch_.push_back({pos_, e, event_index_});
-                if (batch_.size() >= kBatchEvents)
-                    flush_batch();
-            } else {
-                parse_one_event(pos_, e);
-            }
-            pos_ = e;
-            ++event_index_;
-            if ((event_index_ & 0xFFFF) == 0) {
+            const uint64_t before = event_index_;
+            parallel_step();
+            if ((before >> 16) != (event_index_ >> 16)) {
                 control_.check();
                 if (control_.progress) {
                     const double total = static_cast<double>(std::max<uint64_t>(1, in_.file_size()));
-                    control_.report(std::min(1.0, static_cast<double>(in_.file_position()) / total), "events");
+                    const double done = static_cast<double>(file_pos_);
+                    control_.report(std::min(1.0, done / total), "events");
                 }
             }
-            c = peek_required("',' or ']' after an event");
+            if (sequential_step())
+                break;
+        }
+        flush_pending();
+        in_events_ = false;
+    }
+
+    // Parses the event object in [b, e) into ev; on failure returns false and, when msg is given, says why.
+    bool parse_event(od::parser& parser, size_t b, size_t e, Event& ev, std::string* msg) const
+    {
+        try {
+            od::document doc = parser.iterate(buf_.data() + b, e - b, buf_.size() - b);
+            od::object obj = doc.get_object();
+            parse_event_fields(obj, ev);
+            return true;
+        } catch (const simdjson::simdjson_error& ex) {
+            if (msg)
+                *msg = ex.error() == simdjson::UTF8_ERROR ? std::string("invalid UTF-8 in a string")
+                                                         : std::string(simdjson::error_message(ex.error()));
+            return false;
+        }
+    }
+
+    // Scans, parses and handles the events from p (scan state sep) into part, inside the buffer: stops at the first
+    // event starting at or after stop_at, and before anything it cannot do alone (see above). Reads buf_ only, so
+    // chunks run on several threads at once.
+    ChunkEnd scan_chunk(size_t p, Sep sep, size_t stop_at, od::parser& parser, Part& part) const
+    {
+        const char* b = buf_.data();
+        ChunkEnd r;
+        for (;;) {
+            while (p < end_ && is_ws(b[p]))
+                ++p;
+            r.pos = p;
+            r.sep = sep;
+            if (p >= end_)
+                return r;
+            if (sep == Sep::AfterEvent) {
+                if (b[p] != ',')
+                    return r;
+                ++p;
+                sep = Sep::AfterComma;
+                continue;
+            }
+            if (b[p] != '{')
+                return r;
+            if (p >= stop_at) {
+                r.at_start = true;
+                return r;
+            }
+            size_t e = kNpos;
+            try {
+                e = scan_value(p);
+            } catch (const TraceError&) {   // nested too deep: sequential_step() says so with the event's index
+                return r;
+            }
+            if (e == kNpos)
+                return r;
+            Event ev;
+            if (!parse_event(parser, p, e, ev, nullptr))
+                return r;
+            part.handle_event(ev);
+            ++r.events;
+            p = e;
+            sep = Sep::AfterEvent;
+        }
+    }
+
+    // A likely event start at or after p: a '{' after "}," and before '"' (whitespace allowed between). Only a guess
+    // (it could sit inside a string or a nested value): the scan of the chunk before it confirms it or not.
+    size_t guess_event_start(size_t p) const
+    {
+        const char* b = buf_.data();
+        while (p < end_) {
+            const void* q = std::memchr(b + p, '{', end_ - p);
+            if (!q)
+                return kNpos;
+            const size_t i = static_cast<size_t>(static_cast<const char*>(q) - b);
+            size_t j = i;
+            while (j > pos_ && is_ws(b[j - 1]))
+                --j;
+            if (j > pos_ && b[j - 1] == ',') {
+                --j;
+                while (j > pos_ && is_ws(b[j - 1]))
+                    --j;
+                size_t n = i + 1;
+                while (n < end_ && is_ws(b[n]))
+                    ++n;
+                if (j > pos_ && b[j - 1] == '}' && n < end_ && b[n] == '"')
+                    return i;
+            }
+            p = i + 1;
+        }
+        return kNpos;
+    }
+
+    // An empty part; its columns keep their capacity from step to step (fresh ones would fault in their pages anew).
+    Part* acquire_part()
+    {
+        if (free_.empty()) {
+            parts_.push_back(std::make_unique<Part>());
+            return parts_.back().get();
+        }
+        Part* p = free_.back();
+        free_.pop_back();
+        Trace tables = std::move(p->trace_);
+        *p = Part();
+        for_columns(tables, tables, [](auto& col, auto&) { col.clear(); });
+        p->trace_.kernels = std::move(tables.kernels);
+        p->trace_.memcpy = std::move(tables.memcpy);
+        p->trace_.memset = std::move(tables.memset);
+        p->trace_.syncs = std::move(tables.syncs);
+        p->trace_.api = std::move(tables.api);
+        p->trace_.ranges = std::move(tables.ranges);
+        p->trace_.gpu_ranges = std::move(tables.gpu_ranges);
+        p->trace_.op_args = std::move(tables.op_args);
+        return p;
+    }
+
+    // A step: the chunks of the buffer are scanned into parts while, in the same run of tasks, the parts absorbed in
+    // the step before have their rows copied into the trace (so the copying fills the threads' idle time). Then the
+    // confirmed parts are absorbed (numbered, in file order) and wait for the next run.
+    void parallel_step()
+    {
+        const size_t len = end_ - pos_;
+        const size_t want = std::min<size_t>(parse_threads_, std::max<size_t>(1, len / kMinChunkBytes));
+        std::vector<size_t> starts{pos_};
+        for (size_t k = 1; k < want; ++k) {
+            const size_t g = guess_event_start(pos_ + len / want * k);
+            if (g != kNpos && g > starts.back())
+                starts.push_back(g);
+        }
+        const size_t chunks = starts.size();
+        std::vector<ChunkEnd> ends(chunks);
+        std::vector<Part*> scan(chunks);
+        for (size_t k = 0; k < chunks; ++k)
+            scan[k] = acquire_part();
+        if (parsers_.size() < parse_threads_)
+            parsers_.resize(parse_threads_);
+        const size_t copies = pending_.empty() ? 0 : columns() + 1;
+        TaskRun run;
+        run_tasks(chunks + copies, parse_threads_, run, [&](size_t k, unsigned slot) {
+            if (k >= chunks) {
+                copy_column(k - chunks);
+                return;
+            }
+            const size_t stop = k + 1 < chunks ? starts[k + 1] : kNpos;
+            ends[k] = scan_chunk(starts[k], k == 0 ? sep_ : Sep::AfterComma, stop, parsers_[slot], *scan[k]);
+        });
+        rethrow_first(run);   // not a parse error (out of memory)
+        free_.insert(free_.end(), pending_.begin(), pending_.end());
+        pending_.clear();
+        size_t merged = 0;
+        while (merged < chunks) {
+            const ChunkEnd& r = ends[merged];
+            main_.absorb(*scan[merged]);
+            pending_.push_back(scan[merged]);
+            ++merged;
+            event_index_ += r.events;
+            pos_ = r.pos;
+            sep_ = r.sep;
+            const bool next_confirmed =
+                merged < chunks && r.at_start && r.pos == starts[merged] && r.sep == Sep::AfterComma;
+            if (!next_confirmed)
+                break;
+        }
+        free_.insert(free_.end(), scan.begin() + static_cast<std::ptrdiff_t>(merged), scan.end());
+    }
+
+    // Copies the rows of the absorbed parts still pending into the trace.
+    void flush_pending()
+    {
+        if (pending_.empty())
+            return;
+        TaskRun run;
+        run_tasks(columns() + 1, parse_threads_, run, [&](size_t c, unsigned) { copy_column(c); });
+        rethrow_first(run);
+        free_.insert(free_.end(), pending_.begin(), pending_.end());
+        pending_.clear();
+    }
+
+    // One step through the event array on the calling thread, refilling the buffer as needed: a separator, the end
+    // of the array or one event. Returns true at the end of the array.
+    bool sequential_step()
+    {
+        if (sep_ == Sep::AfterEvent) {
+            const char c = peek_required("',' or ']' after an event");
             if (c == ']') {
                 ++pos_;
-                break;
+                return true;
             }
             if (c != ',')
                 fail("',' or ']' after an event", describe_byte(c));
             ++pos_;
-            c = peek_required("an event object after ','");
-            if (c == ']')
+            sep_ = Sep::AfterComma;
+            return false;
+        }
+        const bool first = sep_ == Sep::First;
+        const char c = peek_required(first ? "an event object or ']' in \"traceEvents\"" : "an event object after ','");
+        if (c == ']') {
+            if (!first)
                 fail("an event object after ','", "']'");
+            ++pos_;
+            return true;
         }
-        in_events_ = false;
-    }
-
-    void flush_batch()
-    {
-        const size_t n = batch_.size();
-        if (n == 0)
-            return;
-        // Reused from batch to batch (a fresh 20 MB of Events each time costs page faults).
-        events_.resize(std::max(events_.size(), n));
-        errors_.resize(std::max(errors_.size(), n));
-        std::vector<Event>& events = events_;
-        std::vector<std::string>& errors = errors_;   // simdjson's message for an event that does not parse
-        const size_t per_chunk = std::max<size_t>(256, (n + parse_threads_ - 1) / parse_threads_);
-        const size_t chunks = (n + per_chunk - 1) / per_chunk;
-        if (parsers_.size() < parse_threads_)
-            parsers_.resize(parse_threads_);
-        if (arenas_.size() < chunks)
-            arenas_.resize(chunks);
-        const char* lo = buf_.data();
-        const char* hi = buf_.data() + buf_.size();
-        TaskRun run;
-        run_tasks(chunks, parse_threads_, run, [&](size_t c, unsigned slot) {
-            od::parser& parser = slot == 0 ? parser_ : parsers_[slot];
-            for (size_t i = c * per_chunk; i < std::min(n, (c + 1) * per_chunk); ++i) {
-                const Pending& pe = batch_[i];
-                events[i] = Event{};
-                errors[i].clear();
-                try {
-                    od::document doc = parser.iterate(buf_.data() + pe.b, pe.e - pe.b, buf_.size() - pe.b);
-                    od::object obj = doc.get_object();
-                    parse_event_fields(obj, events[i]);
-                } catch (const simdjson::simdjson_error& ex) {
-                    errors[i] = ex.error() == simdjson::UTF8_ERROR ? std::string("invalid UTF-8 in a string")
-                                                                  : std::string(simdjson::error_message(ex.error()));
-                    return;   // nothing after the first bad event is handled
-                }
-                stabilize(events[i], arenas_[c], lo, hi);
-            }
-        });
-        for (size_t c = 0; c < chunks; ++c)
-            if (run.errors[c])
-                std::rethrow_exception(run.errors[c]);   // not a parse error (out of memory)
-        std::vector<Pending> batch;
-        batch.swap(batch_);   // handle_event() does not read the buffer, but an error below must not flush twice
-        for (size_t i = 0; i < n; ++i) {
-            if (!errors[i].empty()) {
-                for (auto& a : arenas_)
-                    a.clear();
-                throw TraceError(path_, "byte " + std::to_string(offset_of(batch[i].b)) + ", event " +
-                                            std::to_string(batch[i].index),
-                                 "a valid JSON event object", errors[i]);
-            }
-            handle_event(events[i]);
-        }
-        for (auto& a : arenas_)
-            a.clear();
-    }
-
-    void parse_one_event(size_t b, size_t e)
-    {
+        if (c != '{')
+            fail("an event object ('{') in \"traceEvents\"", describe_byte(c));
+        const size_t e = complete_value("the rest of the event object");
+        if (parsers_.empty())
+            parsers_.resize(1);
         Event ev;
-        try {
-            od::document doc = parser_.iterate(buf_.data() + b, e - b, buf_.size() - b);
-            od::object obj = doc.get_object();
-            parse_event_fields(obj, ev);
-        } catch (const simdjson::simdjson_error& ex) {
-            std::string msg = simdjson::error_message(ex.error());
-            if (ex.error() == simdjson::UTF8_ERROR)
-                msg = "invalid UTF-8 in a string";
-            throw TraceError(path_, "byte " + std::to_string(offset_of(b)) + ", event " + std::to_string(event_index_),
+        std::string msg;
+        if (!parse_event(parsers_[0], pos_, e, ev, &msg))
+            throw TraceError(path_,
+                             "byte " + std::to_string(offset_of(pos_)) + ", event " + std::to_string(event_index_),
                              "a valid JSON event object", msg);
+        Part* part = acquire_part();
+        part->handle_event(ev);
+        main_.absorb(*part);
+        pending_.push_back(part);
+        pos_ = e;
+        ++event_index_;
+        sep_ = Sep::AfterEvent;
+        return false;
+    }
+
+    // ---- merging a part into the trace, in file order ------------------------------------------------------------
+    // Makes room in v for add more elements. Capacity grows to the next power of two, as push_back grows it, so a
+    // column's capacity (Trace::memory_bytes) does not depend on how its rows came in pieces. The pages about to be
+    // written are faulted in with one madvise (in a VM a page fault costs more than copying the page).
+    template <typename T> static void grow(std::vector<T>& v, size_t add)
+    {
+        const size_t need = v.size() + add;
+        if (need > v.capacity()) {
+            std::vector<T> bigger;
+            bigger.reserve(std::bit_ceil(need));
+            populate(bigger.data(), need * sizeof(T));
+            if constexpr (std::is_same_v<T, std::string>)
+                bigger.insert(bigger.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+            else
+                bigger.insert(bigger.end(), v.begin(), v.end());
+            v.swap(bigger);
+        } else {
+            populate(v.data() + v.size(), add * sizeof(T));
         }
-        handle_event(ev);
     }
 
-    uint32_t thread_of(const Event& e)
+    static void populate(const void* p, size_t bytes)
     {
-        const int64_t pid = id_number(e.pid), tid = id_number(e.tid);
-        if (last_thread_ != UINT32_MAX && pid == last_pid_ && tid == last_tid_)
-            return last_thread_;
-        auto [it, inserted] = threads_.try_emplace({pid, tid}, 0u);
-        if (inserted) {
-            ThreadInfo t;
-            t.pid = pid;
-            t.tid = tid;
-            t.global_tid = static_cast<int64_t>((static_cast<uint64_t>(pid) << 32) ^ static_cast<uint32_t>(tid));
-            if (e.tid.is_string)
-                t.name = std::string(e.tid.str);
-            it->second = static_cast<uint32_t>(trace_.meta.threads.size());
-            trace_.meta.threads.push_back(std::move(t));
+#ifdef MADV_POPULATE_WRITE
+        constexpr uintptr_t kPage = 4096;
+        if (bytes < 16 * kPage)
+            return;
+        const uintptr_t lo = (reinterpret_cast<uintptr_t>(p) + kPage - 1) & ~(kPage - 1);
+        const uintptr_t hi = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(kPage - 1);
+        if (hi > lo)
+            ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_WRITE);   // advice: errors change nothing
+#else
+        (void)p;
+        (void)bytes;
+#endif
+    }
+
+    template <typename T> static void cat(std::vector<T>& dst, std::vector<T>& src)
+    {
+        if constexpr (std::is_same_v<T, std::string>)
+            dst.insert(dst.end(), std::make_move_iterator(src.begin()), std::make_move_iterator(src.end()));
+        else
+            dst.insert(dst.end(), src.begin(), src.end());
+    }
+
+    template <typename T, typename Map> static void remap(std::vector<T>& col, size_t from, const Map& m)
+    {
+        for (size_t i = from; i < col.size(); ++i)
+            col[i] = static_cast<T>(m[col[i]]);
+    }
+
+    // Every column of every table the reader fills (beside sort_tables(), which permutes the same columns):
+    // f(column of t, the same column of s).
+    template <typename F> static void for_columns(Trace& t, Trace& s, F&& f)
+    {
+        auto& k = t.kernels;
+        auto& ks = s.kernels;
+        f(k.start, ks.start); f(k.end, ks.end); f(k.name, ks.name); f(k.short_name, ks.short_name);
+        f(k.correlation, ks.correlation); f(k.launch_api, ks.launch_api); f(k.device, ks.device);
+        f(k.process, ks.process); f(k.stream, ks.stream); f(k.grid_x, ks.grid_x); f(k.grid_y, ks.grid_y);
+        f(k.grid_z, ks.grid_z); f(k.block_x, ks.block_x); f(k.block_y, ks.block_y); f(k.block_z, ks.block_z);
+        f(k.registers_per_thread, ks.registers_per_thread); f(k.shared_memory, ks.shared_memory);
+        f(k.flags, ks.flags); f(k.blocks_per_sm, ks.blocks_per_sm); f(k.warps_per_sm, ks.warps_per_sm);
+        f(k.est_occupancy_pct, ks.est_occupancy_pct);
+        auto& m = t.memcpy;
+        auto& ms = s.memcpy;
+        f(m.start, ms.start); f(m.end, ms.end); f(m.bytes, ms.bytes); f(m.copy_kind, ms.copy_kind);
+        f(m.src_kind, ms.src_kind); f(m.dst_kind, ms.dst_kind); f(m.device, ms.device);
+        f(m.process, ms.process); f(m.stream, ms.stream); f(m.correlation, ms.correlation);
+        f(m.launch_api, ms.launch_api);
+        auto& z = t.memset;
+        auto& zs = s.memset;
+        f(z.start, zs.start); f(z.end, zs.end); f(z.bytes, zs.bytes); f(z.mem_kind, zs.mem_kind);
+        f(z.device, zs.device); f(z.process, zs.process); f(z.stream, zs.stream);
+        f(z.correlation, zs.correlation); f(z.launch_api, zs.launch_api);
+        auto& y = t.syncs;
+        auto& ys = s.syncs;
+        f(y.start, ys.start); f(y.end, ys.end); f(y.device, ys.device); f(y.process, ys.process);
+        f(y.stream, ys.stream); f(y.correlation, ys.correlation); f(y.sync_type, ys.sync_type);
+        f(y.api, ys.api);
+        auto& a = t.api;
+        auto& as = s.api;
+        f(a.start, as.start); f(a.end, as.end); f(a.name, as.name); f(a.correlation, as.correlation);
+        f(a.thread, as.thread); f(a.api_class, as.api_class); f(a.flags, as.flags);
+        auto& r = t.ranges;
+        auto& rs = s.ranges;
+        f(r.start, rs.start); f(r.end, rs.end); f(r.name, rs.name); f(r.thread, rs.thread);
+        f(r.kind, rs.kind); f(r.depth, rs.depth);
+        auto& g = t.gpu_ranges;
+        auto& gs = s.gpu_ranges;
+        f(g.start, gs.start); f(g.end, gs.end); f(g.name, gs.name); f(g.device, gs.device);
+        f(g.stream, gs.stream);
+        auto& o = t.op_args;
+        auto& os = s.op_args;
+        f(o.source, os.source); f(o.start, os.start); f(o.end, os.end); f(o.name, os.name);
+        f(o.rank, os.rank); f(o.pid, os.pid); f(o.external_id, os.external_id);
+        f(o.correlation, os.correlation); f(o.input_dims, os.input_dims); f(o.input_types, os.input_types);
+        f(o.concrete_inputs, os.concrete_inputs); f(o.collective, os.collective); f(o.dtype, os.dtype);
+        f(o.pg_name, os.pg_name); f(o.pg_ranks, os.pg_ranks); f(o.in_nelems, os.in_nelems);
+        f(o.out_nelems, os.out_nelems); f(o.group_size, os.group_size);
+    }
+
+    // Columns for_columns() visits, and what each holds that a part numbers its own way.
+    enum class Numbered : uint8_t { No, Name, Device, Thread, Pid };
+    size_t columns()
+    {
+        if (column_kinds_.empty()) {
+            auto is = [](const void* col, std::initializer_list<const void*> of) {
+                return std::find(of.begin(), of.end(), col) != of.end();
+            };
+            const Trace& t = trace_;
+            for_columns(trace_, trace_, [&](auto& col, auto&) {
+                const void* c = &col;
+                column_kinds_.push_back(
+                    is(c, {&t.kernels.name, &t.kernels.short_name, &t.api.name, &t.ranges.name, &t.gpu_ranges.name,
+                           &t.op_args.name})                                           ? Numbered::Name
+                    : is(c, {&t.kernels.device, &t.memcpy.device, &t.memset.device, &t.syncs.device,
+                             &t.gpu_ranges.device})                                    ? Numbered::Device
+                    : is(c, {&t.api.thread, &t.ranges.thread})                          ? Numbered::Thread
+                    : is(c, {&t.op_args.pid})                                          ? Numbered::Pid
+                                                                                       : Numbered::No);
+            });
         }
-        last_pid_ = pid;
-        last_tid_ = tid;
-        last_thread_ = it->second;
-        return it->second;
+        return column_kinds_.size();
     }
 
-    // Non-numeric pid/tid strings ("Spans", "stream 7") get stable synthetic negative ids.
-    int64_t id_number(const IdValue& v)
+    // Task c of a copy: column c of every pending part appended to the trace's in file order, renumbered; task
+    // columns() copies the flow ends.
+    void copy_column(size_t c)
     {
-        if (!v.present)
-            return 0;
-        if (!v.is_string)
-            return v.num;
-        auto it = string_ids_.find(std::string(v.str));
-        if (it != string_ids_.end())
-            return it->second;
-        const int64_t id = -1000000 - static_cast<int64_t>(string_ids_.size());
-        string_ids_.emplace(std::string(v.str), id);
-        return id;
-    }
-
-    uint16_t device_of(const Event& e)
-    {
-        int64_t id = 0;
-        if (e.has_device)
-            id = e.device;
-        else if (e.pid.present && !e.pid.is_string)
-            id = e.pid.num;
-        if (id >= 0 && id < 256) {
-            auto& slot = device_cache_[static_cast<size_t>(id)];
-            if (slot == 0)
-                slot = static_cast<uint16_t>(trace_.device_index(static_cast<int32_t>(id), 0) + 1);
-            return static_cast<uint16_t>(slot - 1);
-        }
-        return trace_.device_index(static_cast<int32_t>(id), 0);
-    }
-
-    uint32_t stream_of(const Event& e) const
-    {
-        if (e.has_stream)
-            return static_cast<uint32_t>(e.stream);
-        if (e.tid.present && !e.tid.is_string)
-            return static_cast<uint32_t>(e.tid.num);
-        if (e.tid.is_string) {
-            // Legacy "stream 7".
-            std::string_view s = e.tid.str;
-            const size_t sp = s.rfind(' ');
-            int64_t n = 0;
-            bool ok = sp != std::string_view::npos && sp + 1 < s.size();
-            for (size_t i = sp + 1; ok && i < s.size(); ++i) {
-                ok = s[i] >= '0' && s[i] <= '9';
-                n = n * 10 + (s[i] - '0');
-            }
-            if (ok)
-                return static_cast<uint32_t>(n);
-        }
-        return 0;
-    }
-
-    StrId intern_name(std::string_view n) { return trace_.strings.intern(n); }
-
-    void note_missing_time()
-    {
-        if (missing_time_++ == 0)
-            trace_.meta.warnings.push_back("some complete events lack a numeric ts or dur and were skipped");
-    }
-
-    void handle_event(Event& e)
-    {
-        if (e.ph == 'M') {
-            handle_metadata_event(e);
+        if (c == column_kinds_.size()) {
+            size_t add = 0;
+            for (const Part* p : pending_)
+                add += p->flows_.size();
+            grow(flows_, add);
+            for (const Part* p : pending_)
+                flows_.insert(flows_.end(), p->flows_.begin(), p->flows_.end());
             return;
         }
-        const Cat cat = classify_cat(e.cat);
-        if (cat == Cat::Flow) {
-            if ((e.ph == 's' || e.ph == 'f') && e.has_id && e.has_ts) {
-                // 's' sits on the launching thread (pid, tid); 'f' on the GPU row (device, stream).
-                const uint64_t key =
-                    e.ph == 's' ? static_cast<uint64_t>(id_number(e.pid)) * 0x9E3779B97F4A7C15ull ^
-                                      static_cast<uint64_t>(id_number(e.tid))
-                                : static_cast<uint64_t>(e.has_device ? e.device : id_number(e.pid)) *
-                                          0x9E3779B97F4A7C15ull ^
-                                      static_cast<uint64_t>(stream_of(e));
-                flows_.push_back({e.ts, key, static_cast<uint32_t>(e.id), e.ph});
-            }
-            return;
-        }
-        if (e.ph == 'X' && cat == Cat::Other) {
-            // Complete events of a kind Sightline does not read (MTIA runtime, CUPTI range-profiler ranges, ...):
-            // counted per category so the user hears what was left out (issue 13).
-            auto it = dropped_.find(e.cat);
-            if (it == dropped_.end())
-                it = dropped_.emplace(e.cat.empty() ? std::string("(no category)") : std::string(e.cat), 0).first;
-            ++it->second;
-        }
-        if (cat == Cat::Python && e.ph == 'X') {
-            // python_function stacks are not kept, but the packages they run in name the framework (issue 13).
-            static constexpr std::pair<std::string_view, std::string_view> kPkgs[] = {
-                {"transformers/", "transformers"}, {"vllm/", "vllm"}, {"sglang/", "sglang"},
-                {"tensorrt_llm/", "tensorrt_llm"}};
-            for (const auto& [needle, pkg] : kPkgs)
-                if (e.name.find(needle) != std::string_view::npos)
-                    python_packages_.insert(std::string(pkg));
-        }
-        if (e.ph != 'X' || cat == Cat::Other || cat == Cat::Python)
-            return;
-        if (!e.has_ts || !e.has_dur) {
-            note_missing_time();
-            return;
-        }
-        if (e.dur < 0) {
-            if (negative_dur_++ == 0)
-                trace_.meta.warnings.push_back("some events have a negative duration; it was set to 0");
-            e.dur = 0;
-        }
-        // Clamped into +/-2^61 ns so end - start and later sums cannot overflow (ts and dur are untrusted).
-        const int64_t start = clamp_time(e.ts), end = clamp_time(start + std::min(e.dur, 2 * kMaxTraceTimeNs));
-        const uint32_t corr = e.has_corr && e.corr > 0 ? static_cast<uint32_t>(e.corr) : 0;
-        switch (cat) {
-        case Cat::Kernel: {
-            auto& k = trace_.kernels;
-            const size_t i = k.append(start, end, intern_name(e.name));
-            k.correlation[i] = corr;
-            k.device[i] = device_of(e);
-            k.stream[i] = stream_of(e);
-            k.grid_x[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.grid[0], 0, UINT32_MAX));
-            k.grid_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[1], 0, UINT16_MAX));
-            k.grid_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[2], 0, UINT16_MAX));
-            k.block_x[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[0], 0, UINT16_MAX));
-            k.block_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[1], 0, UINT16_MAX));
-            k.block_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[2], 0, UINT16_MAX));
-            k.registers_per_thread[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.regs, 0, UINT16_MAX));
-            k.shared_memory[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.smem, 0, UINT32_MAX));
-            if (e.graph)
-                k.flags[i] |= KernelTable::kGraphNode;
-            k.blocks_per_sm.push_back(static_cast<float>(e.blocks_per_sm));
-            k.warps_per_sm.push_back(static_cast<float>(e.warps_per_sm));
-            k.est_occupancy_pct.push_back(static_cast<float>(e.occupancy));
-            if (corr == 0)
-                gpu_without_corr_ = true;
-            if (e.has_op_args())
-                add_op_args(e, OpArgsTable::kKernel, start, end, e.has_device ? e.device : id_number(e.pid), corr);
-            break;
-        }
-        case Cat::Memcpy: {
-            CopyKind kind;
-            MemKind src, dst;
-            parse_copy_name(e.name, kind, src, dst);
-            auto& m = trace_.memcpy;
-            const size_t i = m.append(start, end, static_cast<uint64_t>(std::max<int64_t>(0, e.bytes)), kind);
-            m.src_kind[i] = src;
-            m.dst_kind[i] = dst;
-            m.device[i] = device_of(e);
-            m.stream[i] = stream_of(e);
-            m.correlation[i] = corr;
-            if (corr == 0)
-                gpu_without_corr_ = true;
-            break;
-        }
-        case Cat::Memset: {
-            auto& m = trace_.memset;
-            const size_t i = m.append(start, end, static_cast<uint64_t>(std::max<int64_t>(0, e.bytes)));
-            const size_t open = e.name.find('('), close = e.name.rfind(')');
-            if (open != std::string_view::npos && close != std::string_view::npos && open < close)
-                m.mem_kind[i] = mem_kind_of(e.name.substr(open + 1, close - open - 1));
-            m.device[i] = device_of(e);
-            m.stream[i] = stream_of(e);
-            m.correlation[i] = corr;
-            if (corr == 0)
-                gpu_without_corr_ = true;
-            break;
-        }
-        case Cat::Runtime:
-        case Cat::Driver: {
-            const StrId name = intern_name(e.name);
-            if (name >= api_flags_.size())
-                api_flags_.resize(name + 1, 0xFF);
-            if (api_flags_[name] == 0xFF)
-                api_flags_[name] = classify_api_name(e.name);
-            trace_.api.append(start, end, name, corr, thread_of(e),
-                              cat == Cat::Driver ? ApiClass::Driver : ApiClass::Runtime, api_flags_[name]);
-            if (corr == 0)
-                api_without_corr_ = true;
-            if (e.has_ext && e.ext != 0 && corr != 0)
-                add_op_args(e, OpArgsTable::kLaunch, start, end, id_number(e.pid), corr);
-            break;
-        }
-        case Cat::Sync: {
-            auto& s = trace_.syncs;
-            const size_t i = s.append(start, end);
-            s.device[i] = device_of(e);
-            s.stream[i] = e.has_stream ? static_cast<uint32_t>(e.stream) : stream_of(e);
-            s.correlation[i] = corr;
-            s.sync_type[i] = sync_type_of(e.sync_kind.empty() ? e.name : e.sync_kind);
-            break;
-        }
-        case Cat::UserAnnotation:
-            trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::UserAnnotation);
-            break;
-        case Cat::CpuOp:
-            trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::CpuOp);
-            if (e.has_op_args())
-                add_op_args(e, OpArgsTable::kCpuOp, start, end, id_number(e.pid), corr);
-            break;
-        case Cat::GpuUserAnnotation: {
-            auto& g = trace_.gpu_ranges;
-            g.start.push_back(start);
-            g.end.push_back(end);
-            g.name.push_back(intern_name(e.name));
-            g.device.push_back(device_of(e));
-            g.stream.push_back(stream_of(e));
-            break;
-        }
-        case Cat::Trace:
-            window_lo_ = std::min(window_lo_, start);
-            window_hi_ = std::max(window_hi_, end);
-            break;
-        default:
-            break;
+        const Numbered kind = column_kinds_[c];
+        for (size_t k = 0; k < pending_.size(); ++k) {
+            Part& p = *pending_[k];
+            size_t i = 0;
+            for_columns(trace_, p.trace_, [&](auto& dst, auto& src) {
+                if (i++ != c)
+                    return;
+                using T = typename std::decay_t<decltype(dst)>::value_type;
+                if (k == 0) {
+                    size_t add = 0;
+                    for (Part* q : pending_) {
+                        size_t j = 0;
+                        for_columns(q->trace_, q->trace_, [&](auto& col, auto&) {
+                            if (j++ == c)
+                                add += col.size();
+                        });
+                    }
+                    grow(dst, add);
+                }
+                const size_t from = dst.size();
+                cat(dst, src);
+                if constexpr (std::is_integral_v<T>) {
+                    if (kind == Numbered::Name)
+                        remap(dst, from, p.names_);
+                    else if (kind == Numbered::Device)
+                        remap(dst, from, p.devices_);
+                    else if (kind == Numbered::Thread)
+                        remap(dst, from, p.threads_of_);
+                    else if (kind == Numbered::Pid && !p.merged_ids_.empty())
+                        for (size_t r = from; r < dst.size(); ++r) {
+                            const auto v = static_cast<int64_t>(dst[r]);
+                            if (is_code(v))
+                                dst[r] = static_cast<T>(p.merged_ids_[static_cast<size_t>(v - kCodeBase)]);
+                        }
+                }
+            });
         }
     }
 
-    // One row of Trace::op_args (record_shapes / collective args, or a launch's External id).
-    void add_op_args(const Event& e, uint8_t source, int64_t start, int64_t end, int64_t pid, uint32_t corr)
+    static void rethrow_first(const TaskRun& run)
     {
-        auto& a = trace_.op_args;
-        const size_t i = a.append(source, start, end, source == OpArgsTable::kLaunch ? StrId{0} : intern_name(e.name));
-        a.pid[i] = pid;
-        a.external_id[i] = e.has_ext ? e.ext : 0;
-        a.correlation[i] = corr;
-        if (source == OpArgsTable::kLaunch)
-            return;
-        a.input_dims[i] = std::string(e.in_dims);
-        a.input_types[i] = std::string(e.in_types);
-        a.concrete_inputs[i] = std::string(e.concrete);
-        a.collective[i] = std::string(e.coll);
-        a.dtype[i] = std::string(e.dtype);
-        a.pg_name[i] = std::string(e.pg_name);
-        a.pg_ranks[i] = std::string(e.pg_ranks);
-        a.in_nelems[i] = e.in_nelems;
-        a.out_nelems[i] = e.out_nelems;
-        a.group_size[i] = e.group_size;
-    }
-
-    void handle_metadata_event(const Event& e)
-    {
-        if (e.arg_name.empty())
-            return;
-        if (e.name == "process_name") {
-            process_names_[id_number(e.pid)] = std::string(e.arg_name);
-        } else if (e.name == "thread_name") {
-            thread_names_[{id_number(e.pid), id_number(e.tid)}] = std::string(e.arg_name);
-        }
+        for (const auto& e : run.errors)
+            if (e)
+                std::rethrow_exception(e);
     }
 
     // ---- after the last event ------------------------------------------------------------------------------------
@@ -1555,12 +2094,19 @@ private:
         }
         // Streams used by GPU rows.
         {
+            // Distinct pairs through a hash set (sorting a pair per row was a tenth of the calling thread's serial
+            // work after the events), then sorted.
             std::vector<std::pair<uint16_t, uint32_t>> used;
+            std::unordered_set<uint64_t> seen;
             auto collect = [&](const std::vector<uint16_t>& dev, const std::vector<uint32_t>& str) {
-                for (size_t i = 0; i < dev.size(); ++i)
-                    used.emplace_back(dev[i], str[i]);
+                uint64_t last = UINT64_MAX;
+                for (size_t i = 0; i < dev.size(); ++i) {
+                    const uint64_t key = static_cast<uint64_t>(dev[i]) << 32 | str[i];
+                    if (key != last && seen.insert(key).second)
+                        used.emplace_back(dev[i], str[i]);
+                    last = key;
+                }
                 std::sort(used.begin(), used.end());
-                used.erase(std::unique(used.begin(), used.end()), used.end());
             };
             collect(trace_.kernels.device, trace_.kernels.stream);
             collect(trace_.memcpy.device, trace_.memcpy.stream);
@@ -1634,44 +2180,39 @@ private:
     std::string path_;
     const LoadControl& control_;
     GzipStream in_;
+    int fd_ = -1;              // plain JSON: read with pread after the first fill (read_plain)
+    uint64_t file_pos_ = 0;    // bytes of the file read so far (in_ is busy on another thread while inflating)
+    static constexpr size_t kInflateBlock = 4u << 20;
+    std::unique_ptr<Inflater> inflater_;
     std::vector<char> buf_;
     size_t pos_ = 0, end_ = 0;
     uint64_t base_offset_ = 0;
     bool eof_ = false;
     bool in_events_ = false, saw_events_ = false, expect_key_ = false;
     uint64_t event_index_ = 0;
-    od::parser parser_;
-    // Parallel parsing: events found but not yet parsed (byte range in buf_, index), one parser per extra thread,
-    // one string arena per chunk of a batch.
-    struct Pending {
-        size_t b, e;
-        uint64_t index;
-    };
-    static constexpr size_t kBatchEvents = 1u << 16;
+    // Event parsing (issue 18): one parser per thread, one Part per chunk of a step.
+    static constexpr size_t kMinChunkBytes = 64u << 10;   // a step splits the buffer into chunks at least this big
     unsigned parse_threads_ = reader_threads();
-    std::vector<Pending> batch_;
+    Sep sep_ = Sep::First;
     std::vector<od::parser> parsers_;
-    std::vector<Arena> arenas_;
-    std::vector<Event> events_;
-    std::vector<std::string> errors_;
+    std::vector<std::unique_ptr<Part>> parts_;   // every part made; each is free, scanned into or pending
+    std::vector<Part*> free_, pending_;           // pending: absorbed, rows not yet copied into the trace
 
-    Trace trace_;
+    // The trace and what finalize() reads, held by the reader's own part, which absorbs the chunks' parts.
+    Part main_;
+    Trace& trace_ = main_.trace_;
+    std::unordered_map<int64_t, std::string>& process_names_ = main_.process_names_;
+    std::unordered_map<std::pair<int64_t, int64_t>, std::string, PairHash>& thread_names_ = main_.thread_names_;
+    std::vector<FlowEnd>& flows_ = main_.flows_;
+    bool& gpu_without_corr_ = main_.gpu_without_corr_;
+    bool& api_without_corr_ = main_.api_without_corr_;
+    int64_t& window_lo_ = main_.window_lo_;
+    int64_t& window_hi_ = main_.window_hi_;
+    std::map<std::string, int64_t, std::less<>>& dropped_ = main_.dropped_;
+    std::set<std::string>& python_packages_ = main_.python_packages_;
     int32_t rank_ = 0;
     nlohmann::json device_props_;
-    std::unordered_map<std::pair<int64_t, int64_t>, uint32_t, PairHash> threads_;
-    int64_t last_pid_ = 0, last_tid_ = 0;
-    uint32_t last_thread_ = UINT32_MAX;
-    std::unordered_map<std::string, int64_t> string_ids_;
-    std::unordered_map<int64_t, std::string> process_names_;
-    std::unordered_map<std::pair<int64_t, int64_t>, std::string, PairHash> thread_names_;
-    uint16_t device_cache_[256] = {};
-    std::vector<uint8_t> api_flags_;
-    std::vector<FlowEnd> flows_;
-    bool gpu_without_corr_ = false, api_without_corr_ = false;
-    uint64_t missing_time_ = 0, negative_dur_ = 0;
-    int64_t window_lo_ = INT64_MAX, window_hi_ = INT64_MIN;
-    std::map<std::string, int64_t, std::less<>> dropped_;
-    std::set<std::string> python_packages_;
+    std::vector<Numbered> column_kinds_;   // see columns()
 };
 
 } // namespace

@@ -173,10 +173,13 @@ int main(int argc, char** argv)
                 mb / one.wall, one.kernels);
     std::printf("reader, parallel: best %.3f s wall (%.3f s cpu) = %.0f MB/s wall (%u hardware threads)\n", par.wall,
                 par.cpu, mb / par.wall, std::max(1u, std::thread::hardware_concurrency()));
-    // The calling thread finds the events, parses its share and handles them all in order: the parallel read cannot
-    // take less wall time than its CPU time, which it approaches on idle cores (on a busy machine wall says little).
-    std::printf("reader, parallel: %.3f s cpu on the calling thread of %.3f s in all: on idle cores at least %.3f s "
-                "wall = at most %.0f MB/s\n", par.main_cpu, par.cpu, par.main_cpu, mb / std::max(1e-9, par.main_cpu));
+    // Every thread scans, parses and handles a chunk of each buffer fill and copies columns; the calling thread also
+    // reads the file, numbers the chunks' names and threads and finishes the trace, so it is the critical path: the
+    // parallel read cannot take less wall time than its CPU time, which it approaches on idle cores (on a busy
+    // machine wall says little). The other threads are started per fill, so only their sum is known.
+    std::printf("reader, parallel: %.3f s cpu on the calling thread, %.3f s on the other threads (%.3f s in all): "
+                "on idle cores at least %.3f s wall = at most %.0f MB/s\n", par.main_cpu, par.cpu - par.main_cpu,
+                par.cpu, par.main_cpu, mb / std::max(1e-9, par.main_cpu));
     std::printf("memory: peak RSS %.1f MB (parallel) / %.1f MB (1 thread), Trace::memory_bytes %.1f MB, ratio %.2f "
                 "(RSS includes the ~8 MB read buffer, the parser and the binary)\n",
                 static_cast<double>(par.rss_kb) / 1024.0, static_cast<double>(one.rss_kb) / 1024.0,

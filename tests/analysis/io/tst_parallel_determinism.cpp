@@ -8,9 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <zlib.h>
 
 #include "analysis/io/kineto_writer.h"
 #include "analysis/io/load.h"
@@ -78,6 +80,17 @@ void expect_same_trace(const Trace& a, const Trace& b)
     SAME_COLUMN(marks, time); SAME_COLUMN(marks, name); SAME_COLUMN(marks, thread);
     SAME_COLUMN(gpu_ranges, start); SAME_COLUMN(gpu_ranges, name); SAME_COLUMN(op_args, name);
     SAME_COLUMN(op_args, start); SAME_COLUMN(op_args, correlation);
+    SAME_COLUMN(op_args, source); SAME_COLUMN(op_args, pid); SAME_COLUMN(op_args, external_id);
+    SAME_COLUMN(op_args, input_dims); SAME_COLUMN(op_args, collective); SAME_COLUMN(op_args, group_size);
+    SAME_COLUMN(gpu_ranges, device); SAME_COLUMN(gpu_ranges, stream);
+    // Bit for bit: unknown launch statistics are NaN, which == never matches.
+    const auto same_bits = [](const std::vector<float>& x, const std::vector<float>& y) {
+        return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(float)) == 0);
+    };
+    EXPECT_TRUE(same_bits(a.kernels.blocks_per_sm, b.kernels.blocks_per_sm));
+    EXPECT_TRUE(same_bits(a.kernels.warps_per_sm, b.kernels.warps_per_sm));
+    EXPECT_TRUE(same_bits(a.kernels.est_occupancy_pct, b.kernels.est_occupancy_pct));
+    EXPECT_EQ(a.memory_bytes(), b.memory_bytes()) << "column capacities differ";
     ASSERT_EQ(a.meta.devices.size(), b.meta.devices.size());
     for (size_t i = 0; i < a.meta.devices.size(); ++i) {
         EXPECT_EQ(a.meta.devices[i].id, b.meta.devices[i].id);
@@ -89,8 +102,12 @@ void expect_same_trace(const Trace& a, const Trace& b)
     ASSERT_EQ(a.meta.threads.size(), b.meta.threads.size());
     for (size_t i = 0; i < a.meta.threads.size(); ++i) {
         EXPECT_EQ(a.meta.threads[i].global_tid, b.meta.threads[i].global_tid);
+        EXPECT_EQ(a.meta.threads[i].pid, b.meta.threads[i].pid);
+        EXPECT_EQ(a.meta.threads[i].tid, b.meta.threads[i].tid);
         EXPECT_EQ(a.meta.threads[i].name, b.meta.threads[i].name);
     }
+    for (size_t i = 0; i < a.meta.processes.size(); ++i)
+        EXPECT_EQ(a.meta.processes[i].name, b.meta.processes[i].name);
     ASSERT_EQ(a.meta.streams.size(), b.meta.streams.size());
     for (size_t i = 0; i < a.meta.streams.size(); ++i) {
         EXPECT_EQ(a.meta.streams[i].device, b.meta.streams[i].device);
@@ -300,4 +317,108 @@ TEST(ParallelDeterminism, KinetoErrorsInFileOrder)
     EXPECT_NE(error_of(colon_trunc, "2").find("a valid JSON event object"), std::string::npos)
         << "a bad event before the truncation wins over it";
     EXPECT_NE(error_of(trunc, "2").find("truncated"), std::string::npos);
+}
+
+// Kineto traces larger than the reader's 8 MB buffer: each fill is split among the threads at guessed event starts,
+// the chunks' parts are merged in file order while the next fill is scanned, and an event cut by the end of a fill
+// is read on its own. Kernel names ending in "},{" put a false event start ('}' ',' '{' '"') inside most names, so
+// most guesses are wrong and must be caught; string pids/tids (numbered in the order of first use over the whole
+// file) and a numeric pid in the range the reader uses for its local codes must come out as one pass numbers them.
+// The counts are checked against the file's own lines, the rest against the single-threaded read.
+TEST(ParallelDeterminism, KinetoLargerThanTheReadBuffer)
+{
+    const std::string dir = test::scratch_dir("parallel_determinism_kineto_large");
+    SynthOptions o = synth_preset("scale");
+    o.total_kernels = 30000;
+    o.total_nvtx = 6000;
+    o.nccl = true;
+    const std::string plain = dir + "/plain.json";
+    write_kineto_json(make_synthetic_trace(o), plain);
+    std::vector<std::string> lines;
+    {
+        std::ifstream in(plain);
+        for (std::string l; std::getline(in, l);)
+            lines.push_back(l);
+    }
+    const std::string host = "\"pid\": 48213, \"tid\": 48213";
+    size_t kernel_lines = 0, api_lines = 0, strings = 0;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        std::string& l = lines[i];
+        if (l.find("\"cat\": \"kernel\"") != std::string::npos) {
+            ++kernel_lines;
+            const size_t name = l.find("\"name\": \"");
+            ASSERT_NE(name, std::string::npos);
+            l.insert(l.find('"', name + 9), "},{");
+        }
+        if (l.find("\"cat\": \"cuda_runtime\"") != std::string::npos ||
+            l.find("\"cat\": \"cuda_driver\"") != std::string::npos)
+            ++api_lines;
+        const size_t at = l.find(host);
+        if (at != std::string::npos && i % 53 == 0) {
+            static const char* const named[] = {"\"pid\": \"Spans\", \"tid\": \"worker 2\"",
+                                                "\"pid\": 48213, \"tid\": \"stream 9\"",
+                                                "\"pid\": \"Traces\", \"tid\": \"worker 1\"",
+                                                "\"pid\": -9223372036854775807, \"tid\": 48213"};
+            l.replace(at, host.size(), named[strings++ % 4]);
+        }
+    }
+    ASSERT_GT(strings, 40u);
+    const std::string path = dir + "/large.json";
+    {
+        std::ofstream out(path, std::ios::binary);
+        for (const auto& l : lines)
+            out << l << '\n';
+    }
+    ASSERT_GT(std::filesystem::file_size(path), 20u << 20) << "not larger than two buffer fills";
+    expect_deterministic(path);
+
+    // The same as .json.gz: inflated in blocks, ahead on a thread of its own when there are threads.
+    const std::string gz = dir + "/large.json.gz";
+    {
+        gzFile g = gzopen(gz.c_str(), "wb1");
+        ASSERT_NE(g, nullptr);
+        for (const auto& l : lines) {
+            ASSERT_EQ(gzwrite(g, l.data(), static_cast<unsigned>(l.size())), static_cast<int>(l.size()));
+            ASSERT_EQ(gzputc(g, '\n'), '\n');
+        }
+        ASSERT_EQ(gzclose(g), Z_OK);
+    }
+    expect_deterministic(gz);
+    expect_same_trace(*load_with(path, "1").trace, *load_with(gz, "2").trace);
+    {
+        // Cut in the middle of a deflate block: every thread count names the same place.
+        const std::string cut = dir + "/cut.json.gz";
+        std::filesystem::copy_file(gz, cut, std::filesystem::copy_options::overwrite_existing);
+        std::filesystem::resize_file(cut, std::filesystem::file_size(gz) * 3 / 5);
+        const std::string e1 = error_of(cut, "1");
+        EXPECT_NE(e1.find("truncated"), std::string::npos) << e1;
+        EXPECT_EQ(e1, error_of(cut, "2"));
+        EXPECT_EQ(e1, error_of(cut, "7"));
+    }
+
+    const Loaded two = load_with(path, "2");
+    EXPECT_EQ(two.trace->kernels.size(), kernel_lines);
+    EXPECT_EQ(two.trace->api.size(), api_lines);
+    size_t named_threads = 0;
+    for (const auto& t : two.trace->meta.threads)
+        named_threads += t.pid <= -1000000 && t.pid > -1000010 ? 1 : 0;
+    EXPECT_EQ(named_threads, 2u) << "threads of \"Spans\" and \"Traces\"";
+
+    // A bad event past the first fills names its index as the file's lines count it.
+    size_t first_event = 0;
+    while (first_event < lines.size() && lines[first_event].rfind("  {\"", 0) != 0)
+        ++first_event;
+    const size_t bad = lines.size() * 3 / 4;
+    ASSERT_EQ(lines[bad].rfind("  {\"ph\": ", 0), 0u);
+    lines[bad].replace(lines[bad].find("\"ph\":"), 5, "\"ph\"");
+    const std::string broken = dir + "/broken.json";
+    {
+        std::ofstream out(broken, std::ios::binary);
+        for (const auto& l : lines)
+            out << l << '\n';
+    }
+    const std::string e1 = error_of(broken, "1");
+    EXPECT_NE(e1.find("event " + std::to_string(bad - first_event)), std::string::npos) << e1;
+    EXPECT_EQ(e1, error_of(broken, "2"));
+    EXPECT_EQ(e1, error_of(broken, "7"));
 }
