@@ -259,16 +259,17 @@ void FindingsView::refresh()
     detailSuggestion_ = -1;
     lastActivated_ = QPersistentModelIndex();
     updateCount();
-    expandFirst();
+    selectFirst();
     updateDetail();
 }
 
-void FindingsView::expandFirst()
+void FindingsView::selectFirst()
 {
+    // The first finding is current (the detail area shows its evidence and suggestions) but stays collapsed, so the
+    // ranked list shows every finding at first sight; its rows are one click away.
     const QModelIndex first = proxy_->index(0, 0);
     if (!first.isValid())
         return;
-    tree_->expand(first);
     tree_->selectionModel()->setCurrentIndex(
         first, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }

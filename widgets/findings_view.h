@@ -84,7 +84,7 @@ private:
     void updateCount();
     void copyCurrentCommand();
     void showContextMenu(const QPoint& pos);
-    void expandFirst();
+    void selectFirst();
     void adaptColumns();
     QModelIndex sourceIndex(const QModelIndex& index) const;
 
