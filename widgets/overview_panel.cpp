@@ -157,7 +157,7 @@ void OverviewPanel::updateHeadline()
             for (const HeadlineAction& a : hl.actions) {
                 QString what = QString::fromStdString(a.text.get(lang_));
                 if (a.subject != "trace" && !a.subject.empty())
-                    what += QStringLiteral(" (%1)").arg(QString::fromStdString(
+                    what += QStringLiteral(" [%1]").arg(QString::fromStdString(   // as the report writes it
                         a.subject_text.en.empty() ? a.subject : a.subject_text.get(lang_)));
                 const QString gain = tr("up to %1 of wall time (%2)")
                                          .arg(formatPercent(a.gain_fraction), formatDuration(std::llround(a.gain_ns)));
