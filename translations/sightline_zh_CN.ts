@@ -1464,6 +1464,10 @@ after</source>
         <source>gain %1</source>
         <translation>收益 %1</translation>
     </message>
+    <message>
+        <source>rule %1</source>
+        <translation>规则 %1</translation>
+    </message>
 </context>
 <context>
     <name>sl::GapHistogramView</name>

@@ -480,7 +480,7 @@ void FindingsView::updateDetail()
     h += QStringLiteral("<p>%1 · %2: %3 · <span style=\"white-space:nowrap\">%4</span></p>")
              .arg(FindingsModel::severityLabel(f->severity).toHtmlEscaped(),
                   FindingsModel::scopeLabel(f->scope).toHtmlEscaped(), esc(f->subject),
-                  (qs(f->rule) + QStringLiteral(" · ") + qs(f->verdict)).toHtmlEscaped());
+                  tr("rule %1").arg(qs(f->rule)).toHtmlEscaped());   // the rule file's id (not the JSON verdict token)
     h += QStringLiteral("<p>%1</p>").arg(esc(f->explanation.get(lang)));
 
     // Evidence.
