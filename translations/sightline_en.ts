@@ -24,34 +24,6 @@
             <numerusform>%n training iterations</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
-        <translation>
-            <numerusform>the capture (%1, %n kernel) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
-            <numerusform>the capture (%1, %n kernels) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
-        <translation>
-            <numerusform>%n module or library load (lazy first launch) lies inside the capture: the first calls of those kernels include loading</numerusform>
-            <numerusform>%n module or library loads (lazy first launches) lie inside the capture: the first calls of those kernels include loading</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
-        <translation>
-            <numerusform>%n warm-up step left out of the steady-state window %1 – %2</numerusform>
-            <numerusform>%n warm-up steps left out of the steady-state window %1 – %2</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
-        <translation>
-            <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first step</numerusform>
-            <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</numerusform>
-        </translation>
-    </message>
 </context>
 <context>
     <name>sl::CompareView</name>
@@ -359,6 +331,44 @@
         <translation>
             <numerusform>%n range</numerusform>
             <numerusform>%n ranges</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::WarningText</name>
+    <message numerus="yes">
+        <source>%n event(s) of kinds Sightline does not read were dropped (%1); what they did on the device is not analysed</source>
+        <translation>
+            <numerusform>%n event of kinds Sightline does not read was dropped (%1); what it did on the device is not analysed</numerusform>
+            <numerusform>%n events of kinds Sightline does not read were dropped (%1); what they did on the device is not analysed</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
+        <translation>
+            <numerusform>the capture (%1, %n kernel) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
+            <numerusform>the capture (%1, %n kernels) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
+        <translation>
+            <numerusform>%n module or library load (lazy first launch) lies inside the capture: the first calls of those kernels include loading</numerusform>
+            <numerusform>%n module or library loads (lazy first launches) lie inside the capture: the first calls of those kernels include loading</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
+        <translation>
+            <numerusform>%n warm-up step left out of the steady-state window %1 – %2</numerusform>
+            <numerusform>%n warm-up steps left out of the steady-state window %1 – %2</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
+        <translation>
+            <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first step</numerusform>
+            <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</numerusform>
         </translation>
     </message>
 </context>

@@ -19,44 +19,6 @@
 <context>
     <name>TraceHeader</name>
     <message>
-        <source>No GPU activity</source>
-        <translation>无 GPU 活动</translation>
-    </message>
-    <message>
-        <source>No kernels</source>
-        <translation>无内核</translation>
-    </message>
-    <message>
-        <source>Clock skew</source>
-        <translation>时钟偏移</translation>
-    </message>
-    <message>
-        <source>Events dropped</source>
-        <translation>已丢弃事件</translation>
-    </message>
-    <message>
-        <source>Capture too short</source>
-        <translation>采集过短</translation>
-    </message>
-    <message>
-        <source>Warm-up included</source>
-        <translation>含预热</translation>
-    </message>
-    <message>
-        <source>Warm-up excluded</source>
-        <translation>已排除预热</translation>
-    </message>
-    <message>
-        <source>Reader</source>
-        <translation>读取器</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
-        <translation>
-            <numerusform>%n 个预热步未计入稳态窗口 %1 – %2</numerusform>
-        </translation>
-    </message>
-    <message>
         <source>capture %1 (time 0 = its start)</source>
         <translation>采集时长 %1（时间 0 = 采集开始）</translation>
     </message>
@@ -113,32 +75,6 @@
     <message>
         <source>Every time is measured from the capture start.</source>
         <translation>所有时间均从采集开始计时。</translation>
-    </message>
-    <message>
-        <source>the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no GPU finding can be made</source>
-        <translation>trace 中没有内核、拷贝或内存设置：GPU 利用率未知（不是 100 %），无法给出 GPU 方面的诊断</translation>
-    </message>
-    <message>
-        <source>the trace holds copies or sets but no kernels</source>
-        <translation>trace 中只有拷贝或内存设置，没有内核</translation>
-    </message>
-    <message numerus="yes">
-        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
-        <translation>
-            <numerusform>采集（%1，%n 个内核）过短，不足以下结论（短于 %2 或少于 %3 个内核）：诊断结论仅供参考</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
-        <translation>
-            <numerusform>采集中包含 %n 次模块或库加载（首次启动时的延迟加载）：这些内核的首次调用包含加载时间</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
-        <translation>
-            <numerusform>解码步数过少（%n），无法排除预热：TPOT 包含最初几步</numerusform>
-        </translation>
     </message>
 </context>
 <context>
@@ -1634,6 +1570,10 @@ after</source>
         <source>A claim of the reviewer was dropped: %1</source>
         <translation>复核者的一条意见已被舍弃：%1</translation>
     </message>
+    <message>
+        <source>rule %1</source>
+        <translation>规则 %1</translation>
+    </message>
 </context>
 <context>
     <name>sl::GapHistogramView</name>
@@ -2130,52 +2070,12 @@ after</source>
         </translation>
     </message>
     <message>
-        <source>Host-bound</source>
-        <translation>受主机限制</translation>
-    </message>
-    <message>
-        <source>Sync-bound</source>
-        <translation>受同步限制</translation>
-    </message>
-    <message>
-        <source>Communication-bound</source>
-        <translation>受通信限制</translation>
-    </message>
-    <message>
-        <source>Balanced</source>
-        <translation>较均衡</translation>
-    </message>
-    <message>
-        <source>GPU-bound (memory)</source>
-        <translation>受 GPU 限制（访存）</translation>
-    </message>
-    <message>
-        <source>GPU-bound (compute)</source>
-        <translation>受 GPU 限制（计算）</translation>
-    </message>
-    <message>
-        <source>Undetermined</source>
-        <translation>无法判定</translation>
-    </message>
-    <message>
-        <source>Verdict: %1</source>
-        <translation>结论：%1</translation>
-    </message>
-    <message>
-        <source>bound %1 · verdict %2</source>
-        <translation>瓶颈 %1 · 判定 %2</translation>
-    </message>
-    <message>
         <source>What to do first</source>
         <translation>优先处理</translation>
     </message>
     <message>
         <source>up to %1 of wall time (%2)</source>
         <translation>至多墙钟时间的 %1（%2）</translation>
-    </message>
-    <message>
-        <source>(removes %1)</source>
-        <translation>（消除 %1）</translation>
     </message>
     <message>
         <source>inference</source>
@@ -2266,6 +2166,38 @@ after</source>
     <message>
         <source>%1 % %2</source>
         <translation>%1 % %2</translation>
+    </message>
+    <message>
+        <source>Limited by the CPU: the GPU waits for kernel launches</source>
+        <translation>受 CPU 限制：GPU 在等待内核启动</translation>
+    </message>
+    <message>
+        <source>Limited by synchronisation: the GPU waits while the CPU blocks</source>
+        <translation>受同步限制：CPU 阻塞时 GPU 在等待</translation>
+    </message>
+    <message>
+        <source>Limited by communication between GPUs</source>
+        <translation>受 GPU 间通信限制</translation>
+    </message>
+    <message>
+        <source>Balanced: no single cause limits the run</source>
+        <translation>均衡：没有单一因素限制本次运行</translation>
+    </message>
+    <message>
+        <source>Limited by GPU memory bandwidth</source>
+        <translation>受 GPU 显存带宽限制</translation>
+    </message>
+    <message>
+        <source>Limited by GPU compute throughput</source>
+        <translation>受 GPU 计算吞吐限制</translation>
+    </message>
+    <message>
+        <source>The GPU idles for reasons the trace does not show</source>
+        <translation>GPU 处于空闲，trace 中看不出原因</translation>
+    </message>
+    <message>
+        <source>Not enough in the trace to say what limits the run</source>
+        <translation>trace 中的信息不足以判断是什么限制了本次运行</translation>
     </message>
 </context>
 <context>
@@ -3590,6 +3522,87 @@ Open the config.json together with the trace (File › Open, select both files),
         <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
         <translation>
             <numerusform>选区 %1（%2 – %3）· 忙碌 %4 · 空闲 %5 · %n 个内核</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::WarningText</name>
+    <message>
+        <source>No GPU activity</source>
+        <translation>无 GPU 活动</translation>
+    </message>
+    <message>
+        <source>No kernels</source>
+        <translation>无内核</translation>
+    </message>
+    <message>
+        <source>Clock skew</source>
+        <translation>时钟偏移</translation>
+    </message>
+    <message>
+        <source>Events dropped</source>
+        <translation>已丢弃事件</translation>
+    </message>
+    <message>
+        <source>Capture too short</source>
+        <translation>采集过短</translation>
+    </message>
+    <message>
+        <source>Warm-up included</source>
+        <translation>含预热</translation>
+    </message>
+    <message>
+        <source>Warm-up excluded</source>
+        <translation>已排除预热</translation>
+    </message>
+    <message>
+        <source>Reader</source>
+        <translation>读取器</translation>
+    </message>
+    <message>
+        <source>the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no GPU finding can be made</source>
+        <translation>trace 中没有内核、拷贝或内存设置：GPU 利用率未知（不是 100 %），无法给出 GPU 方面的诊断</translation>
+    </message>
+    <message>
+        <source>the trace holds copies or sets but no kernels</source>
+        <translation>trace 中只有拷贝或内存设置，没有内核</translation>
+    </message>
+    <message>
+        <source>host and device clocks disagree (%1); GPU times were moved by %2 onto the host clock, so queue delays and idle time are measured after the correction</source>
+        <translation>主机与设备时钟不一致（%1）；GPU 时间已平移 %2 以对齐主机时钟，排队延迟和空闲时间均按校正后的时间计算</translation>
+    </message>
+    <message>
+        <source>host and device clocks disagree (%1); queue delays and host-side idle attribution are not trustworthy on this trace</source>
+        <translation>主机与设备时钟不一致（%1）；此 trace 上的排队延迟和主机侧空闲归因不可信</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n event(s) of kinds Sightline does not read were dropped (%1); what they did on the device is not analysed</source>
+        <translation>
+            <numerusform>已丢弃 %n 个 Sightline 不读取的类型的事件（%1）；它们在设备上的活动未被分析</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are indicative only</source>
+        <translation>
+            <numerusform>采集（%1，%n 个内核）过短，不足以下结论（短于 %2 或少于 %3 个内核）：诊断结论仅供参考</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading</source>
+        <translation>
+            <numerusform>采集中包含 %n 次模块或库加载（首次启动时的延迟加载）：这些内核的首次调用包含加载时间</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</source>
+        <translation>
+            <numerusform>解码步数过少（%n），无法排除预热：TPOT 包含最初几步</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
+        <translation>
+            <numerusform>%n 个预热步未计入稳态窗口 %1 – %2</numerusform>
         </translation>
     </message>
 </context>

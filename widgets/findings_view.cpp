@@ -297,16 +297,17 @@ void FindingsView::refresh()
     detailSuggestion_ = -1;
     lastActivated_ = QPersistentModelIndex();
     updateCount();
-    expandFirst();
+    selectFirst();
     updateDetail();
 }
 
-void FindingsView::expandFirst()
+void FindingsView::selectFirst()
 {
+    // The first finding is current (the detail area shows its evidence and suggestions) but stays collapsed, so the
+    // ranked list shows every finding at first sight; its rows are one click away.
     const QModelIndex first = proxy_->index(0, 0);
     if (!first.isValid())
         return;
-    tree_->expand(first);
     tree_->selectionModel()->setCurrentIndex(
         first, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 }
@@ -625,7 +626,7 @@ void FindingsView::updateDetail()
     h += QStringLiteral("<p>%1 · %2: %3 · <span style=\"white-space:nowrap\">%4</span></p>")
              .arg(FindingsModel::severityLabel(f->severity).toHtmlEscaped(),
                   FindingsModel::scopeLabel(f->scope).toHtmlEscaped(), esc(f->subject),
-                  (qs(f->rule) + QStringLiteral(" · ") + qs(f->verdict)).toHtmlEscaped());
+                  tr("rule %1").arg(qs(f->rule)).toHtmlEscaped());   // the rule file's id (not the JSON verdict token)
     h += QStringLiteral("<p>%1</p>").arg(esc(f->explanation.get(lang)));
     h += reviewDetailHtml(detailRow_);
 

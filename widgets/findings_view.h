@@ -107,7 +107,7 @@ private:
     void updateCount();
     void copyCurrentCommand();
     void showContextMenu(const QPoint& pos);
-    void expandFirst();
+    void selectFirst();
     void adaptColumns();
     QModelIndex sourceIndex(const QModelIndex& index) const;
     void onReviewed(std::shared_ptr<const Review> review, std::shared_ptr<const Diagnosis> diagnosis);

@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QToolTip>
 #include <QLocale>
+#include <QScrollBar>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -38,7 +39,6 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
     label_->setMargin(8);
     label_->setWordWrap(true);
     label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(label_);
     findingsLabel_ = new QLabel(content);
     findingsLabel_->setObjectName(QStringLiteral("topFindings"));
     findingsLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -66,6 +66,7 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
             QToolTip::hideText();
     });
     layout->addWidget(findingsLabel_);
+    layout->addWidget(label_);   // the numbers after what to do about them
     seenBeforeLabel_ = new QLabel(content);
     seenBeforeLabel_->setObjectName(QStringLiteral("seenBefore"));
     seenBeforeLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -85,6 +86,22 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
 
 QString OverviewPanel::text() const { return label_->text(); }
 
+int OverviewPanel::firstViewHeight(int width) const
+{
+    // The headline and the top findings, as they wrap at `width` (the pane's width less its scroll bar).
+    int h = 0;
+    for (const QLabel* l : {headlineLabel_, findingsLabel_})
+        if (!l->isHidden())
+            h += l->heightForWidth(width);
+    return h;
+}
+
+bool OverviewPanel::headlineVisible() const
+{
+    return !headlineLabel_->isHidden() &&
+           headlineLabel_->geometry().bottom() - verticalScrollBar()->value() <= viewport()->height();
+}
+
 QString OverviewPanel::findingsText() const { return findingsLabel_->text(); }
 
 QString OverviewPanel::headlineText() const { return headlineLabel_->text(); }
@@ -103,21 +120,24 @@ void OverviewPanel::setLanguage(const QString& lang)
     updateFindings();
 }
 
-QString OverviewPanel::boundLabel(const std::string& bound)
+QString OverviewPanel::boundLabel(const std::string& bound, const std::string& verdict)
 {
+    // Plain words for Headline::bound (the JSON's "bound" / "verdict" tokens are for scripts).
     if (bound == "host")
-        return tr("Host-bound");
+        return tr("Limited by the CPU: the GPU waits for kernel launches");
     if (bound == "sync")
-        return tr("Sync-bound");
+        return tr("Limited by synchronisation: the GPU waits while the CPU blocks");
     if (bound == "communication")
-        return tr("Communication-bound");
+        return tr("Limited by communication between GPUs");
     if (bound == "balanced")
-        return tr("Balanced");
+        return tr("Balanced: no single cause limits the run");
     if (bound == "gpu-memory")
-        return tr("GPU-bound (memory)");
+        return tr("Limited by GPU memory bandwidth");
     if (bound == "gpu-compute")
-        return tr("GPU-bound (compute)");
-    return tr("Undetermined");
+        return tr("Limited by GPU compute throughput");
+    if (verdict == "idle-gaps")
+        return tr("The GPU idles for reasons the trace does not show");
+    return tr("Not enough in the trace to say what limits the run");
 }
 
 void OverviewPanel::updateHeadline()
@@ -127,9 +147,7 @@ void OverviewPanel::updateHeadline()
     if (diagnosis_ && (diagnosis_->headline.wall_ns > 0 || diagnosis_->eval.rules_evaluated > 0)) {
         const Headline& hl = diagnosis_->headline;
         h += QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>")
-                 .arg(tr("Verdict: %1").arg(boundLabel(hl.bound)).toHtmlEscaped());
-        h += QStringLiteral("<p style=\"margin-top:0; margin-bottom:4px; font-size:small\">%1</p>")
-                 .arg(tr("bound %1 · verdict %2").arg(QString::fromStdString(hl.bound), QString::fromStdString(hl.verdict)).toHtmlEscaped());
+                 .arg(boundLabel(hl.bound, hl.verdict).toHtmlEscaped());
         h += QStringLiteral("<p style=\"margin-top:2px; margin-bottom:4px\">%1</p>")
                  .arg(QString::fromStdString(hl.statement.get(lang_)).toHtmlEscaped());
         if (!hl.actions.empty()) {
@@ -139,19 +157,12 @@ void OverviewPanel::updateHeadline()
             for (const HeadlineAction& a : hl.actions) {
                 QString what = QString::fromStdString(a.text.get(lang_));
                 if (a.subject != "trace" && !a.subject.empty())
-                    what += QStringLiteral(" (%1)").arg(QString::fromStdString(
+                    what += QStringLiteral(" [%1]").arg(QString::fromStdString(   // as the report writes it
                         a.subject_text.en.empty() ? a.subject : a.subject_text.get(lang_)));
                 const QString gain = tr("up to %1 of wall time (%2)")
                                          .arg(formatPercent(a.gain_fraction), formatDuration(std::llround(a.gain_ns)));
-                h += QStringLiteral("<li>%1 — <b>%2</b>%3</li>")
-                         .arg(what.toHtmlEscaped(), gain.toHtmlEscaped(),
-                              a.removes.empty() ? QString()
-                                                : QStringLiteral(" <span style=\"font-size:small\">%1</span>")
-                                                      .arg(tr("(removes %1)")
-                                                               .arg(QString::fromStdString(a.removes_text.en.empty()
-                                                                                               ? a.removes
-                                                                                               : a.removes_text.get(lang_)))
-                                                               .toHtmlEscaped()));
+                // (what the gain removes is in the Findings pane and the report: here it restated the subject)
+                h += QStringLiteral("<li>%1 — <b>%2</b></li>").arg(what.toHtmlEscaped(), gain.toHtmlEscaped());
             }
             h += QStringLiteral("</ol>");
         }   // (no actions: the statement already says that no finding promises a measurable gain)

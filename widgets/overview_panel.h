@@ -1,10 +1,10 @@
 #pragma once
 // The Overview pane opens with the trace-level verdict (Diagnosis::headline: what bounds the run, the verdict, a
 // statement in the findings' language, the top three actions with their bounded gains), the workload (kind,
-// execution, framework) and the trace-level warnings; then the numbers (GPU activity window, busy / idle per
-// device, idle by cause, top operator classes) built from the summary and, once it arrives, the analysis; then the
-// top findings of the diagnosis, each a link that emits findingActivated(row) so the window can raise the Findings
-// pane on it.
+// execution, framework) and the trace-level warnings; then the top findings of the diagnosis, each a link that
+// emits findingActivated(row) so the window can raise the Findings pane on it; then the numbers (GPU activity
+// window, busy / idle per device, idle by cause, top operator classes) built from the summary and, once it
+// arrives, the analysis.
 
 #include <QScrollArea>
 #include <memory>
@@ -28,8 +28,12 @@ public:
     QString text() const;
     // The headline block (verdict, statement, actions, workload, warnings) as rich text; empty before any result.
     QString headlineText() const;
-    // A people's label for Headline::bound ("host" -> "Host-bound").
-    static QString boundLabel(const std::string& bound);
+    // Height of the headline and the top findings wrapped at `width`: what the first view should show unscrolled.
+    int firstViewHeight(int width) const;
+    // The headline lies whole inside the visible part of the pane (no scrolling needed).
+    bool headlineVisible() const;
+    // Plain words for Headline::bound and verdict ("gpu-memory" -> "Limited by GPU memory bandwidth").
+    static QString boundLabel(const std::string& bound, const std::string& verdict = {});
 
     // Top findings (at most kTopFindings, in rank order); null hides the block.
     static constexpr int kTopFindings = 5;

@@ -300,6 +300,21 @@ QRect TimelineView::plotRect() const
 
 int TimelineView::laneTop(int lane) const { return kAxisHeight + laneY_[size_t(lane)] - vscroll_->value(); }
 
+int TimelineView::preferredHeight() const
+{
+    return laneY_.empty() ? minimumHeight() : std::max(minimumHeight(), kAxisHeight + contentHeight_ + 6);
+}
+
+int TimelineView::visibleLaneCount() const
+{
+    int n = 0;
+    for (int i = 0; i < laneCount(); ++i) {
+        const int top = laneTop(i);
+        n += top >= kAxisHeight && top + laneHeightFor(index_->lanes()[size_t(i)].kind, laneHeight_) <= height();
+    }
+    return n;
+}
+
 int TimelineView::laneAt(int y) const
 {
     if (!index_ || y < kAxisHeight)

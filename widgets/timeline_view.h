@@ -50,6 +50,11 @@ public:
     // Item of lane under widget point (tolerance 2 px), or -1.
     int64_t itemAt(const QPoint& pos, int* lane = nullptr) const;
     QString laneTitle(int lane) const;
+    // The height that shows every lane without scrolling (axis, lanes and a little air); the minimum without lanes.
+    int preferredHeight() const;
+    // Lanes shown whole in the current height and scroll position, of laneCount().
+    int visibleLaneCount() const;
+    int laneCount() const { return int(laneY_.size()); }
 
     // Renders one frame into `painter` (the benchmark draws into a QImage).
     void render(QPainter& painter);

@@ -1,12 +1,12 @@
 #include "widgets/trace_header.h"
 
 #include <QLocale>
-#include <QRegularExpression>
 #include <algorithm>
 #include <climits>
 
 #include "model/timeline_index.h"
 #include "model/units.h"
+#include "model/warning_text.h"
 
 namespace sl {
 
@@ -37,63 +37,16 @@ bool TraceHeader::gpuActivity(const Trace& t, int64_t& start, int64_t& end)
     return true;
 }
 
-QString TraceHeader::warningLabel(const std::string& code)
-{
-    if (code == "no_gpu_activity")
-        return tr("No GPU activity");
-    if (code == "no_kernels")
-        return tr("No kernels");
-    if (code == "clock_skew")
-        return tr("Clock skew");
-    if (code == "unsupported_events_dropped")
-        return tr("Events dropped");
-    if (code == "capture_too_short")
-        return tr("Capture too short");
-    if (code == "warmup_included")
-        return tr("Warm-up included");
-    if (code == "warmup_excluded")
-        return tr("Warm-up excluded");
-    if (code == "reader")
-        return tr("Reader");
-    return qs(code);
-}
+QString TraceHeader::warningLabel(const std::string& code) { return WarningText::label(code); }
 
-QStringList TraceHeader::warningItems(const AnalysisResult& a, int64_t origin)
+QStringList TraceHeader::warningItems(const AnalysisResult& a, int64_t /*origin: the core's args are on it already*/)
 {
+    // Said in the interface's language from each warning's code and arguments (model/warning_text.h); a reader's
+    // own note keeps the core's text, which quotes the trace.
     QStringList items;
-    const PhaseResult& p = a.phases;
-    static const QRegularExpression leadingCount(QStringLiteral("^(\\d+) module/library loads"));
-    const int kernels = int(a.classes.kernel_class.size());
-    for (const WorkloadWarning& w : a.workload.warnings) {
-        // The core's message is English; the warnings whose numbers the analysis holds are said here in the
-        // interface's language (the others keep the core's text, which quotes the trace).
-        QString message = qs(w.message);
-        if (w.code == "warmup_excluded" && p.steady_end > p.steady_start) {
-            // The core names the steady-state window on the trace clock; here it reads on the axis's origin.
-            message = tr("%n warm-up step(s) left out of the steady-state window %1 – %2", nullptr,
-                         int(p.warmup_excluded))
-                          .arg(formatDuration(p.steady_start - origin), formatDuration(p.steady_end - origin));
-        } else if (w.code == "no_gpu_activity") {
-            message = tr("the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no "
-                         "GPU finding can be made");
-        } else if (w.code == "no_kernels") {
-            message = tr("the trace holds copies or sets but no kernels");
-        } else if (w.code == "capture_too_short") {
-            message = tr("the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): "
-                         "findings are indicative only", nullptr, kernels)
-                          .arg(formatDuration(a.wall_ns), formatDuration(a.workload.options.min_capture_ns))
-                          .arg(a.workload.options.min_kernels);
-        } else if (w.code == "warmup_included") {
-            const auto m = leadingCount.match(message);
-            if (m.hasMatch())
-                message = tr("%n module or library load(s) (lazy first launches) lie inside the capture: the first "
-                             "calls of those kernels include loading", nullptr, m.captured(1).toInt());
-            else if (message.startsWith(QLatin1String("too few decode steps")))
-                message = tr("too few decode steps (%n) to leave warm-up out: TPOT includes the first steps", nullptr,
-                             int(p.decode_steps));
-        }
-        items << QStringLiteral("<b>%1</b>: %2").arg(warningLabel(w.code).toHtmlEscaped(), message.toHtmlEscaped());
-    }
+    for (const WorkloadWarning& w : a.workload.warnings)
+        items << QStringLiteral("<b>%1</b>: %2").arg(WarningText::label(w.code).toHtmlEscaped(),
+                                                     WarningText::message(w).toHtmlEscaped());
     return items;
 }
 

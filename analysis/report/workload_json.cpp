@@ -7,11 +7,23 @@ namespace sl {
 
 using nlohmann::json;
 
+namespace {
+
+json warning_json(const WorkloadWarning& x)
+{
+    json args = json::object();
+    for (const auto& [k, v] : x.args)
+        args[k] = v;
+    return {{"code", x.code}, {"message", x.message}, {"args", std::move(args)}};
+}
+
+} // namespace
+
 json workload_to_json(const WorkloadResult& w)
 {
     json warnings = json::array();
     for (const auto& x : w.warnings)
-        warnings.push_back({{"code", x.code}, {"message", x.message}});
+        warnings.push_back(warning_json(x));
     return {{"kind", workload_kind_name(w.kind)},
             {"execution", execution_mode_name(w.execution)},
             {"framework", w.framework.empty() ? json(nullptr) : json(w.framework)},
@@ -65,7 +77,7 @@ void add_time_base_json(json& j, const Trace& t, const AnalysisResult& r)
     j["windows"] = std::move(windows);
     json warnings = json::array();
     for (const auto& x : r.workload.warnings)
-        warnings.push_back({{"code", x.code}, {"message", x.message}});
+        warnings.push_back(warning_json(x));
     j["warnings"] = std::move(warnings);
 }
 

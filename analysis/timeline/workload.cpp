@@ -204,18 +204,22 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     const int64_t gpu_ops = static_cast<int64_t>(t.kernels.size() + t.memcpy.size() + t.memset.size());
     if (gpu_ops == 0)
         r.warnings.push_back({"no_gpu_activity", "the trace holds no kernels, copies or sets: GPU utilisation is "
-                                                 "unknown (null), not 100 %, and no GPU finding can be made"});
+                                                 "unknown (null), not 100 %, and no GPU finding can be made", {}});
     else if (t.kernels.size() == 0)
-        r.warnings.push_back({"no_kernels", "the trace holds copies or sets but no kernels"});
+        r.warnings.push_back({"no_kernels", "the trace holds copies or sets but no kernels", {}});
     if (t.meta.clock_shift_ns != 0) {
         r.warnings.push_back({"clock_skew", "host and device clocks disagree (" + t.meta.clock_shift_reason +
                                                 "); GPU times were moved by " + ms_text(t.meta.clock_shift_ns) +
                                                 " onto the host clock, so queue delays and idle time are "
-                                                "measured after the correction"});
+                                                "measured after the correction",
+                              {{"reason", t.meta.clock_shift_reason},
+                               {"corrected", "true"},
+                               {"shift_ns", std::to_string(t.meta.clock_shift_ns)}}});
     } else if (const ClockOffset off = detect_clock_offset(t); off.detected) {
         r.warnings.push_back({"clock_skew", "host and device clocks disagree (" + off.reason +
                                                 "); queue delays and host-side idle attribution are not "
-                                                "trustworthy on this trace"});
+                                                "trustworthy on this trace",
+                              {{"reason", off.reason}, {"corrected", "false"}}});
     }
     if (!t.meta.dropped_events.empty()) {
         int64_t n = 0;
@@ -226,14 +230,19 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         }
         r.warnings.push_back({"unsupported_events_dropped",
                               std::to_string(n) + " events of kinds Sightline does not read were dropped (" + list +
-                                  "); what they did on the device is not analysed"});
+                                  "); what they did on the device is not analysed",
+                              {{"events", std::to_string(n)}, {"kinds", list}}});
     }
     const int64_t capture = t.meta.capture_end - t.meta.capture_start;
     if (gpu_ops > 0 && (capture < o.min_capture_ns || static_cast<int64_t>(t.kernels.size()) < o.min_kernels))
         r.warnings.push_back({"capture_too_short",
                               "the capture (" + ms_text(capture) + ", " + std::to_string(t.kernels.size()) +
                                   " kernels) is too short for a verdict: below " + ms_text(o.min_capture_ns) +
-                                  " or " + std::to_string(o.min_kernels) + " kernels; findings are indicative only"});
+                                  " or " + std::to_string(o.min_kernels) + " kernels; findings are indicative only",
+                              {{"capture_ns", std::to_string(capture)},
+                               {"kernels", std::to_string(t.kernels.size())},
+                               {"min_capture_ns", std::to_string(o.min_capture_ns)},
+                               {"min_kernels", std::to_string(o.min_kernels)}}});
     int64_t loads = 0;
     std::vector<int8_t> load_name(t.strings.size(), -1);
     for (size_t i = 0; i < t.api.size(); ++i) {
@@ -249,12 +258,13 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     if (loads > 0)
         r.warnings.push_back({"warmup_included", std::to_string(loads) +
                                                      " module/library loads (lazy first launches) lie inside the "
-                                                     "capture: the first calls of those kernels include loading"});
+                                                     "capture: the first calls of those kernels include loading",
+                              {{"cause", "module_loads"}, {"loads", std::to_string(loads)}}});
     // The reader's own notes, except those restated above with a code of their own.
     for (const auto& w : t.meta.warnings)
         if (!has(w, "host and device clocks disagree") && !has(w, "events of kinds Sightline does not read") &&
             !has(w, "no GPU activity"))
-            r.warnings.push_back({"reader", w});
+            r.warnings.push_back({"reader", w, {}});
     return r;
 }
 
@@ -265,10 +275,15 @@ void add_phase_warnings(WorkloadResult& w, const PhaseResult& p, int64_t origin_
                               std::to_string(p.warmup_excluded) + " warm-up decode steps (" +
                                   std::to_string(p.warmup_detected) + " of them found slow) are left out of the "
                                   "steady-state window " + ms_text(p.steady_start - origin_ns) + " .. " +
-                                  ms_text(p.steady_end - origin_ns) + " from the capture start"});
+                                  ms_text(p.steady_end - origin_ns) + " from the capture start",
+                              {{"steps", std::to_string(p.warmup_excluded)},
+                               {"slow_steps", std::to_string(p.warmup_detected)},
+                               {"steady_start_ns", std::to_string(p.steady_start - origin_ns)},
+                               {"steady_end_ns", std::to_string(p.steady_end - origin_ns)}}});
     else if (p.decode_steps > 0 && p.warmup_excluded == 0 && p.options.warmup_steps > 0)
         w.warnings.push_back({"warmup_included", "too few decode steps (" + std::to_string(p.decode_steps) +
-                                                     ") to leave warm-up out: TPOT includes the first steps"});
+                                                     ") to leave warm-up out: TPOT includes the first steps",
+                              {{"cause", "few_decode_steps"}, {"decode_steps", std::to_string(p.decode_steps)}}});
 }
 
 } // namespace sl

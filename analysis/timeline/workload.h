@@ -21,6 +21,7 @@
 // Pure: reads the trace and the phases, returns a value.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ const char* execution_mode_name(ExecutionMode m);    // "none", "eager", "cuda-g
 struct WorkloadWarning {
     std::string code;       // stable vocabulary, see resources/schemas/analysis.md
     std::string message;    // English, for people
+    // What the message is made of, by name (numbers as decimal text, times in ns from the capture start), so that a
+    // user interface can say it in its own language; the names per code are in resources/schemas/analysis.md.
+    std::map<std::string, std::string> args;
 };
 
 struct WorkloadOptions {

@@ -27,6 +27,8 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTreeView>
+#include <QScrollBar>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -72,8 +74,10 @@ constexpr int kMaxRecent = 10;
 const char* kRecentKey = "recentFiles";
 const char* kGeometryKey = "mainWindow/geometry";
 const char* kStateKey = "mainWindow/state";
-// Bumped when panes are added, so a layout saved by an older build does not hide the new ones.
-constexpr int kLayoutVersion = 2;
+const char* kAutoLayoutKey = "mainWindow/autoLayout";
+// Bumped when panes are added (or the first view changes), so a layout saved by an older build does not hide the
+// new ones.
+constexpr int kLayoutVersion = 3;
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
@@ -222,7 +226,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     tabifyDockWidget(suggestionsDock, compareDock_);
     compareDock_->hide();
     connect(compareView_, &CompareView::comparisonFinished, this, &MainWindow::comparisonFinished);
-    kernelDock->raise();
+    findingsDock->raise();   // the first view: the headline, the timeline and the findings
 
     overview_ = new OverviewPanel(this);
     auto refreshOverview = [this] { overview_->setData(document_->summary(), document_->analysis(), document_->trace()); };
@@ -260,11 +264,26 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     defaultState_ = saveState(kLayoutVersion);
     viewMenu_->addSeparator();
     viewMenu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+    fitTimer_ = new QTimer(this);
+    fitTimer_->setSingleShot(true);
+    fitTimer_->setInterval(0);
+    connect(fitTimer_, &QTimer::timeout, this, &MainWindow::fitFirstView);
+    // Results change what the first view needs: the lanes, the header's warnings, the headline and findings.
+    connect(document_, &Document::timelineChanged, this, &MainWindow::scheduleFit);
+    connect(document_, &Document::analysisChanged, this, &MainWindow::scheduleFit);
+    connect(document_, &Document::diagnosisChanged, this, &MainWindow::scheduleFit);
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        connect(d, &QDockWidget::topLevelChanged, this, [this](bool floating) {
+            if (floating && isVisible())
+                autoLayout_ = false;   // a pane dragged out: the user arranges the window now
+        });
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
         resize(1280, 800);
     if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion))
         QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);   // once the window has its real size
+    else
+        autoLayout_ = settings.value(QLatin1String(kAutoLayoutKey), false).toBool();
     updateRecentMenu();
     applySettings(runner_->settings());
 }
@@ -273,43 +292,150 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::applyDefaultDockSizes()
 {
-    // The first layout: the bottom panes (findings, suggestions) get rows to read, Overview room for its headline
-    // numbers and idle breakdown; Details scrolls.
+    // The first layout: Overview wide enough for its headline numbers; then the first view is fitted to what the
+    // trace shows (fitFirstView).
     auto* overviewDock = findChild<QDockWidget*>(QStringLiteral("overviewDock"));
     auto* detailsDock = findChild<QDockWidget*>(QStringLiteral("detailsDock"));
-    auto* kernelDock = findChild<QDockWidget*>(QStringLiteral("kernelsDock"));
-    if (!overviewDock || !detailsDock || !kernelDock)
+    auto* findingsDock = findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+    if (!overviewDock || !detailsDock || !findingsDock)
         return;
-    resizeDocks({overviewDock}, {std::max(340, width() / 4)}, Qt::Horizontal);
-    resizeDocks({overviewDock, detailsDock}, {height() * 9 / 20, height() * 11 / 20}, Qt::Vertical);
-    resizeDocks({kernelDock}, {height() * 2 / 5}, Qt::Vertical);
+    resizeDocks({overviewDock}, {std::max(std::max(380, overviewDock->minimumWidth()), width() / 4)}, Qt::Horizontal);
+    resizeDocks({overviewDock, detailsDock}, {height() * 3 / 5, height() * 2 / 5}, Qt::Vertical);
+    resizeDocks({findingsDock}, {height() / 2}, Qt::Vertical);
+    scheduleFit();
+}
+
+void MainWindow::scheduleFit()
+{
+    if (autoLayout_ && fitTimer_) {
+        fitPasses_ = 0;
+        fitTimer_->start();
+    }
+}
+
+void MainWindow::fitFirstView()
+{
+    if (!autoLayout_ || !isVisible() || central_->currentWidget() != content_)
+        return;
+    // Timeline: the height of its lanes (at least its minimum, at most 55 % of the height it shares with the bottom
+    // panes, which keep rows to read); the rest goes to the raised bottom pane (Findings on the first view).
+    bool changed = false;
+    QDockWidget* bottom = nullptr;   // the raised tab of the bottom group
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (!d->isFloating() && d->isVisible() && !d->visibleRegion().isEmpty() &&
+            dockWidgetArea(d) == Qt::BottomDockWidgetArea) {
+            bottom = d;
+            break;
+        }
+    if (bottom) {
+        const int shared = timeline_->height() + bottom->height();
+        const int need = std::clamp(timeline_->preferredHeight(), timeline_->minimumHeight(),
+                                    std::max(timeline_->minimumHeight(), shared * 55 / 100));
+        const int target = std::max(bottom->minimumHeight(), bottom->height() + timeline_->height() - need);
+        if (std::abs(target - bottom->height()) > 2) {
+            resizeDocks({bottom}, {target}, Qt::Vertical);
+            changed = true;
+        }
+    }
+    // Overview: its headline and top findings unscrolled where the column allows (Details keeps its minimum and
+    // at least a third of the column; it scrolls).
+    auto* overviewDock = findChild<QDockWidget*>(QStringLiteral("overviewDock"));
+    auto* detailsDock = findChild<QDockWidget*>(QStringLiteral("detailsDock"));
+    if (overviewDock && detailsDock && overviewDock->isVisible() && detailsDock->isVisible() &&
+        !overviewDock->isFloating() && !detailsDock->isFloating() &&
+        dockWidgetArea(overviewDock) == dockWidgetArea(detailsDock)) {
+        const int wide = std::max(std::max(380, overviewDock->minimumWidth()), width() / 4);
+        if (std::abs(overviewDock->width() - wide) > 2) {
+            resizeDocks({overviewDock}, {wide}, Qt::Horizontal);   // the headline wraps at this width below
+            changed = true;
+        } else {
+            const int column = overviewDock->height() + detailsDock->height();
+            const int chrome = overviewDock->height() - overview_->viewport()->height();
+            const int want = overview_->firstViewHeight(overview_->viewport()->width()) + chrome + 4;
+            const int most = column - std::max(detailsDock->minimumHeight(), column / 4);
+            const int h = std::clamp(want, std::min(most, column * 2 / 5), most);
+            if (std::abs(h - overviewDock->height()) > 2) {
+                resizeDocks({overviewDock, detailsDock}, {h, column - h}, Qt::Vertical);
+                changed = true;
+            }
+        }
+    }
+    // The panes take their new sizes when the layout runs: check again then (a few passes at most, since a pane's
+    // minimum can keep a size from being reached).
+    if (changed && ++fitPasses_ < 4)
+        fitTimer_->start();
+    else
+        fitPasses_ = 0;
 }
 
 void MainWindow::resetLayout()
 {
     restoreState(defaultState_, kLayoutVersion);
     compareDock_->hide();
-    if (auto* kernelDock = findChild<QDockWidget*>(QStringLiteral("kernelsDock")))
-        kernelDock->raise();
+    if (auto* findingsDock = findChild<QDockWidget*>(QStringLiteral("findingsDock")))
+        findingsDock->raise();
+    autoLayout_ = true;
     applyDefaultDockSizes();
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    scheduleFit();
+}
+
+bool MainWindow::event(QEvent* event)
+{
+    // A press on a splitter between panes (the window shows the split cursor there): dragging it makes the layout
+    // the user's (kept as it is from then on, and restored as saved).
+    if (event->type() == QEvent::MouseButtonPress)
+        separatorPressed_ = cursor().shape() == Qt::SplitHCursor || cursor().shape() == Qt::SplitVCursor;
+    else if (event->type() == QEvent::MouseMove && separatorPressed_)
+        autoLayout_ = false;
+    else if (event->type() == QEvent::MouseButtonRelease)
+        separatorPressed_ = false;
+    return QMainWindow::event(event);
 }
 
 QString MainWindow::layoutReport() const
 {
     QStringList lines;
-    auto add = [&lines](const QString& name, const QWidget* w) {
+    auto add = [&lines](const QString& name, const QWidget* w, const QJsonObject& extra) {
         QJsonObject o{{QStringLiteral("name"), name},
                       {QStringLiteral("width"), w->width()},
                       {QStringLiteral("height"), w->height()},
                       {QStringLiteral("min_width"), std::max(w->minimumWidth(), w->minimumSizeHint().width())},
                       {QStringLiteral("min_height"), std::max(w->minimumHeight(), 0)}};
+        for (auto it = extra.begin(); it != extra.end(); ++it)
+            o.insert(it.key(), it.value());
         lines << QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
     };
-    add(QStringLiteral("window"), this);
-    add(QStringLiteral("timeline"), timeline_);
-    for (const QDockWidget* d : findChildren<QDockWidget*>())
-        if (d->isVisible() && !d->visibleRegion().isEmpty())   // shown, and the raised tab of its group
-            add(d->objectName(), d);
+    add(QStringLiteral("window"), this, {});
+    // The timeline: its lanes and how many show whole without scrolling, and the height they fill.
+    add(QStringLiteral("timeline"), timeline_,
+        {{QStringLiteral("lanes"), timeline_->laneCount()},
+         {QStringLiteral("visible_lanes"), timeline_->visibleLaneCount()},
+         {QStringLiteral("preferred_height"), timeline_->preferredHeight()}});
+    for (const QDockWidget* d : findChildren<QDockWidget*>()) {
+        if (!d->isVisible() || d->visibleRegion().isEmpty())   // shown, and the raised tab of its group
+            continue;
+        QJsonObject extra;
+        if (d->widget() == overview_)
+            extra.insert(QStringLiteral("headline_visible"), overview_->headlineVisible());
+        if (d->widget() == findings_) {
+            // Findings (top-level rows) shown whole in the tree without scrolling.
+            const QTreeView* tree = findings_->tree();
+            const QAbstractItemModel* m = tree->model();
+            int whole = 0;
+            for (int r = 0; r < m->rowCount(); ++r) {
+                const QRect rect = tree->visualRect(m->index(r, 0));
+                whole += rect.isValid() && rect.top() >= 0 && rect.bottom() < tree->viewport()->height();
+            }
+            extra.insert(QStringLiteral("rows"), m->rowCount());
+            extra.insert(QStringLiteral("visible_rows"), whole);
+        }
+        add(d->objectName(), d, extra);
+    }
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -827,6 +953,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     QSettings settings;
     settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
     settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
+    settings.setValue(QLatin1String(kAutoLayoutKey), autoLayout_);
     runner_->cancel();
     event->accept();
 }

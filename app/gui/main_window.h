@@ -11,6 +11,7 @@ class QLabel;
 class QMenu;
 class QProgressBar;
 class QStackedWidget;
+class QTimer;
 class QToolButton;
 
 namespace sl {
@@ -63,6 +64,8 @@ protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
     void createActions();
@@ -89,6 +92,10 @@ private:
     void showNvtxRange(const QString& name);
     void selectClassInPhase(const QString& opClass, const QString& phase);
     void applyDefaultDockSizes();
+    // The first view (automatic layout only): the timeline gets the height its lanes need (within bounds), the
+    // bottom panes (Findings) the rest; the Overview the height of its headline and top findings, Details the rest.
+    void fitFirstView();
+    void scheduleFit();
 
     Document* document_ = nullptr;
     JobRunner* runner_ = nullptr;
@@ -119,6 +126,12 @@ private:
     QToolButton* cancelButton_ = nullptr;
     SearchBar* searchBar_ = nullptr;
     QByteArray defaultState_;   // the panes as built, before a saved layout is restored
+    // The layout follows the window size and the trace's lanes until the user drags a splitter or floats a pane
+    // (then it is theirs, restored as saved); View › Reset Layout makes it automatic again.
+    bool autoLayout_ = true;
+    QTimer* fitTimer_ = nullptr;
+    bool separatorPressed_ = false;
+    int fitPasses_ = 0;
 };
 
 } // namespace sl

@@ -91,6 +91,10 @@ TEST(GuiSmoke, CompareWithAnotherTraceFinishesInDarkTheme)
 // View › Reset Layout and restored layouts: a layout saved at one window size and restored at another (the
 // second launch) never squeezes a pane below its minimum size, the timeline keeps room for its lanes, and Reset
 // Layout brings back the first-launch arrangement. Sizes come from the window itself (--layout-report).
+//
+// The first view, at 1280×800 and 1920×1080, fresh and restored from the other size: the headline (the Overview's
+// verdict, statement and actions), every lane of the timeline and the top findings (rows of the raised Findings
+// pane) show without scrolling, and the timeline is not mostly empty (its lanes fill the height it gets).
 TEST(GuiSmoke, RestoredLayoutKeepsEveryPaneAtItsMinimumSize)
 {
 #ifndef SIGHTLINE_GUI
@@ -129,20 +133,47 @@ TEST(GuiSmoke, RestoredLayoutKeepsEveryPaneAtItsMinimumSize)
         EXPECT_GE(panes.at("overviewDock").at("width").get<int>(), 280);   // "Kernels 3,094 · 60.8 ms" fits
         EXPECT_GE(panes.at("timeline").at("min_height").get<int>(), 6 * 20);   // room for six lanes, not two
     };
+    auto checkFirstView = [](const std::map<std::string, nlohmann::json>& panes, const std::string& what) {
+        SCOPED_TRACE(what);
+        ASSERT_TRUE(panes.count("timeline"));
+        ASSERT_TRUE(panes.count("findingsDock")) << "the Findings pane is the raised bottom tab";
+        ASSERT_TRUE(panes.count("overviewDock"));
+        const auto& t = panes.at("timeline");
+        // The sample has GPU streams, an idle lane, the CPU thread and its NVTX rows: all of them in view.
+        const int lanes = t.at("lanes").get<int>();
+        EXPECT_GE(lanes, 6);
+        EXPECT_EQ(t.at("visible_lanes").get<int>(), lanes);
+        // Not ~60 % empty: the lanes need preferred_height; at most a quarter of the timeline lies below them.
+        const int height = t.at("height").get<int>(), need = t.at("preferred_height").get<int>();
+        EXPECT_LE(height - need, height / 4) << "timeline " << height << " px for lanes of " << need << " px";
+        // The headline (verdict, statement, what to do first) unscrolled in the Overview.
+        EXPECT_TRUE(panes.at("overviewDock").at("headline_visible").get<bool>());
+        // The top findings: at least three ranked findings (all, when there are fewer) as whole rows.
+        const auto& f = panes.at("findingsDock");
+        const int rows = f.at("rows").get<int>();
+        EXPECT_GE(rows, 3);
+        EXPECT_GE(f.at("visible_rows").get<int>(), std::min(rows, 3));
+        // The bottom panes get what the timeline does not need.
+        EXPECT_GE(f.at("height").get<int>(), height);
+    };
     std::filesystem::remove_all(dir + "/config");
     for (const auto& [first, second] : {std::pair<std::string, std::string>{"1920x1080", "1280x800"},
                                         std::pair<std::string, std::string>{"1280x800", "1920x1080"}}) {
         std::filesystem::remove_all(dir + "/config");   // no saved layout: the first launch
         const auto fresh = launch(first, "");
         checkMinimums(fresh, "first launch at " + first);
+        checkFirstView(fresh, "first launch at " + first);
         const auto restored = launch(second, "");   // restores what the first launch saved
         checkMinimums(restored, "restored at " + second);
+        checkFirstView(restored, "restored at " + second);
         const auto again = launch(first, "");
         checkMinimums(again, "restored again at " + first);
+        checkFirstView(again, "restored again at " + first);
         // Reset Layout: the first launch's panes and sizes (within a few pixels of the splitters' rounding).
-        const auto reset = launch(first, "--pane findings --reset-layout");
+        const auto reset = launch(first, "--pane kernels --reset-layout");
         checkMinimums(reset, "reset at " + first);
-        for (const std::string pane : {"overviewDock", "detailsDock", "kernelsDock"}) {
+        checkFirstView(reset, "reset at " + first);
+        for (const std::string pane : {"overviewDock", "detailsDock", "findingsDock", "timeline"}) {
             SCOPED_TRACE(pane);
             ASSERT_TRUE(reset.count(pane));
             EXPECT_NEAR(reset.at(pane).at("width").get<int>(), fresh.at(pane).at("width").get<int>(), 8);
