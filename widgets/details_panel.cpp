@@ -348,12 +348,13 @@ QString DetailsPanel::kernelHtml(size_t i) const
     }
 
     h.section(tr("Launch configuration"));
-    h.rowPlain(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(k.grid_x[i]).arg(k.grid_y[i]).arg(k.grid_z[i]));
-    h.rowPlain(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(k.block_x[i]).arg(k.block_y[i]).arg(k.block_z[i]));
-    if (k.registers_per_thread[i])
-        h.rowPlain(tr("Registers per thread"), QString::number(k.registers_per_thread[i]));
-    if (k.shared_memory[i])
-        h.rowPlain(tr("Shared memory"), formatBytes(k.shared_memory[i]));
+    const LaunchShape& sh = k.launch_shape(i);
+    h.rowPlain(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z));
+    h.rowPlain(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(sh.block_x).arg(sh.block_y).arg(sh.block_z));
+    if (sh.registers_per_thread)
+        h.rowPlain(tr("Registers per thread"), QString::number(sh.registers_per_thread));
+    if (sh.shared_memory)
+        h.rowPlain(tr("Shared memory"), formatBytes(sh.shared_memory));
     if (i < k.est_occupancy_pct.size() && k.est_occupancy_pct[i] > 0)
         h.rowPlain(tr("Estimated occupancy"), pct(double(k.est_occupancy_pct[i])));
 

@@ -934,11 +934,12 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
                         tr("Class: %1").arg(opClassLabel(analysis_->classes.classes[size_t(c)]));
         }
         html += QStringLiteral("<br>") + tr("Stream %1").arg(k.stream[r.row]);
+        const LaunchShape& sh = k.launch_shape(r.row);
         html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")
-                                              .arg(k.grid_x[r.row]).arg(k.grid_y[r.row]).arg(k.grid_z[r.row])
-                                              .arg(k.block_x[r.row]).arg(k.block_y[r.row]).arg(k.block_z[r.row]);
-        if (k.registers_per_thread[r.row])
-            html += QStringLiteral("<br>") + tr("Registers/thread %1").arg(k.registers_per_thread[r.row]);
+                                              .arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z)
+                                              .arg(sh.block_x).arg(sh.block_y).arg(sh.block_z);
+        if (sh.registers_per_thread)
+            html += QStringLiteral("<br>") + tr("Registers/thread %1").arg(sh.registers_per_thread);
         if (k.name[r.row] != k.short_name[r.row])
             html += QStringLiteral("<br><small>%1</small>").arg(qs(t.str(k.name[r.row])).left(300).toHtmlEscaped());
         break;

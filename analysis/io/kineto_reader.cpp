@@ -1229,14 +1229,14 @@ private:
             k.correlation[i] = corr;
             k.device[i] = device_of(e);
             k.stream[i] = stream_of(e);
-            k.grid_x[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.grid[0], 0, UINT32_MAX));
-            k.grid_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[1], 0, UINT16_MAX));
-            k.grid_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[2], 0, UINT16_MAX));
-            k.block_x[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[0], 0, UINT16_MAX));
-            k.block_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[1], 0, UINT16_MAX));
-            k.block_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[2], 0, UINT16_MAX));
-            k.registers_per_thread[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.regs, 0, UINT16_MAX));
-            k.shared_memory[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.smem, 0, UINT32_MAX));
+            k.set_shape(i, {static_cast<uint32_t>(std::clamp<int64_t>(e.grid[0], 0, UINT32_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.grid[1], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.grid[2], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.block[0], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.block[1], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.block[2], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.regs, 0, UINT16_MAX)),
+                            static_cast<uint32_t>(std::clamp<int64_t>(e.smem, 0, UINT32_MAX))});
             if (e.graph)
                 k.flags[i] |= KernelTable::kGraphNode;
             k.blocks_per_sm.push_back(static_cast<float>(e.blocks_per_sm));
@@ -1391,9 +1391,7 @@ private:
             const auto o = order_by_start(k.start);
             permute(k.start, o); permute(k.end, o); permute(k.name, o); permute(k.short_name, o);
             permute(k.correlation, o); permute(k.launch_api, o); permute(k.device, o); permute(k.process, o);
-            permute(k.stream, o); permute(k.grid_x, o); permute(k.grid_y, o); permute(k.grid_z, o);
-            permute(k.block_x, o); permute(k.block_y, o); permute(k.block_z, o); permute(k.registers_per_thread, o);
-            permute(k.shared_memory, o); permute(k.flags, o); permute(k.blocks_per_sm, o);
+            permute(k.stream, o); permute(k.shape, o); permute(k.flags, o); permute(k.blocks_per_sm, o);
             permute(k.warps_per_sm, o); permute(k.est_occupancy_pct, o);
         }
         auto& m = trace_.memcpy;
