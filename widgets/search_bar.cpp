@@ -73,6 +73,10 @@ void SearchBar::setIndex(std::shared_ptr<const TimelineIndex> index)
 {
     if (index == index_)
         return;
+    if (index_ && index && !index_->complete() && index->tracePtr() == index_->tracePtr()) {
+        index_ = std::move(index);   // the complete timeline index of the same trace: same items, the search stands
+        return;
+    }
     index_ = std::move(index);
     search_.reset();
     kernelName_.clear();

@@ -84,6 +84,10 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
 
 void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
 {
+    // The complete index replacing the coarse one of the same trace (same lanes and items, finer levels): keep the
+    // user's zoom and scroll position.
+    const bool refinement = index_ && index && !index_->complete() && index->tracePtr() == index_->tracePtr() &&
+                            index->lanes().size() == index_->lanes().size();
     index_ = std::move(index);
     hoverItem_ = -1;
     hoverLane_ = -1;
@@ -112,7 +116,10 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
                 gapDensity_[i] = GapDensity(*index_, index_->lanes()[i]);
     mapAnalysis();
     updateScrollBar();
-    fitToWindow();
+    if (refinement)
+        update();
+    else
+        fitToWindow();
 }
 
 void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
@@ -508,6 +515,9 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         const int L = std::min<int>(level, int(lane.levels.size()) - 1);
         if (!lane.levels[size_t(L)].empty() && (L == level || level >= int(lane.levels.size())))
             spans = &lane.levels[size_t(L)];
+        else if (!index_->complete() && level < index_->coarseLevel() &&
+                 index_->coarseLevel() < int(lane.levels.size()))
+            spans = &lane.levels[size_t(index_->coarseLevel())];   // coarse index: coarser blocks until it is complete
     }
     if (spans) {
         auto a = std::upper_bound(spans->begin(), spans->end(), i0,
