@@ -151,7 +151,10 @@ void TimelineView::mapAnalysis()
             if (g.device == lane.device)
                 gaps.push_back(&g);
         const Gap* base = analysis_->idle.gaps.data();
-        std::sort(gaps.begin(), gaps.end(), [](const Gap* a, const Gap* b) { return a->start < b->start; });
+        // The analysis lists each device's gaps in time order already: sort only when not (10^7 gaps, GUI thread).
+        auto byStart = [](const Gap* a, const Gap* b) { return a->start < b->start; };
+        if (!std::is_sorted(gaps.begin(), gaps.end(), byStart))
+            std::sort(gaps.begin(), gaps.end(), byStart);
         auto& causes = gapCause_[li];
         causes.assign(lane.items.size(), uint8_t(GapCause::Other));
         auto& indices = gapIndex_[li];
