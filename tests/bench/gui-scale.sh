@@ -7,7 +7,7 @@
 # `sightline-cli analyze` on the same file and checks its peak RSS against the memory bound of issue 18:
 # peak <= 1.5 x the trace model + a fixed buffer (256 MiB: the executable, Qt, SQLite's caches, one read buffer).
 #
-#   tests/bench/gui-scale.sh [BUILD_DIR] [--kernels N] [--kineto] [--kineto-kernels N] [--xvfb] [--keep]
+#   tests/bench/gui-scale.sh [BUILD_DIR] [--kernels N] [--kineto] [--kineto-kernels N] [--no-nsys] [--xvfb] [--keep]
 #
 # Wall and CPU time are both printed: on a shared machine wall time depends on the load (printed too).
 set -euo pipefail
@@ -18,10 +18,12 @@ kineto=0
 kineto_kernels=2800000   # about 2.1 GB of JSON
 xvfb=0
 keep=0
+nsys=1
 while (( $# )); do
   case "$1" in
     --kernels) kernels="$2"; shift ;;
     --kineto) kineto=1 ;;
+    --no-nsys) nsys=0 ;;
     --kineto-kernels) kineto_kernels="$2"; shift ;;
     --xvfb) xvfb=1 ;;
     --keep) keep=1 ;;
@@ -83,11 +85,13 @@ m = $model; r = $rss / 1024; b = 1.5 * m + $fixed_mib
 print(f'analyze peak RSS {r:.0f} MiB vs bound 1.5 x {m:.0f} MiB + $fixed_mib MiB = {b:.0f} MiB: ' + ('within' if r <= b else 'OVER') + f' ({r / m:.2f} x the model)')"
 }
 
-echo
-echo "== generating a ${kernels}-kernel nsys export"
-/usr/bin/time -f "generate: wall %e s, CPU %U s" "$cli" generate --preset scale --kernels "$kernels" -o "$out/scale.sqlite"
-measure "nsys export, $kernels kernels" "$out/scale.sqlite"
-rm -f "$out/scale.sqlite"
+if (( nsys )); then
+  echo
+  echo "== generating a ${kernels}-kernel nsys export"
+  /usr/bin/time -f "generate: wall %e s, CPU %U s" "$cli" generate --preset scale --kernels "$kernels" -o "$out/scale.sqlite"
+  measure "nsys export, $kernels kernels" "$out/scale.sqlite"
+  rm -f "$out/scale.sqlite"
+fi
 if (( kineto )); then
   echo
   echo "== generating a ${kineto_kernels}-kernel Kineto JSON"
