@@ -138,37 +138,40 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             emit traceLoaded(paths, trace);
         });
 
+        const bool largeTrace = trace->kernels.size() + trace->memcpy.size() + trace->memset.size() +
+                                    trace->api.size() + trace->ranges.size() >=
+                                kCoarseTimelineItems;
         // The pipeline publishes stage by stage: the window shows the summary while the analyses run.
         PipelineOptions options = settings.pipelineOptions(inputs.modelConfig, inputs.ncu);
         bool analysed = false;   // whether a failure came after the analyses (then it is the Roofline's)
         auto onStage = [&](PipelineStage s, const PipelineResult& r) {
             switch (s) {
             case PipelineStage::Loaded:
+                if (largeTrace) {
+                    // Large trace: the timeline index on its own thread beside the summary and the analyses. The
+                    // coarse index (lanes, items, coarse levels) is published at once, the complete one when its
+                    // finer levels are done; the view keeps its zoom when it swaps them.
+                    refiner.thread = std::thread([this, gen, trace, cancel] {
+                        LoadControl quiet;
+                        quiet.cancel = cancel.get();
+                        try {
+                            auto coarse = TimelineIndex::buildCoarse(trace, quiet);
+                            post(gen, [this, coarse] { emit timelineReady(coarse); });
+                            auto full = TimelineIndex::refine(*coarse, quiet);
+                            post(gen, [this, full] { emit timelineReady(full); });
+                        } catch (...) {
+                            // Cancelled (the job reports it) or out of memory: what was published stays.
+                        }
+                    });
+                }
                 break;
             case PipelineStage::Summarised: {
                 auto summary = std::make_shared<const Summary>(r.summary);
                 post(gen, [this, summary] { emit summaryReady(summary); });
-                stage(0.87, 0.03, "timeline");
-                const size_t items = trace->kernels.size() + trace->memcpy.size() + trace->memset.size() +
-                                     trace->api.size() + trace->ranges.size();
-                if (items < kCoarseTimelineItems) {
+                if (!largeTrace) {
+                    stage(0.87, 0.03, "timeline");
                     auto timeline = TimelineIndex::build(trace, control);
                     post(gen, [this, timeline] { emit timelineReady(timeline); });
-                } else {
-                    // Large trace: publish the coarse index (lanes, items, coarse levels) at once, the complete one
-                    // when its finer levels are done; the view keeps its zoom when it swaps them.
-                    auto coarse = TimelineIndex::buildCoarse(trace, control);
-                    post(gen, [this, coarse] { emit timelineReady(coarse); });
-                    refiner.thread = std::thread([this, gen, coarse, cancel] {
-                        LoadControl quiet;
-                        quiet.cancel = cancel.get();
-                        try {
-                            auto full = TimelineIndex::refine(*coarse, quiet);
-                            post(gen, [this, full] { emit timelineReady(full); });
-                        } catch (...) {
-                            // Cancelled (the job reports it) or out of memory: the coarse view stays.
-                        }
-                    });
                 }
                 stage(0.90, 0.05, "analyses");
                 break;

@@ -62,9 +62,9 @@ signals:
     void traceLoaded(const QStringList& paths, std::shared_ptr<const sl::Trace> trace);
     // Stage 2: the nsys-style summary and per-device busy/idle figures (after traceLoaded of the same job).
     void summaryReady(std::shared_ptr<const sl::Summary> summary);
-    // Stage 3: the timeline's level-of-detail index. For a trace of kCoarseTimelineItems items or more it comes
-    // twice: first a coarse index (TimelineIndex::buildCoarse, complete() false), then, built while the analyses
-    // run, the complete one (before finished()).
+    // Stage 3: the timeline's level-of-detail index. For a trace of kCoarseTimelineItems items or more it is built
+    // on its own thread from the moment the trace is loaded, beside the summary and the analyses, and comes twice:
+    // first a coarse index (TimelineIndex::buildCoarse, complete() false), then the complete one (before finished()).
     void timelineReady(std::shared_ptr<const sl::TimelineIndex> index);
     // Stage 4: idle attribution, operator classes, phases... (analysis/timeline/analysis.h). A failing analysis does not fail
     // the job: analysisFailed carries its message and the earlier stages stay shown.
