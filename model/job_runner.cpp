@@ -141,29 +141,29 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
         const bool largeTrace = trace->kernels.size() + trace->memcpy.size() + trace->memset.size() +
                                     trace->api.size() + trace->ranges.size() >=
                                 kCoarseTimelineItems;
+        if (largeTrace) {
+            // Large trace: the timeline index on its own thread beside the summary and the analyses. The coarse
+            // index (lanes, items, coarse levels) is published at once, the complete one when its finer levels are
+            // done; the view keeps its zoom when it swaps them.
+            refiner.thread = std::thread([this, gen, trace, cancel] {
+                LoadControl quiet;
+                quiet.cancel = cancel.get();
+                try {
+                    auto coarse = TimelineIndex::buildCoarse(trace, quiet);
+                    post(gen, [this, coarse] { emit timelineReady(coarse); });
+                    auto full = TimelineIndex::refine(*coarse, quiet);
+                    post(gen, [this, full] { emit timelineReady(full); });
+                } catch (...) {
+                    // Cancelled (the job reports it) or out of memory: what was published stays.
+                }
+            });
+        }
         // The pipeline publishes stage by stage: the window shows the summary while the analyses run.
         PipelineOptions options = settings.pipelineOptions(inputs.modelConfig, inputs.ncu);
         bool analysed = false;   // whether a failure came after the analyses (then it is the Roofline's)
         auto onStage = [&](PipelineStage s, const PipelineResult& r) {
             switch (s) {
             case PipelineStage::Loaded:
-                if (largeTrace) {
-                    // Large trace: the timeline index on its own thread beside the summary and the analyses. The
-                    // coarse index (lanes, items, coarse levels) is published at once, the complete one when its
-                    // finer levels are done; the view keeps its zoom when it swaps them.
-                    refiner.thread = std::thread([this, gen, trace, cancel] {
-                        LoadControl quiet;
-                        quiet.cancel = cancel.get();
-                        try {
-                            auto coarse = TimelineIndex::buildCoarse(trace, quiet);
-                            post(gen, [this, coarse] { emit timelineReady(coarse); });
-                            auto full = TimelineIndex::refine(*coarse, quiet);
-                            post(gen, [this, full] { emit timelineReady(full); });
-                        } catch (...) {
-                            // Cancelled (the job reports it) or out of memory: what was published stays.
-                        }
-                    });
-                }
                 break;
             case PipelineStage::Summarised: {
                 auto summary = std::make_shared<const Summary>(r.summary);
