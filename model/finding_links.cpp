@@ -1,5 +1,7 @@
 #include "model/finding_links.h"
 
+#include "model/kernel_lookup.h"
+
 #include <algorithm>
 #include <climits>
 #include <string_view>
@@ -85,7 +87,7 @@ std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, in
 }
 
 int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis, const std::string& opClass,
-                             const std::string& phase)
+                             const std::string& phase, const KernelLookup* lookup)
 {
     const OpClassResult& c = analysis.classes;
     int cls = -1;
@@ -94,6 +96,31 @@ int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis,
             cls = int(i);
     const bool prefill = phase == "prefill";
     int64_t best = -1, bestDur = -1;
+    auto inPhase = [&](size_t k) {
+        if (phase.empty())
+            return true;
+        const int64_t step = stepAt(analysis, trace.kernels.start[k]);
+        return step >= 0 && analysis.phases.steps[size_t(step)].prefill == prefill;
+    };
+    if (lookup && &lookup->trace() == &trace && c.kernel_class.size() == trace.kernels.size()) {
+        for (const NameClass& nc : c.names) {
+            if (nc.cls != cls)
+                continue;
+            // Longest first; among equal durations the smallest row first (the lookup's order, reversed).
+            const auto rows = lookup->instances(nc.name);
+            for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+                const int64_t d = trace.kernels.end[*it] - trace.kernels.start[*it];
+                if (d < bestDur || (d == bestDur && int64_t(*it) > best))
+                    break;   // nothing further down this name can win
+                if (!inPhase(*it))
+                    continue;
+                best = int64_t(*it);
+                bestDur = d;
+                break;
+            }
+        }
+        return best;
+    }
     for (size_t k = 0; cls >= 0 && k < c.kernel_class.size() && k < trace.kernels.size(); ++k) {
         if (c.kernel_class[k] != cls)
             continue;

@@ -16,6 +16,8 @@
 
 namespace sl {
 
+class KernelLookup;
+
 struct Diagnosis;
 struct Trace;
 struct AnalysisResult;
@@ -39,10 +41,11 @@ struct StepLabel {
 StepLabel stepLabel(const AnalysisResult& analysis, const Trace& trace, int64_t step);
 
 // The longest kernel of an operator class (kernel_classes.json id) whose start lies in a step of `phase` ("prefill"
-// or "decode"; empty = any); -1 when none. One pass over the per-kernel class column; the phase (a binary search
-// over the steps) is looked up only for a kernel longer than the best so far.
+// or "decode"; empty = any); -1 when none, the smallest row among equals. With the timeline's kernel lookup it walks
+// the class's names (a class is a property of the kernel name), each from its longest instance down until one lies
+// in the phase: no scan of every kernel per click. Without it, one pass over the per-kernel class column.
 int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis, const std::string& opClass,
-                             const std::string& phase);
+                             const std::string& phase, const KernelLookup* lookup = nullptr);
 // "prefill" / "decode" for kernel k (by the step its start falls in); empty when it is in no step.
 std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, int64_t kernel);
 // Class id of kernel k; empty when unclassified or no analysis.

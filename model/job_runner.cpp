@@ -1,5 +1,7 @@
 #include "model/job_runner.h"
 
+#include <thread>
+
 #include <QMetaObject>
 #include <algorithm>
 #include <QtConcurrent/QtConcurrentRun>
@@ -110,6 +112,16 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
         control.report(0.0, name);
     };
 
+    // The timeline's finer levels are built on their own thread while the analyses run (coarse view first); it is
+    // joined before the job ends, on every path, so nothing outlives the job.
+    struct Joined {
+        std::thread thread;
+        ~Joined()
+        {
+            if (thread.joinable())
+                thread.join();
+        }
+    } refiner;
     try {
         const DocumentInputs inputs = classify(paths);
         if (inputs.traces.isEmpty())
@@ -126,6 +138,26 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             emit traceLoaded(paths, trace);
         });
 
+        const bool largeTrace = trace->kernels.size() + trace->memcpy.size() + trace->memset.size() +
+                                    trace->api.size() + trace->ranges.size() >=
+                                kCoarseTimelineItems;
+        if (largeTrace) {
+            // Large trace: the timeline index on its own thread beside the summary and the analyses. The coarse
+            // index (lanes, items, coarse levels) is published at once, the complete one when its finer levels are
+            // done; the view keeps its zoom when it swaps them.
+            refiner.thread = std::thread([this, gen, trace, cancel] {
+                LoadControl quiet;
+                quiet.cancel = cancel.get();
+                try {
+                    auto coarse = TimelineIndex::buildCoarse(trace, quiet);
+                    post(gen, [this, coarse] { emit timelineReady(coarse); });
+                    auto full = TimelineIndex::refine(*coarse, quiet);
+                    post(gen, [this, full] { emit timelineReady(full); });
+                } catch (...) {
+                    // Cancelled (the job reports it) or out of memory: what was published stays.
+                }
+            });
+        }
         // The pipeline publishes stage by stage: the window shows the summary while the analyses run.
         PipelineOptions options = settings.pipelineOptions(inputs.modelConfig, inputs.ncu);
         bool analysed = false;   // whether a failure came after the analyses (then it is the Roofline's)
@@ -136,9 +168,11 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             case PipelineStage::Summarised: {
                 auto summary = std::make_shared<const Summary>(r.summary);
                 post(gen, [this, summary] { emit summaryReady(summary); });
-                stage(0.87, 0.03, "timeline");
-                auto timeline = TimelineIndex::build(trace, control);
-                post(gen, [this, timeline] { emit timelineReady(timeline); });
+                if (!largeTrace) {
+                    stage(0.87, 0.03, "timeline");
+                    auto timeline = TimelineIndex::build(trace, control);
+                    post(gen, [this, timeline] { emit timelineReady(timeline); });
+                }
                 stage(0.90, 0.05, "analyses");
                 break;
             }
@@ -194,6 +228,8 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             const QString msg = QString::fromStdString(e.what());
             post(gen, [this, msg] { emit analysisFailed(msg); });
         }
+        if (refiner.thread.joinable())
+            refiner.thread.join();   // the complete timeline arrives before finished()
         control.check();
         post(gen, [this] { emit progress(1.0, tr("Done")); });
         post(gen, [this] {

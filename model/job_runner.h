@@ -28,6 +28,9 @@ class JobRunner : public QObject {
 public:
     using Loader = std::function<Trace(const std::vector<std::string>& paths, const LoadControl& control)>;
 
+    // Kernels + copies + sets + API calls + ranges from which the timeline is published coarse first.
+    static constexpr size_t kCoarseTimelineItems = 2'000'000;
+
     explicit JobRunner(QObject* parent = nullptr);
     ~JobRunner() override;
 
@@ -59,7 +62,9 @@ signals:
     void traceLoaded(const QStringList& paths, std::shared_ptr<const sl::Trace> trace);
     // Stage 2: the nsys-style summary and per-device busy/idle figures (after traceLoaded of the same job).
     void summaryReady(std::shared_ptr<const sl::Summary> summary);
-    // Stage 3: the timeline's level-of-detail index.
+    // Stage 3: the timeline's level-of-detail index. For a trace of kCoarseTimelineItems items or more it is built
+    // on its own thread from the moment the trace is loaded, beside the summary and the analyses, and comes twice:
+    // first a coarse index (TimelineIndex::buildCoarse, complete() false), then the complete one (before finished()).
     void timelineReady(std::shared_ptr<const sl::TimelineIndex> index);
     // Stage 4: idle attribution, operator classes, phases... (analysis/timeline/analysis.h). A failing analysis does not fail
     // the job: analysisFailed carries its message and the earlier stages stay shown.

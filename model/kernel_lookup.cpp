@@ -133,6 +133,22 @@ std::shared_ptr<const KernelLookup> KernelLookup::build(std::shared_ptr<const Tr
             lk->apiKernel_[size_t(a)] = int32_t(i);
     }
     lk->rows_.shrink_to_fit();
+
+    const RangeTable& r = t.ranges;
+    {
+        std::vector<int32_t> longest(t.strings.size(), -1);
+        for (uint32_t i = 0; i < r.size(); ++i) {
+            const StrId nm = r.name[i];
+            if (nm >= longest.size())
+                continue;
+            const int32_t b = longest[nm];
+            if (b < 0 || r.end[i] - r.start[i] > r.end[size_t(b)] - r.start[size_t(b)])
+                longest[nm] = int32_t(i);
+        }
+        for (StrId s = 0; s < longest.size(); ++s)
+            if (longest[s] >= 0)
+                lk->longestRange_.emplace_back(s, longest[s]);
+    }
     control.check();
     return lk;
 }
@@ -210,11 +226,17 @@ std::vector<StrId> KernelLookup::search(std::string_view needle, size_t limit) c
     return out;
 }
 
+int64_t KernelLookup::longestRange(StrId name) const
+{
+    const auto it = std::lower_bound(longestRange_.begin(), longestRange_.end(), std::make_pair(name, INT32_MIN));
+    return it != longestRange_.end() && it->first == name ? it->second : -1;
+}
+
 size_t KernelLookup::memoryBytes() const
 {
     return sizeof(*this) + rows_.capacity() * sizeof(uint32_t) + names_.capacity() * sizeof(Name) +
            nameSlot_.capacity() * sizeof(uint32_t) + apiKernel_.capacity() * sizeof(int32_t) +
-           shortOf_.capacity() * sizeof(StrId);
+           shortOf_.capacity() * sizeof(StrId) + longestRange_.capacity() * sizeof(longestRange_[0]);
 }
 
 } // namespace sl

@@ -55,6 +55,10 @@ public:
     // The first kernel (smallest row) launched by API call `api`; -1 when none.
     int64_t kernelOfApi(int64_t api) const;
 
+    // The longest host range (Trace::ranges: NVTX, annotations, CPU ops) named `name`, the smallest row among equals;
+    // -1 when none. O(log distinct range names): a finding's NVTX link does not scan the ranges.
+    int64_t longestRange(StrId name) const;
+
     // Distinct names whose full or short form contains `needle` (case-insensitive ASCII), largest total time first,
     // at most `limit`. O(distinct names).
     std::vector<StrId> search(std::string_view needle, size_t limit = 50) const;
@@ -69,6 +73,7 @@ private:
     std::vector<uint32_t> nameSlot_;    // StrId -> index into names_ (UINT32_MAX: none)
     std::vector<int32_t> apiKernel_;    // API row -> first kernel row, -1
     std::vector<StrId> shortOf_;        // per names_ entry: the short name of its first instance
+    std::vector<std::pair<StrId, int32_t>> longestRange_;   // range name -> longest range row, by name
 };
 
 } // namespace sl

@@ -305,9 +305,70 @@ std::vector<std::vector<LodSpan>> levelsOf(const LaneTimes& times, uint32_t n, c
     return levels;
 }
 
+// Only the levels from `coarse` up, in one pass over the items (lanes too small to merge get none, as in levelsOf).
+std::vector<std::vector<LodSpan>> coarseLevelsOf(const LaneTimes& times, uint32_t n, int coarse)
+{
+    std::vector<std::vector<LodSpan>> levels;
+    if (n < 64)
+        return levels;
+    levels.resize(size_t(coarse));
+    levels.push_back(spansFromItems(times, n, int64_t(1) << coarse, 0));
+    for (int level = coarse + 1; level <= TimelineIndex::kMaxLevel && levels.back().size() > 1; ++level)
+        levels.push_back(spansFromSpans(levels.back(), int64_t(1) << level));
+    return levels;
+}
+
 } // namespace
 
 std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const Trace> tracePtr, const LoadControl& control)
+{
+    return buildImpl(std::move(tracePtr), control, false);
+}
+
+std::shared_ptr<const TimelineIndex> TimelineIndex::buildCoarse(std::shared_ptr<const Trace> tracePtr,
+                                                                const LoadControl& control)
+{
+    return buildImpl(std::move(tracePtr), control, true);
+}
+
+std::shared_ptr<const TimelineIndex> TimelineIndex::refine(const TimelineIndex& coarse, const LoadControl& control)
+{
+    auto idx = std::make_shared<TimelineIndex>(coarse);
+    idx->coarseLevel_ = -1;
+    if (coarse.complete())
+        return idx;
+    const Trace& t = *idx->trace_;
+    std::vector<TimelineLane>& lanes = idx->lanes_;
+    std::vector<size_t> order(lanes.size());
+    for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return lanes[a].items.size() > lanes[b].items.size(); });
+    TaskRun run;
+    run_tasks(order.size(), reader_threads(), run, [&](size_t task, unsigned) {
+        if (control.cancelled())
+            return;
+        TimelineLane& lane = lanes[order[task]];
+        lane.levels.clear();
+        const uint32_t n = static_cast<uint32_t>(lane.items.size());
+        if (n < 64)
+            return;
+        std::vector<uint32_t> items(n), gapBefore(lane.gapBefore.size());
+        for (uint32_t i = 0; i < n; ++i)
+            items[i] = lane.items[i];
+        for (uint32_t i = 0; i < gapBefore.size(); ++i)
+            gapBefore[i] = lane.gapBefore[i];
+        lane.levels = levelsOf(laneTimes(t, lane.kind, items, gapBefore), n, control.cancel);
+    });
+    control.check();
+    if (run.first_failed.load() != SIZE_MAX)
+        std::rethrow_exception(run.errors[run.first_failed.load()]);
+    control.report(1.0, "timeline");
+    return idx;
+}
+
+std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<const Trace> tracePtr,
+                                                              const LoadControl& control, bool coarse)
 {
     auto idx = std::make_shared<TimelineIndex>();
     idx->trace_ = std::move(tracePtr);
@@ -521,7 +582,22 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
     }
     control.report(0.6, "timeline");
 
-    // ---- Levels of every lane, and the per-name kernel lookup beside them.
+    // ---- Levels of every lane, and the per-name kernel lookup beside them. A coarse index stores the levels from
+    // the one where the whole extent of the lanes is kCoarsePixels wide.
+    int coarseLevel = -1;
+    if (coarse) {
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (size_t li = 0; li < lanes.size(); ++li) {
+            if (raw[li].items.empty())
+                continue;
+            lo = std::min(lo, timesOf(li).start(0));
+            hi = std::max(hi, lanes[li].blockMaxEnd.back());
+        }
+        coarseLevel = 0;
+        while (coarseLevel < kMaxLevel && hi > lo && (int64_t(1) << coarseLevel) * kCoarsePixels < hi - lo)
+            ++coarseLevel;
+    }
+    idx->coarseLevel_ = coarseLevel;
     std::shared_ptr<const KernelLookup> lookup;
     {
         std::vector<size_t> all(lanes.size());
@@ -536,7 +612,8 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const 
             if (li == SIZE_MAX)
                 lookup = KernelLookup::build(idx->trace_, quiet);
             else {
-                lanes[li].levels = levelsOf(timesOf(li), uint32_t(raw[li].items.size()), control.cancel);
+                lanes[li].levels = coarse ? coarseLevelsOf(timesOf(li), uint32_t(raw[li].items.size()), coarseLevel)
+                                          : levelsOf(timesOf(li), uint32_t(raw[li].items.size()), control.cancel);
                 lanes[li].items = PackedRefs(raw[li].items);
                 lanes[li].gapBefore = PackedRefs(raw[li].gapBefore);
                 raw[li] = Raw{};

@@ -8,6 +8,10 @@
 // items narrower than a bucket and separated by less than a bucket are pre-merged into one "N kernels" span; a
 // view draws at most a few spans per pixel and never walks every event. The build is a few O(n) passes per lane,
 // lanes on parallel threads (SIGHTLINE_LOAD_THREADS; the result does not depend on the thread count).
+//
+// Coarse first (issue 18): buildCoarse() skips the search for each lane's finest stored level and stores only the
+// coarse levels (2^L ns per pixel with the whole trace at most kCoarsePixels wide), one pass per lane, so a view can
+// show the trace while refine() adds the finer levels on a worker; refine()'s index equals build()'s.
 
 #include <QString>
 #include <cstdint>
@@ -78,8 +82,19 @@ public:
     static constexpr uint32_t kBlock = 64;
     static constexpr int kMaxLevel = 44;
 
+    static constexpr int64_t kCoarsePixels = 8192;
+
     // Builds the index; polls control for cancellation.
     static std::shared_ptr<const TimelineIndex> build(std::shared_ptr<const Trace> trace, const LoadControl& control = {});
+    // The lanes, items and kernel lookup of build(), with only the coarse levels (complete() is false).
+    static std::shared_ptr<const TimelineIndex> buildCoarse(std::shared_ptr<const Trace> trace,
+                                                            const LoadControl& control = {});
+    // The complete index from a coarse one: its lanes with every level build() stores. Shares the kernel lookup.
+    static std::shared_ptr<const TimelineIndex> refine(const TimelineIndex& coarse, const LoadControl& control = {});
+    bool complete() const { return coarseLevel_ < 0; }
+    // The finest level a coarse index stores (-1 when complete): a view zoomed in further draws that level's spans
+    // (coarse blocks) instead of walking the items, until the complete index arrives.
+    int coarseLevel() const { return coarseLevel_; }
 
     const Trace& trace() const { return *trace_; }
     std::shared_ptr<const Trace> tracePtr() const { return trace_; }
@@ -130,6 +145,8 @@ public:
     size_t memoryBytes() const;
 
 private:
+    static std::shared_ptr<const TimelineIndex> buildImpl(std::shared_ptr<const Trace> trace, const LoadControl& control,
+                                                          bool coarse);
     std::shared_ptr<const Trace> trace_;
     std::shared_ptr<const KernelLookup> lookup_;
     std::vector<TimelineLane> lanes_;
@@ -138,6 +155,7 @@ private:
     int64_t start_ = 0, end_ = 0;
     int64_t gpuStart_ = 0, gpuEnd_ = 0;
     int64_t origin_ = 0;
+    int coarseLevel_ = -1;
 };
 
 } // namespace sl

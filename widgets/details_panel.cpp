@@ -348,12 +348,13 @@ QString DetailsPanel::kernelHtml(size_t i) const
     }
 
     h.section(tr("Launch configuration"));
-    h.rowPlain(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(k.grid_x[i]).arg(k.grid_y[i]).arg(k.grid_z[i]));
-    h.rowPlain(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(k.block_x[i]).arg(k.block_y[i]).arg(k.block_z[i]));
-    if (k.registers_per_thread[i])
-        h.rowPlain(tr("Registers per thread"), QString::number(k.registers_per_thread[i]));
-    if (k.shared_memory[i])
-        h.rowPlain(tr("Shared memory"), formatBytes(k.shared_memory[i]));
+    const LaunchShape& sh = k.launch_shape(i);
+    h.rowPlain(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z));
+    h.rowPlain(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(sh.block_x).arg(sh.block_y).arg(sh.block_z));
+    if (sh.registers_per_thread)
+        h.rowPlain(tr("Registers per thread"), QString::number(sh.registers_per_thread));
+    if (sh.shared_memory)
+        h.rowPlain(tr("Shared memory"), formatBytes(sh.shared_memory));
     if (i < k.est_occupancy_pct.size() && k.est_occupancy_pct[i] > 0)
         h.rowPlain(tr("Estimated occupancy"), pct(double(k.est_occupancy_pct[i])));
 
@@ -371,10 +372,26 @@ QString DetailsPanel::kernelHtml(size_t i) const
         }
         // NVTX ranges open on the launching thread when the call was made, outermost first.
         std::vector<std::pair<int, QString>> stack;
-        for (size_t r = 0; r < t.ranges.size(); ++r)
-            if (t.ranges.thread[r] == th && t.ranges.start[r] <= t.api.start[a] && t.ranges.end[r] >= t.api.end[a] &&
+        const int64_t as = t.api.start[a], ae = t.api.end[a];
+        auto consider = [&](size_t r) {
+            if (t.ranges.thread[r] == th && t.ranges.start[r] <= as && t.ranges.end[r] >= ae &&
                 t.ranges.kind[r] != RangeKind::CpuOp)
                 stack.emplace_back(t.ranges.depth[r], qs(t.str(t.ranges.name[r])));
+        };
+        if (index_) {
+            // The thread's NVTX lanes (one per depth): binary searches for the ranges that end at or after the
+            // call's end and start at or before its start, not a scan of every range per click.
+            for (const TimelineLane& lane : index_->lanes()) {
+                if (lane.kind != LaneKind::Nvtx || lane.thread != th)
+                    continue;
+                const uint32_t lo = index_->firstEndingAfter(lane, ae - 1), hi = index_->endStartingBefore(lane, as + 1);
+                for (uint32_t j = lo; j < hi; ++j)
+                    consider(index_->ref(lane, j).row);
+            }
+        } else {
+            for (size_t r = 0; r < t.ranges.size(); ++r)
+                consider(r);
+        }
         std::sort(stack.begin(), stack.end());
         QStringList names;
         for (const auto& s : stack)
@@ -402,8 +419,15 @@ QString DetailsPanel::kernelHtml(size_t i) const
 
     // The idle gap this kernel closed, if any: a link to its diagnosis.
     if (analysis_) {
+        // Device gaps are in (device, time) order and do not overlap, so the one this kernel's start closes is found
+        // by a binary search on (device, end).
         const auto& gaps = analysis_->idle.gaps;
-        for (size_t g = 0; g < gaps.size(); ++g)
+        const auto it = std::lower_bound(gaps.begin(), gaps.end(), std::make_pair(k.device[i], k.start[i]),
+                                         [](const Gap& g, const std::pair<uint16_t, int64_t>& key) {
+                                             return g.device != key.first ? g.device < key.first : g.end < key.second;
+                                         });
+        const size_t first = size_t(it - gaps.begin());
+        for (size_t g = first; g < gaps.size() && gaps[g].device == k.device[i] && gaps[g].end == k.start[i]; ++g)
             if (gaps[g].next_kind == OpKind::Kernel && gaps[g].next_row == int32_t(i)) {
                 h.row(tr("Idle before it"), QStringLiteral("<a href=\"gap:%1\">%2</a>")
                                                 .arg(g)

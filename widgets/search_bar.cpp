@@ -73,6 +73,13 @@ void SearchBar::setIndex(std::shared_ptr<const TimelineIndex> index)
 {
     if (index == index_)
         return;
+    if (index_ && index && !index_->complete() && index->tracePtr() == index_->tracePtr()) {
+        // The complete timeline index of the same trace: same lanes and items, so the matches shown stand; the
+        // search index is rebuilt on the next query, so it does not keep the coarse index alive.
+        index_ = std::move(index);
+        search_.reset();
+        return;
+    }
     index_ = std::move(index);
     search_.reset();
     kernelName_.clear();

@@ -84,6 +84,10 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
 
 void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
 {
+    // The complete index replacing the coarse one of the same trace (same lanes and items, finer levels): keep the
+    // user's zoom and scroll position.
+    const bool refinement = index_ && index && !index_->complete() && index->tracePtr() == index_->tracePtr() &&
+                            index->lanes().size() == index_->lanes().size();
     index_ = std::move(index);
     hoverItem_ = -1;
     hoverLane_ = -1;
@@ -112,7 +116,10 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
                 gapDensity_[i] = GapDensity(*index_, index_->lanes()[i]);
     mapAnalysis();
     updateScrollBar();
-    fitToWindow();
+    if (refinement)
+        update();
+    else
+        fitToWindow();
 }
 
 void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
@@ -144,7 +151,10 @@ void TimelineView::mapAnalysis()
             if (g.device == lane.device)
                 gaps.push_back(&g);
         const Gap* base = analysis_->idle.gaps.data();
-        std::sort(gaps.begin(), gaps.end(), [](const Gap* a, const Gap* b) { return a->start < b->start; });
+        // The analysis lists each device's gaps in time order already: sort only when not (10^7 gaps, GUI thread).
+        auto byStart = [](const Gap* a, const Gap* b) { return a->start < b->start; };
+        if (!std::is_sorted(gaps.begin(), gaps.end(), byStart))
+            std::sort(gaps.begin(), gaps.end(), byStart);
         auto& causes = gapCause_[li];
         causes.assign(lane.items.size(), uint8_t(GapCause::Other));
         auto& indices = gapIndex_[li];
@@ -523,6 +533,9 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         const int L = std::min<int>(level, int(lane.levels.size()) - 1);
         if (!lane.levels[size_t(L)].empty() && (L == level || level >= int(lane.levels.size())))
             spans = &lane.levels[size_t(L)];
+        else if (!index_->complete() && level < index_->coarseLevel() &&
+                 index_->coarseLevel() < int(lane.levels.size()))
+            spans = &lane.levels[size_t(index_->coarseLevel())];   // coarse index: coarser blocks until it is complete
     }
     if (spans) {
         auto a = std::upper_bound(spans->begin(), spans->end(), i0,
@@ -949,11 +962,12 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
                         tr("Class: %1").arg(opClassLabel(analysis_->classes.classes[size_t(c)]));
         }
         html += QStringLiteral("<br>") + tr("Stream %1").arg(k.stream[r.row]);
+        const LaunchShape& sh = k.launch_shape(r.row);
         html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")
-                                              .arg(k.grid_x[r.row]).arg(k.grid_y[r.row]).arg(k.grid_z[r.row])
-                                              .arg(k.block_x[r.row]).arg(k.block_y[r.row]).arg(k.block_z[r.row]);
-        if (k.registers_per_thread[r.row])
-            html += QStringLiteral("<br>") + tr("Registers/thread %1").arg(k.registers_per_thread[r.row]);
+                                              .arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z)
+                                              .arg(sh.block_x).arg(sh.block_y).arg(sh.block_z);
+        if (sh.registers_per_thread)
+            html += QStringLiteral("<br>") + tr("Registers/thread %1").arg(sh.registers_per_thread);
         if (k.name[r.row] != k.short_name[r.row])
             html += QStringLiteral("<br><small>%1</small>").arg(qs(t.str(k.name[r.row])).left(300).toHtmlEscaped());
         break;

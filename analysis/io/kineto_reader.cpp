@@ -708,14 +708,14 @@ public:
             k.correlation[i] = corr;
             k.device[i] = device_of(e);
             k.stream[i] = stream_of(e);
-            k.grid_x[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.grid[0], 0, UINT32_MAX));
-            k.grid_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[1], 0, UINT16_MAX));
-            k.grid_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.grid[2], 0, UINT16_MAX));
-            k.block_x[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[0], 0, UINT16_MAX));
-            k.block_y[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[1], 0, UINT16_MAX));
-            k.block_z[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.block[2], 0, UINT16_MAX));
-            k.registers_per_thread[i] = static_cast<uint16_t>(std::clamp<int64_t>(e.regs, 0, UINT16_MAX));
-            k.shared_memory[i] = static_cast<uint32_t>(std::clamp<int64_t>(e.smem, 0, UINT32_MAX));
+            k.set_shape(i, {static_cast<uint32_t>(std::clamp<int64_t>(e.grid[0], 0, UINT32_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.grid[1], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.grid[2], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.block[0], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.block[1], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.block[2], 0, UINT16_MAX)),
+                            static_cast<uint16_t>(std::clamp<int64_t>(e.regs, 0, UINT16_MAX)),
+                            static_cast<uint32_t>(std::clamp<int64_t>(e.smem, 0, UINT32_MAX))});
             if (e.graph)
                 k.flags[i] |= KernelTable::kGraphNode;
             k.blocks_per_sm.push_back(static_cast<float>(e.blocks_per_sm));
@@ -861,6 +861,9 @@ public:
         p.names_.resize(s.strings.size());
         for (size_t i = 0; i < p.names_.size(); ++i)
             p.names_[i] = trace_.strings.intern(s.strings.view(static_cast<StrId>(i)));
+        p.shapes_.resize(s.kernels.shapes.size());
+        for (size_t i = 0; i < p.shapes_.size(); ++i)
+            p.shapes_[i] = trace_.kernels.intern_shape(s.kernels.shapes[i]);
         p.devices_.resize(s.meta.devices.size());
         for (size_t i = 0; i < p.devices_.size(); ++i)
             p.devices_[i] = trace_.device_index(s.meta.devices[i].id, 0);
@@ -917,6 +920,7 @@ public:
     std::vector<StrId> names_;
     std::vector<uint16_t> devices_;
     std::vector<uint32_t> threads_of_;
+    std::vector<uint32_t> shapes_;   // launch shape ids (interned in part order: first use in file order)
     std::vector<int64_t> merged_ids_;
     bool gpu_without_corr_ = false, api_without_corr_ = false;
     uint64_t missing_time_ = 0, negative_dur_ = 0;
@@ -1595,6 +1599,8 @@ private:
         Trace tables = std::move(p->trace_);
         *p = Part();
         for_columns(tables, tables, [](auto& col, auto&) { col.clear(); });
+        tables.kernels.shapes.clear();        // a part's shapes are its own, numbered from 0 again
+        tables.kernels.shape_ids.clear();
         p->trace_.kernels = std::move(tables.kernels);
         p->trace_.memcpy = std::move(tables.memcpy);
         p->trace_.memset = std::move(tables.memset);
@@ -1772,9 +1778,7 @@ private:
         auto& ks = s.kernels;
         f(k.start, ks.start); f(k.end, ks.end); f(k.name, ks.name); f(k.short_name, ks.short_name);
         f(k.correlation, ks.correlation); f(k.launch_api, ks.launch_api); f(k.device, ks.device);
-        f(k.process, ks.process); f(k.stream, ks.stream); f(k.grid_x, ks.grid_x); f(k.grid_y, ks.grid_y);
-        f(k.grid_z, ks.grid_z); f(k.block_x, ks.block_x); f(k.block_y, ks.block_y); f(k.block_z, ks.block_z);
-        f(k.registers_per_thread, ks.registers_per_thread); f(k.shared_memory, ks.shared_memory);
+        f(k.process, ks.process); f(k.stream, ks.stream); f(k.shape, ks.shape);
         f(k.flags, ks.flags); f(k.blocks_per_sm, ks.blocks_per_sm); f(k.warps_per_sm, ks.warps_per_sm);
         f(k.est_occupancy_pct, ks.est_occupancy_pct);
         auto& m = t.memcpy;
@@ -1816,7 +1820,7 @@ private:
     }
 
     // Columns for_columns() visits, and what each holds that a part numbers its own way.
-    enum class Numbered : uint8_t { No, Name, Device, Thread, Pid };
+    enum class Numbered : uint8_t { No, Name, Device, Thread, Pid, Shape };
     size_t columns()
     {
         if (column_kinds_.empty()) {
@@ -1833,6 +1837,7 @@ private:
                              &t.gpu_ranges.device})                                    ? Numbered::Device
                     : is(c, {&t.api.thread, &t.ranges.thread})                          ? Numbered::Thread
                     : is(c, {&t.op_args.pid})                                          ? Numbered::Pid
+                    : is(c, {&t.kernels.shape})                                        ? Numbered::Shape
                                                                                        : Numbered::No);
             });
         }
@@ -1878,6 +1883,8 @@ private:
                         remap(dst, from, p.names_);
                     else if (kind == Numbered::Device)
                         remap(dst, from, p.devices_);
+                    else if (kind == Numbered::Shape)
+                        remap(dst, from, p.shapes_);
                     else if (kind == Numbered::Thread)
                         remap(dst, from, p.threads_of_);
                     else if (kind == Numbered::Pid && !p.merged_ids_.empty())
@@ -1930,9 +1937,7 @@ private:
             const auto o = order_by_start(k.start);
             permute(k.start, o); permute(k.end, o); permute(k.name, o); permute(k.short_name, o);
             permute(k.correlation, o); permute(k.launch_api, o); permute(k.device, o); permute(k.process, o);
-            permute(k.stream, o); permute(k.grid_x, o); permute(k.grid_y, o); permute(k.grid_z, o);
-            permute(k.block_x, o); permute(k.block_y, o); permute(k.block_z, o); permute(k.registers_per_thread, o);
-            permute(k.shared_memory, o); permute(k.flags, o); permute(k.blocks_per_sm, o);
+            permute(k.stream, o); permute(k.shape, o); permute(k.flags, o); permute(k.blocks_per_sm, o);
             permute(k.warps_per_sm, o); permute(k.est_occupancy_pct, o);
         }
         auto& m = trace_.memcpy;

@@ -183,18 +183,19 @@ void write_all(const Trace& t, Out& o, const KinetoWriteOptions& opt)
     for (size_t i = 0; i < k.size(); ++i) {
         sep();
         const int64_t dev = dev_id(k.device[i]);
+        const LaunchShape& sh = k.launch_shape(i);
         o.raw("{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": ").str(t.str(k.name[i])).raw(", \"pid\": ").num(dev);
         o.raw(", \"tid\": ").num(k.stream[i]).raw(", \"ts\": ").us(k.start[i]).raw(", \"dur\": ");
         o.us(k.end[i] - k.start[i]).raw(", \"args\": {\"queued\": 0, \"device\": ").num(dev);
         o.raw(", \"context\": 1, \"stream\": ").num(k.stream[i]).raw(", \"correlation\": ").num(k.correlation[i]);
-        o.raw(", \"registers per thread\": ").num(k.registers_per_thread[i]);
-        o.raw(", \"shared memory\": ").num(k.shared_memory[i]);
+        o.raw(", \"registers per thread\": ").num(sh.registers_per_thread);
+        o.raw(", \"shared memory\": ").num(sh.shared_memory);
         if (stats) {
             o.raw(", \"blocks per SM\": ").dbl(k.blocks_per_sm[i]);
             o.raw(", \"warps per SM\": ").dbl(k.warps_per_sm[i]);
         }
-        o.raw(", \"grid\": [").num(k.grid_x[i]).raw(", ").num(k.grid_y[i]).raw(", ").num(k.grid_z[i]);
-        o.raw("], \"block\": [").num(k.block_x[i]).raw(", ").num(k.block_y[i]).raw(", ").num(k.block_z[i]).raw("]");
+        o.raw(", \"grid\": [").num(sh.grid_x).raw(", ").num(sh.grid_y).raw(", ").num(sh.grid_z);
+        o.raw("], \"block\": [").num(sh.block_x).raw(", ").num(sh.block_y).raw(", ").num(sh.block_z).raw("]");
         if (stats)
             o.raw(", \"est. achieved occupancy %\": ").dbl(k.est_occupancy_pct[i]);
         if (k.flags[i] & KernelTable::kGraphNode)

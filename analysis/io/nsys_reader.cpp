@@ -727,14 +727,16 @@ void Reader::read_kernels(sqlite3* db, Part& p)
         k.device.push_back(dev);
         k.process.push_back(p.process(s.i64(5)));
         k.stream.push_back(static_cast<uint32_t>(stream));
-        k.grid_x.push_back(clamp_to<uint32_t>(s.i64(8)));
-        k.grid_y.push_back(clamp_to<uint16_t>(s.i64(9)));
-        k.grid_z.push_back(clamp_to<uint16_t>(s.i64(10)));
-        k.block_x.push_back(clamp_to<uint16_t>(s.i64(11)));
-        k.block_y.push_back(clamp_to<uint16_t>(s.i64(12)));
-        k.block_z.push_back(clamp_to<uint16_t>(s.i64(13)));
-        k.registers_per_thread.push_back(clamp_to<uint16_t>(s.i64(14)));
-        k.shared_memory.push_back(clamp_to<uint32_t>(s.i64(15) + s.i64(16)));
+        LaunchShape shape;
+        shape.grid_x = clamp_to<uint32_t>(s.i64(8));
+        shape.grid_y = clamp_to<uint16_t>(s.i64(9));
+        shape.grid_z = clamp_to<uint16_t>(s.i64(10));
+        shape.block_x = clamp_to<uint16_t>(s.i64(11));
+        shape.block_y = clamp_to<uint16_t>(s.i64(12));
+        shape.block_z = clamp_to<uint16_t>(s.i64(13));
+        shape.registers_per_thread = clamp_to<uint16_t>(s.i64(14));
+        shape.shared_memory = clamp_to<uint32_t>(s.i64(15) + s.i64(16));
+        k.shape.push_back(k.intern_shape(shape));
         k.flags.push_back(flags);
     }
 }

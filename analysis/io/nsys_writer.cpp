@@ -465,19 +465,20 @@ void write_nsys_sqlite(const Trace& trace, const std::string& path)
             bn(s, 11);
             bi(s, 12, (k.flags[i] & KernelTable::kCooperative) ? 2 : 1);
             bi(s, 13, 0);
-            bi(s, 14, k.registers_per_thread[i]);
-            bi(s, 15, k.grid_x[i]);
-            bi(s, 16, k.grid_y[i]);
-            bi(s, 17, k.grid_z[i]);
-            bi(s, 18, k.block_x[i]);
-            bi(s, 19, k.block_y[i]);
-            bi(s, 20, k.block_z[i]);
+            const LaunchShape& sh = k.launch_shape(i);
+            bi(s, 14, sh.registers_per_thread);
+            bi(s, 15, sh.grid_x);
+            bi(s, 16, sh.grid_y);
+            bi(s, 17, sh.grid_z);
+            bi(s, 18, sh.block_x);
+            bi(s, 19, sh.block_y);
+            bi(s, 20, sh.block_z);
             bi(s, 21, 0);
-            bi(s, 22, k.shared_memory[i]);
+            bi(s, 22, sh.shared_memory);
             bi(s, 23, 0);
             bi(s, 24, 0);
             bi(s, 25, static_cast<int64_t>(i) + 1);
-            bi(s, 26, k.shared_memory[i]);
+            bi(s, 26, sh.shared_memory);
             if (k.flags[i] & KernelTable::kGraphNode)
                 bi(s, 27, ++graph_node);
             else

@@ -171,14 +171,8 @@ private:
         kt.device.push_back(dev_);
         kt.process.push_back(proc_);
         kt.stream.push_back(stream);
-        kt.grid_x.push_back(def.grid_x);
-        kt.grid_y.push_back(def.grid_y);
-        kt.grid_z.push_back(def.grid_z);
-        kt.block_x.push_back(def.block_x);
-        kt.block_y.push_back(def.block_y);
-        kt.block_z.push_back(def.block_z);
-        kt.registers_per_thread.push_back(def.regs);
-        kt.shared_memory.push_back(def.smem);
+        kt.shape.push_back(kt.intern_shape({def.grid_x, def.grid_y, def.grid_z, def.block_x, def.block_y, def.block_z,
+                                            def.regs, def.smem}));
         kt.flags.push_back(flags);
     }
 

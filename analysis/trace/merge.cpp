@@ -176,14 +176,10 @@ Trace merge_traces(std::vector<Trace> parts)
             append_mapped(o.device, k.device, dev);
             append_mapped(o.process, k.process, proc);
             append_all(o.stream, k.stream);
-            append_all(o.grid_x, k.grid_x);
-            append_all(o.grid_y, k.grid_y);
-            append_all(o.grid_z, k.grid_z);
-            append_all(o.block_x, k.block_x);
-            append_all(o.block_y, k.block_y);
-            append_all(o.block_z, k.block_z);
-            append_all(o.registers_per_thread, k.registers_per_thread);
-            append_all(o.shared_memory, k.shared_memory);
+            std::vector<uint32_t> shape_ids(k.shapes.size());
+            for (size_t s = 0; s < k.shapes.size(); ++s)
+                shape_ids[s] = o.intern_shape(k.shapes[s]);
+            append_mapped(o.shape, k.shape, [&](uint32_t s) { return shape_ids[s]; });
             append_all(o.flags, k.flags);
             if (any_launch_stats) {
                 const bool has = k.blocks_per_sm.size() == k.size();

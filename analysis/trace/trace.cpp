@@ -61,17 +61,49 @@ uint8_t classify_api_name(std::string_view n)
 void KernelTable::reserve(size_t n)
 {
     start.reserve(n); end.reserve(n); name.reserve(n); short_name.reserve(n); correlation.reserve(n);
-    launch_api.reserve(n); device.reserve(n); process.reserve(n); stream.reserve(n); grid_x.reserve(n);
-    grid_y.reserve(n); grid_z.reserve(n); block_x.reserve(n); block_y.reserve(n); block_z.reserve(n);
-    registers_per_thread.reserve(n); shared_memory.reserve(n); flags.reserve(n);
+    launch_api.reserve(n); device.reserve(n); process.reserve(n); stream.reserve(n); shape.reserve(n);
+    flags.reserve(n);
+}
+
+size_t LaunchShapeHash::operator()(const LaunchShape& s) const
+{
+    uint64_t h = s.grid_x;
+    h = h * 0x9E3779B97F4A7C15ull ^ (uint64_t{s.grid_y} << 16 | s.grid_z);
+    h = h * 0x9E3779B97F4A7C15ull ^ (uint64_t{s.block_x} << 32 | uint64_t{s.block_y} << 16 | s.block_z);
+    h = h * 0x9E3779B97F4A7C15ull ^ (uint64_t{s.registers_per_thread} << 32 | s.shared_memory);
+    h *= 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(h ^ (h >> 29));
+}
+
+uint32_t KernelTable::intern_shape(const LaunchShape& s)
+{
+    // Kernels often repeat the shape of a recent launch: check the last one interned before hashing.
+    if (!shapes.empty() && shapes.back() == s)
+        return static_cast<uint32_t>(shapes.size() - 1);
+    if (shape_ids.size() != shapes.size()) {   // rebuild after a copy or merge that filled shapes directly
+        shape_ids.clear();
+        for (size_t i = 0; i < shapes.size(); ++i)
+            shape_ids.emplace(shapes[i], static_cast<uint32_t>(i));
+    }
+    auto [it, added] = shape_ids.emplace(s, static_cast<uint32_t>(shapes.size()));
+    if (added)
+        shapes.push_back(s);
+    return it->second;
+}
+
+size_t KernelTable::shape_table_bytes() const
+{
+    // The hash index: one node (key, id, next pointer, cached hash) per shape plus the bucket array.
+    return shapes.capacity() * sizeof(LaunchShape) +
+           shape_ids.size() * (sizeof(LaunchShape) + sizeof(uint32_t) + 2 * sizeof(void*)) +
+           shape_ids.bucket_count() * sizeof(void*);
 }
 
 size_t KernelTable::append(int64_t s, int64_t e, StrId n)
 {
     start.push_back(s); end.push_back(e); name.push_back(n); short_name.push_back(n); correlation.push_back(0);
     launch_api.push_back(kNoIndex); device.push_back(0); process.push_back(0); stream.push_back(0);
-    grid_x.push_back(1); grid_y.push_back(1); grid_z.push_back(1); block_x.push_back(1); block_y.push_back(1);
-    block_z.push_back(1); registers_per_thread.push_back(0); shared_memory.push_back(0); flags.push_back(0);
+    shape.push_back(intern_shape(LaunchShape{})); flags.push_back(0);
     return start.size() - 1;
 }
 
@@ -244,9 +276,8 @@ size_t Trace::memory_bytes() const
     size_t b = strings.memory_bytes();
     const auto& k = kernels;
     b += vbytes(k.start) + vbytes(k.end) + vbytes(k.name) + vbytes(k.short_name) + vbytes(k.correlation) +
-         vbytes(k.launch_api) + vbytes(k.device) + vbytes(k.process) + vbytes(k.stream) + vbytes(k.grid_x) +
-         vbytes(k.grid_y) + vbytes(k.grid_z) + vbytes(k.block_x) + vbytes(k.block_y) + vbytes(k.block_z) +
-         vbytes(k.registers_per_thread) + vbytes(k.shared_memory) + vbytes(k.flags) + vbytes(k.blocks_per_sm) +
+         vbytes(k.launch_api) + vbytes(k.device) + vbytes(k.process) + vbytes(k.stream) + vbytes(k.shape) +
+         k.shape_table_bytes() + vbytes(k.flags) + vbytes(k.blocks_per_sm) +
          vbytes(k.warps_per_sm) + vbytes(k.est_occupancy_pct);
     const auto& a = api;
     b += vbytes(a.start) + vbytes(a.end) + vbytes(a.name) + vbytes(a.correlation) + vbytes(a.thread) +

@@ -3,7 +3,7 @@
 // clock, every name interned once in a StringPool. Readers (nsys SQLite, Kineto JSON) fill a Trace; analyses read
 // it and never modify it.
 //
-// Memory budget (issue 2): <= 64 bytes per kernel and <= 40 bytes per API call beyond the shared strings.
+// Memory budget (issue 2, issue 18): <= 48 bytes per kernel and <= 40 bytes per API call beyond the shared strings.
 // KernelTable::bytes_per_row() and ApiTable::bytes_per_row() state what a row costs; a test checks them.
 
 #include "analysis/trace/string_pool.h"
@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace sl {
@@ -18,6 +19,20 @@ namespace sl {
 inline constexpr int32_t kNoIndex = -1;
 
 // ---- Kernels ---------------------------------------------------------------------------------------------------
+// How a kernel was launched. A trace has few distinct shapes (a decode step repeats the same few dozen launches), so
+// the kernel table stores a 4-byte id into a shared table of them instead of 20 bytes per row (issue 18).
+struct LaunchShape {
+    uint32_t grid_x = 1;
+    uint16_t grid_y = 1, grid_z = 1;
+    uint16_t block_x = 1, block_y = 1, block_z = 1;
+    uint16_t registers_per_thread = 0;
+    uint32_t shared_memory = 0;               // static + dynamic, bytes
+    bool operator==(const LaunchShape&) const = default;
+};
+struct LaunchShapeHash {
+    size_t operator()(const LaunchShape& s) const;
+};
+
 struct KernelTable {
     std::vector<int64_t> start, end;          // GPU execution, ns
     std::vector<StrId> name;                  // demangled name (nsys demangledName / Kineto event name)
@@ -27,12 +42,13 @@ struct KernelTable {
     std::vector<uint16_t> device;             // index into TraceMeta::devices
     std::vector<uint16_t> process;            // index into TraceMeta::processes
     std::vector<uint32_t> stream;             // CUDA stream id as the trace gives it
-    std::vector<uint32_t> grid_x;
-    std::vector<uint16_t> grid_y, grid_z;
-    std::vector<uint16_t> block_x, block_y, block_z;
-    std::vector<uint16_t> registers_per_thread;
-    std::vector<uint32_t> shared_memory;      // static + dynamic, bytes
+    std::vector<uint32_t> shape;              // index into shapes
     std::vector<uint8_t> flags;               // KernelFlag bits
+
+    // Distinct launch shapes in order of first use (so the ids do not depend on thread count), and their ids.
+    // Fill them only through intern_shape() / set_shape(); append() gives a row the default shape.
+    std::vector<LaunchShape> shapes;
+    std::unordered_map<LaunchShape, uint32_t, LaunchShapeHash> shape_ids;
 
     // Kineto-only launch statistics; empty when the source does not give them (nsys).
     std::vector<float> blocks_per_sm, warps_per_sm, est_occupancy_pct;
@@ -43,11 +59,15 @@ struct KernelTable {
     void reserve(size_t n);
     // Appends a row with every column defaulted; callers then set the columns they know.
     size_t append(int64_t start_ns, int64_t end_ns, StrId name_id);
+    const LaunchShape& launch_shape(size_t row) const { return shapes[shape[row]]; }
+    uint32_t intern_shape(const LaunchShape& s);
+    void set_shape(size_t row, const LaunchShape& s) { shape[row] = intern_shape(s); }
+    // Heap bytes of the shape table and its hash index (shared by all rows, not part of bytes_per_row()).
+    size_t shape_table_bytes() const;
     static constexpr size_t bytes_per_row()
     {
         return 2 * sizeof(int64_t) + 2 * sizeof(StrId) + sizeof(uint32_t) + sizeof(int32_t) + 2 * sizeof(uint16_t) +
-               sizeof(uint32_t) + sizeof(uint32_t) + 2 * sizeof(uint16_t) + 3 * sizeof(uint16_t) + sizeof(uint16_t) +
-               sizeof(uint32_t) + sizeof(uint8_t);
+               sizeof(uint32_t) + sizeof(uint32_t) + sizeof(uint8_t);
     }
 };
 

@@ -9,6 +9,7 @@
 #include <QTranslator>
 
 #include "main_window.h"
+#include "scale_drive.h"
 #include "model/job_runner.h"
 #include "model/theme.h"
 #include "model/workbench_settings.h"
@@ -57,6 +58,10 @@ int main(int argc, char** argv)
     QCommandLineOption exportReport(QStringLiteral("export-report"), QString(), QStringLiteral("file"));
     exportReport.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(exportReport);
+    // tests/bench/gui-scale.sh: drive zoom, pan and clicks once loaded; timings and peak RSS to a JSON file.
+    QCommandLineOption driveBench(QStringLiteral("drive-bench"), QString(), QStringLiteral("file"));
+    driveBench.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(driveBench);
     parser.addOption(pane);
     parser.addOption(select);
     parser.addOption(language);
@@ -140,6 +145,11 @@ int main(int argc, char** argv)
         QObject::connect(&window, &sl::MainWindow::jobFinished, &window, [&window, file] { window.exportReportTo(file); });
         QObject::connect(&window, &sl::MainWindow::reportWritten, &app,
                          [](bool ok, const QString&) { QApplication::exit(ok ? 0 : 2); });
+    }
+    if (parser.isSet(driveBench)) {
+        app.setProperty("sightlineNoDialogs", true);
+        auto* drive = new sl::ScaleDrive(&window, parser.value(driveBench), 200);
+        drive->start();
     }
     window.openFiles(parser.positionalArguments());
     return app.exec();

@@ -462,7 +462,9 @@ void MainWindow::selectClassInPhase(const QString& opClass, const QString& phase
     const auto analysis = document_->analysis();
     if (!trace || !analysis)
         return;
-    const int64_t best = longestKernelOfClass(*trace, *analysis, opClass.toStdString(), phase.toStdString());
+    const auto index = document_->timeline();
+    const KernelLookup* lookup = index && &index->trace() == trace.get() ? &index->kernelLookup() : nullptr;
+    const int64_t best = longestKernelOfClass(*trace, *analysis, opClass.toStdString(), phase.toStdString(), lookup);
     if (best < 0) {
         statusBar()->showMessage(tr("No kernel of class %1 in %2").arg(opClass, phase), 5000);
         return;
@@ -480,9 +482,13 @@ void MainWindow::showNvtxRange(const QString& name)
     const StrId id = trace->strings.find(name.toStdString());
     const RangeTable& r = trace->ranges;
     int64_t best = -1;
-    for (size_t i = 0; id != UINT32_MAX && i < r.size(); ++i)
-        if (r.name[i] == id && (best < 0 || r.end[i] - r.start[i] > r.end[size_t(best)] - r.start[size_t(best)]))
-            best = int64_t(i);
+    if (const auto index = document_->timeline(); index && &index->trace() == trace.get()) {
+        best = id == UINT32_MAX ? -1 : index->kernelLookup().longestRange(id);   // indexed: no scan per click
+    } else {
+        for (size_t i = 0; id != UINT32_MAX && i < r.size(); ++i)
+            if (r.name[i] == id && (best < 0 || r.end[i] - r.start[i] > r.end[size_t(best)] - r.start[size_t(best)]))
+                best = int64_t(i);
+    }
     if (best < 0) {
         statusBar()->showMessage(tr("No NVTX range named %1 in this trace").arg(name), 5000);
         return;

@@ -9,6 +9,7 @@
 #include "analysis/diagnosis/rules.h"
 #include "analysis/io/synthetic.h"
 #include "model/finding_links.h"
+#include "model/kernel_lookup.h"
 #include "tests/support/qt_fixtures.h"
 
 using namespace sl;
@@ -30,6 +31,7 @@ private slots:
     {
         const PipelineResult r = runPlanted();
         const Trace& t = *r.trace;
+        const auto lookup = KernelLookup::build(r.trace);
         size_t checked = 0;
         for (const OpClassTotals& c : r.analysis.classes.classes)
             for (const std::string phase : {"prefill", "decode", ""}) {
@@ -46,10 +48,26 @@ private slots:
                     }
                 }
                 QCOMPARE(longestKernelOfClass(t, r.analysis, c.id, phase), want);
+                // the indexed walk (no scan per click) gives the same kernel
+                QCOMPARE(longestKernelOfClass(t, r.analysis, c.id, phase, lookup.get()), want);
                 checked += want >= 0;
             }
         QVERIFY(checked >= 10);
         QCOMPARE(longestKernelOfClass(t, r.analysis, "no-such-class", "decode"), int64_t(-1));
+        QCOMPARE(longestKernelOfClass(t, r.analysis, "no-such-class", "decode", lookup.get()), int64_t(-1));
+
+        // The longest range of a name (a finding's NVTX link) from the lookup, against a scan.
+        size_t names = 0;
+        for (StrId id = 0; id < t.strings.size(); ++id) {
+            int64_t want = -1;
+            for (size_t i = 0; i < t.ranges.size(); ++i)
+                if (t.ranges.name[i] == id &&
+                    (want < 0 || t.ranges.end[i] - t.ranges.start[i] > t.ranges.end[size_t(want)] - t.ranges.start[size_t(want)]))
+                    want = int64_t(i);
+            QCOMPARE(lookup->longestRange(id), want);
+            names += want >= 0;
+        }
+        QVERIFY(names >= 2);
     }
 
     void kernelsFindTheirFindings()

@@ -241,6 +241,42 @@ private slots:
         QCOMPARE(finished.count(), 1);
         QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("trace.sqlite")));
     }
+
+    // A trace of kCoarseTimelineItems items or more: the timeline comes twice, coarse then complete, both before
+    // finished(), and the complete one is the index build() gives.
+    void largeTraceGetsCoarseThenCompleteTimeline()
+    {
+        SynthOptions o = synth_preset("scale");
+        o.total_kernels = 1'000'000;
+        auto expected = std::make_shared<const Trace>(make_synthetic_trace(o));
+        const size_t items = expected->kernels.size() + expected->memcpy.size() + expected->memset.size() +
+                             expected->api.size() + expected->ranges.size();
+        QVERIFY(items >= JobRunner::kCoarseTimelineItems);
+        JobRunner runner;
+        runner.setLoader([o](const std::vector<std::string>&, const LoadControl&) { return make_synthetic_trace(o); });
+        QSignalSpy timeline(&runner, &JobRunner::timelineReady);
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.open({QStringLiteral("large.sqlite")});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+        QCOMPARE(finished.at(0).at(0).toBool(), true);
+        QCOMPARE(timeline.count(), 2);
+        const auto coarse = timeline.at(0).at(0).value<std::shared_ptr<const TimelineIndex>>();
+        const auto full = timeline.at(1).at(0).value<std::shared_ptr<const TimelineIndex>>();
+        QVERIFY(coarse && full);
+        QVERIFY(!coarse->complete());
+        QVERIFY(full->complete());
+        QCOMPARE(&full->trace(), &coarse->trace());
+        const auto built = TimelineIndex::build(expected);
+        QCOMPARE(full->lanes().size(), built->lanes().size());
+        for (size_t l = 0; l < built->lanes().size(); ++l) {
+            const TimelineLane &a = full->lanes()[l], &b = built->lanes()[l];
+            QCOMPARE(a.items, b.items);
+            QCOMPARE(a.gapBefore, b.gapBefore);
+            QCOMPARE(a.levels.size(), b.levels.size());
+            for (size_t L = 0; L < b.levels.size(); ++L)
+                QCOMPARE(a.levels[L].size(), b.levels[L].size());
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(TestJobRunner)

@@ -436,6 +436,101 @@ private slots:
         }
     }
 
+    // Coarse first (issue 18): buildCoarse() has build()'s lanes, items and extent and only the coarse levels, each
+    // equal to the greedy merge of the items at that bucket; refine() of it is build()'s index, level for level.
+    void coarseFirstIndexEqualsTheFullOneWhenRefined()
+    {
+        auto sameSpans = [](const std::vector<LodSpan>& a, const std::vector<LodSpan>& b) {
+            return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const LodSpan& x, const LodSpan& y) {
+                       return x.start == y.start && x.end == y.end && x.first == y.first && x.count == y.count;
+                   });
+        };
+        for (uint64_t seed : {4u, 5u}) {
+            const auto trace = randomTrace(seed);
+            ThreadsEnv env(seed == 4 ? "1" : "3");
+            const auto full = TimelineIndex::build(trace);
+            const auto coarse = TimelineIndex::buildCoarse(trace);
+            QVERIFY(full->complete());
+            QVERIFY(!coarse->complete());
+            const int C = coarse->coarseLevel();
+            // the whole extent fits kCoarsePixels buckets at the coarse level, not at the one below
+            QVERIFY((int64_t(1) << C) * TimelineIndex::kCoarsePixels >= coarse->end() - coarse->start());
+            QVERIFY(C == 0 || (int64_t(1) << (C - 1)) * TimelineIndex::kCoarsePixels < coarse->end() - coarse->start());
+            QCOMPARE(coarse->start(), full->start());
+            QCOMPARE(coarse->end(), full->end());
+            QCOMPARE(coarse->gpuStart(), full->gpuStart());
+            QCOMPARE(coarse->gpuEnd(), full->gpuEnd());
+            QCOMPARE(coarse->lanes().size(), full->lanes().size());
+            int coarseLanes = 0;
+            for (size_t l = 0; l < full->lanes().size(); ++l) {
+                const TimelineLane &c = coarse->lanes()[l], &f = full->lanes()[l];
+                QCOMPARE(c.items, f.items);
+                QCOMPARE(c.gapBefore, f.gapBefore);
+                QCOMPARE(c.blockMaxEnd, f.blockMaxEnd);
+                const uint32_t n = uint32_t(c.items.size());
+                if (n < 64) {
+                    QVERIFY(c.levels.empty());
+                    continue;
+                }
+                ++coarseLanes;
+                QVERIFY(int(c.levels.size()) > C);
+                for (int L = 0; L < int(c.levels.size()); ++L) {
+                    if (L < C) {
+                        QVERIFY(c.levels[size_t(L)].empty());
+                        continue;
+                    }
+                    // the greedy merge of the items at this bucket
+                    const int64_t b = int64_t(1) << L;
+                    std::vector<LodSpan> spans;
+                    for (uint32_t i = 0; i < n; ++i) {
+                        const int64_t s = coarse->itemStart(c, i), e = coarse->itemEnd(c, i);
+                        if (!spans.empty()) {
+                            LodSpan& cur = spans.back();
+                            if ((cur.count > 1 || cur.end - cur.start < b) && e - s < b && s - cur.end < b) {
+                                cur.end = std::max(cur.end, e);
+                                ++cur.count;
+                                continue;
+                            }
+                        }
+                        spans.push_back({s, e, i, 1});
+                    }
+                    QVERIFY2(sameSpans(c.levels[size_t(L)], spans), qPrintable(QStringLiteral("lane %1 level %2").arg(l).arg(L)));
+                    // where the full index stores the level too, it is the same
+                    if (L < int(f.levels.size()) && !f.levels[size_t(L)].empty())
+                        QVERIFY(sameSpans(c.levels[size_t(L)], f.levels[size_t(L)]));
+                }
+            }
+            QVERIFY(coarseLanes >= 5);
+            const auto refined = TimelineIndex::refine(*coarse);
+            QVERIFY(refined->complete());
+            QCOMPARE(refined->coarseLevel(), -1);
+            QCOMPARE(&refined->trace(), &full->trace());
+            QCOMPARE(refined->kernelLookupPtr(), coarse->kernelLookupPtr());
+            QCOMPARE(refined->start(), full->start());
+            QCOMPARE(refined->end(), full->end());
+            QCOMPARE(refined->origin(), full->origin());
+            QCOMPARE(refined->memoryBytes() > 0, true);
+            for (size_t l = 0; l < full->lanes().size(); ++l) {
+                const TimelineLane &r = refined->lanes()[l], &f = full->lanes()[l];
+                QCOMPARE(r.kind, f.kind);
+                QCOMPARE(r.device, f.device);
+                QCOMPARE(r.stream, f.stream);
+                QCOMPARE(r.thread, f.thread);
+                QCOMPARE(r.depth, f.depth);
+                QCOMPARE(r.items, f.items);
+                QCOMPARE(r.gapBefore, f.gapBefore);
+                QCOMPARE(r.blockMaxEnd, f.blockMaxEnd);
+                QCOMPARE(r.levels.size(), f.levels.size());
+                for (size_t L = 0; L < f.levels.size(); ++L)
+                    QVERIFY2(sameSpans(r.levels[L], f.levels[L]), qPrintable(QStringLiteral("lane %1 level %2").arg(l).arg(L)));
+            }
+            for (uint32_t k = 0; k < trace->kernels.size(); k += 97) {
+                QCOMPARE(refined->laneOfKernel(k), full->laneOfKernel(k));
+                QCOMPARE(refined->itemOfKernel(k), full->itemOfKernel(k));
+            }
+        }
+    }
+
     // Packed references: blocks whose spread needs 1, 2 and 4 bytes per item, a partial last block, all read back.
     void packedRefs()
     {

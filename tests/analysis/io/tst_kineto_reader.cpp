@@ -187,12 +187,12 @@ TEST(KinetoReader, ModernSchemaMapsEveryCategory)
     EXPECT_EQ(t.kernels.launch_api[1], 0);
     EXPECT_EQ(t.kernels.stream[1], 7u);
     EXPECT_EQ(t.kernels.device[1], 0u);
-    EXPECT_EQ(t.kernels.grid_x[1], 264u);
-    EXPECT_EQ(t.kernels.grid_y[1], 2u);
-    EXPECT_EQ(t.kernels.grid_z[1], 1u);
-    EXPECT_EQ(t.kernels.block_x[1], 256u);
-    EXPECT_EQ(t.kernels.registers_per_thread[1], 128u);
-    EXPECT_EQ(t.kernels.shared_memory[1], 49152u);
+    EXPECT_EQ(t.kernels.launch_shape(1).grid_x, 264u);
+    EXPECT_EQ(t.kernels.launch_shape(1).grid_y, 2u);
+    EXPECT_EQ(t.kernels.launch_shape(1).grid_z, 1u);
+    EXPECT_EQ(t.kernels.launch_shape(1).block_x, 256u);
+    EXPECT_EQ(t.kernels.launch_shape(1).registers_per_thread, 128u);
+    EXPECT_EQ(t.kernels.launch_shape(1).shared_memory, 49152u);
     ASSERT_EQ(t.kernels.blocks_per_sm.size(), 2u);
     EXPECT_FLOAT_EQ(t.kernels.blocks_per_sm[1], 2.0f);
     EXPECT_FLOAT_EQ(t.kernels.warps_per_sm[1], 16.0f);
@@ -272,14 +272,14 @@ TEST(KinetoReader, LegacySchemaAndFlowOnlyLinks)
     EXPECT_EQ(t.kernels.start[0], 1623142623531625000LL);
     EXPECT_EQ(t.kernels.end[0], 1623142623531627000LL);
     EXPECT_EQ(t.kernels.stream[0], 7u);
-    EXPECT_EQ(t.kernels.registers_per_thread[0], 38u);
+    EXPECT_EQ(t.kernels.launch_shape(0).registers_per_thread, 38u);
     EXPECT_FLOAT_EQ(t.kernels.blocks_per_sm[0], 0.625f);
     ASSERT_EQ(t.api.size(), 2u);
     EXPECT_EQ(t.kernels.launch_api[0], 0);
     // The second kernel has no correlation arg: its async/launch flow links it to the second launch.
     EXPECT_EQ(t.kernels.correlation[1], 34442u);
     EXPECT_EQ(t.kernels.launch_api[1], 1);
-    EXPECT_EQ(t.kernels.grid_x[1], 3136u);
+    EXPECT_EQ(t.kernels.launch_shape(1).grid_x, 3136u);
     ASSERT_EQ(t.memcpy.size(), 1u);
     EXPECT_EQ(t.memcpy.copy_kind[0], CopyKind::DtoH);
     EXPECT_EQ(t.memcpy.src_kind[0], MemKind::Device);
@@ -391,8 +391,8 @@ TEST(KinetoReader, WriterRoundTripKeepsEveryColumn)
     EXPECT_EQ(b.kernels.start, a.kernels.start);
     EXPECT_EQ(b.kernels.end, a.kernels.end);
     EXPECT_EQ(b.kernels.launch_api, a.kernels.launch_api);
-    EXPECT_EQ(b.kernels.grid_x, a.kernels.grid_x);
-    EXPECT_EQ(b.kernels.shared_memory, a.kernels.shared_memory);
+    for (size_t i = 0; i < a.kernels.size(); ++i)   // grid, block, registers, shared memory
+        ASSERT_TRUE(b.kernels.launch_shape(i) == a.kernels.launch_shape(i)) << "kernel " << i;
     EXPECT_EQ(b.kernels.flags, a.kernels.flags);
     for (size_t i = 0; i < a.kernels.size(); ++i)
         EXPECT_EQ(b.str(b.kernels.name[i]), a.str(a.kernels.name[i]));

@@ -135,14 +135,8 @@ TEST(NsysReader, WriterRoundTripKeepsEveryColumn)
     EXPECT_EQ(kb.device, ka.device);
     EXPECT_EQ(kb.process, ka.process);
     EXPECT_EQ(kb.stream, ka.stream);
-    EXPECT_EQ(kb.grid_x, ka.grid_x);
-    EXPECT_EQ(kb.grid_y, ka.grid_y);
-    EXPECT_EQ(kb.grid_z, ka.grid_z);
-    EXPECT_EQ(kb.block_x, ka.block_x);
-    EXPECT_EQ(kb.block_y, ka.block_y);
-    EXPECT_EQ(kb.block_z, ka.block_z);
-    EXPECT_EQ(kb.registers_per_thread, ka.registers_per_thread);
-    EXPECT_EQ(kb.shared_memory, ka.shared_memory);
+    for (size_t i = 0; i < ka.size(); ++i)   // grid, block, registers, shared memory
+        ASSERT_TRUE(kb.launch_shape(i) == ka.launch_shape(i)) << "kernel " << i;
     EXPECT_EQ(kb.flags, ka.flags);
 
     ASSERT_EQ(b.api.size(), a.api.size());
@@ -320,7 +314,7 @@ INSERT INTO ANALYSIS_DETAILS VALUES (1,9500,0,9500);
     ASSERT_EQ(t.kernels.size(), 4u);
     EXPECT_EQ(t.str(t.kernels.name[0]), "gemm_kernel(float*)");
     EXPECT_EQ(t.str(t.kernels.short_name[0]), "gemm_kernel");
-    EXPECT_EQ(t.kernels.shared_memory[0], 16u + 1024u);
+    EXPECT_EQ(t.kernels.launch_shape(0).shared_memory, 16u + 1024u);
     EXPECT_EQ(t.kernels.flags[0], 0);
     EXPECT_EQ(t.kernels.flags[1], KernelTable::kGraphNode | KernelTable::kCooperative);
     EXPECT_EQ(t.str(t.kernels.name[3]), "[CUDA graph 2]");

@@ -62,9 +62,7 @@ void expect_same_trace(const Trace& a, const Trace& b)
     SAME_COLUMN(kernels, start); SAME_COLUMN(kernels, end); SAME_COLUMN(kernels, name);
     SAME_COLUMN(kernels, short_name); SAME_COLUMN(kernels, correlation); SAME_COLUMN(kernels, launch_api);
     SAME_COLUMN(kernels, device); SAME_COLUMN(kernels, process); SAME_COLUMN(kernels, stream);
-    SAME_COLUMN(kernels, grid_x); SAME_COLUMN(kernels, grid_y); SAME_COLUMN(kernels, grid_z);
-    SAME_COLUMN(kernels, block_x); SAME_COLUMN(kernels, block_y); SAME_COLUMN(kernels, block_z);
-    SAME_COLUMN(kernels, registers_per_thread); SAME_COLUMN(kernels, shared_memory); SAME_COLUMN(kernels, flags);
+    SAME_COLUMN(kernels, shape); SAME_COLUMN(kernels, shapes); SAME_COLUMN(kernels, flags);
     SAME_COLUMN(api, start); SAME_COLUMN(api, end); SAME_COLUMN(api, name); SAME_COLUMN(api, correlation);
     SAME_COLUMN(api, thread); SAME_COLUMN(api, api_class); SAME_COLUMN(api, flags);
     SAME_COLUMN(memcpy, start); SAME_COLUMN(memcpy, end); SAME_COLUMN(memcpy, bytes); SAME_COLUMN(memcpy, copy_kind);

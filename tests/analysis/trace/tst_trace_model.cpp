@@ -24,8 +24,45 @@ TEST(StringPool, InternsOnceAndKeepsViewsStableAcrossGrowthAndMove)
 
 TEST(TraceModel, RowBudgets)
 {
-    EXPECT_LE(KernelTable::bytes_per_row(), 64u);
+    EXPECT_LE(KernelTable::bytes_per_row(), 48u);
     EXPECT_LE(ApiTable::bytes_per_row(), 40u);
+}
+
+TEST(TraceModel, LaunchShapesAreInternedInFirstUseOrder)
+{
+    KernelTable k;
+    const LaunchShape a{132, 1, 1, 128, 1, 1, 168, 232448}, b{4096, 2, 1, 256, 1, 1, 64, 0};
+    k.reserve(300000);
+    for (int i = 0; i < 300000; ++i) {
+        const size_t r = k.append(i, i + 1, 0);
+        if (i % 3 == 1)
+            k.set_shape(r, a);
+        else if (i % 3 == 2)
+            k.set_shape(r, b);
+    }
+    ASSERT_EQ(k.shapes.size(), 3u);   // the default shape first, then a, then b
+    EXPECT_TRUE(k.shapes[0] == LaunchShape{});
+    EXPECT_EQ(k.shape[0], 0u);
+    EXPECT_EQ(k.shape[1], 1u);
+    EXPECT_EQ(k.shape[5], 2u);
+    EXPECT_EQ(k.launch_shape(299998).grid_x, 132u);
+    EXPECT_EQ(k.launch_shape(299998).shared_memory, 232448u);
+    EXPECT_EQ(k.launch_shape(299999).block_x, 256);
+    EXPECT_EQ(k.launch_shape(299997).grid_x, 1u);
+    // A table whose shapes were copied in (not interned) still finds them.
+    KernelTable c;
+    c.shapes = k.shapes;
+    EXPECT_EQ(c.intern_shape(b), 2u);
+    EXPECT_EQ(c.intern_shape(a), 1u);
+    EXPECT_EQ(c.shapes.size(), 3u);
+
+    // What a kernel costs in the trace model, shape table included, at a size where the table is noise.
+    Trace t;
+    t.kernels = std::move(k);
+    Trace empty;
+    const double per_kernel = double(t.memory_bytes() - empty.memory_bytes()) / double(t.kernels.size());
+    EXPECT_LE(per_kernel, 48.0);
+    EXPECT_GE(per_kernel, double(KernelTable::bytes_per_row()));
 }
 
 TEST(TraceModel, ClassifiesApiNamesIncludingVersionSuffixes)
