@@ -36,6 +36,9 @@ struct ScopeLinks {
 struct MetricScope {
     ScopeKind kind = ScopeKind::Trace;
     std::string subject;                          // "trace", "GPU 0", "decode", "gemm", a kernel name, "ncu #3"
+    // The subject for people where it differs from the key (operator classes and phases): what {subject} says in
+    // a Chinese title ("GEMM / GEMV（解码）" for "gemm (decode)"). Empty: the subject as it is.
+    std::string subject_zh_CN;
     std::map<std::string, double> metrics;        // named metrics; a missing name = data not available
     std::map<std::string, std::string> sources;   // metric -> where it came from ("trace:kernels", "ncu:<metric>")
     ScopeLinks links;

@@ -43,6 +43,8 @@ bool is_mix_class(const std::string& id)
     return s.count(id) > 0;
 }
 
+} // namespace
+
 // A finding's subject for people: an operator-class scope "gemm (decode)" -> "GEMM / GEMV (decode)" (解码 in
 // Chinese), a phase scope by its phase word; kernel names, devices and "trace" as they are.
 LocalText subject_words(ScopeKind scope, const std::string& subject, const OpClassResult& classes)
@@ -76,8 +78,6 @@ LocalText subject_words(ScopeKind scope, const std::string& subject, const OpCla
     }
     return t;
 }
-
-} // namespace
 
 double elementwise_copy_kernel_ns(const Trace& trace, const AnalysisResult& an)
 {

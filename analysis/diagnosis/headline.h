@@ -31,6 +31,11 @@ namespace sl {
 
 struct Trace;
 struct AnalysisResult;
+struct OpClassResult;
+
+// A finding's subject for people: an operator-class scope "gemm (decode)" -> "GEMM / GEMV (decode)" (GEMM /
+// GEMV（解码）in Chinese), a phase scope by its phase word; kernel names, devices and "trace" as they are.
+LocalText subject_words(ScopeKind scope, const std::string& subject, const OpClassResult& classes);
 
 struct HeadlineOptions {
     double idle_fraction = 0.20;       // idle share of the wall above which the GPU is starved

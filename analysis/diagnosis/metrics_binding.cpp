@@ -608,6 +608,13 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 #else
     (void)ncu;
 #endif
+    // Chinese titles name classes and phases in words (GEMM / GEMV（解码）), as the headline does.
+    for (auto& s : out)
+        if (s.kind == ScopeKind::OpClass || s.kind == ScopeKind::Phase) {
+            const LocalText w = subject_words(s.kind, s.subject, an.classes);
+            if (w.zh_CN != s.subject)
+                s.subject_zh_CN = w.zh_CN;
+        }
     return out;
 }
 

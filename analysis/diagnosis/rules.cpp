@@ -336,7 +336,8 @@ RuleSet load_rules(const std::vector<std::string>& dirs)
 
 // ---- placeholders and condition terms ----------------------------------------------------------------------
 
-std::string fill_placeholders(const std::string& text, const MetricScope& scope, const std::string& trace_path)
+std::string fill_placeholders(const std::string& text, const MetricScope& scope, const std::string& trace_path,
+                              std::string_view lang)
 {
     std::string out;
     out.reserve(text.size());
@@ -360,7 +361,7 @@ std::string fill_placeholders(const std::string& text, const MetricScope& scope,
         std::string rep;
         bool ok = true;
         if (key == "subject")
-            rep = scope.subject;
+            rep = lang == "zh_CN" && !scope.subject_zh_CN.empty() ? scope.subject_zh_CN : scope.subject;
         else if (key == "ncu_kernels")
             rep = scope.sources.count(kNcuKernelsKey) ? scope.sources.at(kNcuKernelsKey)
                   : scope.kind == ScopeKind::Kernel
@@ -378,6 +379,11 @@ std::string fill_placeholders(const std::string& text, const MetricScope& scope,
             ok = false;
         out += ok ? rep : text.substr(i, close - i + 1);
         i = close + 1;
+        // "{subject} 的" written for a Latin key: no space after a full-width bracket ("注意力（预填充）的").
+        static const std::string kFullWidthClose = "）";
+        if (ok && key == "subject" && i < text.size() && text[i] == ' ' && rep.size() >= kFullWidthClose.size() &&
+            rep.compare(rep.size() - kFullWidthClose.size(), kFullWidthClose.size(), kFullWidthClose) == 0)
+            ++i;
     }
     return out;
 }
@@ -499,9 +505,9 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
             f.links = scope.links;
             f.references = rule.references;
             f.title = {fill_placeholders(rule.title.en, scope, opt.trace_path),
-                       fill_placeholders(rule.title.zh_CN, scope, opt.trace_path)};
+                       fill_placeholders(rule.title.zh_CN, scope, opt.trace_path, "zh_CN")};
             f.explanation = {fill_placeholders(rule.explanation.en, scope, opt.trace_path),
-                             fill_placeholders(rule.explanation.zh_CN, scope, opt.trace_path)};
+                             fill_placeholders(rule.explanation.zh_CN, scope, opt.trace_path, "zh_CN")};
 
             // Evidence: every metric of the condition (with its threshold when the condition compares it with a
             // number), then the rule's extra evidence metrics that the scope has.
@@ -577,7 +583,7 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
                 Suggestion s;
                 s.id = rs.id;
                 s.text = {fill_placeholders(rs.text.en, scope, opt.trace_path),
-                          fill_placeholders(rs.text.zh_CN, scope, opt.trace_path)};
+                          fill_placeholders(rs.text.zh_CN, scope, opt.trace_path, "zh_CN")};
                 s.gain_low = rs.gain_low;
                 s.gain_high = rs.gain_high;
                 s.risk = rs.risk;

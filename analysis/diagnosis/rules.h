@@ -126,7 +126,9 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
 
 // Fills {name} / {name:raw} placeholders from metrics (formatted by format_metric; :raw prints the number);
 // {subject} and {trace} from the arguments. Unknown placeholders are kept verbatim.
-std::string fill_placeholders(const std::string& text, const MetricScope& scope, const std::string& trace_path = {});
+// lang "zh_CN": {subject} is the scope's subject_zh_CN when it has one (texts for people); else the subject key.
+std::string fill_placeholders(const std::string& text, const MetricScope& scope, const std::string& trace_path = {},
+                              std::string_view lang = {});
 
 // Comparisons "name OP number" (or "number OP name") found in a condition, for the evidence's thresholds.
 struct ConditionTerm {

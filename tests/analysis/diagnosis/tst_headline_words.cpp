@@ -105,6 +105,28 @@ TEST(HeadlineWords, SampleActionsSayWhichTime)
     const std::string text = headline_to_text(h, "en");
     EXPECT_EQ(text.find("removes class:"), std::string::npos) << text;
     EXPECT_NE(text.find("removes GEMM / GEMV time in decode"), std::string::npos) << text;
+
+    // Chinese titles and explanations name the class and phase in words, never the key; English keeps the key the
+    // rule texts were written around.
+    int class_findings = 0;
+    for (const Finding& f : r.diagnosis.eval.findings) {
+        if (f.scope != ScopeKind::OpClass)
+            continue;
+        ++class_findings;
+        const LocalText words = subject_words(f.scope, f.subject, r.analysis.classes);
+        for (const std::string* zh : {&f.title.zh_CN, &f.explanation.zh_CN}) {
+            EXPECT_EQ(zh->find(f.subject), std::string::npos) << f.rule << ": " << *zh;
+        }
+        if (f.title.en.find(f.subject) != std::string::npos) {
+            EXPECT_NE(f.title.zh_CN.find(words.zh_CN), std::string::npos) << f.rule << ": " << f.title.zh_CN;
+        }
+    }
+    EXPECT_GT(class_findings, 0);
+    for (const Finding& f : r.diagnosis.eval.findings)
+        if (f.rule == "roofline-memory-bound-near-roof" && f.subject == "gemm (decode)") {
+            EXPECT_NE(f.title.en.find("gemm (decode)"), std::string::npos) << f.title.en;
+            EXPECT_NE(f.title.zh_CN.find("GEMM / GEMV（解码）"), std::string::npos) << f.title.zh_CN;
+        }
 }
 
 // A real trace (Qwen1.5-0.5B inference on an H100, Kineto): tests/data/real_traces.json reads it as GPU-bound with
