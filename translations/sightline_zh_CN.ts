@@ -453,6 +453,28 @@ after</source>
         <source>&lt;b&gt;After:&lt;/b&gt; %1</source>
         <translation>&lt;b&gt;变更后：&lt;/b&gt;%1</translation>
     </message>
+    <message>
+        <source>%1 → %2</source>
+        <translation>%1 → %2</translation>
+    </message>
+    <message>
+        <source>%1 → %2 GPUs</source>
+        <translation>%1 → %2 块 GPU</translation>
+    </message>
+    <message>
+        <source>%1: %2 → %3</source>
+        <translation>%1：%2 → %3</translation>
+    </message>
+    <message>
+        <source>Environment differences:
+%1</source>
+        <translation>环境差异：
+%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Different hardware:&lt;/b&gt; %1. Every difference mixes the hardware with the change, so no suggestion is verified or failed across these runs; compare runs on the same GPUs.</source>
+        <translation>&lt;b&gt;硬件不同：&lt;/b&gt;%1。每一处差异都混合了硬件与改动的影响，因此这两次运行之间不会判定任何建议为“已验证”或“失败”；请在相同的 GPU 上对比运行。</translation>
+    </message>
 </context>
 <context>
     <name>sl::DeepDiveDialog</name>
