@@ -21,14 +21,28 @@ std::vector<std::vector<OpRef>> gpu_ops_by_device(const Trace& t)
 {
     const size_t nd = std::max<size_t>(t.meta.devices.size(), 1);
     std::vector<std::vector<OpRef>> by(nd);
+    // Exact sizes first: at 10^7 kernels a vector grown by doubling holds up to twice its rows, and the copy on
+    // each growth briefly holds both (issue 18: analyze's peak memory).
+    if (nd == 1) {
+        by[0].reserve(t.kernels.size() + t.memcpy.size() + t.memset.size());
+    } else {
+        std::vector<size_t> count(nd, 0);
+        auto tally = [&](const auto& table) {
+            for (size_t i = 0; i < table.size(); ++i)
+                ++count[std::min<size_t>(table.device[i], nd - 1)];
+        };
+        tally(t.kernels);
+        tally(t.memcpy);
+        tally(t.memset);
+        for (size_t d = 0; d < nd; ++d)
+            by[d].reserve(count[d]);
+    }
     auto add = [&](const auto& table, OpKind kind) {
         for (size_t i = 0; i < table.size(); ++i) {
             const size_t d = std::min<size_t>(table.device[i], nd - 1);
             by[d].push_back({table.start[i], table.end[i], static_cast<int32_t>(i), kind});
         }
     };
-    if (nd == 1)
-        by[0].reserve(t.kernels.size() + t.memcpy.size() + t.memset.size());
     add(t.kernels, OpKind::Kernel);
     add(t.memcpy, OpKind::Memcpy);
     add(t.memset, OpKind::Memset);
@@ -160,6 +174,23 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
         r.histogram.push_back({edges[i], edges[i + 1], 0, 0});
     const Classifier cls(t, o);
     const auto by_dev = gpu_ops_by_device(t);
+    // The gap list is the largest thing the analyses keep (one row per idle interval, up to one per op): count the
+    // gaps first and allocate them once, exactly.
+    size_t gap_count = 0;
+    for (const auto& ops : by_dev) {
+        if (ops.empty())
+            continue;
+        int64_t end = ops.front().end;
+        for (size_t i = 1; i < ops.size(); ++i) {
+            if (ops[i].start > end) {
+                ++gap_count;
+                end = ops[i].end;
+            } else if (ops[i].end > end) {
+                end = ops[i].end;
+            }
+        }
+    }
+    r.gaps.reserve(gap_count);
     for (size_t d = 0; d < by_dev.size(); ++d) {
         const auto& ops = by_dev[d];
         if (ops.empty())

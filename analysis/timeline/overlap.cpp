@@ -9,17 +9,22 @@ std::vector<Interval> merge_intervals(std::vector<Interval> v)
     auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
     if (!std::is_sorted(v.begin(), v.end(), by_start))
         std::sort(v.begin(), v.end(), by_start);
-    std::vector<Interval> out;
-    out.reserve(v.size());
-    for (const Interval& x : v) {
+    // Merged in place: the result never outgrows the input, and a second buffer as large as the input (160 MB at
+    // 10^7 kernels) would only add to the analyses' peak memory (issue 18).
+    size_t n = 0;
+    for (size_t i = 0; i < v.size(); ++i) {
+        const Interval x = v[i];
         if (x.end <= x.start)
             continue;
-        if (!out.empty() && x.start <= out.back().end)
-            out.back().end = std::max(out.back().end, x.end);
+        if (n > 0 && x.start <= v[n - 1].end)
+            v[n - 1].end = std::max(v[n - 1].end, x.end);
         else
-            out.push_back(x);
+            v[n++] = x;
     }
-    return out;
+    v.resize(n);
+    if (n < v.capacity() / 2)
+        v.shrink_to_fit();
+    return v;
 }
 
 int64_t total_length(const std::vector<Interval>& m)
@@ -95,6 +100,18 @@ OverlapResult analyze_overlap(const Trace& t, const std::vector<int16_t>& kernel
         r.devices[d].device = static_cast<uint16_t>(d);
     const auto& k = t.kernels;
     const bool have_class = kernel_class.size() == k.size() && o.comm_class >= 0;
+    {
+        // Exact sizes first (a vector grown by doubling holds up to twice its rows at 10^7 kernels).
+        std::vector<size_t> n_compute(nd, 0), n_comm(nd, 0);
+        for (size_t i = 0; i < k.size(); ++i) {
+            const size_t d = std::min<size_t>(k.device[i], nd - 1);
+            ++(have_class && kernel_class[i] == o.comm_class ? n_comm : n_compute)[d];
+        }
+        for (size_t d = 0; d < nd; ++d) {
+            compute[d].reserve(n_compute[d]);
+            comm[d].reserve(n_comm[d]);
+        }
+    }
     for (size_t i = 0; i < k.size(); ++i) {
         const size_t d = std::min<size_t>(k.device[i], nd - 1);
         const bool is_comm = have_class && kernel_class[i] == o.comm_class;
