@@ -3022,10 +3022,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>向左 / 向右平移</translation>
     </message>
     <message>
-        <source>F or 0</source>
-        <translation>F 或 0</translation>
-    </message>
-    <message>
         <source>Fit the whole trace</source>
         <translation>显示整个跟踪</translation>
     </message>
@@ -3054,16 +3050,8 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>在鼠标位置缩放</translation>
     </message>
     <message>
-        <source>Horizontal wheel</source>
-        <translation>水平滚轮</translation>
-    </message>
-    <message>
         <source>Pan</source>
         <translation>平移</translation>
-    </message>
-    <message>
-        <source>Shift+wheel</source>
-        <translation>Shift+滚轮</translation>
     </message>
     <message>
         <source>Scroll the lanes</source>
@@ -3140,6 +3128,46 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Close the search and clear its marks</source>
         <translation>关闭搜索并清除标记</translation>
+    </message>
+    <message>
+        <source>F</source>
+        <translation>F</translation>
+    </message>
+    <message>
+        <source>Fit the selection (range, kernel or gap), or the whole trace when nothing is selected</source>
+        <translation>适配选中内容（时间范围、内核或间隙）；未选中时适配整个 trace</translation>
+    </message>
+    <message>
+        <source>0</source>
+        <translation>0</translation>
+    </message>
+    <message>
+        <source>Ctrl+wheel</source>
+        <translation>Ctrl+滚轮</translation>
+    </message>
+    <message>
+        <source>Shift+wheel, horizontal wheel</source>
+        <translation>Shift+滚轮、水平滚轮</translation>
+    </message>
+    <message>
+        <source>Findings</source>
+        <translation>诊断结论</translation>
+    </message>
+    <message>
+        <source>Copy the verify command of the selected suggestion</source>
+        <translation>复制所选建议的验证命令</translation>
+    </message>
+    <message>
+        <source>Suggestions</source>
+        <translation>建议</translation>
+    </message>
+    <message>
+        <source>Ctrl+Enter</source>
+        <translation>Ctrl+Enter</translation>
+    </message>
+    <message>
+        <source>Save the annotation</source>
+        <translation>保存备注</translation>
     </message>
 </context>
 <context>

@@ -294,6 +294,29 @@ void TimelineView::fitToWindow()
     setWindow(timeline::fit({index_->gpuStart(), index_->gpuEnd()}, 0.01));
 }
 
+void TimelineView::fitSelection()
+{
+    // Perfetto's F: the selected time range, else the selected kernel, else the selected idle gap, with a margin
+    // of a tenth of it on each side; with nothing selected, the whole GPU activity.
+    Window w{0, 0};
+    if (selection_ && index_) {
+        const Trace& t = index_->trace();
+        if (!selection_->range().isEmpty()) {
+            w = {selection_->range().start, selection_->range().end};
+        } else if (selection_->kernel() >= 0 && size_t(selection_->kernel()) < t.kernels.size()) {
+            const size_t k = size_t(selection_->kernel());
+            w = {t.kernels.start[k], t.kernels.end[k]};
+        } else if (analysis_ && selection_->gap() >= 0 && size_t(selection_->gap()) < analysis_->idle.gaps.size()) {
+            const Gap& g = analysis_->idle.gaps[size_t(selection_->gap())];
+            w = {g.start, g.end};
+        }
+    }
+    if (w.duration() <= 0)
+        return fitToWindow();
+    const int64_t margin = std::max<int64_t>(1, w.duration() / 10);
+    setWindow({w.start - margin, w.end + margin});
+}
+
 void TimelineView::zoomToRange()
 {
     if (!selection_ || selection_->range().isEmpty())
@@ -818,20 +841,26 @@ void TimelineView::resizeEvent(QResizeEvent*) { updateScrollBar(); }
 
 void TimelineView::wheelEvent(QWheelEvent* e)
 {
+    // As in Perfetto and Nsight Systems: Ctrl+wheel zooms at the cursor, the wheel scrolls the lanes, Shift+wheel and
+    // a horizontal wheel (touchpad) pan. Some platforms deliver Shift+wheel as a horizontal delta already.
     if (!index_)
         return;
-    if (e->modifiers() & Qt::ShiftModifier) {
-        vscroll_->setValue(vscroll_->value() - e->angleDelta().y());
+    const QPoint delta = e->angleDelta();
+    if (e->modifiers() & Qt::ControlModifier) {
+        const QRect plot = plotRect();
+        const int64_t anchor = timeline::xToTime(e->position().x() - plot.left(), window_, plot.width());
+        const double steps = (delta.y() != 0 ? delta.y() : delta.x()) / 120.0;
+        if (steps != 0)
+            setWindow(timeline::zoom(window_, anchor, std::pow(0.8, steps), bounds()));
+        e->accept();
         return;
     }
-    const QRect plot = plotRect();
-    const int64_t anchor = timeline::xToTime(e->position().x() - plot.left(), window_, plot.width());
-    const double steps = e->angleDelta().y() / 120.0;
-    if (steps != 0)
-        setWindow(timeline::zoom(window_, anchor, std::pow(0.8, steps), bounds()));
-    const double hsteps = e->angleDelta().x() / 120.0;
-    if (hsteps != 0)
-        setWindow(timeline::pan(window_, -std::llround(hsteps * 0.1 * double(window_.duration())), bounds()));
+    const bool shift = e->modifiers() & Qt::ShiftModifier;
+    const int pan = shift ? (delta.x() != 0 ? delta.x() : delta.y()) : delta.x();
+    if (pan != 0)
+        setWindow(timeline::pan(window_, -std::llround(pan / 120.0 * 0.1 * double(window_.duration())), bounds()));
+    if (!shift && delta.y() != 0)
+        vscroll_->setValue(vscroll_->value() - delta.y());
     e->accept();
 }
 
@@ -925,7 +954,8 @@ void TimelineView::keyPressEvent(QKeyEvent* e)
     case Qt::Key_S: setWindow(timeline::zoom(window_, anchor, 1 / 0.7, bounds())); break;
     case Qt::Key_A: case Qt::Key_Left: setWindow(timeline::pan(window_, -step, bounds())); break;
     case Qt::Key_D: case Qt::Key_Right: setWindow(timeline::pan(window_, step, bounds())); break;
-    case Qt::Key_F: case Qt::Key_0: fitToWindow(); break;
+    case Qt::Key_F: fitSelection(); break;
+    case Qt::Key_0: fitToWindow(); break;
     case Qt::Key_Z: zoomToRange(); break;
     case Qt::Key_Escape:
         if (selection_)

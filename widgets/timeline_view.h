@@ -38,6 +38,8 @@ public:
     timeline::Window window() const { return window_; }
     void setWindow(timeline::Window w);
     void fitToWindow();
+    // F: fit the selected range, kernel or gap (in that order), or everything when nothing is selected.
+    void fitSelection();
     void zoomToRange();
 
     // Layout, exposed for tests and the benchmark.

@@ -108,8 +108,8 @@ void ScaleDrive::drive()
             case 1: {   // zoom in twice as often as out, so the walk reaches the finest levels
                 const int dy = (i % 8 == 1) ? -360 : 240;
                 timed(zoomMs_, [&] {
-                    QWheelEvent w(pos, global, QPoint(), QPoint(0, dy), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase,
-                                  false);
+                    QWheelEvent w(pos, global, QPoint(), QPoint(0, dy), Qt::NoButton, Qt::ControlModifier,
+                                  Qt::NoScrollPhase, false);   // Ctrl+wheel zooms at the cursor
                     QApplication::sendEvent(view, &w);
                 });
                 break;

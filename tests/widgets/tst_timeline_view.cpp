@@ -1,6 +1,8 @@
 // TimelineView: hit testing through widget coordinates, click -> shared selection, keys zoom/pan/fit, range
 // selection by Shift+drag, and painting at every zoom without crashing (offscreen).
 #include <QImage>
+#include <QScrollBar>
+#include <QWheelEvent>
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
@@ -77,6 +79,75 @@ private slots:
         QTest::keyClick(&view, Qt::Key_D);
         QVERIFY(view.window().start > zoomed.start);
         QCOMPARE(view.window().duration(), zoomed.duration());
+        QTest::keyClick(&view, Qt::Key_F);
+        QCOMPARE(view.window(), fitted);
+    }
+
+    // Ctrl+wheel zooms at the cursor, the wheel scrolls the lanes, Shift+wheel (or a horizontal wheel) pans: what
+    // Perfetto and Nsight Systems users reach for first.
+    void wheelZoomsScrollsAndPans()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        SynthOptions o = synth_preset("decode");
+        view.setIndex(TimelineIndex::build(std::make_shared<const Trace>(make_synthetic_trace(o))));
+        // Room for two lanes, fewer than the trace has: the lanes scroll.
+        view.setMinimumHeight(0);
+        view.resize(1000, TimelineView::kAxisHeight + 2 * view.laneHeight());
+        view.show();
+        QVERIFY(view.laneCount() * view.laneHeight() > view.plotRect().height());
+        const auto fitted = view.window();
+        const QRect plot = view.plotRect();
+        const QPointF at(plot.left() + plot.width() * 0.25, plot.top() + 5);
+        auto wheel = [&](QPoint delta, Qt::KeyboardModifiers mods) {
+            QWheelEvent w(at, view.mapToGlobal(at), QPoint(), delta, Qt::NoButton, mods, Qt::NoScrollPhase, false);
+            QCoreApplication::sendEvent(&view, &w);
+        };
+        // The plain wheel scrolls the lanes and leaves the time window alone.
+        auto* bar = view.findChild<QScrollBar*>();
+        QVERIFY(bar);
+        QCOMPARE(bar->value(), 0);
+        wheel(QPoint(0, -120), Qt::NoModifier);
+        QVERIFY(bar->value() > 0);
+        QCOMPARE(view.window(), fitted);
+        // Ctrl+wheel zooms in, keeping the time under the cursor where it was.
+        const int64_t under = timeline::xToTime(at.x() - plot.left(), view.window(), plot.width());
+        wheel(QPoint(0, 120), Qt::ControlModifier);
+        QVERIFY(view.window().duration() < fitted.duration());
+        const int64_t after = timeline::xToTime(at.x() - plot.left(), view.window(), plot.width());
+        QVERIFY2(std::llabs(after - under) <= view.window().duration() / plot.width() + 1, "zoom is not at the cursor");
+        // Shift+wheel pans by a tenth of the window per notch, the zoom unchanged; a horizontal wheel too.
+        const auto zoomed = view.window();
+        wheel(QPoint(0, -120), Qt::ShiftModifier);
+        QCOMPARE(view.window().duration(), zoomed.duration());
+        QVERIFY(view.window().start > zoomed.start);
+        const auto panned = view.window();
+        wheel(QPoint(120, 0), Qt::NoModifier);
+        QVERIFY(view.window().start < panned.start);
+        QCOMPARE(view.window().duration(), zoomed.duration());
+    }
+
+    // F fits the selection (Perfetto): the selected range, else the selected kernel, with a tenth of a margin on
+    // each side; with nothing selected it fits everything, as 0 always does.
+    void fFitsTheSelectionElseEverything()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1000, 300);
+        view.setIndex(TimelineIndex::build(twoKernels()));
+        const auto fitted = view.window();
+        sel.setKernel(1);   // [6000, 9000)
+        QTest::keyClick(&view, Qt::Key_F);
+        QCOMPARE(view.window().start, int64_t(5700));
+        QCOMPARE(view.window().end, int64_t(9300));
+        sel.setRange({1000, 3000});
+        QTest::keyClick(&view, Qt::Key_F);
+        QCOMPARE(view.window().start, int64_t(800));
+        QCOMPARE(view.window().end, int64_t(3200));
+        QTest::keyClick(&view, Qt::Key_0);
+        QCOMPARE(view.window(), fitted);
+        sel.clear();
+        QTest::keyClick(&view, Qt::Key_W);
         QTest::keyClick(&view, Qt::Key_F);
         QCOMPARE(view.window(), fitted);
     }
