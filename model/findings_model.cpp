@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/report/report_strings.h"
 #include "model/suggestion_model.h"
 #include "model/units.h"
 
@@ -380,6 +381,14 @@ int FindingsModel::childCount(const Finding& f) const
 
 QString FindingsModel::text(const LocalText& t) const { return qs(t.get(lang_)); }
 
+QString FindingsModel::reasonText(const std::string& reason) const
+{
+    // The rule engine's reasons are English with numbers; the core's report table says them in both languages, so
+    // the GUI and the report use the same words (as they do for the rules' own texts).
+    return qs(report::confidence_reason_text(reason, lang_.rfind("zh", 0) == 0 ? report::Lang::ZhCN
+                                                                                 : report::Lang::En));
+}
+
 QModelIndex FindingsModel::index(int row, int column, const QModelIndex& parent) const
 {
     if (row < 0 || column < 0 || column >= ColumnCount)
@@ -598,7 +607,7 @@ QVariant FindingsModel::findingData(int row, const Finding& f, int column, int r
                                   .arg(f.confidence.data_quality, 0, 'f', 2)
                                   .arg(f.confidence.kb_factor, 0, 'f', 2)};
             for (const std::string& r : f.confidence.reasons)
-                lines << qs(r);
+                lines << reasonText(r);
             return lines.join(QLatin1Char('\n'));
         }
         default: return QStringLiteral("%1 · %2").arg(qs(f.rule), qs(f.verdict));

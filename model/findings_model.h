@@ -59,6 +59,8 @@ public:
     // "en" or "zh_CN": which text of the findings is shown (both come with every finding).
     void setLanguage(const std::string& lang);
     const std::string& language() const { return lang_; }
+    // A confidence reason of the rule engine in the model's language (report::confidence_reason_text).
+    QString reasonText(const std::string& reason) const;
     // Suggestion states keyed by suggestionStateKey(); shown in StateColumn of the suggestion rows.
     void setSuggestionStates(const QHash<QString, QString>& states);
     static QString suggestionStateKey(const Finding& f, const Suggestion& s);

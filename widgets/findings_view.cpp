@@ -671,7 +671,7 @@ void FindingsView::updateDetail()
     if (!c.reasons.empty()) {
         h += QStringLiteral("<ul>");
         for (const std::string& r : c.reasons)
-            h += QStringLiteral("<li>%1</li>").arg(esc(r));
+            h += QStringLiteral("<li>%1</li>").arg(model_->reasonText(r).toHtmlEscaped());
         h += QStringLiteral("</ul>");
     }
 

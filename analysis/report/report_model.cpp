@@ -11,7 +11,9 @@
 #include "analysis/trace/trace.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -212,6 +214,65 @@ Value vbytes(double b) { return Value::num(b, fmt_bytes(b), "B"); }
 Value vtext(std::string t) { return Value::str(std::move(t)); }
 
 // ---- Sections that need only the trace and the options -----------------------------------------------------------
+// A token of the analysis (verdict, scope, evidence source, workload kind) in the report's words; a token the table
+// does not know yet (a user rule's own verdict) stays as it is.
+static std::string word(const BuildContext& cx, const std::string& prefix, const std::string& token)
+{
+    const std::string id = prefix + token;
+    return has_string(id) ? cx.s(id) : token;
+}
+
+// A trace warning in the report's language from its code and arguments (as sl::WarningText says it in the GUI);
+// a code or argument set the table does not know keeps the analysis's English message.
+static std::string warning_words(const BuildContext& cx, const WorkloadWarning& w)
+{
+    auto arg = [&](const char* k) -> std::string {
+        const auto it = w.args.find(k);
+        return it == w.args.end() ? std::string() : it->second;
+    };
+    auto num = [&](const char* k, int64_t& out) {
+        const std::string v = arg(k);
+        if (v.empty())
+            return false;
+        char* end = nullptr;
+        errno = 0;
+        const long long x = std::strtoll(v.c_str(), &end, 10);
+        if (errno != 0 || end == v.c_str() || *end != '\0')
+            return false;
+        out = x;
+        return true;
+    };
+    int64_t a = 0, b = 0, x = 0, y = 0;
+    std::string msg;
+    const std::string& c = w.code;
+    if (c == "no_gpu_activity")
+        msg = cx.s("wmsg.no_gpu_activity");
+    else if (c == "no_kernels")
+        msg = cx.s("wmsg.no_kernels");
+    else if (c == "clock_skew" && w.args.count("reason"))
+        msg = arg("corrected") == "true" && num("shift_ns", a)
+                  ? cx.f("wmsg.clock_skew_corrected", {arg("reason"), fmt_duration(double(a))})
+                  : cx.f("wmsg.clock_skew", {arg("reason")});
+    else if (c == "unsupported_events_dropped" && num("events", a))
+        msg = cx.f("wmsg.unsupported_events_dropped", {fmt_count(a), arg("kinds")});
+    else if (c == "capture_too_short" && num("capture_ns", a) && num("kernels", b) && num("min_capture_ns", x) &&
+             num("min_kernels", y))
+        msg = cx.f("wmsg.capture_too_short", {fmt_duration(double(a)), fmt_count(b), fmt_duration(double(x)),
+                                              fmt_count(y)});
+    else if (c == "warmup_included" && arg("cause") == "module_loads" && num("loads", a))
+        msg = cx.f("wmsg.warmup_module_loads", {fmt_count(a)});
+    else if (c == "warmup_included" && arg("cause") == "few_decode_steps" && num("decode_steps", a))
+        msg = cx.f("wmsg.warmup_few_decode_steps", {fmt_count(a)});
+    else if (c == "warmup_excluded" && num("steps", a) && num("steady_start_ns", x) && num("steady_end_ns", y))
+        msg = cx.f("wmsg.warmup_excluded", {fmt_count(a), fmt_duration(double(x)), fmt_duration(double(y))});
+    else
+        msg = w.message;
+    // English keeps the analysis's own sentence, which says a little more ("0 of them found slow").
+    if (cx.lang != Lang::ZhCN && !w.message.empty())
+        msg = w.message;
+    return word(cx, "warn.", c) + (cx.lang == Lang::ZhCN ? "：" : ": ") + msg;
+}
+
 static std::string capture_text(const Trace& t)
 {
     if (t.meta.capture_end <= t.meta.capture_start)
@@ -240,7 +301,7 @@ static Section build_overview(BuildContext& cx, const Report& r)
     const AnalysisResult* a = cx.in.analysis;
     if (a) {
         const WorkloadResult& w = a->workload;
-        std::string kind = std::string(workload_kind_name(w.kind)) + " · " + execution_mode_name(w.execution);
+        std::string kind = word(cx, "wk.", workload_kind_name(w.kind)) + " · " + word(cx, "ex.", execution_mode_name(w.execution));
         if (!w.framework.empty())
             kind += " · " + w.framework;
         kv.items.push_back({"workload", cx.s("kv.workload"), vtext(kind)});
@@ -248,7 +309,7 @@ static Section build_overview(BuildContext& cx, const Report& r)
     sec.blocks.push_back(std::move(kv));
     if (a)
         for (const auto& w : a->workload.warnings)
-            sec.blocks.push_back(Note{Note::Kind::Warning, cx.s("note.trace_warning") + " [" + w.code + "] " + w.message});
+            sec.blocks.push_back(Note{Note::Kind::Warning, cx.s("note.trace_warning") + " " + warning_words(cx, w)});
     return sec;
 }
 
@@ -427,9 +488,9 @@ static Section build_findings(BuildContext& cx)
             fs.blocks.push_back(Paragraph{cx.s("lbl.problem") + " " + f->explanation.get(lang)});
         KeyValues kv{"finding", {}};
         kv.items.push_back({"rule", cx.s("kv.rule"), vtext(f->rule)});
-        kv.items.push_back({"verdict", cx.s("kv.verdict"), vtext(f->verdict)});
+        kv.items.push_back({"verdict", cx.s("kv.verdict"), vtext(word(cx, "verdict.", f->verdict))});
         kv.items.push_back({"severity", cx.s("col.severity"), vtext(cx.s(std::string("sev.") + severity_name(f->severity)))});
-        kv.items.push_back({"scope", cx.s("kv.scope"), vtext(scope_kind_name(f->scope))});
+        kv.items.push_back({"scope", cx.s("kv.scope"), vtext(word(cx, "scope.", scope_kind_name(f->scope)))});
         kv.items.push_back({"subject", cx.s("col.subject"), vtext(f->subject)});
         kv.items.push_back({"expected_gain", cx.s("col.expected_gain"),
                             Value::num(f->expected_gain.fraction, gain_text(cx, f->expected_gain), "fraction")});
@@ -438,7 +499,7 @@ static Section build_findings(BuildContext& cx)
         if (!f->confidence.reasons.empty()) {
             std::string reasons;
             for (const auto& r : f->confidence.reasons)
-                reasons += (reasons.empty() ? "" : "; ") + r;
+                reasons += (reasons.empty() ? "" : (cx.lang == Lang::ZhCN ? "；" : "; ")) + confidence_reason_text(r, cx.lang);
             kv.items.push_back({"confidence_reasons", cx.s("kv.confidence_reasons"), vtext(reasons)});
         }
         const std::string key = f->rule + "|" + f->subject;
@@ -460,7 +521,7 @@ static Section build_findings(BuildContext& cx)
                 if (!e.op.empty() && e.threshold)
                     cond = e.op + " " + format_metric(e.metric, *e.threshold);
                 ev.rows.push_back({vtext(e.metric), Value::num(e.value, evidence_value(e), ""), vtext(cond),
-                                   vtext(e.source)});
+                                   vtext(word(cx, "src.", e.source))});
             }
             fs.blocks.push_back(std::move(ev));
         }
@@ -492,7 +553,7 @@ static Section build_findings(BuildContext& cx)
             }
         }
         for (const std::string& r : f->confidence.reasons)
-            cx.confidence_reasons.insert(r);
+            cx.confidence_reasons.insert(confidence_reason_text(r, cx.lang));
         sec.children.push_back(std::move(fs));
     }
     return sec;
@@ -584,7 +645,7 @@ static Section build_headline(BuildContext& cx)
             ranked.push_back(&f);
         std::stable_sort(ranked.begin(), ranked.end(),
                          [](const Finding* a, const Finding* b) { return a->rank_score() > b->rank_score(); });
-        sentences.push_back(cx.f("hl.dominant", {ranked[0]->verdict, ranked[0]->title.get(lang),
+        sentences.push_back(cx.f("hl.dominant", {word(cx, "verdict.", ranked[0]->verdict), ranked[0]->title.get(lang),
                                                  ranked[0]->subject}));
         // The top three distinct actions (several findings can share one suggestion).
         std::set<std::string> seen;

@@ -1,5 +1,6 @@
 #include "analysis/report/report_strings.h"
 
+#include <optional>
 #include <unordered_map>
 
 namespace sl::report {
@@ -74,10 +75,96 @@ static const std::vector<StringEntry> kTable = {
     {"kv.processes", "Processes", "进程数"},
     {"kv.rule", "Rule", "规则"},
     {"kv.verdict", "Verdict", "判定"},
+    // Verdicts, scopes, evidence sources and the workload in words (the report's tables showed the tokens: issue 16).
+    // The same words as the GUI's (FindingsModel::sourceLabel, the headline's statements).
+    {"verdict.launch-bound", "launch-bound", "受内核启动限制"},
+    {"verdict.host-bound", "host-bound", "受主机限制"},
+    {"verdict.sync-bound", "sync-bound", "受同步限制"},
+    {"verdict.idle-gaps", "idle gaps", "GPU 空闲间隙"},
+    {"verdict.compute-underused", "compute under-used", "算力未充分利用"},
+    {"verdict.low-occupancy", "low occupancy", "占用率低"},
+    {"verdict.memory-bound", "memory-bound", "受访存限制"},
+    {"verdict.latency-bound", "latency-bound", "受延迟限制"},
+    {"verdict.bank-conflict", "shared-memory bank conflicts", "共享内存 bank 冲突"},
+    {"verdict.communication-bound", "communication-bound", "受通信限制"},
+    {"verdict.pageable-memcpy", "copies from pageable memory", "可分页内存拷贝"},
+    {"verdict.synchronous-memcpy", "synchronous copies", "同步拷贝"},
+    {"verdict.weight-streaming", "weight streaming", "权重流式加载"},
+    {"verdict.low-roofline-efficiency", "far below its Roofline bound", "远低于 Roofline 上限"},
+    {"verdict.kv-cache-bound", "KV-cache-bound", "受 KV 缓存限制"},
+    {"verdict.low-utilization", "low GPU utilisation", "GPU 利用率低"},
+    {"verdict.theory-measurement-mismatch", "theory and measurement disagree", "理论与实测不符"},
+    {"verdict.compute-bound", "compute-bound", "受算力限制"},
+    {"verdict.balanced", "balanced", "较均衡"},
+    {"verdict.unknown", "undetermined", "无法判定"},
+    {"verdict.copy-exposed", "copies not hidden under compute", "未被计算隐藏的拷贝"},
+    {"verdict.straggler", "a straggler rank", "掉队的 rank"},
+    {"scope.trace", "whole trace", "整个 trace"},
+    {"scope.device", "device", "设备"},
+    {"scope.phase", "phase", "阶段"},
+    {"scope.op_class", "operator class", "算子类别"},
+    {"scope.kernel", "kernel", "内核"},
+    {"scope.ncu_launch", "ncu launch", "ncu 采样的启动"},
+    {"src.analysis:idle", "idle attribution", "空闲归因"},
+    {"src.analysis:launch", "launch statistics", "启动统计"},
+    {"src.analysis:sync", "synchronisation analysis", "同步分析"},
+    {"src.analysis:phases", "prefill/decode phases", "预填充/解码阶段"},
+    {"src.trace:kernels", "kernels in the trace", "trace 中的内核"},
+    {"src.trace:api", "API calls in the trace", "trace 中的 API 调用"},
+    {"src.analysis:overlap", "overlap analysis", "重叠分析"},
+    {"src.analysis:collectives", "collectives across ranks", "跨 rank 集合通信"},
+    {"src.analysis:classes", "operator classes", "算子类别"},
+    {"src.analysis:weights", "weight-streaming analysis", "权重流式加载分析"},
+    {"src.analysis:weights (NVTX)", "weight-streaming analysis (NVTX)", "权重流式加载分析（NVTX）"},
+    {"src.analysis:idle/overlap", "idle attribution and overlap", "空闲归因与重叠分析"},
+    {"src.roofline", "Roofline model", "Roofline 模型"},
+    {"src.trace (measured)", "trace (measured)", "trace（实测）"},
+    {"src.ncu", "Nsight Compute", "Nsight Compute"},
+    {"src.trace (joined by name)", "trace (joined by kernel name)", "trace（按内核名关联）"},
+    {"src.metrics", "metrics", "指标"},
+    {"wk.inference", "inference", "推理"},
+    {"wk.training", "training", "训练"},
+    {"wk.unknown", "kind not determined", "类型未判定"},
+    {"ex.eager", "eager", "eager 模式"},
+    {"ex.cuda-graphs", "CUDA Graphs", "CUDA Graphs"},
+    {"ex.mixed", "eager and CUDA Graphs", "eager 与 CUDA Graphs 混合"},
+    {"ex.none", "execution mode not determined", "执行方式未判定"},
+    // Trace warnings by code (the GUI says them through sl::WarningText from the same code and arguments).
+    {"warn.no_gpu_activity", "No GPU activity", "没有 GPU 活动"},
+    {"warn.no_kernels", "No kernels", "没有内核"},
+    {"warn.clock_skew", "Clock skew", "时钟偏差"},
+    {"warn.unsupported_events_dropped", "Events dropped", "事件被丢弃"},
+    {"warn.capture_too_short", "Capture too short", "采集时间过短"},
+    {"warn.warmup_included", "Warm-up included", "包含预热"},
+    {"warn.warmup_excluded", "Warm-up excluded", "已排除预热"},
+    {"warn.reader", "Reader", "读取器"},
+    {"wmsg.no_gpu_activity", "the trace holds no kernels, copies or sets: GPU utilisation is unknown, not 100 %, and no GPU finding can be made",
+     "trace 中没有内核、拷贝或 memset：GPU 利用率未知（不是 100 %），无法给出 GPU 相关的发现"},
+    {"wmsg.no_kernels", "the trace holds copies or sets but no kernels", "trace 中只有拷贝或 memset，没有内核"},
+    {"wmsg.clock_skew_corrected", "host and device clocks disagree ({0}); GPU times were moved by {1} onto the host clock, so queue delays and idle time are measured after the correction",
+     "主机与设备时钟不一致（{0}）；GPU 时间已平移 {1} 对齐到主机时钟，队列延迟与空闲时间按校正后计算"},
+    {"wmsg.clock_skew", "host and device clocks disagree ({0}); queue delays and host-side idle attribution are not trustworthy on this trace",
+     "主机与设备时钟不一致（{0}）；本 trace 的队列延迟与主机侧空闲归因不可信"},
+    {"wmsg.unsupported_events_dropped", "{0} event(s) of kinds Sightline does not read were dropped ({1}); what they did on the device is not analysed",
+     "丢弃了 {0} 个 Sightline 不读取的事件（{1}）；它们在设备上的活动未被分析"},
+    {"wmsg.capture_too_short", "the capture ({0}, {1} kernels) is too short for a verdict (below {2} or {3} kernels): findings are indicative only",
+     "采集（{0}，{1} 个内核）过短，不足以下结论（低于 {2} 或 {3} 个内核）：发现仅供参考"},
+    {"wmsg.warmup_module_loads", "{0} module or library load(s) (lazy first launches) lie inside the capture: the first calls of those kernels include loading",
+     "采集中有 {0} 次模块或库加载（首次惰性启动）：这些内核的首次调用包含加载时间"},
+    {"wmsg.warmup_few_decode_steps", "too few decode steps ({0}) to leave warm-up out: TPOT includes the first steps",
+     "解码步数过少（{0}），无法排除预热：TPOT 包含最初几步"},
+    {"wmsg.warmup_excluded", "{0} warm-up step(s) left out of the steady-state window {1} – {2}",
+     "已从稳态窗口 {1} – {2} 中排除 {0} 个预热步"},
     {"kv.scope", "Scope", "范围"},
     {"kv.confidence_reasons", "Why this confidence", "置信度依据"},
+    {"reason.short_capture", "short capture ({0})", "采集时间短（{0}）"},
+    {"reason.few_samples", "few samples ({0})", "样本少（{0}）"},
+    {"reason.incomplete_data", "incomplete data for this scope ({0})", "该范围的数据不完整（{0}）"},
+    {"reason.gain_is_range", "expected gain is the rule's range, not computed from this trace",
+     "预期收益取自规则给出的范围，并非由本 trace 计算"},
+    {"reason.knowledge_base", "knowledge base: {0}", "知识库：{0}"},
     {"kv.state", "Your decision", "用户决定"},
-    {"kv.annotation", "Annotation", "批注"},
+    {"kv.annotation", "Annotation", "备注"},
 
     // Tables
     {"tbl.gpus", "GPUs and the specs used", "GPU 及所用规格"},
@@ -243,7 +330,7 @@ static const std::vector<StringEntry> kTable = {
      "共 {0} 条结论，按“预期收益 × 置信度”排序。每条依次给出：问题、证据、建议、预期收益、验证命令与置信度。"},
     {"txt.suggestion_gain", "(expected gain {0}, risk {1})", "（预期收益 {0}，风险{1}）"},
     {"txt.suggestion_decision", "Your decision: {0}.", "用户决定：{0}。"},
-    {"txt.suggestion_decision_note", "Your decision: {0}. Note: {1}", "用户决定：{0}。批注：{1}"},
+    {"txt.suggestion_decision_note", "Your decision: {0}. Note: {1}", "用户决定：{0}。备注：{1}"},
     {"txt.no_direct_gain", "no direct gain: it finds the limiter", "无直接收益：用于找出瓶颈"},
     {"txt.no_kernels", "The trace holds no kernels.", "该 trace 中没有内核。"},
     {"txt.top_kernels", "The {0} heaviest of {1} kernel names; {2} launches took {3} of kernel time in all.",
@@ -273,7 +360,7 @@ static const std::vector<StringEntry> kTable = {
      "活动窗口 {2} 中 GPU 忙碌 {1}，空闲比例为 {3}。"},
     {"hl.top_kernel", "{0} kernels ran; the heaviest, {1}, took {2} % of kernel time.",
      "共执行 {0} 次内核；最耗时的 {1} 占内核总时间的 {2} %。"},
-    {"hl.dominant", "The dominant bottleneck is {0}: {1} ({2}).", "主要瓶颈为 {0}：{1}（{2}）。"},
+    {"hl.dominant", "The dominant bottleneck is {0}: {1} ({2}).", "主要瓶颈：{0}。{1}（{2}）。"},
     {"hl.action", "Action {0}: {1} — expected gain {2}, confidence {3}.", "行动 {0}：{1} —— 预期收益 {2}，置信度{3}。"},
     {"hl.no_findings", "No rule fired, so there is no ranked action to take.", "未触发任何规则，因此没有需要优先执行的行动。"},
 
@@ -409,6 +496,31 @@ static const std::unordered_map<std::string_view, const StringEntry*>& index()
         return m;
     }();
     return idx;
+}
+
+bool has_string(std::string_view id) { return index().count(id) > 0; }
+
+std::string confidence_reason_text(std::string_view reason, Lang lang)
+{
+    // "<words> (<numbers>)": the words name the reason, the parenthesis is kept as the engine wrote it (numbers).
+    auto inner = [&](std::string_view words) -> std::optional<std::string> {
+        if (reason.size() < words.size() + 3 || reason.substr(0, words.size()) != words ||
+            reason.substr(words.size(), 2) != " (" || reason.back() != ')')
+            return std::nullopt;
+        return std::string(reason.substr(words.size() + 2, reason.size() - words.size() - 3));
+    };
+    if (auto x = inner("short capture"))
+        return F(lang, "reason.short_capture", {*x});
+    if (auto x = inner("few samples"))
+        return F(lang, "reason.few_samples", {*x});
+    if (auto x = inner("incomplete data for this scope"))
+        return F(lang, "reason.incomplete_data", {*x});
+    if (reason == "expected gain is the rule's range, not computed from this trace")
+        return std::string(S(lang, "reason.gain_is_range"));
+    constexpr std::string_view kb = "knowledge base: ";
+    if (reason.substr(0, kb.size()) == kb)
+        return F(lang, "reason.knowledge_base", {std::string(reason.substr(kb.size()))});
+    return std::string(reason);
 }
 
 std::string_view S(Lang lang, std::string_view id)

@@ -25,6 +25,12 @@ const std::vector<StringEntry>& string_table();
 
 // The text of `id` in `lang`; an unknown id returns the id itself wrapped in "??" so it shows up in review.
 std::string_view S(Lang lang, std::string_view id);
+// Whether the table has `id` (for words looked up by a token that may be new: a verdict, a source, a scope).
+bool has_string(std::string_view id);
+// A confidence reason of the rule engine (rules.cpp: "short capture (39.2 ms < 200 ms)", "few samples (count 3)",
+// "incomplete data for this scope (quality 0.5)", "expected gain is the rule's range, …", "knowledge base: …") in
+// `lang`, the numbers kept; a reason it does not know is returned as it is. The report and the GUI say them so.
+std::string confidence_reason_text(std::string_view reason, Lang lang);
 // S() with {0}, {1}, … replaced by args.
 std::string F(Lang lang, std::string_view id, const std::vector<std::string>& args);
 

@@ -25,7 +25,7 @@ std::vector<Finding> fixed_findings()
     fs[0].subject = "decode";
     fs[0].title = {"Decode waits for the host", "Decode 阶段 GPU 在等待主机"};
     fs[0].explanation = {"The GPU idles between kernels because launches arrive late.",
-                         "由于发射到达较晚，GPU 在 kernel 之间空闲。"};
+                         "由于启动到达较晚，GPU 在内核之间空闲。"};
     fs[0].evidence.push_back({"host_wait_fraction", 0.41, ">", 0.2, "analysis:idle"});
     fs[0].expected_gain = {0.25, 0.25, 0.25, 2.5e6, true, "host_wait_ns / wall_ns", {}};
     fs[0].confidence = {0.72, "high", 0.8, 0.9, 1.0, {"short capture"}};
@@ -42,7 +42,7 @@ std::vector<Finding> fixed_findings()
     fs[1].severity = Severity::Medium;
     fs[1].scope = ScopeKind::Kernel;
     fs[1].subject = "rms_norm_kernel";
-    fs[1].title = {"Many kernels are shorter than their launch", "大量 kernel 短于其发射调用"};
+    fs[1].title = {"Many kernels are shorter than their launch", "大量内核短于其启动调用"};
     fs[1].expected_gain = {0.05, 0.02, 0.08, std::nullopt, false, "rule range", {}};
     fs[1].confidence = {0.5, "medium", 0.5, 1.0, 1.0, {}};
     return fs;
@@ -156,7 +156,7 @@ TEST(ReportGolden, SuggestionDecisionsAndNotesFollowTheirSuggestion)
     const size_t decision = en.find("Your decision: rejected. Note: the step has dynamic shapes", sug);
     ASSERT_NE(decision, std::string::npos);
     EXPECT_LT(decision, en.find("###", sug));   // before the next finding
-    EXPECT_NE(to_markdown(make(Lang::ZhCN)).find("用户决定：已拒绝。批注：the step has dynamic shapes"), std::string::npos);
+    EXPECT_NE(to_markdown(make(Lang::ZhCN)).find("用户决定：已拒绝。备注：the step has dynamic shapes"), std::string::npos);
     // A suggestion nobody decided on says nothing.
     Built& b = built();
     ReportOptions o;

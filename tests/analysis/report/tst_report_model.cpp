@@ -85,6 +85,25 @@ TEST(ReportStrings, EveryEntryHasBothLanguagesAndTheSamePlaceholders)
     EXPECT_FALSE(parse_lang("fr", l));
 }
 
+// Every verdict of the documented vocabulary has words in both languages (the report's Verdict line and headline
+// said the token before), and the rule engine's confidence reasons are said in the report's language with their
+// numbers kept; an unknown reason passes through unchanged.
+TEST(ReportStrings, VerdictsAndConfidenceReasonsInWords)
+{
+    for (const std::string& v : sl::verdict_vocabulary())
+        EXPECT_TRUE(has_string("verdict." + v)) << v;
+    EXPECT_EQ(confidence_reason_text("short capture (39.2 ms < 200 ms)", Lang::ZhCN), "采集时间短（39.2 ms < 200 ms）");
+    EXPECT_EQ(confidence_reason_text("short capture (39.2 ms < 200 ms)", Lang::En), "short capture (39.2 ms < 200 ms)");
+    EXPECT_EQ(confidence_reason_text("few samples (count 3)", Lang::ZhCN), "样本少（count 3）");
+    EXPECT_EQ(confidence_reason_text("incomplete data for this scope (quality 0.5)", Lang::ZhCN),
+              "该范围的数据不完整（quality 0.5）");
+    EXPECT_EQ(confidence_reason_text("expected gain is the rule's range, not computed from this trace", Lang::ZhCN),
+              "预期收益取自规则给出的范围，并非由本 trace 计算");
+    EXPECT_EQ(confidence_reason_text("knowledge base: verified 2x", Lang::ZhCN), "知识库：verified 2x");
+    EXPECT_EQ(confidence_reason_text("something new (1)", Lang::ZhCN), "something new (1)");
+    EXPECT_EQ(confidence_reason_text("short capture", Lang::ZhCN), "short capture");
+}
+
 TEST(Sha256, KnownVectors)
 {
     EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -333,7 +352,7 @@ TEST(ReportModel, FindingsAreRankedWithStateAndVerification)
     fs[1].verdict = "launch-bound";
     fs[1].subject = "decode";
     fs[1].title.en = "Decode is launch-bound";
-    fs[1].title.zh_CN = "Decode 受发射开销限制";
+    fs[1].title.zh_CN = "Decode 受启动开销限制";
     fs[1].expected_gain = {0.30, 0.2, 0.4, 1.5e6, false, "rule range", {}};
     fs[1].confidence.value = 0.6;
     fs[1].confidence.label = "medium";
@@ -370,7 +389,7 @@ TEST(ReportModel, FindingsAreRankedWithStateAndVerification)
 
     in.options.lang = Lang::ZhCN;
     const std::string zh = to_markdown(build_report(in));
-    EXPECT_NE(zh.find("Decode 受发射开销限制"), std::string::npos);
+    EXPECT_NE(zh.find("Decode 受启动开销限制"), std::string::npos);
     EXPECT_NE(zh.find("已采纳"), std::string::npos);
 }
 
