@@ -74,6 +74,14 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
             const KnowledgeBase kb(o.kb_path);
             r.environment_history = lookup_environment(kb, env, 0.5, own);
             r.kb_path = kb.path();
+            if (own.size() == 1 && !own.front().empty())
+                if (const auto run = kb.find_run_by_hash(own.front()))
+                    for (const SuggestionRecord& s : kb.suggestions(run->id)) {
+                        const std::string key = s.key + "|" + s.subject;
+                        r.suggestion_state[key] = suggestion_state_name(s.state);
+                        if (!s.annotation.empty())
+                            r.suggestion_note[key] = s.annotation;
+                    }
         } catch (const KbError& e) {
             r.notes.push_back("knowledge base " + o.kb_path + ": " + e.what());
         }
@@ -108,6 +116,11 @@ ReportInputs report_inputs(const Trace& trace, const PipelineResults& r, const R
     in.input_files = input_files;
     in.options = options;
     in.options.notes.insert(in.options.notes.end(), r.notes.begin(), r.notes.end());
+    // The knowledge base's decisions, unless the caller brought its own (the GUI passes what its pane shows).
+    if (in.options.suggestion_state.empty() && in.options.suggestion_note.empty()) {
+        in.options.suggestion_state = r.suggestion_state;
+        in.options.suggestion_note = r.suggestion_note;
+    }
     for (const auto& [k, v] : r.rule_files)
         in.options.rule_files.emplace(k, v);
     return in;

@@ -50,6 +50,10 @@ struct PipelineResults {
     std::vector<std::string> notes;                  // what could not be computed, and why
     std::optional<EnvironmentHistory> environment_history;   // knowledge-base lookup (options.kb_path exists)
     std::string kb_path;
+    // The user's decisions on this trace's suggestions as the knowledge base holds them (`kb accept|reject|annotate`,
+    // the GUI's Suggestions pane), keyed "<rule>/<suggestion id>|<subject>": the run found by the trace file's
+    // content hash (one trace file). report_inputs() gives them to the report unless the caller set its own.
+    std::map<std::string, std::string> suggestion_state, suggestion_note;
 };
 
 // Throws TraceError for unreadable or malformed inputs (model config, ncu file).

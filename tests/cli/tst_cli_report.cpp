@@ -114,3 +114,54 @@ TEST(CliReport, UsageErrors)
     EXPECT_EQ(run("report '" + trace_path() + "' --format json --lang fr", &log, true), 64);
     EXPECT_EQ(run("report /nonexistent.sqlite --format json", &log, true), 2);
 }
+
+// `report --kb` shows the decisions the knowledge base holds for this trace's suggestions (kb reject/accept with a
+// note, or the GUI's Suggestions pane), as the GUI's export does; without --kb, or for another trace, none.
+TEST(CliReport, KnowledgeBaseDecisionsAppearUnderTheirSuggestions)
+{
+    const std::string dir = test::scratch_dir("cli_report_decisions");
+    const std::string trace = dir + "/starved.sqlite", other = dir + "/other.sqlite", kb = dir + "/kb.db";
+    std::string out;
+    ASSERT_EQ(run("generate --steps 16 --layers 4 --prefill 1 --host-starved --quiet -o " + trace, &out, true), 0) << out;
+    ASSERT_EQ(run("generate --steps 12 --layers 4 --prefill 1 --host-starved --quiet -o " + other, &out, true), 0) << out;
+    ASSERT_EQ(run("kb record " + trace + " --kb " + kb, &out, true), 0) << out;
+    std::string listed;
+    ASSERT_EQ(run("kb list --kb " + kb + " --format json", &listed), 0) << listed;
+    const json list = json::parse(listed);
+    std::string id;
+    for (const auto& s : list)
+        if (s["suggestion"] == "decode-host-bound/cuda-graphs")
+            id = std::to_string(s["id"].get<int64_t>());
+    ASSERT_FALSE(id.empty()) << list.dump(1);
+    std::string rejected;
+    ASSERT_EQ(run("kb reject " + id + " --note 'graphs break our sampler' --kb " + kb, &rejected, true), 0) << rejected;
+
+    std::string en, zh, without, other_md;
+    ASSERT_EQ(run("report " + trace + " --kb " + kb + " --format md", &en, true), 0) << en;
+    EXPECT_NE(en.find("Your decision: rejected. Note: graphs break our sampler"), std::string::npos) << en;
+    ASSERT_EQ(run("report " + trace + " --kb " + kb + " --format md --lang zh_CN", &zh, true), 0) << zh;
+    EXPECT_NE(zh.find("用户决定：已拒绝。备注：graphs break our sampler"), std::string::npos);
+    // Without the knowledge base, or for a trace whose run it does not hold, no decision is shown.
+    ASSERT_EQ(run("report " + trace + " --format md", &without, true), 0) << without;
+    EXPECT_EQ(without.find("Your decision"), std::string::npos);
+    ASSERT_EQ(run("report " + other + " --kb " + kb + " --format md", &other_md, true), 0) << other_md;
+    EXPECT_EQ(other_md.find("Your decision"), std::string::npos);
+}
+
+// The Chinese report says verdicts, scopes, evidence sources and the workload in words, not as the analysis's
+// tokens ("判定: host-bound", "来源: analysis:idle" before).
+TEST(CliReport, ChineseReportSaysTokensInWords)
+{
+    const std::string dir = test::scratch_dir("cli_report_words");
+    const std::string trace = dir + "/starved.sqlite";
+    std::string out;
+    ASSERT_EQ(run("generate --steps 16 --layers 4 --prefill 1 --host-starved --quiet -o " + trace, &out, true), 0) << out;
+    std::string md;
+    ASSERT_EQ(run("report " + trace + " --format md --lang zh_CN", &md, true), 0) << md;
+    for (const char* token : {"analysis:idle", "analysis:phases", "判定:** host-bound", "范围:** phase", "inference ·",
+                              "[warmup", "short capture"})
+        EXPECT_EQ(md.find(token), std::string::npos) << token;
+    for (const char* words : {"判定:** 受主机限制", "范围:** 阶段", "| 预填充/解码阶段 |", "推理 · eager 模式", "已排除预热：",
+                              "采集时间短（"})
+        EXPECT_NE(md.find(words), std::string::npos) << words;
+}
