@@ -161,7 +161,7 @@ TEST(CliReport, ChineseReportSaysTokensInWords)
     for (const char* token : {"analysis:idle", "analysis:phases", "判定:** host-bound", "范围:** phase", "inference ·",
                               "[warmup", "short capture"})
         EXPECT_EQ(md.find(token), std::string::npos) << token;
-    for (const char* words : {"判定:** 受主机限制", "范围:** 阶段", "| 预填充/解码阶段 |", "推理 · eager 模式", "已排除预热：",
+    for (const char* words : {"判定:** 受主机限制", "范围:** 阶段", "| 预填充/解码阶段 |", "推理 · 逐个启动", "已排除预热：",
                               "采集时间短（"})
         EXPECT_NE(md.find(words), std::string::npos) << words;
 }
