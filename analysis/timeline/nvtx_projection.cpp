@@ -60,46 +60,53 @@ NvtxProjectionResult project_nvtx(const Trace& t, const NvtxProjectionOptions& o
         return R.end[a] > R.end[b];
     });
 
-    // GPU ops per launching API call.
+    // GPU ops per launching API call, in (thread, start) order. The calls that launched something are found and
+    // ordered first, and their aggregates are filled in place at exactly that size: at 10^7 launches, growing the
+    // aggregates by doubling and then copying them into sorted order held about 1 GB at once (issue 18).
     const auto& A = t.api;
     std::vector<Agg> per_api;
     std::vector<uint32_t> apis;
     {
         std::vector<int32_t> slot(A.size(), -1);
+        auto mark = [&](const auto& table) {
+            for (size_t i = 0; i < table.size(); ++i) {
+                const int32_t a = table.launch_api[i];
+                if (a >= 0 && static_cast<size_t>(a) < A.size())
+                    slot[static_cast<size_t>(a)] = 0;
+            }
+        };
+        mark(t.kernels);
+        mark(t.memcpy);
+        mark(t.memset);
+        size_t n = 0;
+        for (int32_t s : slot)
+            n += s == 0;
+        apis.reserve(n);
+        for (size_t a = 0; a < slot.size(); ++a)
+            if (slot[a] == 0)
+                apis.push_back(static_cast<uint32_t>(a));
+        auto by_thread_start = [&](uint32_t x, uint32_t y) {
+            if (A.thread[x] != A.thread[y])
+                return A.thread[x] < A.thread[y];
+            return A.start[x] < A.start[y];
+        };
+        if (!std::is_sorted(apis.begin(), apis.end(), by_thread_start))
+            std::sort(apis.begin(), apis.end(), by_thread_start);
+        for (size_t i = 0; i < apis.size(); ++i)
+            slot[apis[i]] = static_cast<int32_t>(i);
+        per_api.resize(apis.size());
         auto add = [&](const auto& table) {
             for (size_t i = 0; i < table.size(); ++i) {
                 const int32_t a = table.launch_api[i];
                 if (a < 0 || static_cast<size_t>(a) >= A.size())
                     continue;
-                int32_t& s = slot[static_cast<size_t>(a)];
-                if (s < 0) {
-                    s = static_cast<int32_t>(per_api.size());
-                    per_api.emplace_back();
-                    apis.push_back(static_cast<uint32_t>(a));
-                }
-                per_api[static_cast<size_t>(s)].add(table.start[i], table.end[i]);
+                per_api[static_cast<size_t>(slot[static_cast<size_t>(a)])].add(table.start[i], table.end[i]);
             }
         };
         add(t.kernels);
         add(t.memcpy);
         add(t.memset);
         control.check();
-        std::vector<uint32_t> idx(apis.size());
-        std::iota(idx.begin(), idx.end(), 0u);
-        std::sort(idx.begin(), idx.end(), [&](uint32_t x, uint32_t y) {
-            const uint32_t ax = apis[x], ay = apis[y];
-            if (A.thread[ax] != A.thread[ay])
-                return A.thread[ax] < A.thread[ay];
-            return A.start[ax] < A.start[ay];
-        });
-        std::vector<Agg> p2(idx.size());
-        std::vector<uint32_t> a2(idx.size());
-        for (size_t i = 0; i < idx.size(); ++i) {
-            p2[i] = per_api[idx[i]];
-            a2[i] = apis[idx[i]];
-        }
-        per_api.swap(p2);
-        apis.swap(a2);
     }
 
     std::vector<Agg> incl(R.size());

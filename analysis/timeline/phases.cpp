@@ -292,22 +292,51 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         }
     }
 
-    // Per-step measures.
+    // Per-step measures. One list at a time is alive (issue 18: at 10^7 kernels the kernel order, its start and
+    // prefix columns, the op intervals and the busy index together were ~44 B a kernel at analyze's peak): the
+    // kernel counts first, then the op intervals from the kernel order, then the busy union alone.
+    for (auto& s : steps) {
+        if (s.range < 0) {
+            const auto a = std::lower_bound(kstart.begin(), kstart.end(), s.start) - kstart.begin();
+            const auto b = std::lower_bound(kstart.begin(), kstart.end(), s.end) - kstart.begin();
+            s.kernels = b - a;
+            s.kernel_ns = kprefix[static_cast<size_t>(b)] - kprefix[static_cast<size_t>(a)];
+        }
+    }
+    std::vector<int64_t>().swap(kstart);
+    std::vector<int64_t>().swap(kprefix);
     std::vector<Interval> ops;
-    ops.reserve(k.size() + t.memcpy.size() + t.memset.size());
-    auto dev_kept = [&](uint16_t d) {
-        return !multi_rank || (d < t.meta.devices.size() && t.meta.devices[d].rank == rank0);
-    };
-    for (uint32_t i : korder)
-        ops.push_back({k.start[i], k.end[i]});
-    for (size_t i = 0; i < t.memcpy.size(); ++i)
-        if (dev_kept(t.memcpy.device[i]))
-            ops.push_back({t.memcpy.start[i], t.memcpy.end[i]});
-    for (size_t i = 0; i < t.memset.size(); ++i)
-        if (dev_kept(t.memset.device[i]))
-            ops.push_back({t.memset.start[i], t.memset.end[i]});
+    if (!steps.empty()) {
+        auto dev_kept = [&](uint16_t d) {
+            return !multi_rank || (d < t.meta.devices.size() && t.meta.devices[d].rank == rank0);
+        };
+        size_t n = korder.size();
+        for (size_t i = 0; i < t.memcpy.size(); ++i)
+            n += dev_kept(t.memcpy.device[i]);
+        for (size_t i = 0; i < t.memset.size(); ++i)
+            n += dev_kept(t.memset.device[i]);
+        ops.reserve(n);
+        for (uint32_t i : korder)
+            ops.push_back({k.start[i], k.end[i]});
+        for (size_t i = 0; i < t.memcpy.size(); ++i)
+            if (dev_kept(t.memcpy.device[i]))
+                ops.push_back({t.memcpy.start[i], t.memcpy.end[i]});
+        for (size_t i = 0; i < t.memset.size(); ++i)
+            if (dev_kept(t.memset.device[i]))
+                ops.push_back({t.memset.start[i], t.memset.end[i]});
+    }
+    std::vector<uint32_t>().swap(korder);
     const BusyIndex busy(steps.empty() ? std::vector<Interval>{} : merge_intervals(std::move(ops)));
     Sorted syncs, launches;
+    {
+        size_t ns = 0, nl = 0;
+        for (size_t i = 0; i < t.api.size(); ++i) {
+            ns += (t.api.flags[i] & kApiSync) != 0;
+            nl += (t.api.flags[i] & (kApiLaunch | kApiGraphLaunch)) != 0;
+        }
+        syncs.v.reserve(ns);
+        launches.v.reserve(nl);
+    }
     for (size_t i = 0; i < t.api.size(); ++i) {
         if (t.api.flags[i] & kApiSync)
             syncs.v.push_back(t.api.start[i]);
@@ -317,12 +346,6 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
     std::sort(syncs.v.begin(), syncs.v.end());
     std::sort(launches.v.begin(), launches.v.end());
     for (auto& s : steps) {
-        if (s.range < 0) {
-            const auto a = std::lower_bound(kstart.begin(), kstart.end(), s.start) - kstart.begin();
-            const auto b = std::lower_bound(kstart.begin(), kstart.end(), s.end) - kstart.begin();
-            s.kernels = b - a;
-            s.kernel_ns = kprefix[static_cast<size_t>(b)] - kprefix[static_cast<size_t>(a)];
-        }
         const int64_t window = s.end - s.start;
         s.busy_ns = busy.busy_in(s.start, s.end);
         s.gap_ns = std::max<int64_t>(0, window - s.busy_ns);

@@ -105,7 +105,8 @@ TEST(Overlap, CopiesOutsideTheComputeSpan)
     t.memcpy.append(1150 * us, 1250 * us, 1 << 20, CopyKind::HtoD);      // between the kernels: exposed, hideable
     t.memcpy.append(1500 * us, 1600 * us, 1 << 20, CopyKind::DtoH);      // final readback
     t.finish();
-    const auto& d = analyze_overlap(t, {0, 0}, {}).devices[0];
+    const OverlapResult r = analyze_overlap(t, {0, 0}, {});   // kept: a reference into a temporary dangled (ASan)
+    const auto& d = r.devices[0];
     EXPECT_EQ(d.h2d.time_ns, 1100 * us);
     EXPECT_EQ(d.h2d.hidden_ns, 50 * us);
     EXPECT_EQ(d.h2d.outside_ns, 950 * us);
