@@ -20,9 +20,7 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     stage(0.0, "operator classes");
     r.classes = classify_ops(t, c, o.classes);
     r.kernel_time_ns = r.classes.kernel_time_ns;
-    stage(0.15, "idle");
-    r.idle = analyze_idle(t, o.idle);
-    stage(0.35, "launch");
+    stage(0.15, "launch");
     r.launch = analyze_launches(t, o.launch);
     stage(0.5, "sync");
     r.sync = analyze_sync(t, o.sync);
@@ -42,6 +40,11 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
         clear_for_training(r.phases, r.workload.evidence.empty() ? std::string("training run")
                                                                  : r.workload.evidence.front());
     add_phase_warnings(r.workload, r.phases, t.meta.capture_start);
+    // Idle attribution last but one: its gap list (40 B a gap, up to one per op) is the largest thing the analyses
+    // keep, so the others' temporary lists (phases, launch, NVTX) are gone before it exists (issue 18: analyze's
+    // peak memory at 10^7 kernels).
+    stage(0.85, "idle");
+    r.idle = analyze_idle(t, o.idle);
     stage(0.9, "weights");
     r.weights = analyze_weight_streaming(t, o.weights);
     r.focus = focus_top_k(r.classes, o.focus);

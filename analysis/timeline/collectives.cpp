@@ -100,25 +100,44 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
         else if (a.source[i] == OpArgsTable::kLaunch)
             launch[{a.rank[i], a.pid[i], a.correlation[i]}] = i;
     }
-    // Non-communication kernel intervals per device, merged, for exposed time.
+    // Non-communication kernel intervals per device, merged, for exposed time. Names are classified once each, and
+    // the intervals are only collected when the trace has communication kernels at all, at exact size and merged
+    // in place (issue 18: at 10^7 kernels without NCCL this built 670 MB of intervals nothing read).
+    std::vector<int8_t> name_comm(t.strings.size(), -1);
+    auto comm_name = [&](StrId n) {
+        if (n >= name_comm.size())
+            return is_comm_kernel(t.str(n));
+        int8_t& c = name_comm[n];
+        if (c < 0)
+            c = is_comm_kernel(t.str(n)) ? 1 : 0;
+        return c == 1;
+    };
     std::vector<uint32_t> comm;
-    std::map<uint16_t, std::vector<std::pair<int64_t, int64_t>>> busy;
-    for (size_t i = 0; i < k.size(); ++i) {
-        if (is_comm_kernel(t.str(k.name[i])))
+    for (size_t i = 0; i < k.size(); ++i)
+        if (comm_name(k.name[i]))
             comm.push_back(static_cast<uint32_t>(i));
-        else
-            busy[k.device[i]].emplace_back(k.start[i], k.end[i]);
+    std::map<uint16_t, std::vector<std::pair<int64_t, int64_t>>> busy;
+    if (!comm.empty()) {
+        std::map<uint16_t, size_t> count;
+        for (size_t i = 0; i < k.size(); ++i)
+            if (!comm_name(k.name[i]))
+                ++count[k.device[i]];
+        for (const auto& [dev, n] : count)
+            busy[dev].reserve(n);
+        for (size_t i = 0; i < k.size(); ++i)
+            if (!comm_name(k.name[i]))
+                busy[k.device[i]].emplace_back(k.start[i], k.end[i]);
     }
     for (auto& [dev, v] : busy) {
         std::sort(v.begin(), v.end());
-        std::vector<std::pair<int64_t, int64_t>> merged;
+        size_t n = 0;
         for (const auto& iv : v) {
-            if (!merged.empty() && iv.first <= merged.back().second)
-                merged.back().second = std::max(merged.back().second, iv.second);
+            if (n > 0 && iv.first <= v[n - 1].second)
+                v[n - 1].second = std::max(v[n - 1].second, iv.second);
             else
-                merged.push_back(iv);
+                v[n++] = iv;
         }
-        v.swap(merged);
+        v.resize(n);
     }
     auto covered = [&](uint16_t dev, int64_t s, int64_t e) {
         auto it = busy.find(dev);

@@ -60,31 +60,33 @@ NvtxProjectionResult project_nvtx(const Trace& t, const NvtxProjectionOptions& o
         return R.end[a] > R.end[b];
     });
 
-    // GPU ops per launching API call, in (thread, start) order. The calls that launched something are found and
-    // ordered first, and their aggregates are filled in place at exactly that size: at 10^7 launches, growing the
-    // aggregates by doubling and then copying them into sorted order held about 1 GB at once (issue 18).
+    // GPU ops per launching API call, in (thread, start) order: each call's ops are chained through one index per
+    // op (kernels, then copies, then sets) and aggregated when the sweep reaches the call. At 10^7 launches a 32-byte
+    // aggregate per call, grown by doubling and copied into sorted order, held about 1 GB at once (issue 18).
     const auto& A = t.api;
-    std::vector<Agg> per_api;
+    const size_t nk = t.kernels.size(), nm = t.memcpy.size(), ns = t.memset.size();
+    std::vector<int32_t> head(A.size(), -1), next(nk + nm + ns, -1);
     std::vector<uint32_t> apis;
     {
-        std::vector<int32_t> slot(A.size(), -1);
-        auto mark = [&](const auto& table) {
+        auto chain = [&](const auto& table, size_t base) {
             for (size_t i = 0; i < table.size(); ++i) {
                 const int32_t a = table.launch_api[i];
-                if (a >= 0 && static_cast<size_t>(a) < A.size())
-                    slot[static_cast<size_t>(a)] = 0;
+                if (a < 0 || static_cast<size_t>(a) >= A.size())
+                    continue;
+                next[base + i] = head[static_cast<size_t>(a)];
+                head[static_cast<size_t>(a)] = static_cast<int32_t>(base + i);
             }
         };
-        mark(t.kernels);
-        mark(t.memcpy);
-        mark(t.memset);
+        chain(t.kernels, 0);
+        chain(t.memcpy, nk);
+        chain(t.memset, nk + nm);
         size_t n = 0;
-        for (int32_t s : slot)
-            n += s == 0;
+        for (int32_t h : head)
+            n += h >= 0;
         apis.reserve(n);
-        for (size_t a = 0; a < slot.size(); ++a)
-            if (slot[a] == 0)
-                apis.push_back(static_cast<uint32_t>(a));
+        for (size_t x = 0; x < head.size(); ++x)
+            if (head[x] >= 0)
+                apis.push_back(static_cast<uint32_t>(x));
         auto by_thread_start = [&](uint32_t x, uint32_t y) {
             if (A.thread[x] != A.thread[y])
                 return A.thread[x] < A.thread[y];
@@ -92,22 +94,21 @@ NvtxProjectionResult project_nvtx(const Trace& t, const NvtxProjectionOptions& o
         };
         if (!std::is_sorted(apis.begin(), apis.end(), by_thread_start))
             std::sort(apis.begin(), apis.end(), by_thread_start);
-        for (size_t i = 0; i < apis.size(); ++i)
-            slot[apis[i]] = static_cast<int32_t>(i);
-        per_api.resize(apis.size());
-        auto add = [&](const auto& table) {
-            for (size_t i = 0; i < table.size(); ++i) {
-                const int32_t a = table.launch_api[i];
-                if (a < 0 || static_cast<size_t>(a) >= A.size())
-                    continue;
-                per_api[static_cast<size_t>(slot[static_cast<size_t>(a)])].add(table.start[i], table.end[i]);
-            }
-        };
-        add(t.kernels);
-        add(t.memcpy);
-        add(t.memset);
         control.check();
     }
+    auto ops_of = [&](uint32_t api) {
+        Agg g;
+        for (int32_t op = head[api]; op >= 0; op = next[static_cast<size_t>(op)]) {
+            const size_t o = static_cast<size_t>(op);
+            if (o < nk)
+                g.add(t.kernels.start[o], t.kernels.end[o]);
+            else if (o < nk + nm)
+                g.add(t.memcpy.start[o - nk], t.memcpy.end[o - nk]);
+            else
+                g.add(t.memset.start[o - nk - nm], t.memset.end[o - nk - nm]);
+        }
+        return g;
+    };
 
     std::vector<Agg> incl(R.size());
     std::vector<uint32_t> stack;
@@ -141,9 +142,10 @@ NvtxProjectionResult project_nvtx(const Trace& t, const NvtxProjectionOptions& o
                     close_top();
                 if (!stack.empty()) {
                     const uint32_t top = stack.back();
-                    incl[top].add(per_api[ai]);
-                    r.ranges[top].exclusive_gpu_ns += per_api[ai].sum;
-                    r.ops_in_ranges += per_api[ai].ops;
+                    const Agg g = ops_of(apis[ai]);
+                    incl[top].add(g);
+                    r.ranges[top].exclusive_gpu_ns += g.sum;
+                    r.ops_in_ranges += g.ops;
                 }
                 ++ai;
             }
