@@ -80,6 +80,20 @@ std::vector<double> chunk_utilization_from_gaps(const std::vector<Gap>& gaps, ui
     return u;
 }
 
+// Links the `max_links` longest of the gaps `candidates` (indices into `gaps`) as time ranges, longest first.
+// Indices, not pointers: 4 bytes each at 10^7 gaps, and the same order through the same partial sort.
+void link_largest_gaps(const std::vector<Gap>& gaps, std::vector<uint32_t>& candidates, size_t max_links,
+                       ScopeLinks& links)
+{
+    const size_t n = std::min(candidates.size(), max_links);
+    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(n), candidates.end(),
+                      [&](uint32_t a, uint32_t b) { return gaps[a].duration() > gaps[b].duration(); });
+    for (size_t i = 0; i < n; ++i) {
+        const Gap& g = gaps[candidates[i]];
+        links.time_ranges.push_back({g.start, g.end, std::string("gap (") + gap_cause_name(g.cause) + ")"});
+    }
+}
+
 struct StepWindow {
     int64_t start, end;
 };
@@ -256,17 +270,10 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             s.sources["layer_cache_hit_rate"] = s.sources["layer_load_count"] = "analysis:weights (NVTX)";
         }
         // Links: the largest gaps anywhere.
-        // (4-byte indices, not pointers: the same order through the same partial sort, half the memory at 10^7
-        // gaps.)
-        const auto& G = an.idle.gaps;
-        std::vector<uint32_t> gaps(G.size());
-        for (size_t i = 0; i < G.size(); ++i)
-            gaps[i] = static_cast<uint32_t>(i);
-        std::partial_sort(gaps.begin(), gaps.begin() + std::min(gaps.size(), opt.max_links), gaps.end(),
-                          [&](uint32_t a, uint32_t b) { return G[a].duration() > G[b].duration(); });
-        for (size_t i = 0; i < std::min(gaps.size(), opt.max_links); ++i)
-            s.links.time_ranges.push_back({G[gaps[i]].start, G[gaps[i]].end, std::string("gap (") +
-                                                                                 gap_cause_name(G[gaps[i]].cause) + ")"});
+        std::vector<uint32_t> all(an.idle.gaps.size());
+        for (size_t i = 0; i < all.size(); ++i)
+            all[i] = static_cast<uint32_t>(i);
+        link_largest_gaps(an.idle.gaps, all, opt.max_links, s.links);
         out.push_back(std::move(s));
     }
 
@@ -298,11 +305,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["large_gap_count"] = large;
         m["large_gap_ns"] = large_ns;
         m["max_gap_ns"] = max_gap;
-        std::partial_sort(big.begin(), big.begin() + std::min(big.size(), opt.max_links), big.end(),
-                          [&](uint32_t a, uint32_t b) { return G[a].duration() > G[b].duration(); });
-        for (size_t i = 0; i < std::min(big.size(), opt.max_links); ++i)
-            s.links.time_ranges.push_back({G[big[i]].start, G[big[i]].end, std::string("gap (") +
-                                                                               gap_cause_name(G[big[i]].cause) + ")"});
+        link_largest_gaps(G, big, opt.max_links, s.links);
         // Low-utilisation chunks (nsys gpu_time_util, with the busy union instead of summed concurrency).
         {
             const auto util =

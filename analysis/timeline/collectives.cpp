@@ -1,5 +1,7 @@
 #include "analysis/timeline/collectives.h"
 
+#include "analysis/timeline/overlap.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -100,9 +102,10 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
         else if (a.source[i] == OpArgsTable::kLaunch)
             launch[{a.rank[i], a.pid[i], a.correlation[i]}] = i;
     }
-    // Non-communication kernel intervals per device, merged, for exposed time. Names are classified once each, and
-    // the intervals are only collected when the trace has communication kernels at all, at exact size and merged
-    // in place (issue 18: at 10^7 kernels without NCCL this built 670 MB of intervals nothing read).
+    // Non-communication kernel intervals per device, merged (merge_intervals, BusyIndex as the overlap analysis
+    // uses them), for exposed time. Names are classified once each, and the intervals are only collected when the
+    // trace has communication kernels at all, at exact size (issue 18: at 10^7 kernels without NCCL this built 670 MB
+    // of intervals nothing read).
     std::vector<int8_t> name_comm(t.strings.size(), -1);
     auto comm_name = [&](StrId n) {
         if (n >= name_comm.size())
@@ -116,41 +119,25 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
     for (size_t i = 0; i < k.size(); ++i)
         if (comm_name(k.name[i]))
             comm.push_back(static_cast<uint32_t>(i));
-    std::map<uint16_t, std::vector<std::pair<int64_t, int64_t>>> busy;
+    std::map<uint16_t, BusyIndex> busy;
     if (!comm.empty()) {
+        std::map<uint16_t, std::vector<Interval>> iv;
         std::map<uint16_t, size_t> count;
         for (size_t i = 0; i < k.size(); ++i)
             if (!comm_name(k.name[i]))
                 ++count[k.device[i]];
         for (const auto& [dev, n] : count)
-            busy[dev].reserve(n);
+            iv[dev].reserve(n);
         for (size_t i = 0; i < k.size(); ++i)
             if (!comm_name(k.name[i]))
-                busy[k.device[i]].emplace_back(k.start[i], k.end[i]);
+                iv[k.device[i]].push_back({k.start[i], k.end[i]});
+        for (auto& [dev, v] : iv)
+            busy.emplace(dev, BusyIndex(merge_intervals(std::move(v))));
     }
-    for (auto& [dev, v] : busy) {
-        std::sort(v.begin(), v.end());
-        size_t n = 0;
-        for (const auto& iv : v) {
-            if (n > 0 && iv.first <= v[n - 1].second)
-                v[n - 1].second = std::max(v[n - 1].second, iv.second);
-            else
-                v[n++] = iv;
-        }
-        v.resize(n);
-    }
+    // The busy (non-communication) time of a device inside [s, e).
     auto covered = [&](uint16_t dev, int64_t s, int64_t e) {
-        auto it = busy.find(dev);
-        if (it == busy.end())
-            return int64_t{0};
-        const auto& v = it->second;
-        auto p = std::upper_bound(v.begin(), v.end(), std::make_pair(s, INT64_MAX));
-        if (p != v.begin())
-            --p;
-        int64_t c = 0;
-        for (; p != v.end() && p->first < e; ++p)
-            c += std::max<int64_t>(0, std::min(e, p->second) - std::max(s, p->first));
-        return c;
+        const auto it = busy.find(dev);
+        return it == busy.end() ? int64_t{0} : it->second.busy_in(s, e);
     };
 
     struct Acc {

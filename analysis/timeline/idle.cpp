@@ -19,39 +19,90 @@ const char* gap_cause_name(GapCause c)
     return "other";
 }
 
-std::vector<std::vector<OpRef>> gpu_ops_by_device(const Trace& t)
+namespace {
+
+// One device's GPU ops as 4-byte references (kind in the top two bits, row below), in (start, end) order with ties
+// in kernel, memcpy, memset row order: 40 MB at 10^7 kernels where the 24-byte OpRef rows (gpu_ops_by_device, now
+// built from these) were 240 MB
+// beside the gap list at analyze's peak (issue 18).
+class DeviceOps {
+public:
+    DeviceOps(const Trace& t, std::vector<uint32_t> refs) : t_(t), refs_(std::move(refs))
+    {
+        auto less = [&](uint32_t a, uint32_t b) {
+            const OpRef x = at_ref(a), y = at_ref(b);
+            return x.start != y.start ? x.start < y.start : x.end < y.end;
+        };
+        if (!std::is_sorted(refs_.begin(), refs_.end(), less))
+            std::stable_sort(refs_.begin(), refs_.end(), less);
+    }
+    size_t size() const { return refs_.size(); }
+    bool empty() const { return refs_.empty(); }
+    OpRef operator[](size_t i) const { return at_ref(refs_[i]); }
+    OpRef front() const { return at_ref(refs_.front()); }
+
+    static constexpr uint32_t kRowMask = (1u << 30) - 1;
+    static uint32_t pack(OpKind k, size_t row) { return (static_cast<uint32_t>(k) << 30) | static_cast<uint32_t>(row); }
+
+private:
+    OpRef at_ref(uint32_t r) const
+    {
+        const auto kind = static_cast<OpKind>(r >> 30);
+        const size_t row = r & kRowMask;
+        switch (kind) {
+        case OpKind::Kernel: return {t_.kernels.start[row], t_.kernels.end[row], static_cast<int32_t>(row), kind};
+        case OpKind::Memcpy: return {t_.memcpy.start[row], t_.memcpy.end[row], static_cast<int32_t>(row), kind};
+        case OpKind::Memset: break;
+        }
+        return {t_.memset.start[row], t_.memset.end[row], static_cast<int32_t>(row), OpKind::Memset};
+    }
+    const Trace& t_;
+    std::vector<uint32_t> refs_;
+};
+
+std::vector<DeviceOps> device_ops(const Trace& t)
 {
     const size_t nd = std::max<size_t>(t.meta.devices.size(), 1);
-    std::vector<std::vector<OpRef>> by(nd);
-    // Exact sizes first: at 10^7 kernels a vector grown by doubling holds up to twice its rows, and the copy on
-    // each growth briefly holds both (issue 18: analyze's peak memory).
-    if (nd == 1) {
-        by[0].reserve(t.kernels.size() + t.memcpy.size() + t.memset.size());
-    } else {
-        std::vector<size_t> count(nd, 0);
-        auto tally = [&](const auto& table) {
-            for (size_t i = 0; i < table.size(); ++i)
-                ++count[std::min<size_t>(table.device[i], nd - 1)];
-        };
-        tally(t.kernels);
-        tally(t.memcpy);
-        tally(t.memset);
-        for (size_t d = 0; d < nd; ++d)
-            by[d].reserve(count[d]);
-    }
+    if (t.kernels.size() > DeviceOps::kRowMask || t.memcpy.size() > DeviceOps::kRowMask ||
+        t.memset.size() > DeviceOps::kRowMask)
+        throw TraceError("trace", "GPU activity tables", "at most 2^30 rows in one table (idle analysis)",
+                         "more rows");
+    std::vector<size_t> count(nd, 0);
+    auto tally = [&](const auto& table) {
+        for (size_t i = 0; i < table.size(); ++i)
+            ++count[std::min<size_t>(table.device[i], nd - 1)];
+    };
+    tally(t.kernels);
+    tally(t.memcpy);
+    tally(t.memset);
+    std::vector<std::vector<uint32_t>> refs(nd);
+    for (size_t d = 0; d < nd; ++d)
+        refs[d].reserve(count[d]);
     auto add = [&](const auto& table, OpKind kind) {
-        for (size_t i = 0; i < table.size(); ++i) {
-            const size_t d = std::min<size_t>(table.device[i], nd - 1);
-            by[d].push_back({table.start[i], table.end[i], static_cast<int32_t>(i), kind});
-        }
+        for (size_t i = 0; i < table.size(); ++i)
+            refs[std::min<size_t>(table.device[i], nd - 1)].push_back(DeviceOps::pack(kind, i));
     };
     add(t.kernels, OpKind::Kernel);
     add(t.memcpy, OpKind::Memcpy);
     add(t.memset, OpKind::Memset);
-    auto less = [](const OpRef& a, const OpRef& b) { return a.start != b.start ? a.start < b.start : a.end < b.end; };
-    for (auto& v : by)
-        if (!std::is_sorted(v.begin(), v.end(), less))
-            std::sort(v.begin(), v.end(), less);
+    std::vector<DeviceOps> out;
+    out.reserve(nd);
+    for (auto& r : refs)
+        out.emplace_back(t, std::move(r));
+    return out;
+}
+
+} // namespace
+
+std::vector<std::vector<OpRef>> gpu_ops_by_device(const Trace& t)
+{
+    std::vector<std::vector<OpRef>> by;
+    for (const DeviceOps& ops : device_ops(t)) {
+        auto& v = by.emplace_back();
+        v.reserve(ops.size());
+        for (size_t i = 0; i < ops.size(); ++i)
+            v.push_back(ops[i]);
+    }
     return by;
 }
 
@@ -163,76 +214,6 @@ uint32_t stream_of(const Trace& t, const OpRef& op)
     case OpKind::Memset: return t.memset.stream[static_cast<size_t>(op.row)];
     }
     return 0;
-}
-
-// One device's GPU ops as 4-byte references (kind in the top two bits, row below), in (start, end) order with ties
-// in kernel, memcpy, memset row order: 40 MB at 10^7 kernels where gpu_ops_by_device's 24-byte rows were 240 MB
-// beside the gap list at analyze's peak (issue 18).
-class DeviceOps {
-public:
-    DeviceOps(const Trace& t, std::vector<uint32_t> refs) : t_(t), refs_(std::move(refs))
-    {
-        auto less = [&](uint32_t a, uint32_t b) {
-            const OpRef x = at_ref(a), y = at_ref(b);
-            return x.start != y.start ? x.start < y.start : x.end < y.end;
-        };
-        if (!std::is_sorted(refs_.begin(), refs_.end(), less))
-            std::stable_sort(refs_.begin(), refs_.end(), less);
-    }
-    size_t size() const { return refs_.size(); }
-    bool empty() const { return refs_.empty(); }
-    OpRef operator[](size_t i) const { return at_ref(refs_[i]); }
-    OpRef front() const { return at_ref(refs_.front()); }
-
-    static constexpr uint32_t kRowMask = (1u << 30) - 1;
-    static uint32_t pack(OpKind k, size_t row) { return (static_cast<uint32_t>(k) << 30) | static_cast<uint32_t>(row); }
-
-private:
-    OpRef at_ref(uint32_t r) const
-    {
-        const auto kind = static_cast<OpKind>(r >> 30);
-        const size_t row = r & kRowMask;
-        switch (kind) {
-        case OpKind::Kernel: return {t_.kernels.start[row], t_.kernels.end[row], static_cast<int32_t>(row), kind};
-        case OpKind::Memcpy: return {t_.memcpy.start[row], t_.memcpy.end[row], static_cast<int32_t>(row), kind};
-        case OpKind::Memset: break;
-        }
-        return {t_.memset.start[row], t_.memset.end[row], static_cast<int32_t>(row), OpKind::Memset};
-    }
-    const Trace& t_;
-    std::vector<uint32_t> refs_;
-};
-
-std::vector<DeviceOps> device_ops(const Trace& t)
-{
-    const size_t nd = std::max<size_t>(t.meta.devices.size(), 1);
-    if (t.kernels.size() > DeviceOps::kRowMask || t.memcpy.size() > DeviceOps::kRowMask ||
-        t.memset.size() > DeviceOps::kRowMask)
-        throw TraceError("trace", "GPU activity tables", "at most 2^30 rows in one table (idle analysis)",
-                         "more rows");
-    std::vector<size_t> count(nd, 0);
-    auto tally = [&](const auto& table) {
-        for (size_t i = 0; i < table.size(); ++i)
-            ++count[std::min<size_t>(table.device[i], nd - 1)];
-    };
-    tally(t.kernels);
-    tally(t.memcpy);
-    tally(t.memset);
-    std::vector<std::vector<uint32_t>> refs(nd);
-    for (size_t d = 0; d < nd; ++d)
-        refs[d].reserve(count[d]);
-    auto add = [&](const auto& table, OpKind kind) {
-        for (size_t i = 0; i < table.size(); ++i)
-            refs[std::min<size_t>(table.device[i], nd - 1)].push_back(DeviceOps::pack(kind, i));
-    };
-    add(t.kernels, OpKind::Kernel);
-    add(t.memcpy, OpKind::Memcpy);
-    add(t.memset, OpKind::Memset);
-    std::vector<DeviceOps> out;
-    out.reserve(nd);
-    for (auto& r : refs)
-        out.emplace_back(t, std::move(r));
-    return out;
 }
 
 } // namespace

@@ -84,32 +84,12 @@ bool op_less(const OpRow& a, const OpRow& b)
     return a.index < b.index;
 }
 
-// The number of busy periods sweep() finds in the same rows.
-size_t count_periods(const OpRow* rows, size_t n)
+// Sweeps rows sorted by op_less into busy periods: appends them to `out` when given, and returns how many there are.
+// sweep() calls it twice, to count and then to fill a list allocated once: at 10^7 kernels a list grown by doubling
+// held up to 537 MB plus the copy of each growth (issue 18: the summary's peak memory).
+size_t sweep_into(const OpRow* rows, size_t n, std::vector<BusyPeriod>* out)
 {
     size_t count = 0;
-    bool open = false;
-    int64_t end = 0;
-    for (size_t i = 0; i < n; ++i) {
-        const OpRow& r = rows[i];
-        if (r.end <= r.start)
-            continue;
-        if (open && r.start <= end) {
-            end = std::max(end, r.end);
-            continue;
-        }
-        ++count;
-        end = r.end;
-        open = true;
-    }
-    return count;
-}
-
-// Sweeps rows sorted by op_less into busy periods. The periods are counted first and allocated once: at 10^7 kernels
-// a list grown by doubling held up to 537 MB plus the copy of each growth (issue 18: the summary's peak memory).
-void sweep(const OpRow* rows, size_t n, std::vector<BusyPeriod>& out)
-{
-    out.reserve(out.size() + count_periods(rows, n));
     bool open = false;
     BusyPeriod cur;
     for (size_t i = 0; i < n; ++i) {
@@ -124,13 +104,21 @@ void sweep(const OpRow* rows, size_t n, std::vector<BusyPeriod>& out)
             }
             continue;
         }
-        if (open)
-            out.push_back(cur);
+        if (open && out)
+            out->push_back(cur);
         cur = BusyPeriod{r.start, r.end, ref, ref};
         open = true;
+        ++count;
     }
-    if (open)
-        out.push_back(cur);
+    if (open && out)
+        out->push_back(cur);
+    return count;
+}
+
+void sweep(const OpRow* rows, size_t n, std::vector<BusyPeriod>& out)
+{
+    out.reserve(out.size() + sweep_into(rows, n, nullptr));
+    sweep_into(rows, n, &out);
 }
 
 } // namespace
