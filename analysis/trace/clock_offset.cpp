@@ -3,8 +3,61 @@
 #include <algorithm>
 #include <climits>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace sl {
+
+namespace {
+
+// The host-clock time at which a device-wide blocking sync saw the GPU finish, against the GPU-clock end of the
+// last op launched before it: the largest (recorded last end - sync end) over syncs that really waited is the
+// GPU clock's lateness, give or take the sync's return latency. nullopt-like: {false, 0} when no sync waited.
+std::pair<bool, int64_t> sync_pinned_lateness(const Trace& t, const ClockOffsetOptions& o)
+{
+    std::vector<std::pair<int64_t, int64_t>> syncs;   // (call start, call end) of device-wide syncs that waited
+    for (size_t a = 0; a < t.api.size(); ++a) {
+        if (!(t.api.flags[a] & kApiSync) || (t.api.flags[a] & kApiMemcpy) ||
+            t.api.end[a] - t.api.start[a] < o.min_sync_wait_ns)
+            continue;
+        const std::string_view n = t.str(t.api.name[a]);
+        if (n.find("DeviceSynchronize") != std::string_view::npos || n.find("CtxSynchronize") != std::string_view::npos)
+            syncs.emplace_back(t.api.start[a], t.api.end[a]);
+    }
+    if (syncs.empty())
+        return {false, 0};
+    std::sort(syncs.begin(), syncs.end());
+    std::vector<int64_t> last_end(syncs.size(), INT64_MIN);   // per sync: latest end of ops launched before it
+    auto visit = [&](const std::vector<int64_t>& end, const std::vector<int32_t>& launch) {
+        for (size_t i = 0; i < end.size() && i < launch.size(); ++i) {
+            const int32_t a = launch[i];
+            if (a < 0 || static_cast<size_t>(a) >= t.api.size())
+                continue;
+            const int64_t issued = t.api.start[static_cast<size_t>(a)];
+            // the first sync that began after the launch: it (and every later one) waited for this op
+            auto it = std::upper_bound(syncs.begin(), syncs.end(), std::make_pair(issued, INT64_MAX));
+            if (it != syncs.end()) {
+                int64_t& e = last_end[static_cast<size_t>(it - syncs.begin())];
+                e = std::max(e, end[i]);
+            }
+        }
+    };
+    visit(t.kernels.end, t.kernels.launch_api);
+    visit(t.memcpy.end, t.memcpy.launch_api);
+    visit(t.memset.end, t.memset.launch_api);
+    bool any = false;
+    int64_t late = INT64_MIN, running = INT64_MIN;
+    for (size_t i = 0; i < syncs.size(); ++i) {
+        running = std::max(running, last_end[i]);   // a later sync also waited for what the earlier ones did
+        if (running == INT64_MIN)
+            continue;
+        any = true;
+        late = std::max(late, running - syncs[i].second);
+    }
+    return {any, any ? late : 0};
+}
+
+} // namespace
 
 ClockOffset detect_clock_offset(const Trace& t, const ClockOffsetOptions& o)
 {
@@ -32,11 +85,24 @@ ClockOffset detect_clock_offset(const Trace& t, const ClockOffsetOptions& o)
     r.min_delay_ns = lo;
     const bool negative = r.negative > 0 &&
                           static_cast<double>(r.negative) >= o.negative_share * static_cast<double>(r.links);
-    const bool floor = lo > o.min_plausible_floor_ns;
+    bool floor = lo > o.min_plausible_floor_ns;
+    if (floor && !negative) {
+        // A floor can also be a standing queue: a GPU-bound run whose host keeps launching ahead (CUDA-graph
+        // replay, async decode loops) never drains its queue inside the capture, so even the fastest op waited.
+        // A device-wide sync that really waited tells the two apart: on one clock it returns right after the GPU
+        // finished, so the GPU clock's lateness is what the sync pins, not the floor.
+        if (const auto [pinned, late] = sync_pinned_lateness(t, o); pinned) {
+            r.sync_pinned = true;
+            r.sync_lateness_ns = late;
+            if (late <= o.min_plausible_floor_ns)
+                floor = false;   // the sync saw the GPU finish on time: the floor is queue, not clock
+        }
+    }
     if (!negative && !floor)
         return r;
     r.detected = true;
-    r.shift_ns = -(lo - o.assumed_latency_ns);
+    // With a sync that waited, the lateness it pins is the offset (a queue may stand on top of it); else the floor.
+    r.shift_ns = (!negative && r.sync_pinned) ? -r.sync_lateness_ns : -(lo - o.assumed_latency_ns);
     auto ms = [](int64_t ns) {
         char b[32];
         std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
@@ -47,7 +113,10 @@ ClockOffset detect_clock_offset(const Trace& t, const ClockOffsetOptions& o)
                    " GPU ops start before the launch call that issued them began (earliest by " + ms(-lo) + ")";
     else
         r.reason = "even the fastest of " + std::to_string(r.links) + " GPU ops started " + ms(lo) +
-                   " after its launch call began (a queue on one clock drains within microseconds)";
+                   " after its launch call began (a queue on one clock drains within microseconds)" +
+                   (r.sync_pinned ? "; a device-wide sync returned " + ms(r.sync_lateness_ns) +
+                                        " before the GPU work it waited for ended"
+                                  : std::string());
     return r;
 }
 

@@ -8,7 +8,12 @@
 //     longer than min_plausible_floor_ns. On one clock, a GPU that drains its queue (any sync, any idle moment)
 //     starts the next op within microseconds of its launch; on the 20 real Kineto traces in ../shared/data the
 //     smallest delay is 2-45 us.
-// The estimate is the smallest launch -> start delay; correcting moves every GPU op (kernels, copies, sets, GPU
+// A floor alone can also be a standing queue (a GPU-bound run whose host launches ahead and never drains inside the
+// capture: CUDA-graph replay, an async decode loop). A device-wide sync that waited (cudaDeviceSynchronize,
+// cuCtxSynchronize; longer than min_sync_wait_ns) returns right after the GPU finished on one clock, so the lateness
+// it pins (last end of the work launched before it - its return) decides: at most min_plausible_floor_ns, the floor
+// is queue and nothing is detected; larger, that lateness is the offset.
+// Otherwise the estimate is the smallest launch -> start delay; correcting moves every GPU op (kernels, copies, sets, GPU
 // annotations) by -(estimate - assumed_latency_ns), so the fastest launch starts assumed_latency_ns after its call.
 
 #include <cstdint>
@@ -24,6 +29,7 @@ struct ClockOffsetOptions {
     double negative_share = 0.01;                 // share of linked ops starting before their call began
     int64_t min_links = 3;                        // fewer linked GPU ops: no verdict
     int64_t assumed_latency_ns = 5'000;           // launch -> start of the fastest op after correction
+    int64_t min_sync_wait_ns = 100'000;           // a sync shorter than this may not have waited for anything
 };
 
 struct ClockOffset {
@@ -32,6 +38,8 @@ struct ClockOffset {
     int64_t min_delay_ns = 0;       // smallest launch-call start -> GPU start
     int64_t negative = 0;           // ops that started before their launch call began
     int64_t shift_ns = 0;           // what to add to GPU times (0 when not detected)
+    bool sync_pinned = false;       // a device-wide sync that waited pinned the GPU clock's lateness
+    int64_t sync_lateness_ns = 0;   // that lateness (GPU-clock last end - sync return), when pinned
     std::string reason;             // human-readable evidence
 };
 
