@@ -154,7 +154,10 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     if (!P.boundary.empty())
         os << " (" << clip(P.boundary, 60) << ")";
     os << "\n  prefill " << format_ns(static_cast<double>(P.prefill_ns)) << " in " << count_of(P.prefill_steps, "step") << "; "
-       << count_of(P.decode_steps, "decode step") << ", " << P.warmup_excluded << " warm-up excluded\n";
+       << count_of(P.decode_steps, "decode step") << ", " << P.warmup_excluded << " warm-up excluded";
+    if (P.phase_source == "attention_shapes")
+        os << " (prefill vs decode from the attention calls' query length)";
+    os << "\n";
     if (P.steady_steps > 0)
         os << "  TPOT median " << format_ns(P.tpot_median_ns) << ", p90 " << format_ns(P.tpot_p90_ns)
            << ", GPU utilisation " << pct(P.steady_utilization) << ", " << per_step(P.steady_kernels_per_step)

@@ -87,6 +87,7 @@ void add_phase_keys_json(json& j, const PhaseResult& P)
     j["warmup_detected"] = P.warmup_detected;
     j["training_iterations"] = P.training_iterations;
     j["rejected_boundary"] = P.rejected_boundary;
+    j["phase_source"] = P.phase_source;
     j["steady_window"] = P.steady_end > P.steady_start ? json{{"start_ns", P.steady_start}, {"end_ns", P.steady_end}}
                                                         : json(nullptr);
     if (j.contains("steps") && j["steps"].is_array())

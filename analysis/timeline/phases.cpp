@@ -4,7 +4,10 @@
 #include <climits>
 #include <numeric>
 #include <regex>
+#include <string_view>
 #include <unordered_map>
+
+#include <nlohmann/json.hpp>
 
 #include "analysis/trace/errors.h"
 #include "analysis/timeline/nvtx_projection.h"
@@ -33,6 +36,39 @@ struct Sorted {
         return std::lower_bound(v.begin(), v.end(), b) - std::lower_bound(v.begin(), v.end(), a);
     }
 };
+
+// Query and key lengths of the attention calls a PyTorch profiler recorded with record_shapes=True, by host start
+// time: scaled_dot_product_attention and its backends take (…, L, E) tensors, so L is the second-to-last dim of the
+// query (first input) and of the key (second input).
+struct AttentionCall {
+    int64_t start = 0;
+    int64_t sq = 0, sk = 0;
+};
+
+std::vector<AttentionCall> attention_calls(const Trace& t)
+{
+    std::vector<AttentionCall> out;
+    const OpArgsTable& a = t.op_args;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a.source[i] != OpArgsTable::kCpuOp || a.input_dims[i].empty())
+            continue;
+        const std::string_view n = t.str(a.name[i]);
+        if (n != "aten::scaled_dot_product_attention" && n != "aten::_scaled_dot_product_flash_attention" &&
+            n != "aten::_scaled_dot_product_efficient_attention" && n != "aten::_scaled_dot_product_cudnn_attention")
+            continue;
+        const nlohmann::json d = nlohmann::json::parse(a.input_dims[i], nullptr, false);
+        if (!d.is_array() || d.size() < 2 || !d[0].is_array() || !d[1].is_array() || d[0].size() < 2 ||
+            d[1].size() < 2)
+            continue;
+        const auto& q = d[0][d[0].size() - 2];
+        const auto& k = d[1][d[1].size() - 2];
+        if (!q.is_number_integer() || !k.is_number_integer() || q.get<int64_t>() < 1)
+            continue;
+        out.push_back({a.start[i], q.get<int64_t>(), k.get<int64_t>()});
+    }
+    std::sort(out.begin(), out.end(), [](const AttentionCall& x, const AttentionCall& y) { return x.start < y.start; });
+    return out;
+}
 
 const std::regex& vllm_batch()
 {
@@ -375,14 +411,53 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             st.prefill = ctx > 0 && gen == 0;
         }
     }
+    // Without named batches: the query length of the attention calls each step's host range made (PyTorch profiler
+    // with record_shapes). One token per sequence is decode; a long query (a prompt, or a chunk of one) is prefill,
+    // whatever the step's size relative to the others: a capture of prefill passes alone has no decode step to be
+    // 3x longer than. Lengths in between (speculative verification) are left to the kernel-time rule.
+    bool shaped_phases = false;
+    if (!named_batches && r.source == StepSource::NvtxRanges) {
+        const std::vector<AttentionCall> calls = attention_calls(t);
+        if (!calls.empty()) {
+            for (auto& st : steps) {
+                if (st.range < 0)
+                    continue;
+                const int64_t h0 = t.ranges.start[static_cast<size_t>(st.range)];
+                const int64_t h1 = t.ranges.end[static_cast<size_t>(st.range)];
+                auto it = std::lower_bound(calls.begin(), calls.end(), h0,
+                                           [](const AttentionCall& c, int64_t v) { return c.start < v; });
+                int64_t lo = INT64_MAX, hi = 0;
+                for (; it != calls.end() && it->start <= h1; ++it) {
+                    lo = std::min(lo, it->sq);
+                    hi = std::max(hi, it->sq);
+                }
+                if (hi == 0)
+                    continue;
+                if (hi == 1) {
+                    shaped_phases = true;
+                    st.prefill = false;
+                } else if (lo >= o.prefill_min_query_tokens) {
+                    shaped_phases = true;
+                    st.prefill = true;
+                }
+            }
+            if (shaped_phases) {
+                r.phase_source = "attention_shapes";
+                named_batches = true;   // decided per step; the kernel-time rule stays out
+            }
+        }
+    }
     if (multi_rank)
         r.note = "merged ranks: steps are those of rank " + std::to_string(rank0) + " (of ranks " +
                  std::to_string(rank0) + ".." + std::to_string(rank_hi) + "), not their interleaving";
     const bool explicit_prefill = named_batches || (r.source == StepSource::NvtxRanges &&
                                   std::any_of(steps.begin(), steps.end(), [](const StepInfo& s) { return s.prefill; }));
     if (explicit_prefill) {
-        // Prefill ranges named as such; nothing to infer.
+        // Prefill ranges named as such, or told by the attention shapes; nothing to infer.
+        if (r.phase_source.empty())
+            r.phase_source = "names";
     } else if (steps.size() >= 2) {
+        r.phase_source = "kernel_time";
         std::vector<int64_t> rest;
         for (size_t i = 1; i < steps.size(); ++i)
             rest.push_back(steps[i].kernel_ns);

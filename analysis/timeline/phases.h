@@ -15,7 +15,8 @@
 // Kernel counts and kernel time of NVTX steps are the projected ops; of boundary steps, kernels starting in the window.
 // Per step: kernel count, Σ kernel time, wall, busy (union of GPU ops in the window), gap = wall - busy,
 // utilisation = busy / wall, host sync calls and launch calls started in the window.
-// Prefill: in NVTX mode, ranges matching nvtx_prefill_regex; otherwise a step whose kernel time exceeds prefill_factor × the median step kernel time (prefill runs the same
+// Prefill: in NVTX mode, ranges matching nvtx_prefill_regex or vLLM's batch names; else, with Kineto record_shapes,
+// the query length of the step's attention calls (prefill_min_query_tokens); otherwise a step whose kernel time exceeds prefill_factor × the median step kernel time (prefill runs the same
 // layers over many tokens per launch, so its GEMMs are much longer); prefill_ns = Σ their wall time (TTFT-like).
 // TPOT median/p90 over the decode steps after the first warmup_steps of them (warm-up excluded, and reported).
 
@@ -40,6 +41,9 @@ struct PhaseOptions {
     int min_step_kernels = 2;                // boundary folding (see above)
     int warmup_steps = 2;                    // first decode steps excluded from TPOT
     double prefill_factor = 3.0;
+    // With record_shapes (Kineto), a step whose attention calls all have at least this many query tokens per
+    // sequence is a prefill pass, one whose calls all have one is a decode step (see PhaseResult::phase_source).
+    int64_t prefill_min_query_tokens = 16;
     // Warm-up detection (issue 13): beyond the first warmup_steps, leading decode steps whose wall time exceeds
     // warmup_factor x the median of the second half of the decode steps (lazy module loads, first-call GEMM
     // tuning, allocator growth) are warm-up too, and left out of the steady-state window.
@@ -92,6 +96,10 @@ struct PhaseResult {
     int64_t steady_start = 0, steady_end = 0;   // the analysed steady-state window (first..last steady step)
     int64_t training_iterations = 0;       // training run: iterations found (ProfilerStep ranges); no phases
     std::string rejected_boundary;         // a per-layer kernel refused as a step boundary (see per_layer_guard)
+    // What told prefill from decode: "names" (NVTX prefill ranges, vLLM's execute_context_N_generation_M),
+    // "attention_shapes" (the query length of each step's attention calls, record_shapes), "kernel_time" (a step
+    // longer than prefill_factor x the median), "" when no steps.
+    std::string phase_source;
 };
 
 // A training run has iterations, not prefill/decode steps: clears steps, phases and TPOT, keeps the iteration
