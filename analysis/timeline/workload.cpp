@@ -160,24 +160,44 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     }
 
     // ---- execution -------------------------------------------------------------------------------------------
-    for (size_t i = 0; i < t.kernels.size(); ++i)
-        (t.kernels.flags[i] & KernelTable::kGraphNode ? r.graph_kernels : r.eager_kernels) += 1;
+    // A kernel whose launch the trace does not hold (issued before the capture began, and still queued when it did:
+    // a GPU-bound run whose host is steps ahead) says nothing about how it was launched; it is counted apart.
+    int64_t unlinked = 0;
+    const bool has_launches = t.api.size() > 0;
+    for (size_t i = 0; i < t.kernels.size(); ++i) {
+        const int32_t a = i < t.kernels.launch_api.size() ? t.kernels.launch_api[i] : kNoIndex;
+        if ((t.kernels.flags[i] & KernelTable::kGraphNode) ||
+            (a >= 0 && static_cast<size_t>(a) < t.api.size() && (t.api.flags[static_cast<size_t>(a)] & kApiGraphLaunch)))
+            ++r.graph_kernels;
+        else if (has_launches && a < 0)
+            ++unlinked;
+        else
+            ++r.eager_kernels;
+    }
     for (size_t i = 0; i < t.api.size(); ++i)
         if (t.api.flags[i] & kApiGraphLaunch)
             ++r.graph_launches;
     const bool graphs = r.graph_kernels > 0 || r.graph_launches > 0;
+    // A replayed step with a few kernels around it (the next token's input copied in, a position bumped, a sampler
+    // outside the graph) is a CUDA-graph run: mixed only when eager kernels are a real share of the launches.
+    constexpr double kEagerShareForMixed = 0.05;
+    const int64_t linked = r.graph_kernels + r.eager_kernels;
     if (t.kernels.size() == 0 && r.graph_launches == 0)
         r.execution = ExecutionMode::None;
     else if (!graphs)
         r.execution = ExecutionMode::Eager;
-    else if (r.eager_kernels == 0)
+    else if (r.eager_kernels == 0 ||
+             static_cast<double>(r.eager_kernels) < kEagerShareForMixed * static_cast<double>(linked))
         r.execution = ExecutionMode::CudaGraphs;
     else
         r.execution = ExecutionMode::Mixed;
     if (graphs)
         r.evidence.push_back("execution: " + std::to_string(r.graph_kernels) + " kernels replayed from CUDA graphs, " +
                              std::to_string(r.eager_kernels) + " launched one by one, " +
-                             std::to_string(r.graph_launches) + " graph launches");
+                             std::to_string(r.graph_launches) + " graph launches" +
+                             (unlinked > 0 ? ", " + std::to_string(unlinked) +
+                                                 " whose launch precedes the capture (not counted)"
+                                           : std::string()));
     else if (t.kernels.size() > 0)
         r.evidence.push_back("execution: every kernel launched one by one (no CUDA graph launches)");
 
