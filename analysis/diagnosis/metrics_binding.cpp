@@ -402,6 +402,12 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["retest_measured_ns"] = rc->measured_ns;
                 m["retest_delta_fraction"] = rc->delta;
                 m["retest_abs_delta_fraction"] = std::abs(rc->delta);
+                // What the trace's own GEMM shapes say of the config (roofline/config_check.h): 1 confirmed,
+                // -1 contradicted, 0 unknown (no record_shapes, MoE, no lm_head to count passes).
+                const std::string& v = roof->config_shapes.verdict;
+                m["retest_config_shapes"] = v == "confirmed" ? 1.0 : v == "contradicted" ? -1.0 : 0.0;
+                if (roof->config_shapes.lm_head_calls > 0)
+                    m["retest_layers_from_shapes"] = roof->config_shapes.layers_from_shapes;
             }
 #endif
         for (auto& [k, v] : m)

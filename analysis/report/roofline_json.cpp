@@ -266,6 +266,14 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     out["phases"] = phases;
     out["classes"] = classes;
     out["focus"] = focus;
+    const ConfigShapeCheck& cs = r.config_shapes;
+    out["config_shapes"] = {{"verdict", cs.verdict},
+                            {"reason", cs.reason},
+                            {"gemm_calls", cs.gemm_calls},
+                            {"matched_fraction", cs.gemm_calls > 0 ? json(cs.matched_fraction) : json()},
+                            {"lm_head_calls", cs.lm_head_calls},
+                            {"layers_from_shapes", cs.lm_head_calls > 0 ? json(cs.layers_from_shapes) : json()},
+                            {"config_layers", cs.config_layers}};
     json w = r.warnings;
     if (res)
         for (const auto& x : res->warnings)
@@ -356,6 +364,8 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
                (c.options.tp_source == "trace" ? std::string("from the trace's NCCL group size")
                                                : std::string("--tp")) +
                "): theory is one rank's share\n";
+    if (r.config_shapes.gemm_calls > 0)
+        out += "Config vs the trace's GEMM shapes: " + r.config_shapes.verdict + " (" + r.config_shapes.reason + ")\n";
     for (const auto& ph : c.phases) {
         std::snprintf(buf, sizeof buf, "\n%s: batch %lld, %lld query tokens/seq, KV length %lld\n",
                       phase_name(ph.phase), static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
@@ -501,6 +511,7 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         const CostModelResult cost = estimate_costs(model, res.spec, copt);
         const auto measured = measured_from_analysis(trace, classes, phases);
         RooflineReport report = join_roofline(cost, measured, request.roofline);
+        report.config_shapes = check_config_shapes(trace, model, copt.tp);
         if (!tp_note.empty())
             report.warnings.push_back(tp_note);
         bool any = false;

@@ -14,6 +14,7 @@
 // ncu launches are joined to trace kernels by name (exact, then the function name without "void", template
 // arguments and parameters), the n-th ncu launch of a name to the n-th trace kernel of that name in start order.
 
+#include "analysis/roofline/config_check.h"
 #include "analysis/roofline/cost_model.h"
 
 #include <cstdint>
@@ -72,6 +73,9 @@ struct RooflineReport {
     std::vector<ClassEfficiency> classes;       // per (class, phase): theory and measurement
     std::vector<FocusItem> focus;               // largest measured time first
     std::vector<std::string> warnings;
+    // Whether the config's weight matrices are the ones the trace's GEMMs multiply by (record_shapes traces only;
+    // set by roofline_for_analysis, "unknown" otherwise).
+    ConfigShapeCheck config_shapes;
 
     // The measured per-pass time for an operator: set only when the operator is alone in its class for the phase
     // (otherwise the class time cannot be split among operators without inventing a split).

@@ -54,7 +54,7 @@ Metrics healthy(ScopeKind k)
                 {"kernel_wait_share", 0.3}, {"tpot_median_ns", 1e7}, {"step_count", 50}, {"sync_steps_fraction", 0},
                 {"syncs_per_step", 0}, {"sync_wait_per_step_ns", 0}, {"kernels_per_step", 300}, {"avg_kernel_us", 30},
                 {"retest_theory_ns", 9e6}, {"retest_measured_ns", 9.9e6}, {"retest_delta_fraction", 0.1},
-                {"retest_abs_delta_fraction", 0.1}};
+                {"retest_abs_delta_fraction", 0.1}, {"retest_config_shapes", 0}};
     case ScopeKind::OpClass:
         return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"memory_bound", 0},
                 {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4}, {"wall_fraction", 0.3},

@@ -1,0 +1,45 @@
+#pragma once
+// Does the model config describe the trace? Read off the weights the trace's own GEMMs multiply by.
+//
+// A PyTorch profiler trace recorded with record_shapes=True gives every aten::mm / aten::addmm its input shapes:
+// [M, K] x [K, N], where the second operand of a Linear layer is its weight (K = in_features, N = out_features).
+// The config predicts those weights (per layer, one tensor-parallel rank's shard, fused or not):
+//   column-parallel  K = h:          q (H·d/tp), k and v (Hkv·d/tp each), qkv fused ((H+2·Hkv)·d/tp),
+//                                    gate and up (I/tp each), gate_up fused (2·I/tp); fc1 (I/tp) without a gate
+//   row-parallel     N = h:          o (K = H·d/tp), down / fc2 (K = I/tp)
+//   once per pass                    lm_head (K = h, N = V or V/tp)
+// Two readings:
+//   matched_fraction     of the GEMM weight elements the trace streams (Σ calls·K·N over aten::mm/addmm), the share
+//                        whose (K, N) is one of the config's matrices;
+//   layers_from_shapes   per forward pass (one lm_head call each), the per-layer weight elements the trace
+//                        streams / the config's per-layer weight elements: the layer count the trace runs. Fusion
+//                        does not change it (qkv fused streams the same elements as q, k and v).
+// verdict: "confirmed" (≥ 80 % of the elements match and the layers agree within 20 %), "contradicted" (< 50 % match,
+// or the layers differ by more than 20 %), else "unknown" (no shapes, no lm_head call to count passes, a MoE model
+// whose expert GEMMs this check does not model, or in between).
+//
+// This is what a reader of such a trace checks first, and it needs no time: the theory-vs-measurement rule
+// (resources/rules/retest.json) uses it to tell a wrong config from kernels that run below their roof.
+
+#include <cstdint>
+#include <string>
+
+namespace sl {
+
+struct ModelConfig;
+struct Trace;
+
+struct ConfigShapeCheck {
+    int64_t gemm_calls = 0;             // aten::mm / aten::addmm calls with 2-D shapes
+    double weight_elements = 0;         // Σ calls·K·N over them
+    double matched_fraction = 0;        // share of weight_elements in the config's matrices (lm_head included)
+    int64_t lm_head_calls = 0;          // forward passes, counted by the lm_head GEMM
+    double layers_from_shapes = 0;      // 0 when lm_head_calls == 0
+    int64_t config_layers = 0;
+    std::string verdict = "unknown";    // "confirmed" | "contradicted" | "unknown"
+    std::string reason;                 // for people, with the numbers
+};
+
+ConfigShapeCheck check_config_shapes(const Trace& trace, const ModelConfig& model, int64_t tp = 1);
+
+} // namespace sl

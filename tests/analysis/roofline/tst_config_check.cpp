@@ -1,0 +1,105 @@
+// Does the config describe the trace? (analysis/roofline/config_check.h) — on hand-built record_shapes traces whose
+// weights are counted here, independently of the check: unfused and fused projections, a wrong layer count, a wrong
+// hidden size, no lm_head to count passes, a MoE config, and a trace without shapes.
+#include "analysis/io/kineto_reader.h"
+#include "analysis/io/model_config.h"
+#include "analysis/roofline/config_check.h"
+#include "tests/support/test_env.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+using namespace sl;
+
+namespace {
+
+// h 64, 4 query heads and 2 KV heads of 16, intermediate 128 (SwiGLU), vocabulary 320 (not 2·128: the lm_head
+// must not look like a fused gate_up).
+ModelConfig config(int layers = 2, int hidden = 64, const std::string& extra = "")
+{
+    std::ostringstream o;
+    o << R"({"model_type":"llama","hidden_size":)" << hidden << R"(,"num_attention_heads":4,"num_key_value_heads":2,)"
+      << R"("head_dim":16,"intermediate_size":128,"num_hidden_layers":)" << layers
+      << R"(,"vocab_size":320,"torch_dtype":"bfloat16")" << extra << "}";
+    return parse_model_config(o.str(), "test config");
+}
+
+// One aten::mm CPU op per weight (K, N), M = 8, in `passes` forward passes of `layers` layers, then the lm_head.
+Trace trace(const std::vector<std::pair<int, int>>& per_layer, int layers, int passes, bool lm_head = true,
+            const char* op = "aten::mm")
+{
+    std::ostringstream j;
+    j << R"({"traceEvents":[)";
+    double ts = 0;
+    bool first = true;
+    auto mm = [&](int k, int n) {
+        j << (first ? "" : ",\n") << R"({"ph":"X","cat":"cpu_op","name":")" << op << R"(","pid":1,"tid":1,"ts":)"
+          << ts << R"(,"dur":2,"args":{"Input Dims":[[8,)" << k << "],[" << k << "," << n
+          << R"(]],"Input type":["c10::BFloat16","c10::BFloat16"]}})";
+        first = false;
+        ts += 3;
+    };
+    for (int p = 0; p < passes; ++p) {
+        for (int l = 0; l < layers; ++l)
+            for (const auto& [k, n] : per_layer)
+                mm(k, n);
+        if (lm_head)
+            mm(64, 320);
+    }
+    j << "]}";
+    const std::string path = test::scratch_dir("config_check") + "/t.json";
+    std::ofstream(path) << j.str();
+    return read_kineto_json(path);
+}
+
+const std::vector<std::pair<int, int>> kUnfused = {{64, 64}, {64, 32}, {64, 32}, {64, 64}, {64, 128}, {64, 128}, {128, 64}};
+const std::vector<std::pair<int, int>> kFused = {{64, 128}, {64, 64}, {64, 256}, {128, 64}};   // qkv, o, gate_up, down
+
+} // namespace
+
+TEST(ConfigCheck, UnfusedAndFusedProjectionsConfirmTheConfigAndCountItsLayers)
+{
+    for (const auto* w : {&kUnfused, &kFused}) {
+        const ConfigShapeCheck c = check_config_shapes(trace(*w, 2, 3), config());
+        EXPECT_EQ(c.verdict, "confirmed") << c.reason;
+        EXPECT_EQ(c.lm_head_calls, 3);
+        EXPECT_DOUBLE_EQ(c.matched_fraction, 1.0);
+        // Per layer 64·(64+32+32) + 64·64 + 3·64·128 = 36864 elements; the trace streams 2 layers' worth per pass.
+        EXPECT_DOUBLE_EQ(c.layers_from_shapes, 2.0);
+        EXPECT_EQ(c.gemm_calls, 3 * (2 * static_cast<int64_t>(w->size()) + 1));
+    }
+}
+
+TEST(ConfigCheck, AWrongLayerCountOrHiddenSizeIsContradicted)
+{
+    const Trace t = trace(kUnfused, 2, 3);
+    const ConfigShapeCheck four = check_config_shapes(t, config(4));
+    EXPECT_EQ(four.verdict, "contradicted");
+    EXPECT_DOUBLE_EQ(four.layers_from_shapes, 2.0);
+    EXPECT_NE(four.reason.find("2.0 layers"), std::string::npos) << four.reason;
+    // hidden 96: none of the trace's weights is one of its matrices.
+    const ConfigShapeCheck wide = check_config_shapes(t, config(2, 96));
+    EXPECT_EQ(wide.verdict, "contradicted");
+    EXPECT_DOUBLE_EQ(wide.matched_fraction, 0.0);
+}
+
+TEST(ConfigCheck, UnknownWithoutPassesShapesOrADenseModel)
+{
+    const ConfigShapeCheck no_head = check_config_shapes(trace(kUnfused, 2, 3, false), config());
+    EXPECT_EQ(no_head.verdict, "unknown");
+    EXPECT_DOUBLE_EQ(no_head.matched_fraction, 1.0);
+    EXPECT_EQ(no_head.lm_head_calls, 0);
+
+    const ConfigShapeCheck moe =
+        check_config_shapes(trace(kUnfused, 2, 3), config(2, 64, R"(,"num_local_experts":4,"num_experts_per_tok":2)"));
+    EXPECT_EQ(moe.verdict, "unknown");
+
+    // aten::linear is not a leaf GEMM (it calls mm/addmm, which the profiler records too): not counted.
+    const ConfigShapeCheck none = check_config_shapes(trace(kUnfused, 2, 3, true, "aten::linear"), config());
+    EXPECT_EQ(none.verdict, "unknown");
+    EXPECT_EQ(none.gemm_calls, 0);
+}
