@@ -44,16 +44,40 @@ CONFIG = {
 }
 
 
+MOE_CONFIG = {
+    "architectures": ["MixtralForCausalLM"],
+    "model_type": "mixtral",
+    "hidden_size": 2048,
+    "intermediate_size": 1408,
+    "num_hidden_layers": 4,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 4,
+    "head_dim": 128,
+    "num_local_experts": 8,
+    "num_experts_per_tok": 2,
+    "vocab_size": 32000,
+    "max_position_embeddings": 4096,
+    "rms_norm_eps": 1e-5,
+    "rope_theta": 10000.0,
+    "hidden_act": "silu",
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+}
+
+
 class TinyLlama:
-    def __init__(self, cfg, batch, max_len, device, dtype):
+    def __init__(self, cfg, batch, max_len, device, dtype, train=False):
         g = torch.Generator(device="cpu").manual_seed(0)
+        self.experts = cfg.get("num_local_experts", 0)
+        self.top_k = cfg.get("num_experts_per_tok", 0)
         h, inter = cfg["hidden_size"], cfg["intermediate_size"]
         self.nh, self.nkv, self.hd = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"]
         self.eps = cfg["rms_norm_eps"]
         self.batch, self.max_len, self.device, self.dtype = batch, max_len, device, dtype
 
         def w(*shape):
-            return (torch.randn(*shape, generator=g) * 0.02).to(device=device, dtype=dtype)
+            t = (torch.randn(*shape, generator=g) * 0.02).to(device=device, dtype=dtype)
+            return t.requires_grad_(True) if train else t
 
         self.embed = w(cfg["vocab_size"], h)
         self.layers = []
@@ -63,7 +87,10 @@ class TinyLlama:
                 "q": w(self.nh * self.hd, h), "k": w(self.nkv * self.hd, h), "v": w(self.nkv * self.hd, h),
                 "o": w(h, self.nh * self.hd),
                 "ln2": torch.ones(h, device=device, dtype=dtype),
-                "gate": w(inter, h), "up": w(inter, h), "down": w(h, inter),
+                **({"router": w(self.experts, h),
+                    "experts": [{"gate": w(inter, h), "up": w(inter, h), "down": w(h, inter)}
+                                for _ in range(self.experts)]}
+                   if self.experts else {"gate": w(inter, h), "up": w(inter, h), "down": w(h, inter)}),
                 "k_cache": torch.zeros(batch, self.nkv, max_len, self.hd, device=device, dtype=dtype),
                 "v_cache": torch.zeros(batch, self.nkv, max_len, self.hd, device=device, dtype=dtype),
             })
@@ -107,7 +134,28 @@ class TinyLlama:
             s = s.masked_fill(~mask, float("-inf"))
         return torch.softmax(s.float(), dim=-1).to(q.dtype) @ v
 
-    def forward(self, tokens, pos, prefill):
+    def mlp(self, L, h):
+        if not self.experts:
+            return F.linear(F.silu(F.linear(h, L["gate"])) * F.linear(h, L["up"]), L["down"])
+        # Hugging Face's eager Mixtral sparse block: router softmax, top-k, then one pass per expert over the tokens
+        # routed to it (torch.where on the expert mask: a host sync per expert), index_add_ back.
+        b, s, d = h.shape
+        x = h.reshape(-1, d)
+        probs = torch.softmax(F.linear(x, L["router"]).float(), dim=-1)
+        weights, chosen = torch.topk(probs, self.top_k, dim=-1)
+        weights = (weights / weights.sum(dim=-1, keepdim=True)).to(x.dtype)
+        out = torch.zeros_like(x)
+        mask = F.one_hot(chosen, num_classes=self.experts).permute(2, 1, 0)
+        for e, E in enumerate(L["experts"]):
+            slot, tok = torch.where(mask[e])
+            if tok.numel() == 0:
+                continue
+            xe = x[tok]
+            ye = F.linear(F.silu(F.linear(xe, E["gate"])) * F.linear(xe, E["up"]), E["down"])
+            out.index_add_(0, tok, ye * weights[tok, slot, None])
+        return out.reshape(b, s, d)
+
+    def forward(self, tokens, pos, prefill, all_logits=False, cache=True):
         """tokens [B, S]; pos: a [S] int64 tensor of positions (decode: [1], on the device, so the step is
         graph-capturable). Returns the next token per sequence [B, 1] (greedy, no host sync)."""
         b, s = tokens.shape
@@ -122,8 +170,9 @@ class TinyLlama:
             k = F.linear(h, L["k"]).view(b, s, self.nkv, self.hd).transpose(1, 2)
             v = F.linear(h, L["v"]).view(b, s, self.nkv, self.hd).transpose(1, 2)
             q, k = self.rope(q, cos, sin), self.rope(k, cos, sin)
-            L["k_cache"].index_copy_(2, pos, k)
-            L["v_cache"].index_copy_(2, pos, v)
+            if cache:
+                L["k_cache"].index_copy_(2, pos, k)
+                L["v_cache"].index_copy_(2, pos, v)
             if prefill:
                 o = self.attention(q, self.repeat_kv(k), self.repeat_kv(v), None, True)
             else:
@@ -131,10 +180,20 @@ class TinyLlama:
             o = o.transpose(1, 2).reshape(b, s, self.nh * self.hd)
             x = x + F.linear(o, L["o"])
             h = self.rmsnorm(x, L["ln2"])
-            x = x + F.linear(F.silu(F.linear(h, L["gate"])) * F.linear(h, L["up"]), L["down"])
-        x = self.rmsnorm(x[:, -1:, :], self.norm)
+            x = x + self.mlp(L, h)
+        x = self.rmsnorm(x if all_logits else x[:, -1:, :], self.norm)
         logits = F.linear(x, self.lm_head).float()
-        return torch.argmax(logits, dim=-1)
+        return logits if all_logits else torch.argmax(logits, dim=-1)
+
+    def parameters(self):
+        out = [self.embed, self.norm, self.lm_head]
+        for L in self.layers:
+            for k, v in L.items():
+                if k == "experts":
+                    out += [t for E in v for t in E.values()]
+                elif "cache" not in k:
+                    out.append(v)
+        return [p for p in out if p.requires_grad]
 
 
 def profiler(args, steps, warmup):
@@ -184,7 +243,34 @@ def run_prefill(args, model):
         save(prof, args.out, "prefill")
 
 
-def run_decode(args, model, graph):
+def run_train(args, model):
+    """Training steps: forward over batch x seq tokens with all logits, cross-entropy, backward, AdamW."""
+    b, n = args.train_batch, args.train_seq
+    tokens = torch.randint(0, CONFIG["vocab_size"], (b, n + 1), device=args.device)
+    pos = torch.arange(n, device=args.device)
+    params = model.parameters()
+    opt = torch.optim.AdamW(params, lr=1e-4)
+    total = 1 + 2 + args.train_steps
+    prof = None if args.no_profile else profiler(args, args.train_steps, 2)
+    if prof:
+        prof.start()
+    t0 = time.perf_counter()
+    for _ in range(total):
+        logits = model.forward(tokens[:, :-1], pos, prefill=True, all_logits=True, cache=False)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tokens[:, 1:].reshape(-1))
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        if prof:
+            prof.step()
+    sync(args)
+    report(args, "train", prof, total, t0)
+    if prof:
+        prof.stop()
+        save(prof, args.out, "train")
+
+
+def run_decode(args, model, graph, mode=None, stop_check=False):
     b = args.batch
     # The prompt's KV first (not profiled), then one token per step.
     tokens = torch.randint(0, CONFIG["vocab_size"], (b, args.context), device=args.device)
@@ -211,23 +297,27 @@ def run_decode(args, model, graph):
     if prof:
         prof.start()
     t0 = time.perf_counter()
+    mode = mode or ("decode-graph" if graph else "decode-eager")
+    eos = CONFIG["vocab_size"] + 1          # never produced: the check runs every step and never stops
     for _ in range(total):
         out = run()
         cur.copy_(out)
         pos.add_(1)
+        if stop_check and bool((out == eos).all().item()):   # HF generate's per-step stopping check: a host sync
+            break
         if prof:
             prof.step()
     sync(args)
-    report(args, "decode-graph" if graph else "decode-eager", prof, total, t0)
+    report(args, mode, prof, total, t0)
     if prof:
         prof.stop()
-        save(prof, args.out, "decode-graph" if graph else "decode-eager")
+        save(prof, args.out, mode)
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--mode", action="append", choices=["prefill", "decode-eager", "decode-graph"],
-                    help="what to run (repeatable; default all three)")
+    ap.add_argument("--mode", action="append", choices=["prefill", "decode-eager", "decode-graph", "decode-sync", "moe-decode", "train"],
+                    help="what to run (repeatable; default prefill, decode-eager, decode-graph)")
     ap.add_argument("--out", default=".")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--batch", type=int, default=8, help="decode batch")
@@ -236,6 +326,9 @@ def main():
     ap.add_argument("--prompt", type=int, default=2048)
     ap.add_argument("--prefill-steps", type=int, default=4)
     ap.add_argument("--decode-steps", type=int, default=16)
+    ap.add_argument("--train-batch", type=int, default=4)
+    ap.add_argument("--train-seq", type=int, default=512)
+    ap.add_argument("--train-steps", type=int, default=4)
     ap.add_argument("--layers", type=int, help="override num_hidden_layers (the CPU smoke test)")
     ap.add_argument("--hidden", type=int, help="override hidden_size, scaling the others (the CPU smoke test)")
     ap.add_argument("--no-profile", action="store_true")
@@ -266,11 +359,28 @@ def main():
             model = TinyLlama(cfg, args.prefill_batch, args.prompt, args.device, dtype)
             run_prefill(args, model)
             del model
-        if "decode-eager" in modes or "decode-graph" in modes:
+        if "decode-eager" in modes or "decode-graph" in modes or "decode-sync" in modes:
             model = TinyLlama(cfg, args.batch, decode_len, args.device, dtype)
-            for m in ("decode-eager", "decode-graph"):
+            for m in ("decode-eager", "decode-graph", "decode-sync"):
                 if m in modes:
-                    run_decode(args, model, graph=(m == "decode-graph"))
+                    run_decode(args, model, graph=(m == "decode-graph"), mode=m, stop_check=(m == "decode-sync"))
+            del model
+        if "moe-decode" in modes:
+            mcfg = dict(MOE_CONFIG)
+            if args.hidden:
+                mcfg.update(hidden_size=cfg["hidden_size"], head_dim=cfg["head_dim"], vocab_size=cfg["vocab_size"],
+                            intermediate_size=cfg["intermediate_size"] // 4)
+            if args.layers:
+                mcfg["num_hidden_layers"] = args.layers
+            with open(os.path.join(args.out, "config-moe.json"), "w") as f:
+                json.dump(mcfg, f, indent=2)
+                f.write("\n")
+            model = TinyLlama(mcfg, args.batch, decode_len, args.device, dtype)
+            run_decode(args, model, graph=False, mode="moe-decode")
+            del model
+    if "train" in modes:
+        model = TinyLlama(cfg, args.train_batch, args.train_seq, args.device, dtype, train=True)
+        run_train(args, model)
     print(f"done in {time.time() - t0:.1f} s: {', '.join(modes)}", flush=True)
 
 
