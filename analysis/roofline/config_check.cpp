@@ -79,48 +79,82 @@ ConfigShapeCheck check_config_shapes(const Trace& t, const ModelConfig& m, int64
         return r;
     }
     const int64_t q = H * d / tp, kv = std::max<int64_t>(1, Hkv / tp) * d, inter = I / tp;
-    std::set<std::pair<int64_t, int64_t>> layer = {{h, q}, {h, kv}, {h, q + 2 * kv}, {q, h}, {h, inter}, {inter, h}};
-    if (m.gated_mlp)
-        layer.insert({h, 2 * inter});
+    const std::pair<int64_t, int64_t> q_proj{h, q}, k_proj{h, kv}, qkv_proj{h, q + 2 * kv}, o_proj{q, h};
+    const std::set<std::pair<int64_t, int64_t>> attn = {q_proj, k_proj, qkv_proj, o_proj};
+    std::set<std::pair<int64_t, int64_t>> mlp;
+    // A dense MLP exists in a dense model, or in the layers a MoE config keeps dense.
+    const bool dense_mlp = m.num_experts == 0 || m.moe_layer.empty() ||
+                           std::find(m.moe_layer.begin(), m.moe_layer.end(), false) != m.moe_layer.end();
+    if (dense_mlp) {
+        mlp = {{h, inter}, {inter, h}};
+        if (m.gated_mlp)
+            mlp.insert({h, 2 * inter});
+    }
+    if (m.num_experts > 0) {
+        // Routed experts (each expert whole on a rank, or its width split by tp), the router, a shared expert.
+        const int64_t Ie = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : I;
+        for (const int64_t w : {Ie, Ie / tp}) {
+            mlp.insert({h, w});
+            mlp.insert({w, h});
+            if (m.gated_mlp)
+                mlp.insert({h, 2 * w});
+        }
+        mlp.insert({h, m.num_experts});
+        if (m.shared_expert_intermediate > 0)
+            for (const int64_t w : {m.shared_expert_intermediate, m.shared_expert_intermediate / tp}) {
+                mlp.insert({h, w});
+                mlp.insert({w, h});
+                if (m.gated_mlp)
+                    mlp.insert({h, 2 * w});
+            }
+    }
     const std::set<std::pair<int64_t, int64_t>> head = {{h, V}, {h, V / tp}};
-    const double per_layer = double(h) * double(q + 2 * kv) + double(q) * double(h) +
-                             (m.gated_mlp ? 3.0 : 2.0) * double(h) * double(inter);
-    double matched = 0, layer_elems = 0;
+    double matched = 0;
     for (const auto& [kn, c] : calls) {
         const double e = double(c) * double(kn.first) * double(kn.second);
         if (head.count(kn)) {
             r.lm_head_calls += c;
             matched += e;
-        } else if (layer.count(kn)) {
+        } else if (attn.count(kn) || mlp.count(kn)) {
             matched += e;
-            layer_elems += e;
         }
     }
     r.matched_fraction = matched / r.weight_elements;
-    if (r.lm_head_calls > 0)
-        r.layers_from_shapes = layer_elems / double(r.lm_head_calls) / per_layer;
+    // Layers per pass: every layer runs one query projection (q, or q, k and v fused) and one output projection, in
+    // dense and MoE models alike (a MoE pass need not touch every expert). When q is as wide as the hidden size the
+    // two share one shape, which the count then holds twice per layer, as it should. A shape the MLP could also
+    // have makes the count ambiguous: then the layers are not read.
+    auto count = [&](const std::pair<int64_t, int64_t>& kn) {
+        const auto it = calls.find(kn);
+        return it == calls.end() ? int64_t{0} : it->second;
+    };
+    const bool ambiguous = mlp.count(q_proj) || mlp.count(qkv_proj) || mlp.count(o_proj) || head.count(q_proj) ||
+                           head.count(qkv_proj) || head.count(o_proj);
+    if (r.lm_head_calls > 0 && !ambiguous) {
+        const int64_t proj = count(q_proj) + (qkv_proj != q_proj ? count(qkv_proj) : 0) +
+                             (o_proj != q_proj && o_proj != qkv_proj ? count(o_proj) : 0);
+        r.layers_from_shapes = double(proj) / 2.0 / double(r.lm_head_calls);
+    }
     const std::string pct = fmt("%.0f %%", 100.0 * r.matched_fraction);
     const std::string layers = fmt("%.1f", r.layers_from_shapes);
-    if (m.num_experts > 0) {
-        r.reason = "a MoE config: its expert GEMMs are not modelled by this check";
-        return r;
-    }
     if (r.matched_fraction < 0.5) {
         r.verdict = "contradicted";
         r.reason = "only " + pct + " of the weight elements the trace's GEMMs multiply by are in the config's matrices";
-    } else if (r.lm_head_calls > 0 &&
-               std::abs(r.layers_from_shapes / double(m.num_layers) - 1.0) > 0.2) {
+    } else if (r.layers_from_shapes > 0 && std::abs(r.layers_from_shapes / double(m.num_layers) - 1.0) > 0.2) {
         r.verdict = "contradicted";
-        r.reason = "per forward pass the trace's GEMMs stream the weights of " + layers + " layers; the config has " +
-                   std::to_string(m.num_layers);
-    } else if (r.matched_fraction >= 0.8 && r.lm_head_calls > 0) {
+        r.reason = "per forward pass the trace runs the attention projections of " + layers +
+                   " layers; the config has " + std::to_string(m.num_layers);
+    } else if (r.matched_fraction >= 0.8 && r.layers_from_shapes > 0) {
         r.verdict = "confirmed";
         r.reason = pct + " of the GEMM weight elements are the config's matrices, and each of " +
-                   std::to_string(r.lm_head_calls) + " forward passes streams the weights of " + layers +
+                   std::to_string(r.lm_head_calls) + " forward passes runs the attention projections of " + layers +
                    " layers (config: " + std::to_string(m.num_layers) + ")";
     } else {
         r.reason = pct + " of the GEMM weight elements are the config's matrices" +
-                   (r.lm_head_calls > 0 ? "" : "; no lm_head GEMM to count forward passes");
+                   (r.lm_head_calls == 0 ? "; no lm_head GEMM to count forward passes"
+                    : r.layers_from_shapes > 0 ? ""
+                                               : "; the attention projections share a shape with the MLP, so the "
+                                                 "layers are not counted");
     }
     return r;
 }

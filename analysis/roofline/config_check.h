@@ -8,15 +8,17 @@
 //                                    gate and up (I/tp each), gate_up fused (2·I/tp); fc1 (I/tp) without a gate
 //   row-parallel     N = h:          o (K = H·d/tp), down / fc2 (K = I/tp)
 //   once per pass                    lm_head (K = h, N = V or V/tp)
-// Two readings:
+// MoE configs add the routed experts' matrices (K = h, N = I_e or 2·I_e; K = I_e, N = h; whole on a rank or split by
+// tp), the router (h, E) and a shared expert. Two readings:
 //   matched_fraction     of the GEMM weight elements the trace streams (Σ calls·K·N over aten::mm/addmm), the share
 //                        whose (K, N) is one of the config's matrices;
-//   layers_from_shapes   per forward pass (one lm_head call each), the per-layer weight elements the trace
-//                        streams / the config's per-layer weight elements: the layer count the trace runs. Fusion
-//                        does not change it (qkv fused streams the same elements as q, k and v).
+//   layers_from_shapes   per forward pass (one lm_head call each), the calls of the query projection (q, or qkv
+//                        fused) and of the output projection, halved: every layer runs one of each, in dense and
+//                        MoE models alike (a MoE pass need not touch every expert). 0 (not read) when one of those
+//                        shapes could also be an MLP or lm_head matrix.
 // verdict: "confirmed" (≥ 80 % of the elements match and the layers agree within 20 %), "contradicted" (< 50 % match,
-// or the layers differ by more than 20 %), else "unknown" (no shapes, no lm_head call to count passes, a MoE model
-// whose expert GEMMs this check does not model, or in between).
+// or the layers differ by more than 20 %), else "unknown" (no shapes, no lm_head call to count passes, or in
+// between).
 //
 // This is what a reader of such a trace checks first, and it needs no time: the theory-vs-measurement rule
 // (resources/rules/retest.json) uses it to tell a wrong config from kernels that run below their roof.
@@ -34,7 +36,7 @@ struct ConfigShapeCheck {
     double weight_elements = 0;         // Σ calls·K·N over them
     double matched_fraction = 0;        // share of weight_elements in the config's matrices (lm_head included)
     int64_t lm_head_calls = 0;          // forward passes, counted by the lm_head GEMM
-    double layers_from_shapes = 0;      // 0 when lm_head_calls == 0
+    double layers_from_shapes = 0;      // 0 when not read (no lm_head call, or ambiguous shapes)
     int64_t config_layers = 0;
     std::string verdict = "unknown";    // "confirmed" | "contradicted" | "unknown"
     std::string reason;                 // for people, with the numbers
