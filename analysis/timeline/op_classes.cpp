@@ -166,6 +166,31 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
         r.kernel_class[i] = static_cast<int16_t>(nc.cls);
         r.kernel_time_ns += d;
     }
+    // A top-k that runs once per layer is a MoE router, not the sampler (which runs once per step): a kernel name of
+    // the sampling class launched at least half as often as the attention kernels goes to moe_routing. The real
+    // MoE decode sample's router (gatherTopK, bitonicSortKVInPlace: 64 launches beside 64 attention kernels) was
+    // counted as sampling; its argmax (16, one per step) stays.
+    const int sampling = c.class_index("sampling"), attention = c.class_index("attention"),
+              routing = c.class_index("moe_routing");
+    if (sampling >= 0 && attention >= 0 && routing >= 0) {
+        int64_t attention_kernels = 0;
+        for (const auto& nc : r.names)
+            attention_kernels += nc.cls == attention ? nc.count : 0;
+        std::vector<uint8_t> moved(r.names.size(), 0);
+        bool any = false;
+        for (size_t j = 0; j < r.names.size(); ++j)
+            if (attention_kernels > 0 && r.names[j].cls == sampling && 2 * r.names[j].count >= attention_kernels) {
+                r.names[j].cls = routing;
+                moved[j] = 1;
+                any = true;
+            }
+        if (any)
+            for (size_t i = 0; i < k.size(); ++i) {
+                const StrId n = k.name[i];
+                if (n < slot.size() && slot[n] >= 0 && moved[static_cast<size_t>(slot[n])])
+                    r.kernel_class[i] = static_cast<int16_t>(routing);
+            }
+    }
     for (const auto& nc : r.names) {
         auto& ct = r.classes[static_cast<size_t>(nc.cls)];
         ct.time_ns += nc.time_ns;
