@@ -90,6 +90,7 @@ void clear_for_training(PhaseResult& r, const std::string& why)
     r.steady_start = r.steady_end = 0;
     r.tpot_median_ns = r.tpot_p90_ns = r.tpot_mean_ns = 0;
     r.steady_utilization = r.steady_kernels_per_step = r.steady_sync_calls_per_step = 0;
+    r.phase_source.clear();
     r.note = "training run (" + why + "): " +
              (iterations > 0 ? std::to_string(iterations) + " training iterations, which " : std::string("its steps ")) +
              "are not prefill or decode steps; no decode steps, TPOT or prefill are reported";
