@@ -102,6 +102,7 @@ const std::vector<Trigger>& triggers()
                                       {"nccl_exposed_ns", 2.7e8}, {"nccl_exposed_fraction", 0.27}}},
         {"decode-host-bound", {{"idle_fraction", 0.4}, {"host_wait_share", 0.8}, {"host_wait_per_step_ns", 3e6}}},
         {"decode-sync-every-step", {{"sync_steps_fraction", 1.0}, {"syncs_per_step", 1}, {"sync_wait_per_step_ns", 4e5}}},
+        {"decode-sync-per-layer", {{"sync_steps_fraction", 1.0}, {"syncs_per_step", 32}, {"sync_wait_per_step_ns", 4e5}}},
         {"decode-kernel-wait", {{"idle_fraction", 0.25}, {"kernel_wait_share", 0.7}}},
         {"decode-kv-cache-bound-attention", {{"is_attention", 1}, {"is_gemm", 0}, {"memory_bound", 1}, {"compute_bound", 0}, {"time_fraction", 0.3}}},
         {"decode-gemm-small-batch", {{"batch_size", 1}, {"e_roof", 0.35}, {"memory_bound", 1}, {"compute_bound", 0}, {"intensity", 1}, {"distance_to_roof", 2.9}}},
