@@ -2,7 +2,8 @@
 // of each against what a human reading them sees (tests/data/device/README.md). These traces exposed five wrong
 // verdicts, each pinned here: a prefill capture read as decode; a CUDA-graph decode read as host-bound, with its
 // standing launch queue taken for clock skew and its pre-capture kernels for eager ones; a correct config blamed
-// for kernels that run below their roof; and memory-bound decode GEMMs told to use their tensor cores.
+// for kernels that run below their roof; and memory-bound decode GEMMs told to use their tensor cores. The second
+// set added a MoE router's per-layer top-k counted as sampling.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -180,4 +181,73 @@ TEST(DeviceSamples, DecodeGemmsLimitedByMemoryAreNotToldToUseTheirTensorCores)
     EXPECT_GT(gemm_launches, 20);
     // Their tensor pipe is at 2-4 %, their memory throughput (8-58 %) far above their SM throughput (1-9 %).
     EXPECT_FALSE(rules_fired(r).count("ncu-tensor-core-underused"));
+}
+
+TEST(DeviceSamples, DecodeWithAStopCheckSyncsEveryStepButStaysLaunchBound)
+{
+    const PipelineResult r = analyse("decode-sync.pt.trace.json.gz", 8, 2048, 512);
+    EXPECT_EQ(r.analysis.phases.decode_steps, 16);
+    EXPECT_EQ(r.diagnosis.headline.bound, "host");
+    const auto fired = rules_fired(r);
+    EXPECT_TRUE(fired.count("decode-sync-every-step"));
+    // The sync is real but small: the first action is still the CUDA graph, and the sync finding promises no more
+    // than the sync wait there is.
+    ASSERT_FALSE(r.diagnosis.headline.actions.empty());
+    EXPECT_EQ(r.diagnosis.headline.actions.front().rule, "decode-host-bound");
+    double sync_wait = 0;
+    for (const auto& d : r.analysis.idle.devices)
+        sync_wait += double(d.breakdown.ns[2]);
+    for (const auto& f : r.diagnosis.eval.findings)
+        if (f.rule == "decode-sync-every-step") {
+            EXPECT_LE(f.expected_gain.ns.value_or(0), sync_wait + 1) << "bounded by the sync wait";
+            EXPECT_NE(f.severity, Severity::High);
+        }
+}
+
+TEST(DeviceSamples, MoeRouterTopKIsRoutingNotSamplingAndItsConfigIsConfirmed)
+{
+    const PipelineResult r = analyse("moe-decode.pt.trace.json.gz", 8, 2048, 512, "config-moe.json");
+    const auto& C = r.analysis.classes;
+    int64_t sampling = -1, routing = -1, attention = -1;
+    for (const auto& c : C.classes) {
+        if (c.id == "sampling")
+            sampling = c.count;
+        if (c.id == "moe_routing")
+            routing = c.count;
+        if (c.id == "attention")
+            attention = c.count;
+    }
+    EXPECT_EQ(attention, 64);
+    EXPECT_EQ(sampling, 16) << "one argmax per step";
+    EXPECT_EQ(routing, 64) << "the router's gatherTopK, once per layer (its bitonicSortKVInPlace is no sampling name)";
+    EXPECT_EQ(r.analysis.phases.decode_steps, 16);
+    EXPECT_EQ(r.diagnosis.headline.bound, "host");
+    ASSERT_TRUE(r.roofline.report);
+    const ConfigShapeCheck& cs = r.roofline.report->config_shapes;
+    EXPECT_EQ(cs.verdict, "confirmed") << cs.reason;
+    EXPECT_DOUBLE_EQ(cs.layers_from_shapes, 4.0);
+    const auto fired = rules_fired(r);
+    EXPECT_FALSE(fired.count("theory-vs-measurement"));
+    // 32 torch.where syncs per step come from inside the model, not from the sampler: the finding says so and
+    // points at a fused MoE kernel, not at .item() on the sampled token.
+    EXPECT_TRUE(fired.count("decode-sync-per-layer"));
+    EXPECT_FALSE(fired.count("decode-sync-every-step"));
+}
+
+TEST(DeviceSamples, TrainingStepsAreIterationsNotDecode)
+{
+    const PipelineResult r = analyse("train.pt.trace.json.gz", 4, 512, 512);
+    const auto& P = r.analysis.phases;
+    EXPECT_EQ(workload_kind_name(r.analysis.workload.kind), std::string("training"));
+    EXPECT_EQ(P.training_iterations, 4);
+    EXPECT_EQ(P.decode_steps, 0);
+    EXPECT_EQ(P.prefill_steps, 0);
+    EXPECT_EQ(P.phase_source, "");
+    for (const auto& f : r.diagnosis.eval.findings) {
+        EXPECT_NE(f.subject, "decode") << f.rule;
+        EXPECT_NE(f.subject, "prefill") << f.rule;
+        for (const auto& sg : f.suggestions)
+            EXPECT_EQ(sg.text.en.find("decode step"), std::string::npos) << f.rule;
+    }
+    EXPECT_EQ(r.diagnosis.headline.bound, "host");
 }
