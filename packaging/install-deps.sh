@@ -13,4 +13,4 @@ $SUDO apt-get install -y --no-install-recommends \
   libsqlite3-dev sqlite3 nlohmann-json3-dev libsimdjson-dev zlib1g-dev libmuparser-dev libcurl4-openssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   xvfb xauth poppler-utils fonts-noto-cjk python3 \
-  help2man librsvg2-bin appstream
+  help2man librsvg2-bin appstream desktop-file-utils
