@@ -104,7 +104,7 @@ QString FindingsModel::citedEvidenceText(int row, const std::string& id) const
         return {};
     bool ok = false;
     const int j = QString::fromStdString(id.substr(prefix.size())).toInt(&ok) - 1;
-    return ok && j >= 0 && size_t(j) < f->evidence.size() ? evidenceText(f->evidence[size_t(j)]) : QString();
+    return ok && j >= 0 && size_t(j) < f->evidence.size() ? evidenceText(f->evidence[size_t(j)], lang_) : QString();
 }
 
 void FindingsModel::setLanguage(const std::string& lang)
@@ -308,12 +308,16 @@ QString FindingsModel::sourceLabel(const std::string& source)
     return qs(source);
 }
 
-QString FindingsModel::evidenceText(const Evidence& e)
+QString FindingsModel::evidenceText(const Evidence& e, const std::string& lang)
 {
+    // The metric in words (the core's table, as the reports say it), the rule's condition on its key.
+    const QString label = qs(report::metric_label(e.metric, lang.rfind("zh", 0) == 0 ? report::Lang::ZhCN
+                                                                                      : report::Lang::En));
     const QString value = qs(format_metric(e.metric, e.value));
     if (e.op.empty() || !e.threshold)
-        return QStringLiteral("%1 = %2").arg(qs(e.metric), value);
-    return tr("%1 = %2  (rule: %3 %4)").arg(qs(e.metric), value, qs(e.op), qs(format_metric(e.metric, *e.threshold)));
+        return QStringLiteral("%1 = %2").arg(label, value);
+    return tr("%1 = %2  (rule: %3 %4 %5)")
+        .arg(label, value, qs(e.metric), qs(e.op), qs(format_metric(e.metric, *e.threshold)));
 }
 
 QString FindingsModel::problemsText(const Diagnosis& d)
@@ -665,7 +669,7 @@ QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, 
         break;
     case EvidenceRow: {
         const Evidence& e = f.evidence[size_t(c.index)];
-        main = evidenceText(e);
+        main = evidenceText(e, lang_);
         subject = sourceLabel(e.source);
         tip = tr("%1 (value %2) from %3").arg(qs(e.metric)).arg(e.value, 0, 'g', 6).arg(subject);
         break;

@@ -92,8 +92,8 @@ public:
     static QString gainText(const ExpectedGain& g);
     // "high · 0.72"
     static QString confidenceText(const Confidence& c);
-    // "idle_fraction = 34.5 %  (> 20.0 %)"
-    static QString evidenceText(const Evidence& e);
+    // "GPU idle share of the window = 34.5 %  (rule: idle_fraction > 20.0 %)", the metric named in `lang`.
+    static QString evidenceText(const Evidence& e, const std::string& lang = "en");
     // Where an evidence metric came from, in words in the interface language ("analysis:idle" -> "idle
     // attribution" / 空闲归因); unknown sources as they are.
     static QString sourceLabel(const std::string& source);

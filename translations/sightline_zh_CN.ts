@@ -1071,10 +1071,6 @@ after</source>
         <source>low</source>
         <translation>低</translation>
     </message>
-    <message>
-        <source>%1 = %2  (rule: %3 %4)</source>
-        <translation>%1 = %2（规则：%3 %4）</translation>
-    </message>
     <message numerus="yes">
         <source>%n rule(s) could not be loaded (%1: %2)</source>
         <translation>
@@ -1298,6 +1294,10 @@ after</source>
     <message>
         <source>A claim of the reviewer was dropped: %1</source>
         <translation>复核者的一条意见已被舍弃：%1</translation>
+    </message>
+    <message>
+        <source>%1 = %2  (rule: %3 %4 %5)</source>
+        <translation>%1 = %2（规则：%3 %4 %5）</translation>
     </message>
 </context>
 <context>

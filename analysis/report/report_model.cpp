@@ -516,11 +516,14 @@ static Section build_findings(BuildContext& cx)
                           {"value", cx.s("col.value"), "", Align::Right},
                           {"condition", cx.s("col.condition"), "", Align::Left},
                           {"source", cx.s("col.source"), "", Align::Left}};
+            // The metric in words; its key (what rules are written in) starts the condition, or stands alone when
+            // there is no threshold. A metric without words is its key already, said once.
             for (const Evidence& e : f->evidence) {
-                std::string cond;
+                const std::string label = metric_label(e.metric, cx.lang);
+                std::string cond = label == e.metric ? std::string() : e.metric;
                 if (!e.op.empty() && e.threshold)
-                    cond = e.op + " " + format_metric(e.metric, *e.threshold);
-                ev.rows.push_back({vtext(e.metric), Value::num(e.value, evidence_value(e), ""), vtext(cond),
+                    cond += (cond.empty() ? "" : " ") + e.op + " " + format_metric(e.metric, *e.threshold);
+                ev.rows.push_back({vtext(label), Value::num(e.value, evidence_value(e), ""), vtext(cond),
                                    vtext(word(cx, "src.", e.source))});
             }
             fs.blocks.push_back(std::move(ev));

@@ -31,6 +31,9 @@ bool has_string(std::string_view id);
 // "incomplete data for this scope (quality 0.5)", "expected gain is the rule's range, …", "knowledge base: …") in
 // `lang`, the numbers kept; a reason it does not know is returned as it is. The report and the GUI say them so.
 std::string confidence_reason_text(std::string_view reason, Lang lang);
+// A metric of the rule engine ("host_wait_share") named for people in `lang` ("host wait, share of idle time");
+// a metric the table does not name is returned as it is.
+std::string metric_label(std::string_view key, Lang lang);
 // S() with {0}, {1}, … replaced by args.
 std::string F(Lang lang, std::string_view id, const std::vector<std::string>& args);
 

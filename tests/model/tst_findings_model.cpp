@@ -12,9 +12,11 @@
 
 #include "analysis/pipeline.h"
 #include "analysis/diagnosis/rules.h"
+#include "analysis/report/report_strings.h"
 #include "analysis/io/synthetic.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
+#include "analysis/report/report_strings.h"
 #include "model/suggestion_model.h"
 #include "model/units.h"
 #include "tests/support/qt_fixtures.h"
@@ -114,9 +116,12 @@ void checkTree(const FindingsModel& m, const PipelineResult& r)
             case FindingsModel::ExplanationRow: QCOMPARE(main, qs(f.explanation.en)); break;
             case FindingsModel::EvidenceRow: {
                 const Evidence& e = f.evidence[ev++];
-                QVERIFY(main.startsWith(qs(e.metric) + QStringLiteral(" = ") + qs(format_metric(e.metric, e.value))));
+                // The metric in words (the core's table, as reports say it); the rule's condition on its key.
+                QVERIFY(main.startsWith(qs(sl::report::metric_label(e.metric, sl::report::Lang::En)) + QStringLiteral(" = ") +
+                                        qs(format_metric(e.metric, e.value))));
                 if (e.threshold && !e.op.empty())
-                    QVERIFY(main.contains(qs(format_metric(e.metric, *e.threshold))));
+                    QVERIFY(main.contains(qs(e.metric) + QStringLiteral(" ") + qs(e.op) + QStringLiteral(" ") +
+                                          qs(format_metric(e.metric, *e.threshold))));
                 // The evidence source in words ("analysis:launch" -> "launch statistics"), never the internal key.
                 const QString source = m.index(r, FindingsModel::SubjectColumn, parent).data().toString();
                 QCOMPARE(source, FindingsModel::sourceLabel(e.source));

@@ -134,7 +134,7 @@ private slots:
         // The explanation and the cited evidence, resolved to the metric and its value, in the tooltip.
         const QString tip1 = m->index(1, FindingsModel::ReviewColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip1.contains(QStringLiteral("Copies, not elementwise math.")), qPrintable(tip1));
-        QVERIFY2(tip1.contains(QStringLiteral("f2.e1: elementwise_copy_fraction = ")), qPrintable(tip1));
+        QVERIFY2(tip1.contains(QStringLiteral("f2.e1: elementwise and copy share of kernel time = ")), qPrintable(tip1));
         // Dropped claims say why: no citation; a value that is not what Sightline measured.
         const QString tip3 = m->index(2, FindingsModel::ReviewColumn).data(Qt::ToolTipRole).toString();
         QVERIFY2(tip3.contains(QStringLiteral("cites no evidence")), qPrintable(tip3));

@@ -26,7 +26,7 @@ std::vector<Finding> fixed_findings()
     fs[0].title = {"Decode waits for the host", "Decode 阶段 GPU 在等待主机"};
     fs[0].explanation = {"The GPU idles between kernels because launches arrive late.",
                          "由于启动到达较晚，GPU 在内核之间空闲。"};
-    fs[0].evidence.push_back({"host_wait_fraction", 0.41, ">", 0.2, "analysis:idle"});
+    fs[0].evidence.push_back({"host_wait_share", 0.41, ">", 0.2, "analysis:idle"});
     fs[0].expected_gain = {0.25, 0.25, 0.25, 2.5e6, true, "host_wait_ns / wall_ns", {}};
     fs[0].confidence = {0.72, "high", 0.8, 0.9, 1.0, {"short capture"}};
     Suggestion s;

@@ -13,7 +13,9 @@
 #include "tests/support/test_env.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -102,6 +104,35 @@ TEST(ReportStrings, VerdictsAndConfidenceReasonsInWords)
     EXPECT_EQ(confidence_reason_text("knowledge base: verified 2x", Lang::ZhCN), "知识库：verified 2x");
     EXPECT_EQ(confidence_reason_text("something new (1)", Lang::ZhCN), "something new (1)");
     EXPECT_EQ(confidence_reason_text("short capture", Lang::ZhCN), "short capture");
+}
+
+// Evidence tables name metrics in words (metric_label): every metric a shipped rule reads in its condition or cites as
+// evidence has a label in both languages, distinct from its key, and an unknown key passes through unchanged.
+TEST(ReportStrings, EveryRuleMetricHasWordsInBothLanguages)
+{
+    std::set<std::string> keys;
+    const std::regex ident(R"(\b([a-z_][a-z0-9_]*)\b(?!\s*\())");
+    for (const auto& entry : std::filesystem::directory_iterator(sl::test::source_dir() + "/resources/rules")) {
+        if (entry.path().extension() != ".json")
+            continue;
+        const nlohmann::json j = nlohmann::json::parse(std::ifstream(entry.path()));
+        for (const auto& r : j.at("rules")) {
+            const std::string cond = r.at("condition").get<std::string>();
+            for (auto it = std::sregex_iterator(cond.begin(), cond.end(), ident); it != std::sregex_iterator(); ++it)
+                keys.insert((*it)[1].str());
+            for (const auto& e : r.value("evidence", nlohmann::json::array()))
+                keys.insert(e.get<std::string>());
+        }
+    }
+    ASSERT_GT(keys.size(), 60u);
+    for (const std::string& k : keys) {
+        EXPECT_TRUE(has_string("metric." + k)) << k;
+        EXPECT_NE(metric_label(k, Lang::En), k) << k;
+        EXPECT_NE(metric_label(k, Lang::ZhCN), metric_label(k, Lang::En)) << k;
+    }
+    EXPECT_EQ(metric_label("host_wait_share", Lang::En), "host wait, share of idle time");
+    EXPECT_EQ(metric_label("host_wait_share", Lang::ZhCN), "主机等待占空闲时间比例");
+    EXPECT_EQ(metric_label("no_such_metric", Lang::ZhCN), "no_such_metric");
 }
 
 TEST(Sha256, KnownVectors)
