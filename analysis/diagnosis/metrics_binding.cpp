@@ -22,6 +22,7 @@
 #include "analysis/io/ncu_reader.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/diagnosis/retest.h"
+#include "analysis/diagnosis/scope_text.h"
 #define SIGHTLINE_BIND_ROOFLINE 1
 #else
 #define SIGHTLINE_BIND_ROOFLINE 0
@@ -634,12 +635,15 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 #else
     (void)ncu;
 #endif
-    // Chinese titles name classes and phases in words (GEMM / GEMV（解码）), as the headline does.
+    // Titles name classes and phases in words (GEMM / GEMV (decode), GEMM / GEMV（解码）), as the headline and the
+    // Overview do, in both languages.
     for (auto& s : out)
         if (s.kind == ScopeKind::OpClass || s.kind == ScopeKind::Phase) {
             const LocalText w = subject_words(s.kind, s.subject, an.classes);
             if (w.zh_CN != s.subject)
                 s.subject_zh_CN = w.zh_CN;
+            if (!w.en.empty() && w.en != s.subject)
+                s.sources[kSubjectEnKey] = w.en;
         }
     return out;
 }

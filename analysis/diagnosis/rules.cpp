@@ -1,3 +1,4 @@
+#include "analysis/diagnosis/scope_text.h"
 #include "analysis/diagnosis/rules.h"
 #include "analysis/diagnosis/ncu_target.h"
 
@@ -360,8 +361,12 @@ std::string fill_placeholders(const std::string& text, const MetricScope& scope,
         }
         std::string rep;
         bool ok = true;
-        if (key == "subject")
-            rep = lang == "zh_CN" && !scope.subject_zh_CN.empty() ? scope.subject_zh_CN : scope.subject;
+        if (key == "subject") {
+            const auto en = scope.sources.find(kSubjectEnKey);
+            rep = lang == "zh_CN" && !scope.subject_zh_CN.empty() ? scope.subject_zh_CN
+                  : lang != "zh_CN" && en != scope.sources.end()  ? en->second
+                                                                  : scope.subject;
+        }
         else if (key == "ncu_kernels")
             rep = scope.sources.count(kNcuKernelsKey) ? scope.sources.at(kNcuKernelsKey)
                   : scope.kind == ScopeKind::Kernel
@@ -515,15 +520,22 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
                 auto it = scope.sources.find(m);
                 return it == scope.sources.end() ? std::string("metrics") : it->second;
             };
+            // Only the comparisons that hold: in "a > 0.2 && (b < 0 || c < 1)" the branch that did not fire is no
+            // evidence, and its metric is shown with its value alone.
+            auto holds = [](const std::string& op, double x, double t) {
+                return op == "<" ? x < t : op == "<=" ? x <= t : op == ">" ? x > t : op == ">=" ? x >= t
+                       : op == "==" ? x == t : op == "!=" ? x != t : false;
+            };
             for (const auto& v : rule.variables) {
                 bool any = false;
+                const double x = scope.metrics.at(v);
                 for (const auto& t : terms)
-                    if (t.metric == v) {
-                        f.evidence.push_back({v, scope.metrics.at(v), t.op, t.threshold, source_of(v)});
+                    if (t.metric == v && holds(t.op, x, t.threshold)) {
+                        f.evidence.push_back({v, x, t.op, t.threshold, source_of(v)});
                         any = true;
                     }
                 if (!any)
-                    f.evidence.push_back({v, scope.metrics.at(v), "", std::nullopt, source_of(v)});
+                    f.evidence.push_back({v, x, "", std::nullopt, source_of(v)});
             }
             for (const auto& v : rule.gain_variables) {
                 const std::string name = (!v.empty() && v[0] == '@') ? v.substr(1) : v;

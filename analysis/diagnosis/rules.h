@@ -126,7 +126,8 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
 
 // Fills {name} / {name:raw} placeholders from metrics (formatted by format_metric; :raw prints the number);
 // {subject} and {trace} from the arguments. Unknown placeholders are kept verbatim.
-// lang "zh_CN": {subject} is the scope's subject_zh_CN when it has one (texts for people); else the subject key.
+// {subject} is the scope's words for people when it has them (subject_zh_CN in zh_CN; the English words under
+// kSubjectEnKey, scope_text.h, otherwise); else the subject key.
 std::string fill_placeholders(const std::string& text, const MetricScope& scope, const std::string& trace_path = {},
                               std::string_view lang = {});
 
