@@ -20,6 +20,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/report/report_strings.h"
 #include "model/document.h"
 #include "model/findings_filter_model.h"
 #include "model/findings_model.h"
@@ -636,12 +637,16 @@ void FindingsView::updateDetail()
         h += QStringLiteral("<tr><th align=left>%1</th><th align=right>%2</th><th align=left>%3</th>"
                             "<th align=left>%4</th></tr>")
                  .arg(tr("Metric"), tr("Value"), tr("Rule"), tr("Source"));
+        // The metric in words (as the reports say it); the rule column keeps its key, what rules are written in.
+        const report::Lang rl = lang == "zh_CN" ? report::Lang::ZhCN : report::Lang::En;
         for (const Evidence& e : f->evidence) {
             const QString rule = e.op.empty() || !e.threshold
-                                     ? QString()
-                                     : QStringLiteral("%1 %2").arg(qs(e.op), qs(format_metric(e.metric, *e.threshold)));
-            h += QStringLiteral("<tr><td><code>%1</code></td><td align=right><b>%2</b></td><td>%3</td><td>%4</td></tr>")
-                     .arg(esc(e.metric), esc(format_metric(e.metric, e.value)), rule.toHtmlEscaped(),
+                                     ? qs(e.metric)
+                                     : QStringLiteral("%1 %2 %3").arg(qs(e.metric), qs(e.op),
+                                                                      qs(format_metric(e.metric, *e.threshold)));
+            h += QStringLiteral("<tr><td>%1</td><td align=right><b>%2</b></td><td><code>%3</code></td><td>%4</td></tr>")
+                     .arg(qs(report::metric_label(e.metric, rl)).toHtmlEscaped(),
+                          esc(format_metric(e.metric, e.value)), rule.toHtmlEscaped(),
                           FindingsModel::sourceLabel(e.source).toHtmlEscaped());
         }
         h += QStringLiteral("</table>");

@@ -18,6 +18,7 @@
 #include <QTreeView>
 #include <functional>
 
+#include "analysis/report/report_strings.h"
 #include "analysis/pipeline.h"
 #include "analysis/diagnosis/rules.h"
 #include "analysis/io/synthetic.h"
@@ -100,8 +101,13 @@ private slots:
         const QString detail = view.detailText();
         QVERIFY(detail.contains(qs(f.title.en)));
         QVERIFY(detail.contains(qs(f.explanation.en)));
-        for (const Evidence& e : f.evidence)
+        for (const Evidence& e : f.evidence) {
             QVERIFY(detail.contains(qs(format_metric(e.metric, e.value))));
+            // The metric in words, as reports say it; the key stays in the rule column.
+            QVERIFY2(detail.contains(qs(report::metric_label(e.metric, report::Lang::En)).toHtmlEscaped()),
+                     qPrintable(qs(e.metric)));
+            QVERIFY(detail.contains(qs(e.metric)));
+        }
         for (const Suggestion& s : f.suggestions)
             if (!s.verify.empty())
                 QVERIFY(detail.contains(qs(s.verify)));

@@ -106,8 +106,8 @@ TEST(ReportStrings, VerdictsAndConfidenceReasonsInWords)
     EXPECT_EQ(confidence_reason_text("short capture", Lang::ZhCN), "short capture");
 }
 
-// Evidence tables name metrics in words (metric_label): every metric a shipped rule reads in its condition or cites as
-// evidence has a label in both languages, distinct from its key, and an unknown key passes through unchanged.
+// Evidence tables name metrics in words (metric_label): every metric a shipped rule reads in its condition or gain,
+// or cites as evidence, has a label in both languages, distinct from its key, and an unknown key passes through unchanged.
 TEST(ReportStrings, EveryRuleMetricHasWordsInBothLanguages)
 {
     std::set<std::string> keys;
@@ -122,6 +122,14 @@ TEST(ReportStrings, EveryRuleMetricHasWordsInBothLanguages)
                 keys.insert((*it)[1].str());
             for (const auto& e : r.value("evidence", nlohmann::json::array()))
                 keys.insert(e.get<std::string>());
+            // The gain's metrics are cited as evidence too.
+            const nlohmann::json gain = r.value("gain", nlohmann::json::object());
+            for (const char* g : {"expr", "ns"})
+                if (gain.contains(g)) {
+                    const std::string x = gain[g].get<std::string>();
+                    for (auto it = std::sregex_iterator(x.begin(), x.end(), ident); it != std::sregex_iterator(); ++it)
+                        keys.insert((*it)[1].str());
+                }
         }
     }
     ASSERT_GT(keys.size(), 60u);
