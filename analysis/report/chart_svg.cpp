@@ -352,17 +352,41 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
     for (const ScatterPoint& p : c.points)
         if (std::find(groups.begin(), groups.end(), p.group) == groups.end())
             groups.push_back(p.group);
+    // Labels: right of the marker, else left of it (right-aligned), then a line above or below either, the first
+    // place that stays inside the plot and overlaps no label placed before; a point with no free place keeps its
+    // marker without a label (the operator table beside the chart names every point).
+    struct Box {
+        double x0, y0, x1, y1;
+    };
+    std::vector<Box> placed;
+    constexpr double kLabelFont = 9, kLineH = 11;
     for (const ScatterPoint& p : c.points) {
         if (p.x <= 0 || p.y <= 0)
             continue;
         const size_t g = size_t(std::find(groups.begin(), groups.end(), p.group) - groups.begin());
         b.circle(X(p.x), Y(p.y), 4.5, group_color(p.group, g), "#ffffff");
-        // Right of the marker, or left of it (right-aligned) when the text would run past the plot's right edge.
         const std::string label = shorten_text(p.label, 22);
-        if (X(p.x) + 7 + text_width(label, 9) > left + pw)
-            b.text(X(p.x) - 7, Y(p.y) + 3.5, label, 9, 2, kText);
-        else
-            b.text(X(p.x) + 7, Y(p.y) + 3.5, label, 9, 0, kText);
+        const double w = text_width(label, kLabelFont);
+        for (const double dy : {0.0, -kLineH, kLineH, -2 * kLineH, 2 * kLineH}) {
+            bool done = false;
+            for (const int side : {0, 2}) {   // text anchor: 0 = start (right of the marker), 2 = end (left of it)
+                const double ax = side == 0 ? X(p.x) + 7 : X(p.x) - 7, ay = Y(p.y) + 3.5 + dy;
+                const Box bx{side == 0 ? ax : ax - w, ay - kLabelFont, side == 0 ? ax + w : ax, ay + 2};
+                if (bx.x0 < left || bx.x1 > left + pw || bx.y0 < top || bx.y1 > top + ph)
+                    continue;
+                const bool clash = std::any_of(placed.begin(), placed.end(), [&](const Box& o) {
+                    return bx.x0 < o.x1 && o.x0 < bx.x1 && bx.y0 < o.y1 && o.y0 < bx.y1;
+                });
+                if (clash)
+                    continue;
+                b.text(ax, ay, label, kLabelFont, side, kText);
+                placed.push_back(bx);
+                done = true;
+                break;
+            }
+            if (done)
+                break;
+        }
     }
     double ly = top + 10;
     for (size_t g = 0; g < groups.size(); ++g) {

@@ -1,6 +1,6 @@
 // The report's Roofline chart (one layout for HTML, PDF and Markdown PNGs): prefill and decode points keep the GUI
-// pane's colours whatever order their groups come in, and point labels stay inside the plot box (a point near the
-// right edge puts its label on its left).
+// pane's colours whatever order their groups come in, point labels stay inside the plot box (a point near the
+// right edge puts its label on its left), and no two point labels overlap.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -81,4 +81,43 @@ TEST(ChartSvgRoofline, PointLabelsStayInsideTheChart)
         EXPECT_LE(left + w, width) << p.text;
     }
     EXPECT_EQ(labels, 2);
+}
+
+TEST(ChartSvgRoofline, PointLabelsNeverOverlapEachOther)
+{
+    // Seven operators of one decode step crowd the memory roof at intensities 0.8-1.2 FLOP/byte (a real decode
+    // Roofline: q/k/v/o/gate/up/down at batch 1). Before, each label sat right of its marker whatever was there.
+    std::vector<ScatterPoint> pts;
+    const char* names[] = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"};
+    for (int i = 0; i < 7; ++i)
+        pts.push_back({names[i], 0.8 + 0.06 * i, 2.0e12 + 0.05e12 * i, "decode"});
+    const double width = 720, height = 360;
+    const ChartScene s = layout_chart(roofline(pts), width, height);
+    struct Box {
+        double x0, y0, x1, y1;
+        std::string text;
+    };
+    std::vector<Box> boxes;
+    for (const ScenePrim& p : s.prims) {
+        if (p.kind != ScenePrim::Kind::Text || p.font_size != 9)
+            continue;
+        const double w = text_width(p.text, p.font_size);
+        const double x0 = p.anchor == 0 ? p.x : p.anchor == 1 ? p.x - w / 2 : p.x - w;
+        boxes.push_back({x0, p.y - p.font_size, x0 + w, p.y + 2, p.text});
+        EXPECT_GE(x0, 0) << p.text;
+        EXPECT_LE(x0 + w, width) << p.text;
+    }
+    EXPECT_GE(boxes.size(), 5u) << "most labels find a free place";
+    for (size_t i = 0; i < boxes.size(); ++i)
+        for (size_t j = i + 1; j < boxes.size(); ++j) {
+            const Box& a = boxes[i];
+            const Box& b = boxes[j];
+            const bool overlap = a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
+            EXPECT_FALSE(overlap) << a.text << " overlaps " << b.text;
+        }
+    // Every point keeps its marker, labelled or not.
+    int markers = 0;
+    for (const ScenePrim& p : s.prims)
+        markers += p.kind == ScenePrim::Kind::Circle && p.fill == std::string(kDecodeColor);
+    EXPECT_GE(markers, 7);
 }
