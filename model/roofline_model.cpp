@@ -258,7 +258,9 @@ RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, 
             p.flops_per_s = cl.t_actual_ns && *cl.t_actual_ns > 0 ? cl.flops / (*cl.t_actual_ns * 1e-9) : 0;
             p.total_ns = double(cl.measured_total_ns);
             p.e_roof = cl.e_roof;
-            if (drawable(p))
+            // Measured faster than its roof (e_roof_inconsistent) is no point on the chart: above the roof it would
+            // read as a result; the pane's table and the JSON say why instead.
+            if (drawable(p) && !cl.e_roof_inconsistent)
                 d.points.push_back(std::move(p));
             else
                 ++d.skipped;

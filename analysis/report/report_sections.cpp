@@ -701,8 +701,11 @@ static void roofline_model_blocks(BuildContext& cx, Section& sec, const Roofline
                             false, *c.gemm_peak});
     if (c.vector_peak)
         ch.roofs.push_back({"vector " + fmt_si(*c.vector_peak, "FLOP/s"), false, *c.vector_peak});
+    // A class measured faster than its roof (e_roof_inconsistent: the theory's operators and the kernels measured
+    // under its name are not the same work, or the GPU row is wrong) would be drawn above the roof: it is left out
+    // of the chart, as its E_roof is left out of the table.
     for (const ClassEfficiency& e : r.classes) {
-        if (!e.t_actual_ns || *e.t_actual_ns <= 0 || e.flops <= 0 || e.bytes <= 0)
+        if (!e.t_actual_ns || *e.t_actual_ns <= 0 || e.flops <= 0 || e.bytes <= 0 || e.e_roof_inconsistent)
             continue;
         ch.points.push_back(
             {e.op_class + " (" + e.phase + ")", e.flops / e.bytes, e.flops / (*e.t_actual_ns * 1e-9), e.phase});

@@ -7,13 +7,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <fstream>
 #include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/io/load.h"
 #include "analysis/pipeline.h"
+#include "analysis/report/report_model.h"
+#include "analysis/report_pipeline.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -250,4 +254,48 @@ TEST(DeviceSamples, TrainingStepsAreIterationsNotDecode)
             EXPECT_EQ(sg.text.en.find("decode step"), std::string::npos) << f.rule;
     }
     EXPECT_EQ(r.diagnosis.headline.bound, "host");
+}
+
+// "An efficiency above the physical roof is a data inconsistency, not a result": on the prefill sample the
+// activation class measures only the SiLU kernels against a theory of SiLU-and-multiply, faster than its roof.
+// The report's Roofline chart drew it above the memory roof; every point it draws now lies on or under the roofs.
+TEST(DeviceSamples, TheReportRooflineDrawsNoPointAboveTheRoof)
+{
+    for (const char* name : {"prefill.pt.trace.json.gz", "decode-eager.pt.trace.json.gz"}) {
+        SCOPED_TRACE(name);
+        const Trace t = load_trace(sample(name));
+        report::PipelineOptions po;
+        po.model_config = sample("config.json");
+        po.cost.batch = std::string(name).rfind("prefill", 0) == 0 ? 1 : 8;
+        po.cost.prompt = 2048;
+        po.cost.context = std::string(name).rfind("prefill", 0) == 0 ? 2048 : 512;
+        po.rule_dirs = {sl::test::source_dir() + "/resources/rules"};
+        const report::PipelineResults res = report::run_pipeline(t, po);
+        ASSERT_TRUE(res.roofline);
+        const report::Report rep = report::build_report(report::report_inputs(t, res, {}, {sample(name)}));
+        int points = 0;
+        std::function<void(const std::vector<report::Section>&)> walk = [&](const std::vector<report::Section>& ss) {
+            for (const auto& sec : ss) {
+                for (const auto& b : sec.blocks)
+                    if (const auto* ch = std::get_if<report::Chart>(&b); ch && ch->kind == report::ChartKind::Roofline)
+                        for (const auto& p : ch->points) {
+                            if (p.group == "ncu")
+                                continue;
+                            double roof = 1e300;
+                            for (const auto& r : ch->roofs)
+                                roof = std::min(roof, r.memory ? r.value * p.x : 1e300);
+                            double peak = 0;
+                            for (const auto& r : ch->roofs)
+                                if (!r.memory)
+                                    peak = std::max(peak, r.value);
+                            roof = std::min(roof, peak);
+                            EXPECT_LE(p.y, roof * 1.05) << p.label << " above the roof";
+                            ++points;
+                        }
+                walk(sec.children);
+            }
+        };
+        walk(rep.sections);
+        EXPECT_GT(points, 0);
+    }
 }
