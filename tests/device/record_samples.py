@@ -44,24 +44,15 @@ CONFIG = {
 }
 
 
+# The same attention and vocabulary, a Mixtral-shaped MoE MLP in 4 layers: 8 experts of width 1408, top-2.
 MOE_CONFIG = {
+    **CONFIG,
     "architectures": ["MixtralForCausalLM"],
     "model_type": "mixtral",
-    "hidden_size": 2048,
     "intermediate_size": 1408,
     "num_hidden_layers": 4,
-    "num_attention_heads": 16,
-    "num_key_value_heads": 4,
-    "head_dim": 128,
     "num_local_experts": 8,
     "num_experts_per_tok": 2,
-    "vocab_size": 32000,
-    "max_position_embeddings": 4096,
-    "rms_norm_eps": 1e-5,
-    "rope_theta": 10000.0,
-    "hidden_act": "silu",
-    "tie_word_embeddings": False,
-    "torch_dtype": "bfloat16",
 }
 
 

@@ -5,16 +5,7 @@
 #                per expert: many host syncs per step)
 #   train        training steps of the dense model (forward, cross-entropy, backward, AdamW)
 # Usage, from the repository root on the device machine: tests/device/run-more.sh OUTDIR [CLI]
-set -u
-out=${1:?usage: run-more.sh OUTDIR [CLI]}
-cli=${2:-.devcli/sightline-cli}
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-work=$(mktemp -d /tmp/sightline-samples.XXXX)
-log="$out/log-more.txt"
-export SIGHTLINE_RESOURCES=$PWD/resources PYTHONUNBUFFERED=1
-extra=(${RECORD_ARGS:-})
-step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+source "$(dirname "$0")/common.sh" log-more.txt "$@"
 step environment
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   python3 -c 'import torch; print("torch", torch.__version__)'; } >>"$log" 2>&1

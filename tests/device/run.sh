@@ -7,16 +7,7 @@
 #    the focus set's kernels of the same workload, joins the counters and re-runs the rules;
 # 3. exports ncu's details page of the same report as CSV (the form users usually have).
 # Every step writes what it has to OUTDIR at once, so a later failure keeps the earlier files.
-set -u
-out=${1:?usage: run.sh OUTDIR [CLI]}
-cli=${2:-.devcli/sightline-cli}
-here=$(cd "$(dirname "$0")" && pwd)
-mkdir -p "$out"
-work=$(mktemp -d /tmp/sightline-samples.XXXX)
-log="$out/log.txt"
-export SIGHTLINE_RESOURCES=$PWD/resources PYTHONUNBUFFERED=1
-extra=(${RECORD_ARGS:-})     # e.g. "--device cpu --layers 2 --hidden 256 --prompt 64 --context 32": a dry run here
-step() { echo "== $(date +%T) $*" | tee -a "$log"; }
+source "$(dirname "$0")/common.sh" log.txt "$@"
 
 step environment
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem,memory.total --format=csv

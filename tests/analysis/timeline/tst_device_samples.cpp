@@ -26,16 +26,17 @@ namespace {
 
 std::string sample(const std::string& name) { return sl::test::source_dir() + "/tests/data/device/" + name; }
 
+// config and ncu are paths (a planted config lives in a scratch folder).
 PipelineResult analyse(const std::string& trace, int64_t batch, int64_t prompt, int64_t context,
-                       const std::string& config = "config.json", const std::string& ncu = {})
+                       const std::string& config = sample("config.json"), const std::string& ncu = {})
 {
     PipelineOptions po;
-    po.roofline.model = sample(config);
+    po.roofline.model = config;
     po.roofline.cost.batch = batch;
     po.roofline.cost.prompt = prompt;
     po.roofline.cost.context = context;
     if (!ncu.empty())
-        po.roofline.ncu = sample(ncu);
+        po.roofline.ncu = ncu;
     po.rule_dirs = {sl::test::source_dir() + "/resources/rules"};
     return run_pipeline({sample(trace)}, po);
 }
@@ -130,17 +131,13 @@ TEST(DeviceSamples, EagerDecodeIsHostBoundAndItsConfigIsConfirmedByTheShapes)
     EXPECT_GT(first.gain_fraction, 0.5);
 
     // A config with the wrong layer count is contradicted by the shapes, and the check fires whatever the times.
-    for (const char* planted : {"config_4_layers.json", "config_16_layers.json"}) {
+    for (const int layers : {4, 16}) {
+        const std::string planted = "config_" + std::to_string(layers) + "_layers.json";
         nlohmann::json cfg = nlohmann::json::parse(std::ifstream(sample("config.json")));
-        cfg["num_hidden_layers"] = std::string(planted).find("_4_") != std::string::npos ? 4 : 16;
-        const std::string dir = sl::test::scratch_dir(std::string("device_samples_") + planted);
-        std::ofstream(dir + "/" + planted) << cfg.dump();
-        PipelineOptions po;
-        po.roofline.model = dir + "/" + planted;
-        po.roofline.cost.batch = 8;
-        po.roofline.cost.context = 512;
-        po.rule_dirs = {sl::test::source_dir() + "/resources/rules"};
-        const PipelineResult p = run_pipeline({sample("decode-eager.pt.trace.json.gz")}, po);
+        cfg["num_hidden_layers"] = layers;
+        const std::string path = sl::test::scratch_dir("device_samples_" + planted) + "/" + planted;
+        std::ofstream(path) << cfg.dump();
+        const PipelineResult p = analyse("decode-eager.pt.trace.json.gz", 8, 2048, 512, path);
         ASSERT_TRUE(p.roofline.report);
         EXPECT_EQ(p.roofline.report->config_shapes.verdict, "contradicted") << planted;
         EXPECT_DOUBLE_EQ(p.roofline.report->config_shapes.layers_from_shapes, 8.0) << "what the trace runs";
@@ -176,7 +173,8 @@ TEST(DeviceSamples, GraphDecodeIsGpuBoundWithAStandingQueueNotClockSkew)
 
 TEST(DeviceSamples, DecodeGemmsLimitedByMemoryAreNotToldToUseTheirTensorCores)
 {
-    const PipelineResult r = analyse("decode-eager.pt.trace.json.gz", 8, 2048, 512, "config.json", "ncu_focus_raw.csv");
+    const PipelineResult r = analyse("decode-eager.pt.trace.json.gz", 8, 2048, 512, sample("config.json"),
+                                     sample("ncu_focus_raw.csv"));
     ASSERT_TRUE(r.roofline.ncu);
     EXPECT_EQ(r.roofline.ncu->launches.size(), 200u);
     int gemm_launches = 0;
@@ -210,7 +208,7 @@ TEST(DeviceSamples, DecodeWithAStopCheckSyncsEveryStepButStaysLaunchBound)
 
 TEST(DeviceSamples, MoeRouterTopKIsRoutingNotSamplingAndItsConfigIsConfirmed)
 {
-    const PipelineResult r = analyse("moe-decode.pt.trace.json.gz", 8, 2048, 512, "config-moe.json");
+    const PipelineResult r = analyse("moe-decode.pt.trace.json.gz", 8, 2048, 512, sample("config-moe.json"));
     const auto& C = r.analysis.classes;
     int64_t sampling = -1, routing = -1, attention = -1;
     for (const auto& c : C.classes) {
