@@ -37,12 +37,12 @@ struct Sorted {
     }
 };
 
-// Query and key lengths of the attention calls a PyTorch profiler recorded with record_shapes=True, by host start
-// time: scaled_dot_product_attention and its backends take (…, L, E) tensors, so L is the second-to-last dim of the
-// query (first input) and of the key (second input).
+// Query lengths of the attention calls a PyTorch profiler recorded with record_shapes=True, by host start time:
+// scaled_dot_product_attention and its backends take (…, L, E) tensors, so L is the query's (first input's)
+// second-to-last dim.
 struct AttentionCall {
     int64_t start = 0;
-    int64_t sq = 0, sk = 0;
+    int64_t sq = 0;
 };
 
 std::vector<AttentionCall> attention_calls(const Trace& t)
@@ -58,13 +58,12 @@ std::vector<AttentionCall> attention_calls(const Trace& t)
             continue;
         const nlohmann::json d = nlohmann::json::parse(a.input_dims[i], nullptr, false);
         if (!d.is_array() || d.size() < 2 || !d[0].is_array() || !d[1].is_array() || d[0].size() < 2 ||
-            d[1].size() < 2)
-            continue;
+            d[1].size() < 2 || !d[1][d[1].size() - 2].is_number_integer())
+            continue;   // a query and a key of (…, L, E)
         const auto& q = d[0][d[0].size() - 2];
-        const auto& k = d[1][d[1].size() - 2];
-        if (!q.is_number_integer() || !k.is_number_integer() || q.get<int64_t>() < 1)
+        if (!q.is_number_integer() || q.get<int64_t>() < 1)
             continue;
-        out.push_back({a.start[i], q.get<int64_t>(), k.get<int64_t>()});
+        out.push_back({a.start[i], q.get<int64_t>()});
     }
     std::sort(out.begin(), out.end(), [](const AttentionCall& x, const AttentionCall& y) { return x.start < y.start; });
     return out;
