@@ -51,15 +51,19 @@ struct IdleBreakdown {
     int64_t other_ns() const { return ns[3]; }
 };
 
+// 32 bytes (the cause and both kinds share one byte): the gap list is the largest thing the analyses keep, up to one
+// row per op, so at 10^7 kernels each byte here is 10 MB at analyze's peak (issue 18; it was 40 bytes).
 struct Gap {
     int64_t start = 0, end = 0;
-    uint16_t device = 0;
-    GapCause cause = GapCause::Other;
-    OpKind prev_kind = OpKind::Kernel, next_kind = OpKind::Kernel;
     int32_t prev_row = kNoIndex, next_row = kNoIndex;   // rows in the kernel/memcpy/memset table of that kind
     int32_t sync_api = kNoIndex;                        // the sync call behind a sync-wait gap
+    uint16_t device = 0;
+    GapCause cause : 2 = GapCause::Other;
+    OpKind prev_kind : 2 = OpKind::Kernel;
+    OpKind next_kind : 2 = OpKind::Kernel;
     int64_t duration() const { return end - start; }
 };
+static_assert(sizeof(Gap) == 32, "Gap is kept once per idle interval: keep it at 32 bytes");
 
 struct DeviceIdle {
     uint16_t device = 0;

@@ -97,8 +97,8 @@ private slots:
         // a gap on an edge belongs to the bin that starts there
         IdleResult ir;
         for (int64_t d : {99, 100, 177, 178, 1000, 1777})
-            ir.gaps.push_back({0, d, 0, GapCause::HostWait});
-        ir.gaps.push_back({5, 5 + 1000, 0, GapCause::SyncWait});
+            ir.gaps.push_back(Gap{.start = 0, .end = d, .device = 0, .cause = GapCause::HostWait});
+        ir.gaps.push_back(Gap{.start = 5, .end = 5 + 1000, .device = 0, .cause = GapCause::SyncWait});
         const GapBins b = fineGapBins(ir);
         QCOMPARE(b.edges, (std::vector<int64_t>{0, 100, 178, 316, 562, 1000, 1778}));
         QCOMPARE(b.bin_of_gap, (std::vector<int32_t>{0, 1, 1, 2, 5, 5, 5}));

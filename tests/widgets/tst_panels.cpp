@@ -104,8 +104,8 @@ private slots:
         QCOMPARE(ns, idleNs);
         // a hand-made idle result: 500 ns host wait, 2 ms sync wait
         IdleResult ir;
-        ir.gaps.push_back({0, 500, 0, GapCause::HostWait});
-        ir.gaps.push_back({1000, 2'001'000, 0, GapCause::SyncWait});
+        ir.gaps.push_back(Gap{.start = 0, .end = 500, .device = 0, .cause = GapCause::HostWait});
+        ir.gaps.push_back(Gap{.start = 1000, .end = 2'001'000, .device = 0, .cause = GapCause::SyncWait});
         const GapHistogram h = binGapsByCause(ir);
         QCOMPARE(h.count[0][size_t(GapCause::HostWait)], int64_t(1));
         QCOMPARE(h.count[6][size_t(GapCause::SyncWait)], int64_t(1));
