@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analysis/trace/stats.h"
+#include "analysis/trace/top_k.h"
 
 namespace sl {
 
@@ -278,60 +279,90 @@ GapNeighbor gap_op(const Trace& t, GpuOpRef op)
     return g;
 }
 
-DeviceSummary device_summary(const Trace& t, const DeviceActivity& a, size_t top_gaps)
-{
-    const DeviceInfo& info = t.meta.devices[a.device];
-    DeviceSummary d;
-    d.device = a.device;
-    d.id = info.id;
-    d.rank = info.rank;
-    d.name = info.name;
-    d.kernels = a.kernels;
-    d.memcpys = a.memcpys;
-    d.memsets = a.memsets;
-    d.window_start_ns = a.window_start;
-    d.window_end_ns = a.window_end;
-    d.window_ns = a.window_ns();
-    d.busy_ns = a.busy_ns();
-    d.idle_ns = d.window_ns - d.busy_ns;
-    d.utilization = d.window_ns > 0 ? static_cast<double>(d.busy_ns) / static_cast<double>(d.window_ns) : 0.0;
-    d.busy_periods = static_cast<int64_t>(a.busy.size());
+// One device's summary from its busy periods as for_each_busy_period streams them: the gap statistics and the
+// largest gaps (a bounded heap) are kept, never the periods (issue 18: at 10^7 kernels the period list and an index
+// of every gap were 570 MB at the summary's peak).
+class DeviceSummaryBuilder {
+public:
+    DeviceSummaryBuilder(const Trace& t, size_t top_gaps) : t_(t), top_(top_gaps, ahead) { reset(); }
 
-    const auto& defs = gap_bucket_defs();
-    for (size_t b = 0; b < kGapBuckets; ++b) {
-        d.gaps.histogram[b].label = defs[b].label;
-        d.gaps.histogram[b].lo_ns = defs[b].lo_ns;
-        d.gaps.histogram[b].hi_ns = defs[b].hi_ns;
+    void period(const BusyPeriod& p)
+    {
+        busy_ns_ += p.end - p.start;
+        if (periods_ > 0) {
+            const int64_t len = p.start - prev_.end;
+            ++d_.gaps.count;
+            d_.gaps.total_ns += len;
+            auto& bucket = d_.gaps.histogram[gap_bucket_of(len)];
+            ++bucket.count;
+            bucket.total_ns += len;
+            offer({len, periods_ - 1, prev_.end, prev_.last, p.first});
+        }
+        prev_ = p;
+        ++periods_;
     }
-    std::vector<uint32_t> gap_index;   // gap i lies between busy[i] and busy[i+1]
-    gap_index.reserve(a.busy.empty() ? 0 : a.busy.size() - 1);
-    for (size_t i = 0; i + 1 < a.busy.size(); ++i) {
-        const int64_t len = a.busy[i + 1].start - a.busy[i].end;
-        ++d.gaps.count;
-        d.gaps.total_ns += len;
-        auto& bucket = d.gaps.histogram[gap_bucket_of(len)];
-        ++bucket.count;
-        bucket.total_ns += len;
-        gap_index.push_back(static_cast<uint32_t>(i));
+
+    DeviceSummary finish(const DeviceActivity& a)
+    {
+        const DeviceInfo& info = t_.meta.devices[a.device];
+        d_.device = a.device;
+        d_.id = info.id;
+        d_.rank = info.rank;
+        d_.name = info.name;
+        d_.kernels = a.kernels;
+        d_.memcpys = a.memcpys;
+        d_.memsets = a.memsets;
+        d_.window_start_ns = a.window_start;
+        d_.window_end_ns = a.window_end;
+        d_.window_ns = a.window_ns();
+        d_.busy_ns = busy_ns_;
+        d_.idle_ns = d_.window_ns - d_.busy_ns;
+        d_.utilization =
+            d_.window_ns > 0 ? static_cast<double>(d_.busy_ns) / static_cast<double>(d_.window_ns) : 0.0;
+        d_.busy_periods = periods_;
+        for (const Candidate& c : top_.take()) {
+            DeviceGap g;
+            g.start_ns = c.start;
+            g.duration_ns = c.len;
+            g.before = gap_op(t_, c.before);
+            g.after = gap_op(t_, c.after);
+            d_.gaps.largest.push_back(std::move(g));
+        }
+        DeviceSummary out = std::move(d_);
+        reset();
+        return out;
     }
-    const size_t n = std::min(top_gaps, gap_index.size());
-    auto len_of = [&](uint32_t i) { return a.busy[i + 1].start - a.busy[i].end; };
-    std::partial_sort(gap_index.begin(), gap_index.begin() + static_cast<std::ptrdiff_t>(n), gap_index.end(),
-                      [&](uint32_t x, uint32_t y) {
-                          const int64_t lx = len_of(x), ly = len_of(y);
-                          return lx != ly ? lx > ly : x < y;
-                      });
-    for (size_t k = 0; k < n; ++k) {
-        const uint32_t i = gap_index[k];
-        DeviceGap g;
-        g.start_ns = a.busy[i].end;
-        g.duration_ns = len_of(i);
-        g.before = gap_op(t, a.busy[i].last);
-        g.after = gap_op(t, a.busy[i + 1].first);
-        d.gaps.largest.push_back(std::move(g));
+
+private:
+    struct Candidate {
+        int64_t len;
+        int64_t index;   // gap i lies between busy periods i and i + 1
+        int64_t start;
+        GpuOpRef before, after;
+    };
+    // Longer first; equal lengths in time order (the order the full sort of every gap gave).
+    static bool ahead(const Candidate& x, const Candidate& y) { return x.len != y.len ? x.len > y.len : x.index < y.index; }
+    void offer(const Candidate& c) { top_.offer(c); }
+
+    void reset()
+    {
+        d_ = DeviceSummary{};
+        const auto& defs = gap_bucket_defs();
+        for (size_t b = 0; b < kGapBuckets; ++b) {
+            d_.gaps.histogram[b].label = defs[b].label;
+            d_.gaps.histogram[b].lo_ns = defs[b].lo_ns;
+            d_.gaps.histogram[b].hi_ns = defs[b].hi_ns;
+        }
+        busy_ns_ = 0;
+        periods_ = 0;
     }
-    return d;
-}
+
+    const Trace& t_;
+    DeviceSummary d_;
+    TopK<Candidate, bool (*)(const Candidate&, const Candidate&)> top_;
+    BusyPeriod prev_;
+    int64_t busy_ns_ = 0, periods_ = 0;
+};
 
 } // namespace
 
@@ -364,12 +395,14 @@ Summary summarize(const Trace& t, const SummaryOptions& options)
     s.memops = memops(t, sel);
     s.nvtx = nvtx(t, sel);
 
-    const auto activity = device_activity(t);
-    for (const auto& a : activity) {
-        if (!sel.all && !sel.device_ok[a.device])
-            continue;
-        s.devices.push_back(device_summary(t, a, options.top_gaps));
-    }
+    DeviceSummaryBuilder builder(t, options.top_gaps);
+    for_each_busy_period(
+        t, [&](const BusyPeriod& p) { builder.period(p); },
+        [&](DeviceActivity&& a) {
+            DeviceSummary d = builder.finish(a);
+            if (sel.all || sel.device_ok[a.device])
+                s.devices.push_back(std::move(d));
+        });
     if (s.kernels.count == 0 && s.memops.count == 0)
         s.warnings.push_back("no GPU activity: the trace has no kernels, memory copies or memsets" +
                              std::string(options.rank ? " on rank " + std::to_string(*options.rank) : ""));

@@ -1,6 +1,9 @@
 #include "analysis/trace/intervals.h"
 
 #include <algorithm>
+#include <array>
+
+#include "analysis/trace/errors.h"
 
 namespace sl {
 
@@ -146,57 +149,173 @@ int64_t DeviceActivity::busy_ns() const
     return s;
 }
 
-std::vector<DeviceActivity> device_activity(const Trace& t)
+namespace {
+
+// An op as 4 bytes: the kind in the top two bits, the row below.
+constexpr uint32_t kRowMask = (1u << 30) - 1;
+uint32_t pack_op(GpuOpKind k, size_t row) { return (static_cast<uint32_t>(k) << 30) | static_cast<uint32_t>(row); }
+GpuOpRef unpack_op(uint32_t r) { return GpuOpRef{static_cast<GpuOpKind>(r >> 30), r & kRowMask}; }
+
+// The tables' start and end columns by kind, so a packed op reads its times with two loads.
+struct OpTimes {
+    const int64_t* start[3];
+    const int64_t* end[3];
+    explicit OpTimes(const Trace& t)
+        : start{t.kernels.start.data(), t.memcpy.start.data(), t.memset.start.data()},
+          end{t.kernels.end.data(), t.memcpy.end.data(), t.memset.end.data()}
+    {
+    }
+    int64_t s(uint32_t r) const { return start[r >> 30][r & kRowMask]; }
+    int64_t e(uint32_t r) const { return end[r >> 30][r & kRowMask]; }
+    // op_less on packed ops: the packed value orders kind, then row.
+    bool less(uint32_t a, uint32_t b) const
+    {
+        const int64_t x = s(a), y = s(b);
+        return x != y ? x < y : a < b;
+    }
+};
+
+// Sweeps one device's ops, visited in op_less order, into busy periods (sweep_into's rules).
+class PeriodSweep {
+public:
+    PeriodSweep(const OpTimes& times, const std::function<void(const BusyPeriod&)>& emit) : times_(times), emit_(emit) {}
+    void add(uint32_t r, DeviceActivity& a)
+    {
+        const int64_t s = times_.s(r), e = times_.e(r);
+        if (!seen_) {
+            a.window_start = s;
+            a.window_end = s;
+            seen_ = true;
+        }
+        a.window_end = std::max(a.window_end, std::max(s, e));
+        if (e <= s)
+            return;   // empty: not busy
+        const GpuOpRef ref = unpack_op(r);
+        if (open_ && s <= cur_.end) {
+            if (e >= cur_.end) {
+                cur_.end = e;
+                cur_.last = ref;
+            }
+            return;
+        }
+        if (open_)
+            emit_(cur_);
+        cur_ = BusyPeriod{s, e, ref, ref};
+        open_ = true;
+    }
+    void finish()
+    {
+        if (open_)
+            emit_(cur_);
+    }
+
+private:
+    const OpTimes& times_;
+    const std::function<void(const BusyPeriod&)>& emit_;
+    BusyPeriod cur_;
+    bool open_ = false, seen_ = false;
+};
+
+} // namespace
+
+void for_each_busy_period(const Trace& t, const std::function<void(const BusyPeriod&)>& on_period,
+                          const std::function<void(DeviceActivity&&)>& on_device)
 {
     const size_t nd = t.meta.devices.size();
-    std::vector<DeviceActivity> out(nd);
-    for (size_t d = 0; d < nd; ++d)
-        out[d].device = static_cast<uint16_t>(d);
     if (nd == 0)
-        return out;
+        return;
+    if (t.kernels.size() > kRowMask || t.memcpy.size() > kRowMask || t.memset.size() > kRowMask)
+        throw TraceError("trace", "GPU activity tables", "at most 2^30 rows in one table (busy periods)", "more rows");
 
-    // Bucket the ops by device (counting sort), keeping kernel, memcpy, memset row order inside a bucket.
+    // Bucket the ops by device (counting sort), kernels, memcpys, memsets in row order inside a bucket; `kinds`
+    // remembers where each kind's run of a bucket begins.
     std::vector<size_t> offset(nd + 1, 0);
-    auto count = [&](const std::vector<uint16_t>& dev) {
-        for (uint16_t d : dev)
+    std::vector<std::array<int64_t, 3>> counts(nd, {0, 0, 0});
+    const std::vector<uint16_t>* devs[3] = {&t.kernels.device, &t.memcpy.device, &t.memset.device};
+    for (size_t k = 0; k < 3; ++k)
+        for (uint16_t d : *devs[k])
             if (d < nd)
-                ++offset[d + 1];
-    };
-    count(t.kernels.device);
-    count(t.memcpy.device);
-    count(t.memset.device);
+                ++counts[d][k];
     for (size_t d = 0; d < nd; ++d)
-        offset[d + 1] += offset[d];
-    std::vector<OpRow> rows(offset[nd]);
-    std::vector<size_t> fill(offset.begin(), offset.end() - 1);
-    auto place = [&](const std::vector<int64_t>& s, const std::vector<int64_t>& e, const std::vector<uint16_t>& dev,
-                     GpuOpKind kind, int64_t DeviceActivity::*counter) {
-        for (size_t i = 0; i < s.size(); ++i) {
-            const uint16_t d = dev[i];
-            if (d >= nd)
-                continue;
-            rows[fill[d]++] = OpRow{s[i], e[i], static_cast<uint32_t>(i), kind};
-            ++(out[d].*counter);
+        offset[d + 1] = offset[d] + size_t(counts[d][0] + counts[d][1] + counts[d][2]);
+    std::vector<uint32_t> refs(offset[nd]);
+    {
+        std::vector<size_t> fill(offset.begin(), offset.end() - 1);
+        for (size_t k = 0; k < 3; ++k) {
+            const auto& dev = *devs[k];
+            for (size_t i = 0; i < dev.size(); ++i)
+                if (dev[i] < nd)
+                    refs[fill[dev[i]]++] = pack_op(static_cast<GpuOpKind>(k), i);
         }
-    };
-    place(t.kernels.start, t.kernels.end, t.kernels.device, GpuOpKind::Kernel, &DeviceActivity::kernels);
-    place(t.memcpy.start, t.memcpy.end, t.memcpy.device, GpuOpKind::Memcpy, &DeviceActivity::memcpys);
-    place(t.memset.start, t.memset.end, t.memset.device, GpuOpKind::Memset, &DeviceActivity::memsets);
-
-    for (size_t d = 0; d < nd; ++d) {
-        OpRow* b = rows.data() + offset[d];
-        OpRow* e = rows.data() + offset[d + 1];
-        if (b == e)
-            continue;
-        if (!std::is_sorted(b, e, op_less))
-            std::sort(b, e, op_less);
-        DeviceActivity& a = out[d];
-        a.window_start = b->start;
-        a.window_end = b->start;
-        for (const OpRow* r = b; r != e; ++r)
-            a.window_end = std::max(a.window_end, std::max(r->start, r->end));
-        sweep(b, static_cast<size_t>(e - b), a.busy);
     }
+
+    const OpTimes times(t);
+    for (size_t d = 0; d < nd; ++d) {
+        DeviceActivity a;
+        a.device = static_cast<uint16_t>(d);
+        a.kernels = counts[d][0];
+        a.memcpys = counts[d][1];
+        a.memsets = counts[d][2];
+        uint32_t* b = refs.data() + offset[d];
+        uint32_t* e = refs.data() + offset[d + 1];
+        PeriodSweep sweep(times, on_period);
+        // Each kind's run is in row order; when every run is sorted by start, a three-way merge gives op_less
+        // order (rows break start ties within a kind, kinds across them) without sorting.
+        uint32_t* run[4] = {b, b + counts[d][0], b + counts[d][0] + counts[d][1], e};
+        bool runs_sorted = true;
+        for (size_t k = 0; k < 3 && runs_sorted; ++k)
+            for (uint32_t* p = run[k]; p + 1 < run[k + 1]; ++p)
+                if (times.s(p[1]) < times.s(p[0])) {
+                    runs_sorted = false;
+                    break;
+                }
+        if (runs_sorted) {
+            uint32_t* at[3] = {run[0], run[1], run[2]};
+            for (;;) {
+                int best = -1;
+                for (int k = 0; k < 3; ++k)
+                    if (at[k] != run[k + 1] && (best < 0 || times.less(*at[k], *at[best])))
+                        best = k;
+                if (best < 0)
+                    break;
+                sweep.add(*at[best]++, a);
+            }
+        } else {
+            std::sort(b, e, [&](uint32_t x, uint32_t y) { return times.less(x, y); });
+            for (uint32_t* p = b; p != e; ++p)
+                sweep.add(*p, a);
+        }
+        sweep.finish();
+        on_device(std::move(a));
+    }
+}
+
+std::vector<DeviceActivity> device_activity(const Trace& t)
+{
+    std::vector<DeviceActivity> out(t.meta.devices.size());
+    for (size_t d = 0; d < out.size(); ++d)
+        out[d].device = static_cast<uint16_t>(d);
+    // Two passes: count each device's periods, then fill lists allocated once at their exact size.
+    std::vector<size_t> periods;
+    size_t n = 0;
+    for_each_busy_period(t, [&](const BusyPeriod&) { ++n; },
+                         [&](DeviceActivity&&) {
+                             periods.push_back(n);
+                             n = 0;
+                         });
+    size_t d = 0;
+    if (!periods.empty())
+        out[0].busy.reserve(periods[0]);
+    std::vector<BusyPeriod>* into = out.empty() ? nullptr : &out[0].busy;
+    for_each_busy_period(t, [&](const BusyPeriod& p) { into->push_back(p); },
+                         [&](DeviceActivity&& a) {
+                             a.busy = std::move(out[d].busy);
+                             out[d] = std::move(a);
+                             if (++d < out.size()) {
+                                 out[d].busy.reserve(periods[d]);
+                                 into = &out[d].busy;
+                             }
+                         });
     return out;
 }
 
