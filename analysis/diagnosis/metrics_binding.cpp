@@ -1,4 +1,5 @@
 #include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/trace/top_k.h"
 #include "analysis/diagnosis/ncu_target.h"
 
 #include <algorithm>
@@ -81,16 +82,20 @@ std::vector<double> chunk_utilization_from_gaps(const std::vector<Gap>& gaps, ui
     return u;
 }
 
-// Links the `max_links` longest of the gaps `candidates` (indices into `gaps`) as time ranges, longest first.
-// Indices, not pointers: 4 bytes each at 10^7 gaps, and the same order through the same partial sort.
-void link_largest_gaps(const std::vector<Gap>& gaps, std::vector<uint32_t>& candidates, size_t max_links,
-                       ScopeLinks& links)
+// Links to the max_links longest gaps that `keep` accepts, longest first, equal lengths in list (time) order.
+template <class Keep>
+void link_largest_gaps(const std::vector<Gap>& gaps, Keep keep, size_t max_links, ScopeLinks& links)
 {
-    const size_t n = std::min(candidates.size(), max_links);
-    std::partial_sort(candidates.begin(), candidates.begin() + static_cast<std::ptrdiff_t>(n), candidates.end(),
-                      [&](uint32_t a, uint32_t b) { return gaps[a].duration() > gaps[b].duration(); });
-    for (size_t i = 0; i < n; ++i) {
-        const Gap& g = gaps[candidates[i]];
+    auto ahead = [&](uint32_t a, uint32_t b) {
+        const int64_t x = gaps[a].duration(), y = gaps[b].duration();
+        return x != y ? x > y : a < b;
+    };
+    TopK<uint32_t, decltype(ahead)> top(max_links, ahead);
+    for (size_t i = 0; i < gaps.size(); ++i)
+        if (keep(gaps[i]))
+            top.offer(static_cast<uint32_t>(i));
+    for (uint32_t i : top.take()) {
+        const Gap& g = gaps[i];
         links.time_ranges.push_back({g.start, g.end, std::string("gap (") + gap_cause_name(g.cause) + ")"});
     }
 }
@@ -271,10 +276,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             s.sources["layer_cache_hit_rate"] = s.sources["layer_load_count"] = "analysis:weights (NVTX)";
         }
         // Links: the largest gaps anywhere.
-        std::vector<uint32_t> all(an.idle.gaps.size());
-        for (size_t i = 0; i < all.size(); ++i)
-            all[i] = static_cast<uint32_t>(i);
-        link_largest_gaps(an.idle.gaps, all, opt.max_links, s.links);
+        link_largest_gaps(an.idle.gaps, [](const Gap&) { return true; }, opt.max_links, s.links);
         out.push_back(std::move(s));
     }
 
@@ -291,22 +293,21 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["gap_threshold_us"] = double(opt.gap_threshold_ns) / 1e3;
         double large = 0, large_ns = 0, max_gap = 0;
         const auto& G = an.idle.gaps;
-        std::vector<uint32_t> big;
-        for (size_t gi = 0; gi < G.size(); ++gi) {
-            const Gap& g = G[gi];
+        for (const Gap& g : G) {
             if (g.device != d.device)
                 continue;
             max_gap = std::max(max_gap, double(g.duration()));
             if (g.duration() > opt.gap_threshold_ns) {
                 ++large;
                 large_ns += double(g.duration());
-                big.push_back(static_cast<uint32_t>(gi));
             }
         }
         m["large_gap_count"] = large;
         m["large_gap_ns"] = large_ns;
         m["max_gap_ns"] = max_gap;
-        link_largest_gaps(G, big, opt.max_links, s.links);
+        link_largest_gaps(
+            G, [&](const Gap& g) { return g.device == d.device && g.duration() > opt.gap_threshold_ns; },
+            opt.max_links, s.links);
         // Low-utilisation chunks (nsys gpu_time_util, with the busy union instead of summed concurrency).
         {
             const auto util =
@@ -536,20 +537,20 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         scope_of_name[k.name] = out.size();
         out.push_back(std::move(s));
     }
-    // Links: the longest instances of each bound kernel name.
+    // Links: the longest instances of each bound kernel name, equal durations in row order (a bounded heap per
+    // scope, not a list of every instance: 10^7 kernels were 97 MB at analyze's peak, issue 18).
     {
-        std::unordered_map<size_t, std::vector<size_t>> rows;
+        auto ahead = [&](size_t a, size_t b) {
+            const int64_t x = kernels.end[a] - kernels.start[a], y = kernels.end[b] - kernels.start[b];
+            return x != y ? x > y : a < b;
+        };
+        std::unordered_map<size_t, TopK<size_t, decltype(ahead)>> top;
         for (size_t i = 0; i < kernels.size(); ++i)
-            if (auto it = scope_of_name.find(kernels.name[i]); it != scope_of_name.end())
-                rows[it->second].push_back(i);
-        for (auto& [scope, r] : rows) {
-            const size_t n = std::min(r.size(), opt.max_links);
-            std::partial_sort(r.begin(), r.begin() + n, r.end(), [&](size_t a, size_t b) {
-                return kernels.end[a] - kernels.start[a] > kernels.end[b] - kernels.start[b];
-            });
-            for (size_t i = 0; i < n; ++i)
-                out[scope].links.kernel_ids.push_back(static_cast<int64_t>(r[i]));
-        }
+            if (const auto it = scope_of_name.find(kernels.name[i]); it != scope_of_name.end())
+                top.try_emplace(it->second, opt.max_links, ahead).first->second.offer(i);
+        for (auto& [scope, t] : top)
+            for (size_t i : t.take())
+                out[scope].links.kernel_ids.push_back(static_cast<int64_t>(i));
     }
 
     // ---- ncu launches -----------------------------------------------------------------------------------------
