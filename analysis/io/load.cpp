@@ -6,6 +6,7 @@
 
 #include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
+#include "analysis/trace/release_memory.h"
 #include "analysis/io/kineto_reader.h"
 #include "analysis/trace/merge.h"
 #include "analysis/io/nsys_reader.h"
@@ -76,7 +77,22 @@ InputFormat sniff_file(const std::string& path)
     return InputFormat::Unknown;
 }
 
+namespace {
+
+Trace load_one(const std::string& path, const LoadControl& control);
+
+} // namespace
+
 Trace load_trace(const std::string& path, const LoadControl& control)
+{
+    Trace t = load_one(path, control);
+    release_free_memory();   // the readers' temporaries (per-thread parts, SQLite caches, buffers)
+    return t;
+}
+
+namespace {
+
+Trace load_one(const std::string& path, const LoadControl& control)
 {
     check_input_file(path, InputKind::Trace, "an nsys SQLite export or a Kineto JSON trace");
     const InputFormat f = sniff_file(path);
@@ -104,6 +120,8 @@ Trace load_trace(const std::string& path, const LoadControl& control)
     throw TraceError(path, "file header", "an nsys SQLite export, an .nsys-rep, or a Kineto JSON trace",
                      "an unrecognised format");
 }
+
+} // namespace
 
 Trace load_traces(const std::vector<std::string>& paths, const LoadControl& control)
 {

@@ -1,5 +1,7 @@
 #include "analysis/timeline/analysis.h"
 
+#include "analysis/trace/release_memory.h"
+
 namespace sl {
 
 AnalysisResult analyze(const Trace& t, const AnalysisOptions& o, const LoadControl& control)
@@ -40,9 +42,10 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
         clear_for_training(r.phases, r.workload.evidence.empty() ? std::string("training run")
                                                                  : r.workload.evidence.front());
     add_phase_warnings(r.workload, r.phases, t.meta.capture_start);
-    // Idle attribution last but one: its gap list (40 B a gap, up to one per op) is the largest thing the analyses
-    // keep, so the others' temporary lists (phases, launch, NVTX) are gone before it exists (issue 18: analyze's
-    // peak memory at 10^7 kernels).
+    // Idle attribution last but one: its gap list (32 B a gap, up to one per op) is the largest thing the analyses
+    // keep, so the others' temporary lists (phases, launch, NVTX) are gone before it exists, and their pages are
+    // given back before it is mapped (issue 18: analyze's peak memory at 10^7 kernels).
+    release_free_memory();
     stage(0.85, "idle");
     r.idle = analyze_idle(t, o.idle);
     stage(0.9, "weights");
