@@ -4,6 +4,10 @@
 // task order afterwards, so a parallel read and a single-threaded one build the same Trace (tests/analysis/io/
 // tst_parallel_determinism.cpp).
 
+#ifdef __linux__
+#include <sched.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
@@ -15,7 +19,9 @@
 namespace sl {
 
 // Threads a reader may use: SIGHTLINE_LOAD_THREADS when set to a number >= 1 (1 = single-threaded, everything on
-// the calling thread), else the machine's hardware threads; never more than 64.
+// the calling thread), else the CPUs this process may run on (its affinity mask: `taskset`, a container's cpuset;
+// std::thread::hardware_concurrency() counts every online CPU, so a reader pinned to 2 of 16 cores started 16
+// threads that competed for two); never more than 64.
 inline unsigned reader_threads()
 {
     if (const char* e = std::getenv("SIGHTLINE_LOAD_THREADS"); e && *e) {
@@ -24,7 +30,14 @@ inline unsigned reader_threads()
         if (endp && *endp == '\0' && v >= 1)
             return static_cast<unsigned>(std::min<long>(v, 64));
     }
-    return std::clamp(std::thread::hardware_concurrency(), 1u, 64u);
+    unsigned n = std::thread::hardware_concurrency();
+#ifdef __linux__
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        n = static_cast<unsigned>(CPU_COUNT(&set));
+#endif
+    return std::clamp(n, 1u, 64u);
 }
 
 // Runs task(i, slot) for every i in [0, n), each once, on min(threads, n) threads: the calling thread (slot 0) and

@@ -12,11 +12,16 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sched.h>
 #include <zlib.h>
+
+#include <algorithm>
+#include <string>
 
 #include "analysis/io/kineto_writer.h"
 #include "analysis/io/load.h"
 #include "analysis/io/nsys_writer.h"
+#include "analysis/io/parallel.h"
 #include "analysis/io/synthetic.h"
 #include "analysis/pipeline.h"
 #include "analysis/report/summary_json.h"
@@ -419,4 +424,32 @@ TEST(ParallelDeterminism, KinetoLargerThanTheReadBuffer)
     EXPECT_NE(e1.find("event " + std::to_string(bad - first_event)), std::string::npos) << e1;
     EXPECT_EQ(e1, error_of(broken, "2"));
     EXPECT_EQ(e1, error_of(broken, "7"));
+}
+
+// Without SIGHTLINE_LOAD_THREADS the readers use the CPUs the process may run on (taskset, a container's cpuset),
+// not every online CPU; the variable still wins.
+TEST(ParallelDeterminism, ThreadsFollowTheAffinityMask)
+{
+    cpu_set_t saved;
+    CPU_ZERO(&saved);
+    ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+    const char* env = std::getenv("SIGHTLINE_LOAD_THREADS");
+    const std::string saved_env = env ? env : "";
+    unsetenv("SIGHTLINE_LOAD_THREADS");
+    EXPECT_EQ(reader_threads(), std::clamp(unsigned(CPU_COUNT(&saved)), 1u, 64u));
+    int first = 0;
+    while (!CPU_ISSET(first, &saved))
+        ++first;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    EXPECT_EQ(reader_threads(), 1u);
+    setenv("SIGHTLINE_LOAD_THREADS", "3", 1);
+    EXPECT_EQ(reader_threads(), 3u);
+    ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+    if (env)
+        setenv("SIGHTLINE_LOAD_THREADS", saved_env.c_str(), 1);
+    else
+        unsetenv("SIGHTLINE_LOAD_THREADS");
 }
