@@ -24,6 +24,7 @@
 
 #include "analysis/io/kineto_reader.h"
 #include "analysis/io/kineto_writer.h"
+#include "analysis/io/parallel.h"
 #include "analysis/io/synthetic.h"
 
 namespace fs = std::filesystem;
@@ -171,8 +172,8 @@ int main(int argc, char** argv)
     }
     std::printf("reader, 1 thread: best %.3f s wall (%.3f s cpu) = %.0f MB/s wall; %zu kernels\n", one.wall, one.cpu,
                 mb / one.wall, one.kernels);
-    std::printf("reader, parallel: best %.3f s wall (%.3f s cpu) = %.0f MB/s wall (%u hardware threads)\n", par.wall,
-                par.cpu, mb / par.wall, std::max(1u, std::thread::hardware_concurrency()));
+    std::printf("reader, parallel: best %.3f s wall (%.3f s cpu) = %.0f MB/s wall (%u threads: the CPUs in this process's affinity mask)\n",
+                par.wall, par.cpu, mb / par.wall, sl::reader_threads());
     // Every thread scans, parses and handles a chunk of each buffer fill and copies columns; the calling thread also
     // reads the file, numbers the chunks' names and threads and finishes the trace, so it is the critical path: the
     // parallel read cannot take less wall time than its CPU time, which it approaches on idle cores (on a busy

@@ -25,6 +25,7 @@
 
 #include "analysis/io/load.h"
 #include "analysis/io/nsys_writer.h"
+#include "analysis/io/parallel.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/io/synthetic.h"
 
@@ -260,8 +261,9 @@ int main(int argc, char** argv)
     };
     std::printf("rows scanned by the floor: %zu (checksum %lld)\n", rows, static_cast<long long>(checksum));
     std::printf("trace: %zu kernels (%zu names), %zu API calls, %zu ranges\n", nk, groups, na, nr);
-    std::printf("machine: %u hardware threads; reader threads: %s\n", hw,
-                parallel_threads.empty() ? "default (one per hardware thread)" : parallel_threads.c_str());
+    std::printf("machine: %u hardware threads, %u in this process's affinity mask; reader threads: %s\n", hw,
+                sl::reader_threads(),
+                parallel_threads.empty() ? "default (the affinity mask's CPUs)" : parallel_threads.c_str());
     std::printf("sqlite3 scan, library (floor)   median %.3f s   runs:", fl);
     runs(floor_s);
     if (have_cli) {
