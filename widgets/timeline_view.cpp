@@ -808,6 +808,12 @@ void TimelineView::render(QPainter& p)
         if (i % 2 == 0)
             p.fillRect(laneRect, palette().alternateBase());
         drawLane(p, int(i), laneRect, npp);
+        if (lanes[i].kind == LaneKind::Gaps && !index_->complete()) {
+            // A coarse index has its gap lanes empty: say so rather than show a lane without idle time.
+            p.setPen(palette().placeholderText().color());
+            p.drawText(laneRect.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       tr("Finding the idle gaps…"));
+        }
         p.setClipRect(QRect(0, kAxisHeight, labelWidth_, height()));
         p.setPen(palette().windowText().color());
         const QString title = laneTitle(int(i));
@@ -921,7 +927,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e)
                 emit kernelActivated(r.row);
             } else if (r.kind == ItemKind::Api) {
                 // a launch call selects the kernel it launched
-                const int64_t k = index_->kernelLookup().kernelOfApi(r.row);
+                const KernelLookup* lookup = index_->kernelLookup();   // null until the index is complete
+                const int64_t k = lookup ? lookup->kernelOfApi(r.row) : KernelLookup::scanKernelOfApi(index_->trace(), r.row);
                 if (k >= 0) {
                     selection_->setKernel(k);
                     emit kernelActivated(k);

@@ -266,16 +266,41 @@ private slots:
         QVERIFY(!coarse->complete());
         QVERIFY(full->complete());
         QCOMPARE(&full->trace(), &coarse->trace());
+        // the coarse index leaves out what drawing does not need: the gap lanes' items and the kernel lookup
+        QVERIFY(coarse->kernelLookup() == nullptr);
+        QVERIFY(full->kernelLookup() != nullptr);
         const auto built = TimelineIndex::build(expected);
         QCOMPARE(full->lanes().size(), built->lanes().size());
+        QCOMPARE(coarse->lanes().size(), built->lanes().size());
+        int gapLanes = 0;
         for (size_t l = 0; l < built->lanes().size(); ++l) {
-            const TimelineLane &a = full->lanes()[l], &b = built->lanes()[l];
+            const TimelineLane &a = full->lanes()[l], &b = built->lanes()[l], &c = coarse->lanes()[l];
+            QCOMPARE(c.kind, b.kind);
+            if (b.kind == LaneKind::Gaps) {
+                ++gapLanes;
+                QVERIFY(c.items.empty());
+                QVERIFY(b.items.size() > 1000);
+            } else {
+                QCOMPARE(c.items, b.items);
+            }
             QCOMPARE(a.items, b.items);
             QCOMPARE(a.gapBefore, b.gapBefore);
+            QCOMPARE(a.blockMaxEnd, b.blockMaxEnd);
+            QCOMPARE(a.blockSum, b.blockSum);
             QCOMPARE(a.levels.size(), b.levels.size());
             for (size_t L = 0; L < b.levels.size(); ++L)
                 QCOMPARE(a.levels[L].size(), b.levels[L].size());
         }
+        QVERIFY(gapLanes > 0);
+        const KernelLookup &lf = *full->kernelLookup(), &lb = *built->kernelLookup();
+        QCOMPARE(lf.names().size(), lb.names().size());
+        for (size_t i = 0; i < lb.names().size(); ++i) {
+            QCOMPARE(lf.names()[i].name, lb.names()[i].name);
+            QCOMPARE(lf.names()[i].total, lb.names()[i].total);
+            QCOMPARE(lf.longestInstance(lb.names()[i].name), lb.longestInstance(lb.names()[i].name));
+        }
+        for (size_t a = 0; a < expected->api.size(); a += 101)
+            QCOMPARE(lf.kernelOfApi(int64_t(a)), lb.kernelOfApi(int64_t(a)));
     }
 };
 
