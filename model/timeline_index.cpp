@@ -77,18 +77,6 @@ int64_t TimelineIndex::itemEnd(const TimelineLane& lane, uint32_t i) const
 
 uint32_t TimelineIndex::firstEndingAfter(const TimelineLane& lane, int64_t t) const
 {
-    if (lane.kind == LaneKind::Gaps) {
-        // A device's gaps are disjoint and sorted, so their ends are too (no block maxima stored).
-        uint32_t lo = 0, hi = static_cast<uint32_t>(lane.items.size());
-        while (lo < hi) {
-            const uint32_t mid = lo + (hi - lo) / 2;
-            if (itemEnd(lane, mid) <= t)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo;
-    }
     // blockMaxEnd is non-decreasing: find the first block that reaches past t, then scan inside it.
     const auto b = std::upper_bound(lane.blockMaxEnd.begin(), lane.blockMaxEnd.end(), t);
     if (b == lane.blockMaxEnd.end())
@@ -490,6 +478,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::refine(const TimelineIndex& 
         gapLaneOf(t, streams, gl);
         const uint32_t n = static_cast<uint32_t>(gl.items.size());
         const LaneTimes times = laneTimes(t, lane.kind, gl.items, gl.gapBefore);
+        lane.blockMaxEnd = blockMaximaOf(times, n);
         lane.blockSum = blockSumsOf(times, n);
         lane.levels = levelsOf(times, n, control.cancel);
         lane.items = PackedRefs(gl.items);
@@ -650,6 +639,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
             for (size_t sl : task.streams)
                 streams.push_back(&raw[sl].items);
             gapLaneOf(t, streams, raw[task.lane]);
+            blockMaxima(task.lane);
             lanes[task.lane].blockSum = blockSumsOf(timesOf(task.lane), uint32_t(raw[task.lane].items.size()));
         });
     }

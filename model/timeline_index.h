@@ -56,8 +56,8 @@ struct TimelineLane {
     // Both are packed (PackedRefs: about 1 byte per item where neighbouring items are close rows).
     PackedRefs items;
     PackedRefs gapBefore;
-    // Running max of ends up to the end of each block of kBlock items; empty in a gap lane, whose gaps are disjoint
-    // (so their ends are sorted: a binary search finds the first one ending after t).
+    // Running max of ends up to the end of each block of kBlock items (in a gap lane, whose gaps are disjoint, the
+    // end of each block's last gap: kept all the same, as a binary search of the packed gaps made frames slower).
     std::vector<int64_t> blockMaxEnd;
     // Gap lanes only: idle time before each block of kBlock items, then the lane's total (GapDensity's prefix sums,
     // built with the lane so the GUI thread does not walk 10^7 gaps when an index arrives).
