@@ -67,11 +67,104 @@ std::shared_ptr<const Trace> twoDevices(uint64_t seed)
     return t;
 }
 
+// What TimelineView::mapAnalysis computed for every gap-lane item before issue 18 moved it off the GUI thread: the
+// analysis gap of the lane's device with the item's start (each device's gaps sorted by start), else -1.
+std::vector<std::vector<int64_t>> oldGapMapping(const TimelineIndex& index, const AnalysisResult& analysis)
+{
+    std::vector<std::vector<int64_t>> out(index.lanes().size());
+    for (size_t li = 0; li < index.lanes().size(); ++li) {
+        const TimelineLane& lane = index.lanes()[li];
+        if (lane.kind != LaneKind::Gaps)
+            continue;
+        std::vector<const Gap*> gaps;
+        for (const Gap& g : analysis.idle.gaps)
+            if (g.device == lane.device)
+                gaps.push_back(&g);
+        std::stable_sort(gaps.begin(), gaps.end(), [](const Gap* a, const Gap* b) { return a->start < b->start; });
+        out[li].assign(lane.items.size(), -1);
+        size_t j = 0;
+        for (uint32_t i = 0; i < lane.items.size(); ++i) {
+            const int64_t s = index.itemStart(lane, i);
+            while (j < gaps.size() && gaps[j]->start < s)
+                ++j;
+            if (j < gaps.size() && gaps[j]->start == s)
+                out[li][i] = gaps[j] - analysis.idle.gaps.data();
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 class TestTimelineView : public QObject {
     Q_OBJECT
 private slots:
+    // Issue 18: the view no longer maps every gap-lane item to its analysis gap when an index or an analysis
+    // arrives (10^7 gaps on the GUI thread); it looks the gap up when drawn or clicked. The answers are the old
+    // mapping's, item for item, on a two-device trace whose gap lists differ from the analysis's in places, and
+    // the galloping lookup a frame uses gives the plain binary search's.
+    void gapLookupEqualsTheOldMapping()
+    {
+        for (uint64_t seed : {1u, 2u}) {
+            const auto trace = twoDevices(seed);
+            const auto analysis = std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{}));
+            // the order the lookup relies on (analyze_idle's): by device, then start
+            const auto& gaps = analysis->idle.gaps;
+            for (size_t g = 1; g < gaps.size(); ++g)
+                QVERIFY(gaps[g - 1].device < gaps[g].device ||
+                        (gaps[g - 1].device == gaps[g].device && gaps[g - 1].start < gaps[g].start));
+            Selection sel;
+            TimelineView view(&sel);
+            view.resize(800, 400);
+            const auto index = TimelineIndex::build(trace);
+            view.setIndex(index);
+            view.setAnalysis(analysis);
+            const auto expected = oldGapMapping(*index, *analysis);
+            int lanes = 0, matched = 0, unmatched = 0;
+            for (size_t li = 0; li < index->lanes().size(); ++li) {
+                const TimelineLane& lane = index->lanes()[li];
+                if (lane.kind != LaneKind::Gaps) {
+                    QCOMPARE(view.analysisGapOf(int(li), 0), int64_t(-1));
+                    continue;
+                }
+                ++lanes;
+                size_t hint = 0;
+                uint32_t lastItem = UINT32_MAX;
+                size_t lastGap = 0;
+                for (uint32_t i = 0; i < lane.items.size(); ++i) {
+                    QCOMPARE(view.analysisGapOf(int(li), i), expected[li][i]);
+                    QCOMPARE(view.analysisGapAt(lane.device, index->itemStart(lane, i), &hint), expected[li][i]);
+                    // a frame's guess: the last match plus the lane items since (checked, then galloped from)
+                    size_t guess = lastItem == UINT32_MAX ? 0 : lastGap + (i - lastItem);
+                    QCOMPARE(view.analysisGapAt(lane.device, index->itemStart(lane, i), &guess), expected[li][i]);
+                    if (expected[li][i] >= 0) {
+                        lastItem = i;
+                        lastGap = size_t(expected[li][i]);
+                    }
+                    (expected[li][i] >= 0 ? matched : unmatched) += 1;
+                }
+                QCOMPARE(view.analysisGapOf(int(li), uint32_t(lane.items.size())), int64_t(-1));
+            }
+            QCOMPARE(lanes, 2);
+            QVERIFY(matched > 500);
+            // every analysis gap of a device is found from its start, in order, with and without a hint
+            size_t hint = 0;
+            for (size_t g = 0; g < gaps.size(); ++g) {
+                QCOMPARE(view.analysisGapAt(gaps[g].device, gaps[g].start, &hint), int64_t(g));
+                QCOMPARE(view.analysisGapAt(gaps[g].device, gaps[g].start), int64_t(g));
+            }
+            QCOMPARE(view.analysisGapAt(0, gaps.front().start + 1), int64_t(-1));
+            QCOMPARE(view.analysisGapAt(7, gaps.front().start), int64_t(-1));
+            // a hint past the answer (queries out of order) still finds it
+            hint = gaps.size() - 1;
+            QCOMPARE(view.analysisGapAt(gaps.front().device, gaps.front().start, &hint), int64_t(0));
+            // without an analysis, nothing is mapped
+            view.setAnalysis(nullptr);
+            QCOMPARE(view.analysisGapOf(index->laneOfGaps(0), 0), int64_t(-1));
+            Q_UNUSED(unmatched);
+        }
+    }
+
     // Issue 18: a coarse index (no gap-lane items, no kernel lookup) draws at every zoom, its idle lanes say the
     // gaps are coming, a click there selects nothing, a launch call still selects its kernel (by a scan); the
     // complete index then keeps the window and the idle lanes work.
