@@ -103,6 +103,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(runner_, &JobRunner::diagnosisReady, document_, &Document::setDiagnosis);
     connect(runner_, &JobRunner::summaryReady, document_, &Document::setSummary);
     connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);
+    connect(runner_, &JobRunner::gapHistogramReady, document_, &Document::setGapHistogram);
     connect(runner_, &JobRunner::analysisReady, document_, &Document::setAnalysis);
     connect(runner_, &JobRunner::analysisFailed, this,
             [this](const QString& m) { statusLabel_->setToolTip(tr("Analysis failed: %1").arg(m)); });
@@ -189,7 +190,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     tabifyDockWidget(kernelDock, deviceDock);
     auto* gaps = new GapHistogramView(this);
     gaps->setSelection(selection_);
-    connect(document_, &Document::analysisChanged, this, [this, gaps] { gaps->setAnalysis(document_->analysis()); });
+    connect(document_, &Document::analysisChanged, this,
+            [this, gaps] { gaps->setAnalysis(document_->analysis(), document_->gapHistogram()); });
     QDockWidget* gapsDock = addDock(gaps, tr("Gaps"), QStringLiteral("gapsDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(deviceDock, gapsDock);
 

@@ -173,6 +173,17 @@ private slots:
         QSignalSpy finished(&runner, &JobRunner::finished);
         QSignalSpy roofFailed(&runner, &JobRunner::rooflineFailed);
         QSignalSpy analysisFailed(&runner, &JobRunner::analysisFailed);
+        // The Gaps pane's bins come from the worker, just before the analysis they were binned from.
+        std::vector<std::string> order;
+        std::shared_ptr<const GapHistogramData> bins;
+        connect(&runner, &JobRunner::gapHistogramReady, this, [&](std::shared_ptr<const GapHistogramData> b) {
+            order.push_back("bins");
+            bins = std::move(b);
+        });
+        connect(&runner, &JobRunner::analysisReady, this, [&](std::shared_ptr<const AnalysisResult> a) {
+            order.push_back("analysis");
+            QVERIFY(bins && bins->analysis == a);
+        });
         const QString tracePath = dir.filePath(QStringLiteral("decode.sqlite"));   // the injected loader ignores it
         runner.open({config, tracePath});
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
@@ -185,6 +196,14 @@ private slots:
         QVERIFY(doc.summary() && doc.analysis() && doc.timeline());
         QVERIFY(doc.roofline() && doc.roofline()->report);
         QVERIFY(doc.diagnosis());
+        QCOMPARE(order, (std::vector<std::string>{"bins", "analysis"}));
+        QCOMPARE(doc.gapHistogram(), bins);
+        const GapBins summaryBins = summaryGapBins(doc.analysis()->idle);
+        QVERIFY(bins->summary.count == summaryBins.count && bins->summary.bin_of_gap == summaryBins.bin_of_gap);
+        QVERIFY(bins->byCause.count == binGapsByCause(doc.analysis()->idle).count);
+        // a later analysis without bins of its own does not inherit these
+        doc.setAnalysis(std::make_shared<const AnalysisResult>(*doc.analysis()));
+        QVERIFY(doc.gapHistogram() == nullptr);
 
         const PipelineResult ref = run_pipeline_on(reference, runner.settings().pipelineOptions(config));
         QCOMPARE(doc.summary()->kernels.total_ns, ref.summary.kernels.total_ns);
