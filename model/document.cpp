@@ -13,6 +13,7 @@ void Document::dropResults()
     summary_.reset();
     timeline_.reset();
     analysis_.reset();
+    gapHistogram_.reset();
     roofline_.reset();
     rooflineError_.clear();
     shapes_.reset();
@@ -53,6 +54,8 @@ void Document::setAnalysis(std::shared_ptr<const AnalysisResult> result)
     analysis_ = std::move(result);
     emit analysisChanged();
 }
+
+void Document::setGapHistogram(std::shared_ptr<const GapHistogramData> bins) { gapHistogram_ = std::move(bins); }
 
 void Document::setRoofline(std::shared_ptr<const RooflineOutput> roofline)
 {

@@ -15,6 +15,7 @@
 #include "analysis/roofline/shape_throughput.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/trace/trace.h"
+#include "model/gap_histogram.h"
 #include "model/timeline_index.h"
 
 namespace sl {
@@ -38,6 +39,11 @@ public:
     std::shared_ptr<const Summary> summary() const { return summary_; }
     std::shared_ptr<const TimelineIndex> timeline() const { return timeline_; }
     std::shared_ptr<const AnalysisResult> analysis() const { return analysis_; }
+    // The Gaps pane's bins of analysis(), computed on the job's worker; null when not given for this analysis.
+    std::shared_ptr<const GapHistogramData> gapHistogram() const
+    {
+        return gapHistogram_ && analysis_ && gapHistogram_->analysis == analysis_ ? gapHistogram_ : nullptr;
+    }
     // Roofline (when a model config was given) and ncu launches (when an ncu file was opened); null until ready.
     std::shared_ptr<const RooflineOutput> roofline() const { return roofline_; }
     // Measured per-(op, shapes, dtype) throughput from the trace's own shapes (Kineto with record_shapes; no model
@@ -56,6 +62,8 @@ public:
     void setSummary(std::shared_ptr<const Summary> summary);
     void setTimeline(std::shared_ptr<const TimelineIndex> index);
     void setAnalysis(std::shared_ptr<const AnalysisResult> result);
+    // Stored without a signal: JobRunner gives it just before the analysis it belongs to (analysisChanged).
+    void setGapHistogram(std::shared_ptr<const GapHistogramData> bins);
     void setRoofline(std::shared_ptr<const RooflineOutput> roofline);
     void setRooflineError(const QString& message);
     void setShapes(std::shared_ptr<const ShapeRooflineResult> shapes);
@@ -83,6 +91,7 @@ private:
     std::shared_ptr<const Summary> summary_;
     std::shared_ptr<const TimelineIndex> timeline_;
     std::shared_ptr<const AnalysisResult> analysis_;
+    std::shared_ptr<const GapHistogramData> gapHistogram_;
     std::shared_ptr<const RooflineOutput> roofline_;
     std::shared_ptr<const ShapeRooflineResult> shapes_;
     std::shared_ptr<const Diagnosis> diagnosis_;

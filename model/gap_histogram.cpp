@@ -85,6 +85,17 @@ GapBins summaryGapBins(const IdleResult& idle)
     return binGaps(idle, std::move(edges));
 }
 
+std::shared_ptr<const GapHistogramData> binGapHistogram(std::shared_ptr<const AnalysisResult> analysis)
+{
+    auto d = std::make_shared<GapHistogramData>();
+    if (analysis) {
+        d->byCause = binGapsByCause(analysis->idle);
+        d->summary = summaryGapBins(analysis->idle);
+    }
+    d->analysis = std::move(analysis);
+    return d;
+}
+
 std::vector<int64_t> logGapEdges(int64_t max_gap_ns, int per_decade, int64_t first_ns)
 {
     per_decade = std::max(1, per_decade);

@@ -4,8 +4,10 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "analysis/timeline/analysis.h"
 #include "analysis/timeline/idle.h"
 #include "analysis/timeline/summary.h"
 
@@ -40,6 +42,15 @@ struct GapBins {
 GapBins binGaps(const IdleResult& idle, std::vector<int64_t> edges);
 // The summary's 7 buckets (gap_bucket_defs()) as bins: equal to idle.histogram.
 GapBins summaryGapBins(const IdleResult& idle);
+
+// The Gaps pane's default figures for one analysis, binned once on the worker that produced the analysis
+// (JobRunner), so an analysis of 10^7 gaps costs the GUI thread no pass over them when it arrives (issue 18).
+struct GapHistogramData {
+    std::shared_ptr<const AnalysisResult> analysis;   // what was binned
+    GapHistogram byCause;                             // binGapsByCause(analysis->idle)
+    GapBins summary;                                  // summaryGapBins(analysis->idle)
+};
+std::shared_ptr<const GapHistogramData> binGapHistogram(std::shared_ptr<const AnalysisResult> analysis);
 
 // Log-spaced edges: 0, then first_ns·10^(k / per_decade) for k = 0, 1, ... (rounded to the ns) until an edge lies
 // above max_gap_ns; the first bin [0, first_ns) holds the shorter gaps. Only {0, first_ns} when max_gap_ns < first_ns.

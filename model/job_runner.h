@@ -69,6 +69,8 @@ signals:
     // Stage 4: idle attribution, operator classes, phases... (analysis/timeline/analysis.h). A failing analysis does not fail
     // the job: analysisFailed carries its message and the earlier stages stay shown.
     void analysisReady(std::shared_ptr<const sl::AnalysisResult> result);
+    // The Gaps pane's bins of that analysis (binGapHistogram), binned on the worker: emitted just before it.
+    void gapHistogramReady(std::shared_ptr<const sl::GapHistogramData> bins);
     void analysisFailed(const QString& message);
     // Stage 5 (only when a model config or an ncu file was given): Roofline and ncu launches. A bad config or ncu
     // file gives rooflineFailed, and the findings still come (computed without the Roofline).

@@ -217,6 +217,37 @@ int64_t KernelLookup::kernelOfApi(int64_t api) const
     return apiKernel_[size_t(api)];
 }
 
+int64_t KernelLookup::scanLongestInstance(const Trace& trace, StrId name)
+{
+    const KernelTable& k = trace.kernels;
+    int64_t best = -1;
+    for (size_t i = 0; i < k.size(); ++i)
+        if (k.name[i] == name && (best < 0 || k.end[i] - k.start[i] > k.end[size_t(best)] - k.start[size_t(best)]))
+            best = int64_t(i);
+    return best;
+}
+
+int64_t KernelLookup::scanKernelOfApi(const Trace& trace, int64_t api)
+{
+    if (api < 0 || size_t(api) >= trace.api.size())
+        return -1;
+    const KernelTable& k = trace.kernels;
+    for (size_t i = 0; i < k.size(); ++i)
+        if (k.launch_api[i] == api)
+            return int64_t(i);
+    return -1;
+}
+
+int64_t KernelLookup::scanLongestRange(const Trace& trace, StrId name)
+{
+    const RangeTable& r = trace.ranges;
+    int64_t best = -1;
+    for (size_t i = 0; i < r.size(); ++i)
+        if (r.name[i] == name && (best < 0 || r.end[i] - r.start[i] > r.end[size_t(best)] - r.start[size_t(best)]))
+            best = int64_t(i);
+    return best;
+}
+
 std::vector<StrId> KernelLookup::search(std::string_view needle, size_t limit) const
 {
     std::vector<StrId> out;

@@ -63,6 +63,12 @@ public:
     // at most `limit`. O(distinct names).
     std::vector<StrId> search(std::string_view needle, size_t limit = 50) const;
 
+    // The answers of longestInstance, kernelOfApi and longestRange from one scan of the trace: for a caller whose
+    // timeline index has no lookup yet (a coarse index, before refine()). O(kernels) or O(ranges) per call.
+    static int64_t scanLongestInstance(const Trace& trace, StrId name);
+    static int64_t scanKernelOfApi(const Trace& trace, int64_t api);
+    static int64_t scanLongestRange(const Trace& trace, StrId name);
+
     size_t memoryBytes() const;
 
 private:

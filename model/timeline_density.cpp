@@ -8,23 +8,27 @@ namespace sl {
 GapDensity::GapDensity(const TimelineIndex& index, const TimelineLane& lane) : index_(&index), lane_(&lane)
 {
     const uint32_t n = uint32_t(lane.items.size());
-    blockPrefix_.reserve(n / TimelineIndex::kBlock + 2);
+    if (lane.blockSum.size() == (n + TimelineIndex::kBlock - 1) / TimelineIndex::kBlock + 1) {
+        lanePrefix_ = &lane.blockSum;
+        return;
+    }
+    ownPrefix_.reserve(n / TimelineIndex::kBlock + 2);
     int64_t sum = 0;
     for (uint32_t i = 0; i < n; ++i) {
         if (i % TimelineIndex::kBlock == 0)
-            blockPrefix_.push_back(sum);
+            ownPrefix_.push_back(sum);
         sum += index.itemEnd(lane, i) - index.itemStart(lane, i);
     }
-    blockPrefix_.push_back(sum);
+    ownPrefix_.push_back(sum);
 }
 
 int64_t GapDensity::prefix(uint32_t i) const
 {
     const uint32_t n = uint32_t(lane_->items.size());
     if (i >= n)
-        return blockPrefix_.back();
+        return blockPrefix().back();
     const uint32_t b = i / TimelineIndex::kBlock;
-    int64_t sum = blockPrefix_[b];
+    int64_t sum = blockPrefix()[b];
     for (uint32_t j = b * TimelineIndex::kBlock; j < i; ++j)
         sum += index_->itemEnd(*lane_, j) - index_->itemStart(*lane_, j);
     return sum;

@@ -4,7 +4,8 @@
 // of a merged "N kernels" block (so it keeps a class colour, not a neutral grey).
 //
 // Both read only TimelineIndex's public lane queries (item start/end, binary searches), not how the index stores
-// its levels, and cost O(log n + kBlock) per query after an O(gaps) pass over a gap lane.
+// its levels, and cost O(log n + kBlock) per query; a gap lane's prefix sums come with the index
+// (TimelineLane::blockSum, built on the worker), so making a GapDensity is O(1) on the GUI thread.
 
 #include <cstdint>
 #include <vector>
@@ -18,6 +19,7 @@ class GapDensity {
 public:
     GapDensity() = default;
     // `lane` must be a gap lane of `index` (its items are disjoint, sorted by start); both outlive this object.
+    // O(1) when the lane carries its block sums (an index's gap lanes do), else one O(gaps) pass.
     GapDensity(const TimelineIndex& index, const TimelineLane& lane);
 
     bool isNull() const { return index_ == nullptr; }
@@ -30,7 +32,10 @@ private:
     int64_t prefix(uint32_t i) const;   // Σ durations of items [0, i)
     const TimelineIndex* index_ = nullptr;
     const TimelineLane* lane_ = nullptr;
-    std::vector<int64_t> blockPrefix_;  // Σ durations of items before block b (kBlock items per block)
+    const std::vector<int64_t>& blockPrefix() const { return lanePrefix_ ? *lanePrefix_ : ownPrefix_; }
+    // Σ durations of items before block b (kBlock items per block), then the total: the lane's, or our own
+    const std::vector<int64_t>* lanePrefix_ = nullptr;
+    std::vector<int64_t> ownPrefix_;
 };
 
 // The operator class holding the most kernel time among items [first, first + count) of a stream lane, from at

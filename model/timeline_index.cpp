@@ -318,6 +318,102 @@ std::vector<std::vector<LodSpan>> coarseLevelsOf(const LaneTimes& times, uint32_
     return levels;
 }
 
+// A lane's references as plain vectors while it is built; packed into the lane once its levels are done.
+struct Raw {
+    std::vector<uint32_t> items, gapBefore;
+};
+
+// Running maximum of the item ends at the end of each block of kBlock items.
+std::vector<int64_t> blockMaximaOf(const LaneTimes& times, uint32_t n)
+{
+    std::vector<int64_t> out;
+    out.reserve((n + TimelineIndex::kBlock - 1) / TimelineIndex::kBlock);
+    int64_t running = INT64_MIN;
+    for (uint32_t i = 0; i < n; ++i) {
+        running = std::max(running, times.end(i));
+        if ((i + 1) % TimelineIndex::kBlock == 0 || i + 1 == n)
+            out.push_back(running);
+    }
+    return out;
+}
+
+// A gap lane's idle time before each block of kBlock items, then its total (GapDensity's prefix sums).
+std::vector<int64_t> blockSumsOf(const LaneTimes& times, uint32_t n)
+{
+    std::vector<int64_t> out;
+    out.reserve(n / TimelineIndex::kBlock + 2);
+    int64_t sum = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+        if (i % TimelineIndex::kBlock == 0)
+            out.push_back(sum);
+        sum += times.end(i) - times.start(i);
+    }
+    out.push_back(sum);
+    return out;
+}
+
+// A device's gap lane from its stream lanes (each sorted by (start, packed ref)): walk them merged in that order,
+// so the device's ops never need one sorted copy. A gap opens where an op starts after everything before it ended.
+// The result does not depend on the order of `streams` (the packed reference breaks ties).
+void gapLaneOf(const Trace& t, const std::vector<const std::vector<uint32_t>*>& streams, Raw& gl)
+{
+    struct Head {
+        int64_t start;
+        uint32_t ref;
+        uint32_t lane;   // position in streams
+        uint32_t pos;
+        bool operator>(const Head& o) const { return start != o.start ? start > o.start : ref > o.ref; }
+    };
+    std::vector<LaneTimes> times;
+    std::vector<Head> heap;
+    static const std::vector<uint32_t> kNone;
+    for (size_t s = 0; s < streams.size(); ++s) {
+        times.push_back(laneTimes(t, LaneKind::Stream, *streams[s], kNone));
+        if (!streams[s]->empty())
+            heap.push_back({times.back().start(0), streams[s]->front(), uint32_t(s), 0});
+    }
+    std::make_heap(heap.begin(), heap.end(), std::greater<>());
+    int64_t curEnd = INT64_MIN;
+    uint32_t curRef = 0;
+    while (!heap.empty()) {
+        std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+        Head h = heap.back();
+        const std::vector<uint32_t>& sl = *streams[h.lane];
+        const int64_t e = times[h.lane].end(h.pos);
+        if (e > h.start) {
+            if (curEnd != INT64_MIN && h.start > curEnd) {
+                gl.gapBefore.push_back(curRef);
+                gl.items.push_back(h.ref);
+            }
+            if (e > curEnd) {
+                curEnd = e;
+                curRef = h.ref;
+            }
+        }
+        if (++h.pos < sl.size()) {
+            heap.back() = {times[h.lane].start(h.pos), sl[h.pos], h.lane, h.pos};
+            std::push_heap(heap.begin(), heap.end(), std::greater<>());
+        } else {
+            heap.pop_back();
+        }
+    }
+}
+
+// Runs work(order[i]) for every i on `threads` threads, largest-first order given by the caller; rethrows the
+// first failure, throws Cancelled when cancelled.
+void runLaneTasks(const std::vector<size_t>& order, unsigned threads, const LoadControl& control,
+                  const std::function<void(size_t)>& work)
+{
+    TaskRun run;
+    run_tasks(order.size(), threads, run, [&](size_t task, unsigned) {
+        if (!control.cancelled())
+            work(order[task]);
+    });
+    control.check();
+    if (run.first_failed.load() != SIZE_MAX)
+        std::rethrow_exception(run.errors[run.first_failed.load()]);
+}
+
 } // namespace
 
 std::shared_ptr<const TimelineIndex> TimelineIndex::build(std::shared_ptr<const Trace> tracePtr, const LoadControl& control)
@@ -339,30 +435,56 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::refine(const TimelineIndex& 
         return idx;
     const Trace& t = *idx->trace_;
     std::vector<TimelineLane>& lanes = idx->lanes_;
-    std::vector<size_t> order(lanes.size());
-    for (size_t i = 0; i < order.size(); ++i)
-        order[i] = i;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return lanes[a].items.size() > lanes[b].items.size(); });
-    TaskRun run;
-    run_tasks(order.size(), reader_threads(), run, [&](size_t task, unsigned) {
-        if (control.cancelled())
+    const unsigned threads = reader_threads();
+    std::vector<Raw> raw(lanes.size());
+    auto bySize = [&](std::vector<size_t> order) {
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return lanes[a].items.size() > lanes[b].items.size(); });
+        return order;
+    };
+
+    // ---- The finer levels of the stream, API and NVTX lanes (their items unpacked once: the stream lanes' are
+    // kept for the gap lanes), and the per-name kernel lookup beside them, as large as the largest lane.
+    std::vector<size_t> itemLanes, gapLanes;
+    for (size_t i = 0; i < lanes.size(); ++i)
+        (lanes[i].kind == LaneKind::Gaps ? gapLanes : itemLanes).push_back(i);
+    std::vector<size_t> order = bySize(itemLanes);
+    order.insert(order.begin() + std::min<size_t>(1, order.size()), SIZE_MAX);
+    LoadControl quiet;   // no progress from other threads: the callback belongs to the calling one
+    quiet.cancel = control.cancel;
+    std::shared_ptr<const KernelLookup> lookup;
+    runLaneTasks(order, threads, control, [&](size_t li) {
+        if (li == SIZE_MAX) {
+            lookup = KernelLookup::build(idx->trace_, quiet);
             return;
-        TimelineLane& lane = lanes[order[task]];
-        lane.levels.clear();
-        const uint32_t n = static_cast<uint32_t>(lane.items.size());
-        if (n < 64)
-            return;
-        std::vector<uint32_t> items(n), gapBefore(lane.gapBefore.size());
-        for (uint32_t i = 0; i < n; ++i)
-            items[i] = lane.items[i];
-        for (uint32_t i = 0; i < gapBefore.size(); ++i)
-            gapBefore[i] = lane.gapBefore[i];
-        lane.levels = levelsOf(laneTimes(t, lane.kind, items, gapBefore), n, control.cancel);
+        }
+        TimelineLane& lane = lanes[li];
+        raw[li].items = lane.items.toVector();
+        const uint32_t n = static_cast<uint32_t>(raw[li].items.size());
+        lane.levels = levelsOf(laneTimes(t, lane.kind, raw[li].items, raw[li].gapBefore), n, control.cancel);
+        if (lane.kind != LaneKind::Stream)
+            raw[li] = Raw{};
     });
-    control.check();
-    if (run.first_failed.load() != SIZE_MAX)
-        std::rethrow_exception(run.errors[run.first_failed.load()]);
+    control.report(0.7, "timeline");
+
+    // ---- The gap lanes, as build() makes them: from the device's stream lanes, then their levels.
+    runLaneTasks(gapLanes, threads, control, [&](size_t li) {
+        TimelineLane& lane = lanes[li];
+        std::vector<const std::vector<uint32_t>*> streams;
+        for (size_t s = 0; s < lanes.size(); ++s)
+            if (lanes[s].kind == LaneKind::Stream && lanes[s].device == lane.device)
+                streams.push_back(&raw[s].items);
+        Raw gl;
+        gapLaneOf(t, streams, gl);
+        const uint32_t n = static_cast<uint32_t>(gl.items.size());
+        const LaneTimes times = laneTimes(t, lane.kind, gl.items, gl.gapBefore);
+        lane.blockMaxEnd = blockMaximaOf(times, n);
+        lane.blockSum = blockSumsOf(times, n);
+        lane.levels = levelsOf(times, n, control.cancel);
+        lane.items = PackedRefs(gl.items);
+        lane.gapBefore = PackedRefs(gl.gapBefore);
+    });
+    idx->lookup_ = std::move(lookup);
     control.report(1.0, "timeline");
     return idx;
 }
@@ -394,10 +516,6 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
         std::vector<size_t> streams;  // the device's stream lanes
     };
     std::vector<GapLaneTask> gapTasks;
-    // Each lane's references as plain vectors while it is built; packed into the lane once its levels are done.
-    struct Raw {
-        std::vector<uint32_t> items, gapBefore;
-    };
     std::vector<Raw> raw;
     auto addGapLane = [&](uint16_t device, std::vector<size_t> streamLanes) {
         TimelineLane gl;
@@ -472,19 +590,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
 
     std::vector<TimelineLane>& lanes = idx->lanes_;
     auto timesOf = [&](size_t li) { return laneTimes(t, lanes[li].kind, raw[li].items, raw[li].gapBefore); };
-    auto blockMaxima = [&](size_t li) {
-        const LaneTimes times = timesOf(li);
-        const size_t n = raw[li].items.size();
-        TimelineLane& lane = lanes[li];
-        int64_t running = INT64_MIN;
-        lane.blockMaxEnd.clear();
-        lane.blockMaxEnd.reserve((n + kBlock - 1) / kBlock);
-        for (uint32_t i = 0; i < n; ++i) {
-            running = std::max(running, times.end(i));
-            if ((i + 1) % kBlock == 0 || i + 1 == n)
-                lane.blockMaxEnd.push_back(running);
-        }
-    };
+    auto blockMaxima = [&](size_t li) { lanes[li].blockMaxEnd = blockMaximaOf(timesOf(li), uint32_t(raw[li].items.size())); };
     // Largest lanes first, so one long lane does not start last on a busy thread.
     auto bySize = [&](std::vector<size_t> order) {
         std::stable_sort(order.begin(), order.end(),
@@ -492,14 +598,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
         return order;
     };
     auto runAll = [&](const std::vector<size_t>& order, const std::function<void(size_t)>& work) {
-        TaskRun run;
-        run_tasks(order.size(), threads, run, [&](size_t task, unsigned) {
-            if (!control.cancelled())
-                work(order[task]);
-        });
-        control.check();
-        if (run.first_failed.load() != SIZE_MAX)
-            std::rethrow_exception(run.errors[run.first_failed.load()]);
+        runLaneTasks(order, threads, control, work);
     };
 
     // ---- Stream, API and NVTX lanes: sort by (start, packed ref) unless already in that order (the readers give
@@ -529,66 +628,30 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
     });
     control.report(0.4, "timeline");
 
-    // ---- Gap lanes: walk the device's stream lanes merged by (start, packed ref) (each is sorted already), so the
-    // device's ops never need one sorted copy. A gap opens where an op starts after everything before it ended.
-    {
+    // ---- Gap lanes (a coarse index leaves them empty: refine() adds them): from the device's stream lanes.
+    if (!coarse) {
         std::vector<size_t> order(gapTasks.size());
         for (size_t i = 0; i < order.size(); ++i)
             order[i] = i;
         runAll(order, [&](size_t g) {
             const GapLaneTask& task = gapTasks[g];
-            Raw& gl = raw[task.lane];
-            struct Head {
-                int64_t start;
-                uint32_t ref;
-                uint32_t lane;   // position in task.streams
-                uint32_t pos;
-                bool operator>(const Head& o) const { return start != o.start ? start > o.start : ref > o.ref; }
-            };
-            std::vector<LaneTimes> times;
-            std::vector<Head> heap;
-            for (size_t s = 0; s < task.streams.size(); ++s) {
-                times.push_back(timesOf(task.streams[s]));
-                if (!raw[task.streams[s]].items.empty())
-                    heap.push_back({times.back().start(0), raw[task.streams[s]].items[0], uint32_t(s), 0});
-            }
-            std::make_heap(heap.begin(), heap.end(), std::greater<>());
-            int64_t curEnd = INT64_MIN;
-            uint32_t curRef = 0;
-            while (!heap.empty()) {
-                std::pop_heap(heap.begin(), heap.end(), std::greater<>());
-                Head h = heap.back();
-                const std::vector<uint32_t>& sl = raw[task.streams[h.lane]].items;
-                const int64_t e = times[h.lane].end(h.pos);
-                if (e > h.start) {
-                    if (curEnd != INT64_MIN && h.start > curEnd) {
-                        gl.gapBefore.push_back(curRef);
-                        gl.items.push_back(h.ref);
-                    }
-                    if (e > curEnd) {
-                        curEnd = e;
-                        curRef = h.ref;
-                    }
-                }
-                if (++h.pos < sl.size()) {
-                    heap.back() = {times[h.lane].start(h.pos), sl[h.pos], h.lane, h.pos};
-                    std::push_heap(heap.begin(), heap.end(), std::greater<>());
-                } else {
-                    heap.pop_back();
-                }
-            }
+            std::vector<const std::vector<uint32_t>*> streams;
+            for (size_t sl : task.streams)
+                streams.push_back(&raw[sl].items);
+            gapLaneOf(t, streams, raw[task.lane]);
             blockMaxima(task.lane);
+            lanes[task.lane].blockSum = blockSumsOf(timesOf(task.lane), uint32_t(raw[task.lane].items.size()));
         });
     }
     control.report(0.6, "timeline");
 
     // ---- Levels of every lane, and the per-name kernel lookup beside them. A coarse index stores the levels from
-    // the one where the whole extent of the lanes is kCoarsePixels wide.
+    // the one where the whole extent of the lanes is kCoarsePixels wide, and no lookup (refine() adds it).
     int coarseLevel = -1;
     if (coarse) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
         for (size_t li = 0; li < lanes.size(); ++li) {
-            if (raw[li].items.empty())
+            if (raw[li].items.empty() || lanes[li].kind == LaneKind::Gaps)
                 continue;
             lo = std::min(lo, timesOf(li).start(0));
             hi = std::max(hi, lanes[li].blockMaxEnd.back());
@@ -605,7 +668,8 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
             all[i] = i;
         std::vector<size_t> order = bySize(all);
         // The lookup sorts every kernel once: as large as the largest lane, so it goes early.
-        order.insert(order.begin() + std::min<size_t>(1, order.size()), SIZE_MAX);
+        if (!coarse)
+            order.insert(order.begin() + std::min<size_t>(1, order.size()), SIZE_MAX);
         LoadControl quiet;   // no progress from other threads: the callback belongs to the calling one
         quiet.cancel = control.cancel;
         runAll(order, [&](size_t li) {
@@ -627,8 +691,8 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
             gpuLo = lo;
             gpuHi = hi;
         }
-        if (lanes[i].items.empty())
-            continue;
+        if (lanes[i].items.empty() || lanes[i].kind == LaneKind::Gaps)
+            continue;   // (a gap lane lies inside its device's stream lanes)
         lo = std::min(lo, idx->itemStart(lanes[i], 0));
         hi = std::max(hi, lanes[i].blockMaxEnd.back());
     }
@@ -782,7 +846,8 @@ size_t TimelineIndex::memoryBytes() const
 {
     size_t b = sizeof(*this) + lanes_.capacity() * sizeof(TimelineLane);
     for (const TimelineLane& l : lanes_) {
-        b += l.items.memoryBytes() + l.blockMaxEnd.capacity() * sizeof(int64_t) + l.gapBefore.memoryBytes() +
+        b += l.items.memoryBytes() + (l.blockMaxEnd.capacity() + l.blockSum.capacity()) * sizeof(int64_t) +
+             l.gapBefore.memoryBytes() +
              l.levels.capacity() * sizeof(std::vector<LodSpan>);
         for (const auto& lv : l.levels)
             b += lv.capacity() * sizeof(LodSpan);

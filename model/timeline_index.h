@@ -10,8 +10,10 @@
 // lanes on parallel threads (SIGHTLINE_LOAD_THREADS; the result does not depend on the thread count).
 //
 // Coarse first (issue 18): buildCoarse() skips the search for each lane's finest stored level and stores only the
-// coarse levels (2^L ns per pixel with the whole trace at most kCoarsePixels wide), one pass per lane, so a view can
-// show the trace while refine() adds the finer levels on a worker; refine()'s index equals build()'s.
+// coarse levels (2^L ns per pixel with the whole trace at most kCoarsePixels wide), one pass per lane, and leaves out
+// what drawing the trace does not need: the gap lanes are there but empty (no items, blocks or levels) and there is
+// no kernel lookup (kernelLookup() is null). A view shows the trace from it while refine() adds the finer levels,
+// the gap lanes and the lookup on a worker; refine()'s index equals build()'s.
 
 #include <QString>
 #include <cstdint>
@@ -54,7 +56,12 @@ struct TimelineLane {
     // Both are packed (PackedRefs: about 1 byte per item where neighbouring items are close rows).
     PackedRefs items;
     PackedRefs gapBefore;
-    std::vector<int64_t> blockMaxEnd;   // running max of ends up to the end of each block of kBlock items
+    // Running max of ends up to the end of each block of kBlock items (in a gap lane, whose gaps are disjoint, the
+    // end of each block's last gap: kept all the same, as a binary search of the packed gaps made frames slower).
+    std::vector<int64_t> blockMaxEnd;
+    // Gap lanes only: idle time before each block of kBlock items, then the lane's total (GapDensity's prefix sums,
+    // built with the lane so the GUI thread does not walk 10^7 gaps when an index arrives).
+    std::vector<int64_t> blockSum;
     // levels[L]: merged spans for 2^L ns per pixel; empty when not worth storing (draw the items directly).
     std::vector<std::vector<LodSpan>> levels;
 };
@@ -86,10 +93,12 @@ public:
 
     // Builds the index; polls control for cancellation.
     static std::shared_ptr<const TimelineIndex> build(std::shared_ptr<const Trace> trace, const LoadControl& control = {});
-    // The lanes, items and kernel lookup of build(), with only the coarse levels (complete() is false).
+    // The lanes and items of build() with only the coarse levels (complete() is false); its gap lanes are empty and
+    // it has no kernel lookup.
     static std::shared_ptr<const TimelineIndex> buildCoarse(std::shared_ptr<const Trace> trace,
                                                             const LoadControl& control = {});
-    // The complete index from a coarse one: its lanes with every level build() stores. Shares the kernel lookup.
+    // The complete index from a coarse one: its lanes with every level build() stores, the gap lanes and the kernel
+    // lookup. Equal to build()'s.
     static std::shared_ptr<const TimelineIndex> refine(const TimelineIndex& coarse, const LoadControl& control = {});
     bool complete() const { return coarseLevel_ < 0; }
     // The finest level a coarse index stores (-1 when complete): a view zoomed in further draws that level's spans
@@ -122,12 +131,14 @@ public:
 
     RangeStats rangeStats(int64_t from, int64_t to) const;
 
-    // Kernels grouped by name (distribution, longest instance, search, API -> kernel), built with the index.
-    const KernelLookup& kernelLookup() const { return *lookup_; }
+    // Kernels grouped by name (distribution, longest instance, search, API -> kernel), built with the complete
+    // index; null in a coarse one (callers fall back to a scan or wait for the complete index).
+    const KernelLookup* kernelLookup() const { return lookup_.get(); }
     std::shared_ptr<const KernelLookup> kernelLookupPtr() const { return lookup_; }
     // Position of kernel `kernel` in its stream lane's items; UINT32_MAX when not found. O(log n).
     uint32_t itemOfKernel(uint32_t kernel) const;
-    // Gap-lane item of the device gap [start, end) of `device` (e.g. from AnalysisResult::idle); -1 if none.
+    // Gap-lane item of the device gap [start, end) of `device` (e.g. from AnalysisResult::idle); -1 if none (and
+    // always in a coarse index, whose gap lanes are empty).
     int laneOfGaps(uint16_t device) const;
     int64_t gapItemAt(int lane, int64_t start) const;
     // Merged-span summary of items [first, first + count) of a lane: how many, their span, and the most frequent

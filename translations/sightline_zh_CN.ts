@@ -3574,6 +3574,10 @@ Open the config.json together with the trace (File › Open, select both files),
             <numerusform>选区 %1（%2 – %3）· 忙碌 %4 · 空闲 %5 · %n 个内核</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Finding the idle gaps…</source>
+        <translation>正在查找空闲间隙…</translation>
+    </message>
 </context>
 <context>
     <name>sl::WarningText</name>

@@ -316,13 +316,12 @@ QString DetailsPanel::kernelHtml(size_t i) const
         NameDistribution d;
         double percentile = 1.0;
         int64_t longest = -1;
-        if (index_) {
-            const KernelLookup& lk = index_->kernelLookup();
-            d = lk.distribution(k.name[i]);
-            percentile = lk.percentileOf(int64_t(i));
-            longest = lk.longestInstance(k.name[i]);
+        if (const KernelLookup* lk = index_ ? index_->kernelLookup() : nullptr) {
+            d = lk->distribution(k.name[i]);
+            percentile = lk->percentileOf(int64_t(i));
+            longest = lk->longestInstance(k.name[i]);
         } else {
-            // No timeline index (and so no lookup) was given: one scan, as a fallback.
+            // No timeline index, or a coarse one (no lookup until it is complete): one scan, as a fallback.
             std::vector<std::pair<int64_t, int64_t>> same;   // (duration, -row)
             for (size_t j = 0; j < k.size(); ++j)
                 if (k.name[j] == k.name[i])

@@ -406,8 +406,11 @@ void FindingsView::activate(const QModelIndex& index)
                 if (id != StringPool::kNotFound) {
                     selection_->setKernelName(id);
                     // And its longest instance, as the Kernels table does, so the timeline and Details follow.
-                    if (const auto index = document_->timeline())
-                        selection_->setKernel(index->kernelLookup().longestInstance(id));
+                    if (const auto index = document_->timeline()) {
+                        const KernelLookup* lookup = index->kernelLookup();   // null until the index is complete
+                        selection_->setKernel(lookup ? lookup->longestInstance(id)
+                                                     : KernelLookup::scanLongestInstance(index->trace(), id));
+                    }
                 }
             }
         }

@@ -70,11 +70,11 @@ GapHistogramView::GapHistogramView(QWidget* parent) : QWidget(parent)
 
 void GapHistogramView::setSelection(Selection* selection) { selection_ = selection; }
 
-std::vector<int64_t> GapHistogramView::gapsInBucket(int bucket) const { return bins_.gapsIn(bucket); }
+std::vector<int64_t> GapHistogramView::gapsInBucket(int bucket) const { return bins_->gapsIn(bucket); }
 
 QString GapHistogramView::binLabel(int bucket) const
 {
-    if (bucket < 0 || size_t(bucket) >= bins_.size())
+    if (bucket < 0 || size_t(bucket) >= bins_->size())
         return {};
     if (!fine_) {
         const GapBucketDef& d = gap_bucket_defs()[size_t(bucket)];
@@ -85,7 +85,7 @@ QString GapHistogramView::binLabel(int bucket) const
     // carry a unit ("1µs", then "1.78", "3.16", "5.62", "10µs"): short enough to stand side by side in a dock
     if (bucket == 0)
         return QStringLiteral("0");
-    const int64_t lo = bins_.lo(size_t(bucket));
+    const int64_t lo = bins_->lo(size_t(bucket));
     int64_t m = lo;
     while (m >= 10 && m % 10 == 0)
         m /= 10;
@@ -101,32 +101,32 @@ QString GapHistogramView::binLabel(int bucket) const
 
 QString GapHistogramView::bucketSummary(int bucket) const
 {
-    if (bucket < 0 || size_t(bucket) >= bins_.size())
+    if (bucket < 0 || size_t(bucket) >= bins_->size())
         return {};
     const size_t b = size_t(bucket);
     QString range;
     if (!fine_)
         range = binLabel(bucket);
-    else if (bins_.hi(b) == std::numeric_limits<int64_t>::max())
-        range = QStringLiteral("≥ %1").arg(formatDuration(bins_.lo(b)));
+    else if (bins_->hi(b) == std::numeric_limits<int64_t>::max())
+        range = QStringLiteral("≥ %1").arg(formatDuration(bins_->lo(b)));
     else
-        range = QStringLiteral("%1 – %2").arg(formatDuration(bins_.lo(b)), formatDuration(bins_.hi(b)));
-    const int64_t n = bins_.binCount(b);
-    QString h = tr("<b>%1</b>: %n gap(s), %2 in all", nullptr, int(n)).arg(range.toHtmlEscaped(), formatDuration(bins_.binTotal(b)));
+        range = QStringLiteral("%1 – %2").arg(formatDuration(bins_->lo(b)), formatDuration(bins_->hi(b)));
+    const int64_t n = bins_->binCount(b);
+    QString h = tr("<b>%1</b>: %n gap(s), %2 in all", nullptr, int(n)).arg(range.toHtmlEscaped(), formatDuration(bins_->binTotal(b)));
     for (GapCause c : kCauses) {
-        const int64_t cn = bins_.count[b][size_t(c)];
+        const int64_t cn = bins_->count[b][size_t(c)];
         if (cn == 0)
             continue;
         h += QStringLiteral("<br><span style=\"color:%1\">■</span>&nbsp;").arg(TimelineView::causeColor(c).name()) +
              tr("%1: %2 · %3").arg(TimelineView::causeLabel(c).toHtmlEscaped()).arg(cn).arg(
-                 formatDuration(bins_.total_ns[b][size_t(c)]));
+                 formatDuration(bins_->total_ns[b][size_t(c)]));
     }
     return h;
 }
 
 void GapHistogramView::selectBucket(int bucket)
 {
-    if (bucket < 0 || size_t(bucket) >= bins_.size())
+    if (bucket < 0 || size_t(bucket) >= bins_->size())
         bucket = -1;
     selectedBucket_ = bucket;
     const std::vector<int64_t> gaps = gapsInBucket(bucket);
@@ -165,10 +165,12 @@ void GapHistogramView::setFineBins(bool fine)
     emit fineBinsChanged(fine_);
 }
 
-void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
+void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis,
+                                   std::shared_ptr<const GapHistogramData> binned)
 {
     analysis_ = std::move(analysis);
-    histogram_ = analysis_ ? binGapsByCause(analysis_->idle) : GapHistogram{};
+    binned_ = binned && analysis_ && binned->analysis == analysis_ ? std::move(binned) : nullptr;
+    histogram_ = binned_ ? binned_->byCause : analysis_ ? binGapsByCause(analysis_->idle) : GapHistogram{};
     selectedBucket_ = -1;
     // Gap indices belong to one analysis: a new one makes the highlighted / selected ones meaningless.
     if (selection_) {
@@ -182,9 +184,11 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
 void GapHistogramView::rebuildChart()
 {
     if (!analysis_)
-        bins_ = GapBins{};
+        bins_ = std::make_shared<const GapBins>();
+    else if (!fine_ && binned_)
+        bins_ = std::shared_ptr<const GapBins>(binned_, &binned_->summary);   // binned on the worker
     else
-        bins_ = fine_ ? fineGapBins(analysis_->idle) : summaryGapBins(analysis_->idle);
+        bins_ = std::make_shared<const GapBins>(fine_ ? fineGapBins(analysis_->idle) : summaryGapBins(analysis_->idle));
     auto* chart = new QChart;
     chart->setTitle(fine_ ? tr("Idle gaps by size (4 bins per decade) and cause") : tr("Idle gaps by size and cause"));
     chart->legend()->setAlignment(Qt::AlignBottom);
@@ -196,8 +200,8 @@ void GapHistogramView::rebuildChart()
         auto* set = new QBarSet(TimelineView::causeLabel(c));
         set->setColor(TimelineView::causeColor(c));
         set->setBorderColor(TimelineView::causeColor(c).darker(130));
-        for (size_t b = 0; b < bins_.size(); ++b)
-            *set << double(bins_.count[b][size_t(c)]);
+        for (size_t b = 0; b < bins_->size(); ++b)
+            *set << double(bins_->count[b][size_t(c)]);
         series->append(set);
     }
     chart->addSeries(series);
@@ -209,7 +213,7 @@ void GapHistogramView::rebuildChart()
             QToolTip::hideText();
     });
     QStringList categories;
-    for (size_t b = 0; b < bins_.size(); ++b)
+    for (size_t b = 0; b < bins_->size(); ++b)
         categories << binLabel(int(b));
     auto* x = new QBarCategoryAxis;
     x->append(categories);
@@ -224,8 +228,8 @@ void GapHistogramView::rebuildChart()
     series->attachAxis(x);
     series->attachAxis(y);
     int64_t tallest = 1;
-    for (size_t b = 0; b < bins_.size(); ++b)
-        tallest = std::max(tallest, bins_.binCount(b));
+    for (size_t b = 0; b < bins_->size(); ++b)
+        tallest = std::max(tallest, bins_->binCount(b));
     y->setRange(0, double(tallest));
     y->applyNiceNumbers();
     applyChartColors(chart, palette());

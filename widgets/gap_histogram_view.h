@@ -24,7 +24,10 @@ class GapHistogramView : public QWidget {
     Q_OBJECT
 public:
     explicit GapHistogramView(QWidget* parent = nullptr);
-    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
+    // `binned`: the analysis's bins computed off the GUI thread (binGapHistogram); used when they are of this
+    // analysis, else the view bins the gaps itself.
+    void setAnalysis(std::shared_ptr<const AnalysisResult> analysis,
+                     std::shared_ptr<const GapHistogramData> binned = nullptr);
     // Bin clicks set Selection::highlightedGaps and Selection::gap (the largest gap of the bin).
     void setSelection(Selection* selection);
     // The summary's 7 buckets by cause (whatever the mode).
@@ -34,7 +37,7 @@ public:
     void setFineBins(bool fine);
     bool fineBins() const { return fine_; }
     // The bins the chart shows now (summary buckets or fine bins); a bar's index is its bin.
-    const GapBins& bins() const { return bins_; }
+    const GapBins& bins() const { return *bins_; }
     QToolButton* fineBinsButton() const { return fineButton_; }
 
     // Indices into AnalysisResult::idle.gaps of the gaps in bin b of the current mode, ascending.
@@ -67,8 +70,9 @@ private:
     QToolButton* fineButton_ = nullptr;
     Selection* selection_ = nullptr;
     std::shared_ptr<const AnalysisResult> analysis_;
+    std::shared_ptr<const GapHistogramData> binned_;   // of analysis_, or null
     GapHistogram histogram_;
-    GapBins bins_;
+    std::shared_ptr<const GapBins> bins_ = std::make_shared<const GapBins>();
     bool fine_ = false;
     int selectedBucket_ = -1;
 };

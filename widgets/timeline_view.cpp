@@ -131,53 +131,49 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
 
 void TimelineView::mapAnalysis()
 {
-    gapCause_.clear();
-    gapIndex_.clear();
+    // O(classes + highlighted gaps): a gap's analysis entry (cause, index) is looked up when drawn or clicked, so an
+    // index or an analysis of 10^7 gaps arriving costs the GUI thread no pass over the gaps.
     classColor_.clear();
+    if (analysis_ && index_)
+        for (const OpClassTotals& c : analysis_->classes.classes)
+            classColor_.push_back(colorForKey(QString::fromStdString(c.id)));
     rebuildHighlights();
-    if (!analysis_ || !index_)
-        return;
-    for (const OpClassTotals& c : analysis_->classes.classes)
-        classColor_.push_back(colorForKey(QString::fromStdString(c.id)));
-    const auto& lanes = index_->lanes();
-    gapCause_.resize(lanes.size());
-    gapIndex_.resize(lanes.size());
-    for (size_t li = 0; li < lanes.size(); ++li) {
-        const TimelineLane& lane = lanes[li];
-        if (lane.kind != LaneKind::Gaps)
-            continue;
-        std::vector<const Gap*> gaps;
-        for (const Gap& g : analysis_->idle.gaps)
-            if (g.device == lane.device)
-                gaps.push_back(&g);
-        const Gap* base = analysis_->idle.gaps.data();
-        // The analysis lists each device's gaps in time order already: sort only when not (10^7 gaps, GUI thread).
-        auto byStart = [](const Gap* a, const Gap* b) { return a->start < b->start; };
-        if (!std::is_sorted(gaps.begin(), gaps.end(), byStart))
-            std::sort(gaps.begin(), gaps.end(), byStart);
-        auto& causes = gapCause_[li];
-        causes.assign(lane.items.size(), uint8_t(GapCause::Other));
-        auto& indices = gapIndex_[li];
-        indices.assign(lane.items.size(), -1);
-        size_t j = 0;
-        for (uint32_t i = 0; i < lane.items.size(); ++i) {
-            const int64_t s = index_->itemStart(lane, i);
-            while (j < gaps.size() && gaps[j]->start < s)
-                ++j;
-            if (j < gaps.size() && gaps[j]->start == s) {
-                causes[i] = uint8_t(gaps[j]->cause);
-                indices[i] = int32_t(gaps[j] - base);
-            }
-        }
+}
+
+int64_t TimelineView::analysisGapAt(uint16_t device, int64_t start, size_t* hint) const
+{
+    if (!analysis_)
+        return -1;
+    const std::vector<Gap>& gaps = analysis_->idle.gaps;
+    auto before = [](const Gap& g, std::pair<uint16_t, int64_t> key) {
+        return g.device != key.first ? g.device < key.first : g.start < key.second;
+    };
+    const std::pair<uint16_t, int64_t> key{device, start};
+    size_t lo = 0, hi = gaps.size();
+    if (hint && *hint < gaps.size() && (*hint == 0 || before(gaps[*hint - 1], key))) {
+        // Gallop from the hint: the answer is at or after it.
+        lo = *hint;
+        size_t step = 1;
+        while (lo + step < gaps.size() && before(gaps[lo + step], key))
+            step *= 2;
+        hi = std::min(gaps.size(), lo + step + 1);
+        lo += step / 2;
     }
-    rebuildHighlights();
+    const size_t j = size_t(std::lower_bound(gaps.begin() + ptrdiff_t(lo), gaps.begin() + ptrdiff_t(hi), key, before) -
+                            gaps.begin());
+    if (hint)
+        *hint = j;
+    return j < gaps.size() && gaps[j].device == device && gaps[j].start == start ? int64_t(j) : -1;
 }
 
 int64_t TimelineView::analysisGapOf(int lane, uint32_t item) const
 {
-    if (lane < 0 || size_t(lane) >= gapIndex_.size() || item >= gapIndex_[size_t(lane)].size())
+    if (!index_ || !analysis_ || lane < 0 || size_t(lane) >= index_->lanes().size())
         return -1;
-    return gapIndex_[size_t(lane)][item];
+    const TimelineLane& l = index_->lanes()[size_t(lane)];
+    if (l.kind != LaneKind::Gaps || item >= l.items.size())
+        return -1;
+    return analysisGapAt(l.device, index_->itemStart(l, item));
 }
 
 void TimelineView::rebuildHighlights()
@@ -420,14 +416,24 @@ QColor TimelineView::itemColor(const TimelineLane& lane, uint32_t i) const
         return (f & kApiSync) ? kApiSyncColor : (f & (kApiLaunch | kApiGraphLaunch)) ? kApiLaunchColor : kApiOther;
     }
     case ItemKind::Range: return colorForKey(qs(t.str(t.ranges.name[r.row]))).lighter(125);
-    case ItemKind::Gap: {
-        const size_t li = size_t(&lane - index_->lanes().data());
-        if (li < gapCause_.size() && r.row < gapCause_[li].size())
-            return causeColor(GapCause(gapCause_[li][r.row]));
-        return kGapColor;
-    }
+    case ItemKind::Gap: return gapColor(lane, i, nullptr);
     }
     return Qt::gray;
+}
+
+QColor TimelineView::gapColor(const TimelineLane& lane, uint32_t i, GapCursor* cursor) const
+{
+    // By the cause of the analysis's gap (Other where the analysis has none starting there); one colour without
+    // an analysis.
+    if (!analysis_)
+        return kGapColor;
+    // The analysis has at least the lane's gaps between two of them (it also splits a gap at a zero-length op):
+    // start the search where the lane's count puts it; analysisGapAt checks the guess before galloping from it.
+    size_t hint = cursor && cursor->item <= i ? cursor->gap + (i - cursor->item) : 0;
+    const int64_t g = analysisGapAt(lane.device, index_->itemStart(lane, i), cursor ? &hint : nullptr);
+    if (cursor && g >= 0)
+        *cursor = {i, size_t(g)};
+    return causeColor(g >= 0 ? analysis_->idle.gaps[size_t(g)].cause : GapCause::Other);
 }
 
 QString TimelineView::itemName(const TimelineLane& lane, uint32_t i) const
@@ -495,7 +501,10 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
     std::vector<float>* columns = gapsLane ? &idleColumns_[size_t(laneIdx)] : nullptr;
     if (columns)
         *columns = gapDensity_[size_t(laneIdx)].columnFractions(window_, r.width());
+    GapCursor gapCursor;   // the runs come in time order: each gap lookup starts from the last one
     auto blockColor = [&](const Run& run) {
+        if (lane.kind == LaneKind::Gaps)
+            return gapColor(lane, run.first, &gapCursor);
         return run.count > 1 && kernelsLane ? mergedColor(laneIdx, run.first, run.count) : itemColor(lane, run.first);
     };
     std::vector<QColor> labelColor;
@@ -808,6 +817,12 @@ void TimelineView::render(QPainter& p)
         if (i % 2 == 0)
             p.fillRect(laneRect, palette().alternateBase());
         drawLane(p, int(i), laneRect, npp);
+        if (lanes[i].kind == LaneKind::Gaps && !index_->complete()) {
+            // A coarse index has its gap lanes empty: say so rather than show a lane without idle time.
+            p.setPen(palette().placeholderText().color());
+            p.drawText(laneRect.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
+                       tr("Finding the idle gaps…"));
+        }
         p.setClipRect(QRect(0, kAxisHeight, labelWidth_, height()));
         p.setPen(palette().windowText().color());
         const QString title = laneTitle(int(i));
@@ -921,7 +936,8 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e)
                 emit kernelActivated(r.row);
             } else if (r.kind == ItemKind::Api) {
                 // a launch call selects the kernel it launched
-                const int64_t k = index_->kernelLookup().kernelOfApi(r.row);
+                const KernelLookup* lookup = index_->kernelLookup();   // null until the index is complete
+                const int64_t k = lookup ? lookup->kernelOfApi(r.row) : KernelLookup::scanKernelOfApi(index_->trace(), r.row);
                 if (k >= 0) {
                     selection_->setKernel(k);
                     emit kernelActivated(k);
@@ -1006,8 +1022,11 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
     case ItemKind::Memset: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memset.bytes[r.row])); break;
     case ItemKind::Api: html += QStringLiteral("<br>") + tr("Correlation id %1").arg(t.api.correlation[r.row]); break;
     case ItemKind::Gap:
-        if (size_t(laneIdx) < gapCause_.size() && r.row < gapCause_[size_t(laneIdx)].size())
-            html += QStringLiteral("<br>") + tr("Cause: %1").arg(causeLabel(GapCause(gapCause_[size_t(laneIdx)][r.row])));
+        if (analysis_) {
+            const int64_t g = analysisGapOf(laneIdx, r.row);
+            html += QStringLiteral("<br>") +
+                    tr("Cause: %1").arg(causeLabel(g >= 0 ? analysis_->idle.gaps[size_t(g)].cause : GapCause::Other));
+        }
         html += QStringLiteral("<br><i>%1</i>").arg(tr("Click for the kernels around it and what the CPU did.").toHtmlEscaped());
         break;
     default: break;

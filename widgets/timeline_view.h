@@ -73,8 +73,13 @@ public:
     const DrawnRun* runAt(const QPoint& pos, int* lane = nullptr) const;
     // The tooltip (rich text) at widget point pos; empty when nothing is there. Needs a frame drawn first.
     QString tooltipAt(const QPoint& pos) const;
-    // Analysis gap (index into AnalysisResult::idle.gaps) of a gap-lane item, or -1; and back.
+    // Analysis gap (index into AnalysisResult::idle.gaps) of a gap-lane item, or -1; and back. Found when asked (no
+    // per-gap table is built when an index or an analysis arrives): a binary search of the analysis's gaps, which
+    // analyze_idle lists in (device, start) order, matched on the device and the start.
     int64_t analysisGapOf(int lane, uint32_t item) const;
+    // The analysis gap of `device` starting at `start`, or -1. O(log gaps); with `hint` (a position in the gap list,
+    // start at 0) queries in increasing (device, start) order, as a frame's runs come, gallop forward from it.
+    int64_t analysisGapAt(uint16_t device, int64_t start, size_t* hint = nullptr) const;
     // Highlighted gaps (Selection::highlightedGaps) as the timeline outlines them in the idle lanes, by start.
     struct GapMark {
         int lane = -1;
@@ -131,6 +136,13 @@ private:
     void drawAxis(QPainter& p, const QRect& plot, double nsPerPx);
     void drawOverlays(QPainter& p, const QRect& plot);
     QColor itemColor(const TimelineLane& lane, uint32_t i) const;
+    // Where the last gap lookup of a frame landed: the next run's gap is predicted from it (a lane's gaps and the
+    // analysis's gaps of that device correspond nearly one to one), so a frame's lookups are O(1) each.
+    struct GapCursor {
+        uint32_t item = UINT32_MAX;
+        size_t gap = 0;
+    };
+    QColor gapColor(const TimelineLane& lane, uint32_t i, GapCursor* cursor) const;
     QString itemName(const TimelineLane& lane, uint32_t i) const;
     QString tooltipFor(int lane, int64_t item) const;
     QString mergedTooltip(int lane, const DrawnRun& run) const;
@@ -144,8 +156,6 @@ private:
     Selection* selection_;
     std::shared_ptr<const TimelineIndex> index_;
     std::shared_ptr<const AnalysisResult> analysis_;
-    std::vector<std::vector<uint8_t>> gapCause_;   // per lane (gap lanes only): cause of each gap
-    std::vector<std::vector<int32_t>> gapIndex_;   // per lane (gap lanes only): index into analysis idle gaps
     std::vector<std::vector<DrawnRun>> drawn_;     // per lane: the runs of the last frame
     std::vector<GapMark> highlightMarks_;          // highlighted gaps, by start
     std::vector<AxisTick> axisTicks_;              // the last frame's axis ticks

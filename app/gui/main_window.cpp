@@ -103,6 +103,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(runner_, &JobRunner::diagnosisReady, document_, &Document::setDiagnosis);
     connect(runner_, &JobRunner::summaryReady, document_, &Document::setSummary);
     connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);
+    connect(runner_, &JobRunner::gapHistogramReady, document_, &Document::setGapHistogram);
     connect(runner_, &JobRunner::analysisReady, document_, &Document::setAnalysis);
     connect(runner_, &JobRunner::analysisFailed, this,
             [this](const QString& m) { statusLabel_->setToolTip(tr("Analysis failed: %1").arg(m)); });
@@ -189,7 +190,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     tabifyDockWidget(kernelDock, deviceDock);
     auto* gaps = new GapHistogramView(this);
     gaps->setSelection(selection_);
-    connect(document_, &Document::analysisChanged, this, [this, gaps] { gaps->setAnalysis(document_->analysis()); });
+    connect(document_, &Document::analysisChanged, this,
+            [this, gaps] { gaps->setAnalysis(document_->analysis(), document_->gapHistogram()); });
     QDockWidget* gapsDock = addDock(gaps, tr("Gaps"), QStringLiteral("gapsDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(deviceDock, gapsDock);
 
@@ -463,7 +465,7 @@ void MainWindow::selectClassInPhase(const QString& opClass, const QString& phase
     if (!trace || !analysis)
         return;
     const auto index = document_->timeline();
-    const KernelLookup* lookup = index && &index->trace() == trace.get() ? &index->kernelLookup() : nullptr;
+    const KernelLookup* lookup = index && &index->trace() == trace.get() ? index->kernelLookup() : nullptr;
     const int64_t best = longestKernelOfClass(*trace, *analysis, opClass.toStdString(), phase.toStdString(), lookup);
     if (best < 0) {
         statusBar()->showMessage(tr("No kernel of class %1 in %2").arg(opClass, phase), 5000);
@@ -482,13 +484,10 @@ void MainWindow::showNvtxRange(const QString& name)
     const StrId id = trace->strings.find(name.toStdString());
     const RangeTable& r = trace->ranges;
     int64_t best = -1;
-    if (const auto index = document_->timeline(); index && &index->trace() == trace.get()) {
-        best = id == UINT32_MAX ? -1 : index->kernelLookup().longestRange(id);   // indexed: no scan per click
-    } else {
-        for (size_t i = 0; id != UINT32_MAX && i < r.size(); ++i)
-            if (r.name[i] == id && (best < 0 || r.end[i] - r.start[i] > r.end[size_t(best)] - r.start[size_t(best)]))
-                best = int64_t(i);
-    }
+    const auto index = document_->timeline();
+    const KernelLookup* lookup = index && &index->trace() == trace.get() ? index->kernelLookup() : nullptr;
+    if (id != UINT32_MAX)   // indexed: no scan per click, once the complete index is there
+        best = lookup ? lookup->longestRange(id) : KernelLookup::scanLongestRange(*trace, id);
     if (best < 0) {
         statusBar()->showMessage(tr("No NVTX range named %1 in this trace").arg(name), 5000);
         return;
@@ -504,8 +503,11 @@ void MainWindow::jumpToLongest(uint32_t nameId)
     // The longest instance of a name: the timeline scrolls to it and Details shows it (an indexed lookup built on
     // the load job's worker, not a scan of every kernel).
     const auto index = document_->timeline();
-    if (nameId != UINT32_MAX && index)
-        selection_->setKernel(index->kernelLookup().longestInstance(nameId));
+    if (nameId != UINT32_MAX && index) {
+        const KernelLookup* lookup = index->kernelLookup();   // null until the index is complete: one scan
+        selection_->setKernel(lookup ? lookup->longestInstance(nameId)
+                                     : KernelLookup::scanLongestInstance(index->trace(), nameId));
+    }
 }
 
 void MainWindow::createActions()

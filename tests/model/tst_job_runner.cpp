@@ -173,6 +173,17 @@ private slots:
         QSignalSpy finished(&runner, &JobRunner::finished);
         QSignalSpy roofFailed(&runner, &JobRunner::rooflineFailed);
         QSignalSpy analysisFailed(&runner, &JobRunner::analysisFailed);
+        // The Gaps pane's bins come from the worker, just before the analysis they were binned from.
+        std::vector<std::string> order;
+        std::shared_ptr<const GapHistogramData> bins;
+        connect(&runner, &JobRunner::gapHistogramReady, this, [&](std::shared_ptr<const GapHistogramData> b) {
+            order.push_back("bins");
+            bins = std::move(b);
+        });
+        connect(&runner, &JobRunner::analysisReady, this, [&](std::shared_ptr<const AnalysisResult> a) {
+            order.push_back("analysis");
+            QVERIFY(bins && bins->analysis == a);
+        });
         const QString tracePath = dir.filePath(QStringLiteral("decode.sqlite"));   // the injected loader ignores it
         runner.open({config, tracePath});
         QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
@@ -185,6 +196,14 @@ private slots:
         QVERIFY(doc.summary() && doc.analysis() && doc.timeline());
         QVERIFY(doc.roofline() && doc.roofline()->report);
         QVERIFY(doc.diagnosis());
+        QCOMPARE(order, (std::vector<std::string>{"bins", "analysis"}));
+        QCOMPARE(doc.gapHistogram(), bins);
+        const GapBins summaryBins = summaryGapBins(doc.analysis()->idle);
+        QVERIFY(bins->summary.count == summaryBins.count && bins->summary.bin_of_gap == summaryBins.bin_of_gap);
+        QVERIFY(bins->byCause.count == binGapsByCause(doc.analysis()->idle).count);
+        // a later analysis without bins of its own does not inherit these
+        doc.setAnalysis(std::make_shared<const AnalysisResult>(*doc.analysis()));
+        QVERIFY(doc.gapHistogram() == nullptr);
 
         const PipelineResult ref = run_pipeline_on(reference, runner.settings().pipelineOptions(config));
         QCOMPARE(doc.summary()->kernels.total_ns, ref.summary.kernels.total_ns);
@@ -266,16 +285,41 @@ private slots:
         QVERIFY(!coarse->complete());
         QVERIFY(full->complete());
         QCOMPARE(&full->trace(), &coarse->trace());
+        // the coarse index leaves out what drawing does not need: the gap lanes' items and the kernel lookup
+        QVERIFY(coarse->kernelLookup() == nullptr);
+        QVERIFY(full->kernelLookup() != nullptr);
         const auto built = TimelineIndex::build(expected);
         QCOMPARE(full->lanes().size(), built->lanes().size());
+        QCOMPARE(coarse->lanes().size(), built->lanes().size());
+        int gapLanes = 0;
         for (size_t l = 0; l < built->lanes().size(); ++l) {
-            const TimelineLane &a = full->lanes()[l], &b = built->lanes()[l];
+            const TimelineLane &a = full->lanes()[l], &b = built->lanes()[l], &c = coarse->lanes()[l];
+            QCOMPARE(c.kind, b.kind);
+            if (b.kind == LaneKind::Gaps) {
+                ++gapLanes;
+                QVERIFY(c.items.empty());
+                QVERIFY(b.items.size() > 1000);
+            } else {
+                QCOMPARE(c.items, b.items);
+            }
             QCOMPARE(a.items, b.items);
             QCOMPARE(a.gapBefore, b.gapBefore);
+            QCOMPARE(a.blockMaxEnd, b.blockMaxEnd);
+            QCOMPARE(a.blockSum, b.blockSum);
             QCOMPARE(a.levels.size(), b.levels.size());
             for (size_t L = 0; L < b.levels.size(); ++L)
                 QCOMPARE(a.levels[L].size(), b.levels[L].size());
         }
+        QVERIFY(gapLanes > 0);
+        const KernelLookup &lf = *full->kernelLookup(), &lb = *built->kernelLookup();
+        QCOMPARE(lf.names().size(), lb.names().size());
+        for (size_t i = 0; i < lb.names().size(); ++i) {
+            QCOMPARE(lf.names()[i].name, lb.names()[i].name);
+            QCOMPARE(lf.names()[i].total, lb.names()[i].total);
+            QCOMPARE(lf.longestInstance(lb.names()[i].name), lb.longestInstance(lb.names()[i].name));
+        }
+        for (size_t a = 0; a < expected->api.size(); a += 101)
+            QCOMPARE(lf.kernelOfApi(int64_t(a)), lb.kernelOfApi(int64_t(a)));
     }
 };
 

@@ -35,7 +35,7 @@ private slots:
         so.nccl = true;   // a second stream and a second launch API
         auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
         const auto index = TimelineIndex::build(trace);
-        const KernelLookup& lk = index->kernelLookup();
+        const KernelLookup& lk = *index->kernelLookup();
         const auto& k = trace->kernels;
         QVERIFY(k.size() > 1000);
 
@@ -69,7 +69,10 @@ private slots:
                     bestDur = k.end[j] - k.start[j];
                 }
             QCOMPARE(lk.longestInstance(name), best);
+            // the scan a caller falls back to while its timeline index is coarse (no lookup yet)
+            QCOMPARE(KernelLookup::scanLongestInstance(*trace, name), best);
         }
+        QCOMPARE(KernelLookup::scanLongestInstance(*trace, StrId(trace->strings.size() + 5)), int64_t(-1));
         QCOMPARE(lk.longestInstance(StrId(trace->strings.size() + 5)), int64_t(-1));
         QVERIFY(lk.distribution(UINT32_MAX).count == 0);
 
@@ -91,7 +94,19 @@ private slots:
                     break;
                 }
             QCOMPARE(lk.kernelOfApi(int64_t(a)), first);
+            QCOMPARE(KernelLookup::scanKernelOfApi(*trace, int64_t(a)), first);
         }
+        int launched = 0;
+        for (size_t a = 0; a < trace->api.size(); ++a)
+            launched += lk.kernelOfApi(int64_t(a)) >= 0;
+        QVERIFY(launched > 100);
+        QCOMPARE(KernelLookup::scanKernelOfApi(*trace, -1), int64_t(-1));
+        QCOMPARE(KernelLookup::scanKernelOfApi(*trace, int64_t(trace->api.size())), int64_t(-1));
+        // the longest range of each name, indexed and scanned
+        std::set<StrId> rangeNames(trace->ranges.name.begin(), trace->ranges.name.end());
+        QVERIFY(!rangeNames.empty());
+        for (StrId nm : rangeNames)
+            QCOMPARE(KernelLookup::scanLongestRange(*trace, nm), lk.longestRange(nm));
 
         // search: case-insensitive substring over full and short names
         for (const char* needle : {"GEMM", "rms", "nccl", "no-such-kernel"}) {
@@ -123,6 +138,8 @@ private slots:
         auto lk = KernelLookup::build(t);
         QCOMPARE(lk->longestInstance(a), int64_t(2));
         QCOMPARE(lk->longestInstance(b), int64_t(1));
+        QCOMPARE(KernelLookup::scanLongestInstance(*t, a), int64_t(2));
+        QCOMPARE(KernelLookup::scanLongestInstance(*t, b), int64_t(1));
         const NameDistribution d = lk->distribution(a);
         QCOMPARE(d.count, int64_t(4));
         QCOMPARE(d.min, int64_t(100));

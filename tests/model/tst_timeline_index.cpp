@@ -111,6 +111,34 @@ struct ThreadsEnv {
 
 class TestTimelineIndex : public QObject {
     Q_OBJECT
+    // Two kernel lookups give the same answers: names, instances, API -> kernel, longest ranges; and the scans a
+    // caller falls back to while its index is coarse give them too.
+    static void sameLookup(const KernelLookup& a, const KernelLookup& b)
+    {
+        const Trace& t = b.trace();
+        QCOMPARE(a.names().size(), b.names().size());
+        for (size_t i = 0; i < b.names().size(); ++i) {
+            const KernelLookup::Name &x = a.names()[i], &y = b.names()[i];
+            QCOMPARE(x.name, y.name);
+            QCOMPARE(x.begin, y.begin);
+            QCOMPARE(x.end, y.end);
+            QCOMPARE(x.total, y.total);
+            const auto ia = a.instances(y.name), ib = b.instances(y.name);
+            QVERIFY(std::equal(ia.begin(), ia.end(), ib.begin(), ib.end()));
+            QCOMPARE(a.longestInstance(y.name), b.longestInstance(y.name));
+            QCOMPARE(KernelLookup::scanLongestInstance(t, y.name), b.longestInstance(y.name));
+        }
+        for (int64_t api = -1; api <= int64_t(t.api.size()); ++api) {
+            QCOMPARE(a.kernelOfApi(api), b.kernelOfApi(api));
+            QCOMPARE(KernelLookup::scanKernelOfApi(t, api), b.kernelOfApi(api));
+        }
+        for (size_t r = 0; r < t.ranges.size(); ++r) {
+            const StrId nm = t.ranges.name[r];
+            QCOMPARE(a.longestRange(nm), b.longestRange(nm));
+            QCOMPARE(KernelLookup::scanLongestRange(t, nm), b.longestRange(nm));
+        }
+    }
+
 private slots:
     void timeToX_data()
     {
@@ -432,12 +460,13 @@ private slots:
             QCOMPARE(one->end(), idx->end());
             QCOMPARE(one->gpuStart(), idx->gpuStart());
             QCOMPARE(one->gpuEnd(), idx->gpuEnd());
-            QCOMPARE(idx->kernelLookup().names().size(), size_t(3));
+            QCOMPARE(idx->kernelLookup()->names().size(), size_t(3));
         }
     }
 
     // Coarse first (issue 18): buildCoarse() has build()'s lanes, items and extent and only the coarse levels, each
-    // equal to the greedy merge of the items at that bucket; refine() of it is build()'s index, level for level.
+    // equal to the greedy merge of the items at that bucket, its gap lanes empty and no kernel lookup; refine() of it
+    // is build()'s index, level for level, with the gap lanes (and their idle sums) and a lookup equal to build()'s.
     void coarseFirstIndexEqualsTheFullOneWhenRefined()
     {
         auto sameSpans = [](const std::vector<LodSpan>& a, const std::vector<LodSpan>& b) {
@@ -461,9 +490,27 @@ private slots:
             QCOMPARE(coarse->gpuStart(), full->gpuStart());
             QCOMPARE(coarse->gpuEnd(), full->gpuEnd());
             QCOMPARE(coarse->lanes().size(), full->lanes().size());
-            int coarseLanes = 0;
+            QVERIFY(coarse->kernelLookup() == nullptr);
+            QVERIFY(coarse->kernelLookupPtr() == nullptr);
+            QVERIFY(full->kernelLookup() != nullptr);
+            int coarseLanes = 0, gapLanes = 0;
             for (size_t l = 0; l < full->lanes().size(); ++l) {
                 const TimelineLane &c = coarse->lanes()[l], &f = full->lanes()[l];
+                QCOMPARE(c.kind, f.kind);
+                QCOMPARE(c.device, f.device);
+                if (c.kind == LaneKind::Gaps) {
+                    // there, but empty until refined: no gap is found in it, none is drawn
+                    ++gapLanes;
+                    QVERIFY(f.items.size() > 0);
+                    QVERIFY(c.items.empty() && c.gapBefore.empty() && c.blockMaxEnd.empty() && c.levels.empty() &&
+                            c.blockSum.empty());
+                    QCOMPARE(coarse->laneOfGaps(c.device), int(l));
+                    QCOMPARE(coarse->gapItemAt(int(l), full->itemStart(f, 0)), int64_t(-1));
+                    QCOMPARE(coarse->firstEndingAfter(c, coarse->start()), 0u);
+                    QCOMPARE(coarse->hitTest(c, full->itemStart(f, 0), 10), int64_t(-1));
+                    continue;
+                }
+                QVERIFY(c.blockSum.empty());
                 QCOMPARE(c.items, f.items);
                 QCOMPARE(c.gapBefore, f.gapBefore);
                 QCOMPARE(c.blockMaxEnd, f.blockMaxEnd);
@@ -501,11 +548,15 @@ private slots:
                 }
             }
             QVERIFY(coarseLanes >= 5);
+            QVERIFY(gapLanes >= 2);
+            QVERIFY(coarse->memoryBytes() < full->memoryBytes());
             const auto refined = TimelineIndex::refine(*coarse);
             QVERIFY(refined->complete());
             QCOMPARE(refined->coarseLevel(), -1);
             QCOMPARE(&refined->trace(), &full->trace());
-            QCOMPARE(refined->kernelLookupPtr(), coarse->kernelLookupPtr());
+            sameLookup(*refined->kernelLookup(), *full->kernelLookup());
+            if (QTest::currentTestFailed())
+                return;
             QCOMPARE(refined->start(), full->start());
             QCOMPARE(refined->end(), full->end());
             QCOMPARE(refined->origin(), full->origin());
@@ -520,6 +571,21 @@ private slots:
                 QCOMPARE(r.items, f.items);
                 QCOMPARE(r.gapBefore, f.gapBefore);
                 QCOMPARE(r.blockMaxEnd, f.blockMaxEnd);
+                QCOMPARE(r.blockSum, f.blockSum);
+                if (f.kind == LaneKind::Gaps) {
+                    // the idle time before each block, then the total
+                    const uint32_t n = uint32_t(f.items.size());
+                    QCOMPARE(f.blockSum.size(), size_t((n + 63) / 64 + 1));
+                    int64_t sum = 0;
+                    for (uint32_t i = 0; i < n; ++i) {
+                        if (i % 64 == 0)
+                            QCOMPARE(f.blockSum[i / 64], sum);
+                        sum += full->itemEnd(f, i) - full->itemStart(f, i);
+                    }
+                    QCOMPARE(f.blockSum.back(), sum);
+                } else {
+                    QVERIFY(f.blockSum.empty());
+                }
                 QCOMPARE(r.levels.size(), f.levels.size());
                 for (size_t L = 0; L < f.levels.size(); ++L)
                     QVERIFY2(sameSpans(r.levels[L], f.levels[L]), qPrintable(QStringLiteral("lane %1 level %2").arg(l).arg(L)));
@@ -605,9 +671,9 @@ private slots:
         QCOMPARE(m.topNames[0].second, 3u);
         QCOMPARE(idx->trace().str(m.topNames[0].first), std::string_view("gemm"));
         // the lookup is built with the index: one name, 100 ns twice (rows 0 and 2) and 50 ns; the first row wins
-        QCOMPARE(idx->kernelLookup().names().size(), size_t(1));
-        QCOMPARE(idx->kernelLookup().longestInstance(idx->trace().kernels.name[0]), int64_t(0));
-        QCOMPARE(idx->kernelLookup().distribution(idx->trace().kernels.name[0]).total, int64_t(250));
+        QCOMPARE(idx->kernelLookup()->names().size(), size_t(1));
+        QCOMPARE(idx->kernelLookup()->longestInstance(idx->trace().kernels.name[0]), int64_t(0));
+        QCOMPARE(idx->kernelLookup()->distribution(idx->trace().kernels.name[0]).total, int64_t(250));
     }
 };
 

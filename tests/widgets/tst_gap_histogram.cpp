@@ -210,6 +210,49 @@ private slots:
         QCOMPARE(axis->at(6), QStringLiteral(">1ms"));
     }
 
+    // Issue 18: the bins computed on the job's worker (binGapHistogram) are what the view computes itself, and the
+    // view shows them without binning again; bins of another analysis are ignored; fine bins still work.
+    void binnedOffTheGuiThreadEqualsBinnedByTheView()
+    {
+        const auto r = pipeline(true);
+        const auto analysis = analysisOf(r);
+        const auto binned = binGapHistogram(analysis);
+        QCOMPARE(binned->analysis, analysis);
+        const GapHistogram byCause = binGapsByCause(analysis->idle);
+        const GapBins summary = summaryGapBins(analysis->idle);
+        QVERIFY(binned->byCause.count == byCause.count && binned->byCause.total_ns == byCause.total_ns);
+        QCOMPARE(binned->summary.edges, summary.edges);
+        QVERIFY(binned->summary.count == summary.count && binned->summary.total_ns == summary.total_ns);
+        QCOMPARE(binned->summary.bin_of_gap, summary.bin_of_gap);
+        QVERIFY(summary.bin_of_gap.size() > 100);
+
+        GapHistogramView plain, given, other;
+        plain.setAnalysis(analysis);
+        given.setAnalysis(analysis, binned);
+        // the worker's bins are shown as they are, not copied or recomputed
+        QCOMPARE(&given.bins(), &binned->summary);
+        QVERIFY(&plain.bins() != &binned->summary);
+        // bins of an equal but different analysis object are not taken
+        other.setAnalysis(std::make_shared<const AnalysisResult>(*analysis), binned);
+        QVERIFY(&other.bins() != &binned->summary);
+        for (const GapHistogramView* v : {&given, &other}) {
+            QCOMPARE(v->bins().edges, plain.bins().edges);
+            QVERIFY(v->bins().count == plain.bins().count && v->bins().total_ns == plain.bins().total_ns);
+            QVERIFY(v->histogram().count == plain.histogram().count);
+            QVERIFY(v->histogram().total_ns == plain.histogram().total_ns);
+        }
+        for (int b = 0; b < int(plain.bins().size()); ++b)
+            QCOMPARE(given.gapsInBucket(b), plain.gapsInBucket(b));
+        given.setFineBins(true);
+        plain.setFineBins(true);
+        QCOMPARE(given.bins().edges, plain.bins().edges);
+        QVERIFY(given.bins().count == plain.bins().count);
+        given.setFineBins(false);
+        QCOMPARE(&given.bins(), &binned->summary);
+        given.setAnalysis(nullptr, binned);
+        QCOMPARE(given.bins().size(), size_t(0));
+    }
+
     void clickFineBinSelectsItsGaps()
     {
         const auto r = pipeline(true);

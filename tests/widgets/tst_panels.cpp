@@ -223,7 +223,7 @@ private slots:
         const QString text = details.text();
         QVERIFY(text.contains(QStringLiteral("E_roof")));
         QVERIFY(text.contains(formatPercent(*ce->e_roof)));
-        const NameDistribution d = index->kernelLookup().distribution(t.kernels.name[size_t(pick)]);
+        const NameDistribution d = index->kernelLookup()->distribution(t.kernels.name[size_t(pick)]);
         QVERIFY(text.contains(formatDuration(d.p90)));
         QVERIFY(text.contains(QLocale().toString(qlonglong(d.count))));
         const auto mine = findingsForKernel(r->diagnosis, t, &r->analysis, pick);

@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QSignalSpy>
 #include <QTest>
+#include <random>
 
 #include "analysis/timeline/analysis.h"
 #include "analysis/io/synthetic.h"
@@ -36,11 +37,211 @@ std::shared_ptr<const Trace> twoKernels()
     return t;
 }
 
+// Two devices, two streams each, gaps of every size, overlapping kernels and zero-length ops (which the analysis
+// counts as ops and the timeline's gap lane skips, so the two gap lists differ there), launches on two threads.
+std::shared_ptr<const Trace> twoDevices(uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    auto t = std::make_shared<Trace>();
+    const uint32_t th = t->thread_index(1, 1, 1);
+    const StrId kn = t->strings.intern("gemm"), launch = t->strings.intern("cudaLaunchKernel");
+    for (int d = 0; d < 2; ++d) {
+        const uint16_t dev = t->device_index(d);
+        for (uint32_t stream : {7u, 9u}) {
+            int64_t at = int64_t(rng() % 1000);
+            for (int i = 0; i < 1500; ++i) {
+                const int64_t len = rng() % 50 == 0 ? 0 : int64_t(20 + rng() % 3000);
+                at += int64_t(rng() % 4 == 0 ? rng() % 20000 : rng() % 200);
+                const size_t r = t->kernels.append(at, at + len, kn);
+                t->kernels.device[r] = dev;
+                t->kernels.stream[r] = stream;
+                t->kernels.correlation[r] = uint32_t(r + 1);
+                t->api.append(at - 500, at - 100, launch, uint32_t(r + 1), th, ApiClass::Runtime, kApiLaunch);
+                at += len;
+            }
+        }
+    }
+    t->finish();
+    for (size_t r = 0; r < t->kernels.size(); ++r)
+        t->kernels.launch_api[r] = int32_t(r);   // kernel r was launched by API call r
+    return t;
+}
+
+// What TimelineView::mapAnalysis computed for every gap-lane item before issue 18 moved it off the GUI thread: the
+// analysis gap of the lane's device with the item's start (each device's gaps sorted by start), else -1.
+std::vector<std::vector<int64_t>> oldGapMapping(const TimelineIndex& index, const AnalysisResult& analysis)
+{
+    std::vector<std::vector<int64_t>> out(index.lanes().size());
+    for (size_t li = 0; li < index.lanes().size(); ++li) {
+        const TimelineLane& lane = index.lanes()[li];
+        if (lane.kind != LaneKind::Gaps)
+            continue;
+        std::vector<const Gap*> gaps;
+        for (const Gap& g : analysis.idle.gaps)
+            if (g.device == lane.device)
+                gaps.push_back(&g);
+        std::stable_sort(gaps.begin(), gaps.end(), [](const Gap* a, const Gap* b) { return a->start < b->start; });
+        out[li].assign(lane.items.size(), -1);
+        size_t j = 0;
+        for (uint32_t i = 0; i < lane.items.size(); ++i) {
+            const int64_t s = index.itemStart(lane, i);
+            while (j < gaps.size() && gaps[j]->start < s)
+                ++j;
+            if (j < gaps.size() && gaps[j]->start == s)
+                out[li][i] = gaps[j] - analysis.idle.gaps.data();
+        }
+    }
+    return out;
+}
+
 } // namespace
 
 class TestTimelineView : public QObject {
     Q_OBJECT
 private slots:
+    // Issue 18: the view no longer maps every gap-lane item to its analysis gap when an index or an analysis
+    // arrives (10^7 gaps on the GUI thread); it looks the gap up when drawn or clicked. The answers are the old
+    // mapping's, item for item, on a two-device trace whose gap lists differ from the analysis's in places, and
+    // the galloping lookup a frame uses gives the plain binary search's.
+    void gapLookupEqualsTheOldMapping()
+    {
+        for (uint64_t seed : {1u, 2u}) {
+            const auto trace = twoDevices(seed);
+            const auto analysis = std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{}));
+            // the order the lookup relies on (analyze_idle's): by device, then start
+            const auto& gaps = analysis->idle.gaps;
+            for (size_t g = 1; g < gaps.size(); ++g)
+                QVERIFY(gaps[g - 1].device < gaps[g].device ||
+                        (gaps[g - 1].device == gaps[g].device && gaps[g - 1].start < gaps[g].start));
+            Selection sel;
+            TimelineView view(&sel);
+            view.resize(800, 400);
+            const auto index = TimelineIndex::build(trace);
+            view.setIndex(index);
+            view.setAnalysis(analysis);
+            const auto expected = oldGapMapping(*index, *analysis);
+            int lanes = 0, matched = 0, unmatched = 0;
+            for (size_t li = 0; li < index->lanes().size(); ++li) {
+                const TimelineLane& lane = index->lanes()[li];
+                if (lane.kind != LaneKind::Gaps) {
+                    QCOMPARE(view.analysisGapOf(int(li), 0), int64_t(-1));
+                    continue;
+                }
+                ++lanes;
+                size_t hint = 0;
+                uint32_t lastItem = UINT32_MAX;
+                size_t lastGap = 0;
+                for (uint32_t i = 0; i < lane.items.size(); ++i) {
+                    QCOMPARE(view.analysisGapOf(int(li), i), expected[li][i]);
+                    QCOMPARE(view.analysisGapAt(lane.device, index->itemStart(lane, i), &hint), expected[li][i]);
+                    // a frame's guess: the last match plus the lane items since (checked, then galloped from)
+                    size_t guess = lastItem == UINT32_MAX ? 0 : lastGap + (i - lastItem);
+                    QCOMPARE(view.analysisGapAt(lane.device, index->itemStart(lane, i), &guess), expected[li][i]);
+                    if (expected[li][i] >= 0) {
+                        lastItem = i;
+                        lastGap = size_t(expected[li][i]);
+                    }
+                    (expected[li][i] >= 0 ? matched : unmatched) += 1;
+                }
+                QCOMPARE(view.analysisGapOf(int(li), uint32_t(lane.items.size())), int64_t(-1));
+            }
+            QCOMPARE(lanes, 2);
+            QVERIFY(matched > 500);
+            // every analysis gap of a device is found from its start, in order, with and without a hint
+            size_t hint = 0;
+            for (size_t g = 0; g < gaps.size(); ++g) {
+                QCOMPARE(view.analysisGapAt(gaps[g].device, gaps[g].start, &hint), int64_t(g));
+                QCOMPARE(view.analysisGapAt(gaps[g].device, gaps[g].start), int64_t(g));
+            }
+            QCOMPARE(view.analysisGapAt(0, gaps.front().start + 1), int64_t(-1));
+            QCOMPARE(view.analysisGapAt(7, gaps.front().start), int64_t(-1));
+            // a hint past the answer (queries out of order) still finds it
+            hint = gaps.size() - 1;
+            QCOMPARE(view.analysisGapAt(gaps.front().device, gaps.front().start, &hint), int64_t(0));
+            // without an analysis, nothing is mapped
+            view.setAnalysis(nullptr);
+            QCOMPARE(view.analysisGapOf(index->laneOfGaps(0), 0), int64_t(-1));
+            Q_UNUSED(unmatched);
+        }
+    }
+
+    // Issue 18: a coarse index (no gap-lane items, no kernel lookup) draws at every zoom, its idle lanes say the
+    // gaps are coming, a click there selects nothing, a launch call still selects its kernel (by a scan); the
+    // complete index then keeps the window and the idle lanes work.
+    void coarseIndexDegradesGracefully()
+    {
+        const auto trace = twoDevices(3);
+        const auto analysis = std::make_shared<const AnalysisResult>(analyze(*trace, AnalysisOptions{}));
+        const auto coarse = TimelineIndex::buildCoarse(trace);
+        QVERIFY(!coarse->complete());
+        QVERIFY(coarse->kernelLookup() == nullptr);
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1000, 500);
+        view.setIndex(coarse);
+        view.setAnalysis(analysis);
+        QImage img(view.size(), QImage::Format_RGB32);
+        for (int64_t span : {int64_t(1000), int64_t(100'000), coarse->end() - coarse->start()}) {
+            view.setWindow({coarse->start(), coarse->start() + span});
+            QPainter p(&img);
+            view.render(p);
+        }
+        const int gapLane = coarse->laneOfGaps(0);
+        QVERIFY(gapLane >= 0);
+        QVERIFY(view.drawnRuns(gapLane).empty());
+        QVERIFY(view.idleColumns(gapLane).empty());
+        QCOMPARE(view.analysisGapOf(gapLane, 0), int64_t(-1));
+        // a click in the empty idle lane selects nothing
+        const Gap& gap = analysis->idle.gaps.front();
+        view.setWindow({gap.start - gap.duration(), gap.end + gap.duration()});
+        int y = -1;
+        for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
+            if (view.laneAt(yy) == gapLane)
+                y = yy + 2;
+        QVERIFY(y > 0);
+        const QRect plot = view.plotRect();
+        const QPoint mid(plot.left() + plot.width() / 2, y);
+        QTest::mouseClick(&view, Qt::LeftButton, {}, mid);
+        QCOMPARE(sel.gap(), int64_t(-1));
+        QVERIFY(view.tooltipAt(mid).isEmpty());
+        // a launch call selects the kernel it launched without the lookup
+        const int64_t api = trace->kernels.launch_api[100];
+        QVERIFY(api >= 0);
+        view.setWindow({trace->api.start[size_t(api)] - 2000, trace->api.end[size_t(api)] + 2000});
+        const int apiLane = coarse->laneOfApi(uint32_t(api));
+        QVERIFY(apiLane >= 0);
+        int apiY = -1;
+        for (int yy = TimelineView::kAxisHeight; yy < view.height() && apiY < 0; ++yy)
+            if (view.laneAt(yy) == apiLane)
+                apiY = yy + 2;
+        QVERIFY(apiY > 0);
+        const int64_t apiMid = (trace->api.start[size_t(api)] + trace->api.end[size_t(api)]) / 2;
+        const QPoint onApi(plot.left() + int(timeline::timeToX(apiMid, view.window(), plot.width())), apiY);
+        int hitLane = -1;
+        const int64_t hit = view.itemAt(onApi, &hitLane);
+        QCOMPARE(hitLane, apiLane);
+        QVERIFY(hit >= 0);
+        const ItemRef hitRef = coarse->ref(coarse->lanes()[size_t(apiLane)], uint32_t(hit));
+        QCOMPARE(hitRef.kind, ItemKind::Api);
+        const int64_t launched = TimelineIndex::build(trace)->kernelLookup()->kernelOfApi(hitRef.row);
+        QVERIFY(launched >= 0);
+        QTest::mouseClick(&view, Qt::LeftButton, {}, onApi);
+        QCOMPARE(sel.kernel(), launched);
+        // refined: the same window, and the idle lane now finds the gap under the cursor
+        const timeline::Window w{gap.start - gap.duration(), gap.end + gap.duration()};
+        view.setWindow(w);
+        view.setIndex(TimelineIndex::refine(*coarse));
+        QCOMPARE(view.window().start, w.start);
+        QCOMPARE(view.window().end, w.end);
+        {
+            QPainter p(&img);
+            view.render(p);
+        }
+        QVERIFY(!view.drawnRuns(gapLane).empty());
+        QTest::mouseClick(&view, Qt::LeftButton, {}, mid);
+        QCOMPARE(sel.gap(), int64_t(0));
+    }
+
     void clickSelectsKernel()
     {
         Selection sel;

@@ -97,7 +97,7 @@ struct Workbench {
     {
         const auto index = doc.timeline();
         if (nameId != UINT32_MAX && index)
-            sel.setKernel(index->kernelLookup().longestInstance(nameId));
+            sel.setKernel(index->kernelLookup()->longestInstance(nameId));
     }
 
     bool open(const QStringList& paths)
