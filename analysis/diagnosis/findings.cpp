@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -95,6 +96,88 @@ void rank_findings(std::vector<Finding>& findings)
         if (a.rule != b.rule) return a.rule < b.rule;
         return a.subject < b.subject;
     });
+}
+
+namespace {
+
+// "NAME (ncu #7)" -> NAME and 7; false for any other subject.
+bool split_ncu_subject(const std::string& subject, std::string& name, std::string& id)
+{
+    const size_t at = subject.rfind(" (ncu #");
+    if (at == std::string::npos || subject.empty() || subject.back() != ')')
+        return false;
+    name = subject.substr(0, at);
+    id = subject.substr(at + 7, subject.size() - at - 8);
+    return !id.empty();
+}
+
+void replace_all(std::string& s, const std::string& from, const std::string& to)
+{
+    if (from.empty())
+        return;
+    for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+        s.replace(at, from.size(), to);
+}
+
+} // namespace
+
+void merge_ncu_launch_findings(std::vector<Finding>& findings)
+{
+    struct Group {
+        size_t first = 0, best = 0, count = 0;
+        std::vector<int64_t> kernels;
+    };
+    std::map<std::pair<std::string, std::string>, Group> groups;
+    std::vector<std::pair<std::string, std::string>> key_of(findings.size());
+    for (size_t i = 0; i < findings.size(); ++i) {
+        const Finding& f = findings[i];
+        std::string name, id;
+        if (f.scope != ScopeKind::NcuLaunch || !split_ncu_subject(f.subject, name, id))
+            continue;
+        key_of[i] = {f.rule, name};
+        auto [it, fresh] = groups.try_emplace(key_of[i]);
+        Group& g = it->second;
+        if (fresh)
+            g.first = g.best = i;
+        else if (f.rank_score() > findings[g.best].rank_score())
+            g.best = i;
+        ++g.count;
+        for (int64_t k : f.links.kernel_ids)
+            if (std::find(g.kernels.begin(), g.kernels.end(), k) == g.kernels.end())
+                g.kernels.push_back(k);
+    }
+    std::vector<Finding> out;
+    out.reserve(findings.size());
+    for (size_t i = 0; i < findings.size(); ++i) {
+        if (key_of[i].first.empty()) {
+            out.push_back(std::move(findings[i]));
+            continue;
+        }
+        const Group& g = groups.at(key_of[i]);
+        if (i != g.first)
+            continue;   // the group's place is its first finding's
+        Finding f = std::move(findings[g.best]);
+        if (g.count > 1) {
+            std::string name, id;
+            split_ncu_subject(f.subject, name, id);
+            const std::string more = std::to_string(g.count - 1);
+            const std::string en = name + " (ncu #" + id + " and " + more + " more launch" + (g.count > 2 ? "es" : "") + ")";
+            const std::string zh = name + "（ncu #" + id + " 等 " + std::to_string(g.count) + " 次启动）";
+            for (LocalText* t : {&f.title, &f.explanation}) {
+                replace_all(t->en, f.subject, en);
+                replace_all(t->zh_CN, f.subject, zh);
+            }
+            f.subject = en;
+            f.links.kernel_ids = g.kernels;
+            Evidence e;
+            e.metric = "ncu_launches_flagged";
+            e.value = double(g.count);
+            e.source = "ncu";
+            f.evidence.push_back(std::move(e));
+        }
+        out.push_back(std::move(f));
+    }
+    findings = std::move(out);
 }
 
 std::optional<Severity> max_severity(const std::vector<Finding>& findings)

@@ -132,6 +132,14 @@ struct Finding {
 // (descending), then severity, then rule id and subject (stable order).
 void rank_findings(std::vector<Finding>& findings);
 
+// One finding per rule and kernel for Nsight Compute launches: a rule that holds on many launches of one kernel
+// (ncu --launch-count 200 over a decode step measures each GEMM dozens of times) fired once per launch, 190 of a
+// report's 219 findings, each claiming the kernel's whole time. Keeps the launch with the highest rank score in
+// each (rule, kernel) group, in the place of the group's first finding; its subject becomes "NAME (ncu #7 and 13 more
+// launches)" (titles and explanations follow, in both languages), its kernel links the group's, and an evidence
+// row ncu_launches_flagged counts the group. Other findings are left as they are.
+void merge_ncu_launch_findings(std::vector<Finding>& findings);
+
 // Highest severity among the findings; nullopt when there are none.
 std::optional<Severity> max_severity(const std::vector<Finding>& findings);
 

@@ -675,6 +675,7 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     if (kb)
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
+    merge_ncu_launch_findings(d.eval.findings);   // before the ledger: one claim per kernel, not one per launch
     d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger);
     d.headline = make_headline(trace, analysis, d.eval.findings);
     return d;

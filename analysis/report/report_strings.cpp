@@ -205,6 +205,7 @@ static const std::vector<StringEntry> kTable = {
     {"metric.weights_detected", "weight streaming detected (1 = yes)", "检测到权重流式加载（1 = 是）"},
     {"metric.data_quality", "data quality", "数据质量"},
     {"metric.duration_ns", "kernel duration", "内核时长"},
+    {"metric.ncu_launches_flagged", "measured launches of this kernel where the rule holds", "该内核满足此规则的已测启动次数"},
 
     {"src.analysis:idle", "idle attribution", "空闲归因"},
     {"src.analysis:launch", "launch statistics", "启动统计"},

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/diagnosis/findings.h"
 #include "analysis/diagnosis/rules.h"
 #include "tests/support/test_env.h"
 
@@ -413,4 +414,48 @@ TEST(Rules, ShippedRulesAllLoadAndUseTheVocabulary)
         }
         EXPECT_FALSE(r.references.empty()) << r.id;
     }
+}
+
+// merge_ncu_launch_findings: one finding per (rule, kernel) among ncu-launch findings, the best-scoring launch kept
+// in the place of the group's first, its subject and both titles rewritten, the group's kernel links and a count;
+// a lone launch, other scopes and other rules untouched.
+TEST(Rules, NcuLaunchFindingsMergePerRuleAndKernel)
+{
+    auto make = [](const std::string& rule, ScopeKind scope, const std::string& subject, double gain,
+                   std::vector<int64_t> kernels) {
+        Finding f;
+        f.rule = rule;
+        f.scope = scope;
+        f.subject = subject;
+        f.title = {subject + ": low waves", subject + "：波次低"};
+        f.expected_gain.fraction = gain;
+        f.confidence.value = 1.0;
+        f.links.kernel_ids = std::move(kernels);
+        return f;
+    };
+    std::vector<Finding> v;
+    v.push_back(make("waves", ScopeKind::NcuLaunch, "gemm (ncu #3)", 0.01, {10}));
+    v.push_back(make("trace-rule", ScopeKind::Trace, "trace", 0.2, {}));
+    v.push_back(make("waves", ScopeKind::NcuLaunch, "gemm (ncu #9)", 0.03, {12}));
+    v.push_back(make("occupancy", ScopeKind::NcuLaunch, "gemm (ncu #9)", 0.02, {12}));
+    v.push_back(make("waves", ScopeKind::NcuLaunch, "gemm (ncu #4)", 0.02, {10, 11}));
+    v.push_back(make("waves", ScopeKind::NcuLaunch, "other (ncu #5)", 0.01, {20}));
+    v.push_back(make("waves", ScopeKind::Kernel, "gemm", 0.05, {10}));
+    merge_ncu_launch_findings(v);
+    ASSERT_EQ(v.size(), 5u);
+    EXPECT_EQ(v[0].rule, "waves");
+    EXPECT_EQ(v[0].subject, "gemm (ncu #9 and 2 more launches)");
+    EXPECT_EQ(v[0].title.en, "gemm (ncu #9 and 2 more launches): low waves");
+    EXPECT_EQ(v[0].title.zh_CN, "gemm（ncu #9 等 3 次启动）：波次低");
+    EXPECT_DOUBLE_EQ(v[0].expected_gain.fraction, 0.03);
+    EXPECT_EQ(v[0].links.kernel_ids, (std::vector<int64_t>{10, 12, 11}));
+    ASSERT_FALSE(v[0].evidence.empty());
+    EXPECT_EQ(v[0].evidence.back().metric, "ncu_launches_flagged");
+    EXPECT_EQ(v[0].evidence.back().value, 3);
+    EXPECT_EQ(v[1].subject, "trace");
+    EXPECT_EQ(v[2].rule, "occupancy");
+    EXPECT_EQ(v[2].subject, "gemm (ncu #9)");   // alone in its group: as it was
+    EXPECT_TRUE(v[2].evidence.empty());
+    EXPECT_EQ(v[3].subject, "other (ncu #5)");
+    EXPECT_EQ(v[4].scope, ScopeKind::Kernel);
 }

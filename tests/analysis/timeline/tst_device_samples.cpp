@@ -185,6 +185,35 @@ TEST(DeviceSamples, DecodeGemmsLimitedByMemoryAreNotToldToUseTheirTensorCores)
     EXPECT_FALSE(rules_fired(r).count("ncu-tensor-core-underused"));
 }
 
+// ncu measured 200 launches of one decode step: each kernel dozens of times. A rule that holds on a kernel is one
+// finding for that kernel (it fired once per launch: 190 of 219 findings, a 170-page PDF), its evidence counting
+// the launches, its links every flagged launch's kernel.
+TEST(DeviceSamples, NcuFindingsAreOnePerRuleAndKernelNotOnePerLaunch)
+{
+    const PipelineResult r = analyse("decode-eager.pt.trace.json.gz", 8, 2048, 512, sample("config.json"),
+                                     sample("ncu_focus_raw.csv"));
+    std::set<std::pair<std::string, std::string>> seen;
+    int ncu_findings = 0, merged = 0;
+    for (const auto& f : r.diagnosis.eval.findings) {
+        if (f.scope != ScopeKind::NcuLaunch)
+            continue;
+        ++ncu_findings;
+        const std::string name = f.subject.substr(0, f.subject.rfind(" (ncu #"));
+        EXPECT_TRUE(seen.insert({f.rule, name}).second) << f.rule << " twice for " << name;
+        for (const auto& e : f.evidence)
+            if (e.metric == "ncu_launches_flagged") {
+                ++merged;
+                EXPECT_GE(e.value, 2) << f.subject;
+                EXPECT_NE(f.subject.find("more launch"), std::string::npos) << f.subject;
+                EXPECT_NE(f.title.en.find(f.subject), std::string::npos) << f.title.en;
+                EXPECT_EQ(f.title.zh_CN.find(" (ncu #"), std::string::npos) << f.title.zh_CN;
+            }
+    }
+    EXPECT_GT(ncu_findings, 0);
+    EXPECT_GT(merged, 0);
+    EXPECT_LT(r.diagnosis.eval.findings.size(), 80u);
+}
+
 TEST(DeviceSamples, DecodeWithAStopCheckSyncsEveryStepButStaysLaunchBound)
 {
     const PipelineResult r = analyse("decode-sync.pt.trace.json.gz", 8, 2048, 512);
