@@ -87,42 +87,38 @@ bool op_less(const OpRow& a, const OpRow& b)
     return a.index < b.index;
 }
 
-// Sweeps rows sorted by op_less into busy periods: appends them to `out` when given, and returns how many there are.
-// sweep() calls it twice, to count and then to fill a list allocated once: at 10^7 kernels a list grown by doubling
-// held up to 537 MB plus the copy of each growth (issue 18: the summary's peak memory).
-size_t sweep_into(const OpRow* rows, size_t n, std::vector<BusyPeriod>* out)
-{
-    size_t count = 0;
-    bool open = false;
-    BusyPeriod cur;
-    for (size_t i = 0; i < n; ++i) {
-        const OpRow& r = rows[i];
-        if (r.end <= r.start)
-            continue;   // empty: not busy
-        const GpuOpRef ref{r.kind, r.index};
-        if (open && r.start <= cur.end) {
-            if (r.end >= cur.end) {
-                cur.end = r.end;
-                cur.last = ref;
+// Sweeps ops visited in op_less order into busy periods, handing each finished one to `emit`: ops that overlap or
+// touch the open period extend it, empty ops are not busy.
+class PeriodSweep {
+public:
+    explicit PeriodSweep(const std::function<void(const BusyPeriod&)>& emit) : emit_(emit) {}
+    void add(int64_t s, int64_t e, GpuOpRef ref)
+    {
+        if (e <= s)
+            return;   // empty: not busy
+        if (open_ && s <= cur_.end) {
+            if (e >= cur_.end) {
+                cur_.end = e;
+                cur_.last = ref;
             }
-            continue;
+            return;
         }
-        if (open && out)
-            out->push_back(cur);
-        cur = BusyPeriod{r.start, r.end, ref, ref};
-        open = true;
-        ++count;
+        if (open_)
+            emit_(cur_);
+        cur_ = BusyPeriod{s, e, ref, ref};
+        open_ = true;
     }
-    if (open && out)
-        out->push_back(cur);
-    return count;
-}
+    void finish()
+    {
+        if (open_)
+            emit_(cur_);
+    }
 
-void sweep(const OpRow* rows, size_t n, std::vector<BusyPeriod>& out)
-{
-    out.reserve(out.size() + sweep_into(rows, n, nullptr));
-    sweep_into(rows, n, &out);
-}
+private:
+    const std::function<void(const BusyPeriod&)>& emit_;
+    BusyPeriod cur_;
+    bool open_ = false;
+};
 
 } // namespace
 
@@ -136,8 +132,19 @@ std::vector<BusyPeriod> busy_periods(const Trace& t, std::vector<GpuOpRef>& ops)
         std::sort(rows.begin(), rows.end(), op_less);
     for (size_t i = 0; i < rows.size(); ++i)
         ops[i] = GpuOpRef{rows[i].kind, rows[i].index};
+    // Twice: count the periods, then fill a list allocated once (at 10^7 kernels a list grown by doubling held up
+    // to 537 MB plus the copy of each growth: issue 18).
+    auto run = [&](const std::function<void(const BusyPeriod&)>& emit) {
+        PeriodSweep sweep(emit);
+        for (const OpRow& r : rows)
+            sweep.add(r.start, r.end, GpuOpRef{r.kind, r.index});
+        sweep.finish();
+    };
+    size_t n = 0;
+    run([&](const BusyPeriod&) { ++n; });
     std::vector<BusyPeriod> out;
-    sweep(rows.data(), rows.size(), out);
+    out.reserve(n);
+    run([&](const BusyPeriod& p) { out.push_back(p); });
     return out;
 }
 
@@ -173,47 +180,6 @@ struct OpTimes {
         const int64_t x = s(a), y = s(b);
         return x != y ? x < y : a < b;
     }
-};
-
-// Sweeps one device's ops, visited in op_less order, into busy periods (sweep_into's rules).
-class PeriodSweep {
-public:
-    PeriodSweep(const OpTimes& times, const std::function<void(const BusyPeriod&)>& emit) : times_(times), emit_(emit) {}
-    void add(uint32_t r, DeviceActivity& a)
-    {
-        const int64_t s = times_.s(r), e = times_.e(r);
-        if (!seen_) {
-            a.window_start = s;
-            a.window_end = s;
-            seen_ = true;
-        }
-        a.window_end = std::max(a.window_end, std::max(s, e));
-        if (e <= s)
-            return;   // empty: not busy
-        const GpuOpRef ref = unpack_op(r);
-        if (open_ && s <= cur_.end) {
-            if (e >= cur_.end) {
-                cur_.end = e;
-                cur_.last = ref;
-            }
-            return;
-        }
-        if (open_)
-            emit_(cur_);
-        cur_ = BusyPeriod{s, e, ref, ref};
-        open_ = true;
-    }
-    void finish()
-    {
-        if (open_)
-            emit_(cur_);
-    }
-
-private:
-    const OpTimes& times_;
-    const std::function<void(const BusyPeriod&)>& emit_;
-    BusyPeriod cur_;
-    bool open_ = false, seen_ = false;
 };
 
 } // namespace
@@ -258,7 +224,17 @@ void for_each_busy_period(const Trace& t, const std::function<void(const BusyPer
         a.memsets = counts[d][2];
         uint32_t* b = refs.data() + offset[d];
         uint32_t* e = refs.data() + offset[d + 1];
-        PeriodSweep sweep(times, on_period);
+        PeriodSweep sweep(on_period);
+        bool seen = false;
+        auto add = [&](uint32_t r) {
+            const int64_t s = times.s(r), e = times.e(r);
+            if (!seen) {
+                a.window_start = a.window_end = s;
+                seen = true;
+            }
+            a.window_end = std::max(a.window_end, std::max(s, e));
+            sweep.add(s, e, unpack_op(r));
+        };
         // Each kind's run is in row order; when every run is sorted by start, a three-way merge gives op_less
         // order (rows break start ties within a kind, kinds across them) without sorting.
         uint32_t* run[4] = {b, b + counts[d][0], b + counts[d][0] + counts[d][1], e};
@@ -278,12 +254,12 @@ void for_each_busy_period(const Trace& t, const std::function<void(const BusyPer
                         best = k;
                 if (best < 0)
                     break;
-                sweep.add(*at[best]++, a);
+                add(*at[best]++);
             }
         } else {
             std::sort(b, e, [&](uint32_t x, uint32_t y) { return times.less(x, y); });
             for (uint32_t* p = b; p != e; ++p)
-                sweep.add(*p, a);
+                add(*p);
         }
         sweep.finish();
         on_device(std::move(a));
