@@ -217,14 +217,24 @@ int64_t KernelLookup::kernelOfApi(int64_t api) const
     return apiKernel_[size_t(api)];
 }
 
-int64_t KernelLookup::scanLongestInstance(const Trace& trace, StrId name)
+namespace {
+
+// The first longest row named `name` of a table with name, start and end columns; -1 when none.
+template <class Table>
+int64_t scanLongestNamed(const Table& t, StrId name)
 {
-    const KernelTable& k = trace.kernels;
     int64_t best = -1;
-    for (size_t i = 0; i < k.size(); ++i)
-        if (k.name[i] == name && (best < 0 || k.end[i] - k.start[i] > k.end[size_t(best)] - k.start[size_t(best)]))
+    for (size_t i = 0; i < t.size(); ++i)
+        if (t.name[i] == name && (best < 0 || t.end[i] - t.start[i] > t.end[size_t(best)] - t.start[size_t(best)]))
             best = int64_t(i);
     return best;
+}
+
+} // namespace
+
+int64_t KernelLookup::scanLongestInstance(const Trace& trace, StrId name)
+{
+    return scanLongestNamed(trace.kernels, name);
 }
 
 int64_t KernelLookup::scanKernelOfApi(const Trace& trace, int64_t api)
@@ -240,12 +250,7 @@ int64_t KernelLookup::scanKernelOfApi(const Trace& trace, int64_t api)
 
 int64_t KernelLookup::scanLongestRange(const Trace& trace, StrId name)
 {
-    const RangeTable& r = trace.ranges;
-    int64_t best = -1;
-    for (size_t i = 0; i < r.size(); ++i)
-        if (r.name[i] == name && (best < 0 || r.end[i] - r.start[i] > r.end[size_t(best)] - r.start[size_t(best)]))
-            best = int64_t(i);
-    return best;
+    return scanLongestNamed(trace.ranges, name);
 }
 
 std::vector<StrId> KernelLookup::search(std::string_view needle, size_t limit) const

@@ -94,6 +94,15 @@ std::vector<std::vector<int64_t>> oldGapMapping(const TimelineIndex& index, cons
     return out;
 }
 
+// A y inside the lane (`offset` pixels below its top), or -1 when the lane is not on screen.
+int laneY(const TimelineView& view, int lane, int offset = 2)
+{
+    for (int yy = TimelineView::kAxisHeight; yy < view.height(); ++yy)
+        if (view.laneAt(yy) == lane)
+            return yy + offset;
+    return -1;
+}
+
 } // namespace
 
 class TestTimelineView : public QObject {
@@ -194,10 +203,7 @@ private slots:
         // a click in the empty idle lane selects nothing
         const Gap& gap = analysis->idle.gaps.front();
         view.setWindow({gap.start - gap.duration(), gap.end + gap.duration()});
-        int y = -1;
-        for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
-            if (view.laneAt(yy) == gapLane)
-                y = yy + 2;
+        const int y = laneY(view, gapLane);
         QVERIFY(y > 0);
         const QRect plot = view.plotRect();
         const QPoint mid(plot.left() + plot.width() / 2, y);
@@ -210,10 +216,7 @@ private slots:
         view.setWindow({trace->api.start[size_t(api)] - 2000, trace->api.end[size_t(api)] + 2000});
         const int apiLane = coarse->laneOfApi(uint32_t(api));
         QVERIFY(apiLane >= 0);
-        int apiY = -1;
-        for (int yy = TimelineView::kAxisHeight; yy < view.height() && apiY < 0; ++yy)
-            if (view.laneAt(yy) == apiLane)
-                apiY = yy + 2;
+        const int apiY = laneY(view, apiLane);
         QVERIFY(apiY > 0);
         const int64_t apiMid = (trace->api.start[size_t(api)] + trace->api.end[size_t(api)]) / 2;
         const QPoint onApi(plot.left() + int(timeline::timeToX(apiMid, view.window(), plot.width())), apiY);
@@ -424,10 +427,7 @@ private slots:
                 for (const auto& run : view.drawnRuns(int(li))) {
                     if (run.count < 2 || run.x1 - run.x0 < 3)
                         continue;
-                    int y = -1;
-                    for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
-                        if (view.laneAt(yy) == int(li))
-                            y = yy + 2;
+                    const int y = laneY(view, int(li));
                     if (y < 0)
                         break;
                     const QPoint at((run.x0 + run.x1) / 2, y);
@@ -477,10 +477,7 @@ private slots:
             if (view.index()->lanes()[li].kind == LaneKind::Gaps && view.index()->lanes()[li].device == gap.device)
                 lane = int(li);
         QVERIFY(lane >= 0);
-        int y = -1;
-        for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
-            if (view.laneAt(yy) == lane)
-                y = yy + 2;
+        const int y = laneY(view, lane);
         QVERIFY(y > 0);
         const QRect plot = view.plotRect();
         QTest::mouseClick(&view, Qt::LeftButton, {}, QPoint(plot.left() + plot.width() / 2, y));
@@ -512,14 +509,12 @@ private slots:
         }
         const double idle = analysis->idle.devices.at(0).idle_fraction;
         QVERIFY(idle > 0.03 && idle < 0.07);
-        int lane = -1, y = -1;
+        int lane = -1;
         for (size_t li = 0; li < view.index()->lanes().size(); ++li)
             if (view.index()->lanes()[li].kind == LaneKind::Gaps)
                 lane = int(li);
         QVERIFY(lane >= 0);
-        for (int yy = TimelineView::kAxisHeight; yy < view.height() && y < 0; ++yy)
-            if (view.laneAt(yy) == lane)
-                y = yy + 3;
+        const int y = laneY(view, lane, 3);
         QVERIFY(y > 0);
         const QRect plot = view.plotRect();
         // The fractions the frame painted average to the idle fraction.
