@@ -268,9 +268,9 @@ LaneTimes laneTimes(const Trace& t, LaneKind kind, const std::vector<uint32_t>& 
 }
 
 // The stored levels of a lane of n items.
-std::vector<std::vector<LodSpan>> levelsOf(const LaneTimes& times, uint32_t n, const std::atomic<bool>* cancel)
+std::vector<LodLevel> levelsOf(const LaneTimes& times, uint32_t n, const std::atomic<bool>* cancel)
 {
-    std::vector<std::vector<LodSpan>> levels;
+    std::vector<LodLevel> levels;
     if (n < 64)
         return levels;   // small lanes are drawn directly at every zoom
     // A level is stored when it merges the lane at least 4:1; finer ones are left empty (the view merges the items
@@ -295,26 +295,31 @@ std::vector<std::vector<LodSpan>> levelsOf(const LaneTimes& times, uint32_t n, c
     if (lo > kMaxLevel)
         return levels;   // never merged enough to be stored
     levels.resize(size_t(lo));
-    levels.push_back(spansFromItems(times, n, int64_t(1) << lo, firstCount));
+    std::vector<LodSpan> spans = spansFromItems(times, n, int64_t(1) << lo, firstCount);
+    levels.emplace_back(spans);
     // Higher levels would all be the same single span once one is reached: the view uses the last level.
-    for (int level = lo + 1; level <= kMaxLevel && levels.back().size() > 1; ++level) {
+    for (int level = lo + 1; level <= kMaxLevel && spans.size() > 1; ++level) {
         if (cancel && cancel->load(std::memory_order_relaxed))
             return levels;
-        levels.push_back(spansFromSpans(levels.back(), int64_t(1) << level));
+        spans = spansFromSpans(spans, int64_t(1) << level);
+        levels.emplace_back(spans);
     }
     return levels;
 }
 
 // Only the levels from `coarse` up, in one pass over the items (lanes too small to merge get none, as in levelsOf).
-std::vector<std::vector<LodSpan>> coarseLevelsOf(const LaneTimes& times, uint32_t n, int coarse)
+std::vector<LodLevel> coarseLevelsOf(const LaneTimes& times, uint32_t n, int coarse)
 {
-    std::vector<std::vector<LodSpan>> levels;
+    std::vector<LodLevel> levels;
     if (n < 64)
         return levels;
     levels.resize(size_t(coarse));
-    levels.push_back(spansFromItems(times, n, int64_t(1) << coarse, 0));
-    for (int level = coarse + 1; level <= TimelineIndex::kMaxLevel && levels.back().size() > 1; ++level)
-        levels.push_back(spansFromSpans(levels.back(), int64_t(1) << level));
+    std::vector<LodSpan> spans = spansFromItems(times, n, int64_t(1) << coarse, 0);
+    levels.emplace_back(spans);
+    for (int level = coarse + 1; level <= TimelineIndex::kMaxLevel && spans.size() > 1; ++level) {
+        spans = spansFromSpans(spans, int64_t(1) << level);
+        levels.emplace_back(spans);
+    }
     return levels;
 }
 
@@ -842,15 +847,63 @@ TimelineIndex::MergedSummary TimelineIndex::summarize(const TimelineLane& lane, 
     return m;
 }
 
+LodLevel::LodLevel(const std::vector<LodSpan>& spans)
+{
+    start_.reserve(spans.size());
+    first_.reserve(spans.size());
+    length_.reserve(spans.size());
+    for (size_t j = 0; j < spans.size(); ++j) {
+        const LodSpan& s = spans[j];
+        start_.push_back(s.start);
+        first_.push_back(s.first);
+        const uint64_t len = uint64_t(s.end - s.start);
+        if (len < kLong) {
+            length_.push_back(uint32_t(len));
+        } else {
+            length_.push_back(kLong);
+            longEnds_.push_back({uint32_t(j), s.end});
+        }
+    }
+    longEnds_.shrink_to_fit();
+    items_ = spans.empty() ? 0 : spans.back().first + spans.back().count;
+}
+
+int64_t LodLevel::longEnd(size_t j) const
+{
+    auto it = std::lower_bound(longEnds_.begin(), longEnds_.end(), j,
+                               [](const LongEnd& e, size_t v) { return e.span < v; });
+    return it->end;
+}
+
+size_t LodLevel::spanOfItem(uint32_t i) const
+{
+    auto it = std::upper_bound(first_.begin(), first_.end(), i);
+    return it == first_.begin() ? 0 : size_t(it - first_.begin()) - 1;
+}
+
+std::vector<LodSpan> LodLevel::toVector() const
+{
+    std::vector<LodSpan> out(size());
+    for (size_t j = 0; j < out.size(); ++j)
+        out[j] = (*this)[j];
+    return out;
+}
+
+size_t LodLevel::memoryBytes() const
+{
+    return start_.capacity() * sizeof(int64_t) + (first_.capacity() + length_.capacity()) * sizeof(uint32_t) +
+           longEnds_.capacity() * sizeof(LongEnd);
+}
+
 size_t TimelineIndex::memoryBytes() const
 {
     size_t b = sizeof(*this) + lanes_.capacity() * sizeof(TimelineLane);
     for (const TimelineLane& l : lanes_) {
         b += l.items.memoryBytes() + (l.blockMaxEnd.capacity() + l.blockSum.capacity()) * sizeof(int64_t) +
              l.gapBefore.memoryBytes() +
-             l.levels.capacity() * sizeof(std::vector<LodSpan>);
-        for (const auto& lv : l.levels)
-            b += lv.capacity() * sizeof(LodSpan);
+             l.levels.capacity() * sizeof(LodLevel);
+        for (const LodLevel& lv : l.levels)
+            b += lv.memoryBytes();
     }
     b += streamLanes_.capacity() * sizeof(streamLanes_[0]) + apiLanes_.capacity() * sizeof(apiLanes_[0]);
     return b;

@@ -43,6 +43,46 @@ struct LodSpan {
     int64_t start = 0, end = 0;
     uint32_t first = 0;
     uint32_t count = 0;
+    bool operator==(const LodSpan&) const = default;
+};
+
+// One zoom level's spans, in item order and covering the lane's items without a hole (span j + 1 starts at the item
+// after span j's last), stored in 16 bytes a span instead of LodSpan's 24: the start, the first item and the
+// length end - start; a span's count is where the next one starts. A length that does not fit 32 bits (4.3 s: a
+// long range, or a run of small items merged at a coarse level) is kept beside them, looked up by binary search.
+class LodLevel {
+public:
+    LodLevel() = default;
+    // `spans` as the build makes them: contiguous from item 0.
+    explicit LodLevel(const std::vector<LodSpan>& spans);
+    size_t size() const { return start_.size(); }
+    bool empty() const { return start_.empty(); }
+    LodSpan operator[](size_t j) const
+    {
+        const int64_t s = start_[j];
+        const uint32_t len = length_[j];
+        const uint32_t next = j + 1 < first_.size() ? first_[j + 1] : items_;
+        return {s, len != kLong ? s + len : longEnd(j), first_[j], next - first_[j]};
+    }
+    // The span holding item i (the last one when i is past the lane's items); 0 for an empty level.
+    size_t spanOfItem(uint32_t i) const;
+    std::vector<LodSpan> toVector() const;
+    size_t memoryBytes() const;
+    bool operator==(const LodLevel&) const = default;
+
+private:
+    static constexpr uint32_t kLong = UINT32_MAX;
+    struct LongEnd {
+        uint32_t span = 0;
+        int64_t end = 0;
+        bool operator==(const LongEnd&) const = default;
+    };
+    int64_t longEnd(size_t j) const;
+    std::vector<int64_t> start_;
+    std::vector<uint32_t> first_;
+    std::vector<uint32_t> length_;
+    std::vector<LongEnd> longEnds_;   // by span, the spans whose length is kLong
+    uint32_t items_ = 0;              // one past the last span's last item
 };
 
 struct TimelineLane {
@@ -63,7 +103,7 @@ struct TimelineLane {
     // built with the lane so the GUI thread does not walk 10^7 gaps when an index arrives).
     std::vector<int64_t> blockSum;
     // levels[L]: merged spans for 2^L ns per pixel; empty when not worth storing (draw the items directly).
-    std::vector<std::vector<LodSpan>> levels;
+    std::vector<LodLevel> levels;
 };
 
 // The one time origin of every view (timeline axis, tooltips, Details, range statistics, findings): the start of

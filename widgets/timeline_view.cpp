@@ -560,7 +560,7 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
 
     // Pre-merged spans for this zoom level when the lane has them, else the items themselves.
     const int level = timeline::lodLevel(npp);
-    const std::vector<LodSpan>* spans = nullptr;
+    const LodLevel* spans = nullptr;
     if (!lane.levels.empty()) {
         const int L = std::min<int>(level, int(lane.levels.size()) - 1);
         if (!lane.levels[size_t(L)].empty() && (L == level || level >= int(lane.levels.size())))
@@ -570,12 +570,12 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
             spans = &lane.levels[size_t(index_->coarseLevel())];   // coarse index: coarser blocks until it is complete
     }
     if (spans) {
-        auto a = std::upper_bound(spans->begin(), spans->end(), i0,
-                                  [](uint32_t v, const LodSpan& s) { return v < s.first; });
-        if (a != spans->begin())
-            --a;
-        for (auto it = a; it != spans->end() && it->first < i1; ++it)
-            feed(it->start, it->end, it->first, it->count);
+        for (size_t j = spans->spanOfItem(i0); j < spans->size(); ++j) {
+            const LodSpan s = (*spans)[j];
+            if (s.first >= i1)
+                break;
+            feed(s.start, s.end, s.first, s.count);
+        }
     } else {
         for (uint32_t i = i0; i < i1; ++i)
             feed(index_->itemStart(lane, i), index_->itemEnd(lane, i), i, 1);

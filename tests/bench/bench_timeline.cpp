@@ -165,14 +165,15 @@ int main(int argc, char** argv)
     std::printf("frames: %d at %dx%d  median %.2f ms  p99 %.2f ms  max %.2f ms  (target p99 <= 16 ms)\n", frames,
                 width, height, median, p99, ms.back());
     for (const sl::TimelineLane& lane : index->lanes()) {
-        size_t spans = 0, stored = 0;
+        size_t spans = 0, stored = 0, levelBytes = 0;
         for (const auto& lv : lane.levels) {
             spans += lv.size();
             stored += !lv.empty();
+            levelBytes += lv.memoryBytes();
         }
         std::printf("  lane kind %d: %zu items, %zu gap refs, %zu spans in %zu stored of %zu levels = %.1f MiB\n",
                     int(lane.kind), lane.items.size(), lane.gapBefore.size(), spans, stored, lane.levels.size(),
-                    double(lane.items.memoryBytes() + lane.gapBefore.memoryBytes() + spans * sizeof(sl::LodSpan)) /
+                    double(lane.items.memoryBytes() + lane.gapBefore.memoryBytes() + levelBytes) /
                         1048576.0);
     }
     std::printf("frames CPU: median %.2f ms  p99 %.2f ms  max %.2f ms\n", cpu[cpu.size() / 2],

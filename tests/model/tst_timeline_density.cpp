@@ -44,7 +44,7 @@ private slots:
             if (lane.kind != LaneKind::Stream)
                 continue;
             for (const auto& level : lane.levels)
-                for (const LodSpan& s : level) {
+                for (const LodSpan& s : level.toVector()) {
                     if (s.count < 2)
                         continue;
                     std::map<int, int64_t> time;

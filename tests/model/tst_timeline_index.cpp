@@ -48,7 +48,9 @@ std::shared_ptr<const Trace> smallTrace()
 // A trace whose lanes exercise every path of the index's construction: two devices, streams holding kernels and
 // copies mixed (items of two tables in one lane), a stream whose rows are not in time order (the sort), items that
 // overlap (block maxima, gaps that a long item hides), durations and gaps from 10 ns to 1 ms (levels that start
-// merging at different zooms), two API threads, nested NVTX ranges and CPU ops (not drawn).
+// merging at different zooms), two API threads, nested NVTX ranges and CPU ops (not drawn). Seed 3 adds spans
+// longer than 2^32 ns (LodLevel keeps their lengths aside): a stream of 1 us kernels 50 ms apart over 15 s, which
+// coarse levels merge into runs of seconds, and a 6 s NVTX range.
 std::shared_ptr<const Trace> randomTrace(uint64_t seed)
 {
     std::mt19937_64 rng(seed);
@@ -86,6 +88,15 @@ std::shared_ptr<const Trace> randomTrace(uint64_t seed)
             t->kernels.device[r] = o.dev;
             t->kernels.stream[r] = o.stream;
         }
+    }
+    if (seed == 3) {
+        for (int i = 0; i < 300; ++i) {
+            const int64_t at = int64_t(i) * 50'000'000 + logUniform(1, 1e6);
+            const size_t r = t->kernels.append(at, at + 1000, names[0]);
+            t->kernels.device[r] = devs[1];
+            t->kernels.stream[r] = 20;
+        }
+        t->ranges.append(1000, 6'000'001'000, t->strings.intern("serve"), ths[1], RangeKind::PushPop);
     }
     const StrId launch = t->strings.intern("cudaLaunchKernel"), step = t->strings.intern("step");
     for (int th = 0; th < 2; ++th) {
@@ -309,6 +320,33 @@ private slots:
         QVERIFY(idx->memoryBytes() > 1001 * sizeof(uint32_t));
     }
 
+    // LodLevel's 16-byte spans give back the spans they were made from, lengths of 2^32 ns and more included, and
+    // find the span of an item.
+    void lodLevelRoundTrip()
+    {
+        const int64_t big = int64_t(1) << 33;
+        const std::vector<LodSpan> spans = {{5, 9, 0, 3},
+                                            {10, 10 + big, 3, 1},
+                                            {big * 2, big * 2 + 0xFFFFFFFE, 4, 10},
+                                            {big * 3, big * 3 + 0xFFFFFFFF, 14, 2},
+                                            {big * 4, big * 5, 16, 100}};
+        const LodLevel lv(spans);
+        QCOMPARE(lv.size(), spans.size());
+        QCOMPARE(lv.toVector(), spans);
+        for (size_t j = 0; j < spans.size(); ++j)
+            QCOMPARE(lv[j], spans[j]);
+        QCOMPARE(lv.spanOfItem(0), size_t(0));
+        QCOMPARE(lv.spanOfItem(2), size_t(0));
+        QCOMPARE(lv.spanOfItem(3), size_t(1));
+        QCOMPARE(lv.spanOfItem(13), size_t(2));
+        QCOMPARE(lv.spanOfItem(14), size_t(3));
+        QCOMPARE(lv.spanOfItem(115), size_t(4));
+        QCOMPARE(lv.spanOfItem(1000), size_t(4));
+        QCOMPARE(LodLevel(std::vector<LodSpan>{{0, 1, 0, 1}, {2, 3, 1, 4}}).memoryBytes(), size_t(2 * 16));
+        QCOMPARE(LodLevel().spanOfItem(7), size_t(0));
+        QVERIFY(LodLevel().empty());
+    }
+
     // The index against an independent construction: each lane's items sorted by (start, reference) from the
     // trace's rows, the gap lane from one sorted list of the device's ops, and every level merged from the items
     // themselves (not from the level below, as the index does), stored where it merges at least 4:1. Then the
@@ -343,7 +381,7 @@ private slots:
             for (uint32_t r = 0; r < t.ranges.size(); ++r)
                 if (t.ranges.kind[r] != RangeKind::CpuOp)
                     depths.insert({t.ranges.thread[r], t.ranges.depth[r]});
-            QCOMPARE(lanes.size(), 5 + 2 + 2 + depths.size());   // 5 streams, 2 gap lanes, 2 API, NVTX depths
+            QCOMPARE(lanes.size(), streams.size() + 2 + 2 + depths.size());   // 5 or 6 streams, 2 gap lanes, 2 API, NVTX depths
             size_t li = 0;
             uint16_t dev = lanes[0].device;
             auto checkGaps = [&](uint16_t device) {
@@ -386,9 +424,13 @@ private slots:
             size_t nvtxItems = 0;
             for (const TimelineLane& lane : lanes)
                 nvtxItems += lane.kind == LaneKind::Nvtx ? lane.items.size() : 0;
-            QCOMPARE(nvtxItems, size_t(200));   // the PushPop ranges only, not the CPU ops
+            size_t pushPop = 0;
+            for (uint32_t r = 0; r < t.ranges.size(); ++r)
+                pushPop += t.ranges.kind[r] == RangeKind::PushPop;
+            QCOMPARE(nvtxItems, pushPop);   // the PushPop ranges only, not the CPU ops
+            QCOMPARE(pushPop, size_t(seed == 3 ? 201 : 200));
 
-            int storedLevels = 0;
+            int storedLevels = 0, longSpans = 0;
             for (size_t l = 0; l < lanes.size(); ++l) {
                 const TimelineLane& lane = lanes[l];
                 const uint32_t n = uint32_t(lane.items.size());
@@ -437,6 +479,7 @@ private slots:
                         const LodSpan &a = lane.levels[L][j], &e = expected[L][j];
                         QVERIFY2(a.start == e.start && a.end == e.end && a.first == e.first && a.count == e.count,
                                  qPrintable(QStringLiteral("lane %1 level %2 span %3").arg(l).arg(L).arg(j)));
+                        longSpans += e.end - e.start >= (int64_t(1) << 32);
                     }
                     storedLevels += !expected[L].empty();
                 }
@@ -456,6 +499,8 @@ private slots:
                 }
             }
             QVERIFY(storedLevels > 20);   // the test sees merged levels, not only lanes too small to store any
+            if (seed == 3)
+                QVERIFY(longSpans > 1);   // spans of 2^32 ns and more, kept beside the 16-byte spans
             QCOMPARE(one->start(), idx->start());
             QCOMPARE(one->end(), idx->end());
             QCOMPARE(one->gpuStart(), idx->gpuStart());
@@ -541,10 +586,10 @@ private slots:
                         }
                         spans.push_back({s, e, i, 1});
                     }
-                    QVERIFY2(sameSpans(c.levels[size_t(L)], spans), qPrintable(QStringLiteral("lane %1 level %2").arg(l).arg(L)));
+                    QVERIFY2(sameSpans(c.levels[size_t(L)].toVector(), spans), qPrintable(QStringLiteral("lane %1 level %2").arg(l).arg(L)));
                     // where the full index stores the level too, it is the same
                     if (L < int(f.levels.size()) && !f.levels[size_t(L)].empty())
-                        QVERIFY(sameSpans(c.levels[size_t(L)], f.levels[size_t(L)]));
+                        QVERIFY(c.levels[size_t(L)] == f.levels[size_t(L)]);
                 }
             }
             QVERIFY(coarseLanes >= 5);
@@ -588,7 +633,7 @@ private slots:
                 }
                 QCOMPARE(r.levels.size(), f.levels.size());
                 for (size_t L = 0; L < f.levels.size(); ++L)
-                    QVERIFY2(sameSpans(r.levels[L], f.levels[L]), qPrintable(QStringLiteral("lane %1 level %2").arg(l).arg(L)));
+                    QVERIFY2(r.levels[L] == f.levels[L], qPrintable(QStringLiteral("lane %1 level %2").arg(l).arg(L)));
             }
             for (uint32_t k = 0; k < trace->kernels.size(); k += 97) {
                 QCOMPARE(refined->laneOfKernel(k), full->laneOfKernel(k));
