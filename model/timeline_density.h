@@ -30,6 +30,13 @@ public:
 
 private:
     int64_t prefix(uint32_t i) const;   // Σ durations of items [0, i)
+    // Idle time of the lane before t, for t not less than the cursor's last t (a sweep over column boundaries).
+    struct Cursor {
+        uint32_t k = 0;      // gaps starting before the last t
+        int64_t sum = 0;     // Σ durations of gaps [0, k)
+        bool valid = false;
+    };
+    int64_t idleBefore(int64_t t, Cursor& c) const;
     const TimelineIndex* index_ = nullptr;
     const TimelineLane* lane_ = nullptr;
     const std::vector<int64_t>& blockPrefix() const { return lanePrefix_ ? *lanePrefix_ : ownPrefix_; }

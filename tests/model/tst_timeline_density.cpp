@@ -106,6 +106,47 @@ private slots:
         }
     }
 
+    // columnFractions sweeps the column boundaries once; each column is what idleIn() says of it, at fit, zoomed
+    // in to a few gaps per column and to a fraction of a gap, and with windows reaching past the lane's ends.
+    void columnFractionsEqualIdleInPerColumn()
+    {
+        const int li = gapLane();
+        QVERIFY(li >= 0);
+        const TimelineLane& lane = index_->lanes()[size_t(li)];
+        const GapDensity d(*index_, lane);
+        const int64_t a = index_->gpuStart(), b = index_->gpuEnd();
+        uint64_t x = 777;
+        auto next = [&] {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            return x >> 11;
+        };
+        std::vector<timeline::Window> windows = {{a, b}, {a - (b - a) / 3, b + (b - a) / 3}, {b - 10, b + 1000000}};
+        for (int k = 0; k < 60; ++k) {
+            const int64_t len = 1 + int64_t(next() % uint64_t(k % 3 == 0 ? 20000 : k % 3 == 1 ? (b - a) / 50 : (b - a)));
+            const int64_t t0 = a - len / 2 + int64_t(next() % uint64_t(b - a));
+            windows.push_back({t0, t0 + len});
+        }
+        int checked = 0, nonZero = 0;
+        for (const timeline::Window& w : windows)
+            for (int width : {1920, 701, 37}) {
+                const std::vector<float> cols = d.columnFractions(w, width);
+                QCOMPARE(int(cols.size()), width);
+                int64_t prev = w.start;
+                for (int c = 0; c < width; ++c) {
+                    const int64_t nx = c + 1 == width ? w.end : timeline::xToTime(double(c + 1), w, double(width));
+                    float expected = 0.f;
+                    if (nx > prev)
+                        expected = float(std::clamp(double(d.idleIn(prev, nx)) / double(nx - prev), 0.0, 1.0));
+                    prev = std::max(prev, nx);
+                    QCOMPARE(cols[size_t(c)], expected);
+                    ++checked;
+                    nonZero += expected > 0.f;
+                }
+            }
+        QVERIFY(checked > 100000);
+        QVERIFY(nonZero > 1000);
+    }
+
     // At fit, the columns' idle fractions average to the device's idle fraction from the analysis (4.7 % on the
     // sample) within half a percentage point, and no column claims more than its width.
     void fitColumnsAverageToTheIdleFraction()
