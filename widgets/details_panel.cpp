@@ -1,6 +1,6 @@
 #include "widgets/details_panel.h"
 
-#include <QLabel>
+#include <QTextBrowser>
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
@@ -106,47 +106,51 @@ private:
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QScrollArea(parent)
 {
-    label_ = new QLabel(this);
-    label_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-    label_->setMargin(8);
-    label_->setWordWrap(true);
-    label_->setTextFormat(Qt::RichText);
-    label_->setTextInteractionFlags(Qt::TextBrowserInteraction);
-    label_->setOpenExternalLinks(false);
-    connect(label_, &QLabel::linkActivated, this, [this](const QString& link) {
-        if (link == QLatin1String("toggle:name")) {
-            fullNameExpanded_ = !fullNameExpanded_;
-            refresh();
-            return;
-        }
-        if (link.startsWith(QLatin1String("gap:"))) {
-            bool ok = false;
-            const qlonglong g = link.mid(4).toLongLong(&ok);
-            if (ok && selection_)
-                selection_->setGap(g);
-            else if (ok)
-                showGap(g);
-            return;
-        }
-        if (!link.startsWith(QLatin1String("kernel:")))
-            return;
-        bool ok = false;
-        const qlonglong k = link.mid(7).toLongLong(&ok);
-        if (!ok)
-            return;
-        if (selection_)
-            selection_->setKernel(k);
-        emit kernelLinkActivated(k);
-    });
-    setWidget(label_);
+    view_ = new QTextBrowser(this);
+    view_->setOpenLinks(false);
+    view_->setOpenExternalLinks(false);
+    view_->setFrameShape(QFrame::NoFrame);
+    view_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    view_->setWordWrapMode(QTextOption::WordWrap);   // between words and at the break hints, never inside a name
+    view_->document()->setDocumentMargin(8);
+    view_->viewport()->setAutoFillBackground(false);   // the pane's background, as the label had
+    connect(view_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) { activateLink(url.toString()); });
+    setWidget(view_);
     setWidgetResizable(true);
     setFrameShape(QFrame::NoFrame);
     setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     refresh();
 }
 
+void DetailsPanel::activateLink(const QString& link)
+{
+    if (link == QLatin1String("toggle:name")) {
+        fullNameExpanded_ = !fullNameExpanded_;
+        refresh();
+        return;
+    }
+    if (link.startsWith(QLatin1String("gap:"))) {
+        bool ok = false;
+        const qlonglong g = link.mid(4).toLongLong(&ok);
+        if (ok && selection_)
+            selection_->setGap(g);
+        else if (ok)
+            showGap(g);
+        return;
+    }
+    if (!link.startsWith(QLatin1String("kernel:")))
+        return;
+    bool ok = false;
+    const qlonglong k = link.mid(7).toLongLong(&ok);
+    if (!ok)
+        return;
+    if (selection_)
+        selection_->setKernel(k);
+    emit kernelLinkActivated(k);
+}
+
 // Without the zero-width break hints, so callers can search for names.
-QString DetailsPanel::text() const { return QString(label_->text()).remove(QChar(0x200B)); }
+QString DetailsPanel::text() const { return QString(html_).remove(QChar(0x200B)); }
 
 void DetailsPanel::setDocument(Document* d)
 {
@@ -244,7 +248,10 @@ void DetailsPanel::refresh()
         html = kernelHtml(size_t(kernel_));
     else
         html = tr("Click a kernel or an idle gap in the timeline to see its details.");
-    label_->setText(html);
+    if (html == html_)
+        return;
+    html_ = html;
+    view_->setHtml(html);
 }
 
 int64_t DetailsPanel::origin() const

@@ -19,7 +19,7 @@
 #include "analysis/trace/trace.h"
 #include "model/timeline_index.h"
 
-class QLabel;
+class QTextBrowser;
 
 namespace sl {
 
@@ -53,6 +53,8 @@ signals:
 
 private:
     void refresh();
+    // A link in the pane: "kernel:N", "gap:N" or "toggle:name".
+    void activateLink(const QString& link);
     QString kernelHtml(size_t kernel) const;
     QString gapHtml(size_t gap) const;
     QString findingsHtml(const std::vector<size_t>& indices) const;
@@ -63,7 +65,11 @@ private:
     int64_t origin() const;
     const std::vector<int64_t>& ncuToKernel() const;
 
-    QLabel* label_;
+    // One QTextBrowser, not a word-wrapped rich-text QLabel: a QLabel in a scroll area parses its HTML twice and
+    // lays it out again for every width the scroll area asks about (heightForWidth), 20-45 ms a click with a
+    // long kernel name (issue 18's slowest clicks); the browser parses and lays out once.
+    QTextBrowser* view_;
+    QString html_;
     Selection* selection_ = nullptr;
     std::shared_ptr<const Trace> trace_;
     std::shared_ptr<const AnalysisResult> analysis_;

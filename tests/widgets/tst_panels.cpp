@@ -7,7 +7,10 @@
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTextDocument>
+#include <QUrl>
+#include <memory>
 #include <algorithm>
 
 #include "analysis/timeline/analysis.h"
@@ -45,6 +48,25 @@ std::shared_ptr<const PipelineResult> planted(bool withModel)
 }
 
 using testing::partOf;
+
+// How wide the Details pane's text needs to be against the width the pane has, laid out as the pane lays it out:
+// breaking only between words and at the zero-width break hints, never inside a name.
+struct PaneFit {
+    qreal needed = 0, available = 0;
+    bool fits() const { return needed <= available + 1; }
+};
+PaneFit paneFit(DetailsPanel& details)
+{
+    auto* view = details.findChild<QTextBrowser*>();
+    std::unique_ptr<QTextDocument> doc(view->document()->clone());
+    doc->setDefaultFont(view->document()->defaultFont());
+    QTextOption wrap;
+    wrap.setWrapMode(QTextOption::WordWrap);
+    doc->setDefaultTextOption(wrap);
+    const qreal available = details.viewport()->width();
+    doc->setTextWidth(available);
+    return {doc->idealWidth(), available};
+}
 
 } // namespace
 
@@ -175,17 +197,17 @@ private slots:
             QVERIFY(text.contains(QString::fromStdString(r->diagnosis.eval.findings[f].title.en).toHtmlEscaped()));
 
         // the link selects the kernel after the gap, and the pane follows
-        auto* label = details.findChild<QLabel*>();
-        QVERIFY(label);
+        auto* view = details.findChild<QTextBrowser*>();
+        QVERIFY(view);
         QSignalSpy spy(&details, &DetailsPanel::kernelLinkActivated);
-        emit label->linkActivated(QStringLiteral("kernel:%1").arg(after));
+        emit view->anchorClicked(QUrl(QStringLiteral("kernel:%1").arg(after)));
         QCOMPARE(spy.count(), 1);
         QCOMPARE(sel.kernel(), after);
         QCOMPARE(sel.gap(), int64_t(-1));
         QVERIFY(details.text().contains(QStringLiteral("Queue delay")));
         // ... which links back to the gap it closed
         QVERIFY(details.text().contains(QStringLiteral("gap:%1\"").arg(pick)));
-        emit label->linkActivated(QStringLiteral("gap:%1").arg(pick));
+        emit view->anchorClicked(QUrl(QStringLiteral("gap:%1").arg(pick)));
         QCOMPARE(sel.gap(), pick);
         QCOMPARE(sel.kernel(), int64_t(-1));
         QVERIFY(details.text().contains(QStringLiteral("kernel:%1\"").arg(before)));
@@ -310,21 +332,13 @@ private slots:
         for (size_t g = 0; g < r->analysis.idle.gaps.size(); ++g)
             if (r->analysis.idle.gaps[g].duration() > r->analysis.idle.gaps[gap].duration())
                 gap = g;
-        auto* label = details.findChild<QLabel*>();
         for (int which = 0; which < 2; ++which) {
             if (which == 0)
                 details.showKernel(int64_t(longest));
             else
                 details.showGap(int64_t(gap));
-            QTextDocument doc;
-            doc.setDefaultFont(label->font());
-            QTextOption wrap;
-            wrap.setWrapMode(QTextOption::WordWrap);   // as QLabel wraps: never inside a word
-            doc.setDefaultTextOption(wrap);
-            doc.setHtml(label->text());
-            const int avail = details.viewport()->width() - 2 * label->margin();
-            doc.setTextWidth(avail);
-            QVERIFY2(doc.idealWidth() <= avail + 1, qPrintable(QStringLiteral("needs %1 px of %2").arg(doc.idealWidth()).arg(avail)));
+            const PaneFit fit = paneFit(details);
+            QVERIFY2(fit.fits(), qPrintable(QStringLiteral("needs %1 px of %2").arg(fit.needed).arg(fit.available)));
             if (qEnvironmentVariableIsSet("SIGHTLINE_DETAILS_PNG"))
                 details.grab().save(qEnvironmentVariable("SIGHTLINE_DETAILS_PNG") + QStringLiteral("/details_%1.png").arg(which));
         }
@@ -358,28 +372,18 @@ private slots:
             for (size_t k = 0; k < t.kernels.size(); ++k)
                 if (t.str(t.kernels.name[k]).size() > t.str(t.kernels.name[longest]).size())
                     longest = k;
-            auto* label = details.findChild<QLabel*>();
-            auto fits = [&] {
-                QTextDocument doc;
-                doc.setDefaultFont(label->font());
-                QTextOption wrap;
-                wrap.setWrapMode(QTextOption::WordWrap);
-                doc.setDefaultTextOption(wrap);
-                doc.setHtml(label->text());
-                const int avail = details.viewport()->width() - 2 * label->margin();
-                doc.setTextWidth(avail);
-                return doc.idealWidth() <= avail + 1;
-            };
+            auto* view = details.findChild<QTextBrowser*>();
+            auto fits = [&] { return paneFit(details).fits(); };
             details.showKernel(int64_t(longest));
             QVERIFY2(fits(), qPrintable(f));
             const QString full = qs(t.str(t.kernels.name[longest])).toHtmlEscaped();
             if (full.size() > 400) {
                 // a very long name shows its start; the link shows all of it (and still fits)
                 QVERIFY(!details.text().contains(full));
-                emit label->linkActivated(QStringLiteral("toggle:name"));
+                emit view->anchorClicked(QUrl(QStringLiteral("toggle:name")));
                 QVERIFY(details.text().contains(full));
                 QVERIFY2(fits(), qPrintable(f));
-                emit label->linkActivated(QStringLiteral("toggle:name"));
+                emit view->anchorClicked(QUrl(QStringLiteral("toggle:name")));
                 QVERIFY(!details.text().contains(full));
             }
             QVERIFY(details.text().contains(QStringLiteral("Findings (%1)").arg(findingsForKernel(r->diagnosis, t, &r->analysis, int64_t(longest)).size())));
