@@ -14,6 +14,8 @@
 
 #include "main_window.h"
 #include "model/document.h"
+#include "model/kb_session.h"
+#include "model/selection.h"
 #include "model/timeline_index.h"
 #include "widgets/timeline_view.h"
 
@@ -73,33 +75,56 @@ void ScaleDrive::start()
         ok_ = ok;
         finishedMs_ = double(clock_.nsecsElapsed()) / 1e6;
         lagTimer_->stop();
-        // The finer timeline levels may still be on their way: drive once the complete index is shown.
-        auto go = [this] { QTimer::singleShot(0, this, [this] { drive(); }); };
-        if (completeTimelineMs_ >= 0 || !ok)
-            go();
-        else
-            connect(window_->document(), &Document::timelineChanged, this, [this, go] {
-                if (window_->document()->timeline() && window_->document()->timeline()->complete())
-                    go();
+        // The finer timeline levels may still be on their way, and the knowledge base records the run (hashing
+        // the trace file) after the analyses: drive once the complete index is shown and the knowledge base is idle,
+        // so the interactions measure the GUI thread rather than its share of the cores while those finish.
+        auto go = [this] {
+            if (started_ || completeTimelineMs_ < 0 || (kb_ && kb_->pending() > 0))
+                return;
+            started_ = true;
+            QTimer::singleShot(0, this, [this] { drive(); });
+        };
+        kb_ = window_->findChild<KbSession*>();
+        if (!ok) {
+            started_ = true;
+            QTimer::singleShot(0, this, [this] { drive(); });
+            return;
+        }
+        if (kb_)
+            connect(kb_, &KbSession::idle, this, [this, go] {
+                kbIdleMs_ = double(clock_.nsecsElapsed()) / 1e6;
+                go();
             });
+        connect(window_->document(), &Document::timelineChanged, this, go);
+        go();
     });
 }
 
 void ScaleDrive::drive()
 {
+    if (ok_ && kb_ && kb_->pending() > 0) {
+        started_ = false;   // the knowledge base got work after all: its idle() starts the drive
+        return;
+    }
     auto* view = window_->findChild<TimelineView*>();
     if (ok_ && view && window_->document()->timeline()) {
         std::mt19937_64 rng(7);
         const QRect area = view->rect().adjusted(view->width() / 8, 40, -8, -8);
         std::uniform_int_distribution<int> xs(area.left(), area.right()), ys(area.top(), area.bottom());
-        auto timed = [this, view](std::vector<double>& out, auto&& act) {
+        // Each interaction's time in three parts: handling the event (a click fills Details and the other panes
+        // here, through the selection's signals), the repaint, and what the event queued.
+        double handled = 0, painted = 0;
+        auto timed = [&](std::vector<double>& out, auto&& act) {
             QElapsedTimer t;
             t.start();
             act();
+            handled = double(t.nsecsElapsed()) / 1e6;
             view->repaint();
+            painted = double(t.nsecsElapsed()) / 1e6;
             QApplication::processEvents();   // what the event queued: Details, the other panes
             out.push_back(double(t.nsecsElapsed()) / 1e6);
         };
+        const Selection* selection = window_->findChild<Selection*>();
         for (int i = 0; i < interactions_; ++i) {
             const QPointF pos(xs(rng), ys(rng));
             const QPointF global = view->mapToGlobal(pos);
@@ -130,6 +155,20 @@ void ScaleDrive::drive()
                                         Qt::NoModifier);
                     QApplication::sendEvent(view, &release);
                 });
+                {
+                    SlowClick c;
+                    c.ms = clickMs_.back();
+                    c.handledMs = handled;
+                    c.paintMs = painted - handled;
+                    c.interaction = i;
+                    c.kernel = selection ? selection->kernel() : -1;
+                    c.gap = selection ? selection->gap() : -1;
+                    slowClicks_.push_back(c);
+                    std::sort(slowClicks_.begin(), slowClicks_.end(),
+                              [](const SlowClick& a, const SlowClick& b) { return a.ms > b.ms; });
+                    if (slowClicks_.size() > 5)
+                        slowClicks_.pop_back();
+                }
                 break;
             }
             if (i % 40 == 39)
@@ -150,10 +189,24 @@ void ScaleDrive::write()
     o[QStringLiteral("first_timeline_ms")] = firstTimelineMs_;
     o[QStringLiteral("complete_timeline_ms")] = completeTimelineMs_;
     o[QStringLiteral("finished_ms")] = finishedMs_;
+    o[QStringLiteral("knowledge_base_idle_ms")] = kbIdleMs_;   // -1: it was idle when the analyses finished
     o[QStringLiteral("event_loop_lag_while_loading")] = stats(lagMs_);
     o[QStringLiteral("zoom")] = stats(zoomMs_);
     o[QStringLiteral("pan")] = stats(panMs_);
     o[QStringLiteral("click")] = stats(clickMs_);
+    QJsonArray slow;
+    for (const SlowClick& c : slowClicks_) {
+        QJsonObject e;
+        e[QStringLiteral("ms")] = c.ms;
+        e[QStringLiteral("handled_ms")] = c.handledMs;   // the press and release, with the selection's signals
+        e[QStringLiteral("paint_ms")] = c.paintMs;
+        e[QStringLiteral("queued_ms")] = c.ms - c.handledMs - c.paintMs;
+        e[QStringLiteral("interaction")] = c.interaction;
+        e[QStringLiteral("kernel")] = qint64(c.kernel);
+        e[QStringLiteral("gap")] = qint64(c.gap);
+        slow.append(e);
+    }
+    o[QStringLiteral("slowest_clicks")] = slow;
     std::vector<double> all = zoomMs_;
     all.insert(all.end(), panMs_.begin(), panMs_.end());
     all.insert(all.end(), clickMs_.begin(), clickMs_.end());

@@ -9,12 +9,14 @@
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
+#include <cstdint>
 #include <vector>
 
 class QTimer;
 
 namespace sl {
 
+class KbSession;
 class MainWindow;
 
 class ScaleDrive : public QObject {
@@ -35,8 +37,17 @@ private:
     QTimer* lagTimer_ = nullptr;
     qint64 lastTick_ = -1;
     std::vector<double> lagMs_;
-    double traceLoadedMs_ = -1, firstTimelineMs_ = -1, completeTimelineMs_ = -1, finishedMs_ = -1;
+    double traceLoadedMs_ = -1, firstTimelineMs_ = -1, completeTimelineMs_ = -1, finishedMs_ = -1, kbIdleMs_ = -1;
+    KbSession* kb_ = nullptr;
+    bool started_ = false;
     std::vector<double> zoomMs_, panMs_, clickMs_;
+    // The five slowest clicks, in parts, with what they selected (a kernel row, an idle gap, or -1 for none).
+    struct SlowClick {
+        double ms = 0, handledMs = 0, paintMs = 0;
+        int interaction = 0;
+        int64_t kernel = -1, gap = -1;
+    };
+    std::vector<SlowClick> slowClicks_;
     bool ok_ = false;
 };
 

@@ -63,6 +63,8 @@ d = json.load(open(sys.argv[1]))
 f = lambda k: d[k]
 print(f"kernels {d.get('kernels')}, trace model {d.get('trace_model_mib', 0):.1f} MiB, timeline index {d.get('timeline_index_mib', 0):.1f} MiB")
 print(f"trace loaded {d.get('trace_loaded_ms', -1)/1e3:.2f} s after open; first (coarse) timeline {d['first_timeline_ms']/1e3:.2f} s after open, complete index {d['complete_timeline_ms']/1e3:.2f} s, all analyses done {d['finished_ms']/1e3:.2f} s")
+if d.get('knowledge_base_idle_ms', -1) >= 0:
+    print(f"knowledge base idle (the run recorded, the trace file hashed) {d['knowledge_base_idle_ms']/1e3:.2f} s after open; the interactions below start then")
 lag = d['event_loop_lag_while_loading']
 if lag.get('count'):
     print(f"GUI thread while loading: event-loop lag p50 {lag['p50_ms']:.1f} ms, p99 {lag['p99_ms']:.1f} ms, max {lag['max_ms']:.1f} ms ({lag['count']} ticks of 10 ms)")
@@ -70,6 +72,9 @@ for k in ('zoom', 'pan', 'click', 'frames'):
     s = d[k]
     if s.get('count'):
         print(f"{k:6}: {s['count']:3} interactions to a repainted frame: p50 {s['p50_ms']:.1f} ms, p99 {s['p99_ms']:.1f} ms, max {s['max_ms']:.1f} ms")
+for c in d.get('slowest_clicks', []):
+    what = f"kernel {c['kernel']}" if c['kernel'] >= 0 else f"gap {c['gap']}" if c['gap'] >= 0 else "nothing"
+    print(f"  slow click #{c['interaction']}: {c['ms']:.1f} ms = event {c['handled_ms']:.1f} + paint {c['paint_ms']:.1f} + queued {c['queued_ms']:.1f} ms; selected {what}")
 print(f"GUI peak RSS {d['peak_rss_mib']:.0f} MiB = {d['peak_rss_mib']/max(d.get('trace_model_mib', 1), 1):.2f} x the trace model; CPU {d['cpu_s']:.1f} s")
 open(sys.argv[1] + '.model', 'w').write(str(d.get('trace_model_mib', 0)))
 PY
