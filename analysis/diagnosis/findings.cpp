@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/roofline/roofline.h"
+
 namespace sl {
 
 const char* scope_kind_name(ScopeKind k)
@@ -161,11 +163,19 @@ void merge_ncu_launch_findings(std::vector<Finding>& findings)
             std::string name, id;
             split_ncu_subject(f.subject, name, id);
             const std::string more = std::to_string(g.count - 1);
-            const std::string en = name + " (ncu #" + id + " and " + more + " more launch" + (g.count > 2 ? "es" : "") + ")";
-            const std::string zh = name + "（ncu #" + id + " 等 " + std::to_string(g.count) + " 次启动）";
+            const std::string en_tail = " (ncu #" + id + " and " + more + " more launch" + (g.count > 2 ? "es" : "") + ")";
+            const std::string zh_tail = "（ncu #" + id + " 等 " + std::to_string(g.count) + " 次启动）";
+            const std::string en = name + en_tail;
+            // Texts name the kernel by its short name (bind_metrics) or, where it has none, by the subject.
+            const std::string shown = kernel_display_name(name);
+            const std::string shown_subject = shown + " (ncu #" + id + ")";
             for (LocalText* t : {&f.title, &f.explanation}) {
                 replace_all(t->en, f.subject, en);
-                replace_all(t->zh_CN, f.subject, zh);
+                replace_all(t->zh_CN, f.subject, name + zh_tail);
+                if (shown != name) {
+                    replace_all(t->en, shown_subject, shown + en_tail);
+                    replace_all(t->zh_CN, shown_subject, shown + zh_tail);
+                }
             }
             f.subject = en;
             f.links.kernel_ids = g.kernels;

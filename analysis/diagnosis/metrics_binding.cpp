@@ -638,6 +638,8 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 #endif
     // Titles name classes and phases in words (GEMM / GEMV (decode), GEMM / GEMV（解码）), as the headline and the
     // Overview do, in both languages.
+    // Kernels by their short name ("vllm::act_and_mul_kernel<…>", "… (ncu #7)"): a demangled name runs to a
+    // thousand characters, and the subject keeps it whole.
     for (auto& s : out)
         if (s.kind == ScopeKind::OpClass || s.kind == ScopeKind::Phase) {
             const LocalText w = subject_words(s.kind, s.subject, an.classes);
@@ -645,6 +647,14 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 s.subject_zh_CN = w.zh_CN;
             if (!w.en.empty() && w.en != s.subject)
                 s.sources[kSubjectEnKey] = w.en;
+        } else if (s.kind == ScopeKind::Kernel || s.kind == ScopeKind::NcuLaunch) {
+            const size_t ncu = s.kind == ScopeKind::NcuLaunch ? s.subject.rfind(" (ncu #") : std::string::npos;
+            const std::string name = ncu == std::string::npos ? s.subject : s.subject.substr(0, ncu);
+            const std::string shown = kernel_display_name(name) + (ncu == std::string::npos ? "" : s.subject.substr(ncu));
+            if (shown != s.subject) {
+                s.subject_zh_CN = shown;
+                s.sources[kSubjectEnKey] = shown;
+            }
         }
     return out;
 }

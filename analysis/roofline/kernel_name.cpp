@@ -37,4 +37,16 @@ std::string kernel_base_name(std::string_view name)
     return b == std::string::npos ? std::string() : out.substr(b, e - b + 1);
 }
 
+std::string kernel_display_name(std::string_view name)
+{
+    std::string base = kernel_base_name(name);
+    if (base.empty())
+        return std::string(name);
+    // Templated when a '<' comes before the parameter list's '('.
+    const size_t open = name.find_first_of("<(");
+    if (open != std::string_view::npos && name[open] == '<')
+        base += "<…>";
+    return base;
+}
+
 } // namespace sl

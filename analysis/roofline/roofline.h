@@ -106,5 +106,9 @@ std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace)
 
 // Name used for matching: without a leading "void ", template arguments and the parameter list.
 std::string kernel_base_name(std::string_view name);
+// A kernel's name as titles say it: kernel_base_name with "<…>" where template arguments were left out
+// ("void vllm::act_and_mul_kernel<c10::BFloat16, ...>(...)" -> "vllm::act_and_mul_kernel<…>"), so a demangled
+// CUTLASS name of 1,000 characters does not make a title; the name itself when nothing would be left.
+std::string kernel_display_name(std::string_view name);
 
 } // namespace sl

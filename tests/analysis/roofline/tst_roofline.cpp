@@ -163,6 +163,20 @@ TEST(Roofline, MeasuredTimesFromKernelClasses)
     EXPECT_EQ(m[1].class_ns.size(), 2u);
 }
 
+// Titles name a kernel by its base name, marking left-out template arguments; plain names stay as they are.
+TEST(Roofline, KernelDisplayNamesAreShortAndSayWhatWasLeftOut)
+{
+    EXPECT_EQ(kernel_display_name("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64>, true>(Params)"),
+              "flash_fwd_kernel<…>");
+    EXPECT_EQ(kernel_display_name("void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16, __nv_bfloat16, "
+                                  "(vllm::Fp8KVCacheDataType)0>(__nv_bfloat16 const*, long const*, int, int)"),
+              "vllm::reshape_and_cache_flash_kernel<…>");
+    EXPECT_EQ(kernel_display_name("void rms_norm(float*, std::vector<int>)"), "rms_norm");   // '<' only in the parameters
+    EXPECT_EQ(kernel_display_name("ampere_fp16_s16816gemm_fp16_64x64_tn"), "ampere_fp16_s16816gemm_fp16_64x64_tn");
+    EXPECT_EQ(kernel_display_name("<unnamed>"), "<unnamed>");   // nothing would be left
+    EXPECT_EQ(kernel_display_name(""), "");
+}
+
 TEST(Roofline, NcuLaunchesJoinTraceKernelsByNameAndOrder)
 {
     EXPECT_EQ(kernel_base_name("void flash_fwd_kernel<Flash_fwd_kernel_traits<128, 64>, true>(Params)"),
