@@ -85,7 +85,9 @@ uint32_t KernelTable::intern_shape(const LaunchShape& s)
         for (size_t i = 0; i < shapes.size(); ++i)
             shape_ids.emplace(shapes[i], static_cast<uint32_t>(i));
     }
-    auto [it, added] = shape_ids.emplace(s, static_cast<uint32_t>(shapes.size()));
+    // try_emplace: a shape already known costs a lookup, not a node allocated and freed (emplace builds the node
+    // before it looks; one per kernel row was a tenth of the Kineto reader's event handling).
+    auto [it, added] = shape_ids.try_emplace(s, static_cast<uint32_t>(shapes.size()));
     if (added)
         shapes.push_back(s);
     return it->second;
