@@ -2,11 +2,11 @@
 //
 // Design: the file (inflated on the fly when gzipped) is read in pieces into one buffer. A small structural scanner
 // walks the top-level object and captures the small metadata values (deviceProperties, distributedInfo, ...). The
-// events inside "traceEvents" are read a buffer fill at a time on all threads (issue 18): each thread finds the
-// byte range of each event object in its chunk (respecting strings, escapes and nesting, with a depth limit for
-// garbage), parses it in place with simdjson On-Demand and handles it into a Part, and the parts are merged into
-// the columnar Trace in file order (see parallel_step). Nothing but the buffer, the parts of two fills and the
-// tables grows with the input: no DOM, no copy of the file.
+// events inside "traceEvents" are read a buffer fill at a time on all threads (issue 18): each thread reads the
+// events of its chunk in place, a plain event in one pass (OnePass), any other by finding its byte range (respecting
+// strings, escapes and nesting, with a depth limit for garbage) and parsing it with simdjson On-Demand, handles them
+// into a Part, and the parts are merged into the columnar Trace in file order (see parallel_step). Nothing but the
+// buffer, the parts of two fills and the tables grows with the input: no DOM, no copy of the file.
 //
 // Timestamps are decimal microseconds; they are converted from the number's text to integer nanoseconds exactly
 // (integer part x 1000 + three fractional digits, the fourth rounds half away from zero), so start + duration never
@@ -15,7 +15,9 @@
 #include "analysis/io/kineto_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -67,9 +69,33 @@ std::string describe_byte(char c)
     return buf;
 }
 
-bool is_ws(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+// Character classes by table (one load, where four compares were a tenth of the event parser's instructions):
+// JSON blanks, and the bytes that may follow a number or a literal.
+constexpr uint8_t kBlank = 1, kAfterValue = 2;
+constexpr auto kCharClass = [] {
+    std::array<uint8_t, 256> t{};
+    for (unsigned char c : {' ', '\n', '\r', '\t'})
+        t[c] = kBlank | kAfterValue;
+    for (unsigned char c : {',', '}', ']'})
+        t[c] = kAfterValue;
+    return t;
+}();
+
+bool is_ws(char c) { return (kCharClass[static_cast<unsigned char>(c)] & kBlank) != 0; }
 
 // ---- number text -> integer ns ---------------------------------------------------------------------------------
+// The integer part x 1000 + three fractional digits (+1 when the fourth rounds up), negated when neg; false when it
+// overflows int64 (the caller then goes through strtod, which refuses such times).
+bool plain_us_to_ns(bool neg, uint64_t ip, int64_t frac, bool round_up, int64_t& out)
+{
+    int64_t v = 0;
+    if (ip > 9'000'000'000'000'000ull || __builtin_mul_overflow(static_cast<int64_t>(ip), int64_t{1000}, &v) ||
+        __builtin_add_overflow(v, frac + (round_up ? 1 : 0), &v))
+        return false;
+    out = neg ? -v : v;
+    return true;
+}
+
 // Parses a JSON number given in microseconds into nanoseconds without going through double when the text is a plain
 // decimal. Returns false when the text is not a number.
 bool us_text_to_ns(std::string_view s, int64_t& out)
@@ -111,11 +137,8 @@ bool us_text_to_ns(std::string_view s, int64_t& out)
         for (; k < 3 && k >= 0; ++k)
             frac *= 10;
     }
-    if (plain && i == n && int_digits > 0 && ip <= 9'000'000'000'000'000ull) {
-        int64_t v = static_cast<int64_t>(ip) * 1000 + frac + (round_up ? 1 : 0);
-        out = neg ? -v : v;
+    if (plain && i == n && int_digits > 0 && plain_us_to_ns(neg, ip, frac, round_up, out))
         return true;
-    }
     // Exponent notation or a huge value: go through strtod (rare; Kineto never writes these).
     std::string tmp(s);
     char* endp = nullptr;
@@ -258,6 +281,40 @@ struct Event {
     bool has_op_args() const { return !in_dims.empty() || !coll.empty(); }
 };
 
+// Integer from a numeric string ("0x0", "2560"), as strtoll reads it; out is left alone when it is not one.
+bool string_to_i64(std::string_view s, int64_t& out)
+{
+    if (s.empty() || s.size() > 30)
+        return false;
+    std::string tmp(s);
+    char* endp = nullptr;
+    const long long x = std::strtoll(tmp.c_str(), &endp, 0);
+    if (*endp != '\0')
+        return false;
+    out = x;
+    return true;
+}
+
+// A pid/tid given as a string: numeric strings ("25738") are the same id as the number.
+IdValue string_to_id(std::string_view s)
+{
+    IdValue r;
+    r.present = true;
+    bool digits = !s.empty() && s.size() < 19;
+    for (char c : s)
+        digits = digits && c >= '0' && c <= '9';
+    if (digits) {
+        int64_t n = 0;
+        for (char c : s)
+            n = n * 10 + (c - '0');
+        r.num = n;
+    } else {
+        r.is_string = true;
+        r.str = s;
+    }
+    return r;
+}
+
 // Integer from a number or a numeric string ("0x0", "2560").
 bool value_to_i64(od::value v, int64_t& out)
 {
@@ -282,15 +339,7 @@ bool value_to_i64(od::value v, int64_t& out)
     }
     if (t == od::json_type::string) {
         std::string_view s;
-        if (v.get_string().get(s) != simdjson::SUCCESS || s.empty() || s.size() > 30)
-            return false;
-        std::string tmp(s);
-        char* endp = nullptr;
-        const long long x = std::strtoll(tmp.c_str(), &endp, 0);
-        if (*endp != '\0')
-            return false;
-        out = x;
-        return true;
+        return v.get_string().get(s) == simdjson::SUCCESS && string_to_i64(s, out);
     }
     return false;
 }
@@ -334,22 +383,8 @@ IdValue value_to_id(od::value v)
         }
     } else if (t == od::json_type::string) {
         std::string_view s;
-        if (v.get_string().get(s) == simdjson::SUCCESS) {
-            r.present = true;
-            // Numeric strings ("25738") are the same id as the number.
-            bool digits = !s.empty() && s.size() < 19;
-            for (char c : s)
-                digits = digits && c >= '0' && c <= '9';
-            if (digits) {
-                int64_t n = 0;
-                for (char c : s)
-                    n = n * 10 + (c - '0');
-                r.num = n;
-            } else {
-                r.is_string = true;
-                r.str = s;
-            }
-        }
+        if (v.get_string().get(s) == simdjson::SUCCESS)
+            r = string_to_id(s);
     }
     return r;
 }
@@ -514,6 +549,509 @@ void parse_event_fields(od::object obj, Event& e)
         }
     }
 }
+
+// ---- one event in one pass (issue 18) ------------------------------------------------------------------------------
+// Most events are plain: ASCII strings without escapes, integers where integers are read. OnePass reads such an
+// event in one walk over its bytes, checking the JSON grammar as it goes, into the same Event that
+// parse_event_fields() makes. Before, every event was walked three times (scan_value() to find its end, simdjson's
+// stage 1 to index it, On-Demand to read it), about half the reader's CPU time. Whatever OnePass is not sure of (an
+// escape, a byte outside ASCII or a control byte in a string, a fraction or 19+ digits where an integer is read, an
+// exponent, a number beyond double, nesting deeper than kMaxDepth, a grammar error, the end of the buffer) makes it
+// give up, and the event goes the old way, so results and error messages stay those of simdjson.
+//
+// It reads from p up to end, and relies on the buffer's padding after end: blanks ending in a NUL (kOnePassStop), so
+// a run of blanks stops inside the padding and nothing there reads as a token; no position is checked against end
+// but in strings.
+constexpr char kOnePassStop = '\0';
+
+template <size_t N> bool is_key(std::string_view k, const char (&lit)[N])
+{
+    return k.size() == N - 1 && std::memcmp(k.data(), lit, N - 1) == 0;
+}
+
+class OnePass {
+public:
+    OnePass(const char* p, const char* end) : p_(p), end_(end) {}
+
+    // True when the event object at p was read into e (p then points one past its '}').
+    bool event(Event& e)
+    {
+        if (!open('{'))
+            return false;
+        if (*p_ == '}')
+            return ++p_, true;
+        for (;;) {
+            std::string_view k;
+            if (!key(k))
+                return false;
+            bool ok = true;
+            switch (k.size()) {
+            case 2:
+                if (is_key(k, "ph")) {
+                    std::string_view s;
+                    ok = *p_ == '"' && string(s);   // not a string: simdjson rejects the event
+                    e.ph = s.empty() ? 0 : s[0];
+                } else if (is_key(k, "ts")) {
+                    ok = time(e.ts, e.has_ts);
+                } else if (is_key(k, "id")) {
+                    int64_t n = 0;
+                    bool got = false;
+                    ok = i64(n, got, 1);
+                    if (got) {
+                        e.has_id = true;
+                        e.id = static_cast<uint64_t>(n);
+                    }
+                } else {
+                    ok = skip(1);
+                }
+                break;
+            case 3:
+                if (is_key(k, "cat"))
+                    ok = *p_ == '"' ? string(e.cat) : skip(1);
+                else if (is_key(k, "pid"))
+                    ok = id(e.pid);
+                else if (is_key(k, "tid"))
+                    ok = id(e.tid);
+                else if (is_key(k, "dur"))
+                    ok = time(e.dur, e.has_dur);
+                else
+                    ok = skip(1);
+                break;
+            case 4:
+                if (is_key(k, "name"))
+                    ok = *p_ == '"' ? string(e.name) : skip(1);
+                else if (is_key(k, "args") && *p_ == '{')
+                    ok = args(e);
+                else
+                    ok = skip(1);
+                break;
+            default:
+                ok = skip(1);
+                break;
+            }
+            if (!ok)
+                return false;
+            ws();
+            if (*p_ == '}')
+                return ++p_, true;
+            if (*p_ != ',')
+                return false;
+            ++p_;
+            ws();
+        }
+    }
+
+    const char* pos() const { return p_; }
+
+private:
+    void ws()
+    {
+        const char* q = p_;
+        while (is_ws(*q))   // stops at the padding's kOnePassStop at the latest
+            ++q;
+        p_ = q;
+    }
+    bool open(char c)
+    {
+        if (*p_ != c)
+            return false;
+        ++p_;
+        ws();
+        return true;
+    }
+    bool digit() const { return *p_ >= '0' && *p_ <= '9'; }
+    bool number_next() const { return *p_ == '-' || digit(); }
+    static bool delimiter(char c) { return (kCharClass[static_cast<unsigned char>(c)] & kAfterValue) != 0; }
+
+    // A string at p_ ('"') with nothing to unescape or validate: its text in place.
+    bool string(std::string_view& s)
+    {
+        const char* q = p_ + 1;
+        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v20 = _mm_set1_epi8(0x20);
+        for (; q < end_; q += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+            // Signed compare: bytes below 0x20 and from 0x80 on are both "less than 0x20".
+            const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vq), _mm_cmpeq_epi8(v, vb)),
+                                              _mm_cmpgt_epi8(v20, v));
+            if (const unsigned m = static_cast<unsigned>(_mm_movemask_epi8(stop))) {
+                const char* c = q + __builtin_ctz(m);
+                if (c >= end_ || *c != '"')
+                    return false;
+                s = std::string_view(p_ + 1, static_cast<size_t>(c - p_ - 1));
+                p_ = c + 1;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // A key, the ':' after it and the blanks up to its value.
+    bool key(std::string_view& k)
+    {
+        if (*p_ != '"' || !string(k))
+            return false;
+        ws();
+        if (*p_ != ':')
+            return false;
+        ++p_;
+        ws();
+        return true;
+    }
+
+    // Digits at p_ (none is a grammar error): passed over, their count in n.
+    bool digits(size_t& n)
+    {
+        const char* d = p_;
+        while (digit())
+            ++p_;
+        n = static_cast<size_t>(p_ - d);
+        return n > 0;
+    }
+
+    // A JSON number at p_, followed by a delimiter: passed over.
+    bool number()
+    {
+        size_t n = 0;
+        if (*p_ == '-')
+            ++p_;
+        if (*p_ == '0')
+            ++p_;
+        else if (!digits(n))
+            return false;
+        if (*p_ == '.') {
+            ++p_;
+            if (!digits(n))
+                return false;
+        }
+        if (*p_ == 'e' || *p_ == 'E') {
+            ++p_;
+            if (*p_ == '+' || *p_ == '-')
+                ++p_;
+            if (!digits(n))
+                return false;
+        }
+        return delimiter(*p_);
+    }
+
+    // "ts"/"dur": us_text_to_ns() of a number's text; has is false for any other value. The usual "123.456" is
+    // converted here as us_text_to_ns() would (the integer part x 1000 + three fractional digits, the fourth rounds
+    // half away from zero); anything else goes through it.
+    bool time(int64_t& out, bool& has)
+    {
+        if (!number_next()) {
+            has = false;
+            return skip(1);
+        }
+        const char* const from = p_;
+        const char* q = p_;
+        const bool neg = *q == '-';
+        q += neg;
+        uint64_t ip = 0;
+        int64_t frac = 0;
+        bool round_up = false;
+        if (*q == '0') {
+            ++q;
+        } else {
+            const char* d = q;
+            for (unsigned c; (c = static_cast<unsigned char>(*q) - '0') < 10; ++q)
+                ip = ip * 10 + c;
+            if (q == d)
+                return false;
+            if (q - d > 16)
+                return slow_time(from, out, has);
+        }
+        if (*q == '.') {
+            ++q;
+            const char* d = q;
+            for (unsigned c; (c = static_cast<unsigned char>(*q) - '0') < 10; ++q) {
+                const auto k = q - d;
+                if (k < 3)
+                    frac = frac * 10 + c;
+                else if (k == 3)
+                    round_up = c >= 5;
+            }
+            if (q == d)
+                return false;
+            for (auto k = q - d; k < 3; ++k)
+                frac *= 10;
+        }
+        if (*q == 'e' || *q == 'E')
+            return slow_time(from, out, has);
+        if (!delimiter(*q))
+            return false;
+        if (!plain_us_to_ns(neg, ip, frac, round_up, out))
+            return slow_time(from, out, has);
+        p_ = q;
+        has = true;
+        return true;
+    }
+
+    bool slow_time(const char* from, int64_t& out, bool& has)
+    {
+        p_ = from;
+        if (!number())
+            return false;
+        has = us_text_to_ns(std::string_view(from, static_cast<size_t>(p_ - from)), out);
+        return true;
+    }
+
+    bool literal(std::string_view lit)
+    {
+        // *p_ is a letter, so p_ is before end_ and the padding holds the rest.
+        if (std::memcmp(p_, lit.data(), lit.size()) != 0 || !delimiter(p_[lit.size()]))
+            return false;
+        p_ += lit.size();
+        return true;
+    }
+
+    // Any JSON value at p_, checked and passed over; depth is that of the object or array holding it.
+    bool skip(int depth)
+    {
+        switch (*p_) {
+        case '"': {
+            std::string_view s;
+            return string(s);
+        }
+        case '{':
+        case '[': {
+            const char close = *p_ == '{' ? '}' : ']';
+            if (depth + 1 > kMaxDepth || !open(*p_))
+                return false;
+            if (*p_ == close)
+                return ++p_, true;
+            for (;;) {
+                std::string_view k;
+                if ((close == '}' && !key(k)) || !skip(depth + 1))
+                    return false;
+                ws();
+                if (*p_ == close)
+                    return ++p_, true;
+                if (*p_ != ',')
+                    return false;
+                ++p_;
+                ws();
+            }
+        }
+        case 't': return literal("true");
+        case 'f': return literal("false");
+        case 'n': return literal("null");
+        default: return number();
+        }
+    }
+
+    // value_to_i64(): got says whether an integer was read (false for other types, which are passed over; depth is
+    // that of the object or array holding the value).
+    bool i64(int64_t& out, bool& got, int depth = 2)
+    {
+        got = false;
+        if (number_next()) {
+            const char* q = p_;
+            const bool neg = *q == '-';
+            q += neg;
+            int64_t v = 0;
+            if (*q == '0') {
+                ++q;
+            } else {
+                const char* d = q;
+                for (unsigned c; (c = static_cast<unsigned char>(*q) - '0') < 10; ++q)
+                    v = v * 10 + c;
+                if (q == d || q - d > 18)
+                    return false;   // what simdjson makes of a huge number is left to it
+            }
+            if (!delimiter(*q))
+                return false;   // a fraction or an exponent is left to simdjson too
+            p_ = q;
+            out = neg ? -v : v;
+            got = true;
+            return true;
+        }
+        if (*p_ == '"') {
+            std::string_view s;
+            if (!string(s))
+                return false;
+            got = string_to_i64(s, out);
+            return true;
+        }
+        return skip(depth);
+    }
+
+    // value_to_id().
+    bool id(IdValue& v)
+    {
+        v = IdValue();
+        if (*p_ == '"') {
+            std::string_view s;
+            if (!string(s))
+                return false;
+            v = string_to_id(s);
+            return true;
+        }
+        int64_t n = 0;
+        bool got = false;
+        if (!i64(n, got, 1))
+            return false;
+        if (got) {
+            v.present = true;
+            v.num = n;
+        }
+        return true;
+    }
+
+    // A string arg: its text, or empty when the value is not a string.
+    bool str(std::string_view& s)
+    {
+        s = {};
+        return *p_ == '"' ? string(s) : skip(2);
+    }
+
+    // value_to_double().
+    bool dbl(double& out)
+    {
+        if (!number_next())
+            return skip(2);
+        const char* from = p_;
+        if (!number())
+            return false;
+        double d = 0;
+        const auto [ptr, ec] = std::from_chars(from, p_, d);
+        if (ec != std::errc() || ptr != p_)
+            return false;   // beyond double: left to simdjson
+        out = d;
+        return true;
+    }
+
+    // value_to_dim3().
+    bool dim3(int64_t out[3])
+    {
+        if (!open('['))
+            return skip(2);
+        if (*p_ == ']')
+            return ++p_, true;
+        for (int i = 0;; ++i) {
+            int64_t n = 0;
+            bool got = false;
+            if (!i64(n, got, 3))
+                return false;
+            if (i < 3 && got)
+                out[i] = n;
+            ws();
+            if (*p_ == ']')
+                return ++p_, true;
+            if (*p_ != ',')
+                return false;
+            ++p_;
+            ws();
+        }
+    }
+
+    // raw_array(): the array's text from '[' up to the next token, as simdjson gives it (trailing blanks included).
+    bool raw_array(std::string_view& s)
+    {
+        s = {};
+        if (*p_ != '[')
+            return skip(2);
+        const char* from = p_;
+        if (!skip(2))
+            return false;
+        ws();
+        s = std::string_view(from, static_cast<size_t>(p_ - from));
+        return true;
+    }
+
+    // parse_args().
+    bool args(Event& e)
+    {
+        open('{');
+        if (*p_ == '}')
+            return ++p_, true;
+        for (;;) {
+            std::string_view k;
+            if (!key(k))
+                return false;
+            bool ok = true, got = false;
+            switch (k.empty() ? 0 : k[0]) {
+            case 'c':
+                if (is_key(k, "correlation")) ok = i64(e.corr, e.has_corr);
+                else if (is_key(k, "cuda_sync_kind")) ok = str(e.sync_kind);
+                else ok = skip(2);
+                break;
+            case 's':
+                if (is_key(k, "stream")) ok = i64(e.stream, e.has_stream);
+                else if (is_key(k, "shared memory")) ok = i64(e.smem, got);
+                else ok = skip(2);
+                break;
+            case 'd':
+                if (is_key(k, "device")) ok = i64(e.device, e.has_device);
+                else if (is_key(k, "dtype")) ok = str(e.dtype);
+                else ok = skip(2);
+                break;
+            case 'g':
+                if (is_key(k, "grid")) ok = dim3(e.grid);
+                else if (is_key(k, "graph id")) { e.graph = true; ok = skip(2); }
+                else ok = skip(2);
+                break;
+            case 'b':
+                if (is_key(k, "block")) ok = dim3(e.block);
+                else if (is_key(k, "bytes")) ok = i64(e.bytes, got);
+                else if (is_key(k, "blocks per SM")) ok = dbl(e.blocks_per_sm);
+                else ok = skip(2);
+                break;
+            case 'r':
+                ok = is_key(k, "registers per thread") ? i64(e.regs, got) : skip(2);
+                break;
+            case 'w':
+                ok = is_key(k, "warps per SM") ? dbl(e.warps_per_sm) : skip(2);
+                break;
+            case 'e':
+                ok = is_key(k, "est. achieved occupancy %") ? dbl(e.occupancy) : skip(2);
+                break;
+            case 'n':
+                ok = is_key(k, "name") ? str(e.arg_name) : skip(2);
+                break;
+            case 'E':
+                ok = is_key(k, "External id") ? i64(e.ext, e.has_ext) : skip(2);
+                break;
+            case 'I':
+                if (is_key(k, "Input Dims")) ok = raw_array(e.in_dims);
+                else if (is_key(k, "Input type")) ok = raw_array(e.in_types);
+                else if (is_key(k, "In msg nelems")) ok = i64(e.in_nelems, got);
+                else ok = skip(2);
+                break;
+            case 'C':
+                if (is_key(k, "Concrete Inputs")) ok = raw_array(e.concrete);
+                else if (is_key(k, "Collective name")) ok = str(e.coll);
+                else ok = skip(2);
+                break;
+            case 'O':
+                ok = is_key(k, "Out msg nelems") ? i64(e.out_nelems, got) : skip(2);
+                break;
+            case 'G':
+                ok = is_key(k, "Group size") ? i64(e.group_size, got) : skip(2);
+                break;
+            case 'P':
+                if (is_key(k, "Process Group Name")) ok = str(e.pg_name);
+                else if (is_key(k, "Process Group Ranks")) ok = str(e.pg_ranks);
+                else ok = skip(2);
+                break;
+            default:
+                ok = skip(2);
+                break;
+            }
+            if (!ok)
+                return false;
+            ws();
+            if (*p_ == '}')
+                return ++p_, true;
+            if (*p_ != ',')
+                return false;
+            ++p_;
+            ws();
+        }
+    }
+
+    const char* p_;
+    const char* end_;
+};
 
 // ---- handling events (issue 18) -----------------------------------------------------------------------------------
 // The events of one piece of the file are handled into a Part: tables, names, devices and threads numbered in the
@@ -1021,7 +1559,9 @@ private:
             }
             file_pos_ = in_.file_position();
         }
-        std::memset(buf_.data() + end_, ' ', simdjson::SIMDJSON_PADDING);
+        // Padding: blanks, then the NUL that stops OnePass's runs of blanks.
+        std::memset(buf_.data() + end_, ' ', simdjson::SIMDJSON_PADDING - 1);
+        buf_[end_ + simdjson::SIMDJSON_PADDING - 1] = kOnePassStop;
         return got > 0;
     }
 
@@ -1541,6 +2081,16 @@ private:
                 r.at_start = true;
                 return r;
             }
+            Event ev;
+            OnePass one(b + p, b + end_);
+            if (one.event(ev)) {
+                part.handle_event(ev);
+                ++r.events;
+                p = static_cast<size_t>(one.pos() - b);
+                sep = Sep::AfterEvent;
+                continue;
+            }
+            ev = Event();
             size_t e = kNpos;
             try {
                 e = scan_value(p);
@@ -1549,7 +2099,6 @@ private:
             }
             if (e == kNpos)
                 return r;
-            Event ev;
             if (!parse_event(parser, p, e, ev, nullptr))
                 return r;
             part.handle_event(ev);
