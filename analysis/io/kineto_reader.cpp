@@ -848,19 +848,20 @@ private:
             const char* q = p_;
             const bool neg = *q == '-';
             q += neg;
-            int64_t v = 0;
+            uint64_t u = 0;   // unsigned: a long run of digits wraps (defined) before the length check refuses it
             if (*q == '0') {
                 ++q;
             } else {
                 const char* d = q;
                 for (unsigned c; (c = static_cast<unsigned char>(*q) - '0') < 10; ++q)
-                    v = v * 10 + c;
+                    u = u * 10 + c;
                 if (q == d || q - d > 18)
                     return false;   // what simdjson makes of a huge number is left to it
             }
             if (!delimiter(*q))
                 return false;   // a fraction or an exponent is left to simdjson too
             p_ = q;
+            const int64_t v = static_cast<int64_t>(u);   // at most 18 digits: fits
             out = neg ? -v : v;
             got = true;
             return true;

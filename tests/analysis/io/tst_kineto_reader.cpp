@@ -440,6 +440,37 @@ TEST(KinetoReader, OnePassAndSimdjsonReadEventsAlike)
     }
 }
 
+TEST(KinetoReader, LongIntegersAreReadAsSimdjsonReadsThem)
+{
+    // Integers of 19 and 20 digits where integers are read (a real ROCm trace has 9223372036854775800): the one pass
+    // leaves them to simdjson, without overflowing on the way (UBSan caught the first version in the fuzzer), and
+    // the trace is the one the simdjson path builds from the same events.
+    const std::string events = R"J({"traceEvents": [
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 9223372036854775800, "tid": 7, "ts": 10, "dur": 5, "args": {"correlation": 49371111111111111111, "device": 0, "stream": 7, "grid": [12345678901234567890, 1, 1]}},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 8, "dur": 1, "args": {"correlation": 1234567890123456789, "External id": 999999999999999999}},
+  {"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 20, "dur": 5, "args": {"correlation": 1234567890123456789, "device": 0, "stream": 7}}
+]})J";
+    std::string slow;
+    for (size_t i = 0; i < events.size(); ++i) {
+        if (events.compare(i, 4, "\n  {") == 0) {
+            slow += "\n  {\"note\": \"\\u00e9\",";
+            i += 3;
+        } else {
+            slow += events[i];
+        }
+    }
+    ASSERT_NE(slow, events);
+    const Trace a = read_string("long.json", events), b = read_string("long.json", slow);
+    ASSERT_EQ(a.kernels.size(), 2u);
+    ASSERT_EQ(b.kernels.size(), 2u);
+    KinetoWriteOptions opt;
+    opt.gzip = false;
+    write_kineto_json(a, scratch() + "/long_fast_out.json", opt);
+    write_kineto_json(b, scratch() + "/long_slow_out.json", opt);
+    EXPECT_EQ(read_bytes(scratch() + "/long_fast_out.json"), read_bytes(scratch() + "/long_slow_out.json"));
+    EXPECT_EQ(a.kernels.launch_api, b.kernels.launch_api);
+}
+
 // ---- bad input: one clear TraceError each, naming the file and where ------------------------------------------------
 
 namespace {
