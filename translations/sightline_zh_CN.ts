@@ -913,6 +913,10 @@ after</source>
         <source>Look at first</source>
         <translation>优先查看</translation>
     </message>
+    <message>
+        <source>none: started %1 before the call returned</source>
+        <translation>无：在启动调用返回前 %1 已开始执行</translation>
+    </message>
 </context>
 <context>
     <name>sl::DeviceModel</name>

@@ -370,7 +370,10 @@ QString DetailsPanel::kernelHtml(size_t i) const
         h.section(tr("Launch"));
         h.rowPlain(tr("Launched by"), qs(t.str(t.api.name[a])));
         h.rowPlain(tr("Call duration"), formatDuration(t.api.end[a] - t.api.start[a]));
-        h.rowPlain(tr("Queue delay"), formatDuration(k.start[i] - t.api.end[a]));
+        const int64_t queued = k.start[i] - t.api.end[a];
+        // A kernel may start before its launch call has returned (an idle GPU picks it up at once): no queue then.
+        h.rowPlain(tr("Queue delay"), queued >= 0 ? formatDuration(queued)
+                                                  : tr("none: started %1 before the call returned").arg(formatDuration(-queued)));
         const uint32_t th = t.api.thread[a];
         if (th < t.meta.threads.size()) {
             const ThreadInfo& ti = t.meta.threads[th];

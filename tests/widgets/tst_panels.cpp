@@ -376,6 +376,13 @@ private slots:
             auto fits = [&] { return paneFit(details).fits(); };
             details.showKernel(int64_t(longest));
             QVERIFY2(fits(), qPrintable(f));
+            // a kernel that started before its launch call returned had no queue delay (not a negative one)
+            if (const int32_t api = t.kernels.launch_api[longest]; api >= 0 && size_t(api) < t.api.size()) {
+                const int64_t queued = t.kernels.start[longest] - t.api.end[size_t(api)];
+                const QString none = QStringLiteral("none: started %1 before the call returned").arg(formatDuration(-queued));
+                QCOMPARE(details.text().contains(none), queued < 0);
+                QVERIFY(!details.text().contains(QStringLiteral("<b>-")));
+            }
             const QString full = qs(t.str(t.kernels.name[longest])).toHtmlEscaped();
             if (full.size() > 400) {
                 // a very long name shows its start; the link shows all of it (and still fits)
