@@ -248,7 +248,7 @@ std::string format_number(double v)
     if (!std::isfinite(v)) return "n/a";
     if (v == std::floor(v) && std::fabs(v) < 1e15) return fmt("%.0f", v);
     if (std::fabs(v) >= 100 && std::fabs(v) < 1e15) return fmt("%.0f", v);
-    if (std::fabs(v) >= 1e-3 || v == 0) return fmt("%.3g", v);
+    if (std::fabs(v) >= 1e-4 || v == 0) return fmt("%.3g", v);   // "0.000947", as %g writes it down to 1e-4
     return fmt("%.2e", v);
 }
 

@@ -308,6 +308,11 @@ NcuLaunchMetrics compute_ncu_metrics(const NcuLaunch& l)
     m.grid_size = l.number("launch__grid_size") ? l.number("launch__grid_size") : dims_product(l.grid);
     m.threads = l.number("launch__thread_count");
     m.waves_per_sm = l.number("launch__waves_per_multiprocessor");
+    // ncu prints Waves Per SM with two decimals, so a small grid's 0.004 waves reads "0.00" (72 of the 200 launches of
+    // the H100 decode sample) and a finding would say "fills only 0 waves". ncu's own definition from the launch's
+    // counters (grid / (blocks per SM x SMs)) gives the digits back where it agrees with the printed value.
+    if (const auto d = derived_waves_per_sm(l); d && m.waves_per_sm && std::fabs(*d - *m.waves_per_sm) <= 0.005 + 1e-9)
+        m.waves_per_sm = d;
     m.sm_count = first(l, {"launch__sm_count", "device__attribute_multiprocessor_count"});
     return m;
 }

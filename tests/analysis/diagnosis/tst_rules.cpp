@@ -278,7 +278,9 @@ TEST(Rules, PlaceholdersAreFormattedFromMetricNames)
     s.metrics["big"] = 48384.0;
     EXPECT_EQ(fill_placeholders("{distance_to_roof:raw}× / {far:raw}× / {big:raw}", s), "3.7× / 436× / 48384");
     EXPECT_EQ(format_number(14.9301), "14.9");
-    EXPECT_EQ(format_number(0.0004), "4.00e-04");
+    EXPECT_EQ(format_number(0.0004), "0.0004");
+    EXPECT_EQ(format_number(0.000947), "0.000947");   // a small grid's waves ("9.47e-04 waves" before)
+    EXPECT_EQ(format_number(0.00004), "4.00e-05");
 }
 
 TEST(Rules, ExpectedGainComputedOrRange)

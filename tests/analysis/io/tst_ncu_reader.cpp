@@ -230,6 +230,8 @@ TEST(NcuReal, Gh200TextReport)
         EXPECT_DOUBLE_EQ(*derived_theoretical_warps(l), num(l, "sm__maximum_warps_avg_per_active_cycle")) << l.id;
         // Waves Per SM = grid / (blocks per SM * "# SMs" 132)
         EXPECT_NEAR(*derived_waves_per_sm(l), num(l, "launch__waves_per_multiprocessor"), 0.005 + 1e-9) << l.id;
+        // ... so the metric keeps the digits the two printed decimals drop
+        EXPECT_DOUBLE_EQ(*m.waves_per_sm, *derived_waves_per_sm(l)) << l.id;
         // Achieved Occupancy = achieved warps / 64 (Hopper: 64 warps per SM)
         EXPECT_NEAR(num(l, "sm__warps_active.avg.per_cycle_active") / 64 * 100, *m.achieved_occupancy_pct, 0.013);
         EXPECT_DOUBLE_EQ(num(l, "launch__block_size") * num(l, "launch__grid_size"), num(l, "launch__thread_count"));
