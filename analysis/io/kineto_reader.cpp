@@ -631,13 +631,8 @@ public:
             }
             if (!ok)
                 return false;
-            ws();
-            if (*p_ == '}')
-                return ++p_, true;
-            if (*p_ != ',')
-                return false;
-            ++p_;
-            ws();
+            if (const After a = after_item('}'); a != After::More)
+                return a == After::Closed;
         }
     }
 
@@ -658,6 +653,20 @@ private:
         ++p_;
         ws();
         return true;
+    }
+    // After a member or an element: the blanks, then the container's close (passed: Closed) or a ',' and the
+    // blanks after it (More); Bad for anything else.
+    enum class After { More, Closed, Bad };
+    After after_item(char close)
+    {
+        ws();
+        if (*p_ == close)
+            return ++p_, After::Closed;
+        if (*p_ != ',')
+            return After::Bad;
+        ++p_;
+        ws();
+        return After::More;
     }
     bool digit() const { return *p_ >= '0' && *p_ <= '9'; }
     bool number_next() const { return *p_ == '-' || digit(); }
@@ -823,13 +832,8 @@ private:
                 std::string_view k;
                 if ((close == '}' && !key(k)) || !skip(depth + 1))
                     return false;
-                ws();
-                if (*p_ == close)
-                    return ++p_, true;
-                if (*p_ != ',')
-                    return false;
-                ++p_;
-                ws();
+                if (const After a = after_item(close); a != After::More)
+                    return a == After::Closed;
             }
         }
         case 't': return literal("true");
@@ -935,13 +939,8 @@ private:
                 return false;
             if (i < 3 && got)
                 out[i] = n;
-            ws();
-            if (*p_ == ']')
-                return ++p_, true;
-            if (*p_ != ',')
-                return false;
-            ++p_;
-            ws();
+            if (const After a = after_item(']'); a != After::More)
+                return a == After::Closed;
         }
     }
 
@@ -1040,13 +1039,8 @@ private:
             }
             if (!ok)
                 return false;
-            ws();
-            if (*p_ == '}')
-                return ++p_, true;
-            if (*p_ != ',')
-                return false;
-            ++p_;
-            ws();
+            if (const After a = after_item('}'); a != After::More)
+                return a == After::Closed;
         }
     }
 
