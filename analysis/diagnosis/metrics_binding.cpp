@@ -33,6 +33,16 @@ namespace sl {
 
 namespace {
 
+// Texts say a kernel by its short name ("vllm::act_and_mul_kernel<…>", "… (ncu #7)"), in both languages: a
+// demangled name runs to a thousand characters, and the scope's subject keeps it whole.
+void say_kernel_by_short_name(MetricScope& s, const std::string& shown)
+{
+    if (shown == s.subject)
+        return;
+    s.subject_zh_CN = shown;
+    s.sources[kSubjectEnKey] = shown;
+}
+
 double safe_div(double a, double b) { return b > 0 ? a / b : 0.0; }
 
 std::string device_subject(const Trace& t, uint16_t d)
@@ -518,6 +528,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         MetricScope s;
         s.kind = ScopeKind::Kernel;
         s.subject = std::string(trace.str(k.name));
+        say_kernel_by_short_name(s, kernel_display_name(s.subject));
         auto& m = s.metrics;
         m["trace_wall_ns"] = trace_wall;
         m["count"] = double(k.count);
@@ -578,7 +589,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             const auto x = compute_ncu_metrics(L);
             MetricScope s;
             s.kind = ScopeKind::NcuLaunch;
-            s.subject = L.name + " (ncu #" + std::to_string(L.id) + ")";
+            const std::string launch = " (ncu #" + std::to_string(L.id) + ")";
+            s.subject = L.name + launch;
+            say_kernel_by_short_name(s, kernel_display_name(L.name) + launch);
             // The launch's own kernel, as ncu filters it (its place among the matched launches is not known here).
             if (const std::string base = ncu_base_name(L.name); !base.empty())
                 s.sources[kNcuKernelsKey] = "-k regex:'^(.*::)?" + ncu_regex_escape(base) + "$' --launch-count 1";
@@ -637,9 +650,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
     (void)ncu;
 #endif
     // Titles name classes and phases in words (GEMM / GEMV (decode), GEMM / GEMV（解码）), as the headline and the
-    // Overview do, in both languages.
-    // Kernels by their short name ("vllm::act_and_mul_kernel<…>", "… (ncu #7)"): a demangled name runs to a
-    // thousand characters, and the subject keeps it whole.
+    // Overview do, in both languages. (Kernel and ncu-launch scopes got their short names where they were made.)
     for (auto& s : out)
         if (s.kind == ScopeKind::OpClass || s.kind == ScopeKind::Phase) {
             const LocalText w = subject_words(s.kind, s.subject, an.classes);
@@ -647,14 +658,6 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 s.subject_zh_CN = w.zh_CN;
             if (!w.en.empty() && w.en != s.subject)
                 s.sources[kSubjectEnKey] = w.en;
-        } else if (s.kind == ScopeKind::Kernel || s.kind == ScopeKind::NcuLaunch) {
-            const size_t ncu = s.kind == ScopeKind::NcuLaunch ? s.subject.rfind(" (ncu #") : std::string::npos;
-            const std::string name = ncu == std::string::npos ? s.subject : s.subject.substr(0, ncu);
-            const std::string shown = kernel_display_name(name) + (ncu == std::string::npos ? "" : s.subject.substr(ncu));
-            if (shown != s.subject) {
-                s.subject_zh_CN = shown;
-                s.sources[kSubjectEnKey] = shown;
-            }
         }
     return out;
 }
