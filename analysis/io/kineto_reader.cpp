@@ -32,7 +32,6 @@
 #include <unordered_set>
 
 #include <cerrno>
-#include <emmintrin.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -42,6 +41,7 @@
 #include "analysis/trace/checked_math.h"
 #include "analysis/trace/clock_offset.h"
 #include "analysis/trace/errors.h"
+#include "analysis/io/byte_masks.h"
 #include "analysis/io/gzip_stream.h"
 #include "analysis/io/parallel.h"
 
@@ -676,13 +676,8 @@ private:
     bool string(std::string_view& s)
     {
         const char* q = p_ + 1;
-        const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\'), v20 = _mm_set1_epi8(0x20);
         for (; q < end_; q += 16) {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
-            // Signed compare: bytes below 0x20 and from 0x80 on are both "less than 0x20".
-            const __m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, vq), _mm_cmpeq_epi8(v, vb)),
-                                              _mm_cmpgt_epi8(v20, v));
-            if (const unsigned m = static_cast<unsigned>(_mm_movemask_epi8(stop))) {
+            if (const unsigned m = bytes::string_stops(q)) {
                 const char* c = q + __builtin_ctz(m);
                 if (c >= end_ || *c != '"')
                     return false;
@@ -1716,8 +1711,9 @@ private:
     // End (one past) of the JSON value starting at p, kNpos when the buffer ends first. Throws on nesting deeper
     // than kMaxDepth. Bracket mismatches are left to the JSON parser that reads the value.
     //
-    // Objects and arrays are walked 64 bytes at a time: SSE2 compares give bit masks of quotes, backslashes and
-    // brackets, and only those positions are visited, so long kernel names cost a few instructions per 64 bytes.
+    // Objects and arrays are walked 64 bytes at a time: vector compares (byte_masks.h) give bit masks of quotes,
+    // backslashes and brackets, and only those positions are visited, so long kernel names cost a few instructions
+    // per 64 bytes.
     size_t scan_value(size_t p) const
     {
         const char* b = buf_.data();
@@ -1728,22 +1724,10 @@ private:
             int depth = 0;
             bool in_string = false;
             size_t skip = kNpos;   // position of a character escaped by a backslash
-            const __m128i vq = _mm_set1_epi8('"'), vb = _mm_set1_epi8('\\');
-            const __m128i v20 = _mm_set1_epi8(0x20), vo = _mm_set1_epi8(0x7B), vc = _mm_set1_epi8(0x7D);
             for (size_t i = p; i < end_; i += 64) {
-                uint64_t mq = 0, mb = 0, mo = 0, mc = 0;
-                for (int k = 0; k < 4; ++k) {
-                    // buf_ has SIMDJSON_PADDING (>= 64) readable bytes past end_.
-                    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i + 16 * k));
-                    const __m128i lower = _mm_or_si128(v, v20);   // '[' -> '{', ']' -> '}'
-                    const int sh = 16 * k;
-                    mq |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vq)))) << sh;
-                    mb |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(v, vb)))) << sh;
-                    mo |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lower, vo))))
-                          << sh;
-                    mc |= static_cast<uint64_t>(static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(lower, vc))))
-                          << sh;
-                }
+                // buf_ has SIMDJSON_PADDING (>= 64) readable bytes past end_.
+                const bytes::StructureMasks bm = bytes::json_structure(b + i);
+                const uint64_t mq = bm.quote, mb = bm.backslash, mo = bm.open, mc = bm.close;
                 uint64_t m = mq | mb | mo | mc;
                 if (end_ - i < 64)
                     m &= (uint64_t(1) << (end_ - i)) - 1;
