@@ -1,6 +1,6 @@
 // Issue 13: on every real trace in ../shared/data, Sightline knows what it is looking at before it judges it.
 // tests/data/real_traces.json holds, per trace, what a human reading it sees (kind, execution mode, framework,
-// phases) and the capture length the profiler itself reports, computed outside Sightline (sqlite3 on
+// phases), the GPU vendor and spec-database row it names, and the capture length the profiler itself reports, computed outside Sightline (sqlite3 on
 // ANALYSIS_DETAILS.duration; the Kineto "Trace" span in Python). Skipped when SIGHTLINE_SHARED_DATA is absent.
 #include <gtest/gtest.h>
 
@@ -11,10 +11,13 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/pipeline.h"
+#include "analysis/roofline/gpu_specs.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -66,6 +69,7 @@ TEST(RealTraces, WhatAHumanSees)
         GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
     int checked = 0;
     const json tab = table();
+    const GpuDatabase gpus = GpuDatabase::load(sl::test::source_dir() + "/resources/gpus.json");
     for (const auto& e : tab["traces"]) {
         const std::string rel = e["file"];
         const std::string path = *dir + "/" + rel;
@@ -102,6 +106,44 @@ TEST(RealTraces, WhatAHumanSees)
             EXPECT_EQ(a.workload.framework, e["framework"].get<std::string>());
         }
         EXPECT_FALSE(a.workload.evidence.empty());
+
+        // The GPU vendor, and the spec-database row every device is identified as (by name, else its properties:
+        // an AMD device with an empty or generic name, or properties listed under another device id).
+        if (e.contains("vendor")) {
+            EXPECT_EQ(a.workload.vendor, e["vendor"].is_null() ? std::string() : e["vendor"].get<std::string>())
+                << "vendor evidence: " << (a.workload.vendor_evidence.empty() ? "" : a.workload.vendor_evidence[0]);
+        }
+        if (e.contains("gpu")) {
+            ASSERT_FALSE(t.meta.devices.empty()) << "the table names a GPU, the trace holds no device";
+            for (const DeviceInfo& d : t.meta.devices) {
+                const GpuIdentification id = gpus.identify(d);
+                if (e["gpu"].is_null()) {
+                    EXPECT_EQ(id.spec, nullptr) << "device " << d.id << ": " << id.summary;
+                } else {
+                    ASSERT_NE(id.spec, nullptr) << "device " << d.id << ": " << id.summary;
+                    EXPECT_EQ(id.spec->name, e["gpu"].get<std::string>()) << id.summary;
+                }
+            }
+        }
+
+        // Advice in the vendor's own tools: no NVIDIA tool in an AMD trace's suggestions, and no AMD tool in an
+        // NVIDIA trace's.
+        if (!a.workload.vendor.empty()) {
+            const bool amd = a.workload.vendor == "AMD";
+            static const std::vector<std::string> nvidia_words = {"nsys", "ncu ", "Nsight", "nvidia-smi", "cuBLAS",
+                                                                  "TensorRT", "CUTLASS", "CUDA Graph", "CUDA graph",
+                                                                  "nvFuser"};
+            static const std::vector<std::string> amd_words = {"rocprof", "amd-smi", "hipBLASLt", "aiter", "HIP graph",
+                                                               "hipMem", "RCCL", "CK "};
+            for (const auto& f : r.diagnosis.eval.findings)
+                for (const auto& sg : f.suggestions) {
+                    const std::string text = sg.text.en + " | " + sg.text.zh_CN + " | " + sg.verify;
+                    for (const std::string& w : amd ? nvidia_words : amd_words)
+                        EXPECT_EQ(text.find(w), std::string::npos)
+                            << f.rule << "/" << sg.id << " says '" << w << "' on an " << a.workload.vendor
+                            << " trace: " << text;
+                }
+        }
 
         EXPECT_EQ(a.phases.prefill_steps, e["prefill_steps"].get<int64_t>());
         EXPECT_EQ(a.phases.decode_steps, e["decode_steps"].get<int64_t>());
