@@ -51,13 +51,14 @@ void add_time_base_json(json& j, const Trace& t, const AnalysisResult& r)
     j["cpu_ops"] = cpu_ops;
 
     // GPU activity window: first GPU op start .. last GPU op end over every device.
-    int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0, device_windows = 0;
     for (const auto& d : r.idle.devices) {
         if (d.ops == 0)
             continue;
         lo = std::min(lo, d.first_start);
         hi = std::max(hi, d.last_end);
         busy += d.busy_ns;
+        device_windows += d.window_ns;
     }
     const int64_t capture = m.capture_end - m.capture_start;
     const size_t ndev = std::count_if(r.idle.devices.begin(), r.idle.devices.end(),
@@ -68,10 +69,15 @@ void add_time_base_json(json& j, const Trace& t, const AnalysisResult& r)
         j["gpu_utilization"] = static_cast<double>(busy) / (static_cast<double>(capture) * static_cast<double>(ndev));
     else
         j["gpu_utilization"] = nullptr;
+    // Busy share of each device's own activity window (first op to last op), summed over devices: how busy the GPU
+    // was while it ran, apart from the host time the capture holds around it. Null without GPU activity.
+    j["gpu_busy_fraction"] = device_windows > 0 ? json(static_cast<double>(busy) / static_cast<double>(device_windows))
+                                                : json(nullptr);
     // Which window each time-base number of the output is measured over (names of trace.windows, or "device
     // activity": each device's own first-op-to-last-op window, devices[].window_ns).
     j["window_of"] = {{"wall_ns", "capture"},
                       {"gpu_utilization", "capture"},
+                      {"gpu_busy_fraction", "device activity"},
                       {"devices.idle_fraction", "device activity"},
                       {"headline.wall_ns", "device activity"},
                       {"phases.tpot_median_ns", "steady_state"}};

@@ -101,6 +101,8 @@ TEST(ClockWindow, UtilisationAndWallAreMeasuredAfterTheCorrection)
     // Utilisation agrees with the device's own busy fraction within 1 point, as on one clock.
     const double util = skew["trace"]["gpu_utilization"].get<double>();
     const double busy = device_busy_fraction(skew);
+    EXPECT_DOUBLE_EQ(skew["trace"]["gpu_busy_fraction"].get<double>(), busy);
+    EXPECT_EQ(skew["trace"]["window_of"]["gpu_busy_fraction"], "device activity");
     EXPECT_NEAR(util, busy, 0.01) << "utilisation " << util << " vs busy fraction " << busy;
     EXPECT_NEAR(util, base["trace"]["gpu_utilization"].get<double>(), 0.01);
     // Uncorrected, the same busy time over the union would read far lower.
