@@ -485,8 +485,10 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             for (auto& [k, v] : m)
                 s.sources[k] = "roofline";
             s.sources["time_fraction"] = s.sources["total_ns"] = s.sources["wall_fraction"] = "trace (measured)";
-            if (std::string f = ncu_target_for_class(trace, an, c.op_class, c.phase).ncu_args(); !f.empty())
-                s.sources[kNcuKernelsKey] = std::move(f);
+            if (const NcuTarget nt = ncu_target_for_class(trace, an, c.op_class, c.phase); !nt.regex.empty()) {
+                s.sources[kNcuKernelsKey] = nt.ncu_args();
+                s.sources[kKernelRegexKey] = nt.include_regex();
+            }
             out.push_back(std::move(s));
         }
     } else
@@ -510,8 +512,10 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["wall_fraction"] = safe_div(double(c.time_ns), trace_wall);
             for (auto& [k, v] : m)
                 s.sources[k] = "analysis:classes";
-            if (std::string f = ncu_target_for_class(trace, an, c.id, "").ncu_args(); !f.empty())
-                s.sources[kNcuKernelsKey] = std::move(f);
+            if (const NcuTarget nt = ncu_target_for_class(trace, an, c.id, ""); !nt.regex.empty()) {
+                s.sources[kNcuKernelsKey] = nt.ncu_args();
+                s.sources[kKernelRegexKey] = nt.include_regex();
+            }
             out.push_back(std::move(s));
         }
     }
@@ -682,6 +686,7 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     EvalOptions eo;
     eo.lang = options.lang;
     eo.trace_path = trace.meta.source_path;
+    eo.vendor = analysis.workload.vendor;   // each suggestion's form (rules.h)
     for (const auto& s : scopes)
         if (s.kind == ScopeKind::Trace)
             eo.capture_ns = static_cast<int64_t>(s.metrics.at("trace_wall_ns"));

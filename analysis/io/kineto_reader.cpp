@@ -24,6 +24,7 @@
 #include <memory>
 #include <set>
 #include <numeric>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -2546,6 +2547,96 @@ private:
         std::vector<FlowEnd>().swap(flows_);
     }
 
+    // Devices: rank and the properties the trace gives. deviceProperties lists the devices the process saw, numbered
+    // from 0, while the GPU ops may carry another numbering (ROCm: the node's agent, e.g. 9 or 2 for the one device a
+    // process saw). An op's device takes the entry with its id; failing that for every device, the entries in order
+    // (the k-th device the ops use, by id, takes the k-th entry) when there are enough; failing that, any entry when
+    // all are alike but for their id. properties_from says which, when not by id.
+    void map_device_properties()
+    {
+        auto& m = trace_.meta;
+        std::vector<const nlohmann::json*> props;
+        for (const auto& p : device_props_)
+            if (p.is_object())
+                props.push_back(&p);
+        auto id_of = [](const nlohmann::json& p) -> std::optional<int64_t> {
+            if (p.contains("id") && p["id"].is_number_integer())
+                return p["id"].get<int64_t>();
+            return std::nullopt;
+        };
+        auto apply = [](DeviceInfo& d, const nlohmann::json& p) {
+            auto geti = [&](const char* k) -> int64_t {
+                return p.contains(k) && p[k].is_number() ? p[k].get<int64_t>() : 0;
+            };
+            if (p.contains("name") && p["name"].is_string())
+                d.name = p["name"].get<std::string>();
+            d.sm_count = static_cast<int32_t>(geti("numSms"));
+            d.total_memory_bytes = geti("totalGlobalMem");
+            d.compute_major = static_cast<int32_t>(geti("computeMajor"));
+            d.compute_minor = static_cast<int32_t>(geti("computeMinor"));
+            d.warp_size = static_cast<int32_t>(geti("warpSize"));
+        };
+        std::vector<size_t> unmatched;
+        for (size_t i = 0; i < m.devices.size(); ++i) {
+            DeviceInfo& d = m.devices[i];
+            d.rank = rank_;
+            auto it = std::find_if(props.begin(), props.end(), [&](const nlohmann::json* p) { return id_of(*p) == d.id; });
+            if (it != props.end())
+                apply(d, **it);
+            else
+                unmatched.push_back(i);
+        }
+        if (unmatched.empty() || props.empty())
+            return;
+        auto ordinal = [](size_t k) {
+            const char* suffix = k % 10 == 1 && k % 100 != 11 ? "st" : k % 10 == 2 && k % 100 != 12 ? "nd"
+                                 : k % 10 == 3 && k % 100 != 13 ? "rd" : "th";
+            return std::to_string(k) + suffix;
+        };
+        auto entry_name = [&](const nlohmann::json& p) {
+            const auto id = id_of(p);
+            return "deviceProperties entry " + (id ? "id " + std::to_string(*id) : std::string("without id"));
+        };
+        if (unmatched.size() == m.devices.size() && m.devices.size() <= props.size()) {
+            std::vector<size_t> by_id(m.devices.size());
+            std::iota(by_id.begin(), by_id.end(), size_t{0});
+            std::sort(by_id.begin(), by_id.end(), [&](size_t a, size_t b) { return m.devices[a].id < m.devices[b].id; });
+            std::vector<const nlohmann::json*> listed = props;
+            std::stable_sort(listed.begin(), listed.end(), [&](const nlohmann::json* a, const nlohmann::json* b) {
+                return id_of(*a).value_or(INT64_MAX) < id_of(*b).value_or(INT64_MAX);
+            });
+            for (size_t k = 0; k < by_id.size(); ++k) {
+                DeviceInfo& d = m.devices[by_id[k]];
+                apply(d, *listed[k]);
+                d.properties_from = entry_name(*listed[k]) + ", by order: device " + std::to_string(d.id) +
+                                    " is the " + ordinal(k + 1) + " of the " + std::to_string(by_id.size()) +
+                                    " device(s) the GPU ops use, and no entry has its id";
+            }
+            return;
+        }
+        auto alike = [&](const nlohmann::json& a, const nlohmann::json& b) {
+            nlohmann::json x = a, y = b;
+            x.erase("id");
+            y.erase("id");
+            return x == y;
+        };
+        const bool all_alike = std::all_of(props.begin(), props.end(), [&](const nlohmann::json* p) {
+            return alike(*p, *props.front());
+        });
+        for (size_t i : unmatched) {
+            DeviceInfo& d = m.devices[i];
+            if (all_alike) {
+                apply(d, *props.front());
+                d.properties_from = entry_name(*props.front()) + ": no entry has id " + std::to_string(d.id) +
+                                    ", and all " + std::to_string(props.size()) + " are alike but for their id";
+            } else {
+                m.warnings.push_back("device " + std::to_string(d.id) + " of the GPU ops has no deviceProperties entry "
+                                     "(the " + std::to_string(props.size()) + " entries differ and cannot be matched "
+                                     "by order): its name and properties are unknown");
+            }
+        }
+    }
+
     void finalize()
     {
         auto& m = trace_.meta;
@@ -2607,24 +2698,7 @@ private:
             assign(trace_.syncs);
         }
 
-        // Devices: rank and the properties the trace gives.
-        for (auto& d : m.devices) {
-            d.rank = rank_;
-            for (const auto& p : device_props_) {
-                if (!p.is_object() || !p.contains("id") || !p["id"].is_number_integer() ||
-                    p["id"].get<int32_t>() != d.id)
-                    continue;
-                auto geti = [&](const char* k) -> int64_t {
-                    return p.contains(k) && p[k].is_number() ? p[k].get<int64_t>() : 0;
-                };
-                if (p.contains("name") && p["name"].is_string())
-                    d.name = p["name"].get<std::string>();
-                d.sm_count = static_cast<int32_t>(geti("numSms"));
-                d.total_memory_bytes = geti("totalGlobalMem");
-                d.compute_major = static_cast<int32_t>(geti("computeMajor"));
-                d.compute_minor = static_cast<int32_t>(geti("computeMinor"));
-            }
-        }
+        map_device_properties();
         // Streams used by GPU rows.
         {
             // Distinct pairs through a hash set (sorting a pair per row was a tenth of the calling thread's serial
@@ -2669,7 +2743,7 @@ private:
         // Host/device clock offset (issue 13): put the GPU ops on the host clock and say so, so the offset never
         // reads as queue delay or idle time.
         if (const ClockOffset off = detect_clock_offset(trace_); off.detected) {
-            shift_gpu_times(trace_, off.shift_ns);
+            shift_gpu_times_and_capture(trace_, off.shift_ns);   // the Trace span with them: it held their clock too
             m.clock_shift_ns = off.shift_ns;
             m.clock_shift_reason = off.reason;
             m.warnings.push_back("host and device clocks disagree: " + off.reason + "; GPU times were moved by " +
@@ -2708,6 +2782,9 @@ private:
         widen(trace_.memset.start, trace_.memset.end);
         m.capture_start = lo;
         m.capture_end = hi;
+        if (m.clock_shift_ns != 0 &&
+            (m.capture_start != m.uncorrected_capture_start || m.capture_end != m.uncorrected_capture_end))
+            m.capture_source += ", corrected with the GPU clock";
     }
 
     std::string path_;

@@ -1121,25 +1121,65 @@ void Reader::read_names_and_devices()
     }
     const std::string G = "TARGET_INFO_GPU";
     if (has_col(G, "id") && !meta.devices.empty()) {
+        // The table lists every GPU of the node; a kernel's deviceId is its id, else the CUDA ordinal the process saw
+        // (cuDevice: a CUTLASS benchmark's kernels on deviceId 0 of a node whose rows are ids 1-3, cuDevice 0-2),
+        // else, when every row is alike but for its ids, any row.
+        struct Row {
+            int64_t id = 0, cu_device = -1;
+            DeviceInfo info;
+        };
+        std::vector<Row> rows;
         const std::string sql = "SELECT id, " + col(G, "name") + ", " + col(G, "smCount") + ", " +
                                 col(G, "memoryBandwidth") + ", " + col(G, "clockRate") + ", " + col(G, "totalMemory") +
                                 ", " + col(G, "l2CacheSize") + ", " + col(G, "computeMajor") + ", " +
-                                col(G, "computeMinor") + ", " + col(G, "chipName") + " FROM " + G;
+                                col(G, "computeMinor") + ", " + col(G, "chipName") + ", " + col(G, "threadsPerWarp") +
+                                ", " + col(G, "cuDevice", "-1") + " FROM " + G;
         Stmt s(db_, sql, path_, G);
         while (s.step()) {
-            for (auto& d : meta.devices) {
-                if (d.id != s.i64(0))
-                    continue;
-                d.name = s.text(1);
-                d.sm_count = static_cast<int32_t>(s.i64(2));
-                d.memory_bandwidth_Bps = static_cast<double>(s.i64(3));
-                d.clock_hz = s.i64(4);
-                d.total_memory_bytes = s.i64(5);
-                d.l2_cache_bytes = s.i64(6);
-                d.compute_major = static_cast<int32_t>(s.i64(7));
-                d.compute_minor = static_cast<int32_t>(s.i64(8));
-                d.chip = s.text(9);
-            }
+            Row r;
+            r.id = s.i64(0);
+            r.cu_device = s.null(11) ? -1 : s.i64(11);
+            DeviceInfo& d = r.info;
+            d.name = s.text(1);
+            d.sm_count = static_cast<int32_t>(s.i64(2));
+            d.memory_bandwidth_Bps = static_cast<double>(s.i64(3));
+            d.clock_hz = s.i64(4);
+            d.total_memory_bytes = s.i64(5);
+            d.l2_cache_bytes = s.i64(6);
+            d.compute_major = static_cast<int32_t>(s.i64(7));
+            d.compute_minor = static_cast<int32_t>(s.i64(8));
+            d.chip = s.text(9);
+            d.warp_size = static_cast<int32_t>(s.i64(10));
+            rows.push_back(std::move(r));
+        }
+        auto apply = [](DeviceInfo& d, const DeviceInfo& from, std::string how) {
+            const int32_t id = d.id, rank = d.rank;
+            d = from;
+            d.id = id;
+            d.rank = rank;
+            d.properties_from = std::move(how);
+        };
+        auto alike = [](const DeviceInfo& a, const DeviceInfo& b) {
+            return a.name == b.name && a.sm_count == b.sm_count && a.memory_bandwidth_Bps == b.memory_bandwidth_Bps &&
+                   a.clock_hz == b.clock_hz && a.total_memory_bytes == b.total_memory_bytes &&
+                   a.compute_major == b.compute_major && a.compute_minor == b.compute_minor && a.chip == b.chip;
+        };
+        const bool all_alike = !rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const Row& r) {
+            return alike(r.info, rows.front().info);
+        });
+        for (auto& d : meta.devices) {
+            auto by_id = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.id == d.id; });
+            auto by_ordinal = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.cu_device == d.id; });
+            if (by_id != rows.end())
+                apply(d, by_id->info, "");
+            else if (by_ordinal != rows.end())
+                apply(d, by_ordinal->info, "TARGET_INFO_GPU row id " + std::to_string(by_ordinal->id) +
+                                               ", by its CUDA ordinal (cuDevice " + std::to_string(d.id) +
+                                               "): no row has id " + std::to_string(d.id));
+            else if (all_alike)
+                apply(d, rows.front().info, "TARGET_INFO_GPU row id " + std::to_string(rows.front().id) +
+                                                ": no row has id or cuDevice " + std::to_string(d.id) + ", and all " +
+                                                std::to_string(rows.size()) + " are alike");
         }
     }
     // Streams that carry work, with their type label from TARGET_INFO_CUDA_STREAM when present.

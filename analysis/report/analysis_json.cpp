@@ -1,7 +1,9 @@
 #include "analysis/report/analysis_json.h"
 #include "analysis/report/workload_json.h"
+#include "analysis/roofline/gpu_specs.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace sl {
 
@@ -56,6 +58,28 @@ const char* op_kind_name(OpKind k)
     return "kernel";
 }
 
+// The spec-database row a device is identified as (by its name, else its properties), with the evidence; the
+// database is read once per process (a user's --gpu-file rows are not consulted here: this is the trace's reading).
+json gpu_identity_json(const DeviceInfo& d)
+{
+    static const std::optional<GpuDatabase> db = []() -> std::optional<GpuDatabase> {
+        try {
+            return GpuDatabase::load_default();
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    }();
+    if (!db)
+        return nullptr;
+    const GpuIdentification id = db->identify(d);
+    return {{"row", id.spec ? json(id.spec->name) : json(nullptr)},
+            {"vendor", id.spec ? json(id.spec->vendor) : json(nullptr)},
+            {"identified_by", id.how.empty() ? json(nullptr) : json(id.how)},
+            {"summary", id.summary},
+            {"evidence", id.evidence},
+            {"candidates", id.candidates}};
+}
+
 } // namespace
 
 json analysis_to_json(const Trace& t, const AnalysisResult& r)
@@ -101,6 +125,9 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
             dj["id"] = info.id;
             dj["rank"] = info.rank;
             dj["name"] = info.name;
+            dj["warp_size"] = info.warp_size > 0 ? json(info.warp_size) : json(nullptr);
+            dj["properties_from"] = info.properties_from.empty() ? json(nullptr) : json(info.properties_from);
+            dj["gpu"] = gpu_identity_json(info);
         }
         dj["ops"] = d.ops;
         dj["first_start_ns"] = d.first_start;

@@ -1,7 +1,9 @@
 #include "analysis/report/analysis_text.h"
+#include "analysis/roofline/gpu_specs.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace sl {
@@ -76,6 +78,30 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
        << format_ns(static_cast<double>(t.meta.capture_end - t.meta.capture_start)) << " ("
        << (t.meta.capture_source.empty() ? std::string("events") : t.meta.capture_source)
        << "), times from the capture start\n";
+    if (!W.vendor.empty())
+        os << "  vendor: " << W.vendor << " (" << W.vendor_evidence.front() << ")\n";
+    for (const auto& d : t.meta.devices) {
+        static const std::optional<GpuDatabase> db = []() -> std::optional<GpuDatabase> {
+            try {
+                return GpuDatabase::load_default();
+            } catch (const std::exception&) {
+                return std::nullopt;
+            }
+        }();
+        if (!db)
+            break;
+        const GpuIdentification id = db->identify(d);
+        os << "  GPU " << d.id << ": " << id.summary;
+        if (id.how == "properties" && !id.evidence.empty()) {
+            std::string ev;
+            for (const auto& e : id.evidence)
+                ev += (ev.empty() ? "" : "; ") + e;
+            os << " [" << ev << "]";
+        }
+        if (!d.properties_from.empty())
+            os << "; properties from " << d.properties_from;
+        os << "\n";
+    }
     for (const auto& w : W.warnings)
         os << "  warning [" << w.code << "]: " << w.message << "\n";
     os << "\n";

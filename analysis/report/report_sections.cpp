@@ -743,6 +743,7 @@ static void roofline_model_blocks(BuildContext& cx, Section& sec, const Roofline
     Table ot{"roofline_operators", cx.s("tbl.roofline_ops"), {}, {}, -1};
     ot.columns = {{"phase", cx.s("col.phase"), "", Align::Left},
                   {"operator", cx.s("col.operator"), "", Align::Left},
+                  {"weight_dtype", cx.s("col.weight_dtype"), "", Align::Left},
                   {"flops", cx.s("col.flops"), "FLOP", Align::Right},
                   {"bytes", cx.s("col.bytes"), "B", Align::Right},
                   {"intensity", cx.s("col.intensity"), "FLOP/B", Align::Right},
@@ -757,6 +758,7 @@ static void roofline_model_blocks(BuildContext& cx, Section& sec, const Roofline
             if (actual && op.t_theory_ns && *actual > 0)
                 e = *op.t_theory_ns / *actual;
             ot.rows.push_back({vtext(phase_name(ph.phase)), vtext(op.name),
+                               vtext(op.weight_dtype.empty() ? std::string("-") : op.weight_dtype),
                                Value::num(op.flops, fmt_si(op.flops, "FLOP"), "FLOP"), vbytes(op.bytes),
                                Value::num(op.intensity(), fmt_sig(op.intensity(), 3), "FLOP/B"), vtext(op.bound()),
                                opt_dur_value(op.t_theory_ns), opt_dur_value(actual), opt_fraction(e)});
@@ -778,8 +780,9 @@ Section build_roofline_section(BuildContext& cx)
     else
         roofline_model_blocks(cx, sec, *r, ncu);
 
-    // Focus set and the ncu command.
-    Section fs{"roofline.focus", cx.s("sec.focus"), {}, {}};
+    // Focus set and the deep-dive command: ncu on NVIDIA, rocprof-compute on AMD (the trace's vendor).
+    const bool amd = cx.in.analysis && cx.in.analysis->workload.vendor == "AMD";
+    Section fs{"roofline.focus", cx.s(amd ? "sec.focus_amd" : "sec.focus"), {}, {}};
     if (r && !r->focus.empty()) {
         Table t{"focus_classes", cx.s("tbl.focus"), {}, {}, -1};
         t.columns = {{"class", cx.s("col.class"), "", Align::Left},
@@ -819,7 +822,17 @@ Section build_roofline_section(BuildContext& cx)
         fs.blocks.push_back(std::move(t));
     }
     const std::vector<std::string> names = focus_kernel_names(cx);
-    if (!names.empty()) {
+    if (!names.empty() && amd) {
+        std::vector<std::string> bases;
+        for (const std::string& n : names)
+            if (std::string b = ncu_base_name(n); !b.empty() && std::find(bases.begin(), bases.end(), b) == bases.end())
+                bases.push_back(std::move(b));
+        fs.blocks.push_back(Paragraph{cx.s("txt.rocprof_command")});
+        fs.blocks.push_back(
+            Code{"sh", "rocprof-compute profile -n sightline-focus -k " + kernel_include_regex(bases) + " -- <application>"});
+        fs.blocks.push_back(Paragraph{cx.s("txt.rocprof_analyze")});
+        fs.blocks.push_back(Code{"sh", "rocprof-compute analyze -p workloads/sightline-focus/* > focus.txt"});
+    } else if (!names.empty()) {
         fs.blocks.push_back(Paragraph{cx.s("txt.ncu_command")});
         // The shared filter (analysis/diagnosis/ncu_target.h): base names with or without a namespace, and the
         // launch window of one steady decode step, as `sightline-cli deep-dive` and the rules write it.
@@ -840,7 +853,7 @@ Section build_roofline_section(BuildContext& cx)
     }
 
     if (!ncu) {
-        cx.missing(fs, "miss.ncu", "eff.ncu");
+        cx.missing(fs, amd ? "miss.counters_amd" : "miss.ncu", "eff.ncu");
     } else {
         Table t{"ncu_launches", cx.s("tbl.ncu"), {}, {}, int64_t(ncu->launches.size())};
         t.columns = {{"id", "ID", "", Align::Right},

@@ -111,6 +111,20 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     g["source"] = c.gpu.source;
     g["uncertain_fields"] = c.gpu.uncertain_fields;
     g["from_trace"] = c.gpu.from_trace;
+    g["identified_by"] = res && !res->identified_by.empty() ? json(res->identified_by) : json(nullptr);
+    g["evidence"] = res ? json(res->evidence) : json::array();
+    g["warp_size"] = c.gpu.expected_warp_size();
+    {
+        // The vendor's measured (achievable) peaks, where a source gives them; the roofs above stay the datasheet's.
+        json a = json::object();
+        for (Precision pr : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8,
+                             Precision::INT8})
+            if (const auto v = c.gpu.achievable.get(pr))
+                a[precision_name(pr)] = *v;
+        if (c.gpu.achievable_mem_bw_Bps > 0)
+            a["memory_bw_Bps"] = c.gpu.achievable_mem_bw_Bps;
+        g["achievable"] = c.gpu.achievable_source.empty() ? json(nullptr) : json{{"peaks", a}, {"source", c.gpu.achievable_source}};
+    }
 
     json p;
     for (Precision pr : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP16_FP16ACC,
@@ -152,6 +166,8 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
             j["flops"] = o.flops;
             j["tensor_flops"] = o.tensor_flops;
             j["bytes"] = o.bytes;
+            j["weight_dtype"] = o.weight_dtype.empty() ? json(nullptr) : json(o.weight_dtype);
+            j["weight_bytes"] = o.weight_dtype.empty() ? json(nullptr) : json(o.weight_bytes);
             j["intensity"] = o.bytes > 0 ? json(o.intensity()) : json(nullptr);
             j["bound"] = o.bound();
             j["t_compute_ns"] = opt(o.t_compute_ns);
@@ -236,6 +252,23 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     m["notes"] = model.notes;
     m["quant_method"] = model.quant_method;
     m["quant_weight_bytes"] = model.quant_weight_bytes > 0 ? json(model.quant_weight_bytes) : json(nullptr);
+    if (!model.quant_method.empty() && model.quant_format.bytes > 0) {
+        json per = json::array();
+        for (const auto& mf : model.quant_modules)
+            per.push_back({{"pattern", mf.pattern}, {"dtype", mf.format.dtype}, {"bytes", mf.format.bytes},
+                           {"group_size", mf.format.group_size}});
+        m["quantization"] = {{"method", model.quant_method},
+                             {"default_format",
+                              {{"dtype", model.quant_format.dtype},
+                               {"bytes", model.quant_format.bytes},
+                               {"group_size", model.quant_format.group_size},
+                               {"note", model.quant_format.note}}},
+                             {"per_module", per},
+                             {"not_converted", model.quant_skip},
+                             {"lm_head_quantized", model.quant_lm_head}};
+    } else {
+        m["quantization"] = nullptr;
+    }
 
     const CostOptions& o = c.options;
     json oj;
@@ -352,8 +385,21 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
            std::to_string(model.num_layers) + " layers, h=" + std::to_string(model.hidden_size) + ", heads " +
            std::to_string(model.num_heads) + "/" + std::to_string(model.num_kv_heads) + " kv, d=" +
            std::to_string(model.head_dim) + ") on " + c.gpu.name + "\n";
-    if (res)
+    if (res) {
         out += "GPU: " + res->how + "\n";
+        if (res->identified_by == "properties")
+            for (const auto& e : res->evidence)
+                out += "  evidence: " + e + "\n";
+    }
+    if (!c.gpu.achievable_source.empty()) {
+        std::string a;
+        for (Precision pr : {Precision::FP16, Precision::BF16, Precision::FP8})
+            if (const auto v = c.gpu.achievable.get(pr))
+                a += (a.empty() ? "" : ", ") + std::string(precision_name(pr)) + " " + fmt_num(*v) + " FLOP/s";
+        if (c.gpu.achievable_mem_bw_Bps > 0)
+            a += (a.empty() ? "" : ", ") + std::string("memory ") + fmt_num(c.gpu.achievable_mem_bw_Bps) + " B/s";
+        out += "Achievable (measured by the vendor, not the roofs used): " + a + " (" + c.gpu.achievable_source + ")\n";
+    }
     std::snprintf(buf, sizeof buf, "Peaks: %s %s FLOP/s (GEMM), fp32 %s FLOP/s, memory %s B/s; kappa %.2f\n",
                   precision_name(c.gemm_precision), c.gemm_peak ? fmt_num(*c.gemm_peak).c_str() : "unknown",
                   c.vector_peak ? fmt_num(*c.vector_peak).c_str() : "unknown",
@@ -371,20 +417,21 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
                       phase_name(ph.phase), static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
                       static_cast<long long>(ph.kv_len));
         out += buf;
-        std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class", "FLOPs",
-                      "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
+        std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class",
+                      "weights", "FLOPs", "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
         out += buf;
         for (const auto& o : ph.ops) {
             const auto act = r.operator_actual_ns(o.name, ph.phase);
             std::optional<double> e;
             if (act && o.t_theory_ns && *act > 0)
                 e = *o.t_theory_ns / *act;
-            std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9.2f %-8s %12s %12s %7s\n", o.name.c_str(),
-                          o.op_class.c_str(), fmt_num(o.flops).c_str(), fmt_num(o.bytes).c_str(), o.intensity(),
+            std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9.2f %-8s %12s %12s %7s\n", o.name.c_str(),
+                          o.op_class.c_str(), o.weight_dtype.empty() ? "-" : o.weight_dtype.c_str(),
+                          fmt_num(o.flops).c_str(), fmt_num(o.bytes).c_str(), o.intensity(),
                           o.bound().c_str(), fmt_ns(o.t_theory_ns).c_str(), fmt_ns(act).c_str(), fmt_opt(e).c_str());
             out += buf;
         }
-        std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9.2f %-8s %12s\n", "total", "",
+        std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9.2f %-8s %12s\n", "total", "", "",
                       fmt_num(ph.flops).c_str(), fmt_num(ph.bytes).c_str(), ph.bytes > 0 ? ph.flops / ph.bytes : 0.0,
                       "", fmt_ns(ph.t_theory_ns).c_str());
         out += buf;

@@ -33,6 +33,8 @@ json workload_to_json(const WorkloadResult& w)
             {"graph_launches", w.graph_launches},
             {"training_signs", w.training_signs},
             {"inference_signs", w.inference_signs},
+            {"vendor", w.vendor.empty() ? json(nullptr) : json(w.vendor)},
+            {"vendor_evidence", w.vendor_evidence},
             {"warnings", std::move(warnings)}};
 }
 
@@ -49,25 +51,48 @@ void add_time_base_json(json& j, const Trace& t, const AnalysisResult& r)
     j["cpu_ops"] = cpu_ops;
 
     // GPU activity window: first GPU op start .. last GPU op end over every device.
-    int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0, device_windows = 0;
     for (const auto& d : r.idle.devices) {
         if (d.ops == 0)
             continue;
         lo = std::min(lo, d.first_start);
         hi = std::max(hi, d.last_end);
         busy += d.busy_ns;
+        device_windows += d.window_ns;
     }
     const int64_t capture = m.capture_end - m.capture_start;
     const size_t ndev = std::count_if(r.idle.devices.begin(), r.idle.devices.end(),
                                       [](const DeviceIdle& d) { return d.ops > 0; });
-    // Busy share of the capture, averaged over the devices that ran anything; null when none did.
+    // Busy share of the capture, averaged over the devices that ran anything; null when none did. The capture is
+    // the window after any clock correction (the reader moved it with the GPU ops).
     if (lo <= hi && capture > 0 && ndev > 0)
         j["gpu_utilization"] = static_cast<double>(busy) / (static_cast<double>(capture) * static_cast<double>(ndev));
     else
         j["gpu_utilization"] = nullptr;
+    // Busy share of each device's own activity window (first op to last op), summed over devices: how busy the GPU
+    // was while it ran, apart from the host time the capture holds around it. Null without GPU activity.
+    j["gpu_busy_fraction"] = device_windows > 0 ? json(static_cast<double>(busy) / static_cast<double>(device_windows))
+                                                : json(nullptr);
+    // Which window each time-base number of the output is measured over (names of trace.windows, or "device
+    // activity": each device's own first-op-to-last-op window, devices[].window_ns).
+    j["window_of"] = {{"wall_ns", "capture"},
+                      {"gpu_utilization", "capture"},
+                      {"gpu_busy_fraction", "device activity"},
+                      {"devices.idle_fraction", "device activity"},
+                      {"headline.wall_ns", "device activity"},
+                      {"phases.tpot_median_ns", "steady_state"}};
     json windows;
     windows["origin_ns"] = m.capture_start;
-    windows["capture"] = {{"start_ns", m.capture_start}, {"end_ns", m.capture_end}, {"source", m.capture_source}};
+    windows["capture"] = {{"start_ns", m.capture_start},
+                          {"end_ns", m.capture_end},
+                          {"source", m.capture_source},
+                          {"clock_corrected", m.clock_shift_ns != 0}};
+    // The profiler's window on the uncorrected clocks (host and GPU ops each on their own), when a correction moved
+    // the GPU ops: what wall_ns and gpu_utilization would have been measured over without it.
+    windows["capture_uncorrected"] =
+        m.clock_shift_ns != 0 && m.uncorrected_capture_end > m.uncorrected_capture_start
+            ? json{{"start_ns", m.uncorrected_capture_start}, {"end_ns", m.uncorrected_capture_end}}
+            : json(nullptr);
     windows["gpu_activity"] = lo <= hi ? json{{"start_ns", lo}, {"end_ns", hi}} : json(nullptr);
     const auto& P = r.phases;
     windows["steady_state"] = P.steady_end > P.steady_start

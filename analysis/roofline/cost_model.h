@@ -32,6 +32,10 @@
 // Once per model: embedding (Bytes = T*h*w + T*h*a), final_norm (over T tokens), lm_head (GEMM over b rows in
 // decode; in prefill over b rows — the last token of each sequence — or all T rows with prefill_all_logits).
 //
+// Weights (w above) are read at each module's own storage format: quantization_config's format for quantised
+// linear modules, torch_dtype for the rest (modules_to_not_convert, the embedding, norms, and lm_head unless the
+// config quantises it); --weight-dtype sets every weight's.
+//
 // Decode GEMMs have intensity 2*T*in*out / (in*out*w + ...) ~= 2*b/w FLOP/byte (the rule of thumb).
 //
 // Time on a GPU (per operator and layer, then summed):
@@ -84,6 +88,12 @@ struct OpCost {
     double flops = 0;                   // total FLOPs
     double tensor_flops = 0;            // part of flops on tensor cores (the rest on FP32 CUDA cores)
     double bytes = 0;                   // total DRAM bytes
+    // Weights read (elements; part of `bytes` at their storage format) and that format: "mxfp4", "bfloat16", ...
+    // from quantization_config per module (ModelConfig::weight_format); "" for operators without weights. An
+    // operator summed over layers whose formats differ lists them joined with '+'.
+    double weight_elems = 0;
+    double weight_bytes = 0;            // those weights' DRAM bytes (scales included)
+    std::string weight_dtype;
     std::optional<double> t_compute_ns, t_memory_ns, t_theory_ns;
 
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }

@@ -14,6 +14,7 @@
 //   unknown   — neither (HPC codes, micro-benchmarks, CPU-only traces without operators).
 // Execution: share of kernels replayed from CUDA graphs (nsys --cuda-graph-trace=node, Kineto graph ids) and
 // cudaGraphLaunch calls: none -> eager, all -> cuda-graphs, both -> mixed; no kernels -> none.
+// Vendor (NVIDIA / AMD): see WorkloadResult::vendor.
 // Framework, where the trace names it: vLLM (`execute_model`, `execute_context_N(..)_generation_M(..)`, vllm
 // python stacks), SGLang (EXTEND/DECODE forward modes, sglang stacks), TensorRT-LLM (tensorrt_llm kernels, NVTX),
 // llama.cpp (ggml kernels / ranges), Hugging Face transformers (python stacks under transformers/), plain PyTorch
@@ -57,6 +58,12 @@ struct WorkloadResult {
     int64_t graph_kernels = 0, eager_kernels = 0, graph_launches = 0;
     int64_t training_signs = 0, inference_signs = 0;   // distinct names that point each way
     std::vector<WorkloadWarning> warnings; // trace-level: also written as trace.warnings[]
+    // The GPU vendor, "NVIDIA" or "AMD" (empty when the trace does not say), and what says so: the runtime's API
+    // names (hip* / cuda*, cu*), the tracer's version keys (roctracer / CUPTI), the devices' names, warp size (64 on
+    // AMD Instinct) and chips (gfx*), and the format (an nsys export is NVIDIA's). Rules pick each suggestion's and
+    // verify command's form by it (diagnosis/rules.h).
+    std::string vendor;
+    std::vector<std::string> vendor_evidence;
 };
 
 // Kind, execution, framework and the trace-level warnings. Warm-up is added by add_phase_warnings().

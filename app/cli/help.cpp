@@ -71,10 +71,11 @@ const HelpText kHelp[] = {
      "  --model-name NAME      model name shown in the environment\n"
      "  --no-rules             leave the findings out\n" SL_PIPELINE_OPTIONS},
     {"roofline",
-     "The Roofline of a model on a GPU without a trace: per operator class and phase, FLOPs, bytes, arithmetic "
-     "intensity and the time floor for the given batch, prompt and context.",
+     "The Roofline of a model on a GPU without measurements: per operator class and phase, FLOPs, bytes, arithmetic "
+     "intensity and the time floor for the given batch, prompt and context. The GPU is --gpu's row, or the device of "
+     "a TRACE given as the one argument (by its name, else by its compute version, units, memory and warp size).",
      "  --model CONFIG.json    Hugging Face config.json (required)\n"
-     "  --gpu NAME             GPU spec row, e.g. H100-SXM (required)\n"
+     "  --gpu NAME             GPU spec row, e.g. H100-SXM (or give a TRACE instead)\n"
      "  --index FILE           model.safetensors.index.json checked against --model\n"
      "  --gpu-file FILE        extra or corrected GPU spec rows (gpus.json layout)\n"
      "  --batch B              batch size (default 1)\n"

@@ -1,6 +1,6 @@
 // Issue 13: on every real trace in ../shared/data, Sightline knows what it is looking at before it judges it.
 // tests/data/real_traces.json holds, per trace, what a human reading it sees (kind, execution mode, framework,
-// phases) and the capture length the profiler itself reports, computed outside Sightline (sqlite3 on
+// phases), the GPU vendor and spec-database row it names, and the capture length the profiler itself reports, computed outside Sightline (sqlite3 on
 // ANALYSIS_DETAILS.duration; the Kineto "Trace" span in Python). Skipped when SIGHTLINE_SHARED_DATA is absent.
 #include <gtest/gtest.h>
 
@@ -11,10 +11,13 @@
 #include <fstream>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/pipeline.h"
+#include "analysis/roofline/gpu_specs.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -66,6 +69,7 @@ TEST(RealTraces, WhatAHumanSees)
         GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
     int checked = 0;
     const json tab = table();
+    const GpuDatabase gpus = GpuDatabase::load(sl::test::source_dir() + "/resources/gpus.json");
     for (const auto& e : tab["traces"]) {
         const std::string rel = e["file"];
         const std::string path = *dir + "/" + rel;
@@ -84,10 +88,17 @@ TEST(RealTraces, WhatAHumanSees)
         const Trace& t = *r.trace;
         const AnalysisResult& a = r.analysis;
 
-        // The capture window is the one the profiler reports, within 1 %.
+        // The capture window is the one the profiler reports, within 1 %: on a trace whose clocks disagree, the window
+        // before the correction (the profiler's, over both clocks); the window after it is no longer and still holds
+        // every GPU op (below).
         const double want = e["capture_ns"].get<double>();
-        const double got = static_cast<double>(t.meta.capture_end - t.meta.capture_start);
+        const bool skewed = e.value("clock_skew", false);
+        const double got = skewed ? static_cast<double>(t.meta.uncorrected_capture_end - t.meta.uncorrected_capture_start)
+                                  : static_cast<double>(t.meta.capture_end - t.meta.capture_start);
         EXPECT_NEAR(got, want, 0.01 * want) << "capture window (" << t.meta.capture_source << ")";
+        if (skewed) {
+            EXPECT_LE(t.meta.capture_end - t.meta.capture_start, static_cast<int64_t>(want * 1.01));
+        }
         // Every GPU op lies in it.
         for (size_t i = 0; i < t.kernels.size(); ++i) {
             ASSERT_GE(t.kernels.start[i], t.meta.capture_start);
@@ -102,6 +113,44 @@ TEST(RealTraces, WhatAHumanSees)
             EXPECT_EQ(a.workload.framework, e["framework"].get<std::string>());
         }
         EXPECT_FALSE(a.workload.evidence.empty());
+
+        // The GPU vendor, and the spec-database row every device is identified as (by name, else its properties:
+        // an AMD device with an empty or generic name, or properties listed under another device id).
+        if (e.contains("vendor")) {
+            EXPECT_EQ(a.workload.vendor, e["vendor"].is_null() ? std::string() : e["vendor"].get<std::string>())
+                << "vendor evidence: " << (a.workload.vendor_evidence.empty() ? "" : a.workload.vendor_evidence[0]);
+        }
+        if (e.contains("gpu")) {
+            ASSERT_FALSE(t.meta.devices.empty()) << "the table names a GPU, the trace holds no device";
+            for (const DeviceInfo& d : t.meta.devices) {
+                const GpuIdentification id = gpus.identify(d);
+                if (e["gpu"].is_null()) {
+                    EXPECT_EQ(id.spec, nullptr) << "device " << d.id << ": " << id.summary;
+                } else {
+                    ASSERT_NE(id.spec, nullptr) << "device " << d.id << ": " << id.summary;
+                    EXPECT_EQ(id.spec->name, e["gpu"].get<std::string>()) << id.summary;
+                }
+            }
+        }
+
+        // Advice in the vendor's own tools: no NVIDIA tool in an AMD trace's suggestions, and no AMD tool in an
+        // NVIDIA trace's.
+        if (!a.workload.vendor.empty()) {
+            const bool amd = a.workload.vendor == "AMD";
+            static const std::vector<std::string> nvidia_words = {"nsys", "ncu ", "Nsight", "nvidia-smi", "cuBLAS",
+                                                                  "TensorRT", "CUTLASS", "CUDA Graph", "CUDA graph",
+                                                                  "nvFuser"};
+            static const std::vector<std::string> amd_words = {"rocprof", "amd-smi", "hipBLASLt", "aiter", "HIP graph",
+                                                               "hipMem", "RCCL", "CK "};
+            for (const auto& f : r.diagnosis.eval.findings)
+                for (const auto& sg : f.suggestions) {
+                    const std::string text = sg.text.en + " | " + sg.text.zh_CN + " | " + sg.verify;
+                    for (const std::string& w : amd ? nvidia_words : amd_words)
+                        EXPECT_EQ(text.find(w), std::string::npos)
+                            << f.rule << "/" << sg.id << " says '" << w << "' on an " << a.workload.vendor
+                            << " trace: " << text;
+                }
+        }
 
         EXPECT_EQ(a.phases.prefill_steps, e["prefill_steps"].get<int64_t>());
         EXPECT_EQ(a.phases.decode_steps, e["decode_steps"].get<int64_t>());
