@@ -473,11 +473,13 @@ static const std::vector<StringEntry> kTable = {
     {"cause.kernel_wait", "Kernel wait", "内核等待"},
     {"cause.sync_wait", "Sync wait", "同步等待"},
     {"cause.other", "Other", "其他"},
+    {"cause.dependency_wait", "Dependency wait", "依赖等待"},
     // The same causes inside a sentence.
     {"cause_in_text.host_wait", "host wait", "主机等待"},
     {"cause_in_text.kernel_wait", "kernel wait", "内核等待"},
     {"cause_in_text.sync_wait", "sync wait", "同步等待"},
     {"cause_in_text.other", "other causes", "其他"},
+    {"cause_in_text.dependency_wait", "dependency wait (queued work waiting on an event)", "依赖等待（已入队的工作在等待事件）"},
     {"col.accesses", "Accesses", "访问次数"},
     {"col.achieved", "Achieved", "实测性能"},
     {"col.api_avg", "Launch API avg", "启动 API 平均"},
