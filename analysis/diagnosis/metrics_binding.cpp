@@ -441,8 +441,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         std::sort(windows.begin(), windows.end(), [](const StepWindow& a, const StepWindow& b) { return a.start < b.start; });
         const auto cause = gaps_in_windows(an.idle.gaps, windows);
         const double idle = double(cause[0] + cause[1] + cause[2] + cause[3] + cause[4]);
-        // Kernels of the phase's steps (starting in their windows) that ran in graph replay.
-        for (size_t i = 0; i < kernels.size(); ++i) {
+        // Kernels of the phase's steps (starting in their windows) that ran in graph replay (none without graph
+        // launches: then the walk over every kernel is skipped).
+        for (size_t i = 0; an.launch.graph_kernels > 0 && i < kernels.size(); ++i) {
             const int64_t ks = kernels.start[i];
             auto it = std::upper_bound(windows.begin(), windows.end(), ks,
                                        [](int64_t v, const StepWindow& w) { return v < w.end; });

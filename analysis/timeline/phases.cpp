@@ -117,6 +117,7 @@ std::vector<Annotated> annotated_steps(const Trace& t, const StepGrammar& g, con
             Annotated& p = out.back();
             if (R.thread[p.range] == R.thread[a.range] && R.start[a.range] >= R.start[p.range] &&
                 R.end[a.range] <= R.end[p.range]) {
+                const std::string fa = a.batch.framework, fp = p.batch.framework;
                 if (a.batch.has_attention_sums() && !p.batch.has_attention_sums()) {
                     StepBatch primary = std::move(a.batch);
                     primary.fill_from(p.batch);
@@ -124,6 +125,11 @@ std::vector<Annotated> annotated_steps(const Trace& t, const StepGrammar& g, con
                 } else {
                     p.batch.fill_from(a.batch);
                 }
+                // A name both frameworks write ("vLLM/SGLang" execute_…) with one only one writes (SGLang's
+                // step[…]): the step is that one's.
+                for (const auto& [shared, own] : {std::pair{fa, fp}, std::pair{fp, fa}})
+                    if (!own.empty() && shared != own && shared.find(own) != std::string::npos)
+                        p.batch.framework = own;
                 continue;
             }
         }
@@ -307,7 +313,7 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             annotated = annotated_steps(t, *grammar, range_kept, formats);
         // NVTX step ranges.
         std::vector<uint32_t> matched, prefill_ranges;
-        if (annotated.empty() && !o.nvtx_step_regex.empty() && t.ranges.size() > 0) {
+        if (!o.nvtx_step_regex.empty() && t.ranges.size() > 0) {
             std::regex re;
             try {
                 re = std::regex(o.nvtx_step_regex, std::regex::ECMAScript | std::regex::icase);
@@ -344,10 +350,26 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             }
         }
         if (!annotated.empty()) {
-            for (const Annotated& a : annotated) {
+            // The framework's steps replace generic step ranges; prefill passes named as such outside them stay
+            // prefill steps (a trace whose prompts ran as "prefill N" before vLLM-named batches).
+            matched.clear();
+            std::vector<Annotated> all = annotated;
+            for (uint32_t ri : prefill_ranges) {
+                const bool inside = std::any_of(annotated.begin(), annotated.end(), [&](const Annotated& a) {
+                    return t.ranges.start[ri] < t.ranges.end[a.range] && t.ranges.end[ri] > t.ranges.start[a.range];
+                });
+                if (!inside)
+                    all.push_back({ri, StepBatch{}});
+            }
+            std::sort(all.begin(), all.end(), [&](const Annotated& a, const Annotated& b) {
+                return t.ranges.start[a.range] != t.ranges.start[b.range] ? t.ranges.start[a.range] < t.ranges.start[b.range]
+                                                                          : a.range < b.range;
+            });
+            for (const Annotated& a : all) {
                 StepInfo s;
                 s.range = static_cast<int32_t>(a.range);
                 s.batch = a.batch;
+                s.prefill = !a.batch.known();   // a named prefill pass
                 const uint32_t ri = a.range;
                 const bool proj = projection && ri < projection->ranges.size() && projection->ranges[ri].ops > 0;
                 s.start = proj ? projection->ranges[ri].proj_start : t.ranges.start[ri];

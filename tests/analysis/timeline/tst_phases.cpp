@@ -288,6 +288,7 @@ TEST(Phases, OneSglangStepWithNestedAnnotations)
     const StepInfo& st = r.steps[0];
     EXPECT_EQ(st.kind, StepKind::PrefillOnly);
     EXPECT_EQ(st.batch.format, "vllm_execute");   // the one with the attention sums speaks for the step
+    EXPECT_EQ(st.batch.framework, "SGLang");      // ... and step[…] says whose execute_… it is
     EXPECT_EQ(st.batch.prefill_requests, 15);
     EXPECT_EQ(st.batch.prefill_kv_tokens, 15360);
     EXPECT_EQ(st.kernels, 40);

@@ -36,7 +36,7 @@ TEST(StepGrammar, VllmDetailedNameGivesBothSidesAndTheirSums)
     // The vLLM decode of ../shared/data (gpt-oss, 32 requests, 55,086 KV tokens in all).
     const StepBatch d = parse("execute_32_context_0(sq0sk0sqsq0sqsk0)_generation_32(sq32sk55086sqsq32sqsk55086)");
     EXPECT_EQ(d.format, "vllm_execute");
-    EXPECT_EQ(d.framework, "vLLM");
+    EXPECT_EQ(d.framework, "vLLM/SGLang");   // SGLang writes the same name
     EXPECT_EQ(d.tokens, 32);
     EXPECT_EQ(d.prefill_requests, 0);
     EXPECT_EQ(d.prefill_tokens, 0);
