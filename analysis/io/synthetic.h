@@ -97,6 +97,20 @@ struct SynthOptions {
     // Host/device clock offset (issue 13): added to every GPU time after generation, as a profiler whose GPU clock
     // is not synchronised with the host clock would write it. 0 = one clock.
     int64_t clock_offset_ns = 0;
+    // Serving-step annotations, as the frameworks write them, instead of "prefill N" / "decode_step N" (and instead
+    // of the older batch names of mixed_every):
+    //   "vllm"   execute_{N}_context_{C}(sq…sk…sqsq…sqsk…)_generation_{G}(sq…sk…sqsq…sqsk…) on every step;
+    //   "sglang" step[EXTEND bs=1 toks=T] for prefill passes, step[DECODE bs=B] for decode steps and
+    //            step[MIXED bs=… c=1 g=B c_sq=… c_sk=… c_sqsq=… c_sqsk=… g_sq=… g_sk=… g_sqsq=… g_sqsk=…] for mixed
+    //            ones.
+    // With mixed_every > 0 every mixed_every-th decode step also runs a prefill chunk of prefill_tokens tokens (a
+    // first chunk: Σk = Σq). Decode requests each attend to context_tokens + step KV tokens.
+    std::string step_annotation;
+    int batch = 8;                    // decode requests per step in those annotations (the kernels are batch 8's)
+    // A queued kernel blocked on an event: the first decode step opens with cudaStreamWaitEvent, launches its first
+    // kernel (queued at once) and then blocks the host in a synchronous cudaMemcpy; the kernel starts only
+    // event_stall_ns after the GPU went idle (as SGLang's overlap scheduler shows). 0 = off.
+    int64_t event_stall_ns = 0;
 };
 
 // Named presets:

@@ -322,8 +322,9 @@ static Section op_classes_section(BuildContext& cx, const AnalysisResult& a)
     return sec;
 }
 
-static const char* kCauseIds[4] = {"cause.host_wait", "cause.kernel_wait", "cause.sync_wait", "cause.other"};
-static const char* kCauseColors[4] = {"#e15759", "#f28e2b", "#b07aa1", "#bab0ac"};
+static const char* kCauseIds[kGapCauses] = {"cause.host_wait", "cause.kernel_wait", "cause.sync_wait", "cause.other",
+                                            "cause.dependency_wait"};
+static const char* kCauseColors[kGapCauses] = {"#e15759", "#f28e2b", "#b07aa1", "#bab0ac", "#7d5fc8"};
 
 static Section idle_section(BuildContext& cx, const AnalysisResult& a)
 {
@@ -335,7 +336,12 @@ static Section idle_section(BuildContext& cx, const AnalysisResult& a)
     ch.title = cx.s("chart.idle");
     ch.y_label = cx.s("axis.idle_ms");
     ch.y_unit = "ms";
-    for (int c = 0; c < 4; ++c)
+    // Dependency wait (queued work waiting on an event) is shown only where a device has some: most traces have none.
+    int causes = 4;
+    for (const DeviceIdle& d : a.idle.devices)
+        if (d.breakdown.dependency_wait_ns() > 0)
+            causes = int(kGapCauses);
+    for (int c = 0; c < causes; ++c)
         ch.series.push_back({cx.s(kCauseIds[c]), {}, kCauseColors[c]});
     Table t{"idle_causes", cx.s("tbl.idle"), {}, {}, -1};
     t.columns = {{"device", cx.s("col.device"), "", Align::Left},
@@ -346,11 +352,13 @@ static Section idle_section(BuildContext& cx, const AnalysisResult& a)
                  {"kernel_wait", cx.s("cause.kernel_wait"), "ns", Align::Right},
                  {"sync_wait", cx.s("cause.sync_wait"), "ns", Align::Right},
                  {"other", cx.s("cause.other"), "ns", Align::Right}};
+    if (causes > 4)
+        t.columns.push_back({"dependency_wait", cx.s("cause.dependency_wait"), "ns", Align::Right});
     for (const DeviceIdle& d : a.idle.devices) {
         const std::string label = device_label(cx.in.trace, d.device);
         ch.categories.push_back(label);
         std::vector<Value> row{vtext(label), vdur(double(d.window_ns)), vdur(double(d.idle_ns)), vpct(d.idle_fraction)};
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < causes; ++c) {
             const int64_t ns = d.breakdown.ns[size_t(c)];
             ch.series[size_t(c)].values.push_back(double(ns) / 1e6);
             const double share = d.idle_ns > 0 ? double(ns) / double(d.idle_ns) : 0.0;
@@ -915,16 +923,17 @@ void headline_time_sentences(BuildContext& cx, std::vector<std::string>& out)
     if (a) {
         IdleBreakdown sum;
         for (const DeviceIdle& d : a->idle.devices)
-            for (size_t c = 0; c < 4; ++c)
+            for (size_t c = 0; c < kGapCauses; ++c)
                 sum.ns[c] += d.breakdown.ns[c];
         const int64_t total = sum.total_ns();
         if (total > 0) {
             size_t top = 0;
-            for (size_t c = 1; c < 4; ++c)
+            for (size_t c = 1; c < kGapCauses; ++c)
                 if (sum.ns[c] > sum.ns[top])
                     top = c;
-            static const char* const kCauseInText[4] = {"cause_in_text.host_wait", "cause_in_text.kernel_wait",
-                                                        "cause_in_text.sync_wait", "cause_in_text.other"};
+            static const char* const kCauseInText[kGapCauses] = {"cause_in_text.host_wait", "cause_in_text.kernel_wait",
+                                                                 "cause_in_text.sync_wait", "cause_in_text.other",
+                                                                 "cause_in_text.dependency_wait"};
             out.push_back(cx.f("hl.idle_cause", {cx.s(kCauseInText[top]), fmt_percent(double(sum.ns[top]) / double(total))}));
         }
         const PhaseResult& p = a->phases;

@@ -5,6 +5,7 @@
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/trace/trace.h"
 #include "analysis/timeline/collectives.h"
+#include "analysis/timeline/phases.h"
 #include "analysis/timeline/workload.h"
 
 #include <cmath>
@@ -275,6 +276,7 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     oj["batch"] = o.batch;
     oj["prompt"] = o.prompt;
     oj["context"] = o.context;
+    oj["shape_source"] = o.shape_source;
     oj["weight_bytes"] = c.weight_bytes;
     oj["act_bytes"] = c.act_bytes;
     oj["kv_bytes"] = c.kv_bytes;
@@ -520,6 +522,48 @@ std::string ncu_to_text(const NcuReport& ncu)
     return out;
 }
 
+std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o)
+{
+    // Per phase: the mean batch over its pure steps (prefill-only steps for prefill, decode-only for decode: the
+    // steps whose kernel time the Roofline measures), from annotations that state the sums.
+    std::string note;
+    for (const bool prefill : {true, false}) {
+        StepShape sh;
+        int64_t n = 0;
+        std::string format;
+        for (const StepInfo& s : phases.steps) {
+            const StepBatch& b = s.batch;
+            if (s.kind != (prefill ? StepKind::PrefillOnly : StepKind::DecodeOnly) || !b.has_attention_sums())
+                continue;
+            const int64_t req = prefill ? b.prefill_requests : b.decode_requests;
+            if (req <= 0)
+                continue;
+            sh.requests += double(req);
+            sh.sq += double(prefill ? b.prefill_tokens : b.decode_tokens);
+            sh.sk += double(prefill ? b.prefill_kv_tokens : b.decode_kv_tokens);
+            sh.sqsq += double(prefill ? b.prefill_sqsq : b.decode_sqsq);
+            sh.sqsk += double(prefill ? b.prefill_sqsk : b.decode_sqsk);
+            format = b.format;
+            ++n;
+        }
+        if (n == 0 || sh.sq <= 0)
+            continue;
+        for (double* v : {&sh.requests, &sh.sq, &sh.sk, &sh.sqsq, &sh.sqsk})
+            *v /= double(n);
+        (prefill ? o.prefill_shape : o.decode_shape) = sh;
+        o.shape_source = "annotation";
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "%s shape from %lld step annotation%s (%s): %.4g requests, %.6g query tokens, %.6g KV tokens "
+                      "per pass (attention from their sums Σq² %.6g, Σq·k %.6g); pass --batch/--prompt/--context to "
+                      "use another",
+                      prefill ? "prefill" : "decode", static_cast<long long>(n), n == 1 ? "" : "s", format.c_str(),
+                      sh.requests, sh.sq, sh.sk, sh.sqsq, sh.sqsk);
+        note += (note.empty() ? "" : "; ") + std::string(buf);
+    }
+    return note;
+}
+
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
                                      const RooflineRequest& request, const WorkloadResult* workload)
 {
@@ -555,12 +599,18 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         } else if (copt.tp_source != "option") {
             copt.tp_source = "option";   // a degree set without saying where it came from: the caller's
         }
+        // The shape: the user's --batch/--prompt/--context, else each phase's from its steps' own annotations.
+        std::string shape_note;
+        if (copt.shape_source != "option")
+            shape_note = shapes_from_steps(phases, copt);
         const CostModelResult cost = estimate_costs(model, res.spec, copt);
         const auto measured = measured_from_analysis(trace, classes, phases);
         RooflineReport report = join_roofline(cost, measured, request.roofline);
         report.config_shapes = check_config_shapes(trace, model, copt.tp);
         if (!tp_note.empty())
             report.warnings.push_back(tp_note);
+        if (!shape_note.empty())
+            report.warnings.push_back(shape_note);
         bool any = false;
         for (const auto& m : measured)
             any |= !m.class_ns.empty();

@@ -115,10 +115,28 @@ void add_phase_keys_json(json& j, const PhaseResult& P)
     j["phase_source"] = P.phase_source;
     j["steady_window"] = P.steady_end > P.steady_start ? json{{"start_ns", P.steady_start}, {"end_ns", P.steady_end}}
                                                         : json(nullptr);
+    j["annotated_steps"] = P.annotated_steps;
+    j["batch_source"] = P.batch_source;
     if (j.contains("steps") && j["steps"].is_array())
-        for (size_t i = 0; i < j["steps"].size() && i < P.steps.size(); ++i)
-            if (P.steps[i].mixed)
-                j["steps"][i]["phase"] = "mixed";
+        for (size_t i = 0; i < j["steps"].size() && i < P.steps.size(); ++i) {
+            const StepInfo& st = P.steps[i];
+            json& sj = j["steps"][i];
+            if (st.mixed)
+                sj["phase"] = "mixed";
+            // Batch composition as the step's annotation states it (null: not stated, or no annotation).
+            const StepBatch& b = st.batch;
+            auto n = [](int64_t v) { return v >= 0 ? json(v) : json(nullptr); };
+            sj["kind"] = step_kind_name(st.kind);
+            sj["prefill_requests"] = n(b.prefill_requests);
+            sj["prefill_tokens"] = n(b.prefill_tokens);
+            sj["prefill_kv_tokens"] = n(b.prefill_kv_tokens);
+            sj["decode_requests"] = n(b.decode_requests);
+            sj["decode_tokens"] = n(b.decode_tokens);
+            sj["decode_kv_tokens"] = n(b.decode_kv_tokens);
+            sj["scheduled_tokens"] = n(b.tokens);
+            sj["batch_source"] = b.known() ? b.format : P.phase_source.empty() ? std::string("none") : P.phase_source;
+            sj["framework"] = b.known() && !b.framework.empty() ? json(b.framework) : json(nullptr);
+        }
 }
 
 } // namespace sl

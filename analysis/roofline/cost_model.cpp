@@ -38,6 +38,13 @@ Dims dims(const ModelConfig& m, Phase phase, const CostOptions& o)
     x.q = phase == Phase::Prefill ? static_cast<double>(o.prompt) : 1.0;
     x.T = x.b * x.q;
     x.Lkv = phase == Phase::Prefill ? static_cast<double>(o.prompt) : static_cast<double>(o.context);
+    // The step annotations' shape of this phase, when given.
+    if (const auto& sh = phase == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
+        x.b = sh->requests;
+        x.T = sh->sq;
+        x.q = sh->sq / sh->requests;
+        x.Lkv = sh->sk / sh->requests;
+    }
     x.h = static_cast<double>(m.hidden_size);
     x.H = static_cast<double>(m.num_heads);
     x.Hkv = static_cast<double>(m.num_kv_heads);
@@ -195,6 +202,11 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
         } else {
             pairs = x.b * x.H * x.Lkv;
         }
+        // Paged / chunked attention from the annotation's sums (q = Σq/b, Lkv = Σk/b already give the bytes).
+        if (const auto& sh = phase == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
+            pairs = phase == Phase::Prefill ? x.H * std::max(0.0, sh->sqsk - sh->sqsq / 2) : x.H * sh->sqsk;
+            reread = 1;
+        }
         OpCost att = vec("attention", "attention", 4 * x.d * pairs + 5 * pairs, 2 * q_bytes + 2 * kv_once * reread);
         att.tensor_flops = 4 * x.d * pairs;
         ops.push_back(att);
@@ -328,10 +340,10 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
         PhaseCost pc;
         pc.phase = p;
         const Dims px = dims(m, p, o);
-        pc.batch = o.batch;
-        pc.query_len = static_cast<int64_t>(px.q);
-        pc.kv_len = static_cast<int64_t>(px.Lkv);
-        pc.tokens = static_cast<int64_t>(px.T);
+        pc.batch = static_cast<int64_t>(std::llround(px.b));
+        pc.query_len = static_cast<int64_t>(std::llround(px.q));
+        pc.kv_len = static_cast<int64_t>(std::llround(px.Lkv));
+        pc.tokens = static_cast<int64_t>(std::llround(px.T));
         auto add = [&](const OpCost& c) {
             auto it = std::find_if(pc.ops.begin(), pc.ops.end(), [&](const OpCost& e) { return e.name == c.name; });
             OpCost timed = c;

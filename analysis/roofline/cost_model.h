@@ -59,10 +59,26 @@ namespace sl {
 enum class Phase { Prefill, Decode };
 const char* phase_name(Phase p);   // "prefill" | "decode"
 
+// One pass of a phase as the serving steps' own annotations state it (analysis/timeline/step_grammar.h), per pass
+// (the mean over the phase's steps): b requests with Σq query tokens and Σk KV tokens in all, and the attention
+// sums Σq² and Σq·k. When set, it replaces batch / prompt / context for its phase: b = requests, q = Σq / b,
+// Lkv = Σk / b, T = Σq, and fused attention takes its pairs from the sums — paged / chunked prefill
+// Hq·(Σq·k − Σq²/2) (causal within the new chunk, as TraceLens's inference attention model), decode Hq·Σq·k — and
+// reads Q and O for Σq tokens and K and V for Σk.
+struct StepShape {
+    double requests = 0;
+    double sq = 0, sk = 0, sqsq = 0, sqsk = 0;
+};
+
 struct CostOptions {
     int64_t batch = 1;                  // b
     int64_t prompt = 1024;              // s
     int64_t context = 2048;             // L
+    // Shapes of a prefill pass and a decode step from the trace's step annotations (roofline_for_analysis sets them
+    // when the user gave no --batch/--prompt/--context); shape_source says where the shape came from: "option",
+    // "annotation" or "default".
+    std::optional<StepShape> prefill_shape, decode_shape;
+    std::string shape_source = "default";
     std::string weight_dtype;           // "" = config torch_dtype (bfloat16 when absent)
     std::string act_dtype;              // "" = config torch_dtype
     std::string kv_dtype;               // "" = act dtype

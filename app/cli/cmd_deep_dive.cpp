@@ -86,6 +86,7 @@ int run_deep_dive(const std::vector<std::string>& argv)
                 (std::string(o) == "--batch" ? req.pipeline.roofline.cost.batch
                  : std::string(o) == "--prompt" ? req.pipeline.roofline.cost.prompt
                                                 : req.pipeline.roofline.cost.context) = v;
+                req.pipeline.roofline.cost.shape_source = "option";
             }
         for (const auto& [opt, field] : {std::pair{"--launch-skip", &req.launch_skip}, {"--launch-count", &req.launch_count}})
             if (a.has(opt)) {

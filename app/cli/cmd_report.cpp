@@ -109,11 +109,20 @@ const std::vector<OptionSpec>& option_table()
         {"--gpu-file", true, "extra or corrected GPU spec rows",
          [](R& r, const std::string& v) -> std::string { r.pipeline.gpu_file = v; return {}; }},
         {"--batch", true, "batch size of the traced run (Roofline)",
-         int_option("--batch", 1, 10'000'000, [](R& r, int64_t x) { r.pipeline.cost.batch = x; })},
+         int_option("--batch", 1, 10'000'000, [](R& r, int64_t x) {
+             r.pipeline.cost.batch = x;
+             r.pipeline.cost.shape_source = "option";
+         })},
         {"--prompt", true, "prompt length of the prefill (Roofline)",
-         int_option("--prompt", 1, 1'000'000'000, [](R& r, int64_t x) { r.pipeline.cost.prompt = x; })},
+         int_option("--prompt", 1, 1'000'000'000, [](R& r, int64_t x) {
+             r.pipeline.cost.prompt = x;
+             r.pipeline.cost.shape_source = "option";
+         })},
         {"--context", true, "KV length of a decode step (Roofline)",
-         int_option("--context", 1, 1'000'000'000, [](R& r, int64_t x) { r.pipeline.cost.context = x; })},
+         int_option("--context", 1, 1'000'000'000, [](R& r, int64_t x) {
+             r.pipeline.cost.context = x;
+             r.pipeline.cost.shape_source = "option";
+         })},
         {"--tp", true, "tensor-parallel degree: theory per rank (Roofline)",
          int_option("--tp", 1, 4096, [](R& r, int64_t x) {
              r.pipeline.cost.tp = x;

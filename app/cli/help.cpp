@@ -150,6 +150,11 @@ const HelpText kHelp[] = {
      "  --warmup-heavy N       N slow warm-up decode steps at the start (lazy loads, first-call tuning)\n"
      "  --mixed-every N        every Nth step is a mixed chunked-prefill + decode step (vLLM-style ranges)\n"
      "  --clock-offset-ms MS   device clock offset from the host clock (Kineto output only: -o FILE.json[.gz])\n"
+     "  --step-annotation F    name steps as the framework F does: vllm (execute_N_context_C(...)_generation_G(...))\n"
+     "                         or sglang (step[EXTEND|DECODE|MIXED ...]), with their batch composition\n"
+     "  --batch B              decode requests per step in those names (default 8)\n"
+     "  --event-stall-ms MS    the first decode step's first kernel is queued behind cudaStreamWaitEvent and\n"
+     "                         starts MS later, while the host blocks in a synchronous cudaMemcpy\n"
      "  --config-out FILE      also write the model config.json of the trace\n"
      "  --quiet                print nothing on success\n"
      "  -o, --output FILE      the trace to write (required)\n"},

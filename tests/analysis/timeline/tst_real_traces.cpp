@@ -189,6 +189,71 @@ TEST(RealTraces, WhatAHumanSees)
         EXPECT_EQ(j["trace"]["cpu_ops"].get<int64_t>(), cpu_ops);
         EXPECT_EQ(j["trace"]["nvtx_ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - cpu_ops);
 
+        // Serving steps (the entries that list them): each step's kind and batch composition as its annotation
+        // states it, in order.
+        if (e.contains("steps")) {
+            const json& want = e["steps"];
+            ASSERT_EQ(a.phases.steps.size(), want.size()) << a.phases.note;
+            for (size_t i = 0; i < want.size(); ++i) {
+                const StepInfo& st = a.phases.steps[i];
+                SCOPED_TRACE("step " + std::to_string(i));
+                EXPECT_EQ(step_kind_name(st.kind), want[i]["kind"].get<std::string>());
+                EXPECT_TRUE(st.batch.known());
+                EXPECT_EQ(st.batch.prefill_requests, want[i]["prefill_requests"].get<int64_t>());
+                EXPECT_EQ(st.batch.prefill_tokens, want[i]["prefill_tokens"].get<int64_t>());
+                EXPECT_EQ(st.batch.prefill_kv_tokens, want[i]["prefill_kv_tokens"].get<int64_t>());
+                EXPECT_EQ(st.batch.decode_requests, want[i]["decode_requests"].get<int64_t>());
+                EXPECT_EQ(st.batch.decode_kv_tokens, want[i]["decode_kv_tokens"].get<int64_t>());
+            }
+            // The same in the JSON, with the key names the schema gives them.
+            const json pj = pipeline_to_json(r);   // held: a reference into a temporary dangles
+            const json& js = pj["phases"]["steps"];
+            ASSERT_EQ(js.size(), want.size());
+            for (size_t i = 0; i < want.size(); ++i)
+                for (const char* k : {"kind", "prefill_requests", "prefill_tokens", "prefill_kv_tokens",
+                                      "decode_requests", "decode_kv_tokens"})
+                    EXPECT_EQ(js[i][k], want[i][k]) << "phases.steps[" << i << "]." << k;
+        }
+        const Headline& hl = r.diagnosis.headline;
+        // A queued-then-blocked stall: named as such — a dependency wait on the event, with the call the host sat in
+        // — and never headlined as host wait.
+        if (e.contains("stall")) {
+            const json& st = e["stall"];
+            ASSERT_TRUE(hl.stall.dominant) << hl.statement.en;
+            EXPECT_EQ(hl.stall.cause, "dependency_wait");
+            EXPECT_EQ(hl.stall.wait_call, st["wait"].get<std::string>());
+            EXPECT_EQ(hl.stall.blocking_call, st["blocking_call"].get<std::string>());
+            ASSERT_TRUE(hl.stall.launched_after_ns.has_value());
+            EXPECT_NEAR(double(*hl.stall.launched_after_ns), st["launched_after_ns"].get<double>(), 10'000.0);
+            ASSERT_TRUE(hl.stall.queued_ns.has_value());
+            EXPECT_NEAR(double(*hl.stall.queued_ns), st["waited_ns"].get<double>(), 0.01 * st["waited_ns"].get<double>());
+            EXPECT_EQ(hl.stall.position, "before_step");
+            EXPECT_NE(hl.bound, "host");
+            EXPECT_EQ(hl.statement.en.find("host-bound"), std::string::npos) << hl.statement.en;
+            EXPECT_NE(hl.statement.en.find("stall before the step"), std::string::npos) << hl.statement.en;
+        }
+        // No high or medium finding recommends CUDA graphs for work that already runs in graph replay, nor for a
+        // prefill that is compute-bound (the SGLang EXTEND step).
+        const bool graphed = a.workload.execution == ExecutionMode::CudaGraphs;
+        const bool prefill_only = e.contains("steps") && !e["steps"].empty() &&
+                                  std::all_of(e["steps"].begin(), e["steps"].end(),
+                                              [](const json& s) { return s["kind"] == "prefill-only"; });
+        if (graphed || prefill_only)
+            for (const auto& f : r.diagnosis.eval.findings) {
+                if (f.severity != Severity::High && f.severity != Severity::Medium)
+                    continue;
+                for (const auto& sg : f.suggestions) {
+                    // Recommending graphs: the shipped suggestions that do, or a text that says to capture one.
+                    const std::string text = lower(sg.text.en);
+                    const bool recommends = sg.id == "cuda-graphs" || sg.id == "graphs-and-async" ||
+                                            (text.find("capture") != std::string::npos &&
+                                             text.find("graph") != std::string::npos) ||
+                                            text.find("cuda graphs for") != std::string::npos;
+                    EXPECT_FALSE(recommends)
+                        << f.rule << " [" << severity_name(f.severity) << "] suggests " << sg.id << ": " << sg.text.en;
+                }
+            }
+
         // Training: no decode, TPOT or prefill in any finding.
         if (a.workload.kind == WorkloadKind::Training) {
             EXPECT_TRUE(a.phases.steps.empty());
