@@ -75,7 +75,14 @@ int run_generate(const std::vector<std::string>& args)
         std::cerr << "sightline-cli generate: " << err << "\n";
         return kExitUsage;
     }
-    o.total_kernels = kernels;
+    // --kernels is a total (decode steps are generated until the trace holds that many kernels) and --steps a
+    // count of decode steps: one of the two sets the length. --steps replaces a preset's kernel total (scale).
+    if (a.has("--kernels") && a.has("--steps")) {
+        std::cerr << "sightline-cli generate: give --kernels N (a total: decode steps until N kernels) or --steps N "
+                     "(decode steps), not both\n";
+        return kExitUsage;
+    }
+    o.total_kernels = a.has("--steps") ? 0 : kernels;
     o.decode_steps = static_cast<int>(steps);
     o.layers = static_cast<int>(layers);
     o.prefill_steps = static_cast<int>(prefill);

@@ -59,6 +59,14 @@ TEST(CliGenerate, OptionsShapeTheTrace)
     ASSERT_EQ(test::run_command(cli() + " generate --steps 3 --layers 2 --prefill 0 --cuda-graphs --quiet -o '" + graphs + "'",
                                 &log, true), 0) << log;
     EXPECT_EQ(count(graphs, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE graphNodeId IS NOT NULL"), 3 * 25);
+
+    // --steps replaces the scale preset's kernel total: 3 decode steps of 2 layers x 11 kernels + 3, no prefill.
+    const std::string stepped = dir + "/scale_steps.sqlite";
+    ASSERT_EQ(test::run_command(cli() + " generate --preset scale --steps 3 --layers 2 --quiet -o '" + stepped + "'",
+                                &log, true), 0) << log;
+    EXPECT_EQ(count(stepped, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3 * (2 * 11 + 3));
+    EXPECT_EQ(count(stepped, "SELECT count(*) FROM NVTX_EVENTS e JOIN StringIds s ON s.id = e.textId "
+                             "WHERE s.value LIKE 'decode_step %'"), 3);
 }
 
 TEST(CliGenerate, BadUsageIsExit64)
@@ -74,6 +82,10 @@ TEST(CliGenerate, BadUsageIsExit64)
     EXPECT_EQ(test::run_command(cli() + " generate --layers zero -o " + dir + "/x.sqlite", &log, true), 64);
     EXPECT_NE(log.find("--layers"), std::string::npos) << log;
     EXPECT_EQ(test::run_command(cli() + " generate --bogus -o " + dir + "/x.sqlite", nullptr, true), 64);
+    // --kernels is a total and --steps a step count: one or the other.
+    log.clear();
+    EXPECT_EQ(test::run_command(cli() + " generate --kernels 1000 --steps 3 -o " + dir + "/x.sqlite", &log, true), 64);
+    EXPECT_NE(log.find("not both"), std::string::npos) << log;
     EXPECT_FALSE(std::filesystem::exists(dir + "/x.sqlite"));
     // An unwritable destination is bad input (exit 2), not a crash.
     log.clear();
