@@ -10,9 +10,13 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
 #include <QTextOption>
 #include <QUrl>
+
+#include <cmath>
 
 namespace sl {
 
@@ -50,8 +54,9 @@ void writeBlock(QString& h, const Block& b, Lang lang)
                              .arg(esc(kv.label), breakable(kv.value.text));
                 h += QStringLiteral("</table>\n");
             } else if constexpr (std::is_same_v<T, Table>) {
+                // A caption is a heading of level 6: kept on the page of its table (keepHeadingsWithContent).
                 if (!x.caption.empty())
-                    h += QStringLiteral("<p class=\"caption\">") + esc(x.caption) + QStringLiteral("</p>\n");
+                    h += QStringLiteral("<h6>") + esc(x.caption) + QStringLiteral("</h6>\n");
                 h += QStringLiteral("<table class=\"grid\" width=\"100%\" cellspacing=\"0\" cellpadding=\"3\" "
                                     "border=\"1\">\n<thead><tr>");
                 for (const Column& c : x.columns)
@@ -132,7 +137,7 @@ QString reportToRichText(const Report& r)
         "h4{font-size:10pt;margin-top:10px;margin-bottom:4px}"
         "p{margin-top:3px;margin-bottom:5px}"
         "p.meta{color:#555555}"
-        "p.caption{font-weight:bold;margin-top:6px;margin-bottom:3px}"
+        "h6{font-size:9.5pt;font-weight:bold;color:#222222;margin-top:6px;margin-bottom:3px}"
         "p.cut{color:#666666;font-style:italic}"
         "table.grid{border-collapse:collapse;border-color:#b8b8b8;border-style:solid;font-size:8pt;margin-bottom:8px}"
         "th{background-color:#e6ecf3;font-weight:bold}"
@@ -152,6 +157,63 @@ QString reportToRichText(const Report& r)
     return h;
 }
 
+int keepHeadingsWithContent(QTextDocument& doc)
+{
+    const qreal pageH = doc.pageSize().height();
+    if (!(pageH > 0))
+        return 0;
+    QAbstractTextDocumentLayout* layout = doc.documentLayout();
+    auto pageOf = [&](const QTextBlock& b) { return int(std::floor(layout->blockBoundingRect(b).top() / pageH)); };
+    auto isHeading = [](const QTextBlock& b) { return b.blockFormat().headingLevel() > 0; };
+    auto isEmpty = [](const QTextBlock& b) {
+        return b.text().trimmed().isEmpty() && !b.text().contains(QChar::ObjectReplacementCharacter);
+    };
+    int moved = 0;
+    // Each pass moves the first heading left at the foot of a page, with the headings right above it (a section's
+    // title and its first subsection's); the layout below it changes, so the scan starts again from that heading.
+    QTextBlock from = doc.begin();
+    for (int guard = 0; guard < 2000 && from.isValid(); ++guard) {
+        QTextBlock orphan;
+        for (QTextBlock b = from; b.isValid(); b = b.next()) {
+            if (!isHeading(b))
+                continue;
+            QTextBlock next = b.next();
+            while (next.isValid() && !isHeading(next) && isEmpty(next))
+                next = next.next();
+            if (!next.isValid())
+                break;
+            if (pageOf(next) > pageOf(b)) {
+                orphan = b;
+                break;
+            }
+        }
+        if (!orphan.isValid())
+            break;
+        // The chain of headings right above it moves with it.
+        QTextBlock first = orphan;
+        for (QTextBlock p = orphan.previous(); p.isValid(); p = p.previous()) {
+            if (isHeading(p))
+                first = p;
+            else if (!isEmpty(p))
+                break;
+        }
+        // Already at the top of its page (content taller than a page follows): nothing to gain.
+        const QRectF r = layout->blockBoundingRect(first);
+        const qreal intoPage = r.top() - std::floor(r.top() / pageH) * pageH;
+        if (intoPage < r.height() + 24 || (first.blockFormat().pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore)) {
+            from = orphan.next();
+            continue;
+        }
+        QTextCursor c(first);
+        QTextBlockFormat f = first.blockFormat();
+        f.setPageBreakPolicy(f.pageBreakPolicy() | QTextFormat::PageBreak_AlwaysBefore);
+        c.setBlockFormat(f);
+        ++moved;
+        from = first;
+    }
+    return moved;
+}
+
 std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF& pageSize)
 {
     auto doc = std::make_unique<QTextDocument>();
@@ -168,6 +230,7 @@ std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF
                          renderChart(*c, reportChartSize(*c), 3.0, r.lang));
     doc->setPageSize(pageSize);
     doc->setHtml(reportToRichText(r));
+    keepHeadingsWithContent(*doc);
     return doc;
 }
 
@@ -179,7 +242,7 @@ PdfResult writeReportPdf(const Report& r, const QString& path)
     writer.setResolution(int(kDpi));
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait,
                                      QMarginsF(kMarginMm, kMarginMm, kMarginMm, kMarginMm), QPageLayout::Millimeter));
-    writer.setTitle(QString::fromStdString(r.title + " — " + r.run_id));
+    writer.setTitle(QString::fromStdString(r.title));
     writer.setCreator(QStringLiteral("Sightline ") + QString::fromStdString(r.version));
 
     QPainter painter;
@@ -192,6 +255,7 @@ PdfResult writeReportPdf(const Report& r, const QString& path)
     auto doc = buildReportDocument(r, body);
     doc->documentLayout()->setPaintDevice(&writer);
     doc->setPageSize(body);
+    keepHeadingsWithContent(*doc);   // the paint device's font metrics moved the page ends
     const int pages = doc->pageCount();
 
     QFont footerFont;

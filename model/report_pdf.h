@@ -31,4 +31,8 @@ QString reportToRichText(const report::Report& report);
 // resources. Used by writeReportPdf and by the GUI's print preview.
 std::unique_ptr<QTextDocument> buildReportDocument(const report::Report& report, const QSizeF& pageSize);
 
+// Moves every heading (h1-h6: section titles, table captions) that would end a page to the next page, with the
+// headings right above it, by a page break before it; `doc` must have its page size set. Returns how many moved.
+int keepHeadingsWithContent(QTextDocument& doc);
+
 } // namespace sl

@@ -1,5 +1,7 @@
 #include "analysis/report/chart_svg.h"
 
+#include "analysis/report/label_layout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -327,6 +329,10 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
     b.text(left + pw / 2, H - 8, c.x_label, 11, 1);
 
     const double xmin = std::pow(10.0, lx0), xmax = std::pow(10.0, lx1), ymin = std::pow(10.0, ly0);
+    // What the point labels must keep clear of: the roofs' lines and labels, and the legend.
+    LabelLayoutOptions lo;
+    lo.bounds = {left + 1, top + 1, left + pw - 1, top + ph - 1};
+    constexpr double kRoofFont = 10;
     for (const Roof& r : c.roofs) {
         if (r.value <= 0)
             continue;
@@ -338,13 +344,23 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
             if (xb <= xa)
                 continue;
             b.line(X(xa), Y(r.value * xa), X(xb), Y(r.value * xb), "#c0392b", 2);
+            lo.lines.push_back({X(xa), Y(r.value * xa), X(xb), Y(r.value * xb)});
             const double angle = std::atan2(Y(r.value * xb) - Y(r.value * xa), X(xb) - X(xa)) * 180 / M_PI;
             const double xm = std::sqrt(xa * xb) / 1.6;
-            b.text(X(xm), Y(r.value * xm) - 6, r.label, 10, 1, "#c0392b", angle);
+            const double cx = X(xm), cy = Y(r.value * xm) - 6;
+            b.text(cx, cy, r.label, kRoofFont, 1, "#c0392b", angle);
+            // The rotated text as small boxes along its baseline.
+            const double half = text_width(r.label, kRoofFont) / 2, rad = angle * M_PI / 180;
+            for (double t = -half; t <= half; t += 6)
+                lo.obstacles.push_back({cx + t * std::cos(rad) - 5, cy + t * std::sin(rad) - 9,
+                                        cx + t * std::cos(rad) + 5, cy + t * std::sin(rad) + 3});
         } else {
             const double xa = bw_max > 0 ? std::max(xmin, r.value / bw_max) : xmin;
             b.line(X(xa), Y(r.value), X(xmax), Y(r.value), "#2c3e50", 2);
-            b.text(X(xmax) - 4, Y(r.value) - 5, r.label, 10, 2, "#2c3e50");
+            lo.lines.push_back({X(xa), Y(r.value), X(xmax), Y(r.value)});
+            b.text(X(xmax) - 4, Y(r.value) - 5, r.label, kRoofFont, 2, "#2c3e50");
+            lo.obstacles.push_back({X(xmax) - 4 - text_width(r.label, kRoofFont), Y(r.value) - 5 - kRoofFont,
+                                    X(xmax) - 4, Y(r.value) - 3});
         }
     }
     // Points, coloured by group, with a legend.
@@ -352,42 +368,44 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
     for (const ScatterPoint& p : c.points)
         if (std::find(groups.begin(), groups.end(), p.group) == groups.end())
             groups.push_back(p.group);
-    // Labels: right of the marker, else left of it (right-aligned), then a line above or below either, the first
-    // place that stays inside the plot and overlaps no label placed before; a point with no free place keeps its
-    // marker without a label (the operator table beside the chart names every point).
-    struct Box {
-        double x0, y0, x1, y1;
-    };
-    std::vector<Box> placed;
+    {
+        double legend_w = 0;
+        int rows = 0;
+        for (const std::string& g : groups)
+            if (!g.empty()) {
+                legend_w = std::max(legend_w, text_width(g, 10));
+                ++rows;
+            }
+        if (rows > 0)
+            lo.obstacles.push_back({left + 8, top + 3, left + 26 + legend_w, top + 14 + 16.0 * rows});
+    }
+    // Labels (analysis/report/label_layout.h): beside the marker, else farther out with a leader line, never over
+    // another label, a marker, a roof or its label, or the legend; a point with no free place keeps its marker without
+    // a label (the operator table beside the chart names every point).
     constexpr double kLabelFont = 9, kLineH = 11;
+    constexpr double kRadius = 4.5;
+    std::vector<LabelRequest> req;
+    std::vector<std::string> texts;
+    for (const ScatterPoint& p : c.points) {
+        if (p.x <= 0 || p.y <= 0)
+            continue;
+        lo.markers.push_back({X(p.x), Y(p.y), kRadius});
+        texts.push_back(shorten_text(p.label, 22));
+        req.push_back({X(p.x), Y(p.y), kRadius, text_width(texts.back(), kLabelFont), kLineH});
+    }
+    const std::vector<LabelPlacement> where = place_labels(req, lo);
+    for (size_t i = 0; i < where.size(); ++i)
+        if (where[i].placed && where[i].leader)
+            b.line(where[i].line.x0, where[i].line.y0, where[i].line.x1, where[i].line.y1, kMuted, 0.7);
     for (const ScatterPoint& p : c.points) {
         if (p.x <= 0 || p.y <= 0)
             continue;
         const size_t g = size_t(std::find(groups.begin(), groups.end(), p.group) - groups.begin());
-        b.circle(X(p.x), Y(p.y), 4.5, group_color(p.group, g), "#ffffff");
-        const std::string label = shorten_text(p.label, 22);
-        const double w = text_width(label, kLabelFont);
-        for (const double dy : {0.0, -kLineH, kLineH, -2 * kLineH, 2 * kLineH}) {
-            bool done = false;
-            for (const int side : {0, 2}) {   // text anchor: 0 = start (right of the marker), 2 = end (left of it)
-                const double ax = side == 0 ? X(p.x) + 7 : X(p.x) - 7, ay = Y(p.y) + 3.5 + dy;
-                const Box bx{side == 0 ? ax : ax - w, ay - kLabelFont, side == 0 ? ax + w : ax, ay + 2};
-                if (bx.x0 < left || bx.x1 > left + pw || bx.y0 < top || bx.y1 > top + ph)
-                    continue;
-                const bool clash = std::any_of(placed.begin(), placed.end(), [&](const Box& o) {
-                    return bx.x0 < o.x1 && o.x0 < bx.x1 && bx.y0 < o.y1 && o.y0 < bx.y1;
-                });
-                if (clash)
-                    continue;
-                b.text(ax, ay, label, kLabelFont, side, kText);
-                placed.push_back(bx);
-                done = true;
-                break;
-            }
-            if (done)
-                break;
-        }
+        b.circle(X(p.x), Y(p.y), kRadius, group_color(p.group, g), "#ffffff");
     }
+    for (size_t i = 0; i < where.size(); ++i)
+        if (where[i].placed)   // baseline 2 px above the box's foot (text_width's box: ascent 9, descent 2)
+            b.text(where[i].box.x0, where[i].box.y1 - 2, texts[i], kLabelFont, 0, kText);
     double ly = top + 10;
     for (size_t g = 0; g < groups.size(); ++g) {
         if (groups[g].empty())

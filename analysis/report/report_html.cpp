@@ -120,7 +120,7 @@ std::string to_html(const Report& r)
     std::ostringstream o;
     o << "<!DOCTYPE html>\n<html lang=\"" << (r.lang == Lang::ZhCN ? "zh-CN" : "en") << "\">\n<head>\n"
       << "<meta charset=\"utf-8\">\n<meta name=\"generator\" content=\"Sightline " << html_escape(r.version) << "\">\n"
-      << "<title>" << html_escape(r.title) << " — " << html_escape(r.run_id) << "</title>\n<style>" << kCss
+      << "<title>" << html_escape(r.title) << "</title>\n<style>" << kCss
       << "</style>\n</head>\n<body>\n";
     o << "<h1>" << html_escape(r.title) << "</h1>\n<p class=\"meta\">" << html_escape(r.run_id) << " · "
       << html_escape(r.generated_at) << " · Sightline " << html_escape(r.version) << "</p>\n";

@@ -150,6 +150,8 @@ oj report_to_json(const Report& r)
     j["schema"] = r.schema;
     j["title"] = r.title;
     j["run_id"] = r.run_id;
+    j["detail"] = detail_name(r.detail);
+    j["trace_name"] = r.trace_name;
     j["generated_at"] = r.generated_at;
     j["version"] = r.version;
     j["language"] = lang_code(r.lang);

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 namespace sl::report {
@@ -52,6 +53,63 @@ const char* note_kind_name(Note::Kind k)
     case Note::Kind::Warning: return "warning";
     }
     return "info";
+}
+
+const char* detail_name(Detail d) { return d == Detail::Summary ? "summary" : "full"; }
+
+bool parse_detail(std::string_view s, Detail& out)
+{
+    if (s == "summary")
+        out = Detail::Summary;
+    else if (s == "full")
+        out = Detail::Full;
+    else
+        return false;
+    return true;
+}
+
+std::string trace_display_name(std::string_view source_path)
+{
+    std::vector<std::string_view> files;
+    for (size_t pos = 0; pos <= source_path.size();) {
+        size_t end = source_path.find(';', pos);
+        if (end == std::string_view::npos)
+            end = source_path.size();
+        if (end > pos)
+            files.push_back(source_path.substr(pos, end - pos));
+        pos = end + 1;
+    }
+    if (files.empty())
+        return {};
+    std::string name = std::filesystem::path(std::string(files.front())).filename().string();
+    // The format's extensions, longest first; ".gz" after any of them.
+    auto strip = [&name](std::string_view ext) {
+        if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0) {
+            name.resize(name.size() - ext.size());
+            return true;
+        }
+        return false;
+    };
+    strip(".gz");
+    for (std::string_view ext : {".pt.trace.json", ".json", ".sqlite", ".nsys-rep", ".qdrep", ".csv", ".ncu-rep"})
+        if (strip(ext))
+            break;
+    if (files.size() > 1)
+        name += " + " + std::to_string(files.size() - 1) + " more";
+    return name;
+}
+
+std::string report_file_stem(std::string_view trace_name)
+{
+    if (trace_name.empty())
+        return "sightline-report";
+    std::string out;
+    for (char c : trace_name)
+        out += (c == '/' || c == '\\' || c == ':' || c == '*' || c == '?' || c == '"' || c == '<' || c == '>' ||
+                c == '|' || c == ' ' || uint8_t(c) < 0x20)
+                   ? '_'
+                   : c;
+    return out + "-report";
 }
 
 static void collect_charts(const Section& s, std::vector<const Chart*>& out)
@@ -764,13 +822,104 @@ static std::string derive_run_id(BuildContext& cx)
     return "r" + h.hex().substr(0, 12);
 }
 
+// The summary a reader forwards: the sections and tables of the full report that carry the verdict (see Detail).
+// Built from the full document so both say the same numbers.
+static void summarise(Report& r, BuildContext& cx)
+{
+    const ReportOptions& o = cx.in.options;
+    std::vector<Section> all = std::move(r.sections);
+    r.sections.clear();
+    auto take = [&all](const std::string& id) -> std::optional<Section> {
+        for (Section& s : all)
+            if (s.id == id) {
+                Section out = std::move(s);
+                s.id.clear();
+                return out;
+            }
+        return std::nullopt;
+    };
+    auto has_chart = [](const Section& s, const std::string& id) { return find_chart(s, id) != nullptr; };
+    std::optional<Section> headline = take("headline");
+    auto drop_chart = [](Section& s, const std::string& id) {
+        s.blocks.erase(std::remove_if(s.blocks.begin(), s.blocks.end(),
+                                      [&](const Block& b) {
+                                          const Chart* c = std::get_if<Chart>(&b);
+                                          return c && c->id == id;
+                                      }),
+                       s.blocks.end());
+    };
+    if (std::optional<Section> overview = take("overview")) {
+        overview->blocks.push_back(Note{Note::Kind::Info, cx.s("txt.summary_detail")});
+        if (headline)
+            r.sections.push_back(std::move(*headline));
+        r.sections.push_back(std::move(*overview));
+    } else if (headline) {
+        r.sections.push_back(std::move(*headline));
+    }
+    if (std::optional<Section> time = take("time")) {
+        std::vector<Section> kept;
+        for (Section& c : time->children) {
+            if (c.id == "time.devices" || c.id == "time.op_classes" || c.id == "time.idle" ||
+                c.id == "time.top_kernels" || c.id == "time.phases") {
+                c.children.clear();   // time.steps: one row per decode step
+                kept.push_back(std::move(c));
+            }
+        }
+        for (Section& c : kept) {
+            // The executive summary already shows one of these charts.
+            if (!r.sections.empty() && r.sections.front().id == "headline") {
+                if (has_chart(r.sections.front(), "summary_op_classes"))
+                    drop_chart(c, "op_classes");
+                if (has_chart(r.sections.front(), "summary_idle_causes"))
+                    drop_chart(c, "idle_causes");
+            }
+            if (c.id == "time.top_kernels") {
+                drop_chart(c, "top_kernels");
+                for (Block& b : c.blocks)
+                    if (Table* t = std::get_if<Table>(&b); t && t->rows.size() > size_t(std::max(1, o.summary_top_kernels))) {
+                        if (t->total_rows < 0)
+                            t->total_rows = int64_t(t->rows.size());
+                        t->rows.resize(size_t(std::max(1, o.summary_top_kernels)));
+                    }
+            }
+        }
+        time->children = std::move(kept);
+        r.sections.push_back(std::move(*time));
+    }
+    if (std::optional<Section> findings = take("findings")) {
+        const size_t n = size_t(std::max(0, o.summary_findings));
+        if (findings->children.size() > n) {
+            const size_t more = findings->children.size() - n;
+            findings->children.resize(n);
+            findings->blocks.push_back(Note{Note::Kind::Info, cx.f("txt.summary_more_findings", {std::to_string(more)})});
+        }
+        r.sections.push_back(std::move(*findings));
+    }
+    if (std::optional<Section> roof = take("roofline")) {
+        roof->blocks.erase(std::remove_if(roof->blocks.begin(), roof->blocks.end(),
+                                          [](const Block& b) {
+                                              const Table* t = std::get_if<Table>(&b);
+                                              return t && t->id == "roofline_operators";
+                                          }),
+                           roof->blocks.end());
+        r.sections.push_back(std::move(*roof));
+    }
+    for (const char* id : {"environment", "seen_before"})
+        if (std::optional<Section> s = take(id))
+            r.sections.push_back(std::move(*s));
+}
+
 Report build_report(const ReportInputs& in)
 {
     BuildContext cx{in, in.options.lang};
     Report r;
     r.lang = in.options.lang;
     r.version = SIGHTLINE_VERSION;
-    r.title = in.options.title.empty() ? cx.s("title.default") : in.options.title;
+    r.detail = in.options.detail;
+    r.trace_name = in.trace ? trace_display_name(in.trace->meta.source_path) : std::string();
+    r.title = !in.options.title.empty() ? in.options.title
+              : r.trace_name.empty()    ? cx.s("title.default")
+                                        : cx.f("title.trace", {r.trace_name});
     r.generated_at = in.options.generated_at.empty() ? utc_now_iso() : in.options.generated_at;
     r.run_id = in.options.run_id.empty() ? derive_run_id(cx) : in.options.run_id;
 
@@ -794,6 +943,8 @@ Report build_report(const ReportInputs& in)
     r.sections.push_back(std::move(roof));
     r.sections.push_back(std::move(findings));
     r.sections.push_back(build_appendix(cx));
+    if (r.detail == Detail::Summary)
+        summarise(r, cx);
     return r;
 }
 

@@ -23,6 +23,7 @@ struct Summary;
 struct AnalysisResult;
 struct RooflineReport;
 struct NcuReport;
+struct NcuTraceMatch;
 struct Finding;
 struct Headline;
 struct EnvironmentHistory;
@@ -128,8 +129,17 @@ struct Section {
     std::vector<Section> children;
 };
 
+// How much the report holds. Summary: what a reader forwards (the verdict and actions, the time breakdown, the top
+// findings with their evidence, the Roofline, the environment; at most a few pages). Full: every section and table
+// (the summary plus launch, sync, overlap, steps, gaps, memory/API tables, every finding and the appendix).
+enum class Detail : uint8_t { Summary, Full };
+const char* detail_name(Detail d);                    // "summary" | "full"
+bool parse_detail(std::string_view s, Detail& out);   // "summary" | "full"
+
 struct Report {
     std::string schema = kReportSchema;
+    Detail detail = Detail::Full;
+    std::string trace_name;       // trace_display_name() of the trace ("" when it has no file name)
     std::string title;
     std::string run_id;
     std::string generated_at;     // ISO 8601 UTC
@@ -146,7 +156,10 @@ struct ReportOptions {
     Lang lang = Lang::En;
     std::string generated_at;     // empty: now (UTC). Fix it for reproducible output (golden tests).
     std::string run_id;           // empty: derived from the input hashes and capture window
-    std::string title;            // empty: the localised default title
+    std::string title;            // empty: the trace's name with the localised default title, else the default
+    Detail detail = Detail::Full;
+    int summary_findings = 5;     // Summary: findings told in full (the overview table still lists every one)
+    int summary_top_kernels = 8;  // Summary: rows of the top-kernels table
     int top_kernels = 15;         // rows of the top-kernels table
     int max_step_rows = 64;       // rows of the per-decode-step table
     int max_gap_rows = 20;        // rows of the largest-gaps table
@@ -177,6 +190,7 @@ struct ReportInputs {
     const AnalysisResult* analysis = nullptr;
     const RooflineReport* roofline = nullptr;
     const NcuReport* ncu = nullptr;
+    const NcuTraceMatch* ncu_match = nullptr;   // when set, its mismatches are said in the Roofline section
     const std::vector<Finding>* findings = nullptr;
     const Headline* headline = nullptr;     // when set, the report opens with it (diagnosis/headline.h)
     // Knowledge-base lookup of the trace's environment (diagnosis/kb_lookup.h): when set, a "seen_before" section
@@ -189,6 +203,14 @@ struct ReportInputs {
 
 // Builds the document. Never throws for missing inputs: each section says what it lacked.
 Report build_report(const ReportInputs& in);
+
+// The name a report of a trace goes by: the first file's name without its folder and its format's extensions
+// (".../h100__Qwen1.5-0.5B-Chat_inference.json.gz" -> "h100__Qwen1.5-0.5B-Chat_inference", "run1.nsys-rep" ->
+// "run1"), and " + N more" for several files. `source_path` is TraceMeta::source_path (files joined by ';').
+std::string trace_display_name(std::string_view source_path);
+// A file name (no folder, no extension) for the report of that trace: the name with characters that are unsafe in
+// file names replaced by '_', then "-report"; "sightline-report" when the name is empty.
+std::string report_file_stem(std::string_view trace_name);
 
 // ---- Number formatting shared by every writer ------------------------------------------------------------------------
 // Three significant digits with the unit picked by magnitude: 1234 ns -> "1.23 µs".

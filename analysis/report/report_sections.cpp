@@ -1,5 +1,7 @@
 // The time-breakdown and Roofline sections of the report (report_model.cpp holds the rest).
 #include "analysis/report/report_sections.h"
+
+#include "analysis/roofline/ncu_match.h"
 #include "analysis/diagnosis/ncu_target.h"
 
 #include "analysis/timeline/analysis.h"
@@ -209,7 +211,18 @@ static Section gaps_section(BuildContext& cx)
                  {"total", cx.s("col.total_time"), "ns", Align::Right},
                  {"share", cx.s("col.share_idle"), "fraction", Align::Right}};
     for (size_t b = 0; b < kGapBuckets; ++b) {
-        const char* label = gap_bucket_defs()[b].label;
+        // The bucket's name as people write it: "1–5 µs", "<1 µs", "0.1–1 ms" (the summary JSON keeps "1-5us").
+        std::string label;
+        for (const char* c = gap_bucket_defs()[b].label; *c; ++c) {
+            if (*c == '-')
+                label += "–";
+            else if (c[0] == 'u' && c[1] == 's')
+                label += " µs", ++c;
+            else if (c[0] == 'm' && c[1] == 's')
+                label += " ms", ++c;
+            else
+                label += *c;
+        }
         ch.categories.push_back(label);
         sc.values.push_back(double(count[b]));
         t.rows.push_back({vtext(label), vcount(count[b]), vdur(double(total[b])),
@@ -783,6 +796,22 @@ Section build_roofline_section(BuildContext& cx)
     Section sec{"roofline", cx.s("sec.roofline"), {}, {}};
     const RooflineReport* r = cx.in.roofline;
     const NcuReport* ncu = cx.in.ncu;
+    // An ncu file of another GPU or run is joined anyway: say so before any of its numbers.
+    if (const NcuTraceMatch* m = cx.in.ncu_match) {
+        for (const WorkloadWarning& w : m->warnings) {
+            auto arg = [&w](const char* k) {
+                const auto it = w.args.find(k);
+                return it == w.args.end() ? std::string() : it->second;
+            };
+            const std::string text =
+                w.code == "ncu_device_mismatch"
+                    ? cx.f("ncu.device_mismatch", {arg("ncu_device"), arg("trace_device"), arg("evidence")})
+                : w.code == "ncu_kernels_unmatched"
+                    ? cx.f("ncu.kernels_unmatched", {arg("unmatched"), arg("launches"), arg("names")})
+                    : w.message;
+            sec.blocks.push_back(Note{Note::Kind::Warning, text});
+        }
+    }
     if (!r)
         cx.missing(sec, "miss.roofline", "eff.roofline");
     else

@@ -24,6 +24,7 @@ const char* lang_code(Lang l) { return l == Lang::ZhCN ? "zh_CN" : "en"; }
 static const std::vector<StringEntry> kTable = {
     // Titles and sections
     {"title.default", "GPU inference performance report", "GPU 推理性能诊断报告"},
+    {"title.trace", "{0} — GPU inference performance report", "{0} — GPU 推理性能诊断报告"},
     {"sec.overview", "Overview", "概览"},
     {"sec.environment", "Environment", "环境"},
     {"sec.headline", "Headline findings", "总体结论"},
@@ -466,6 +467,22 @@ static const std::vector<StringEntry> kTable = {
      "使用 Nsight Compute 对重点内核做深度采样（将 <application> 替换为运行负载的命令）："},
     {"txt.steps_cut", "The first {0} of {1} steps are shown.", "仅列出 {1} 步中的前 {0} 步。"},
     {"txt.rows_cut", "{0} of {1} rows shown.", "共 {1} 行，显示 {0} 行。"},
+    {"ncu.device_mismatch",
+     "The Nsight Compute file was profiled on another GPU than the trace's ({2}): its counters describe {0}, not "
+     "{1}. It is joined anyway; read its numbers with care.",
+     "Nsight Compute 文件是在与 trace 不同的 GPU 上采集的（{2}）：其计数器描述的是 {0}，而不是 {1}。仍已关联，请谨慎解读其数值。"},
+    {"ncu.kernels_unmatched",
+     "{0} of the {1} launches of the Nsight Compute file match no kernel of the trace ({2}): their counters are "
+     "joined to no kernel.",
+     "Nsight Compute 文件的 {1} 次启动中有 {0} 次与 trace 中的任何内核都不匹配（{2}）：其计数器未关联到任何内核。"},
+    {"txt.summary_detail",
+     "This is the summary report. The full report adds every finding, the launch, synchronisation, overlap, "
+     "decode-step, gap and memory tables, the cost model's operators and the appendix (thresholds, rule files, missing "
+     "data): sightline-cli report TRACE --detail full, or Export Report with “Full detail”.",
+     "这是摘要报告。完整报告还包含全部诊断结论、启动、同步、重叠、Decode 步、空闲间隙与内存操作表、成本模型的各算子以及附录"
+     "（阈值、规则文件、缺失的数据）：sightline-cli report TRACE --detail full，或在“导出报告”中选择“完整内容”。"},
+    {"txt.summary_more_findings", "{0} more finding(s) are told in full in the full report (--detail full).",
+     "另有 {0} 条诊断结论的详情见完整报告（--detail full）。"},
 
     {"pdf.page", "Page {0} of {1}", "第 {0} 页，共 {1} 页"},
 

@@ -19,6 +19,7 @@
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/pipeline.h"
 #include "analysis/io/ncu_reader.h"
+#include "analysis/report/report_model.h"
 #include "analysis/report/roofline_json.h"
 #include "analysis/diagnosis/review.h"
 #include "app/cli/command.h"
@@ -31,7 +32,7 @@ int run_report(const std::vector<std::string>& argv);   // cmd_report.cpp
 namespace {
 
 constexpr const char* kSynopsis =
-    "analyze TRACE... [--format text|json|md|pdf|html] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
+    "analyze TRACE... [--format text|json|md|pdf|html] [--detail summary|full] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
     "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] "
     "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [-o FILE]";
 
@@ -77,6 +78,11 @@ const std::vector<OptionSpec>& option_table()
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              r.output = v;
              return {};
+         }},
+        {"--detail", true, "with --format md|pdf|html: summary (default, a few pages) or full (every table, the appendix)",
+         [](AnalyzeRequest&, const std::string& v) -> std::string {
+             report::Detail d;
+             return report::parse_detail(v, d) ? std::string() : "--detail must be summary or full, not '" + v + "'";
          }},
         {"--output", true, "same as -o",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {

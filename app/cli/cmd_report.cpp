@@ -31,7 +31,7 @@ int run_report(const std::vector<std::string>& argv);
 namespace {
 
 constexpr const char* kSynopsis =
-    "report TRACE... --format md|pdf|json|html [-o FILE] [--lang en|zh_CN] [--title T] [--run-id ID] "
+    "report TRACE... --format md|pdf|json|html [-o FILE] [--detail summary|full] [--lang en|zh_CN] [--title T] [--run-id ID] "
     "[--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [--rules DIR] "
     "[--no-rules] [--kb PATH] [--fail-on high|medium|low] [analyze options]";
 
@@ -41,6 +41,7 @@ struct ReportRequest {
     std::string format;
     std::string output;
     std::string fail_on;
+    bool detail_given = false;
 };
 
 bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t& out)
@@ -91,6 +92,16 @@ const std::vector<OptionSpec>& option_table()
              if (!report::parse_lang(v, r.report.lang))
                  return "--lang must be en or zh_CN, not '" + v + "'";
              r.pipeline.lang = report::lang_code(r.report.lang);
+             return {};
+         }},
+        {"--detail", true, "summary (default for md, pdf, html: a few pages to forward) or full (every table, every "
+                           "finding, the appendix; the default for json)",
+         [](R& r, const std::string& v) -> std::string {
+             report::Detail d;
+             if (!report::parse_detail(v, d))
+                 return "--detail must be summary or full, not '" + v + "'";
+             r.report.detail = d;
+             r.detail_given = true;
              return {};
          }},
         {"--title", true, "report title", [](R& r, const std::string& v) -> std::string { r.report.title = v; return {}; }},
@@ -217,6 +228,9 @@ int run_report(const std::vector<std::string>& argv)
 #endif
     if (req.format == "pdf" && req.output.empty())
         return usage_error("--format pdf needs -o FILE");
+    // The documents people read default to the summary; the JSON, read by scripts, to every section.
+    if (!req.detail_given)
+        req.report.detail = req.format == "json" ? report::Detail::Full : report::Detail::Summary;
 
     std::optional<report::PipelineResults> results;
     std::string text;

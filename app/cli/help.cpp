@@ -52,6 +52,8 @@ const HelpText kHelp[] = {
      "--format md, pdf or html writes the shareable report (as `report` does).",
      "  --format FORMAT        text (default), json (sightline.analysis/1), md, pdf or html\n"
      "  --lang en|zh_CN        report language for md, pdf and html (default en)\n"
+     "  --detail summary|full  md, pdf and html: summary (default: verdict, actions, time breakdown, top findings,\n"
+     "                         Roofline, environment) or full (every table, every finding and the appendix)\n"
      "  --llm-endpoint URL     ask an OpenAI-compatible endpoint (llama.cpp server, vLLM, Ollama: e.g.\n"
      "                         http://localhost:8080/v1) to review each finding against its evidence; advisory, off\n"
      "                         unless given: only the findings and their evidence are sent, never the trace\n"
@@ -65,7 +67,9 @@ const HelpText kHelp[] = {
      "the environment, as Markdown, PDF, HTML or JSON (sightline.report/1).",
      "  --format md|pdf|json|html  report format (required)\n"
      "  --lang en|zh_CN        report language (default en)\n"
-     "  --title T              report title\n"
+     "  --detail summary|full  summary (default for md, pdf and html: a few pages to forward) or full (every\n"
+     "                         table, every finding and the appendix; the default for json)\n"
+     "  --title T              report title (default: the trace's name and \"GPU inference performance report\")\n"
      "  --run-id ID            run id (default: derived from the input hashes)\n"
      "  --generated-at TIME    timestamp to print instead of now (reproducible reports)\n"
      "  --model-name NAME      model name shown in the environment\n"

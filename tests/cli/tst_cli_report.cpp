@@ -5,6 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -106,12 +109,166 @@ TEST(CliReport, PdfWhenBuiltWithQt)
     EXPECT_GT(pdf.size(), 10000u);
 }
 
+namespace {
+
+// Every heading of a report document: section titles (at any depth) and table captions, as the PDF writes them.
+void collect_headings(const json& section, std::vector<std::string>& out)
+{
+    out.push_back(section.at("title").get<std::string>());
+    for (const json& b : section.at("blocks"))
+        if (b.at("type") == "table" && !b.at("caption").get<std::string>().empty())
+            out.push_back(b.at("caption").get<std::string>());
+    for (const json& c : section.at("sections"))
+        collect_headings(c, out);
+}
+
+// Whitespace runs to one space, pdftotext's ligatures undone.
+std::string normalise(std::string s)
+{
+    for (const auto& [from, to] : std::vector<std::pair<std::string, std::string>>{
+             {"\xef\xac\x81", "fi"}, {"\xef\xac\x82", "fl"}, {"\xef\xac\x80", "ff"}, {"\xef\xac\x83", "ffi"},
+             {"\xef\xac\x84", "ffl"}, {"\xe2\x80\x8b", ""}}) {
+        for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at))
+            s.replace(at, from.size(), to);
+    }
+    std::string out;
+    bool space = false;
+    for (char c : s) {
+        const bool ws = c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f';
+        if (ws) {
+            space = !out.empty();
+            continue;
+        }
+        if (space)
+            out += ' ';
+        space = false;
+        out += c;
+    }
+    return out;
+}
+
+int pdf_pages(const std::string& pdf)
+{
+    std::string info;
+    if (test::run_command("pdfinfo '" + pdf + "'", &info) != 0)
+        return -1;
+    const size_t at = info.find("Pages:");
+    return at == std::string::npos ? -1 : std::stoi(info.substr(at + 6));
+}
+
+std::string pdf_page_text(const std::string& pdf, int page)
+{
+    std::string text;
+    test::run_command("pdftotext -f " + std::to_string(page) + " -l " + std::to_string(page) + " '" + pdf + "' -", &text);
+    return text;
+}
+
+} // namespace
+
+// The report people forward (issue 30): `report TRACE --format pdf` is a summary of at most 8 pages titled with the
+// trace's name, on the bundled sample (packaging/run-sample.sh: the decode preset, with and without its model
+// config), in English and Chinese; no heading ends a page (checked on the PDF's own text, page by page, against
+// every section title and table caption of the same report as JSON); --detail full adds the appendix.
+TEST(CliReport, PdfSummaryOfTheSampleIsShortTitledAndKeepsHeadingsWithTheirContent)
+{
+    std::string log;
+    if (test::run_command("pdftotext -v", &log, true) != 0 && log.find("pdftotext") == std::string::npos)
+        GTEST_SKIP() << "poppler-utils (pdftotext) is not installed";
+    const std::string dir = test::scratch_dir("cli_report_pdf_summary");
+    const std::string sample = dir + "/llm_decode_sample.sqlite", config = dir + "/llm_decode_sample.config.json";
+    ASSERT_EQ(run("generate --preset decode --quiet -o '" + sample + "' --config-out '" + config + "'", &log, true), 0)
+        << log;
+    struct Case {
+        std::string name, args;
+        const char* lang;
+    };
+    const Case cases[] = {{"plain_en", "", "en"},
+                          {"model_en", " --model '" + config + "' --prompt 512", "en"},
+                          {"model_zh", " --model '" + config + "' --prompt 512", "zh_CN"}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.name);
+        const std::string pdf = dir + "/" + c.name + ".pdf";
+        const std::string common = "report '" + sample + "'" + c.args + " --lang " + c.lang;
+        const int rc = run(common + " --format pdf -o '" + pdf + "'", &log, true);
+        if (rc == 64 && log.find("no Qt") != std::string::npos)
+            GTEST_SKIP() << "CLI built without Qt";
+        ASSERT_EQ(rc, 0) << log;
+        const int pages = pdf_pages(pdf);
+        ASSERT_GT(pages, 0);
+        EXPECT_LE(pages, 8) << log;
+        EXPECT_NE(log.find("(" + std::to_string(pages) + " pages)"), std::string::npos) << log;
+        // Titled with the trace's name, not its run id.
+        const std::string first = normalise(pdf_page_text(pdf, 1));
+        EXPECT_NE(first.find(std::string("llm_decode_sample — ") +
+                             (c.lang == std::string("en") ? "GPU inference performance report" : "GPU 推理性能诊断报告")),
+                  std::string::npos)
+            << first.substr(0, 300);
+        std::string info;
+        test::run_command("pdfinfo '" + pdf + "'", &info);
+        EXPECT_NE(info.find("llm_decode_sample"), std::string::npos) << info;
+
+        // The same document as JSON: its headings.
+        std::string js;
+        ASSERT_EQ(run(common + " --format json --detail summary", &js), 0) << js;
+        const json doc = json::parse(js);
+        EXPECT_EQ(doc.at("detail"), "summary");
+        EXPECT_EQ(doc.at("trace_name"), "llm_decode_sample");
+        std::vector<std::string> headings;
+        for (const json& sec : doc.at("sections"))
+            collect_headings(sec, headings);
+        ASSERT_GT(headings.size(), 5u);
+        for (const json& sec : doc.at("sections"))
+            EXPECT_NE(sec.at("id"), "appendix");
+        const std::string page_word = c.lang == std::string("en") ? "Page " : "页";
+        for (int p = 1; p <= pages; ++p) {
+            std::string text = pdf_page_text(pdf, p);
+            // Drop the running footer (title · run id, "Page N of M"): the last lines of the page's text.
+            std::vector<std::string> lines;
+            size_t pos = 0;
+            while (pos < text.size()) {
+                size_t end = text.find('\n', pos);
+                if (end == std::string::npos)
+                    end = text.size();
+                const std::string line = normalise(text.substr(pos, end - pos));
+                if (!line.empty())
+                    lines.push_back(line);
+                pos = end + 1;
+            }
+            while (!lines.empty() && (lines.back().find(page_word) != std::string::npos ||
+                                      lines.back().find(doc.at("run_id").get<std::string>()) != std::string::npos))
+                lines.pop_back();
+            ASSERT_FALSE(lines.empty()) << "page " << p << " is empty";
+            std::string body;
+            for (const std::string& l : lines)
+                body += (body.empty() ? "" : " ") + l;
+            for (const std::string& h : headings) {
+                const std::string nh = normalise(h);
+                ASSERT_FALSE(body.size() >= nh.size() && body.compare(body.size() - nh.size(), nh.size(), nh) == 0)
+                    << "page " << p << " of " << pages << " ends with the heading \"" << h << "\"";
+            }
+        }
+
+        // --detail full: today's appendix, on more pages.
+        const std::string full = dir + "/" + c.name + "_full.pdf";
+        ASSERT_EQ(run(common + " --format pdf --detail full -o '" + full + "'", &log, true), 0) << log;
+        const int full_pages = pdf_pages(full);
+        EXPECT_GT(full_pages, pages);
+        std::string all;
+        for (int p = 1; p <= full_pages; ++p)
+            all += pdf_page_text(full, p);
+        EXPECT_NE(normalise(all).find(c.lang == std::string("en") ? "Thresholds and options" : "阈值与选项"),
+                  std::string::npos);
+    }
+}
+
 TEST(CliReport, UsageErrors)
 {
     std::string log;
     EXPECT_EQ(run("report '" + trace_path() + "'", &log, true), 64);   // no --format
     EXPECT_EQ(run("report '" + trace_path() + "' --format docx", &log, true), 64);
     EXPECT_EQ(run("report '" + trace_path() + "' --format json --lang fr", &log, true), 64);
+    EXPECT_EQ(run("report '" + trace_path() + "' --format md --detail everything", &log, true), 64);
+    EXPECT_NE(log.find("--detail must be summary or full"), std::string::npos) << log;
     EXPECT_EQ(run("report /nonexistent.sqlite --format json", &log, true), 2);
 }
 
