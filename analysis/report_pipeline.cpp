@@ -41,6 +41,7 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
     r.analysis = std::move(p.analysis);
     r.roofline = std::move(p.roofline.report);
     r.ncu = std::move(p.roofline.ncu);
+    r.ncu_match = std::move(p.roofline.ncu_match);
     if (o.rules) {
         r.findings = p.diagnosis.eval.findings;
         r.headline = p.diagnosis.headline;
@@ -109,6 +110,7 @@ ReportInputs report_inputs(const Trace& trace, const PipelineResults& r, const R
     in.analysis = &r.analysis;
     in.roofline = r.roofline ? &*r.roofline : nullptr;
     in.ncu = r.ncu ? &*r.ncu : nullptr;
+    in.ncu_match = r.ncu_match ? &*r.ncu_match : nullptr;
     in.findings = r.findings ? &*r.findings : nullptr;
     in.headline = r.headline ? &*r.headline : nullptr;
     in.environment_history = r.environment_history ? &*r.environment_history : nullptr;

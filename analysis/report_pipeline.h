@@ -10,6 +10,7 @@
 #include "analysis/diagnosis/kb_lookup.h"
 #include "analysis/diagnosis/headline.h"
 #include "analysis/io/ncu_reader.h"
+#include "analysis/roofline/ncu_match.h"
 #include "analysis/report/report_model.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/timeline/summary.h"
@@ -44,6 +45,7 @@ struct PipelineResults {
     AnalysisResult analysis;
     std::optional<RooflineReport> roofline;
     std::optional<NcuReport> ncu;
+    std::optional<NcuTraceMatch> ncu_match;          // whether the ncu file is of this trace's GPU and kernels
     std::optional<std::vector<Finding>> findings;
     std::optional<Headline> headline;                // the trace-level verdict (diagnosis/headline.h)
     std::map<std::string, std::string> rule_files;   // path -> "sha256:<first 12 hex>"

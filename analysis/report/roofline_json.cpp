@@ -378,6 +378,24 @@ json ncu_to_json(const NcuReport& ncu, const std::vector<int64_t>* trace_kernel)
     return out;
 }
 
+json ncu_match_to_json(const NcuTraceMatch& m)
+{
+    json w = json::array();
+    for (const WorkloadWarning& x : m.warnings)
+        w.push_back({{"code", x.code}, {"message", x.message}, {"args", x.args}});
+    return {{"launches", m.launches},
+            {"joined", m.joined},
+            {"unmatched_names", m.unmatched_names},
+            {"kernel_mismatch", m.kernel_mismatch},
+            {"ncu_device", m.ncu_device},
+            {"trace_device", m.trace_device},
+            {"ncu_sm_count", m.ncu_sm_count ? json(*m.ncu_sm_count) : json(nullptr)},
+            {"trace_sm_count", m.trace_sm_count ? json(*m.trace_sm_count) : json(nullptr)},
+            {"device_mismatch", m.device_mismatch},
+            {"device_evidence", m.device_evidence},
+            {"warnings", std::move(w)}};
+}
+
 std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, const GpuResolution* res)
 {
     const CostModelResult& c = r.cost;
@@ -626,11 +644,24 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
     if (!request.ncu.empty()) {
         const NcuReport ncu = read_ncu(request.ncu);
         const auto idx = join_ncu_to_trace(ncu, trace);
+        std::optional<GpuDatabase> db;
+        try {
+            db = GpuDatabase::load_default();
+            if (!request.gpu_file.empty())
+                db->merge_file(request.gpu_file);
+        } catch (const std::exception&) {
+            db.reset();   // names are then compared as text
+        }
+        NcuTraceMatch match = match_ncu_to_trace(ncu, trace, idx, db ? &*db : nullptr);
         out.json["ncu"] = ncu_to_json(ncu, &idx);
+        out.json["ncu"]["trace_match"] = ncu_match_to_json(match);
         if (!out.text.empty())
             out.text.push_back('\n');
+        for (const WorkloadWarning& w : match.warnings)
+            out.text += "warning: " + w.message + "\n";
         out.text += ncu_to_text(ncu);
         out.ncu = ncu;
+        out.ncu_match = std::move(match);
     }
     return out;
 }

@@ -4,6 +4,7 @@
 
 #include "analysis/io/model_config.h"
 #include "analysis/io/ncu_reader.h"
+#include "analysis/roofline/ncu_match.h"
 #include "analysis/roofline/roofline.h"
 
 #include <nlohmann/json.hpp>
@@ -24,6 +25,8 @@ struct WorkloadResult;
 nlohmann::json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const GpuResolution* gpu = nullptr);
 // The "ncu" object; trace_kernel (may be null) gives per launch the joined trace kernel index (-1 = none).
 nlohmann::json ncu_to_json(const NcuReport& ncu, const std::vector<int64_t>* trace_kernel = nullptr);
+// The "ncu.trace_match" object of `analyze --ncu`: whether the file is of the trace's GPU and kernels.
+nlohmann::json ncu_match_to_json(const NcuTraceMatch& match);
 
 // Everything `analyze --model/--ncu` needs in one call: resolves the GPU (--gpu, else the trace's first device,
 // else an error), runs the cost model, joins it with the trace's measured class times per phase, and reads and joins
@@ -46,6 +49,7 @@ struct RooflineOutput {
     std::string text;                   // the same for --format text
     std::optional<RooflineReport> report;   // the joined Roofline (when a model was given), for rules and reports
     std::optional<NcuReport> ncu;           // the ncu launches (when an ncu file was given), read once
+    std::optional<NcuTraceMatch> ncu_match; // whether that file is of the trace's GPU and kernels (ncu_match.h)
 };
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
                                      const RooflineRequest& request, const WorkloadResult* workload = nullptr);
