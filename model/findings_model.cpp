@@ -255,6 +255,36 @@ QString FindingsModel::gainText(const ExpectedGain& g)
     return tr("%1–%2").arg(formatPercent(g.low), formatPercent(g.high));
 }
 
+QString FindingsModel::subjectLabel(const std::string& subject)
+{
+    auto phase = [](const QString& p) {
+        return p == QLatin1String("prefill") ? tr("prefill")
+               : p == QLatin1String("decode") ? tr("decode")
+               : p == QLatin1String("mixed")  ? tr("mixed")
+                                              : p;
+    };
+    const QString s = qs(subject);
+    if (s == QLatin1String("trace"))
+        return tr("whole trace");
+    if (s == QLatin1String("prefill") || s == QLatin1String("decode") || s == QLatin1String("mixed"))
+        return phase(s);
+    // "gemm (decode)": the class as it is (an id), the phase in words.
+    if (s.endsWith(QLatin1Char(')'))) {
+        const qsizetype open = s.lastIndexOf(QStringLiteral(" ("));
+        if (open > 0) {
+            const QString p = s.mid(open + 2, s.size() - open - 3);
+            if (p == QLatin1String("prefill") || p == QLatin1String("decode") || p == QLatin1String("mixed"))
+                return tr("%1 (%2)").arg(s.left(open), phase(p));
+        }
+    }
+    return s;
+}
+
+QString FindingsModel::riskLabel(const std::string& risk)
+{
+    return risk == "low" ? tr("low") : risk == "medium" ? tr("medium") : risk == "high" ? tr("high") : qs(risk);
+}
+
 QString FindingsModel::confidenceText(const Confidence& c)
 {
     QString label;
@@ -578,7 +608,7 @@ QVariant FindingsModel::findingData(int row, const Finding& f, int column, int r
         case TitleColumn: return text(f.title);
         case SubjectColumn:
             return f.scope == ScopeKind::Trace ? scopeLabel(f.scope)
-                                               : QStringLiteral("%1 (%2)").arg(qs(f.subject), scopeLabel(f.scope));
+                                               : QStringLiteral("%1 (%2)").arg(subjectLabel(f.subject), scopeLabel(f.scope));
         case GainColumn: return gainText(f.expected_gain);
         case ConfidenceColumn: return confidenceText(f.confidence);
         default: return {};
@@ -601,7 +631,7 @@ QVariant FindingsModel::findingData(int row, const Finding& f, int column, int r
     case Qt::ToolTipRole:
         switch (column) {
         case TitleColumn: return text(f.explanation);
-        case SubjectColumn: return QStringLiteral("%1: %2").arg(scopeLabel(f.scope), qs(f.subject));
+        case SubjectColumn: return QStringLiteral("%1: %2").arg(scopeLabel(f.scope), subjectLabel(f.subject));
         case GainColumn:
             return f.expected_gain.computed ? tr("Computed from the metrics: %1").arg(qs(f.expected_gain.basis))
                                             : tr("The rule's range (the metrics did not give a number)");

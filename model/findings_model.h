@@ -87,6 +87,11 @@ public:
     static QColor severityColor(Severity s);
     static QString severityLabel(Severity s);
     static QString scopeLabel(ScopeKind k);
+    // A finding's subject in the interface's words: "trace" -> "whole trace", a phase ("decode") and a class in a
+    // phase ("gemm (decode)") with the phase translated; kernel names and other subjects as they are.
+    static QString subjectLabel(const std::string& subject);
+    // A suggestion's risk ("low" | "medium" | "high") in the interface's words; other values as they are.
+    static QString riskLabel(const std::string& risk);
     static QString kindLabel(RowKind k);
     // "12.3 % · 1.23 ms" (computed) or "5.0–30.0 %" (rule range).
     static QString gainText(const ExpectedGain& g);

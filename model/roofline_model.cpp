@@ -7,6 +7,7 @@
 
 #include "analysis/timeline/analysis.h"
 #include "analysis/io/ncu_metrics.h"
+#include "analysis/roofline/ncu_match.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/trace/trace.h"
 #include "model/document.h"
@@ -25,6 +26,7 @@ bool positive(double v) { return std::isfinite(v) && v > 0; }
 bool drawable(const RooflinePoint& p) { return positive(p.intensity) && positive(p.flops_per_s); }
 
 struct NcuRaw {
+    int64_t id = -1;
     std::string name;
     uint32_t kernel_name = UINT32_MAX;
     double flops = 0, bytes = 0, duration_ns = 0;
@@ -43,6 +45,7 @@ RooflinePoint ncu_point(const NcuRaw& r, int64_t launches)
     p.total_ns = r.duration_ns;
     p.kernel_name = r.kernel_name;
     p.launches = launches;
+    p.ncu_launch = launches == 1 ? r.id : -1;
     return p;
 }
 
@@ -265,11 +268,14 @@ RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, 
             else
                 ++d.skipped;
         }
-    } else if (out->ncu && trace && !trace->meta.devices.empty()) {
-        // ncu alone: roofs from the GPU row that matches the trace's device, when there is one.
+    } else if (out->ncu) {
+        // ncu alone: roofs from the GPU row that matches the trace's device, when there is one; without a trace, the
+        // row the ncu file's own device matches.
         try {
             const GpuDatabase db = GpuDatabase::load_default();
-            if (const GpuSpec* g = db.identify(trace->meta.devices.front()).spec) {
+            const DeviceInfo dev = trace && !trace->meta.devices.empty() ? trace->meta.devices.front()
+                                                                         : ncu_device_info(*out->ncu);
+            if (const GpuSpec* g = db.identify(dev).spec) {
                 d.gpu_name = g->name;
                 d.bandwidth = positive(g->mem_bw_Bps) ? g->mem_bw_Bps : 0;
                 d.roofs = roofline_roofs(*g, d.bandwidth, std::nullopt);
@@ -327,6 +333,7 @@ RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, 
                 continue;
             }
             NcuRaw r;
+            r.id = l.id;
             r.name = l.name;
             r.flops = *m.flops_total;
             r.bytes = *m.dram_bytes;

@@ -60,6 +60,7 @@ struct RooflinePoint {
     std::optional<double> e_roof;
     uint32_t kernel_name = UINT32_MAX;    // StrId of the trace kernel name (ncu points joined to the trace)
     int64_t launches = 1;                 // ncu launches folded into this point
+    int64_t ncu_launch = -1;              // ncu's launch ID of a per-launch ncu point (-1: folded, or not ncu)
     // Shape points only (kind Shape), from ShapePoint: label = op ("aten::mm"), op_class = family ("gemm",
     // "attention", "norm", "elementwise", "embedding"), flops / bytes per call, flops_per_s = achieved,
     // total_ns = summed kernel time, time_ns = kernel time per call.
@@ -103,7 +104,8 @@ std::vector<RooflineRoof> roofline_roofs(const GpuSpec& gpu, double bandwidth,
 
 // Everything the pane draws. `roofline` may be null (then nothing is valid), `trace` may be null (ncu points then
 // carry no kernel name id). When only an ncu file was given (no report), the roofs come from the GPU row matching
-// the trace's first device, if any.
+// the trace's first device, if any; without a trace, from the row the ncu file's own device matches (its name,
+// compute capability and the SM count its launches imply: ncu_device_info).
 RooflineData build_roofline_data(const RooflineOutput* roofline, const Trace* trace,
                                  size_t max_points = kRooflineMaxPoints);
 // The same plus one Shape point per drawable ShapePoint of `shapes` (may be null). Without a model config (or ncu

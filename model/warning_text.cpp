@@ -45,6 +45,10 @@ QString WarningText::label(const std::string& code)
         return tr("Warm-up excluded");
     if (code == "reader")
         return tr("Reader");
+    if (code == "ncu_device_mismatch")
+        return tr("ncu file of another GPU");
+    if (code == "ncu_kernels_unmatched")
+        return tr("ncu kernels not in the trace");
     return qs(code);
 }
 
@@ -87,6 +91,17 @@ QString WarningText::message(const WorkloadWarning& w)
         intArg(w, "steady_end_ns", y))
         return tr("%n warm-up step(s) left out of the steady-state window %1 – %2", nullptr, int(a))
             .arg(formatDuration(x), formatDuration(y));
+    if (c == "ncu_device_mismatch" && w.args.count("evidence"))
+        return tr("the Nsight Compute file was profiled on another GPU than the trace's (%1): its counters describe "
+                  "%2, not %3; joined anyway, read them with care")
+            .arg(strArg(w, "evidence"), strArg(w, "ncu_device"), strArg(w, "trace_device"));
+    if (c == "ncu_kernels_unmatched" && intArg(w, "unmatched", a) && intArg(w, "launches", b))
+        return (a == b ? tr("none of the %n launch(es) of the Nsight Compute file matches a kernel of the trace (%1): "
+                            "the file is of another run", nullptr, int(b))
+                       : tr("%1 of the %n launch(es) of the Nsight Compute file match no kernel of the trace (%2): "
+                            "their counters are joined to no kernel", nullptr, int(b))
+                             .arg(a))
+            .arg(strArg(w, "names"));
     return qs(w.message);
 }
 

@@ -144,18 +144,23 @@ report::PipelineOptions WorkbenchSettings::reportOptions(const QString& modelOve
 }
 
 namespace {
-QString& interfaceLanguage()
+QString& runningLanguage()
 {
     static QString lang;
     return lang;
 }
 } // namespace
 
-void setInterfaceLanguage(const QString& language) { interfaceLanguage() = language; }
+void setInterfaceLanguage(const QString& language) { runningLanguage() = language; }
+
+QString interfaceLanguage()
+{
+    return runningLanguage().isEmpty() ? WorkbenchSettings::load().language : runningLanguage();
+}
 
 QString opClassLabel(const OpClassTotals& c)
 {
-    const QString lang = interfaceLanguage().isEmpty() ? WorkbenchSettings::load().language : interfaceLanguage();
+    const QString lang = interfaceLanguage();
     return QString::fromStdString(c.label_for(lang.startsWith(QLatin1String("zh")) ? "zh_CN" : "en"));
 }
 

@@ -71,5 +71,7 @@ QString opClassLabel(const OpClassTotals& c);
 // The language the interface runs in when it differs from the saved setting (sightline --language): main sets it
 // with the translator it installs; empty = WorkbenchSettings::load().language.
 void setInterfaceLanguage(const QString& language);
+// The language the interface runs in: the one set above, else the saved setting (the Language menu ticks it).
+QString interfaceLanguage();
 
 } // namespace sl

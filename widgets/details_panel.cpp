@@ -10,10 +10,12 @@
 #include "analysis/roofline/roofline.h"
 #include "model/document.h"
 #include "model/finding_links.h"
+#include "model/kernel_verdict_text.h"
 #include "model/findings_model.h"
 #include "model/workbench_settings.h"
 #include "model/selection.h"
 #include "model/units.h"
+#include "widgets/palette.h"
 #include "widgets/timeline_view.h"
 
 namespace sl {
@@ -162,11 +164,13 @@ void DetailsPanel::setDocument(Document* d)
     connect(d, &Document::analysisChanged, this, [this, d] { setAnalysis(d->analysis()); });
     connect(d, &Document::rooflineChanged, this, [this, d] { setRoofline(d->roofline()); });
     connect(d, &Document::diagnosisChanged, this, [this, d] { setDiagnosis(d->diagnosis()); });
+    connect(d, &Document::shapesChanged, this, [this, d] { setShapes(d->shapes()); });
     setTrace(d->trace());
     setTimeline(d->timeline());
     setAnalysis(d->analysis());
     setRoofline(d->roofline());
     setDiagnosis(d->diagnosis());
+    setShapes(d->shapes());
 }
 
 void DetailsPanel::setSelection(Selection* s)
@@ -185,6 +189,7 @@ void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace)
         index_.reset();
         roofline_.reset();
         diagnosis_.reset();
+        shapes_.reset();
         ncuJoined_ = false;
         ncuToKernel_.clear();
     }
@@ -218,6 +223,12 @@ void DetailsPanel::setRoofline(std::shared_ptr<const RooflineOutput> roofline)
 void DetailsPanel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
 {
     diagnosis_ = std::move(diagnosis);
+    refresh();
+}
+
+void DetailsPanel::setShapes(std::shared_ptr<const ShapeRooflineResult> shapes)
+{
+    shapes_ = std::move(shapes);
     refresh();
 }
 
@@ -302,6 +313,8 @@ QString DetailsPanel::kernelHtml(size_t i) const
                                              .arg(tr("show all %1 characters").arg(fullName.size()).toHtmlEscaped());
         h.para(QStringLiteral("<span style=\"font-size:small\">%1</span>").arg(shown));
     }
+
+    h.raw(verdictHtml(i));
 
     const std::string cls = classOfKernel(analysis_.get(), int64_t(i));
     if (analysis_ && !cls.empty()) {
@@ -458,12 +471,36 @@ QString DetailsPanel::kernelHtml(size_t i) const
     return h.done();
 }
 
+QString DetailsPanel::verdictHtml(size_t i) const
+{
+    const KernelVerdict v = VerdictText::forKernel(*trace_, analysis_.get(), roofline_.get(), shapes_.get(), int64_t(i),
+                                                   ncuToKernel());
+    const ViewColors vc = viewColors(palette());
+    return QStringLiteral("<p style=\"margin-top:4px; margin-bottom:6px\"><span style=\"color:%1\">■</span>&nbsp;<b>%2</b> "
+                          "%3</p>")
+        .arg((v.kind == VerdictKind::Unknown ? vc.text : vc.focus).name(),
+             tr("Verdict:").toHtmlEscaped(), breakable(VerdictText::line(v).toHtmlEscaped()));
+}
+
 QString DetailsPanel::rooflineHtml(size_t i) const
 {
     Html h;
     h.section(tr("Roofline"));
     if (!roofline_ || !roofline_->report) {
-        h.para(QStringLiteral("<i>%1</i>").arg(tr("No Roofline: open a model config.json with the trace.").toHtmlEscaped()));
+        // The measured shape point of this kernel, when the trace recorded shapes: no model config needed.
+        if (shapes_)
+            for (const ShapePoint& p : shapes_->points)
+                if (std::find(p.kernel_rows.begin(), p.kernel_rows.end(), uint32_t(i)) != p.kernel_rows.end()) {
+                    h.rowPlain(tr("Operator · shape"), QStringLiteral("%1 · %2").arg(qs(p.op), qs(p.shape)));
+                    h.rowPlain(tr("Intensity"), tr("%1 FLOP/B").arg(QLocale().toString(p.intensity, 'g', 3)));
+                    h.rowPlain(tr("Achieved"), si(p.tflops * 1e12, QStringLiteral("FLOP/s")));
+                    if (p.pct_of_roof)
+                        h.rowPlain(tr("Of the %1 roof").arg(qs(p.dtype).toUpper()), pct(*p.pct_of_roof));
+                    return h.done();
+                }
+        h.para(QStringLiteral("<i>%1</i>").arg(
+            tr("The model's Roofline needs its config.json (File › Open with the trace, or Settings › Preferences).")
+                .toHtmlEscaped()));
         return h.done();
     }
     const std::string cls = classOfKernel(analysis_.get(), int64_t(i));
@@ -556,8 +593,10 @@ QString DetailsPanel::findingsHtml(const std::vector<size_t>& idx) const
         h += QStringLiteral("<p style=\"margin-top:6px; margin-bottom:1px\"><b>%1</b><br><span style=\"font-size:small\">%2</span></p>")
                  .arg(breakable(QString::fromStdString(f.title.get(lang)).toHtmlEscaped()),
                       breakable(tr("%1 · gain %2 · confidence %3 · %4")
-                                    .arg(FindingsModel::severityLabel(f.severity), formatPercent(f.expected_gain.fraction),
-                                         FindingsModel::confidenceText(f.confidence), QString::fromStdString(f.subject))
+                                    .arg(FindingsModel::severityLabel(f.severity),
+                                         FindingsModel::gainText(f.expected_gain),   // the Findings list's words
+                                         FindingsModel::confidenceText(f.confidence),
+                                         FindingsModel::subjectLabel(f.subject))
                                     .toHtmlEscaped()));
         if (!f.evidence.empty()) {
             QStringList ev;

@@ -16,6 +16,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/report/roofline_json.h"
+#include "analysis/roofline/shape_throughput.h"
 #include "analysis/trace/trace.h"
 #include "model/timeline_index.h"
 
@@ -41,6 +42,8 @@ public:
     void setTimeline(std::shared_ptr<const TimelineIndex> index);
     void setRoofline(std::shared_ptr<const RooflineOutput> roofline);
     void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);
+    // Measured shape points (Kineto traces with shapes): the verdict of a kernel without ncu counters.
+    void setShapes(std::shared_ptr<const ShapeRooflineResult> shapes);
 
     void showKernel(int64_t kernel);
     // Index into AnalysisResult::idle.gaps, or -1.
@@ -60,6 +63,8 @@ private:
     QString findingsHtml(const std::vector<size_t>& indices) const;
     QString ncuHtml(size_t kernel) const;
     QString rooflineHtml(size_t kernel) const;
+    // The one-line verdict the kernel's details open with (model/kernel_verdict_text.h).
+    QString verdictHtml(size_t kernel) const;
     QString kernelLink(int64_t kernel) const;
     // Where Start rows measure from: TimelineIndex::origin() (the capture start).
     int64_t origin() const;
@@ -76,6 +81,7 @@ private:
     std::shared_ptr<const TimelineIndex> index_;
     std::shared_ptr<const RooflineOutput> roofline_;
     std::shared_ptr<const Diagnosis> diagnosis_;
+    std::shared_ptr<const ShapeRooflineResult> shapes_;
     mutable std::vector<int64_t> ncuToKernel_;   // join_ncu_to_trace, computed on first use
     mutable bool ncuJoined_ = false;
     int64_t kernel_ = -1;

@@ -79,8 +79,9 @@ QString GapHistogramView::binLabel(int bucket) const
         return {};
     if (!fine_) {
         const GapBucketDef& d = gap_bucket_defs()[size_t(bucket)];
-        // "<1us" would be read as rich text by the axis: name the first bucket by its range.
-        return d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label);
+        // "<1us" would be read as rich text by the axis: name the first bucket by its range. Microseconds say µs.
+        QString label = d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label);
+        return label.replace(QLatin1String("us"), QStringLiteral("µs")).replace(QLatin1Char('-'), QChar(0x2013));
     }
     // fine bins by their lower edge (the axis says so); the first starts at 0. As on a log axis, only the decades
     // carry a unit ("1µs", then "1.78", "3.16", "5.62", "10µs"): short enough to stand side by side in a dock

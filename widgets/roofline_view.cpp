@@ -5,6 +5,7 @@
 #include <QChartView>
 #include <QEvent>
 #include <QFontMetricsF>
+#include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLabel>
 #include <QLegend>
@@ -21,8 +22,11 @@
 #include <cmath>
 #include <map>
 #include <numbers>
+#include <numeric>
 
 #include "analysis/report/chart_svg.h"
+#include "analysis/report/label_layout.h"
+#include "analysis/roofline/roofline.h"
 #include "analysis/trace/trace.h"
 #include "model/document.h"
 #include "model/roofline_model.h"
@@ -190,9 +194,14 @@ void RooflineView::rebuild()
     logPoints_.assign(d.points.size(), QPointF());
     markerRadius_.assign(d.points.size(), 0);
     roofLabels_.clear();
+    pointLabels_.clear();
     ridges_.clear();
     highlighted_ = -1;
     hoverText_.clear();
+    kernelTimeNs_ = 0;
+    if (const auto trace = document_ ? document_->trace() : nullptr)
+        for (size_t k = 0; k < trace->kernels.size(); ++k)
+            kernelTimeNs_ += double(trace->kernels.end[k] - trace->kernels.start[k]);
 
     auto* chart = new QChart;
     chart->setMargins(QMargins(4, 4, 4, 4));
@@ -446,6 +455,36 @@ void RooflineView::rebuild()
     highlightSeries_->setBrush(Qt::NoBrush);
     add(highlightSeries_, false);
 
+    // Point labels for the points with the most time (measured, shape and ncu points before theory ones), placed
+    // with leader lines where they do not fit beside their marker (placeLabels).
+    {
+        std::vector<int> order(d.points.size());
+        std::iota(order.begin(), order.end(), 0);
+        std::stable_sort(order.begin(), order.end(), [&d](int a, int b) {
+            const RooflinePoint& pa = d.points[size_t(a)];
+            const RooflinePoint& pb = d.points[size_t(b)];
+            const bool ta = pa.kind == RooflinePointKind::Theory, tb = pb.kind == RooflinePointKind::Theory;
+            if (ta != tb)
+                return tb;
+            return pa.total_ns > pb.total_ns;
+        });
+        QFont pointFont = labelFont;
+        pointFont.setPointSizeF(std::max(6.5, labelFont.pointSizeF() - 0.5));
+        QPen leaderPen(vc.mutedText);
+        leaderPen.setWidthF(0.8);
+        for (size_t n = 0; n < order.size() && n < size_t(kMaxPointLabels); ++n) {
+            auto* text = new QGraphicsSimpleTextItem(pointLabelText(order[n]), chart);
+            text->setFont(pointFont);
+            text->setBrush(vc.text);
+            text->setZValue(12);
+            text->setVisible(false);
+            auto* leader = new QGraphicsLineItem(chart);
+            leader->setPen(leaderPen);
+            leader->setZValue(11);
+            leader->setVisible(false);
+            pointLabels_.push_back({order[n], text, leader});
+        }
+    }
     std::stable_partition(roofLabels_.begin(), roofLabels_.end(),
                           [](const RoofLabel& l) { return l.diagonal || l.gemm; });
     applyChartColors(chart, palette());
@@ -520,8 +559,9 @@ void RooflineView::placeLabels()
             if (r.intersects(p))
                 return true;
         if (markersToo)
-            for (const QPointF& p : px)
-                if (r.adjusted(-4, -4, 4, 4).contains(p))
+            for (size_t i = 0; i < px.size(); ++i)   // the whole marker, not only its centre
+                if (report::rect_hits_circle({r.left(), r.top(), r.right(), r.bottom()}, px[i].x(), px[i].y(),
+                                             markerRadius_[i] + 3))
                     return true;
         // Another compute roof through the text would strike it out (FP8 just above BF16 on a short chart).
         if (roofsToo)
@@ -610,9 +650,102 @@ void RooflineView::placeLabels()
             unplaced.push_back(&l);
     }
     for (RoofLabel* l : unplaced) {
-        const bool ok = tryPlace(*l, true, false) || (l->gemm && tryPlace(*l, false, false, true));
+        // Never over a marker: the GEMM roof slides between its neighbours' labels before it gives up (the ridge
+        // point's tooltip still names it).
+        const bool ok = tryPlace(*l, true, false) || (l->gemm && tryPlace(*l, true, false, true));
         l->item->setVisible(ok);
     }
+
+    // Point labels (analysis/report/label_layout.h): beside their marker, else farther out with a leader line;
+    // never over another label, a marker, a roof label or (first choice) a roof line; hidden when nothing is free.
+    report::LabelLayoutOptions lo;
+    lo.bounds = {plot.left() + 1, plot.top() + 1, plot.right() - 1, plot.bottom() - 1};
+    for (size_t i = 0; i < px.size(); ++i)
+        lo.markers.push_back({px[i].x(), px[i].y(), markerRadius_[i] + 1});
+    for (const RoofLabel& l : roofLabels_) {
+        if (!l.item->isVisible())
+            continue;
+        if (!l.diagonal) {
+            const QRectF r = l.item->mapRectToParent(l.item->boundingRect());
+            lo.obstacles.push_back({r.left(), r.top(), r.right(), r.bottom()});
+            const QPointF a = c->mapToPosition(l.from, highlightSeries_), b = c->mapToPosition(l.at, highlightSeries_);
+            lo.lines.push_back({a.x(), a.y(), b.x(), b.y()});
+        } else {
+            // The rotated text as small boxes along its baseline, and the roof itself.
+            const QRectF br = l.item->boundingRect();
+            for (double x = 0; x <= br.width(); x += 6) {
+                const QPointF q = l.item->mapToParent(QPointF(x, br.height() / 2));
+                lo.obstacles.push_back({q.x() - 5, q.y() - 7, q.x() + 5, q.y() + 7});
+            }
+            const QPointF a = c->mapToPosition(l.from, highlightSeries_), b = c->mapToPosition(l.to, highlightSeries_);
+            lo.lines.push_back({a.x(), a.y(), b.x(), b.y()});
+        }
+    }
+    std::vector<report::LabelRequest> req;
+    for (const PointLabel& pl : pointLabels_) {
+        const QRectF br = pl.text->boundingRect();
+        const QPointF at = px[size_t(pl.row)];
+        req.push_back({at.x(), at.y(), markerRadius_[size_t(pl.row)] + 1, br.width(), br.height()});
+    }
+    const std::vector<report::LabelPlacement> where = report::place_labels(req, lo);
+    for (size_t i = 0; i < pointLabels_.size(); ++i) {
+        const PointLabel& pl = pointLabels_[i];
+        pl.text->setVisible(where[i].placed);
+        pl.leader->setVisible(where[i].placed && where[i].leader);
+        if (!where[i].placed)
+            continue;
+        pl.text->setPos(where[i].box.x0, where[i].box.y0);
+        if (where[i].leader)
+            pl.leader->setLine(where[i].line.x0, where[i].line.y0, where[i].line.x1, where[i].line.y1);
+    }
+}
+
+std::vector<QRectF> RooflineView::roofLabelRects() const
+{
+    std::vector<QRectF> out;
+    for (const RoofLabel& l : roofLabels_)
+        if (l.item->isVisible() && !l.diagonal)
+            out.push_back(l.item->mapRectToParent(l.item->boundingRect()));
+    return out;
+}
+
+std::vector<int> RooflineView::labelledRows() const
+{
+    std::vector<int> rows;
+    for (const PointLabel& pl : pointLabels_)
+        rows.push_back(pl.row);
+    return rows;
+}
+
+QRectF RooflineView::labelRect(int row) const
+{
+    for (const PointLabel& pl : pointLabels_)
+        if (pl.row == row && pl.text->isVisible())
+            return pl.text->mapRectToParent(pl.text->boundingRect());
+    return {};
+}
+
+QString RooflineView::pointLabelText(int row) const
+{
+    const RooflinePoint* p = model_->pointAt(row);
+    if (!p)
+        return {};
+    QString op = QString::fromStdString(p->label);
+    switch (p->kind) {
+    case RooflinePointKind::Shape: {
+        if (op.startsWith(QLatin1String("aten::")))
+            op = op.mid(6);
+        return elide(tr("%1 %2").arg(op, QString::fromStdString(p->shape)), 34);
+    }
+    case RooflinePointKind::Ncu:
+        return elide(QString::fromStdString(kernel_base_name(p->label)), 28);
+    case RooflinePointKind::Measured:
+    case RooflinePointKind::Theory: {
+        const QString phase = p->phase == "prefill" ? tr("prefill") : p->phase == "decode" ? tr("decode") : QString();
+        return elide(phase.isEmpty() ? op : tr("%1 (%2)").arg(op, phase), 30);
+    }
+    }
+    return op;
 }
 
 QPointF RooflineView::valueToChart(double intensity, double flopsPerSecond) const
@@ -678,6 +811,12 @@ QString RooflineView::toolTipText(int row) const
     QStringList lines;
     lines << QStringLiteral("<b>%1</b>").arg(elide(QString::fromStdString(p->label), 100).toHtmlEscaped());
     lines << kind.toHtmlEscaped();
+    if (p->kind == RooflinePointKind::Ncu)
+        lines << tr("FLOPs: %1, DRAM bytes: %2")
+                     .arg(RooflineModel::formatSi(p->flops), formatBytes(uint64_t(std::llround(p->bytes))));
+    else
+        lines << tr("FLOPs per pass: %1, bytes per pass: %2")
+                     .arg(RooflineModel::formatSi(p->flops), formatBytes(uint64_t(std::llround(p->bytes))));
     lines << tr("Intensity: %1").arg(RooflineModel::formatIntensity(p->intensity));
     const auto frac = d.fraction_of_roof(*p);
     lines << (frac ? tr("Performance: %1 (%2 of the roof)")
@@ -699,6 +838,8 @@ QString RooflineView::toolTipText(int row) const
     case RooflinePointKind::Shape:
         break;
     }
+    if (p->kind != RooflinePointKind::Theory && kernelTimeNs_ > 0)
+        lines << tr("Share of the trace's kernel time: %1").arg(formatPercent(p->total_ns / kernelTimeNs_));
     return lines.join(QStringLiteral("<br>"));
 }
 
@@ -727,12 +868,23 @@ QString RooflineView::shapeToolTipText(const RooflinePoint& p) const
     else
         lines << tr("% of roof unknown (no peak for this GPU or dtype)");
     lines << tr("Kernel time: %1 over %n call(s)", nullptr, int(p.calls)).arg(dur(p.total_ns));
+    if (kernelTimeNs_ > 0)
+        lines << tr("Share of the trace's kernel time: %1").arg(formatPercent(p.total_ns / kernelTimeNs_));
     lines << tr("%n kernel(s); click to select them", nullptr, int(p.kernels.size()));
     for (size_t i = 0; i < p.kernel_names.size() && i < 3; ++i)
         lines << QStringLiteral("· %1").arg(elide(QString::fromStdString(p.kernel_names[i]), 90).toHtmlEscaped());
     if (p.kernel_names.size() > 3)
         lines << tr("… and %n more kernel name(s)", nullptr, int(p.kernel_names.size() - 3));
     return lines.join(QStringLiteral("<br>"));
+}
+
+void RooflineView::showHover(int row)
+{
+    const QPoint at = viewportPosition(row);
+    if (at.x() < 0)
+        return;
+    hoverText_ = toolTipText(row);
+    QToolTip::showText(view_->viewport()->mapToGlobal(at + QPoint(8, 8)), hoverText_, view_->viewport());
 }
 
 void RooflineView::setHighlight(int row)

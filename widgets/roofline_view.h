@@ -16,6 +16,7 @@
 // timeline) highlights its ncu point, or the measured point of its operator class and phase.
 
 #include <QPointF>
+#include <QRectF>
 #include <QString>
 #include <QWidget>
 #include <cstdint>
@@ -28,6 +29,7 @@ class QLabel;
 class QScatterSeries;
 class QStackedWidget;
 class QGraphicsSimpleTextItem;
+class QGraphicsLineItem;
 class QXYSeries;
 
 namespace sl {
@@ -56,14 +58,33 @@ public:
     QPointF valueToChart(double intensity, double flopsPerSecond) const;
     // Pixel position of a model row in chartView()->viewport(); (-1, -1) when the row is not drawn.
     QPoint viewportPosition(int row) const;
+    // The drawn marker's radius of a model row in px (0 when not drawn).
+    double markerRadius(int row) const
+    {
+        return row >= 0 && size_t(row) < markerRadius_.size() ? markerRadius_[size_t(row)] : 0;
+    }
+    // The rectangles (chart coordinates) of the compute roofs' labels shown (the memory roof's runs along it).
+    std::vector<QRectF> roofLabelRects() const;
     // The model row nearest to a viewport pixel within radiusPx (plus the marker's own radius), or -1.
     int pointAt(const QPoint& viewportPos, double radiusPx = 4) const;
-    // What hovering row shows: label, kind and phase, intensity, FLOP/s, % of roof, E_roof, total time.
+    // What hovering row shows: operator (and shape), kind and phase, FLOPs, bytes, intensity, achieved FLOP/s, % of
+    // roof, E_roof, total time and its share of the trace's kernel time.
     QString toolTipText(int row) const;
+    // Shows row's tooltip as hovering its marker does (a screenshot or a test of the hover).
+    void showHover(int row);
     // The text of the last hover tooltip ("" when the cursor is over no point).
     QString hoverText() const { return hoverText_; }
+    // The rows that carry a label on the chart (the points with the most time, up to kMaxPointLabels; a label that
+    // finds no free place is hidden), and the label's rectangle in chart coordinates (empty when hidden).
+    std::vector<int> labelledRows() const;
+    QRectF labelRect(int row) const;
+    // The short text a point's label shows ("attention (decode)", "mm 8944×2816×1024").
+    QString pointLabelText(int row) const;
+    static constexpr int kMaxPointLabels = 12;
     // The row drawn highlighted (the clicked point or the selected kernel name), or -1.
     int highlightedRow() const { return highlighted_; }
+    // Draws row highlighted (-1: none) without activating it (a table beside the chart selected it).
+    void setHighlightedRow(int row) { setHighlight(row); }
 
 signals:
     // A kernel point (ncu) was clicked; Selection::kernelName was set to nameId (UINT32_MAX when the launch has no
@@ -115,6 +136,13 @@ private:
     int xlo_ = 0, xhi_ = 0, ylo_ = 0, yhi_ = 0;   // decades shown
     int stepX_ = 1, stepY_ = 1;                   // decades per label
     std::vector<RoofLabel> roofLabels_;
+    struct PointLabel {
+        int row;
+        QGraphicsSimpleTextItem* text;
+        QGraphicsLineItem* leader;
+    };
+    std::vector<PointLabel> pointLabels_;         // most time first
+    double kernelTimeNs_ = 0;                     // the trace's summed kernel time (time shares)
     struct Ridge {
         QPointF at;                               // log space
         QString text;                             // hover text

@@ -1,5 +1,6 @@
 #include "widgets/suggestions_view.h"
 
+#include "model/findings_model.h"
 #include "model/units.h"
 
 #include <QApplication>
@@ -464,7 +465,7 @@ void SuggestionsView::updateDetails()
     QStringList facts;
     if (f)
         facts << tr("Finding: %1").arg(QString::fromStdString(f->title.get(lang)).toHtmlEscaped());
-    facts << tr("Subject: %1").arg(QString::fromStdString(r->subject).toHtmlEscaped());
+    facts << tr("Subject: %1").arg(FindingsModel::subjectLabel(r->subject).toHtmlEscaped());
     if (s) {
         if (s->gain_high > 0)
             facts << tr("Expected gain: %1 of %2")
@@ -474,7 +475,7 @@ void SuggestionsView::updateDetails()
             facts << tr("Computed from this trace: %1 % of the end-to-end time")
                          .arg(QLocale().toString(f->expected_gain.fraction * 100, 'f', 1));
         if (!s->risk.empty())
-            facts << tr("Risk: %1").arg(QString::fromStdString(s->risk).toHtmlEscaped());
+            facts << tr("Risk: %1").arg(FindingsModel::riskLabel(s->risk).toHtmlEscaped());
     }
     html += QStringLiteral("<p>") + facts.join(QStringLiteral("<br>")) + QStringLiteral("</p>");
     if (s && !s->verify.empty())

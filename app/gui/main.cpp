@@ -10,9 +10,11 @@
 
 #include "main_window.h"
 #include "scale_drive.h"
+#include "visible_text.h"
 #include "model/job_runner.h"
 #include "model/theme.h"
 #include "model/workbench_settings.h"
+#include "widgets/roofline_view.h"
 #include "widgets/search_bar.h"
 
 int main(int argc, char** argv)
@@ -55,6 +57,14 @@ int main(int argc, char** argv)
     QCommandLineOption compare(QStringLiteral("compare"), QString(), QStringLiteral("after-trace"));
     compare.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(compare);
+    // Hidden: hover the Roofline's point with the most time once loaded (its tooltip shows in --screenshot), and
+    // write every visible text of the window beside the screenshot (the language test reads it).
+    QCommandLineOption hoverRoofline(QStringLiteral("hover-roofline"));
+    hoverRoofline.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(hoverRoofline);
+    QCommandLineOption textReport(QStringLiteral("text-report"), QString(), QStringLiteral("file"));
+    textReport.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(textReport);
     QCommandLineOption exportReport(QStringLiteral("export-report"), QString(), QStringLiteral("file"));
     exportReport.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(exportReport);
@@ -107,6 +117,15 @@ int main(int argc, char** argv)
         });
     if (parser.isSet(pane))
         window.raisePane(parser.value(pane));
+    if (parser.isSet(hoverRoofline))
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, [&window] {
+            window.raisePane(QStringLiteral("roofline"));
+            QTimer::singleShot(250, &window, [&window] {
+                if (auto* roof = window.findChild<sl::RooflineView*>())
+                    if (!roof->labelledRows().empty())
+                        roof->showHover(roof->labelledRows().front());
+            });
+        });
     if (parser.isSet(select))
         QObject::connect(&window, &sl::MainWindow::jobFinished, &window,
                          [&window, k = parser.value(select).toLongLong()] { window.selectKernel(k); });
@@ -120,14 +139,20 @@ int main(int argc, char** argv)
         app.setProperty("sightlineNoDialogs", true);
         const QString file = parser.value(screenshot);
         const QString layoutFile = parser.value(layoutReport);
-        auto shoot = [&window, file, layoutFile] {
-            QTimer::singleShot(500, &window, [&window, file, layoutFile] {
+        const QString textFile = parser.value(textReport);
+        auto shoot = [&window, file, layoutFile, textFile] {
+            QTimer::singleShot(500, &window, [&window, file, layoutFile, textFile] {
                 if (!layoutFile.isEmpty()) {
                     QFile out(layoutFile);
                     if (out.open(QIODevice::WriteOnly | QIODevice::Truncate))
                         out.write(window.layoutReport().toUtf8());
                 }
-                window.grab().save(file);
+                if (!textFile.isEmpty()) {
+                    QFile out(textFile);
+                    if (out.open(QIODevice::WriteOnly | QIODevice::Truncate))
+                        out.write(sl::visibleTexts(&window).join(QLatin1Char('\n')).toUtf8());
+                }
+                sl::grabWithToolTips(&window).save(file);
                 QApplication::quit();
             });
         };

@@ -40,6 +40,7 @@
 #include "model/chart_render.h"
 #include "model/device_model.h"
 #include "model/report_pdf.h"
+#include "widgets/ncu_view.h"
 #include "model/document.h"
 #include "model/export_path.h"
 #include "model/finding_links.h"
@@ -562,7 +563,8 @@ void MainWindow::createActions()
     prefs->setMenuRole(QAction::PreferencesRole);
     QMenu* language = settings->addMenu(tr("&Language"));
     auto* group = new QActionGroup(this);
-    const QString current = QSettings().value(QStringLiteral("language"), QStringLiteral("en")).toString();
+    // The language the interface runs in (sightline --language overrides the saved one for this session).
+    const QString current = sl::interfaceLanguage();
     const std::pair<QString, QString> languages[] = {{QStringLiteral("en"), QStringLiteral("English")},
                                                      {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
     for (const auto& [code, name] : languages) {
@@ -608,7 +610,29 @@ void MainWindow::openFiles(const QStringList& paths)
         absolute << QFileInfo(p).absoluteFilePath();
     if (absolute.isEmpty())
         return;
+    // An Nsight Compute export alone (no trace): its own window with the launch table and their Roofline.
+    if (const DocumentInputs in = JobRunner::classify(absolute); in.traces.isEmpty() && !in.ncu.isEmpty()) {
+        openNcuView(in.ncu);
+        return;
+    }
     runner_->open(absolute);
+}
+
+sl::NcuView* MainWindow::openNcuView(const QString& path)
+{
+    auto* view = new sl::NcuView(this);
+    view->setWindowFlag(Qt::Window);
+    view->setAttribute(Qt::WA_DeleteOnClose);
+    view->setWindowTitle(tr("Nsight Compute — %1").arg(QFileInfo(path).fileName()));
+    view->resize(std::max(900, width() * 4 / 5), std::max(600, height() * 4 / 5));
+    connect(view, &sl::NcuView::loaded, this, [this, path](bool ok, const QString& message) {
+        statusLabel_->setText(ok ? tr("Opened %1 (Nsight Compute, no trace)").arg(QFileInfo(path).fileName())
+                                 : tr("Cannot open %1: %2").arg(QFileInfo(path).fileName(), message));
+        emit ncuViewOpened(ok);
+    });
+    view->show();
+    view->open(path);
+    return view;
 }
 
 void MainWindow::chooseFiles()
@@ -726,17 +750,32 @@ void MainWindow::exportReport()
     auto trace = document_->trace();
     if (!trace)
         return;
-    // The format is the file's suffix: a bare name gets the suffix of the chosen filter (model/export_path.h).
-    QString filter;
+    // The format is the file's suffix: a bare name gets the suffix of the chosen filter (model/export_path.h). The
+    // filter also chooses the detail: the summary to forward, or every table with the appendix.
+    const QStringList summaryFilters = {tr("PDF, summary (*.pdf)"), tr("Markdown, summary (*.md)"),
+                                        tr("HTML, summary (*.html)")};
+    const QStringList fullFilters = {tr("PDF, full detail with the appendix (*.pdf)"),
+                                     tr("Markdown, full detail with the appendix (*.md)"),
+                                     tr("HTML, full detail with the appendix (*.html)"), tr("JSON (*.json)")};
+    // A default name from the trace's: "<trace>-report.pdf" beside the trace (or where the last report went).
+    const QString stem = QString::fromStdString(
+        sl::report::report_file_stem(sl::report::trace_display_name(trace->meta.source_path)));
+    QSettings settings;
+    QString dir = settings.value(QStringLiteral("lastExportDirectory")).toString();
+    if (dir.isEmpty() && !document_->paths().isEmpty())
+        dir = QFileInfo(document_->paths().first()).absolutePath();
+    QString filter = summaryFilters.first();
     const QString path = sl::reportPathForFilter(
-        QFileDialog::getSaveFileName(this, tr("Export Report"), QString(),
-                                     tr("PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)"), &filter),
+        QFileDialog::getSaveFileName(this, tr("Export Report"), QDir(dir).filePath(stem + QStringLiteral(".pdf")),
+                                     (summaryFilters + fullFilters).join(QStringLiteral(";;")), &filter),
         filter);
-    if (!path.isEmpty())
-        exportReportTo(path);
+    if (path.isEmpty())
+        return;
+    settings.setValue(QStringLiteral("lastExportDirectory"), QFileInfo(path).absolutePath());
+    exportReportTo(path, fullFilters.contains(filter));
 }
 
-void MainWindow::exportReportTo(const QString& path)
+void MainWindow::exportReportTo(const QString& path, bool full)
 {
     auto trace = document_->trace();
     if (!trace) {
@@ -811,7 +850,8 @@ void MainWindow::exportReportTo(const QString& path)
         }
         emit reportWritten(ok, path);
     });
-    watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs, suggestionStates, suggestionNotes] {
+    watcher->setFuture(QtConcurrent::run([trace, inputs, lang, settings, docInputs, suggestionStates, suggestionNotes,
+                                          full, path] {
         // The same options the panes were computed with (settings + the config / ncu files opened with the trace).
         sl::report::PipelineOptions po = settings.reportOptions(docInputs.modelConfig, docInputs.ncu);
         for (const QString& t : docInputs.traces)
@@ -819,6 +859,10 @@ void MainWindow::exportReportTo(const QString& path)
         const sl::report::PipelineResults results = sl::report::run_pipeline(*trace, po);
         sl::report::ReportOptions ro;
         ro.lang = lang.startsWith(QLatin1String("zh")) ? sl::report::Lang::ZhCN : sl::report::Lang::En;
+        // As sightline-cli report: JSON (for scripts) is always complete; the documents people read are the summary
+        // unless the full detail was chosen.
+        ro.detail = full || path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive) ? sl::report::Detail::Full
+                                                                                       : sl::report::Detail::Summary;
         // The model and shape the Roofline used (not "not given" when a config.json was opened), and the decisions.
         sl::report::describe_workload(ro, po);
         ro.suggestion_state = suggestionStates;

@@ -21,6 +21,7 @@ class Document;
 class FindingsView;
 class JobRunner;
 class KbSession;
+class NcuView;
 class OverviewPanel;
 class SearchBar;
 class Selection;
@@ -34,7 +35,10 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
+    // Traces (with a model config / ncu file beside them) load into the workbench; an ncu file alone opens an ncu view.
     void openFiles(const QStringList& paths);
+    // An Nsight Compute export without a trace, in its own window (read on a worker); emits ncuViewOpened.
+    sl::NcuView* openNcuView(const QString& path);
     JobRunner* jobRunner() const { return runner_; }
     Document* document() const { return document_; }
     // Raises the dock "<name>Dock" (kernels, devices, gaps, overview, details).
@@ -46,7 +50,8 @@ public:
     void compareWith(const QStringList& after);
     // Writes the shareable report (PDF, Markdown, HTML or JSON by the file's suffix) for the open trace; the same
     // pipeline and report as `sightline-cli report`. Emits reportWritten when done.
-    void exportReportTo(const QString& path);
+    // full: every table and the appendix (sightline-cli report --detail full); else the summary to forward.
+    void exportReportTo(const QString& path, bool full = false);
     // View › Reset Layout: the first-launch arrangement of the panes and their sizes.
     void resetLayout();
     // Each shown pane's size and minimum size, one JSON object per line (used by the layout tests and --layout-report).
@@ -58,6 +63,7 @@ signals:
     // The current job ended (loaded, failed or cancelled); used by --screenshot.
     void jobFinished(bool ok);
     void reportWritten(bool ok, const QString& path);
+    void ncuViewOpened(bool ok);
     void comparisonFinished(bool ok);
 
 protected:

@@ -206,7 +206,7 @@ private slots:
         auto* axis = qobject_cast<QBarCategoryAxis*>(view.chartView()->chart()->axes(Qt::Horizontal).value(0));
         QVERIFY(axis);
         QCOMPARE(axis->count(), int(kGapBuckets));
-        QCOMPARE(axis->at(0), QStringLiteral("0-1us"));
+        QCOMPARE(axis->at(0), QStringLiteral("0\u20131µs"));
         QCOMPARE(axis->at(6), QStringLiteral(">1ms"));
     }
 

@@ -27,6 +27,8 @@
 #include "model/gap_histogram.h"
 #include "tests/support/qt_fixtures.h"
 #include "widgets/details_panel.h"
+#include "model/kernel_verdict_text.h"
+#include "analysis/diagnosis/kernel_verdict.h"
 #include "widgets/gap_histogram_view.h"
 #include "widgets/overview_panel.h"
 #include "widgets/timeline_view.h"
@@ -269,6 +271,56 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("%1 · %2").arg(formatDuration(d.p90), formatDuration(d.max))));
     }
 
+    // Every kernel's Details open with one verdict line (model/kernel_verdict_text.h over
+    // analysis/diagnosis/kernel_verdict.h), before any other row: without a model config a kernel shorter than its
+    // launch call is launch-bound; with one, a decode GEMM is bound as the cost model says, at its class's E_roof.
+    void verdictOpensTheDetails()
+    {
+        for (const bool withModel : {false, true}) {
+            const auto r = planted(withModel);
+            const Trace& t = *r->trace;
+            DetailsPanel details;
+            details.setTrace(r->trace);
+            details.setAnalysis(partOf(r, &r->analysis));
+            if (withModel)
+                details.setRoofline(partOf(r, &r->roofline));
+            int64_t pick = -1;
+            for (size_t k = 0; k < t.kernels.size() && pick < 0; ++k) {
+                KernelVerdictInputs in;
+                in.trace = &t;
+                in.kernel = int64_t(k);
+                in.analysis = &r->analysis;
+                in.roofline = withModel ? &*r->roofline.report : nullptr;
+                in.sm_count = VerdictText::smCount(t, t.kernels.device[k]);
+                const KernelVerdict v = kernel_verdict(in);
+                if (withModel ? v.source == VerdictSource::ModelConfig && v.op_class == "gemm" && v.phase == "decode"
+                              : v.kind == VerdictKind::LaunchBound)
+                    pick = int64_t(k);
+            }
+            QVERIFY(pick >= 0);
+            details.showKernel(pick);
+            const QString text = details.text();
+            const qsizetype at = text.indexOf(QStringLiteral("Verdict:"));
+            QVERIFY2(at >= 0, qPrintable(text.left(400)));
+            QVERIFY(at < text.indexOf(QStringLiteral("Duration")));
+            if (!withModel) {
+                QVERIFY(text.contains(QStringLiteral("Launch-bound: it runs")));
+                const int32_t api = t.kernels.launch_api[size_t(pick)];
+                QVERIFY(text.contains(formatDuration(t.api.end[size_t(api)] - t.api.start[size_t(api)])));
+                QVERIFY(!text.contains(QStringLiteral("No Roofline")));
+            } else {
+                const std::string phase = phaseOfKernel(r->analysis, t, pick);
+                const ClassEfficiency* ce = nullptr;
+                for (const ClassEfficiency& c : r->roofline.report->classes)
+                    if (c.op_class == "gemm" && c.phase == phase)
+                        ce = &c;
+                QVERIFY(ce && ce->e_roof);
+                QVERIFY2(text.contains(QStringLiteral("at E_roof %1 (gemm in decode").arg(formatPercent(*ce->e_roof))),
+                         qPrintable(text.left(600)));
+            }
+        }
+    }
+
     // With an ncu file: a trace whose kernels carry the names of a real ncu report's launches (in launch order); the
     // pane shows the launch joined to the selected kernel with its duration and SM throughput read from the raw
     // counters of that launch.
@@ -302,6 +354,8 @@ private slots:
                 QVERIFY(text.contains(formatDuration(std::llround(*ns))));
             if (const auto sm = launches[l].number("sm__throughput.avg.pct_of_peak_sustained_elapsed"))
                 QVERIFY(text.contains(QStringLiteral("%1 %").arg(QLocale().toString(*sm, 'f', 1))));
+            // The verdict comes from the launch's counters (ncu's Speed-of-Light breakdown).
+            QVERIFY2(text.contains(QStringLiteral("(ncu launch %1)").arg(launches[l].id)), qPrintable(text.left(500)));
         }
         // a kernel no launch matches
         details.showKernel(-1);

@@ -226,6 +226,116 @@ private slots:
                               QStringLiteral("/roof_labels_%1x%2.png").arg(size.width()).arg(size.height())));
     }
 
+    // Point labels (and roof labels) at the window sizes people use: no label over another, over any marker, or
+    // over a roof's label; every label inside the plot; the points with the most time labelled first.
+    void pointLabelsNeverOverlap_data()
+    {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("1280x720") << QSize(1280, 720);
+        QTest::newRow("1920x1080") << QSize(1920, 1080);
+        QTest::newRow("dock 700x400") << QSize(700, 400);
+        QTest::newRow("short dock 400x300") << QSize(400, 300);
+    }
+    void pointLabelsNeverOverlap()
+    {
+        QFETCH(QSize, size);
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(size);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(withNcu_));
+        QCoreApplication::processEvents();
+        const RooflineData& d = v.model()->rooflineData();
+        const QRectF plot = v.chart()->plotArea();
+        const std::vector<QRectF> roofs = v.roofLabelRects();
+        // Compute roof labels keep clear of every marker (the whole marker, not its centre).
+        for (const QRectF& r : roofs)
+            for (size_t i = 0; i < d.points.size(); ++i) {
+                const QPointF c = v.valueToChart(d.points[i].intensity, d.points[i].flops_per_s);
+                const double rad = v.markerRadius(int(i));
+                const QPointF n(std::clamp(c.x(), r.left(), r.right()), std::clamp(c.y(), r.top(), r.bottom()));
+                QVERIFY2(std::hypot(n.x() - c.x(), n.y() - c.y()) >= rad,
+                         qPrintable(QStringLiteral("a roof label covers point %1").arg(i)));
+            }
+        std::vector<std::pair<int, QRectF>> shown;
+        for (int row : v.labelledRows()) {
+            const QRectF r = v.labelRect(row);
+            if (r.isEmpty())
+                continue;
+            QVERIFY2(plot.contains(r), qPrintable(v.pointLabelText(row)));
+            for (const auto& [other, o] : shown)
+                QVERIFY2(!r.intersects(o), qPrintable(v.pointLabelText(row) + QStringLiteral(" overlaps ") +
+                                                      v.pointLabelText(other)));
+            for (const QRectF& roof : roofs)
+                QVERIFY2(!r.intersects(roof), qPrintable(v.pointLabelText(row) + QStringLiteral(" overlaps a roof label")));
+            for (size_t i = 0; i < d.points.size(); ++i) {
+                const QPointF c = v.valueToChart(d.points[i].intensity, d.points[i].flops_per_s);
+                const double rad = v.markerRadius(int(i));
+                const QPointF n(std::clamp(c.x(), r.left(), r.right()), std::clamp(c.y(), r.top(), r.bottom()));
+                QVERIFY2(std::hypot(n.x() - c.x(), n.y() - c.y()) >= rad,
+                         qPrintable(v.pointLabelText(row) + QStringLiteral(" covers point %1").arg(i)));
+            }
+            shown.push_back({row, r});
+        }
+        // A chart of 1280 px and more has room for most of them.
+        if (size.width() >= 1280)
+            QVERIFY2(shown.size() >= std::min<size_t>(6, v.labelledRows().size()), qPrintable(QString::number(shown.size())));
+        QVERIFY(!shown.empty());
+        QVERIFY(v.grab().save(testing::scratchDir(QStringLiteral("roofline_view")) +
+                              QStringLiteral("/point_labels_%1x%2.png").arg(size.width()).arg(size.height())));
+    }
+
+    // Two points 5 px apart: a click on either selects that one (QXYSeries::clicked would give the first marker under
+    // the cursor), and hovering shows its own values.
+    void clickOnOneOfTwoClosePointsSelectsIt()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(1280, 720);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(withNcu_));
+        QCoreApplication::processEvents();
+        RooflineData d = v.model()->rooflineData();
+        // Two extra ncu points at 20 FLOP/B, the second 5 px to the right of the first.
+        RooflinePoint a;
+        a.kind = RooflinePointKind::Ncu;
+        a.label = "near_a_kernel";
+        a.intensity = 20;
+        a.flops_per_s = 2e13;
+        a.flops = 2e9;
+        a.bytes = 1e8;
+        a.total_ns = 1e5;
+        RooflinePoint b = a;
+        b.label = "near_b_kernel";
+        d.points.push_back(a);
+        d.points.push_back(b);
+        v.model()->setRooflineData(d);
+        QCoreApplication::processEvents();
+        const int ra = int(d.points.size()) - 2, rb = int(d.points.size()) - 1;
+        // Move b 5 px right of a in pixel space: intensity scaled by the px-per-decade of the x axis.
+        const QPointF pa = v.valueToChart(a.intensity, a.flops_per_s);
+        const QPointF p10 = v.valueToChart(a.intensity * 10, a.flops_per_s);
+        d.points[size_t(rb)].intensity = a.intensity * std::pow(10.0, 5.0 / (p10.x() - pa.x()));
+        v.model()->setRooflineData(d);
+        QCoreApplication::processEvents();
+        const QPoint va = v.viewportPosition(ra), vb = v.viewportPosition(rb);
+        QVERIFY(std::abs((vb - va).x() - 5) <= 1);
+        click(v, vb);
+        QCOMPARE(v.highlightedRow(), rb);
+        click(v, va);
+        QCOMPARE(v.highlightedRow(), ra);
+        hover(v, vb);
+        QVERIFY2(v.hoverText().contains(QStringLiteral("near_b_kernel")), qPrintable(v.hoverText()));
+        hover(v, va);
+        QVERIFY2(v.hoverText().contains(QStringLiteral("near_a_kernel")), qPrintable(v.hoverText()));
+    }
+
     void clickSelectsNearestPoint()
     {
         Document doc;
@@ -335,6 +445,14 @@ private slots:
         QVERIFY(text.contains(QStringLiteral("of the roof")));
         QVERIFY(text.contains(QStringLiteral("E_roof")));
         QVERIFY(text.contains(QStringLiteral("Total time")));
+        // FLOPs and bytes per pass, and the share of the trace's kernel time.
+        QVERIFY2(text.contains(RooflineModel::formatSi(p.flops)), qPrintable(text));
+        QVERIFY(text.contains(formatBytes(uint64_t(std::llround(p.bytes)))));
+        double kernelNs = 0;
+        for (size_t k = 0; k < result_.trace->kernels.size(); ++k)
+            kernelNs += double(result_.trace->kernels.end[k] - result_.trace->kernels.start[k]);
+        QVERIFY2(text.contains(QStringLiteral("Share of the trace's kernel time: %1").arg(formatPercent(p.total_ns / kernelNs))),
+                 qPrintable(text));
         QVERIFY(p.e_roof);
         QVERIFY(text.contains(QLocale().toString(*p.e_roof, 'f', 3)));
         // The ncu point says how many launches it stands for.
