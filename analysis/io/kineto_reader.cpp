@@ -1212,7 +1212,7 @@ public:
             ++it->second;
         }
         if (cat == Cat::Python && e.ph == 'X') {
-            // python_function stacks are not kept, but the packages they run in name the framework (issue 13).
+            // The packages python_function frames run in name the framework (issue 13).
             static constexpr std::pair<std::string_view, std::string_view> kPkgs[] = {
                 {"transformers/", "transformers"}, {"vllm/", "vllm"}, {"sglang/", "sglang"},
                 {"tensorrt_llm/", "tensorrt_llm"}};
@@ -1220,7 +1220,7 @@ public:
                 if (e.name.find(needle) != std::string_view::npos)
                     python_packages_.insert(std::string(pkg));
         }
-        if (e.ph != 'X' || cat == Cat::Other || cat == Cat::Python)
+        if (e.ph != 'X' || cat == Cat::Other)
             return;
         if (!e.has_ts || !e.has_dur) {
             note_missing_time();
@@ -1315,6 +1315,10 @@ public:
         }
         case Cat::UserAnnotation:
             trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::UserAnnotation);
+            break;
+        case Cat::Python:
+            // Kept (the CPU flame chart, the nn.Module a CPU op ran in); capped in finalize() by keep_python_frames().
+            trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::PythonFunction);
             break;
         case Cat::CpuOp:
             trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::CpuOp);
@@ -2517,6 +2521,66 @@ private:
         }
     }
 
+    // python_function frames beyond kMaxPythonFrames (a with_stack trace of a long run records every call): the
+    // longest are kept (they are the outer frames, visible at every zoom), and every "nn.Module: " frame (the
+    // module path of the CPU ops); a warning counts the rest. Decided on the merged table (file order), so
+    // the result does not depend on the thread count.
+    static constexpr size_t kMaxPythonFrames = 1'000'000;
+    void keep_python_frames()
+    {
+        auto& r = trace_.ranges;
+        std::vector<uint32_t> python;
+        for (size_t i = 0; i < r.size(); ++i)
+            if (r.kind[i] == RangeKind::PythonFunction)
+                python.push_back(static_cast<uint32_t>(i));
+        if (python.size() <= kMaxPythonFrames)
+            return;
+        std::vector<uint8_t> keep(r.size(), 1);
+        std::vector<uint32_t> rest;
+        for (uint32_t i : python) {
+            keep[i] = 0;
+            if (trace_.str(r.name[i]).starts_with("nn.Module: "))
+                keep[i] = 1;
+            else
+                rest.push_back(i);
+        }
+        const size_t modules = python.size() - rest.size();
+        const size_t budget = kMaxPythonFrames > modules ? kMaxPythonFrames - modules : 0;
+        if (budget < rest.size()) {
+            // Longest first; ties by row (file order).
+            std::nth_element(rest.begin(), rest.begin() + static_cast<ptrdiff_t>(budget), rest.end(),
+                             [&](uint32_t a, uint32_t b) {
+                                 const int64_t da = r.end[a] - r.start[a], db = r.end[b] - r.start[b];
+                                 return da != db ? da > db : a < b;
+                             });
+            rest.resize(budget);
+        }
+        for (uint32_t i : rest)
+            keep[i] = 1;
+        size_t out = 0;
+        for (size_t i = 0; i < r.size(); ++i) {
+            if (!keep[i])
+                continue;
+            r.start[out] = r.start[i];
+            r.end[out] = r.end[i];
+            r.name[out] = r.name[i];
+            r.thread[out] = r.thread[i];
+            r.kind[out] = r.kind[i];
+            r.depth[out] = r.depth[i];
+            ++out;
+        }
+        const int64_t dropped = static_cast<int64_t>(r.size() - out);
+        for (auto* v : {&r.start, &r.end})
+            v->resize(out);
+        r.name.resize(out);
+        r.thread.resize(out);
+        r.kind.resize(out);
+        r.depth.resize(out);
+        trace_.meta.warnings.push_back(std::to_string(dropped) + " short python_function frames were left out (the " +
+                                       std::to_string(kMaxPythonFrames) +
+                                       " longest and every nn.Module frame are kept)");
+    }
+
     // Events that carry no "correlation" arg are linked through their ac2g / async flow instead: the flow's start
     // sits on the launching call (same pid, tid, ts), its finish on the GPU activity.
     void link_by_flows()
@@ -2680,6 +2744,7 @@ private:
             trace_.kernels.warps_per_sm.clear();
             trace_.kernels.est_occupancy_pct.clear();
         }
+        keep_python_frames();
         sort_tables();
         trace_.finish();
         // Host/device clock offset (issue 13): put the GPU ops on the host clock and say so, so the offset never

@@ -163,7 +163,10 @@ void write_all(const Trace& t, Out& o, const KinetoWriteOptions& opt)
     const auto& r = t.ranges;
     for (size_t i = 0; i < r.size(); ++i) {
         sep();
-        o.raw("{\"ph\": \"X\", \"cat\": ").raw(r.kind[i] == RangeKind::CpuOp ? "\"cpu_op\"" : "\"user_annotation\"");
+        o.raw("{\"ph\": \"X\", \"cat\": ")
+            .raw(r.kind[i] == RangeKind::CpuOp            ? "\"cpu_op\""
+                 : r.kind[i] == RangeKind::PythonFunction ? "\"python_function\""
+                                                          : "\"user_annotation\"");
         o.raw(", \"name\": ").str(t.str(r.name[i])).raw(", \"pid\": ").num(pid_of_thread(r.thread[i]));
         o.raw(", \"tid\": ").num(tid_of_thread(r.thread[i])).raw(", \"ts\": ").us(r.start[i]);
         o.raw(", \"dur\": ").us(r.end[i] - r.start[i]).raw(", \"args\": {\"External id\": ").num(int64_t(i)).raw("}}");

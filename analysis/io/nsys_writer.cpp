@@ -601,6 +601,8 @@ void write_nsys_sqlite(const Trace& trace, const std::string& path)
             "VALUES (?,?,?,?,?,?,?)");
         int64_t range_id = 0;
         for (size_t i = 0; i < r.size(); ++i) {
+            if (r.kind[i] == RangeKind::PythonFunction)
+                continue;   // Python frames have no NVTX form
             const bool start_end = r.kind[i] == RangeKind::StartEnd;
             bi(s, 1, r.start[i]);
             bi(s, 2, r.end[i]);

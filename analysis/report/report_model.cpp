@@ -369,7 +369,10 @@ static Section build_environment(BuildContext& cx)
         kv.items.push_back({"kernels", cx.s("kv.kernels"), vcount(int64_t(t->kernels.size()))});
         kv.items.push_back({"memcpys", cx.s("kv.memcpys"), vcount(int64_t(t->memcpy.size()))});
         kv.items.push_back({"api_calls", cx.s("kv.api_calls"), vcount(int64_t(t->api.size()))});
-        kv.items.push_back({"nvtx_ranges", cx.s("kv.ranges"), vcount(int64_t(t->ranges.size()))});
+        kv.items.push_back({"nvtx_ranges", cx.s("kv.ranges"),
+                            vcount(int64_t(std::count_if(t->ranges.kind.begin(), t->ranges.kind.end(), [](RangeKind k) {
+                                return k != RangeKind::PythonFunction;   // Python frames are not ranges of this count
+                            })))});
         kv.items.push_back({"processes", cx.s("kv.processes"), vcount(int64_t(t->meta.processes.size()))});
         sec.blocks.push_back(std::move(kv));
     }

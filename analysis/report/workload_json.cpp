@@ -42,11 +42,14 @@ void add_time_base_json(json& j, const Trace& t, const AnalysisResult& r)
     j["capture_source"] = m.capture_source;
     j["reported_capture_ns"] = m.reported_capture_ns;
     j["clock_shift_ns"] = m.clock_shift_ns;
-    int64_t nvtx = 0, cpu_ops = 0;
+    int64_t nvtx = 0, cpu_ops = 0, python = 0;
     for (size_t i = 0; i < t.ranges.size(); ++i)
-        (t.ranges.kind[i] == RangeKind::CpuOp ? cpu_ops : nvtx) += 1;
+        (t.ranges.kind[i] == RangeKind::CpuOp            ? cpu_ops
+         : t.ranges.kind[i] == RangeKind::PythonFunction ? python
+                                                         : nvtx) += 1;
     j["nvtx_ranges"] = nvtx;
     j["cpu_ops"] = cpu_ops;
+    j["python_functions"] = python;
 
     // GPU activity window: first GPU op start .. last GPU op end over every device.
     int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0;

@@ -117,7 +117,8 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         }
     };
     for (size_t i = 0; i < t.ranges.size(); ++i)
-        visit(t.ranges.name[i], false);
+        if (t.ranges.kind[i] != RangeKind::PythonFunction)   // Python frames name code, not the workload's phases
+            visit(t.ranges.name[i], false);
     for (size_t i = 0; i < t.gpu_ranges.size(); ++i)
         visit(t.gpu_ranges.name[i], false);
     for (size_t i = 0; i < t.kernels.size(); ++i)

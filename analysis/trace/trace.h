@@ -148,8 +148,12 @@ struct SyncTable {
     size_t append(int64_t start_ns, int64_t end_ns);
 };
 
-// ---- Host ranges: NVTX ranges, Kineto user annotations and CPU ops ---------------------------------------------
-enum class RangeKind : uint8_t { PushPop = 0, StartEnd = 1, UserAnnotation = 2, CpuOp = 3 };
+// ---- Host ranges: NVTX ranges, Kineto user annotations, CPU ops and Python frames -------------------------------
+// PythonFunction: a Kineto python_function frame (with_stack / with_modules); "nn.Module: Name_N" frames name the
+// module a CPU op ran in. Neither CPU ops nor Python frames are NVTX ranges: analyses that read NVTX skip both.
+enum class RangeKind : uint8_t { PushPop = 0, StartEnd = 1, UserAnnotation = 2, CpuOp = 3, PythonFunction = 4 };
+// NVTX ranges and Kineto user annotations (what NVTX analyses read), not CPU ops or Python frames.
+inline bool is_nvtx_like(RangeKind k) { return k != RangeKind::CpuOp && k != RangeKind::PythonFunction; }
 struct RangeTable {
     std::vector<int64_t> start, end;          // end is the trace end for ranges that never closed
     std::vector<StrId> name;                  // text (with "domain:" prefix for non-default NVTX domains)
@@ -265,7 +269,7 @@ struct Trace {
     MemsetTable memset;
     ApiTable api;
     SyncTable syncs;
-    RangeTable ranges;              // NVTX ranges, user annotations, CPU ops
+    RangeTable ranges;              // NVTX ranges, user annotations, CPU ops, Python frames
     MarkTable marks;
     GpuRangeTable gpu_ranges;
     OpArgsTable op_args;            // Kineto record_shapes / collective args (see OpArgsTable)

@@ -219,13 +219,19 @@ TEST(KinetoReader, ModernSchemaMapsEveryCategory)
     EXPECT_EQ(t.syncs.api[0], 2);
     EXPECT_EQ(t.syncs.stream[0], 7u);
 
-    // cpu_op and user_annotation become ranges (python_function is skipped); the annotation encloses the op.
-    ASSERT_EQ(t.ranges.size(), 2u);
+    // cpu_op, user_annotation and python_function become ranges; the annotation encloses the op and the Python
+    // frame (same start, shorter: inside it), and the frame is still open when the op starts.
+    ASSERT_EQ(t.ranges.size(), 3u);
     for (size_t i = 0; i < t.ranges.size(); ++i) {
         if (t.ranges.kind[i] == RangeKind::CpuOp) {
             EXPECT_EQ(t.str(t.ranges.name[i]), "aten::mm");
             EXPECT_EQ(t.ranges.start[i], 999500);
             EXPECT_EQ(t.ranges.end[i], 1019750);
+            EXPECT_EQ(t.ranges.depth[i], 2u);
+        } else if (t.ranges.kind[i] == RangeKind::PythonFunction) {
+            EXPECT_EQ(t.str(t.ranges.name[i]), "x.py(1): f");
+            EXPECT_EQ(t.ranges.start[i], 999000);
+            EXPECT_EQ(t.ranges.end[i], 1000000);
             EXPECT_EQ(t.ranges.depth[i], 1u);
         } else {
             EXPECT_EQ(t.ranges.kind[i], RangeKind::UserAnnotation);

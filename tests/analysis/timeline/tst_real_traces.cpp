@@ -127,12 +127,16 @@ TEST(RealTraces, WhatAHumanSees)
             EXPECT_LT(j["trace"]["gpu_utilization"].get<double>(), 1.0);
         }
         EXPECT_EQ(j["workload"]["kind"], e["kind"]);
-        // cpu_op events are CPU operators, not NVTX ranges.
-        int64_t cpu_ops = 0;
-        for (size_t i = 0; i < t.ranges.size(); ++i)
+        // cpu_op events are CPU operators and python_function events Python frames, neither NVTX ranges.
+        int64_t cpu_ops = 0, python = 0;
+        for (size_t i = 0; i < t.ranges.size(); ++i) {
             cpu_ops += t.ranges.kind[i] == RangeKind::CpuOp;
+            python += t.ranges.kind[i] == RangeKind::PythonFunction;
+        }
         EXPECT_EQ(j["trace"]["cpu_ops"].get<int64_t>(), cpu_ops);
-        EXPECT_EQ(j["trace"]["nvtx_ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - cpu_ops);
+        EXPECT_EQ(j["trace"]["python_functions"].get<int64_t>(), python);
+        EXPECT_EQ(j["trace"]["nvtx_ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - cpu_ops - python);
+        EXPECT_EQ(j["trace"]["ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - python);
 
         // Training: no decode, TPOT or prefill in any finding.
         if (a.workload.kind == WorkloadKind::Training) {
