@@ -94,6 +94,11 @@ struct SynthOptions {
     // "execute_context_N(T)_generation_M(M)", and every mixed_every-th decode step also runs one prefill chunk of
     // prefill_tokens tokens (its kernels prefill-sized), named with N = 1. 0 = off.
     int mixed_every = 0;
+    // JIT compilation before the first kernel (nvFuser-style): the first step's inputs are uploaded, then the host
+    // spends jit_compile_ns in an NVTX range "KernelExecutor::compileFusion", 80 % of it in a nested
+    // "nvrtcCompileProgram" range, and loads the compiled module (cuModuleLoadData, 2 ms) before the first launch.
+    // The GPU idles behind it. 0 = off.
+    int64_t jit_compile_ns = 0;
     // Host/device clock offset (issue 13): added to every GPU time after generation, as a profiler whose GPU clock
     // is not synchronised with the host clock would write it. 0 = one clock.
     int64_t clock_offset_ns = 0;

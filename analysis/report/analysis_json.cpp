@@ -159,6 +159,8 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
         largest.push_back(std::move(gj));
     }
     j["gaps"] = {{"count", r.idle.gaps.size()}, {"histogram", std::move(hist)}, {"largest", std::move(largest)}};
+    // Host-side causes of idle (compilation, autotuning, module loading, allocator), on the trace clock as the gaps.
+    j["host_causes"] = host_causes_to_json(r.host_causes, 0);
 
     // Launch statistics.
     {

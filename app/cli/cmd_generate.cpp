@@ -38,7 +38,7 @@ int run_generate(const std::vector<std::string>& args)
     std::string err;
     const std::vector<std::string> values = {"--preset", "--kernels", "--steps", "--layers", "--prefill", "--seed",
                                              "--nvtx", "-o", "--output", "--config-out", "--warmup-heavy",
-                                             "--mixed-every", "--clock-offset-ms"};
+                                             "--mixed-every", "--clock-offset-ms", "--jit-compile-ms"};
     const std::vector<std::string> flags = {"--host-starved", "--sync-every-step", "--serial-copies",
                                             "--no-copies", "--pageable-copies", "--nccl", "--nccl-overlap",
                                             "--cuda-graphs", "--no-nvtx", "--quiet"};
@@ -62,13 +62,14 @@ int run_generate(const std::vector<std::string>& args)
     }
     int64_t kernels = o.total_kernels, steps = o.decode_steps, layers = o.layers, prefill = o.prefill_steps,
             nvtx = o.total_nvtx, seed = static_cast<int64_t>(o.seed), warmup_heavy = 0, mixed_every = 0,
-            clock_offset_ms = 0;
+            clock_offset_ms = 0, jit_compile_ms = 0;
     if (!parse_int(a, "--kernels", 0, 100'000'000, kernels, err) || !parse_int(a, "--steps", 0, 10'000'000, steps, err) ||
         !parse_int(a, "--layers", 1, 1000, layers, err) || !parse_int(a, "--prefill", 0, 1000, prefill, err) ||
         !parse_int(a, "--nvtx", 0, 100'000'000, nvtx, err) || !parse_int(a, "--seed", 0, INT64_MAX, seed, err) ||
         !parse_int(a, "--warmup-heavy", 0, 1'000'000, warmup_heavy, err) ||
         !parse_int(a, "--mixed-every", 0, 1'000'000, mixed_every, err) ||
-        !parse_int(a, "--clock-offset-ms", -100'000, 100'000, clock_offset_ms, err)) {
+        !parse_int(a, "--clock-offset-ms", -100'000, 100'000, clock_offset_ms, err) ||
+        !parse_int(a, "--jit-compile-ms", 0, 3'600'000, jit_compile_ms, err)) {
         std::cerr << "sightline-cli generate: " << err << "\n";
         return kExitUsage;
     }
@@ -90,6 +91,7 @@ int run_generate(const std::vector<std::string>& args)
     o.warmup_heavy_steps = static_cast<int>(warmup_heavy);
     o.mixed_every = static_cast<int>(mixed_every);
     o.clock_offset_ns = clock_offset_ms * 1'000'000;
+    o.jit_compile_ns = jit_compile_ms * 1'000'000;
     // A .json / .json.gz output is a Kineto trace; anything else an nsys export. nsys stamps host and device on one
     // session clock, so a clock offset is only planted in a Kineto trace (where real traces show it).
     const auto ends_with = [&](std::string_view suf) {
@@ -132,7 +134,7 @@ const bool registered = register_command(
      "generate [--preset decode|scale] [--kernels N] [--steps N] [--layers N] [--prefill N] [--nvtx N] [--seed N] "
      "[--host-starved] [--sync-every-step] [--serial-copies] [--no-copies] [--pageable-copies] [--nccl|--nccl-overlap] "
      "[--cuda-graphs] [--no-nvtx] [--warmup-heavy N] [--mixed-every N] [--clock-offset-ms MS] "
-     "[--config-out CONFIG.json] -o FILE.sqlite|FILE.json[.gz]",
+     "[--jit-compile-ms MS] [--config-out CONFIG.json] -o FILE.sqlite|FILE.json[.gz]",
      run_generate});
 
 } // namespace
