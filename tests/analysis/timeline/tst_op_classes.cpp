@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -262,5 +263,62 @@ TEST(OpClasses, FlashInferAndMoeGroupedGemms)
     for (const auto& [name, cls, fw] : cases) {
         EXPECT_EQ(class_of(c, name), cls) << name;
         EXPECT_EQ(framework_of(c, name), fw) << name;
+    }
+}
+
+// A sequence pattern (kernel_classes.json: "after" a class, "within" N kernels on the stream): Hugging Face's gated
+// MLP runs silu(gate), the up GEMM, then a plain elementwise mul; that mul is the activation's. On stream 7: silu,
+// GEMM, mul (moved: the silu is 2 kernels back), add, mul (stays: no activation within 2), and on stream 8 a mul
+// right after a silu of stream 7 in time but not on its stream (stays). Totals follow the kernels, not the names.
+TEST(OpClasses, GatedMlpMulIsActivation)
+{
+    const char* silu = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::silu_kernel"
+                       "(at::TensorIteratorBase&)::{lambda()#1}>(int)";
+    const char* mul = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::BFloat16, "
+                      "c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<float> >, "
+                      "std::array<char*, 3ul> >(int)";
+    const char* add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                      "std::array<char*, 3ul> >(int)";
+    Trace t;
+    t.meta.devices.push_back({});
+    auto k = [&](int64_t s, int64_t e, const char* name, uint32_t stream) {
+        const size_t r = t.kernels.append(s, e, t.strings.intern(name));
+        t.kernels.stream[r] = stream;
+    };
+    k(0, 10, silu, 7);
+    k(10, 50, "nvjet_tst_128x8_64x12_2x1_v_bz_TNT", 7);
+    k(50, 65, mul, 7);      // -> activation
+    k(65, 70, add, 7);
+    k(70, 80, mul, 7);      // stays elementwise
+    k(11, 19, mul, 8);      // other stream: stays
+    t.finish();
+    const OpClassifier c = OpClassifier::load();
+    const OpClassResult r = classify_ops(t, c);
+    const int act = c.class_index("activation"), elem = c.class_index("elementwise");
+    ASSERT_GE(act, 0);
+    ASSERT_GE(elem, 0);
+    EXPECT_EQ(class_of(c, mul), "elementwise");   // by name alone: elementwise
+    std::map<int64_t, int> cls;   // by start time (finish() may reorder rows)
+    for (size_t i = 0; i < t.kernels.size(); ++i)
+        cls[t.kernels.start[i]] = r.kernel_class[i];
+    EXPECT_EQ(cls[0], act);
+    EXPECT_EQ(cls[50], act);
+    EXPECT_EQ(cls[70], elem);
+    EXPECT_EQ(cls[11], elem);
+    const auto& a = r.classes[static_cast<size_t>(act)];
+    const auto& e = r.classes[static_cast<size_t>(elem)];
+    EXPECT_EQ(a.count, 2);
+    EXPECT_EQ(a.time_ns, 10 + 15);
+    EXPECT_EQ(e.count, 3);
+    EXPECT_EQ(e.time_ns, 5 + 10 + 8);
+
+    // A sequence pattern naming a class that does not exist is a clear error.
+    const std::string p = sl::test::scratch_dir("op_classes_seq") + "/bad.json";
+    std::ofstream(p) << R"({"classes":[{"id":"a"}],"patterns":[{"class":"a","match":"x","after":"nope"}]})";
+    try {
+        OpClassifier::load(p);
+        ADD_FAILURE() << "no error";
+    } catch (const TraceError& err) {
+        EXPECT_NE(std::string(err.what()).find("after"), std::string::npos) << err.what();
     }
 }
