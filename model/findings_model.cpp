@@ -225,6 +225,7 @@ QString FindingsModel::scopeLabel(ScopeKind k)
     case ScopeKind::OpClass: return tr("operator class");
     case ScopeKind::Kernel: return tr("kernel");
     case ScopeKind::NcuLaunch: return tr("ncu launch");
+    case ScopeKind::HostCause: return tr("host-side cause");
     }
     return {};
 }

@@ -70,6 +70,10 @@ Metrics healthy(ScopeKind k)
                 {"shared_bank_conflict_ratio", 0.01}, {"stall_memory_dependency_fraction", 0.2},
                 {"sm_throughput_pct", 85}, {"memory_throughput_pct", 40}, {"waves_per_sm", 4},
                 {"time_fraction", 0.1}, {"wall_fraction", 0.08}};
+    case ScopeKind::HostCause:
+        return {{"trace_wall_ns", 1e9}, {"idle_ns", 1e6}, {"idle_fraction", 0.001}, {"host_ns", 2e6},
+                {"before_gpu_ns", 0}, {"count", 3}, {"is_compilation", 0}, {"is_autotuning", 0},
+                {"is_module_loading", 0}, {"is_allocator", 0}};
     }
     return {};
 }
@@ -123,6 +127,10 @@ const std::vector<Trigger>& triggers()
         {"ncu-latency-bound-stalls", {{"stall_memory_dependency_fraction", 0.7}}},
         {"ncu-sol-latency", {{"sm_throughput_pct", 30}, {"memory_throughput_pct", 35}}},
         {"ncu-small-grid", {{"sm_throughput_pct", 20}, {"memory_throughput_pct", 25}, {"waves_per_sm", 0.4}}},
+        {"host-jit-compilation", {{"is_compilation", 1}, {"idle_ns", 3e8}, {"idle_fraction", 0.3}, {"host_ns", 3.1e8}}},
+        {"host-autotuning", {{"is_autotuning", 1}, {"idle_ns", 5e7}, {"idle_fraction", 0.05}, {"host_ns", 6e7}}},
+        {"host-module-loading", {{"is_module_loading", 1}, {"idle_ns", 2e7}, {"idle_fraction", 0.02}, {"count", 12}}},
+        {"host-allocator-stalls", {{"is_allocator", 1}, {"idle_ns", 3e7}, {"idle_fraction", 0.03}, {"count", 400}}},
     };
     return t;
 }
@@ -142,7 +150,7 @@ std::vector<MetricScope> healthy_scopes()
 {
     std::vector<MetricScope> v;
     for (auto k : {ScopeKind::Trace, ScopeKind::Device, ScopeKind::Phase, ScopeKind::OpClass, ScopeKind::Kernel,
-                   ScopeKind::NcuLaunch})
+                   ScopeKind::NcuLaunch, ScopeKind::HostCause})
         v.push_back(scope_of(k, {}));
     return v;
 }
