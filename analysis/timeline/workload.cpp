@@ -254,15 +254,28 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
                               {{"events", std::to_string(n)}, {"kinds", list}}});
     }
     const int64_t capture = t.meta.capture_end - t.meta.capture_start;
-    if (gpu_ops > 0 && (capture < o.min_capture_ns || static_cast<int64_t>(t.kernels.size()) < o.min_kernels))
+    const bool too_brief = capture < o.min_capture_ns;
+    const bool too_few = static_cast<int64_t>(t.kernels.size()) < o.min_kernels;
+    if (gpu_ops > 0 && (too_brief || too_few)) {
+        // Say which limit the capture is under: a 1.4 s capture with 36 kernels is short of kernels, not of time.
+        const std::string kernels = std::to_string(t.kernels.size());
+        std::string why;
+        if (too_brief && too_few)
+            why = "it is shorter than " + ms_text(o.min_capture_ns) + " and holds fewer than " +
+                  std::to_string(o.min_kernels) + " kernels";
+        else if (too_brief)
+            why = "it is shorter than " + ms_text(o.min_capture_ns);
+        else
+            why = "it holds fewer than " + std::to_string(o.min_kernels) + " kernels";
         r.warnings.push_back({"capture_too_short",
-                              "the capture (" + ms_text(capture) + ", " + std::to_string(t.kernels.size()) +
-                                  " kernels) is too short for a verdict: below " + ms_text(o.min_capture_ns) +
-                                  " or " + std::to_string(o.min_kernels) + " kernels; findings are indicative only",
+                              "the capture (" + ms_text(capture) + ", " + kernels +
+                                  " kernels) is too small for a verdict: " + why + "; findings are indicative only",
                               {{"capture_ns", std::to_string(capture)},
-                               {"kernels", std::to_string(t.kernels.size())},
+                               {"kernels", kernels},
                                {"min_capture_ns", std::to_string(o.min_capture_ns)},
-                               {"min_kernels", std::to_string(o.min_kernels)}}});
+                               {"min_kernels", std::to_string(o.min_kernels)},
+                               {"short_of", too_brief && too_few ? "both" : too_brief ? "time" : "kernels"}}});
+    }
     int64_t loads = 0;
     std::vector<int8_t> load_name(t.strings.size(), -1);
     for (size_t i = 0; i < t.api.size(); ++i) {
