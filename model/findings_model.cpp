@@ -296,6 +296,8 @@ QString FindingsModel::sourceLabel(const std::string& source)
         return tr("weight-streaming analysis (NVTX)");
     if (source == "analysis:idle/overlap")
         return tr("idle attribution and overlap");
+    if (source == "analysis:host_causes")
+        return tr("host-side causes (compilation, module loading, allocator)");
     if (source == "roofline")
         return tr("Roofline model");
     if (source == "trace (measured)")

@@ -83,8 +83,8 @@ QString WarningText::message(const WorkloadWarning& w)
             return tr("the capture (%1, %n kernel(s)) is too small for a verdict: it is shorter than %2; findings are "
                       "indicative only", nullptr, int(b))
                 .arg(formatDuration(a), formatDuration(x));
-        return tr("the capture (%1, %n kernel(s)) is too small for a verdict: it is shorter than %2 and holds fewer "
-                  "than %3 kernels; findings are indicative only", nullptr, int(b))
+        return tr("the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are "
+                  "indicative only", nullptr, int(b))
             .arg(formatDuration(a), formatDuration(x))
             .arg(y);
     }

@@ -43,6 +43,16 @@ bool is_mix_class(const std::string& id)
     return s.count(id) > 0;
 }
 
+// A word set inside Chinese text: Latin at either end is set off with a space ("主机处于 JIT 编译期间").
+std::string zh_word(const std::string& w)
+{
+    if (w.empty())
+        return w;
+    const bool latin_front = static_cast<unsigned char>(w.front()) < 0x80;
+    const bool latin_back = static_cast<unsigned char>(w.back()) < 0x80;
+    return (latin_front ? " " : "") + w + (latin_back ? " " : "");
+}
+
 const char* host_cause_verdict(const std::string& id)
 {
     if (id == "compilation") return "compilation";
@@ -401,7 +411,7 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         const std::pair<std::string, std::string> verb =
             it != does.end() ? it->second : std::make_pair(std::string("is busy"), std::string("忙碌"));
         w = {"host-bound by " + startup_cause->label.en + ": the GPU waits while the host " + verb.first,
-             "受主机端" + startup_cause->label.zh_CN + "限制：主机" + verb.second + "时 GPU 在等待"};
+             "受主机端" + zh_word(startup_cause->label.zh_CN) + "限制：主机" + verb.second + "时 GPU 在等待"};
     }
     std::string en, zh;
     if (wall_all > 0) {
@@ -431,13 +441,13 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
             if (c.idle_ns > 0) {
                 en += " The GPU idles " + ms(c.idle_ns) + " (" + pct(c.idle_ns / W) + " of the wall) while the host is in " +
                       c.label.en + " (" + ev + ").";
-                zh += " 主机处于" + c.label.zh_CN + "期间 GPU 空闲 " + ms(c.idle_ns) + "（占墙钟时间的 " +
+                zh += " 主机处于" + zh_word(c.label.zh_CN) + "期间 GPU 空闲 " + ms(c.idle_ns) + "（占墙钟时间的 " +
                       pct(c.idle_ns / W) + "）（" + ev + "）。";
             }
             if (c.before_gpu_ns > 0) {
                 en += " Before the first GPU operation the host spends " + ms(c.before_gpu_ns) + " in " + c.label.en +
                       (c.idle_ns > 0 ? "" : " (" + ev + ")") + ", outside the GPU-active window.";
-                zh += " 在第一个 GPU 操作之前，主机在" + c.label.zh_CN + "上花费 " + ms(c.before_gpu_ns) +
+                zh += " 在第一个 GPU 操作之前，主机在" + zh_word(c.label.zh_CN) + "上花费 " + ms(c.before_gpu_ns) +
                       (c.idle_ns > 0 ? "" : "（" + ev + "）") + "，位于 GPU 活动窗口之外。";
             }
         }

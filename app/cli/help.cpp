@@ -149,6 +149,8 @@ const HelpText kHelp[] = {
      "  --warmup-heavy N       N slow warm-up decode steps at the start (lazy loads, first-call tuning)\n"
      "  --mixed-every N        every Nth step is a mixed chunked-prefill + decode step (vLLM-style ranges)\n"
      "  --clock-offset-ms MS   device clock offset from the host clock (Kineto output only: -o FILE.json[.gz])\n"
+     "  --jit-compile-ms MS    before the first kernel, MS of JIT compilation on the host (an NVTX\n"
+     "                         KernelExecutor::compileFusion range with NVRTC inside) while the GPU idles\n"
      "  --config-out FILE      also write the model config.json of the trace\n"
      "  --quiet                print nothing on success\n"
      "  -o, --output FILE      the trace to write (required)\n"},

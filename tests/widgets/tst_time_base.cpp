@@ -384,8 +384,8 @@ private slots:
             QVERIFY(tooShort);
             const QString h = TraceHeader::html(*tiny, &ta);
             const QString expected =
-                TraceHeader::tr("the capture (%1, %n kernel(s)) is too small for a verdict: it is shorter than %2 "
-                                "and holds fewer than %3 kernels; findings are indicative only", nullptr, 6)
+                TraceHeader::tr("the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): "
+                                "findings are indicative only", nullptr, 6)
                     .arg(formatDuration(tiny->meta.capture_end - tiny->meta.capture_start), formatDuration(20'000'000))
                     .arg(50);
             QVERIFY2(h.contains(expected.toHtmlEscaped()), qPrintable(h));
