@@ -248,9 +248,22 @@ HostCauseResult find_host_causes(const Trace& t, const IdleResult& idle, const H
             add(c, rank_of_thread(R.thread[i]), R.start[i], R.end[i], R.name[i], range_source(R.kind[i]));
     }
     const auto& A = t.api;
+    // The first CUDA call of a process also creates its context (PyTorch's first cudaMalloc or cudaFree(0) takes
+    // seconds for that): it is start-up, but not the cause its name says, so it is not counted.
+    std::map<std::pair<int32_t, int64_t>, size_t> first_call;   // (rank, pid) -> API row
+    for (size_t i = 0; i < A.size(); ++i) {
+        const uint32_t th = A.thread[i];
+        const std::pair<int32_t, int64_t> key{rank_of_thread(th), th < t.meta.threads.size() ? t.meta.threads[th].pid : 0};
+        const auto it = first_call.find(key);
+        if (it == first_call.end() || A.start[i] < A.start[it->second])
+            first_call[key] = i;
+    }
+    std::vector<bool> is_first(A.size(), false);
+    for (const auto& [key, row] : first_call)
+        is_first[row] = true;
     for (size_t i = 0; i < A.size(); ++i) {
         const int c = cls_of(api_cls, A.name[i], true);
-        if (c >= 0)
+        if (c >= 0 && !is_first[i])
             add(c, rank_of_thread(A.thread[i]), A.start[i], A.end[i], A.name[i], "api");
     }
     if (intervals.empty())

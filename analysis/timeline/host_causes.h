@@ -9,6 +9,8 @@
 // intervals are the union of its matching ranges and calls on the threads of one rank; time inside two causes (a
 // module load inside a compile range) belongs to the first in the file's precedence order, so each host nanosecond
 // has at most one cause.
+// The first API call of a process is never a cause: it also creates the CUDA context (PyTorch's first cudaMalloc,
+// or cudaFree(0), takes seconds for that, not for allocating).
 //
 // What a cause explains: the device idle it covers, i.e. the part of every host-wait gap (idle.h: the next op's
 // launch call began after the GPU went idle — the host was late) that lies inside the cause's host intervals on the

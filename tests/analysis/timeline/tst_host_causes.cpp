@@ -209,3 +209,23 @@ TEST(HostCauses, PlantedJitCompile)
     const Trace plain = make_synthetic_trace(o);
     EXPECT_TRUE(find_host_causes(plain, analyze_idle(plain), HostCausePatterns::load()).causes.empty());
 }
+
+// The first CUDA call of a process also creates the context: PyTorch's first cudaFree(0) [0,2000] ms is not an
+// allocator stall; the cudaMalloc [2010,2030] inside the host-wait gap [2005,2040] between K1 and K2 is (20 ms).
+TEST(HostCauses, FirstCallOfAProcessIsContextCreation)
+{
+    Builder b;
+    b.api(0, 2000 * ms, "cudaFree");
+    b.kernel(2001 * ms, 2005 * ms, 2000 * ms + 100 * us, 2000 * ms + 200 * us);
+    b.api(2010 * ms, 2030 * ms, "cudaMalloc");
+    b.kernel(2040 * ms, 2041 * ms, 2039 * ms, 2039 * ms + 10 * us);
+    b.t.finish();
+    const HostCauseResult r = find_host_causes(b.t, analyze_idle(b.t), HostCausePatterns::load());
+    const HostCause* a = cause(r, "allocator");
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(a->host_ns, 20 * ms);
+    EXPECT_EQ(a->idle_ns, 20 * ms);
+    EXPECT_EQ(a->before_gpu_ns, 0);
+    ASSERT_EQ(a->evidence.size(), 1u);
+    EXPECT_EQ(a->evidence[0].name, "cudaMalloc");
+}
