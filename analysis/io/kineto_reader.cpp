@@ -274,6 +274,7 @@ struct Event {
     int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     double blocks_per_sm = NAN, warps_per_sm = NAN, occupancy = NAN;
     std::string_view arg_name, sync_kind;
+    std::string_view launch_kernel;   // args "kernel" of a launch call: the kernel it launched (ROCm, graph capture)
     // record_shapes and collective args (kept in Trace::op_args); raw JSON text for the arrays.
     bool has_ext = false;
     int64_t ext = 0, in_nelems = -1, out_nelems = -1, group_size = -1;
@@ -457,6 +458,9 @@ void parse_args(od::object args, Event& e)
             break;
         case 'n':
             if (key_is(k, "name") && v.get_string().get(e.arg_name) != simdjson::SUCCESS) e.arg_name = {};
+            break;
+        case 'k':
+            if (key_is(k, "kernel") && v.get_string().get(e.launch_kernel) != simdjson::SUCCESS) e.launch_kernel = {};
             break;
         case 'E':
             if (key_is(k, "External id")) e.has_ext = value_to_i64(v, e.ext);
@@ -1008,6 +1012,9 @@ private:
             case 'n':
                 ok = is_key(k, "name") ? str(e.arg_name) : skip(2);
                 break;
+            case 'k':
+                ok = is_key(k, "kernel") ? str(e.launch_kernel) : skip(2);
+                break;
             case 'E':
                 ok = is_key(k, "External id") ? i64(e.ext, e.has_ext) : skip(2);
                 break;
@@ -1219,6 +1226,14 @@ public:
             for (const auto& [needle, pkg] : kPkgs)
                 if (e.name.find(needle) != std::string_view::npos)
                     python_packages_.insert(std::string(pkg));
+            // The module frames, for a graph-capture trace: they name the module each captured kernel ran under.
+            static constexpr std::string_view kModule = "nn.Module: ";
+            if (python_modules_ && e.has_ts && e.has_dur && e.dur >= 0 && e.name.substr(0, kModule.size()) == kModule) {
+                const int64_t start = clamp_time(e.ts);
+                const int64_t end = clamp_time(start + std::min(e.dur, 2 * kMaxTraceTimeNs));
+                trace_.ranges.append(start, end, intern_name(e.name.substr(kModule.size())), thread_of(e),
+                                     RangeKind::PyModule);
+            }
         }
         if (e.ph != 'X' || cat == Cat::Other || cat == Cat::Python)
             return;
@@ -1343,7 +1358,10 @@ public:
     void add_op_args(const Event& e, uint8_t source, int64_t start, int64_t end, int64_t pid, uint32_t corr)
     {
         auto& a = trace_.op_args;
-        const size_t i = a.append(source, start, end, source == OpArgsTable::kLaunch ? StrId{0} : intern_name(e.name));
+        const StrId name = source != OpArgsTable::kLaunch ? intern_name(e.name)
+                           : e.launch_kernel.empty()       ? StrId{0}
+                                                           : intern_name(e.launch_kernel);
+        const size_t i = a.append(source, start, end, name);
         a.pid[i] = pid;
         a.external_id[i] = e.has_ext ? e.ext : 0;
         a.correlation[i] = corr;
@@ -1456,6 +1474,7 @@ public:
     std::vector<uint32_t> shapes_;   // launch shape ids (interned in part order: first use in file order)
     std::vector<int64_t> merged_ids_;
     bool gpu_without_corr_ = false, api_without_corr_ = false;
+    bool python_modules_ = false;   // KinetoReadOptions::python_modules
     uint64_t missing_time_ = 0, negative_dur_ = 0;
     int64_t window_lo_ = INT64_MAX, window_hi_ = INT64_MIN;
     std::map<std::string, int64_t, std::less<>> dropped_;
@@ -1474,9 +1493,10 @@ private:
 // ---- the reader ----------------------------------------------------------------------------------------------------
 class KinetoReader {
 public:
-    KinetoReader(const std::string& path, const LoadControl& control)
-        : path_(path), control_(control), in_(path)
+    KinetoReader(const std::string& path, const LoadControl& control, const KinetoReadOptions& options)
+        : path_(path), control_(control), options_(options), in_(path)
     {
+        main_.python_modules_ = options.python_modules;
         // A small file gets a buffer its size (a compressed one eight times its size) rather than a zero-filled
         // 8 MB chunk; the first refill that does not reach the end grows it to the chunk.
         const uint64_t hint = in_.compressed() ? in_.file_size() * 8 : in_.file_size() + 1;
@@ -2136,12 +2156,14 @@ private:
     {
         if (free_.empty()) {
             parts_.push_back(std::make_unique<Part>());
+            parts_.back()->python_modules_ = options_.python_modules;
             return parts_.back().get();
         }
         Part* p = free_.back();
         free_.pop_back();
         Trace tables = std::move(p->trace_);
         *p = Part();
+        p->python_modules_ = options_.python_modules;
         for_columns(tables, tables, [](auto& col, auto&) { col.clear(); });
         tables.kernels.shapes.clear();        // a part's shapes are its own, numbered from 0 again
         tables.kernels.shape_ids.clear();
@@ -2728,6 +2750,7 @@ private:
 
     std::string path_;
     const LoadControl& control_;
+    KinetoReadOptions options_;
     GzipStream in_;
     int fd_ = -1;              // plain JSON: read with pread after the first fill (read_plain)
     uint64_t file_pos_ = 0;    // bytes of the file read so far (in_ is busy on another thread while inflating)
@@ -2768,7 +2791,12 @@ private:
 
 Trace read_kineto_json(const std::string& path, const LoadControl& control)
 {
-    KinetoReader reader(path, control);
+    return read_kineto_json(path, control, KinetoReadOptions{});
+}
+
+Trace read_kineto_json(const std::string& path, const LoadControl& control, const KinetoReadOptions& options)
+{
+    KinetoReader reader(path, control, options);
     return reader.run();
 }
 
