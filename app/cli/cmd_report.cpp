@@ -31,11 +31,12 @@ int run_report(const std::vector<std::string>& argv);
 namespace {
 
 constexpr const char* kSynopsis =
-    "report TRACE... --format md|pdf|json|html [-o FILE] [--lang en|zh_CN] [--title T] [--run-id ID] "
+    "report TRACE... --format md|pdf|json|html [--capture-trace PATH]... [-o FILE] [--lang en|zh_CN] [--title T] [--run-id ID] "
     "[--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [--rules DIR] "
     "[--no-rules] [--kb PATH] [--fail-on high|medium|low] [analyze options]";
 
 struct ReportRequest {
+    LoadOptions load;           // --capture-trace, --no-capture-search
     report::PipelineOptions pipeline;
     report::ReportOptions report;
     std::string format;
@@ -100,6 +101,16 @@ const std::vector<OptionSpec>& option_table()
          [](R& r, const std::string& v) -> std::string { r.report.generated_at = v; return {}; }},
         {"--model-name", true, "model name shown in the environment",
          [](R& r, const std::string& v) -> std::string { r.report.model = v; return {}; }},
+        {"--capture-trace", true, "trace of the graph capture, a file or a folder (repeatable); default: a "
+                                  "capture_traces/ folder beside the trace",
+         [](R& r, const std::string& v) -> std::string {
+             if (v.empty())
+                 return "--capture-trace needs a file or folder";
+             r.load.capture_traces.push_back(v);
+             return {};
+         }},
+        {"--no-capture-search", false, "do not look for a capture_traces/ folder beside the trace",
+         [](R& r, const std::string&) -> std::string { r.load.find_captures = false; return {}; }},
         {"--model", true, "HF config.json: adds the Roofline",
          [](R& r, const std::string& v) -> std::string { r.pipeline.model_config = v; return {}; }},
         {"--model-index", true, "model.safetensors.index.json checked against --model",
@@ -212,7 +223,7 @@ int run_report(const std::vector<std::string>& argv)
     std::optional<report::PipelineResults> results;
     std::string text;
     try {
-        const Trace trace = load_traces(args.positional);
+        const Trace trace = load_workspace(args.positional, req.load);
         req.pipeline.trace_files = args.positional;
         results = report::run_pipeline(trace, req.pipeline);
         std::vector<std::string> inputs = args.positional;

@@ -1,4 +1,4 @@
-// sightline-cli summary TRACE... [--format text|json] [--rank N] [--top-gaps N] [-o FILE]
+// sightline-cli summary TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json] [--rank N] [--top-gaps N] [-o FILE]
 #include <iostream>
 
 #include "analysis/trace/errors.h"
@@ -27,7 +27,7 @@ bool parse_int(const std::string& s, long long lo, long long hi, long long& out)
 int usage_error(const std::string& msg)
 {
     std::cerr << "sightline-cli summary: " << msg << "\n"
-              << "usage: sightline-cli summary TRACE... [--format text|json] [--rank N] [--top-gaps N] [-o FILE]\n";
+              << "usage: sightline-cli summary TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json] [--rank N] [--top-gaps N] [-o FILE]\n";
     return kExitUsage;
 }
 
@@ -35,7 +35,8 @@ int run_summary(const std::vector<std::string>& argv)
 {
     Args args;
     std::string error;
-    if (!parse_args(argv, {"--format", "--rank", "--top-gaps", "-o", "--output"}, {}, args, error))
+    if (!parse_args(argv, {"--format", "--rank", "--top-gaps", "-o", "--output", "--capture-trace"},
+                    {"--no-capture-search"}, args, error))
         return usage_error(error);
     if (args.positional.empty())
         return usage_error("no trace file given");
@@ -59,7 +60,12 @@ int run_summary(const std::vector<std::string>& argv)
 
     Trace trace;
     try {
-        trace = load_traces(args.positional);
+        LoadOptions load;
+        for (const auto& [name, value] : args.options)
+            if (name == "--capture-trace")
+                load.capture_traces.push_back(value);
+        load.find_captures = !args.flag("--no-capture-search");
+        trace = load_workspace(args.positional, load);
     } catch (const TraceError& e) {
         std::cerr << "sightline-cli: " << e.what() << "\n";
         return kExitInput;
@@ -71,7 +77,7 @@ int run_summary(const std::vector<std::string>& argv)
 }
 
 const bool registered = register_command(
-    {"summary", "summary TRACE... [--format text|json] [--rank N] [--top-gaps N] [-o FILE]", &run_summary});
+    {"summary", "summary TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json] [--rank N] [--top-gaps N] [-o FILE]", &run_summary});
 
 } // namespace
 } // namespace sl::cli
