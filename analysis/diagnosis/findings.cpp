@@ -68,7 +68,9 @@ const std::vector<std::string>& verdict_vocabulary()
         // H2D copies the GPU waits for (not weights)
         "copy-exposed",
         // one rank starts its collectives late and the others wait for it (collectives.h)
-        "straggler"};
+        "straggler",
+        // an MoE model's expert GEMMs and routing take most of the GPU time (workload.h, MoE)
+        "moe-bound"};
     return v;
 }
 

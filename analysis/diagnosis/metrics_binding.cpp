@@ -279,6 +279,16 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["elementwise_copy_ns"] = elementwise_copy_kernel_ns(trace, an);
         m["elementwise_copy_fraction"] = safe_div(m["elementwise_copy_ns"], double(an.classes.kernel_time_ns));
         s.sources["elementwise_copy_ns"] = s.sources["elementwise_copy_fraction"] = "analysis:classes";
+        // MoE (workload.h): expert GEMMs and routing, and the layer's experts and top-k when known.
+        const MoeWorkload& moe = an.workload.moe;
+        m["moe_detected"] = moe.detected ? 1.0 : 0.0;
+        m["moe_gemm_ns"] = double(moe.expert_gemm_ns);
+        m["moe_routing_ns"] = double(moe.routing_ns);
+        m["moe_fraction"] = moe.gpu_share;
+        m["moe_experts"] = double(moe.experts);
+        m["moe_top_k"] = double(moe.top_k);
+        for (const char* k : {"moe_detected", "moe_gemm_ns", "moe_routing_ns", "moe_fraction", "moe_experts", "moe_top_k"})
+            s.sources[k] = "analysis:workload (MoE)";
         s.sources["weights_detected"] = "analysis:weights";
         if (W.detected && W.hit_rate >= 0) {
             m["layer_cache_hit_rate"] = W.hit_rate;

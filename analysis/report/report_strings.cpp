@@ -98,6 +98,7 @@ static const std::vector<StringEntry> kTable = {
     {"verdict.balanced", "balanced", "较均衡"},
     {"verdict.unknown", "undetermined", "无法判定"},
     {"verdict.copy-exposed", "copies not hidden under compute", "未被计算隐藏的拷贝"},
+    {"verdict.moe-bound", "bound by MoE experts", "受 MoE 专家限制"},
     {"verdict.straggler", "a straggler rank", "掉队的 rank"},
     {"scope.trace", "whole trace", "整个 trace"},
     {"scope.device", "device", "设备"},

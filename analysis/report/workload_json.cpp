@@ -24,6 +24,38 @@ json workload_to_json(const WorkloadResult& w)
     json warnings = json::array();
     for (const auto& x : w.warnings)
         warnings.push_back(warning_json(x));
+    json signs = json::array();
+    for (const auto& f : w.framework_evidence)
+        signs.push_back({{"framework", f.framework}, {"kind", f.kind}, {"names", f.names}, {"weight", f.weight},
+                         {"example", f.example}});
+    json captures = json::array();
+    for (const auto& c : w.captures)
+        captures.push_back({{"file", c.path},
+                            {"source", c.source},
+                            {"batch_size", c.batch_size > 0 ? json(c.batch_size) : json(nullptr)},
+                            {"mode", c.mode.empty() ? json(nullptr) : json(c.mode)},
+                            {"graphs", c.graphs},
+                            {"captured_launches", c.captured_launches},
+                            {"replays", c.replays},
+                            {"kernels_replayed", c.kernels_replayed},
+                            {"kernels_matched", c.kernels_matched},
+                            {"used", c.used}});
+    const json replay = {{"kernels", w.graph_kernels},
+                         {"kernels_with_op", w.graph_kernels_joined},
+                         {"kernel_ns", w.graph_kernel_ns},
+                         {"time_share", w.graph_time_share},
+                         {"captures", std::move(captures)}};
+    json moe = nullptr;
+    if (w.moe.detected)
+        moe = {{"experts", w.moe.experts > 0 ? json(w.moe.experts) : json(nullptr)},
+               {"top_k", w.moe.top_k > 0 ? json(w.moe.top_k) : json(nullptr)},
+               {"source", w.moe.source.empty() ? json(nullptr) : json(w.moe.source)},
+               {"expert_gemm_kernels", w.moe.expert_gemm_kernels},
+               {"expert_gemm_ns", w.moe.expert_gemm_ns},
+               {"routing_kernels", w.moe.routing_kernels},
+               {"routing_ns", w.moe.routing_ns},
+               {"gpu_share", w.moe.gpu_share},
+               {"implementations", w.moe.implementations}};
     return {{"kind", workload_kind_name(w.kind)},
             {"execution", execution_mode_name(w.execution)},
             {"framework", w.framework.empty() ? json(nullptr) : json(w.framework)},
@@ -33,6 +65,9 @@ json workload_to_json(const WorkloadResult& w)
             {"graph_launches", w.graph_launches},
             {"training_signs", w.training_signs},
             {"inference_signs", w.inference_signs},
+            {"framework_evidence", std::move(signs)},
+            {"graph_replay", std::move(replay)},
+            {"moe", std::move(moe)},
             {"warnings", std::move(warnings)}};
 }
 
