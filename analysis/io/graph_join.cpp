@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <unordered_map>
 
 #include "analysis/io/kineto_reader.h"
@@ -610,6 +611,106 @@ void join_graph_captures(Trace& replay, const std::vector<LoadedCapture>& captur
         j.used = j.replays > 0;
         replay.meta.captures.push_back(std::move(j));
     }
+}
+
+namespace {
+
+// PyTorch's emit_nvtx range text: "aten::mm, seq = 3, op_id = 5, sizes = [[32, 2880], [2880, 5120]], ...": the op's
+// name (before ", seq =" / ", op_id =" / ", sizes =") and the sizes list ("" when absent).
+std::pair<std::string, std::string> emit_nvtx_parts(std::string_view text)
+{
+    size_t cut = text.size();
+    for (const char* key : {", seq = ", ", op_id = ", ", sizes = "})
+        cut = std::min(cut, text.find(key));
+    std::string name(text.substr(0, cut));
+    std::string sizes;
+    const size_t at = text.find("sizes = [");
+    if (at != std::string_view::npos) {
+        const size_t open = at + 8;
+        int depth = 0;
+        for (size_t i = open; i < text.size(); ++i) {
+            depth += text[i] == '[' ? 1 : text[i] == ']' ? -1 : 0;
+            if (depth == 0) {
+                sizes = std::string(text.substr(open, i - open + 1));
+                break;
+            }
+        }
+    }
+    return {name, sizes};
+}
+
+} // namespace
+
+void join_graph_nodes(Trace& t, const std::vector<int64_t>& kernel_node, const std::vector<GraphNodeOrigin>& origins)
+{
+    if (origins.empty())
+        return;
+    std::unordered_map<int64_t, size_t> by_node;
+    for (size_t i = 0; i < origins.size(); ++i)
+        by_node[origins[i].node] = i;
+    const KernelOps ops(t);
+    GraphCaptureJoin j;
+    j.path = t.meta.source_path;
+    j.source = "graph-nodes";
+    std::set<int64_t> captured, launches;
+    std::map<std::string, int32_t> imported;   // innermost range text -> op_args row
+    std::vector<std::pair<uint32_t, std::pair<int32_t, std::string>>> rows;
+    for (size_t k = 0; k < kernel_node.size() && k < t.kernels.size(); ++k) {
+        if (kernel_node[k] == 0)
+            continue;
+        ++j.kernels_replayed;
+        launches.insert(t.kernels.launch_api[k] >= 0 ? t.kernels.launch_api[k] : -1 - int64_t(t.kernels.correlation[k]));
+        // The node that was captured: an instantiated node names it in originalGraphNodeId.
+        auto it = by_node.find(kernel_node[k]);
+        for (int hops = 0; it != by_node.end() && hops < 8; ++hops) {
+            const GraphNodeOrigin& o = origins[it->second];
+            if (o.original == 0 || o.original == o.node)
+                break;
+            const auto next = by_node.find(o.original);
+            if (next == by_node.end())
+                break;
+            it = next;
+        }
+        if (it == by_node.end())
+            continue;
+        const GraphNodeOrigin& o = origins[it->second];
+        const std::string chain = ops.around(o.thread, o.created, false);
+        if (chain.empty())
+            continue;
+        captured.insert(o.node);
+        const size_t cut = chain.rfind(" > ");
+        const std::string inner = cut == std::string::npos ? chain : chain.substr(cut + 3);
+        auto imp = imported.find(inner);
+        if (imp == imported.end()) {
+            const auto [name, sizes] = emit_nvtx_parts(inner);
+            const size_t r = t.op_args.append(OpArgsTable::kCpuOp, o.created, o.created, t.strings.intern(name));
+            const uint16_t proc = t.kernels.process[k];
+            t.op_args.pid[r] = proc < t.meta.processes.size() ? t.meta.processes[proc].pid : 0;
+            t.op_args.input_dims[r] = sizes;
+            imp = imported.emplace(inner, static_cast<int32_t>(r)).first;
+        }
+        // The chain as op names (the emit_nvtx details dropped).
+        std::string names;
+        size_t from = 0;
+        while (from <= chain.size()) {
+            const size_t next = chain.find(" > ", from);
+            const std::string part = chain.substr(from, next == std::string::npos ? std::string::npos : next - from);
+            names += (names.empty() ? "" : " > ") + emit_nvtx_parts(part).first;
+            if (next == std::string::npos)
+                break;
+            from = next + 3;
+        }
+        rows.push_back({static_cast<uint32_t>(k), {imp->second, names}});
+        ++j.kernels_matched;
+    }
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [k, v] : rows)
+        t.graph_ops.append(k, v.first, t.strings.intern(v.second), 0);
+    j.captured_launches = static_cast<int64_t>(captured.size());
+    j.replays = static_cast<int64_t>(launches.size());
+    j.used = j.kernels_matched > 0;
+    if (j.kernels_replayed > 0)
+        t.meta.captures.push_back(std::move(j));
 }
 
 } // namespace sl

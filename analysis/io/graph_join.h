@@ -66,4 +66,22 @@ LoadedCapture read_capture(const CaptureInput& input, const LoadControl& control
 // must be empty) and replay.op_args, and records one GraphCaptureJoin per capture in replay.meta.captures.
 void join_graph_captures(Trace& replay, const std::vector<LoadedCapture>& captures);
 
+// nsys exports with graph-node ids (--cuda-graph-trace=node): a kernel replayed from a graph carries its node's id
+// (KERNEL.graphNodeId), and the node's creation is a host event on the capturing thread (CUDA_GRAPH_NODE_EVENTS, or
+// CUDA_GRAPH_EVENTS in exports that keep node rows there), made during the launch call that captured it; an
+// instantiated (cloned) node names the captured one in originalGraphNodeId. The NVTX ranges open at the creation are
+// the node's op chain: PyTorch's emit_nvtx names the op ("aten::mm, seq = 3, op_id = 5, sizes = [[32, 2880], [2880,
+// 5120]]" with record_shapes), so the innermost becomes the kernel's CPU op (copied into op_args, "Input Dims" from
+// its sizes; no dtypes). What the nsys reader found, per node row:
+struct GraphNodeOrigin {
+    int64_t node = 0;               // graphNodeId
+    int64_t original = 0;           // originalGraphNodeId (0 = none)
+    int64_t created = 0;            // creation time, ns on the trace's clock
+    uint32_t thread = 0;            // index into TraceMeta::threads of the creating thread
+};
+// kernel_node[i] = graphNodeId of kernel row i (0 = none). Fills graph_ops for the kernels whose node has an origin
+// under an NVTX range, and records one GraphCaptureJoin (source "graph-nodes", the trace itself).
+void join_graph_nodes(Trace& replay, const std::vector<int64_t>& kernel_node,
+                      const std::vector<GraphNodeOrigin>& origins);
+
 } // namespace sl

@@ -7,6 +7,8 @@
 // StringIds -> StringPool map filled on first use.
 #include "analysis/io/nsys_reader.h"
 
+#include "analysis/io/graph_join.h"
+
 #include <sqlite3.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -376,6 +378,7 @@ private:
     void read_meta();
     void read_kernels(sqlite3* db, Part& p);
     void read_graph_trace(sqlite3* db, Part& p);
+    void read_graph_nodes();
     void read_runtime(sqlite3* db, Part& p);
     void read_memcpy(sqlite3* db, Part& p);
     void read_memset(sqlite3* db, Part& p);
@@ -459,6 +462,7 @@ private:
     std::unordered_map<int64_t, uint32_t> threads_;
     std::set<uint64_t> streams_used_;
     std::unordered_set<uint32_t> graph_node_corr_;          // written by the kernel task only
+    std::vector<std::pair<uint32_t, int64_t>> kernel_nodes_;  // (kernel row, graphNodeId); the kernel task only
     int64_t lo_ = INT64_MAX, hi_ = INT64_MIN;
     size_t bad_intervals_ = 0, clamped_times_ = 0;
     int64_t file_size_ = 0;
@@ -714,6 +718,7 @@ void Reader::read_kernels(sqlite3* db, Part& p)
             flags |= KernelTable::kGraphNode;
             if (corr)
                 graph_node_corr_.insert(corr);
+            kernel_nodes_.emplace_back(static_cast<uint32_t>(k.start.size()), s.i64(17));
         }
         const int64_t launch_type = s.i64(18);
         if (launch_type == 2 || launch_type == 3)
@@ -1243,7 +1248,43 @@ Trace Reader::read()
     control_.report(1.0, "linking");
     control_.check();   // a cancel asked for by that report stops here, before linking
     t_.finish();
+    read_graph_nodes();
     return std::move(t_);
+}
+
+// Graph-node ids (--cuda-graph-trace=node): each replayed kernel's node, and the node's creation on the capturing
+// thread (CUDA_GRAPH_NODE_EVENTS, or CUDA_GRAPH_EVENTS in exports that keep node rows there), joined by graph_join.h.
+void Reader::read_graph_nodes()
+{
+    if (kernel_nodes_.empty())
+        return;
+    std::string T;
+    for (const char* tb : {"CUDA_GRAPH_NODE_EVENTS", "CUDA_GRAPH_EVENTS"})
+        if (has(tb) && has_col(tb, "graphNodeId") && has_col(tb, "start")) {
+            T = tb;
+            break;
+        }
+    if (T.empty())
+        return;
+    Stmt s(db_, "SELECT start, " + col(T, "globalTid", "0") + ", graphNodeId, " + col(T, "originalGraphNodeId") +
+                    " FROM " + T,
+           path_, T);
+    std::vector<GraphNodeOrigin> origins;
+    while (s.step()) {
+        if (s.null(2))
+            continue;
+        GraphNodeOrigin o;
+        o.created = s.i64(0);
+        o.thread = thread(s.i64(1));
+        o.node = s.i64(2);
+        o.original = s.null(3) ? 0 : s.i64(3);
+        origins.push_back(o);
+    }
+    std::vector<int64_t> node(t_.kernels.size(), 0);
+    for (const auto& [row, id] : kernel_nodes_)
+        if (row < node.size())
+            node[row] = id;
+    join_graph_nodes(t_, node, origins);
 }
 
 // ---- .nsys-rep / .qdrep --------------------------------------------------------------------------------------------

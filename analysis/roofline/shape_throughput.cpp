@@ -191,7 +191,8 @@ std::optional<Cost> gemm_cost(std::string_view op, const OpInputs& in)
     // Output: the input's element size, except fp8 _scaled_mm, whose result is bf16 unless the trace says otherwise.
     const int eo = op == "aten::_scaled_mm" ? 2 : std::max(ea, 1);
     c.flops = 2.0 * batch * m * n * k;
-    c.bytes = static_cast<double>(batch) * (m * k * ea + k * n * eb + m * n * eo) + extra;
+    // No element sizes (shapes from NVTX text carry no dtypes): the traffic is unknown, not one byte an element.
+    c.bytes = ea > 0 && eb > 0 ? static_cast<double>(batch) * (m * k * ea + k * n * eb + m * n * eo) + extra : 0.0;
     c.dtype_text = in.types[a];
     c.shape = batch > 1 ? fmt_shape({{"batch", batch}, {"M", m}, {"N", n}, {"K", k}})
                         : fmt_shape({{"M", m}, {"N", n}, {"K", k}});

@@ -16,6 +16,10 @@ struct HelpText {
 
 // Options shared by analyze and report (both run the same pipeline).
 #define SL_PIPELINE_OPTIONS                                                                                          \
+    "  --capture-trace PATH   trace of the server's CUDA/HIP graph capture, a file or a folder (repeatable):\n"      \
+    "                         replayed kernels inherit its CPU ops, modules and shapes; default: a\n"               \
+    "                         capture_traces/ folder beside the trace\n"                                           \
+    "  --no-capture-search    do not look for a capture_traces/ folder beside the trace\n"                          \
     "  --model CONFIG.json    Hugging Face config.json: adds the Roofline (time floor per class and phase)\n"       \
     "  --model-index FILE     model.safetensors.index.json checked against --model\n"                               \
     "  --gpu NAME             GPU spec row (e.g. H100-SXM); default: the trace's device name\n"                     \
@@ -44,6 +48,9 @@ const HelpText kHelp[] = {
      "  --format text|json     output format (default text; json is sightline.summary/1)\n"
      "  --rank N               only this rank when several traces are given\n"
      "  --top-gaps N           how many of the largest gaps to list\n"
+     "  --capture-trace PATH   trace of the graph capture, a file or a folder (repeatable); default: a\n"
+     "                         capture_traces/ folder beside the trace\n"
+     "  --no-capture-search    do not look for a capture_traces/ folder beside the trace\n"
      "  -o, --output FILE      write to FILE instead of standard output\n"},
     {"analyze",
      "Runs the whole diagnosis: idle time attributed to host, kernel and sync wait, launch and sync statistics, "
@@ -145,6 +152,13 @@ const HelpText kHelp[] = {
      "  --nccl                 NCCL collectives, serialised with compute\n"
      "  --nccl-overlap         NCCL collectives overlapping compute\n"
      "  --cuda-graphs          launches through CUDA graphs\n"
+     "  --with-capture         with --cuda-graphs: the trace of the graph's capture too (Kineto: in\n"
+     "                         capture_traces/ beside the output, with execution_details.json; nsys: inside the\n"
+     "                         export, with its graph-node creation events)\n"
+     "  --record-shapes        CPU ops with their input shapes around the launches (Kineto output)\n"
+     "  --batch B              tokens per decode step the shapes say (default 8)\n"
+     "  --moe-experts E        an MoE decode: every layer's MLP is E experts (triton_kernels matmul_ogs, MXFP4)\n"
+     "  --moe-top-k K          experts per token (default 4)\n"
      "  --no-nvtx              no NVTX ranges\n"
      "  --warmup-heavy N       N slow warm-up decode steps at the start (lazy loads, first-call tuning)\n"
      "  --mixed-every N        every Nth step is a mixed chunked-prefill + decode step (vLLM-style ranges)\n"
