@@ -12,6 +12,7 @@
 #include <map>
 #include <set>
 
+#include "analysis/io/graph_join.h"
 #include "analysis/io/model_config.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/phases.h"
@@ -423,9 +424,11 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         if (!c.used)
             continue;
         const std::string file = std::filesystem::path(c.path).filename().string();
-        const std::string from = c.source == "beside"   ? "found beside the trace in capture_traces/"
-                                 : c.source == "option" ? "given with --capture-trace"
-                                                        : "given as an input and recognised as a graph capture";
+        const std::string from = c.source == "beside"        ? "found beside the trace in capture_traces/"
+                                 : c.source == "option"      ? "given with --capture-trace"
+                                 : c.source == "graph-nodes" ? "recorded in this nsys export: the NVTX ranges open "
+                                                               "when each graph node was created"
+                                                             : "given as an input and recognised as a graph capture";
         std::string what = c.batch_size > 0 ? "batch " + std::to_string(c.batch_size) : std::string();
         if (!c.mode.empty())
             what += (what.empty() ? "" : ", ") + c.mode;
@@ -469,6 +472,18 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
               {"graph_kernels", std::to_string(r.graph_kernels)},
               {"kernel_ns", std::to_string(ns)},
               {"share_pct", pct}}});
+    }
+    if (is_capture_trace(t)) {
+        int64_t launches = 0;
+        for (size_t i = 0; i < t.api.size(); ++i)
+            launches += (t.api.flags[i] & kApiLaunch) ? 1 : 0;
+        r.warnings.push_back({"graph_capture_trace",
+                              "this is the trace of a CUDA/HIP graph capture: " + std::to_string(launches) +
+                                  " kernel launches, most of them between stream Begin/EndCapture calls, add graph "
+                                  "nodes that never run here (" + std::to_string(t.kernels.size()) +
+                                  " kernels ran); it is not a run to judge: give it with --capture-trace beside "
+                                  "the trace of the replay, whose kernels then inherit its CPU ops and shapes",
+                              {{"launches", std::to_string(launches)}, {"kernels", std::to_string(t.kernels.size())}}});
     }
     int64_t loads = 0;
     std::vector<int8_t> load_name(t.strings.size(), -1);

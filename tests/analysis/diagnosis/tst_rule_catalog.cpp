@@ -41,7 +41,8 @@ Metrics healthy(ScopeKind k)
                 {"comm_ranks", 2}, {"collectives_matched", 100}, {"collective_skew_mean_ns", 2e3},
                 {"collective_skew_max_ns", 1e4}, {"straggler_rank", 1}, {"straggler_makes_others_wait", 0},
                 {"straggler_last_fraction", 0.5}, {"straggler_wait_ns", 2e5}, {"straggler_exposed_wait_ns", 1e5},
-                {"straggler_exposed_wait_fraction", 1e-4}};
+                {"straggler_exposed_wait_fraction", 1e-4}, {"moe_detected", 0}, {"moe_gemm_ns", 0},
+                {"moe_routing_ns", 0}, {"moe_fraction", 0}, {"moe_experts", 0}, {"moe_top_k", 0}};
     case ScopeKind::Device:
         return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"idle_fraction", 0.05}, {"utilization", 0.95},
                 {"large_gap_count", 2}, {"large_gap_ns", 2e5}, {"gap_threshold_us", 50}, {"max_gap_ns", 1.2e5},
@@ -110,6 +111,8 @@ const std::vector<Trigger>& triggers()
          {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}, {"weights_detected", 1}}},
         {"h2d-copy-exposed", {{"h2d_overlap_fraction", 0.1}, {"h2d_ns", 1e8}, {"h2d_loop_exposed_ns", 9e7}}},
         {"elementwise-fusion", {{"elementwise_copy_fraction", 0.6}, {"elementwise_copy_ns", 5e8}}},
+        {"moe-experts-dominate", {{"moe_detected", 1}, {"moe_fraction", 0.7}, {"moe_gemm_ns", 6e8}, {"moe_routing_ns", 5e7},
+                                  {"moe_experts", 32}, {"moe_top_k", 4}}},
         {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
         {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
         {"theory-vs-measurement", {{"retest_measured_ns", 4.5e6}, {"retest_delta_fraction", -0.5}, {"retest_abs_delta_fraction", 0.5}}},
