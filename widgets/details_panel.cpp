@@ -1,5 +1,7 @@
 #include "widgets/details_panel.h"
 
+#include "analysis/trace/kernel_ops.h"
+
 #include <QTextBrowser>
 #include <QLocale>
 #include <algorithm>
@@ -187,6 +189,7 @@ void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace)
         diagnosis_.reset();
         ncuJoined_ = false;
         ncuToKernel_.clear();
+        kernelOps_.reset();
     }
     trace_ = std::move(trace);
     kernel_ = -1;
@@ -407,6 +410,33 @@ QString DetailsPanel::kernelHtml(size_t i) const
             names << breakable(s.second.toHtmlEscaped());
         if (!names.isEmpty())
             h.row(tr("NVTX"), names.join(QStringLiteral(" › ")));
+    }
+
+    // The CPU op that launched it (analysis/trace/kernel_ops.h): its own for an eager kernel, its captured twin's for
+    // a kernel replayed from a CUDA/HIP graph.
+    {
+        if (!kernelOps_)
+            kernelOps_ = std::make_shared<const KernelOps>(t);
+        const KernelOp op = kernelOps_->op(i);
+        if (op.replayed || !op.name.empty() || !op.chain.empty()) {
+            h.section(tr("Operator"));
+            if (!op.name.empty())
+                h.row(tr("CPU op"), breakable(qs(op.name).toHtmlEscaped()) +
+                                        (op.from_capture ? tr(" (from the graph's capture trace)") : QString()));
+            else if (op.replayed)
+                h.rowPlain(tr("CPU op"), tr("unknown: replayed from a CUDA/HIP graph, whose launch carries no CPU op; "
+                                            "give the trace of the graph's capture (--capture-trace)"));
+            if (!op.input_dims.empty())
+                h.row(tr("Input shapes"), breakable(qs(op.input_dims).toHtmlEscaped()));
+            if (!op.input_types.empty())
+                h.row(tr("Input types"), breakable(qs(op.input_types).toHtmlEscaped()));
+            if (!op.chain.empty())
+                h.row(tr("Operator chain"), breakable(QString::fromStdString(op.chain).toHtmlEscaped())
+                                                .replace(QStringLiteral(" &gt; "), QStringLiteral(" › ")));
+            if (!op.module.empty())
+                h.row(tr("Module"), breakable(QString::fromStdString(op.module).toHtmlEscaped())
+                                        .replace(QStringLiteral(" &gt; "), QStringLiteral(" › ")));
+        }
     }
 
     if (analysis_) {
