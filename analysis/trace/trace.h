@@ -225,7 +225,8 @@ struct GraphOpTable {
 struct GraphCaptureJoin {
     std::string path;               // the capture trace file
     std::string source;             // "option" (--capture-trace) | "beside" (a capture_traces/ folder beside the trace)
-                                    // | "input" (given as a trace file and recognised as a capture)
+                                    // | "input" (given as a trace file and recognised as a capture) | "graph-nodes"
+                                    // (an nsys export's own graph-node creation events; path is the trace itself)
     int64_t batch_size = 0;         // from execution_details.json beside it (0 = not named)
     std::string mode;               // "FULL", "PIECEWISE", ... from execution_details.json ("" = not named)
     int64_t graphs = 0;             // capture windows (BeginCapture .. EndCapture) in it
