@@ -1,7 +1,9 @@
 #include "analysis/io/load.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sys/stat.h>
 
 #include "analysis/io/graph_join.h"
@@ -166,15 +168,34 @@ Trace load_workspace(const std::vector<std::string>& paths, const LoadOptions& o
     if (parts.empty())
         throw TraceError(paths.front(), "", "a trace to analyse beside the graph-capture traces",
                          "only traces of graph captures (they are joined to a replay, not analysed alone)");
+    // Ranks in one folder share its capture_traces/: read once, each rank's replay picks its own capture from them.
+    std::map<std::string, std::vector<LoadedCapture>> beside;
     for (size_t i = 0; i < parts.size(); ++i) {
         if (!has_graph_replay(parts[i]))
             continue;
-        std::vector<LoadedCapture> beside;
         const std::vector<LoadedCapture>* use = &captures;
         if (captures.empty() && options.find_captures) {
-            for (const auto& in : captures_beside(part_paths[i]))
-                beside.push_back(read_capture(in, control));
-            use = &beside;
+            const std::string folder = std::filesystem::path(part_paths[i]).parent_path().string();
+            auto it = beside.find(folder);
+            if (it == beside.end()) {
+                // Found, not asked for: one that cannot be read is skipped with a note, never fails the load.
+                std::vector<LoadedCapture> read;
+                try {
+                    for (const auto& in : captures_beside(part_paths[i])) {
+                        try {
+                            read.push_back(read_capture(in, control));
+                        } catch (const TraceError& e) {
+                            parts[i].meta.warnings.push_back("the capture trace beside it could not be read (" +
+                                                             std::string(e.what()) + "); not joined");
+                        }
+                    }
+                } catch (const TraceError& e) {
+                    parts[i].meta.warnings.push_back("the capture_traces/ folder beside it could not be read (" +
+                                                     std::string(e.what()) + "); not joined");
+                }
+                it = beside.emplace(folder, std::move(read)).first;
+            }
+            use = &it->second;
         }
         join_graph_captures(parts[i], *use);
     }

@@ -310,3 +310,38 @@ TEST(SyntheticServing, NsysGraphNodesLeadBackToTheirCapture)
         warned = warned || x.code == "graph_replay_without_shapes";
     EXPECT_TRUE(warned);
 }
+
+// Bad capture inputs: one named with --capture-trace that is missing or malformed is a clear error naming it; one
+// found beside the trace that cannot be read is skipped with a note, and the replay is analysed without it.
+TEST(SyntheticServing, BadCaptureInputs)
+{
+    const SynthOptions o = graph_decode();
+    const std::string path = write_planted("bad_capture", o, false);
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    LoadOptions missing;
+    missing.capture_traces = {dir + "/no_such_capture.json.gz"};
+    try {
+        load_workspace({path}, missing);
+        ADD_FAILURE() << "a missing --capture-trace was accepted";
+    } catch (const TraceError& e) {
+        EXPECT_NE(std::string(e.what()).find("no_such_capture.json.gz"), std::string::npos) << e.what();
+    }
+    std::filesystem::create_directories(dir + "/capture_traces");
+    std::ofstream(dir + "/capture_traces/execution_details.json") << "{not json";
+    LoadOptions named;
+    named.capture_traces = {dir + "/capture_traces"};
+    try {
+        load_workspace({path}, named);
+        ADD_FAILURE() << "a malformed execution_details.json was accepted";
+    } catch (const TraceError& e) {
+        EXPECT_NE(std::string(e.what()).find("execution_details.json"), std::string::npos) << e.what();
+    }
+    std::ofstream(dir + "/capture_traces/execution_details.json") << "[]";
+    std::ofstream(dir + "/capture_traces/broken.json") << "{\"traceEvents\": [ {\"ph\": ";
+    const Trace t = load_workspace({path}, LoadOptions{});
+    EXPECT_EQ(t.graph_ops.size(), 0u);
+    bool noted = false;
+    for (const auto& w : t.meta.warnings)
+        noted = noted || w.find("broken.json") != std::string::npos;
+    EXPECT_TRUE(noted);
+}
