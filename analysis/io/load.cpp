@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <new>
 #include <sys/stat.h>
 
 #include "analysis/io/input_bounds.h"
@@ -92,7 +93,20 @@ Trace load_trace(const std::string& path, const LoadControl& control)
 
 namespace {
 
+Trace read_one(const std::string& path, const LoadControl& control);
+
+// An allocation that fails anywhere in a reader is a located error: the file, the last place the reader checked
+// the memory budget, the memory in use and the budget (input_bounds.h).
 Trace load_one(const std::string& path, const LoadControl& control)
+{
+    try {
+        return read_one(path, control);
+    } catch (const std::bad_alloc&) {
+        throw out_of_memory_error(path);
+    }
+}
+
+Trace read_one(const std::string& path, const LoadControl& control)
 {
     check_input_file(path, InputKind::Trace, "an nsys SQLite export or a Kineto JSON trace");
     const InputFormat f = sniff_file(path);
