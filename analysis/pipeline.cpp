@@ -70,7 +70,7 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
             dopt.rule_dirs = {shipped_rules_dir(), options.rules_dir};
         std::unique_ptr<KnowledgeBase> kb;
         if (!options.kb_path.empty())
-            kb = std::make_unique<KnowledgeBase>(options.kb_path);
+            kb = std::make_unique<KnowledgeBase>(options.kb_path, KnowledgeBase::Access::ReadOnly);   // only read
         r.diagnosis = diagnose(t, r.analysis, r.roofline.report ? &*r.roofline.report : nullptr,
                                r.roofline.ncu ? &*r.roofline.ncu : nullptr, dopt, kb.get());
         notify(PipelineStage::Diagnosed, r);
