@@ -297,6 +297,14 @@ int run_analyze(const std::vector<std::string>& argv)
 
     if (req.format == "md" || req.format == "pdf" || req.format == "html")
         return run_report(argv);   // the shareable report: same options, cmd_report.cpp
+    // Every file named on the command line; the files the pipeline reads on its own (rules, data files) are noted
+    // as they are read (output_file.h), so write_output checks those too.
+    std::vector<std::string> inputs = args.positional;
+    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
+                                 &req.options.classes_file, &req.kb_path})
+        if (!p->empty())
+            inputs.push_back(*p);
+    check_output(req.output, inputs);
 
     std::string text;
     Diagnosis diag;
@@ -325,14 +333,13 @@ int run_analyze(const std::vector<std::string>& argv)
         }
         diag = r.diagnosis;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
-    if (!write_output(req.output, text))
-        return kExitInput;
+    write_output(req.output, text, inputs, req.format == "json");
     if (!req.fail_on.empty()) {
         const auto gate = parse_severity(req.fail_on);
         const auto worst = max_severity(diag.eval.findings);

@@ -7,7 +7,9 @@
 
 #include "analysis/io/kineto_writer.h"
 #include "analysis/io/nsys_writer.h"
+#include "analysis/io/output_file.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {
@@ -113,26 +115,40 @@ int run_generate(const std::vector<std::string>& args)
         return kExitUsage;
     }
 
+    const std::string config_out = a.value("--config-out");
+    if (!config_out.empty() && config_out == out) {
+        std::cerr << "sightline-cli generate: --config-out and -o name the same file\n";
+        return kExitUsage;
+    }
+
     const auto t0 = std::chrono::steady_clock::now();
     const Trace t = make_synthetic_trace(o);
     const auto t1 = std::chrono::steady_clock::now();
-    if (kineto) {
-        KinetoWriteOptions ko;
-        ko.gzip = ends_with(".json.gz");
-        write_kineto_json(t, out, ko);
-    } else {
-        write_nsys_sqlite(t, out);
+    // Written to a temporary beside the target and renamed over it at the end: an interrupted or failed generate
+    // leaves the target as it was (no file, or the previous one), never a cut SQLite or JSON file.
+    TempOutput tmp(out);
+    tmp.also_remove("-journal");
+    try {
+        if (kineto) {
+            KinetoWriteOptions ko;
+            ko.gzip = ends_with(".json.gz");
+            write_kineto_json(t, tmp.path(), ko);
+        } else {
+            write_nsys_sqlite(t, tmp.path());
+        }
+    } catch (const TraceError& e) {
+        throw OutputError(out, e.found() + " (" + terminal_safe(out) + " was left as it was)");
     }
+    tmp.commit();
     // The model the kernels stand for, as a Hugging Face config.json, so `--model` works on the generated trace.
-    const std::string config_out = a.value("--config-out");
-    if (!config_out.empty() && !write_output(config_out, synth_model_config_json(o)))
-        return kExitInput;
+    if (!config_out.empty())
+        write_output(config_out, synth_model_config_json(o), {out}, true);
     const auto t2 = std::chrono::steady_clock::now();
     if (!a.flag("--quiet")) {
         const auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
         std::fprintf(stderr, "wrote %s: %zu kernels, %zu API calls, %zu memcpy, %zu NVTX ranges "
                              "(generated in %.0f ms, written in %.0f ms)\n",
-                     out.c_str(), t.kernels.size(), t.api.size(), t.memcpy.size(), t.ranges.size(), ms(t1 - t0),
+                     terminal_safe(out).c_str(), t.kernels.size(), t.api.size(), t.memcpy.size(), t.ranges.size(), ms(t1 - t0),
                      ms(t2 - t1));
     }
     return kExitOk;

@@ -204,9 +204,12 @@ const HelpText kHelp[] = {
 
 bool is_help_request(const std::vector<std::string>& args)
 {
-    for (const auto& a : args)
+    for (const auto& a : args) {
+        if (a == "--")
+            return false;   // after "--": file names, or the profiled command's own arguments
         if (a == "-h" || a == "--help")
             return true;
+    }
     return false;
 }
 
@@ -219,8 +222,14 @@ std::string command_help(const Command& c)
             out << "\n" << h.what << "\n\nOptions:\n" << h.options;
             break;
         }
-    out << "  -h, --help             print this help and exit\n"
-        << "\nExit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input, 64 usage error.\n";
+    out << "  -h, --help             print this help and exit\n";
+    // compare, profile, verify and deep-dive give "--" a meaning of their own (the AFTER runs, the command).
+    bool own_separator = false;
+    for (const char* n : {"compare", "profile", "verify", "deep-dive"})
+        own_separator |= std::strcmp(c.name, n) == 0;
+    if (!own_separator)
+        out << "  --                     end of the options: what follows is a file name even when it starts with '-'\n";
+    out << "\n" << kLimitOptionsHelp << "\n" << kExitCodesHelp << "\n";
     return out.str();
 }
 
