@@ -284,10 +284,10 @@ KnowledgeBase::KnowledgeBase(const std::string& path, Access access, int busy_ti
     const bool is_default = path == default_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
         if (fs::exists(parent, ec))
-            throw KbError(path + ": " + parent.string() + " is not a directory");
+            throw KbError(path + ": cannot open the knowledge base: " + parent.string() + " is not a directory");
         if (!is_default)
-            throw KbError(path + ": the directory " + parent.string() +
-                          " does not exist; a knowledge base is only created in a directory that exists");
+            throw KbError(path + ": cannot open the knowledge base: the directory " + parent.string() +
+                          " does not exist (a knowledge base is only created in a directory that exists)");
         if (!read_only_)
             fs::create_directories(parent, ec);   // the default place, which the user did not type
     }
