@@ -357,8 +357,15 @@ bool value_to_i64(od::value v, int64_t& out, double* not_integer = nullptr)
         return false;
     if (t == od::json_type::number) {
         od::number num;
-        if (v.get_number().get(num) != simdjson::SUCCESS)
+        if (v.get_number().get(num) != simdjson::SUCCESS) {
+            // An integer beyond 64 bits (simdjson has no number for it): not an integer the trace can keep.
+            if (not_integer) {
+                const std::string raw(v.raw_json_token());
+                const double d = std::strtod(raw.c_str(), nullptr);
+                *not_integer = d != 0 ? d : 1e300;
+            }
             return false;
+        }
         if (num.is_int64())
             out = num.get_int64();
         else if (num.is_uint64())

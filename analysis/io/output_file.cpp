@@ -213,7 +213,7 @@ TempOutput::TempOutput(const std::string& target, const std::vector<std::string>
         tmpl = dir + "/.sightline-output-XXXXXX";
     const int fd = ::mkostemp(tmpl.data(), O_CLOEXEC);
     if (fd < 0)
-        throw OutputError(target, "cannot create a temporary file in " + dir + " (" + errno_text(errno) + ")");
+        throw OutputError(target, errno_text(errno) + " (creating a temporary file in " + dir + ")");
     temp_ = tmpl;
     slots_.push_back(claim_slot(temp_));
     // The new file gets the old one's permissions, or those a new file would get.
