@@ -18,7 +18,7 @@ namespace sl {
 namespace {
 
 // Measured per-shape throughput when the trace recorded shapes: the roof is --gpu's row, else the row matching the
-// trace's first device; an unknown GPU still gives FLOPs, bytes and achieved rates.
+// trace's first device (by name, else by its properties); an unknown GPU still gives FLOPs, bytes and achieved rates.
 ShapeRooflineResult shapes_for_trace(const Trace& t, const RooflineRequest& req)
 {
     bool any = false;
@@ -30,7 +30,7 @@ ShapeRooflineResult shapes_for_trace(const Trace& t, const RooflineRequest& req)
     if (!req.gpu_file.empty())
         db.merge_file(req.gpu_file);
     const GpuSpec* spec = !req.gpu.empty() ? db.find(req.gpu)
-                          : t.meta.devices.empty() ? nullptr : db.match_device(t.meta.devices.front().name);
+                          : t.meta.devices.empty() ? nullptr : db.identify(t.meta.devices.front()).spec;
     return shape_roofline(t, spec);
 }
 
@@ -80,7 +80,7 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
             dopt.rule_dirs = {shipped_rules_dir(), options.rules_dir};
         std::unique_ptr<KnowledgeBase> kb;
         if (!options.kb_path.empty())
-            kb = std::make_unique<KnowledgeBase>(options.kb_path);
+            kb = std::make_unique<KnowledgeBase>(options.kb_path, KnowledgeBase::Access::ReadOnly);   // only read
         r.diagnosis = diagnose(t, r.analysis, r.roofline.report ? &*r.roofline.report : nullptr,
                                r.roofline.ncu ? &*r.roofline.ncu : nullptr, dopt, kb.get());
         notify(PipelineStage::Diagnosed, r);

@@ -630,6 +630,7 @@ QString DetailsPanel::gapHtml(size_t gi) const
     case GapCause::HostWait: why = tr("The next operation was launched only after the GPU went idle: the CPU could not feed the GPU."); break;
     case GapCause::KernelWait: why = tr("Back-to-back launches with a short gap: launch latency."); break;
     case GapCause::SyncWait: why = tr("The host was blocked in a synchronising call before it launched the next operation."); break;
+    case GapCause::DependencyWait: why = tr("The next operation was already queued and waited on a stream wait (an event of another stream) before it could start: a dependency, not the host."); break;
     case GapCause::Other: why = tr("Neither the host nor launch latency explains it (dependencies, unlinked operations)."); break;
     }
     h.para(QStringLiteral("<i>%1</i>").arg(why.toHtmlEscaped()));
@@ -662,7 +663,8 @@ QString DetailsPanel::gapHtml(size_t gi) const
     }
     if (g.sync_api >= 0 && size_t(g.sync_api) < t.api.size()) {
         const size_t a = size_t(g.sync_api);
-        h.rowPlain(tr("Blocking call"), tr("%1 (%2)").arg(qs(t.str(t.api.name[a])), formatDuration(t.api.end[a] - t.api.start[a])));
+        h.rowPlain(g.cause == GapCause::DependencyWait ? tr("Waited on") : tr("Blocking call"),
+                   tr("%1 (%2)").arg(qs(t.str(t.api.name[a])), formatDuration(t.api.end[a] - t.api.start[a])));
     }
 
     // What the CPU was doing: API calls and NVTX ranges overlapping the gap, by overlap.

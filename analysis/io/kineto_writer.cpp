@@ -1,5 +1,6 @@
 #include "analysis/io/kineto_writer.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -317,23 +318,40 @@ void write_kineto_json(const Trace& trace, const std::string& path, const Kineto
         if (!gz)
             throw TraceError(path, "", "a writable file", std::strerror(errno));
         bool ok = true;
+        int err = 0;
         Out o([&](const char* p, size_t n) {
-            if (ok && gzwrite(gz, p, static_cast<unsigned>(n)) != static_cast<int>(n))
+            if (ok && gzwrite(gz, p, static_cast<unsigned>(n)) != static_cast<int>(n)) {
                 ok = false;
+                err = errno;
+            }
         });
         write_all(trace, o, options);
-        if (gzclose(gz) != Z_OK || !ok)
-            throw TraceError(path, "", "a writable file", "a write error");
+        errno = 0;
+        const int rc = gzclose(gz);
+        if (ok && rc != Z_OK)
+            err = errno;
+        if (rc != Z_OK || !ok)
+            throw TraceError(path, "", "a writable file", err ? std::strerror(err) : "a write error");
         return;
     }
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f)
         throw TraceError(path, "", "a writable file", std::strerror(errno));
     bool ok = true;
-    Out o([&](const char* p, size_t n) { ok = ok && std::fwrite(p, 1, n, f) == n; });
+    int err = 0;
+    Out o([&](const char* p, size_t n) {
+        if (ok && std::fwrite(p, 1, n, f) != n) {
+            ok = false;
+            err = errno;
+        }
+    });
     write_all(trace, o, options);
-    if (std::fclose(f) != 0 || !ok)
-        throw TraceError(path, "", "a writable file", "a write error");
+    errno = 0;
+    const int rc = std::fclose(f);
+    if (ok && rc != 0)
+        err = errno;
+    if (rc != 0 || !ok)
+        throw TraceError(path, "", "a writable file", err ? std::strerror(err) : "a write error");
 }
 
 std::string kineto_json_string(const Trace& trace, const KinetoWriteOptions& options)

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <new>
 #include <sys/stat.h>
 
 #include "analysis/io/graph_join.h"
@@ -95,7 +96,20 @@ Trace load_trace(const std::string& path, const LoadControl& control)
 
 namespace {
 
+Trace read_one(const std::string& path, const LoadControl& control);
+
+// An allocation that fails anywhere in a reader is a located error: the file, the last place the reader checked
+// the memory budget, the memory in use and the budget (input_bounds.h).
 Trace load_one(const std::string& path, const LoadControl& control)
+{
+    try {
+        return read_one(path, control);
+    } catch (const std::bad_alloc&) {
+        throw out_of_memory_error(path);
+    }
+}
+
+Trace read_one(const std::string& path, const LoadControl& control)
 {
     check_input_file(path, InputKind::Trace, "an nsys SQLite export or a Kineto JSON trace");
     const InputFormat f = sniff_file(path);

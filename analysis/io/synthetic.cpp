@@ -385,10 +385,37 @@ private:
         const int64_t a0 = cpu_, a1 = a0 + jit(o_.launch_api_ns);
         const uint32_t corr = api(a0, a1, def.cublas ? n_launch_ex_ : n_launch_, ApiClass::Runtime);
         note_launch(corr, ids.name);
-        const int64_t k0 = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
+        int64_t k0 = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
+        const bool stalled = stall_until_ > 0;
+        if (stalled) {
+            k0 = std::max(k0, stall_until_);   // queued behind the stream wait: runs when the event completes
+            stall_until_ = 0;
+        }
         add_kernel(def, ids, k0, dur, corr, kSynthComputeStream, 0);
         compute_free_ = k0 + dur;
         cpu_ = a1 + jit(o_.host_overhead_ns);
+        if (stalled)
+            blocking_copy();
+    }
+
+    // A synchronous cudaMemcpy H2D of 8 bytes on the compute stream: queued behind the stalled kernel, so the host
+    // sits in it until that kernel and the copy are done.
+    void blocking_copy()
+    {
+        const int64_t a0 = cpu_;
+        const uint32_t corr = api(a0, 0, n_memcpy_sync_, ApiClass::Runtime);
+        const int64_t c0 = std::max(a0 + jit(4'000), compute_free_ + jit(1'000));
+        const int64_t c1 = c0 + jit(1'600);
+        const size_t m = t_.memcpy.append(c0, c1, 8, CopyKind::HtoD);
+        t_.memcpy.src_kind[m] = MemKind::Pageable;
+        t_.memcpy.dst_kind[m] = MemKind::Device;
+        t_.memcpy.device[m] = dev_;
+        t_.memcpy.process[m] = proc_;
+        t_.memcpy.stream[m] = kSynthComputeStream;
+        t_.memcpy.correlation[m] = corr;
+        compute_free_ = c1;
+        t_.api.end.back() = c1 + jit(2'000);
+        cpu_ = t_.api.end.back() + jit(o_.host_overhead_ns);
     }
 
     void all_reduce()
@@ -548,6 +575,11 @@ private:
         const uint32_t corr = capture_mode_ ? 0 : api(a0, a1, n_graph_launch_, ApiClass::Runtime);
         in_graph_replay_ = !capture_mode_;
         int64_t t = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
+        const bool stalled = stall_until_ > 0;
+        if (stalled) {
+            t = std::max(t, stall_until_);   // the replay is queued behind the stream wait
+            stall_until_ = 0;
+        }
         auto node = [&](const OpDef& def, const OpIds& ids, int64_t mean, uint32_t stream) {
             if (done())
                 return;
@@ -604,6 +636,8 @@ private:
             return;
         compute_free_ = t;
         cpu_ = a1 + jit(o_.host_overhead_ns);
+        if (stalled)
+            blocking_copy();
         item_sync();
     }
 
@@ -615,6 +649,7 @@ private:
     uint16_t dev_ = 0, proc_ = 0;
     int64_t cpu_ = 0, compute_free_ = 0, copy_free_ = 0, comm_free_ = 0;
     double step_scale_ = 1.0;   // warm-up steps: kernels slower by this
+    int64_t stall_until_ = 0;   // the next launched kernel starts no earlier (event_stall_ns); 0 = none
     double extra_rate_ = 0, extra_acc_ = 0;
     bool capture_mode_ = false;     // run_capture(): launch calls of the graph's capture, no kernels
     bool nvtx_ops_ = false;         // CPU ops as emit_nvtx NVTX ranges (the capture inside an nsys trace)
@@ -623,7 +658,7 @@ private:
     std::vector<OpIds> moe_ids_;
     std::vector<uint8_t> api_flags_;
     StrId n_launch_ = 0, n_launch_ex_ = 0, n_cu_launch_ex_ = 0, n_memcpy_async_ = 0, n_stream_sync_ = 0,
-          n_graph_launch_ = 0, n_attention_ = 0, n_mlp_ = 0;
+          n_graph_launch_ = 0, n_attention_ = 0, n_mlp_ = 0, n_memcpy_sync_ = 0, n_wait_event_ = 0;
     std::vector<StrId> layer_names_;
     std::vector<OpIds> decode_ids_, prefill_ids_;
     OpIds ids_lm_head_{}, ids_sample_{}, ids_allreduce_{};
@@ -673,6 +708,13 @@ void Builder::setup()
     n_memcpy_async_ = s.intern("cudaMemcpyAsync_v3020");
     n_stream_sync_ = s.intern("cudaStreamSynchronize_v3020");
     n_graph_launch_ = s.intern("cudaGraphLaunch_v10000");
+    n_memcpy_sync_ = s.intern("cudaMemcpy_v3020");
+    n_wait_event_ = s.intern("cudaStreamWaitEvent_v3020");
+    if (!o_.step_annotation.empty() && o_.step_annotation != "vllm" && o_.step_annotation != "sglang")
+        throw std::invalid_argument("synthetic trace: step annotation must be vllm or sglang, not '" +
+                                    o_.step_annotation + "'");
+    if (o_.batch < 1)
+        throw std::invalid_argument("synthetic trace: batch must be >= 1");
     n_attention_ = s.intern("attention");
     n_mlp_ = s.intern("mlp");
     for (int l = 0; l < o_.layers; ++l)
@@ -762,8 +804,29 @@ void Builder::run()
     if (o_.cuda_graphs && o_.capture_in_trace)
         capture_window();
 
+    const int64_t P = o_.prefill_tokens, B = o_.batch;
+    // The step's name as its framework writes it (serving annotations), from its batch: C prefill requests of q
+    // query and q KV tokens each (a first chunk), G decode requests each attending to kv KV tokens.
+    auto serving_name = [&](int64_t C, int64_t G, int64_t kv) -> std::string {
+        const int64_t csq = C * P, csk = C * P, csqsq = C * P * P, csqsk = C * P * P;
+        const int64_t gsq = G, gsk = G * kv, gsqsq = G, gsqsk = G * kv;
+        auto n = [](int64_t v) { return std::to_string(v); };
+        if (o_.step_annotation == "vllm")
+            return "execute_" + n(csq + gsq) + "_context_" + n(C) + "(sq" + n(csq) + "sk" + n(csk) + "sqsq" + n(csqsq) +
+                   "sqsk" + n(csqsk) + ")_generation_" + n(G) + "(sq" + n(gsq) + "sk" + n(gsk) + "sqsq" + n(gsqsq) +
+                   "sqsk" + n(gsqsk) + ")";
+        if (G == 0)
+            return "step[EXTEND bs=" + n(C) + " toks=" + n(csq) + "]";
+        if (C == 0)
+            return "step[DECODE bs=" + n(G) + "]";
+        return "step[MIXED bs=" + n(C + G) + " c=" + n(C) + " g=" + n(G) + " c_sq=" + n(csq) + " c_sk=" + n(csk) +
+               " c_sqsq=" + n(csqsq) + " c_sqsk=" + n(csqsk) + " g_sq=" + n(gsq) + " g_sk=" + n(gsk) + " g_sqsq=" +
+               n(gsqsq) + " g_sqsk=" + n(gsqsk) + "]";
+    };
+    const bool serving = !o_.step_annotation.empty();
+
     for (int p = 0; p < o_.prefill_steps && !done(); ++p) {
-        const size_t r = open_range(s.intern("prefill " + std::to_string(p)));
+        const size_t r = open_range(s.intern(serving ? serving_name(1, 0, 0) : "prefill " + std::to_string(p)));
         h2d_copies(false);
         for (int l = 0; l < o_.layers && !done(); ++l)
             layer_ops(kPrefill, prefill_ids_, l, true, 0, false);
@@ -777,11 +840,18 @@ void Builder::run()
         if (st >= 2)
             cpu_ = std::max(cpu_, step_gpu_end[static_cast<size_t>(st - 2)]);
         const bool mixed = o_.mixed_every > 0 && (st + 1) % o_.mixed_every == 0;
-        const std::string batch = o_.mixed_every > 0
+        const std::string batch = serving ? serving_name(mixed ? 1 : 0, B, context)
+                                  : o_.mixed_every > 0
                                       ? "execute_context_" + std::string(mixed ? "1" : "0") + "(" +
                                             std::to_string(mixed ? o_.prefill_tokens : 0) + ")_generation_8(8)"
                                       : "decode_step " + std::to_string(st);
         const size_t r = open_range(s.intern(batch));
+        if (st == 0 && o_.event_stall_ns > 0) {
+            // The step's stream waits on an event of another stream; its first kernel is queued behind the wait.
+            api(cpu_, cpu_ + jit(2'500), n_wait_event_, ApiClass::Runtime);
+            cpu_ = t_.api.end.back() + jit(o_.host_overhead_ns);
+            stall_until_ = std::max(compute_free_, cpu_) + o_.event_stall_ns;
+        }
         step_scale_ = st < o_.warmup_heavy_steps ? o_.warmup_slowdown : 1.0;
         if (st < o_.warmup_heavy_steps)
             cpu_ += jit(1'000'000);   // first-call work on the host (GEMM autotuning, allocator growth)

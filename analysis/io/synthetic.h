@@ -103,7 +103,6 @@ struct SynthOptions {
     // for `batch` tokens per decode step, joined to their launches by External id, as the PyTorch profiler writes
     // them with record_shapes=True (kept in a Kineto output).
     bool record_shapes = false;
-    int batch = 8;
     // MoE decode (a gpt-oss-like layer through triton_kernels): every layer's MLP is a router GEMM (h -> E), then
     // under vllm::moe_forward a TopK (k in its Concrete Inputs), routing, the matmul_ogs up GEMM with swiglu and
     // the down GEMM over MXFP4 expert weights of width h, and the finalize scatter. 0 = a dense MLP.
@@ -114,6 +113,22 @@ struct SynthOptions {
     // ("aten::mm, seq = N, op_id = N, sizes = [[8, 4096], [4096, 12288]]"), cudaStreamEndCapture — so an nsys output
     // carries graph-node creation events (CUDA_GRAPH_NODE_EVENTS) the replayed kernels' graphNodeId lead back to.
     bool capture_in_trace = false;
+    // Serving-step annotations, as the frameworks write them, instead of "prefill N" / "decode_step N" (and instead
+    // of the older batch names of mixed_every):
+    //   "vllm"   execute_{N}_context_{C}(sq…sk…sqsq…sqsk…)_generation_{G}(sq…sk…sqsq…sqsk…) on every step;
+    //   "sglang" step[EXTEND bs=1 toks=T] for prefill passes, step[DECODE bs=B] for decode steps and
+    //            step[MIXED bs=… c=1 g=B c_sq=… c_sk=… c_sqsq=… c_sqsk=… g_sq=… g_sk=… g_sqsq=… g_sqsk=…] for mixed
+    //            ones.
+    // With mixed_every > 0 every mixed_every-th decode step also runs a prefill chunk of prefill_tokens tokens (a
+    // first chunk: Σk = Σq). Decode requests each attend to context_tokens + step KV tokens.
+    std::string step_annotation;
+    // Decode requests (one token each) per decode step: the shapes record_shapes writes and the step annotations'
+    // batch (the kernels' durations are batch 8's whatever it is).
+    int batch = 8;
+    // A queued kernel blocked on an event: the first decode step opens with cudaStreamWaitEvent, launches its first
+    // kernel (queued at once) and then blocks the host in a synchronous cudaMemcpy; the kernel starts only
+    // event_stall_ns after the GPU went idle (as SGLang's overlap scheduler shows). 0 = off.
+    int64_t event_stall_ns = 0;
 };
 
 // Named presets:

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "analysis/timeline/step_grammar.h"
 #include "analysis/trace/kernel_ops.h"
 
 #include <algorithm>
@@ -225,6 +226,96 @@ std::optional<Cost> attention_cost(std::string_view op, const OpInputs& in)
     c.shape = fmt_shape({{"B", b}, {"Hq", hq}, {"Hk", hk}, {"Sq", sq}, {"Sk", sk}, {"D", d}}, causal ? " causal" : "");
     return c;
 }
+
+// A serving framework's paged / chunked-prefill attention operator (StepGrammar::attention_ops), costed from the
+// step annotation's sums, as TraceLens's inference attention model does: with Hq query heads of size dqk, values of
+// size dv, Hkv KV heads, and per side (c = prefill/context, g = decode/generation) Σq, Σk, Σq², Σq·k,
+//   FLOPs = Hq·(dqk + dv)·(2·c_Σq·k − c_Σq² + 2·g_Σq·k)      (causal within the new chunk: half of its Σq² pairs)
+//   bytes = (Σq·Hq·(dqk + dv) + Σk·Hkv·(dqk + dv)) · element size, summed over both sides (Q read, O written, K and
+//           V read once).
+std::optional<Cost> inference_attention_cost(const StepGrammar::AttentionOp& a, const OpInputs& in,
+                                             const StepBatch& b)
+{
+    const size_t qa = static_cast<size_t>(a.q_arg), ka = static_cast<size_t>(a.k_arg);
+    if (qa >= in.dims.size() || ka >= in.dims.size() || !in.is_tensor[qa] || !in.is_tensor[ka] ||
+        in.dims[qa].size() < 2 || in.dims[ka].size() < 2 || !b.has_attention_sums())
+        return std::nullopt;
+    const Dims& q = in.dims[qa];
+    const Dims& k = in.dims[ka];
+    const int64_t hq = q[q.size() - 2], dqk = q.back(), hkv = k[k.size() - 2];
+    int64_t dv = k.back();
+    if (a.v_arg >= 0 && static_cast<size_t>(a.v_arg) < in.dims.size() && in.is_tensor[static_cast<size_t>(a.v_arg)] &&
+        !in.dims[static_cast<size_t>(a.v_arg)].empty())
+        dv = in.dims[static_cast<size_t>(a.v_arg)].back();
+    if (hq <= 0 || dqk <= 0 || hkv <= 0 || dv <= 0)
+        return std::nullopt;
+    const int e = torch_type_bytes(in.types[qa]);
+    Cost c;
+    c.family = "attention";
+    c.dtype_text = in.types[qa];
+    const double d = static_cast<double>(dqk + dv);
+    c.flops = static_cast<double>(hq) * d *
+              (2.0 * static_cast<double>(b.prefill_sqsk) - static_cast<double>(b.prefill_sqsq) +
+               2.0 * static_cast<double>(b.decode_sqsk));
+    const double sq = static_cast<double>(b.prefill_tokens + b.decode_tokens);
+    const double sk = static_cast<double>(b.prefill_kv_tokens + b.decode_kv_tokens);
+    c.bytes = (sq * static_cast<double>(hq) * d + sk * static_cast<double>(hkv) * d) * std::max(e, 1);
+    c.shape = fmt_shape({{"Hq", hq}, {"Hkv", hkv}, {"Dqk", dqk}, {"Dv", dv}, {"c_sq", b.prefill_tokens},
+                         {"c_sk", b.prefill_kv_tokens}, {"c_sqsq", b.prefill_sqsq}, {"c_sqsk", b.prefill_sqsk},
+                         {"g_sq", b.decode_tokens}, {"g_sk", b.decode_kv_tokens}, {"g_sqsq", b.decode_sqsq},
+                         {"g_sqsk", b.decode_sqsk}});
+    return c;
+}
+
+// Serving-step annotations with their attention sums, by start: the annotation of a call is the first (earliest)
+// of them that encloses the call (TraceLens's rule), or, for a kernel replayed from a graph whose CPU op lies
+// elsewhere, the one that encloses its launch call.
+class StepAnnotations {
+public:
+    StepAnnotations(const Trace& t, const StepGrammar& g)
+    {
+        std::vector<int32_t> cache(t.strings.size(), -2);
+        for (size_t i = 0; i < t.ranges.size(); ++i) {
+            if (t.ranges.kind[i] == RangeKind::CpuOp)
+                continue;
+            const StrId n = t.ranges.name[i];
+            if (n >= cache.size())
+                continue;
+            if (cache[n] == -2) {
+                auto b = g.parse(t.str(n));
+                cache[n] = b && b->has_attention_sums() ? static_cast<int32_t>(batches_.size()) : -1;
+                if (cache[n] >= 0)
+                    batches_.push_back(std::move(*b));
+            }
+            if (cache[n] >= 0)
+                rows_.push_back({t.ranges.start[i], t.ranges.end[i], cache[n]});
+        }
+        std::sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) { return a.start < b.start; });
+    }
+    bool empty() const { return rows_.empty(); }
+    // The earliest annotation enclosing [start, end], or null; the annotation text's index in `key`.
+    const StepBatch* enclosing(int64_t start, int64_t end, int32_t* key) const
+    {
+        for (const Row& r : rows_) {
+            if (r.start > start)
+                break;
+            if (r.end >= end) {
+                if (key)
+                    *key = r.batch;
+                return &batches_[static_cast<size_t>(r.batch)];
+            }
+        }
+        return nullptr;
+    }
+
+private:
+    struct Row {
+        int64_t start, end;
+        int32_t batch;
+    };
+    std::vector<Row> rows_;
+    std::vector<StepBatch> batches_;
+};
 
 std::optional<Cost> op_cost(std::string_view op, const OpInputs& in)
 {
@@ -567,14 +658,20 @@ ShapeRooflineResult shape_roofline(const Trace& trace, const GpuSpec* spec)
         std::map<StrId, int64_t> name_ns;
     };
     std::map<std::tuple<std::string, std::string, std::string>, Acc> acc;
-    int64_t unparsable = 0;
+    int64_t unparsable = 0, no_annotation = 0;
     std::map<std::string, int64_t> moe_unmodelled;
+    // Serving frameworks' attention operators take their cost from the step annotation (loaded only when the trace
+    // has such an operator).
+    std::optional<StepGrammar> grammar;
+    std::optional<StepAnnotations> annotations;
+    // key_extra splits one (op, dims, types) into several points: per expert GEMM for MoE, per step batch and
+    // kernel path for serving attention.
     auto add = [&](const std::string& op, const std::string& dims, const std::string& types, const Cost& cost,
-                   const std::vector<uint32_t>& kern, const MoeShape* moe) {
+                   const std::vector<uint32_t>& kern, const MoeShape* moe, const std::string& key_extra) {
         int64_t ns = 0;
         for (uint32_t ki : kern)
             ns += k.end[ki] - k.start[ki];
-        auto& g = acc[{op, dims + (moe ? cost.shape : std::string()), types}];
+        auto& g = acc[{op, dims + (moe ? cost.shape : std::string()) + key_extra, types}];
         if (g.p.calls == 0) {
             g.p.op = op;
             g.p.family = cost.family;
@@ -625,20 +722,59 @@ ShapeRooflineResult shape_roofline(const Trace& trace, const GpuSpec* spec)
         if (is_moe_op(op)) {
             std::string why;
             for (const MoePart& part : moe_parts(trace, op, in, kern, topk_of, why))
-                add(part.op, a.input_dims[row], a.input_types[row], part.cost, part.kernels, &part.shape);
+                add(part.op, a.input_dims[row], a.input_types[row], part.cost, part.kernels, &part.shape, std::string());
             if (!why.empty())
                 moe_unmodelled[why] += 1;
             continue;
         }
-        const auto cost = op_cost(op, in);
+        std::optional<Cost> cost;
+        std::string key_extra;
+        if (op.find("::") != std::string::npos && op.rfind("aten::", 0) != 0) {
+            if (!grammar)
+                grammar = StepGrammar::load();
+            if (const StepGrammar::AttentionOp* ia = grammar->attention_op(op)) {
+                if (!annotations)
+                    annotations.emplace(trace, *grammar);
+                int32_t key = -1;
+                const StepBatch* b = annotations->enclosing(a.start[row], a.end[row], &key);
+                if (!b && !kern.empty()) {
+                    // A replayed graph kernel: its CPU op was recorded at capture; its launch lies in the step.
+                    const int32_t la = k.launch_api[kern.front()];
+                    if (la >= 0 && static_cast<size_t>(la) < trace.api.size())
+                        b = annotations->enclosing(trace.api.start[static_cast<size_t>(la)],
+                                                   trace.api.end[static_cast<size_t>(la)], &key);
+                }
+                if (!b) {
+                    ++no_annotation;
+                    continue;
+                }
+                cost = inference_attention_cost(*ia, in, *b);
+                // One point per step batch and kernel path (a layer type served by other kernels is another row,
+                // as in TraceLens's report).
+                std::vector<StrId> names;
+                for (uint32_t ki : kern)
+                    names.push_back(k.name[ki]);
+                std::sort(names.begin(), names.end());
+                names.erase(std::unique(names.begin(), names.end()), names.end());
+                key_extra += "|" + cost.value_or(Cost{}).shape;
+                for (StrId n : names)
+                    key_extra += "|" + std::to_string(n);
+            }
+        }
+        if (!cost)
+            cost = op_cost(op, in);
         if (!cost)
             continue;
-        add(op, a.input_dims[row], a.input_types[row], *cost, kern, nullptr);
+        add(op, a.input_dims[row], a.input_types[row], *cost, kern, nullptr, key_extra);
     }
     for (const auto& [why, n] : moe_unmodelled)
         r.warnings.push_back("MoE: " + std::to_string(n) + " calls not modelled (" + why + ")");
     if (unparsable > 0)
         r.warnings.push_back(std::to_string(unparsable) + " CPU ops have \"Input Dims\" that are not a JSON list; skipped");
+    if (no_annotation > 0)
+        r.warnings.push_back(std::to_string(no_annotation) +
+                             " serving attention calls lie in no step annotation with attention sums (vLLM "
+                             "execute_…(sq…sk…sqsq…sqsk…), SGLang step[… c_sqsq=…]): their FLOPs are not modelled");
     for (auto& [key, g] : acc) {
         ShapePoint& p = g.p;
         std::sort(p.kernel_rows.begin(), p.kernel_rows.end());

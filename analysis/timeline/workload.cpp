@@ -85,6 +85,94 @@ uint32_t signs_of(std::string_view n, bool kernel)
     return s;
 }
 
+// The GPU vendor from what the trace says, strongest sign first: the devices (name, warp size, chip), the
+// runtime's API names, the tracer's version keys, the format. Each sign votes once; the larger vote wins, a tie
+// leaves the vendor unknown.
+void detect_vendor(const Trace& t, WorkloadResult& r)
+{
+    int amd = 0, nvidia = 0;
+    std::vector<std::string> amd_why, nvidia_why;
+    auto vote = [&](bool is_amd, int weight, std::string why) {
+        (is_amd ? amd : nvidia) += weight;
+        (is_amd ? amd_why : nvidia_why).push_back(std::move(why));
+    };
+    // Devices.
+    bool dev_amd = false, dev_nvidia = false, warp64 = false, warp32 = false;
+    std::string dev_amd_name, dev_nvidia_name;
+    for (const auto& d : t.meta.devices) {
+        const std::string n = lower(d.name) + " " + lower(d.chip);
+        if (has(n, "amd") || has(n, "instinct") || has(n, "radeon") || has(n, "gfx")) {
+            dev_amd = true;
+            if (dev_amd_name.empty())
+                dev_amd_name = d.name.empty() ? d.chip : d.name;
+        } else if (has(n, "nvidia") || has(n, "tesla") || has(n, "geforce") || has(n, "quadro")) {
+            dev_nvidia = true;
+            if (dev_nvidia_name.empty())
+                dev_nvidia_name = d.name;
+        }
+        warp64 |= d.warp_size == 64;
+        warp32 |= d.warp_size == 32;
+    }
+    if (dev_amd)
+        vote(true, 4, "device name '" + dev_amd_name + "'");
+    if (dev_nvidia)
+        vote(false, 4, "device name '" + dev_nvidia_name + "'");
+    if (warp64 && !warp32)
+        vote(true, 3, "warp (wavefront) size 64 in the device properties");
+    else if (warp32 && !warp64 && !dev_amd)   // RDNA Radeons run wave32 too: a 32 names NVIDIA only without AMD names
+        vote(false, 2, "warp size 32 in the device properties");
+    // Runtime API names, each distinct name once.
+    int64_t hip = 0, cuda = 0;
+    std::string hip_example, cuda_example;
+    std::vector<uint8_t> seen(t.strings.size(), 0);
+    for (size_t i = 0; i < t.api.size(); ++i) {
+        const StrId id = t.api.name[i];
+        if (id >= seen.size() || seen[id])
+            continue;
+        seen[id] = 1;
+        const std::string_view n = t.str(id);
+        if (n.rfind("hip", 0) == 0 || n.rfind("hsa_", 0) == 0) {
+            if (hip++ == 0)
+                hip_example = std::string(n);
+        } else if (n.rfind("cuda", 0) == 0 || (n.rfind("cu", 0) == 0 && n.size() > 2 &&
+                                                std::isupper(static_cast<unsigned char>(n[2])))) {
+            if (cuda++ == 0)
+                cuda_example = std::string(n);
+        }
+    }
+    if (hip > cuda)
+        vote(true, 3, "HIP runtime calls (" + std::to_string(hip) + " distinct, e.g. " + hip_example + ")");
+    else if (cuda > hip)
+        vote(false, 3, "CUDA runtime/driver calls (" + std::to_string(cuda) + " distinct, e.g. " + cuda_example + ")");
+    // Tracer and runtime versions.
+    const auto& env = t.meta.environment;
+    for (const char* k : {"roctracer_version", "hip_runtime_version", "hip_driver_version"})
+        if (env.count(k)) {
+            vote(true, 2, std::string(k) + " " + env.at(k));
+            break;
+        }
+    for (const char* k : {"cupti_version", "cuda_runtime_version", "cuda_driver_version"})
+        if (env.count(k)) {
+            vote(false, 2, std::string(k) + " " + env.at(k));
+            break;
+        }
+    // The format: Nsight Systems and Nsight Compute profile NVIDIA GPUs only.
+    if (t.meta.format == "nsys-sqlite")
+        vote(false, 2, "an Nsight Systems export");
+    if (amd == nvidia) {
+        if (amd > 0)
+            r.vendor_evidence.push_back("vendor unknown: signs point both ways (AMD: " + std::to_string(amd) +
+                                        ", NVIDIA: " + std::to_string(nvidia) + ")");
+        return;
+    }
+    const bool is_amd = amd > nvidia;
+    r.vendor = is_amd ? "AMD" : "NVIDIA";
+    r.vendor_evidence = is_amd ? amd_why : nvidia_why;
+    const auto& other = is_amd ? nvidia_why : amd_why;
+    for (const auto& w : other)
+        r.vendor_evidence.push_back("against: " + w);
+}
+
 std::string ms_text(int64_t ns)
 {
     char b[48];
@@ -376,6 +464,10 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         r.captures = t.meta.captures;
         r.graph_joined_ns = joined_ns;
     }
+
+    // ---- vendor ----------------------------------------------------------------------------------------------
+    detect_vendor(t, r);   // its evidence in vendor_evidence
+
     // ---- trace-level warnings ----------------------------------------------------------------------------------
     const int64_t gpu_ops = static_cast<int64_t>(t.kernels.size() + t.memcpy.size() + t.memset.size());
     if (gpu_ops == 0)

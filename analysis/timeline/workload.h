@@ -14,6 +14,7 @@
 //   unknown   — neither (HPC codes, micro-benchmarks, CPU-only traces without operators).
 // Execution: share of kernels replayed from CUDA graphs (nsys --cuda-graph-trace=node, Kineto graph ids) and
 // cudaGraphLaunch calls: none -> eager, all -> cuda-graphs, both -> mixed; no kernels -> none.
+// Vendor (NVIDIA / AMD): see WorkloadResult::vendor.
 // Framework, where the trace names it, weighing every sign (framework_evidence lists each with its weight):
 //   process / thread names  `VLLM::EngineCore`, `VLLM::Worker` (vLLM), `sglang::scheduler` (SGLang)      weight 4
 //   Python stacks           frames under vllm/, sglang/, tensorrt_llm/                                   weight 3
@@ -98,6 +99,12 @@ struct WorkloadResult {
     MoeWorkload moe;
     int64_t training_signs = 0, inference_signs = 0;   // distinct names that point each way
     std::vector<WorkloadWarning> warnings; // trace-level: also written as trace.warnings[]
+    // The GPU vendor, "NVIDIA" or "AMD" (empty when the trace does not say), and what says so: the runtime's API
+    // names (hip* / cuda*, cu*), the tracer's version keys (roctracer / CUPTI), the devices' names, warp size (64 on
+    // AMD Instinct) and chips (gfx*), and the format (an nsys export is NVIDIA's). Rules pick each suggestion's and
+    // verify command's form by it (diagnosis/rules.h).
+    std::string vendor;
+    std::vector<std::string> vendor_evidence;
 };
 
 // Kind, execution, framework and the trace-level warnings. Warm-up is added by add_phase_warnings().

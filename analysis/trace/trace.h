@@ -249,6 +249,10 @@ struct DeviceInfo {
     int64_t l2_cache_bytes = 0;
     int32_t compute_major = 0, compute_minor = 0;
     std::string chip;               // e.g. "GH100"
+    int32_t warp_size = 0;          // threads per warp / wavefront (32 NVIDIA, 64 AMD Instinct); 0 = unknown
+    // Where the properties above came from when the trace's own record for this device id was missing: e.g.
+    // "deviceProperties entry id 0, by order (1st of 1 visible device)". Empty when they matched by id (or none).
+    std::string properties_from;
 };
 
 struct ProcessInfo {
@@ -291,6 +295,10 @@ struct TraceMeta {
     int64_t reported_capture_ns = 0;  // the capture length the profiler itself reports (0 = it does not say)
     int64_t clock_shift_ns = 0;       // added by the reader to every GPU time to put it on the host clock
     std::string clock_shift_reason;   // the evidence for that shift (empty when none)
+    // The capture window before that shift: the profiler's span, which covered the GPU ops on their own clock.
+    // [capture_start, capture_end] is the window after the correction (every time in the trace lies on the host
+    // clock then). Equal to capture_* when nothing was shifted.
+    int64_t uncorrected_capture_start = 0, uncorrected_capture_end = 0;
     std::map<std::string, int64_t> dropped_events;   // event kinds the reader does not understand -> count dropped
     std::vector<GraphCaptureJoin> captures;          // graph-capture traces joined to this one (graph_join.h)
 };

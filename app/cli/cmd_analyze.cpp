@@ -157,6 +157,7 @@ const std::vector<OptionSpec>& option_table()
              if (!parse_number(v, 1, 1e7, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--batch needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.batch = static_cast<int64_t>(x);
+             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations
              return {};
          }},
         {"--prompt", true, "prompt length s of the prefill (Roofline; default 1024)",
@@ -165,6 +166,7 @@ const std::vector<OptionSpec>& option_table()
              if (!parse_number(v, 1, 1e9, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--prompt needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.prompt = static_cast<int64_t>(x);
+             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations
              return {};
          }},
         {"--context", true, "KV length L of a decode step (Roofline; default 2048)",
@@ -173,6 +175,7 @@ const std::vector<OptionSpec>& option_table()
              if (!parse_number(v, 1, 1e9, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--context needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.context = static_cast<int64_t>(x);
+             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations
              return {};
          }},
         {"--tp", true, "tensor-parallel degree: theory per rank (Roofline; default 1)",
@@ -310,6 +313,14 @@ int run_analyze(const std::vector<std::string>& argv)
 
     if (req.format == "md" || req.format == "pdf" || req.format == "html")
         return run_report(argv);   // the shareable report: same options, cmd_report.cpp
+    // Every file named on the command line; the files the pipeline reads on its own (rules, data files) are noted
+    // as they are read (output_file.h), so write_output checks those too.
+    std::vector<std::string> inputs = args.positional;
+    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
+                                 &req.options.classes_file, &req.kb_path})
+        if (!p->empty())
+            inputs.push_back(*p);
+    check_output(req.output, inputs);
 
     std::string text;
     Diagnosis diag;
@@ -339,14 +350,13 @@ int run_analyze(const std::vector<std::string>& argv)
         }
         diag = r.diagnosis;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
-    if (!write_output(req.output, text))
-        return kExitInput;
+    write_output(req.output, text, inputs, req.format == "json");
     if (!req.fail_on.empty()) {
         const auto gate = parse_severity(req.fail_on);
         const auto worst = max_severity(diag.eval.findings);

@@ -57,6 +57,7 @@ int run_summary(const std::vector<std::string>& argv)
         options.top_gaps = static_cast<size_t>(n);
     }
     const std::string out_path = args.value("-o", args.value("--output"));
+    check_output(out_path, args.positional);
 
     Trace trace;
     try {
@@ -67,13 +68,13 @@ int run_summary(const std::vector<std::string>& argv)
         load.find_captures = !args.flag("--no-capture-search");
         trace = load_workspace(args.positional, load);
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
     const Summary summary = summarize(trace, options);
     const std::string text =
         format == "json" ? summary_to_json(trace, summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : summary_to_text(trace, summary);
-    return write_output(out_path, text) ? kExitOk : kExitInput;
+    return write_output(out_path, text, args.positional, format == "json") ? kExitOk : kExitInput;
 }
 
 const bool registered = register_command(

@@ -78,10 +78,11 @@ const HelpText kHelp[] = {
      "  --model-name NAME      model name shown in the environment\n"
      "  --no-rules             leave the findings out\n" SL_PIPELINE_OPTIONS},
     {"roofline",
-     "The Roofline of a model on a GPU without a trace: per operator class and phase, FLOPs, bytes, arithmetic "
-     "intensity and the time floor for the given batch, prompt and context.",
+     "The Roofline of a model on a GPU without measurements: per operator class and phase, FLOPs, bytes, arithmetic "
+     "intensity and the time floor for the given batch, prompt and context. The GPU is --gpu's row, or the device of "
+     "a TRACE given as the one argument (by its name, else by its compute version, units, memory and warp size).",
      "  --model CONFIG.json    Hugging Face config.json (required)\n"
-     "  --gpu NAME             GPU spec row, e.g. H100-SXM (required)\n"
+     "  --gpu NAME             GPU spec row, e.g. H100-SXM (or give a TRACE instead)\n"
      "  --index FILE           model.safetensors.index.json checked against --model\n"
      "  --gpu-file FILE        extra or corrected GPU spec rows (gpus.json layout)\n"
      "  --batch B              batch size (default 1)\n"
@@ -163,6 +164,11 @@ const HelpText kHelp[] = {
      "  --warmup-heavy N       N slow warm-up decode steps at the start (lazy loads, first-call tuning)\n"
      "  --mixed-every N        every Nth step is a mixed chunked-prefill + decode step (vLLM-style ranges)\n"
      "  --clock-offset-ms MS   device clock offset from the host clock (Kineto output only: -o FILE.json[.gz])\n"
+     "  --step-annotation F    name steps as the framework F does: vllm (execute_N_context_C(...)_generation_G(...))\n"
+     "                         or sglang (step[EXTEND|DECODE|MIXED ...]), with their batch composition\n"
+     "  --batch B              decode requests per step in those names (default 8)\n"
+     "  --event-stall-ms MS    the first decode step's first kernel is queued behind cudaStreamWaitEvent and\n"
+     "                         starts MS later, while the host blocks in a synchronous cudaMemcpy\n"
      "  --config-out FILE      also write the model config.json of the trace\n"
      "  --quiet                print nothing on success\n"
      "  -o, --output FILE      the trace to write (required)\n"},
@@ -212,9 +218,12 @@ const HelpText kHelp[] = {
 
 bool is_help_request(const std::vector<std::string>& args)
 {
-    for (const auto& a : args)
+    for (const auto& a : args) {
+        if (a == "--")
+            return false;   // after "--": file names, or the profiled command's own arguments
         if (a == "-h" || a == "--help")
             return true;
+    }
     return false;
 }
 
@@ -227,8 +236,14 @@ std::string command_help(const Command& c)
             out << "\n" << h.what << "\n\nOptions:\n" << h.options;
             break;
         }
-    out << "  -h, --help             print this help and exit\n"
-        << "\nExit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input, 64 usage error.\n";
+    out << "  -h, --help             print this help and exit\n";
+    // compare, profile, verify and deep-dive give "--" a meaning of their own (the AFTER runs, the command).
+    bool own_separator = false;
+    for (const char* n : {"compare", "profile", "verify", "deep-dive"})
+        own_separator |= std::strcmp(c.name, n) == 0;
+    if (!own_separator)
+        out << "  --                     end of the options: what follows is a file name even when it starts with '-'\n";
+    out << "\n" << kLimitOptionsHelp << "\n" << kExitCodesHelp << "\n";
     return out.str();
 }
 

@@ -75,9 +75,9 @@ TEST(CliGenerate, BadUsageIsExit64)
     EXPECT_NE(log.find("--layers"), std::string::npos) << log;
     EXPECT_EQ(test::run_command(cli() + " generate --bogus -o " + dir + "/x.sqlite", nullptr, true), 64);
     EXPECT_FALSE(std::filesystem::exists(dir + "/x.sqlite"));
-    // An unwritable destination is bad input (exit 2), not a crash.
+    // An unwritable destination is an output error (exit 4) naming the path, not a crash.
     log.clear();
-    EXPECT_EQ(test::run_command(cli() + " generate -o " + dir + "/no/such/dir/x.sqlite", &log, true), 2);
+    EXPECT_EQ(test::run_command(cli() + " generate -o " + dir + "/no/such/dir/x.sqlite", &log, true), 4);
     EXPECT_NE(log.find("x.sqlite"), std::string::npos) << log;
 }
 
