@@ -10,17 +10,26 @@ cd "$(dirname "$0")/.."
 x86_cli="${1:-}"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+# libmuparser-dev and libsimdjson-dev are not co-installable across architectures (installing the arm64 ones
+# removes the amd64 ones the native build needs), so those two are unpacked into a private sysroot instead.
 if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/dev/null ||
-   ! [ -e /usr/lib/aarch64-linux-gnu/libsimdjson.so ]; then
+   ! dpkg -s libsimdjson14:arm64 libmuparser2v5:arm64 libsqlite3-dev:arm64 >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO dpkg --add-architecture arm64
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends g++-aarch64-linux-gnu qemu-user \
-    libsqlite3-dev:arm64 libsimdjson-dev:arm64 zlib1g-dev:arm64 libmuparser-dev:arm64 libgtest-dev:arm64 \
-    libgmock-dev:arm64 libcurl4-openssl-dev:arm64 nlohmann-json3-dev
+    libsqlite3-dev:arm64 zlib1g-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libcurl4-openssl-dev:arm64 \
+    libsimdjson14:arm64 libmuparser2v5:arm64 nlohmann-json3-dev
+fi
+sysroot="$PWD/build/aarch64-sysroot"
+if ! [ -e "$sysroot/usr/lib/aarch64-linux-gnu/libsimdjson.so" ]; then
+  mkdir -p "$sysroot/debs"
+  (cd "$sysroot/debs" && apt-get download libsimdjson-dev:arm64 libsimdjson14:arm64 libmuparser-dev:arm64 libmuparser2v5:arm64 2>/dev/null)
+  for d in "$sysroot"/debs/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
 fi
 build=build/aarch64
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/packaging/aarch64-toolchain.cmake" \
+  -DSIGHTLINE_AARCH64_SYSROOT="$sysroot" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIGHTLINE_BUILD_GUI=OFF -DSIGHTLINE_BUILD_BENCH=OFF \
   -DSIGHTLINE_SHARED_DATA="$PWD/../shared/data"
 # The core's tests (analysis_*) and the CLI; the CLI tests spawn the CLI directly, which needs binfmt_misc.

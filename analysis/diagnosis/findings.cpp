@@ -72,7 +72,9 @@ const std::vector<std::string>& verdict_vocabulary()
         // one rank starts its collectives late and the others wait for it (collectives.h)
         "straggler",
         // the GPU idles while the host compiles, autotunes, loads modules or allocates (timeline/host_causes.h)
-        "compilation", "autotuning", "module-loading", "allocator-stall"};
+        "compilation", "autotuning", "module-loading", "allocator-stall",
+        // an MoE model's expert GEMMs and routing take most of the GPU time (workload.h, MoE)
+        "moe-bound"};
     return v;
 }
 

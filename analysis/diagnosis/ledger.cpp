@@ -37,6 +37,8 @@ LocalText ledger_entry_words(const std::string& entry, const OpClassResult* clas
         {"idle:kernel", {"GPU idle time between back-to-back launches (kernel wait)", "连续启动之间的 GPU 空闲时间（内核等待）"}},
         {"idle:sync", {"GPU idle time behind host synchronisations", "主机同步造成的 GPU 空闲时间"}},
         {"idle:other", {"GPU idle time of other causes", "其他原因的 GPU 空闲时间"}},
+        {"idle:dependency", {"GPU idle time with queued work waiting on other streams' events",
+                             "已入队工作等待其他流事件造成的 GPU 空闲时间"}},
         {"copy:h2d-exposed", {"host-to-device copy time not hidden under compute", "未被计算掩盖的主机到设备拷贝时间"}},
         {"comm:exposed", {"communication time not hidden under compute", "未被计算掩盖的通信时间"}},
         {"comm:straggler-wait", {"time other ranks wait for the slowest rank", "其他 rank 等待最慢 rank 的时间"}},
@@ -301,6 +303,7 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         add("idle:kernel", kern);
         add("idle:sync", metric(*trace, "sync_wait_ns"));
         add("idle:other", metric(*trace, "other_wait_ns"));
+        add("idle:dependency", metric(*trace, "dependency_wait_ns"));
         add("copy:h2d-exposed", metric(*trace, "h2d_loop_exposed_ns"));
         add("comm:exposed", comm_exposed);
     }
@@ -346,9 +349,18 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         if (r && s && !r->removes_cap.empty() && s->metrics.count(r->removes_cap))
             c.cap = std::min(c.cap, std::max(0.0, metric(*s, r->removes_cap)));
         if (c.entry.rfind("idle", 0) == 0 && e.available_ns < opt.gate_fraction * L.wall_ns) {
-            char buf[160];
-            std::snprintf(buf, sizeof buf, "the GPU was not waiting on it: %s is %.3g ms, below %.1f %% of the wall",
-                          c.entry.c_str(), e.available_ns / 1e6, opt.gate_fraction * 100.0);
+            char buf[320];
+            // A host-blocking call that sat behind a dependency wait: the GPU idled, but on another stream's event
+            // (idle:dependency), not on this call; say which, so the sync section's stall and this agree.
+            const double behind = trace ? metric(*trace, "sync_dependency_overlap_ns") : 0;
+            if (c.entry == "idle:sync" && behind > 0)
+                std::snprintf(buf, sizeof buf,
+                              "the GPU was not waiting on it: while the host blocked here (%.3g ms), the GPU's queued "
+                              "work was waiting on another stream's event (dependency wait, see idle:dependency)",
+                              behind / 1e6);
+            else
+                std::snprintf(buf, sizeof buf, "the GPU was not waiting on it: %s is %.3g ms, below %.1f %% of the wall",
+                              c.entry.c_str(), e.available_ns / 1e6, opt.gate_fraction * 100.0);
             L.suppressed.push_back({f.rule, f.subject, f.verdict, c.entry, e.available_ns, c.claim, buf});
             drop[i] = true;
             continue;

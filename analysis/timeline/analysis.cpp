@@ -34,6 +34,7 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     r.nvtx = project_nvtx(t, o.nvtx, control);
     stage(0.8, "phases");
     r.workload = analyze_workload(t, o.workload);
+    add_moe_workload(r.workload, t, r.classes, c);
     PhaseClasses pc;
     pc.attention = c.class_index("attention");
     pc.gemm = c.class_index("gemm");

@@ -71,7 +71,7 @@ TEST(OpClasses, RealNamesFromTheSharedTraces)
         {"void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024u, (cub::BlockScanAlgorithm)0, 4u, false, float, int>(float*)", "sampling"},
         {"void vllm::moe::topkGatingSoftmax<8, 128, 4, 16, int>(float const*)", "moe_routing"},
         {"void vllm::moe::moe_align_block_size_kernel<int>(int const*)", "moe_routing"},
-        {"fused_moe_kernel", "gemm"},
+        {"fused_moe_kernel", "moe_gemm"},
         {"matmul_kernel_persistent", "gemm"},
         {"triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0", "norm"},
         {"triton_poi_fused_add_1", "elementwise"},
@@ -236,9 +236,11 @@ TEST(OpClasses, InductorTritonKernelsInTheSharedTraces)
     EXPECT_NE(framework_of(c, "triton_helper"), "PyTorch Inductor (2.0 names)");
 }
 
-// FlashInfer and MoE grouped GEMMs. None of the traces in shared/data runs FlashInfer or an MoE model, so these are
-// the kernel names as the libraries' sources declare them (flashinfer/attention/prefill.cuh, decode.cuh,
-// cascade.cuh; vLLM fused_moe.py and csrc/moe; TensorRT-LLM moe_gemm; CUTLASS grouped GEMM; AITER fmoe).
+// FlashInfer and MoE expert GEMMs and routing. None of the traces in shared/data runs FlashInfer, so these are the
+// kernel names as the libraries' sources declare them (flashinfer/attention/prefill.cuh, decode.cuh, cascade.cuh;
+// vLLM fused_moe.py and csrc/moe; TensorRT-LLM moe_gemm; CUTLASS grouped GEMM; AITER fmoe); the triton_kernels MoE
+// names are those of the vLLM gpt-oss decode in shared/data (kineto/tracelens/vllm_decode_full). Expert GEMMs are
+// their own class (moe_gemm), apart from dense GEMMs, and their routing is moe_routing, not sampling.
 TEST(OpClasses, FlashInferAndMoeGroupedGemms)
 {
     const OpClassifier c = OpClassifier::load();
@@ -249,16 +251,23 @@ TEST(OpClasses, FlashInferAndMoeGroupedGemms)
         {"void flashinfer::BatchDecodeWithPagedKVCacheKernelMLA<(flashinfer::PosEncodingMode)0, 2u, 4u>(Params)", "attention", "FlashInfer"},
         {"void flashinfer::PersistentVariableLengthMergeStatesKernel<8u, 16u, 8u, 4u, __nv_bfloat16, __nv_bfloat16, int>(__nv_bfloat16*)", "attention", "FlashInfer (split-KV merge)"},
         {"void flashinfer::AppendPagedKVCacheKernel<128u, 8u, __nv_bfloat16, int>(flashinfer::paged_kv_t<__nv_bfloat16, int>)", "kv_cache", "FlashInfer"},
-        {"fused_moe_kernel", "gemm", "vLLM (Triton fused MoE)"},
-        {"fused_moe_kernel_gptq_awq", "gemm", "vLLM (Triton fused MoE)"},
-        {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > > > > >(Params)", "gemm", "CUTLASS 3 grouped GEMM (MoE)"},
-        {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_grouped_bf16_128x128_64x3_tn_align8>(Params)", "gemm", "CUTLASS 2 grouped GEMM (MoE)"},
-        {"void tensorrt_llm::kernels::cutlass_kernels::moe_gemm_kernel<__nv_bfloat16, __nv_bfloat16>(Params)", "gemm", "TensorRT-LLM / vLLM CUTLASS MoE GEMM"},
-        {"void grouped_gemm::CutlassGroupedGemm<__nv_bfloat16>(Params)", "gemm", "grouped GEMM (MoE)"},
+        {"fused_moe_kernel", "moe_gemm", "vLLM (Triton fused MoE)"},
+        {"fused_moe_kernel_gptq_awq", "moe_gemm", "vLLM (Triton fused MoE)"},
+        {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > > > > >(Params)", "moe_gemm", "CUTLASS 3 grouped GEMM (MoE)"},
+        {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_grouped_bf16_128x128_64x3_tn_align8>(Params)", "moe_gemm", "CUTLASS 2 grouped GEMM (MoE)"},
+        {"void tensorrt_llm::kernels::cutlass_kernels::moe_gemm_kernel<__nv_bfloat16, __nv_bfloat16>(Params)", "moe_gemm", "TensorRT-LLM / vLLM CUTLASS MoE GEMM"},
+        {"void grouped_gemm::CutlassGroupedGemm<__nv_bfloat16>(Params)", "moe_gemm", "grouped GEMM (MoE)"},
         {"void deep_gemm::fp8_gemm_kernel<128u, 128u, 128u>(Params)", "gemm", "DeepGEMM"},
-        {"void aiter::fmoe_bf16_g1u1_subGU_256(Params)", "gemm", "AITER fused MoE (asm)"},
+        {"void aiter::fmoe_bf16_g1u1_subGU_256(Params)", "moe_gemm", "AITER fused MoE (asm)"},
         {"void vllm::moe::moe_align_block_size_kernel<int>(int const*)", "moe_routing", "vLLM / SGLang"},
         {"void vllm::moe::topkGatingSoftmax<8, 128, 4, 16, int>(float const*)", "moe_routing", "vLLM"},
+        {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", "moe_gemm", "triton_kernels matmul_ogs (vLLM / SGLang gpt-oss)"},
+        {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", "moe_gemm", "triton_kernels matmul_ogs (vLLM / SGLang gpt-oss)"},
+        {"_topk_forward", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_combined_routing_compute", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_combined_routing_memset", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_sum_bitmatrix_rows", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_finalize_matmul_scatter_bf16", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
     };
     for (const auto& [name, cls, fw] : cases) {
         EXPECT_EQ(class_of(c, name), cls) << name;
