@@ -15,7 +15,7 @@ namespace sl {
 
 struct GapHistogram {
     // [bucket][cause]: count and total ns; bucket as gap_bucket_of(), cause as GapCause.
-    std::array<std::array<int64_t, 4>, kGapBuckets> count{}, total_ns{};
+    std::array<std::array<int64_t, kGapCauses>, kGapBuckets> count{}, total_ns{};
 };
 
 GapHistogram binGapsByCause(const IdleResult& idle);
@@ -24,7 +24,7 @@ GapHistogram binGapsByCause(const IdleResult& idle);
 // the last bin is open (the summary's ">1ms"). Every gap of the IdleResult falls in exactly one bin.
 struct GapBins {
     std::vector<int64_t> edges;                            // size() + 1 ascending edges, or empty (no bins)
-    std::vector<std::array<int64_t, 4>> count, total_ns;   // [bin][cause], cause as GapCause
+    std::vector<std::array<int64_t, kGapCauses>> count, total_ns;   // [bin][cause], cause as GapCause
     std::vector<int32_t> bin_of_gap;                       // per index into IdleResult::gaps: its bin
 
     size_t size() const { return count.size(); }

@@ -1,5 +1,6 @@
 #include "model/job_runner.h"
 
+#include <new>
 #include <thread>
 
 #include <QMetaObject>
@@ -8,6 +9,7 @@
 
 #include "analysis/trace/errors.h"
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/io/load.h"
 #include "analysis/pipeline.h"
 #include "model/class_density.h"
@@ -260,6 +262,16 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
         post(gen, [this] {
             running_ = false;
             emit cancelled();
+            emit finished(false);
+        });
+    } catch (const std::bad_alloc&) {
+        // Out of memory outside a reader (which names its place itself): the file, the memory in use and the
+        // budget, never a bare "std::bad_alloc".
+        const QString msg = QString::fromStdString(
+            out_of_memory_error(paths.isEmpty() ? std::string() : paths.front().toStdString()).what());
+        post(gen, [this, msg] {
+            running_ = false;
+            emit failed(msg);
             emit finished(false);
         });
     } catch (const std::exception& e) {

@@ -269,7 +269,7 @@ RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, 
         // ncu alone: roofs from the GPU row that matches the trace's device, when there is one.
         try {
             const GpuDatabase db = GpuDatabase::load_default();
-            if (const GpuSpec* g = db.match_device(trace->meta.devices.front().name)) {
+            if (const GpuSpec* g = db.identify(trace->meta.devices.front()).spec) {
                 d.gpu_name = g->name;
                 d.bandwidth = positive(g->mem_bw_Bps) ? g->mem_bw_Bps : 0;
                 d.roofs = roofline_roofs(*g, d.bandwidth, std::nullopt);

@@ -2,6 +2,8 @@
 
 #include <QJsonArray>
 #include <QJsonDocument>
+#include "analysis/trace/kernel_ops.h"
+
 #include <QTextBrowser>
 #include <QLocale>
 #include <algorithm>
@@ -200,6 +202,7 @@ void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace)
         diagnosis_.reset();
         ncuJoined_ = false;
         ncuToKernel_.clear();
+        kernelOps_.reset();
     }
     trace_ = std::move(trace);
     kernel_ = -1;
@@ -410,6 +413,33 @@ QString DetailsPanel::kernelHtml(size_t i) const
         if (th < t.meta.threads.size()) {
             const ThreadInfo& ti = t.meta.threads[th];
             h.rowPlain(tr("Thread"), ti.name.empty() ? QString::number(ti.tid) : QStringLiteral("%1 (%2)").arg(qs(ti.name)).arg(ti.tid));
+        }
+    }
+
+    // The CPU op that launched it (analysis/trace/kernel_ops.h): its own for an eager kernel, its captured twin's for
+    // a kernel replayed from a CUDA/HIP graph.
+    {
+        if (!kernelOps_)
+            kernelOps_ = std::make_shared<const KernelOps>(t);
+        const KernelOp op = kernelOps_->op(i);
+        if (op.replayed || !op.name.empty() || !op.chain.empty()) {
+            h.section(tr("Operator"));
+            if (!op.name.empty())
+                h.row(tr("CPU op"), breakable(qs(op.name).toHtmlEscaped()) +
+                                        (op.from_capture ? tr(" (from the graph's capture trace)") : QString()));
+            else if (op.replayed)
+                h.rowPlain(tr("CPU op"), tr("unknown: replayed from a CUDA/HIP graph, whose launch carries no CPU op; "
+                                            "give the trace of the graph's capture (--capture-trace)"));
+            if (!op.input_dims.empty())
+                h.row(tr("Input shapes"), breakable(qs(op.input_dims).toHtmlEscaped()));
+            if (!op.input_types.empty())
+                h.row(tr("Input types"), breakable(qs(op.input_types).toHtmlEscaped()));
+            if (!op.chain.empty())
+                h.row(tr("Operator chain"), breakable(QString::fromStdString(op.chain).toHtmlEscaped())
+                                                .replace(QStringLiteral(" &gt; "), QStringLiteral(" › ")));
+            if (!op.module.empty())
+                h.row(tr("Module"), breakable(QString::fromStdString(op.module).toHtmlEscaped())
+                                        .replace(QStringLiteral(" &gt; "), QStringLiteral(" › ")));
         }
     }
 
@@ -748,6 +778,7 @@ QString DetailsPanel::gapHtml(size_t gi) const
     case GapCause::HostWait: why = tr("The next operation was launched only after the GPU went idle: the CPU could not feed the GPU."); break;
     case GapCause::KernelWait: why = tr("Back-to-back launches with a short gap: launch latency."); break;
     case GapCause::SyncWait: why = tr("The host was blocked in a synchronising call before it launched the next operation."); break;
+    case GapCause::DependencyWait: why = tr("The next operation was already queued and waited on a stream wait (an event of another stream) before it could start: a dependency, not the host."); break;
     case GapCause::Other: why = tr("Neither the host nor launch latency explains it (dependencies, unlinked operations)."); break;
     }
     h.para(QStringLiteral("<i>%1</i>").arg(why.toHtmlEscaped()));
@@ -780,7 +811,8 @@ QString DetailsPanel::gapHtml(size_t gi) const
     }
     if (g.sync_api >= 0 && size_t(g.sync_api) < t.api.size()) {
         const size_t a = size_t(g.sync_api);
-        h.rowPlain(tr("Blocking call"), tr("%1 (%2)").arg(qs(t.str(t.api.name[a])), formatDuration(t.api.end[a] - t.api.start[a])));
+        h.rowPlain(g.cause == GapCause::DependencyWait ? tr("Waited on") : tr("Blocking call"),
+                   tr("%1 (%2)").arg(qs(t.str(t.api.name[a])), formatDuration(t.api.end[a] - t.api.start[a])));
     }
 
     // What the CPU was doing: API calls and NVTX ranges overlapping the gap, by overlap.

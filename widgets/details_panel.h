@@ -23,6 +23,8 @@ class QTextBrowser;
 
 namespace sl {
 
+class KernelOps;
+
 class Document;
 class Selection;
 
@@ -83,6 +85,7 @@ private:
     std::shared_ptr<const RooflineOutput> roofline_;
     std::shared_ptr<const Diagnosis> diagnosis_;
     mutable std::vector<int64_t> ncuToKernel_;   // join_ncu_to_trace, computed on first use
+    mutable std::shared_ptr<const KernelOps> kernelOps_;   // which CPU op launched a kernel, built on first use
     mutable bool ncuJoined_ = false;
     int64_t kernel_ = -1;
     int64_t gap_ = -1;

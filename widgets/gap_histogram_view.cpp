@@ -28,7 +28,8 @@ namespace sl {
 
 namespace {
 
-constexpr GapCause kCauses[] = {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other};
+constexpr GapCause kCauses[] = {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::DependencyWait,
+                                GapCause::Other};
 
 // A short axis label for a bin edge: "178ns", "1.78µs", "31.6ms" (three significant digits, no trailing zeros).
 QString shortDuration(int64_t ns)

@@ -133,6 +133,8 @@ QString OverviewPanel::boundLabel(const std::string& bound, const std::string& v
         return tr("Limited by synchronisation: the GPU waits while the CPU blocks");
     if (bound == "communication")
         return tr("Limited by communication between GPUs");
+    if (bound == "dependency")
+        return tr("Limited by dependencies: queued work waits on events of other streams");
     if (bound == "balanced")
         return tr("Balanced: no single cause limits the run");
     if (bound == "gpu-memory")
@@ -269,13 +271,14 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
     if (analysis) {
         IdleBreakdown total;
         for (const DeviceIdle& d : analysis->idle.devices)
-            for (size_t i = 0; i < 4; ++i) {
+            for (size_t i = 0; i < kGapCauses; ++i) {
                 total.ns[i] += d.breakdown.ns[i];
                 total.count[i] += d.breakdown.count[i];
             }
         const int64_t idle = total.total_ns();
         h += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("Idle by cause"));
-        for (GapCause c : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other}) {
+        for (GapCause c : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::DependencyWait,
+                           GapCause::Other}) {
             const auto i = size_t(c);
             h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right style=\"white-space:nowrap\"><b>%3</b></td>"
                                 "<td align=right style=\"white-space:nowrap\">%4</td></tr>")

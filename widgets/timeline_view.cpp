@@ -343,6 +343,7 @@ QColor TimelineView::causeColor(GapCause c)
     case GapCause::HostWait: return QColor(222, 110, 50);
     case GapCause::KernelWait: return QColor(225, 185, 60);
     case GapCause::SyncWait: return QColor(200, 50, 60);
+    case GapCause::DependencyWait: return QColor(125, 95, 200);
     case GapCause::Other: break;
     }
     return QColor(150, 150, 160);
@@ -354,6 +355,7 @@ QString TimelineView::causeLabel(GapCause c)
     case GapCause::HostWait: return tr("host wait");
     case GapCause::KernelWait: return tr("kernel wait");
     case GapCause::SyncWait: return tr("sync wait");
+    case GapCause::DependencyWait: return tr("dependency wait");
     case GapCause::Other: break;
     }
     return tr("other");
@@ -377,7 +379,8 @@ QString TimelineView::legendHtml(const AnalysisResult& a)
     for (const OpClassTotals* c : classes)
         parts << swatch(colorForKey(QString::fromStdString(c->id)), opClassLabel(*c));
     QStringList gaps;
-    for (GapCause g : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::Other})
+    for (GapCause g : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::DependencyWait,
+                       GapCause::Other})
         gaps << swatch(causeColor(g), causeLabel(g));
     return tr("<b>Kernels:</b> %1 &nbsp;&nbsp; <b>Gaps:</b> %2")
         .arg(parts.join(QStringLiteral(" &nbsp;")), gaps.join(QStringLiteral(" &nbsp;")));

@@ -50,6 +50,52 @@ QStringList TraceHeader::warningItems(const AnalysisResult& a, int64_t /*origin:
     return items;
 }
 
+QString TraceHeader::servingSteps(const PhaseResult& p)
+{
+    // The serving steps the framework named, with their batch composition: one step in full, several by kind.
+    auto kindText = [](StepKind k) {
+        switch (k) {
+        case StepKind::PrefillOnly: return tr("prefill-only");
+        case StepKind::PrefillHeavy: return tr("prefill-heavy");
+        case StepKind::Mixed: return tr("mixed");
+        case StepKind::DecodeHeavy: return tr("decode-heavy");
+        case StepKind::DecodeOnly: return tr("decode-only");
+        case StepKind::Unknown: break;
+        }
+        return tr("unknown");
+    };
+    auto composition = [](const StepBatch& b) {
+        QStringList sides;
+        if (b.prefill_requests > 0) {
+            QString s = tr("%n prefill request(s)", nullptr, int(b.prefill_requests));
+            if (b.prefill_tokens >= 0)
+                s += QStringLiteral(" (%1)").arg(tr("%1 tokens").arg(count(size_t(b.prefill_tokens))));
+            sides << s;
+        }
+        if (b.decode_requests > 0) {
+            QString s = tr("%n decode request(s)", nullptr, int(b.decode_requests));
+            if (b.decode_kv_tokens >= 0)
+                s += QStringLiteral(" (%1)").arg(tr("%1 KV tokens").arg(count(size_t(b.decode_kv_tokens))));
+            sides << s;
+        }
+        return sides.join(QStringLiteral(" + "));
+    };
+    if (p.steps.size() == 1) {
+        const StepInfo& s = p.steps.front();
+        const QString c = composition(s.batch);
+        return c.isEmpty() ? tr("serving step: %1").arg(kindText(s.kind))
+                           : tr("serving step: %1, %2").arg(kindText(s.kind), c);
+    }
+    QStringList kinds;
+    for (StepKind k : {StepKind::PrefillOnly, StepKind::PrefillHeavy, StepKind::Mixed, StepKind::DecodeHeavy,
+                       StepKind::DecodeOnly}) {
+        const auto n = std::count_if(p.steps.begin(), p.steps.end(), [&](const StepInfo& s) { return s.kind == k; });
+        if (n > 0)
+            kinds << QStringLiteral("%1 %2").arg(count(size_t(n)), kindText(k));
+    }
+    return tr("%n serving step(s): %1", nullptr, int(p.steps.size())).arg(kinds.join(QStringLiteral(", ")));
+}
+
 QString TraceHeader::summaryText(const Trace& t, const AnalysisResult* a)
 {
     const TraceMeta& m = t.meta;
@@ -71,6 +117,8 @@ QString TraceHeader::summaryText(const Trace& t, const AnalysisResult* a)
                               formatDuration(p.steady_end - origin));
         else if (p.training_iterations > 0)
             parts << tr("%n training iteration(s)", nullptr, int(p.training_iterations));
+        if (p.annotated_steps > 0)
+            parts << servingSteps(p);
     }
     parts << tr("%n device(s)", nullptr, int(m.devices.size()));
     parts << tr("%1 kernels").arg(count(t.kernels.size()));

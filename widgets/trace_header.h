@@ -27,6 +27,9 @@ public:
     static QString toolTip(const Trace& trace, const QStringList& paths);
     // The first line only (format, windows, counts), as plain text.
     static QString summaryText(const Trace& trace, const AnalysisResult* analysis);
+    // The serving steps the framework named (vLLM/SGLang execute_…, step[…]) with their batch composition: "serving
+    // step: prefill-only, 15 prefill requests (15,360 tokens)", or "32 serving steps: 30 decode-only, 2 mixed".
+    static QString servingSteps(const PhaseResult& phases);
     // The trace-level warnings, one rich-text item each: a label in the interface's language, then the message.
     // Times in them are measured from `origin` (timeOrigin of the trace).
     static QStringList warningItems(const AnalysisResult& analysis, int64_t origin);

@@ -114,10 +114,45 @@ struct StepWindow {
     int64_t start, end;
 };
 
-// Σ of gap time by cause clipped to a set of sorted, disjoint windows.
-std::array<int64_t, 4> gaps_in_windows(const std::vector<Gap>& gaps, const std::vector<StepWindow>& windows)
+bool is_graph_kernel(const Trace& t, size_t i)
 {
-    std::array<int64_t, 4> out{};
+    if (t.kernels.flags[i] & KernelTable::kGraphNode)
+        return true;
+    const int32_t a = t.kernels.launch_api[i];
+    return a >= 0 && static_cast<size_t>(a) < t.api.size() && (t.api.flags[static_cast<size_t>(a)] & kApiGraphLaunch);
+}
+
+// A compute-bound prefill: the steps are prefill-dominated (prefill-only / prefill-heavy steps hold at least half
+// of the step time), the GPU is busy >= 90 % of their windows, and GEMM and attention kernels hold at least half of
+// the kernel time. Launch-side remedies (CUDA graphs) cannot shorten such work.
+bool prefill_compute_bound(const Trace& t, const AnalysisResult& an)
+{
+    double prefill_wall = 0, prefill_busy = 0, all_wall = 0;
+    for (const auto& s : an.phases.steps) {
+        const double w = double(s.end - s.start);
+        all_wall += w;
+        if (s.kind == StepKind::PrefillOnly || s.kind == StepKind::PrefillHeavy) {
+            prefill_wall += w;
+            prefill_busy += double(s.busy_ns);
+        }
+    }
+    if (all_wall <= 0 || prefill_wall < 0.5 * all_wall || prefill_busy < 0.9 * prefill_wall)
+        return false;
+    double compute = 0, total = 0;
+    for (size_t c = 0; c < an.classes.classes.size(); ++c) {
+        const auto& cl = an.classes.classes[c];
+        total += double(cl.time_ns);
+        if (cl.id == "gemm" || cl.id == "attention")
+            compute += double(cl.time_ns);
+    }
+    (void)t;
+    return total > 0 && compute >= 0.5 * total;
+}
+
+// Σ of gap time by cause clipped to a set of sorted, disjoint windows.
+std::array<int64_t, kGapCauses> gaps_in_windows(const std::vector<Gap>& gaps, const std::vector<StepWindow>& windows)
+{
+    std::array<int64_t, kGapCauses> out{};
     if (windows.empty())
         return out;
     for (const auto& g : gaps) {
@@ -158,12 +193,12 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["wall_ns"] = trace_wall;
         m["capture_ns"] = double(an.wall_ns);
         double window = 0, busy = 0, idle = 0;
-        std::array<double, 4> cause{};
+        std::array<double, kGapCauses> cause{};
         for (const auto& d : an.idle.devices) {
             window += double(d.window_ns);
             busy += double(d.busy_ns);
             idle += double(d.idle_ns);
-            for (size_t i = 0; i < 4; ++i)
+            for (size_t i = 0; i < kGapCauses; ++i)
                 cause[i] += double(d.breakdown.ns[i]);
         }
         m["busy_ns"] = busy;
@@ -174,8 +209,27 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["kernel_wait_ns"] = cause[1];
         m["sync_wait_ns"] = cause[2];
         m["other_wait_ns"] = cause[3];
+        // Queued work waiting on another stream's event (not the host), and the largest single gap: idle that
+        // feeding the GPU faster cannot remove.
+        m["dependency_wait_ns"] = cause[4];
+        m["dependency_wait_fraction"] = safe_div(cause[4], window);
+        {
+            double top = 0, dep_under_sync = 0;
+            for (const Gap& g : an.idle.gaps) {
+                top = std::max(top, double(g.duration()));
+                if (g.cause != GapCause::DependencyWait)
+                    continue;
+                // Dependency wait while the launching thread sat in a host-blocking call (a synchronous copy): the
+                // host waited behind the GPU's dependency, not the GPU behind the host.
+                const GapDependency dep = dependency_of(trace, g);
+                dep_under_sync += double(dep.blocking_overlap_ns);
+            }
+            m["max_gap_fraction"] = safe_div(top, window);
+            m["sync_dependency_overlap_ns"] = dep_under_sync;
+        }
         for (const char* k : {"idle_fraction", "utilization", "host_wait_ns", "kernel_wait_ns", "sync_wait_ns",
-                              "other_wait_ns", "idle_ns", "busy_ns"})
+                              "other_wait_ns", "idle_ns", "busy_ns", "dependency_wait_ns", "dependency_wait_fraction",
+                              "max_gap_fraction", "sync_dependency_overlap_ns"})
             s.sources[k] = "analysis:idle";
 
         const auto& L = an.launch;
@@ -191,6 +245,11 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["avg_launch_api_us"] = L.api.avg / 1e3;
         if (L.queue.count > 0)
             m["avg_queue_delay_us"] = L.queue.avg / 1e3;
+        // Kernels that already run in CUDA/HIP graph replay: CUDA graphs are not a remedy for them.
+        m["graph_fraction"] = safe_div(double(L.graph_kernels), double(L.kernels));
+        s.sources["graph_fraction"] = "analysis:launch";
+        m["prefill_compute_bound"] = prefill_compute_bound(trace, an) ? 1.0 : 0.0;
+        s.sources["prefill_compute_bound"] = "analysis:phases";
         for (const char* k : {"kernel_count", "launch_count", "launch_api_ns", "launch_overhead_fraction",
                               "short_kernel_count", "short_kernel_fraction", "runtime_outlier_count",
                               "launch_delay_outlier_count", "avg_launch_api_us", "avg_queue_delay_us"})
@@ -279,6 +338,16 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["elementwise_copy_ns"] = elementwise_copy_kernel_ns(trace, an);
         m["elementwise_copy_fraction"] = safe_div(m["elementwise_copy_ns"], double(an.classes.kernel_time_ns));
         s.sources["elementwise_copy_ns"] = s.sources["elementwise_copy_fraction"] = "analysis:classes";
+        // MoE (workload.h): expert GEMMs and routing, and the layer's experts and top-k when known.
+        const MoeWorkload& moe = an.workload.moe;
+        m["moe_detected"] = moe.detected ? 1.0 : 0.0;
+        m["moe_gemm_ns"] = double(moe.expert_gemm_ns);
+        m["moe_routing_ns"] = double(moe.routing_ns);
+        m["moe_fraction"] = moe.gpu_share;
+        m["moe_experts"] = double(moe.experts);
+        m["moe_top_k"] = double(moe.top_k);
+        for (const char* k : {"moe_detected", "moe_gemm_ns", "moe_routing_ns", "moe_fraction", "moe_experts", "moe_top_k"})
+            s.sources[k] = "analysis:workload (MoE)";
         s.sources["weights_detected"] = "analysis:weights";
         if (W.detected && W.hit_rate >= 0) {
             m["layer_cache_hit_rate"] = W.hit_rate;
@@ -358,6 +427,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         std::vector<StepWindow> windows;
         std::vector<std::string> step_ranges;   // NVTX step ranges behind the steps, when steps came from NVTX
         double wall = 0, busy = 0, gap = 0, kern = 0, kern_ns = 0, syncs = 0, sync_steps = 0, steps = 0;
+        double phase_kernels = 0, phase_graph_kernels = 0;
         for (const auto& st : P.steps) {
             if (st.prefill != (decode == 0) || st.mixed)   // mixed steps are a phase of their own (issue 13)
                 continue;
@@ -380,7 +450,18 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             continue;
         std::sort(windows.begin(), windows.end(), [](const StepWindow& a, const StepWindow& b) { return a.start < b.start; });
         const auto cause = gaps_in_windows(an.idle.gaps, windows);
-        const double idle = double(cause[0] + cause[1] + cause[2] + cause[3]);
+        const double idle = double(cause[0] + cause[1] + cause[2] + cause[3] + cause[4]);
+        // Kernels of the phase's steps (starting in their windows) that ran in graph replay (none without graph
+        // launches: then the walk over every kernel is skipped).
+        for (size_t i = 0; an.launch.graph_kernels > 0 && i < kernels.size(); ++i) {
+            const int64_t ks = kernels.start[i];
+            auto it = std::upper_bound(windows.begin(), windows.end(), ks,
+                                       [](int64_t v, const StepWindow& w) { return v < w.end; });
+            if (it == windows.end() || ks < it->start)
+                continue;
+            phase_kernels += 1;
+            phase_graph_kernels += is_graph_kernel(trace, i) ? 1 : 0;
+        }
         MetricScope s;
         s.kind = ScopeKind::Phase;
         s.subject = decode ? "decode" : "prefill";
@@ -397,6 +478,8 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["kernel_wait_ns"] = double(cause[1]);
         m["sync_wait_ns"] = double(cause[2]);
         m["host_wait_per_step_ns"] = double(cause[0]) / steps;
+        m["dependency_wait_ns"] = double(cause[4]);
+        m["graph_fraction"] = safe_div(phase_graph_kernels, phase_kernels);
         m["sync_wait_per_step_ns"] = double(cause[2]) / steps;
         m["syncs_per_step"] = syncs / steps;
         m["sync_steps_fraction"] = sync_steps / steps;
@@ -461,6 +544,12 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["t_theory_ns"] = *c.t_theory_ns;
             if (c.t_actual_ns)
                 m["t_actual_ns"] = *c.t_actual_ns;
+            // An unfused elementwise chain (roofline.h): the chain's theory and time, which its E_roof compares.
+            m["fused_chain"] = c.chain.empty() ? 0.0 : 1.0;
+            if (!c.chain.empty() && c.chain_theory_ns && c.chain_actual_ns) {
+                m["t_theory_ns"] = *c.chain_theory_ns;
+                m["t_actual_ns"] = *c.chain_actual_ns;
+            }
             if (c.e_roof && *c.e_roof > 0) {
                 m["e_roof"] = *c.e_roof;
                 m["distance_to_roof"] = 1.0 / *c.e_roof;
@@ -485,8 +574,10 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             for (auto& [k, v] : m)
                 s.sources[k] = "roofline";
             s.sources["time_fraction"] = s.sources["total_ns"] = s.sources["wall_fraction"] = "trace (measured)";
-            if (std::string f = ncu_target_for_class(trace, an, c.op_class, c.phase).ncu_args(); !f.empty())
-                s.sources[kNcuKernelsKey] = std::move(f);
+            if (const NcuTarget nt = ncu_target_for_class(trace, an, c.op_class, c.phase); !nt.regex.empty()) {
+                s.sources[kNcuKernelsKey] = nt.ncu_args();
+                s.sources[kKernelRegexKey] = nt.include_regex();
+            }
             out.push_back(std::move(s));
         }
     } else
@@ -510,8 +601,10 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["wall_fraction"] = safe_div(double(c.time_ns), trace_wall);
             for (auto& [k, v] : m)
                 s.sources[k] = "analysis:classes";
-            if (std::string f = ncu_target_for_class(trace, an, c.id, "").ncu_args(); !f.empty())
-                s.sources[kNcuKernelsKey] = std::move(f);
+            if (const NcuTarget nt = ncu_target_for_class(trace, an, c.id, ""); !nt.regex.empty()) {
+                s.sources[kNcuKernelsKey] = nt.ncu_args();
+                s.sources[kKernelRegexKey] = nt.include_regex();
+            }
             out.push_back(std::move(s));
         }
     }
@@ -649,6 +742,46 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 #else
     (void)ncu;
 #endif
+    // ---- host-side causes (timeline/host_causes.h) ---------------------------------------------------------------
+    // One scope per cause the trace names, with the device idle it covers; its links are the ranges and calls behind
+    // it (the longest instance of each name) and the idle they cover, so a finding shows the range as evidence.
+    for (const auto& hc : an.host_causes.causes) {
+        MetricScope s;
+        s.kind = ScopeKind::HostCause;
+        s.subject = hc.id;
+        auto& m = s.metrics;
+        m["trace_wall_ns"] = trace_wall;
+        m["idle_ns"] = double(hc.idle_ns);
+        m["idle_fraction"] = safe_div(double(hc.idle_ns), trace_wall);
+        m["host_ns"] = double(hc.host_ns);
+        m["before_gpu_ns"] = double(hc.before_gpu_ns);
+        double count = 0;
+        for (const auto& e : hc.evidence)
+            count += double(e.count);
+        m["count"] = count;
+        for (const char* id : {"compilation", "autotuning", "module_loading", "allocator"})
+            m[std::string("is_") + id] = hc.id == id ? 1.0 : 0.0;
+        for (auto& [k, v] : m)
+            s.sources[k] = "analysis:host_causes";
+        // The subject in words: the cause and its largest evidence, "JIT compilation (NVTX KernelExecutor::...)".
+        std::string names;
+        for (size_t i = 0; i < hc.evidence.size() && i < 2; ++i)
+            names += (i ? ", " : "") + std::string(hc.evidence[i].source == "nvtx" ? "NVTX " : "") +
+                     hc.evidence[i].name;
+        s.sources[kSubjectEnKey] = hc.label + (names.empty() ? "" : " (" + names + ")");
+        s.subject_zh_CN = hc.label_zh_CN + (names.empty() ? "" : "（" + names + "）");
+        for (const auto& e : hc.evidence) {
+            if (s.links.time_ranges.size() < opt.max_links)
+                s.links.time_ranges.push_back({e.longest_start, e.longest_end, e.source + " " + e.name});
+            if (e.source != "api")
+                s.links.nvtx_ranges.push_back(e.name);
+        }
+        for (const auto& p : hc.covered)
+            if (s.links.time_ranges.size() < opt.max_links)
+                s.links.time_ranges.push_back({p.start, p.end, "GPU idle during " + hc.label});
+        out.push_back(std::move(s));
+    }
+
     // Titles name classes and phases in words (GEMM / GEMV (decode), GEMM / GEMV（解码）), as the headline and the
     // Overview do, in both languages. (Kernel and ncu-launch scopes got their short names where they were made.)
     for (auto& s : out)
@@ -682,6 +815,7 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     EvalOptions eo;
     eo.lang = options.lang;
     eo.trace_path = trace.meta.source_path;
+    eo.vendor = analysis.workload.vendor;   // each suggestion's form (rules.h)
     for (const auto& s : scopes)
         if (s.kind == ScopeKind::Trace)
             eo.capture_ns = static_cast<int64_t>(s.metrics.at("trace_wall_ns"));
@@ -689,7 +823,8 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
     merge_ncu_launch_findings(d.eval.findings);   // before the ledger: one claim per kernel, not one per launch
-    d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger);
+    const KernelPools pools = kernel_pools(trace, analysis);
+    d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger, &pools);
     d.headline = make_headline(trace, analysis, d.eval.findings);
     return d;
 }

@@ -63,6 +63,22 @@ std::string NcuTarget::ncu_args() const
            std::to_string(launch_count);
 }
 
+std::string kernel_include_regex(const std::vector<std::string>& base_names)
+{
+    std::string re;
+    for (const std::string& n : base_names)
+        if (!n.empty())
+            re += (re.empty() ? "" : "|") + ncu_regex_escape(n);
+    if (re.empty())
+        return {};
+    std::string quoted = "'(";
+    for (char c : re)
+        quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + ")'";
+}
+
+std::string NcuTarget::include_regex() const { return kernel_include_regex(names); }
+
 NcuTarget ncu_target(const Trace& tr, const AnalysisResult& a, const std::vector<StrId>& names, std::string_view phase)
 {
     NcuTarget t;

@@ -25,6 +25,9 @@ namespace sl {
 // The scope's ncu filter travels in MetricScope::sources under this key (not a metric name: no metric is named
 // with braces); the rules write it with the {ncu_kernels} placeholder.
 inline constexpr const char* kNcuKernelsKey = "{ncu_kernels}";
+// The same kernels as a shell-quoted, unanchored regex of their base names ('(n1|n2)'), for AMD's tools
+// (rocprofv3 --kernel-include-regex, rocprof-compute -k); the rules write it with {kernel_regex}.
+inline constexpr const char* kKernelRegexKey = "{kernel_regex}";
 
 struct NcuTarget {
     std::vector<std::string> names;
@@ -32,7 +35,12 @@ struct NcuTarget {
     int64_t launch_skip = 0, launch_count = 0;
     // "-k regex:'…' --launch-skip N --launch-count M", shell-quoted; empty when there are no names.
     std::string ncu_args() const;
+    // "'(n1|n2)'": the names regex-escaped, unanchored, shell-quoted; empty when there are no names.
+    std::string include_regex() const;
 };
+
+// include_regex() of a list of base names.
+std::string kernel_include_regex(const std::vector<std::string>& base_names);
 
 // Backslash before every ECMAScript metacharacter.
 std::string ncu_regex_escape(std::string_view s);

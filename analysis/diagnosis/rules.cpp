@@ -148,6 +148,32 @@ static std::string get_string(const json& j, const char* key, const std::string&
     return j[key].get<std::string>();
 }
 
+std::optional<SuggestionForm> resolve_suggestion_form(const RuleSuggestion& s, const std::string& vendor)
+{
+    SuggestionForm neutral{s.text, s.verify};
+    if (s.forms.empty() && s.no_form_for.empty())
+        return neutral;
+    auto fill = [&](SuggestionForm f) {
+        if (f.text.en.empty())
+            f.text = s.text;
+        if (f.verify.empty())
+            f.verify = s.verify;
+        return f;
+    };
+    if (!vendor.empty()) {
+        if (auto it = s.forms.find(vendor); it != s.forms.end())
+            return fill(it->second);
+        return std::nullopt;   // a vendor without a form: the suggestion does not apply to its traces
+    }
+    if (!s.text.en.empty())
+        return neutral;
+    if (auto it = s.forms.find("NVIDIA"); it != s.forms.end())
+        return fill(it->second);
+    if (!s.forms.empty())
+        return fill(s.forms.begin()->second);
+    return std::nullopt;
+}
+
 Rule parse_rule(const json& j, const std::string& file)
 {
     if (!j.is_object())
@@ -161,7 +187,7 @@ Rule parse_rule(const json& j, const std::string& file)
     auto sk = parse_scope_kind(scope);
     if (!sk)
         throw std::runtime_error("unknown scope '" + scope +
-                                 "' (expected trace, device, phase, op_class, kernel or ncu_launch)");
+                                 "' (expected trace, device, phase, op_class, kernel, ncu_launch or host_cause)");
     r.scope = *sk;
     r.condition = get_string(j, "condition");
     if (r.condition.empty())
@@ -212,6 +238,9 @@ Rule parse_rule(const json& j, const std::string& file)
         r.removes = rm["time"].get<std::string>();
         r.removes_cap = get_string(rm, "cap");
     }
+    r.kind = get_string(j, "kind", r.removes == "none" ? "check" : "remedy");
+    if (r.kind != "remedy" && r.kind != "check")
+        throw std::runtime_error("unknown kind '" + r.kind + "' (expected remedy or check)");
     if (j.contains("suggestions")) {
         if (!j["suggestions"].is_array())
             throw std::runtime_error("'suggestions' must be an array");
@@ -225,7 +254,40 @@ Rule parse_rule(const json& j, const std::string& file)
                 throw std::runtime_error("a suggestion has no 'id'");
             if (!ids.insert(s.id).second)
                 throw std::runtime_error("duplicate suggestion id '" + s.id + "'");
-            s.text = parse_text(sj.value("text", json()), "suggestion '" + s.id + "' text", true);
+            const bool has_forms = sj.contains("forms");
+            // With forms, the neutral text is optional (each form may carry its own).
+            if (!has_forms || sj.contains("text"))
+                s.text = parse_text(sj.value("text", json()), "suggestion '" + s.id + "' text", true);
+            if (has_forms) {
+                const json& f = sj["forms"];
+                if (!f.is_object() || f.empty())
+                    throw std::runtime_error("suggestion '" + s.id +
+                                             "': 'forms' must be an object {\"NVIDIA\": {...}, \"AMD\": {...}}");
+                for (auto it = f.begin(); it != f.end(); ++it) {
+                    const std::string& v = it.key();
+                    if (v != "NVIDIA" && v != "AMD")
+                        throw std::runtime_error("suggestion '" + s.id + "': unknown vendor '" + v +
+                                                 "' in forms (expected NVIDIA or AMD)");
+                    if (it.value().is_null()) {   // deliberately no form: not shown on this vendor's traces
+                        s.no_form_for.push_back(v);
+                        continue;
+                    }
+                    if (!it.value().is_object())
+                        throw std::runtime_error("suggestion '" + s.id + "': forms." + v +
+                                                 " must be an object {text, verify} or null");
+                    SuggestionForm form;
+                    if (it.value().contains("text"))
+                        form.text = parse_text(it.value()["text"], "suggestion '" + s.id + "' forms." + v + ".text",
+                                               true);
+                    form.verify = get_string(it.value(), "verify");
+                    if (form.text.en.empty() && s.text.en.empty())
+                        throw std::runtime_error("suggestion '" + s.id + "': forms." + v +
+                                                 " has no text and the suggestion has no neutral text");
+                    s.forms[v] = std::move(form);
+                }
+                if (s.forms.empty())
+                    throw std::runtime_error("suggestion '" + s.id + "': every vendor in 'forms' is null");
+            }
             if (sj.contains("gain"))
                 std::tie(s.gain_low, s.gain_high) = parse_range(sj["gain"], "suggestion '" + s.id + "' gain");
             s.risk = get_string(sj, "risk", "medium");
@@ -372,6 +434,11 @@ std::string fill_placeholders(const std::string& text, const MetricScope& scope,
                   : scope.kind == ScopeKind::Kernel
                       ? "-k regex:'^(.*::)?" + ncu_regex_escape(ncu_base_name(scope.subject)) + "$'"
                       : "-k regex:'" + ncu_regex_escape(scope.subject) + "'";
+        else if (key == "kernel_regex")
+            rep = scope.sources.count(kKernelRegexKey) ? scope.sources.at(kKernelRegexKey)
+                                                       : kernel_include_regex({scope.kind == ScopeKind::Kernel
+                                                                                   ? ncu_base_name(scope.subject)
+                                                                                   : scope.subject});
         else if (key == "trace")
             rep = trace_path.empty() ? "TRACE" : trace_path;
         else if (auto it = scope.metrics.find(key); it != scope.metrics.end()) {
@@ -592,14 +659,17 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
                 c.reasons.push_back("expected gain is the rule's range, not computed from this trace");
 
             for (const RuleSuggestion& rs : rule.suggestions) {
+                const auto form = resolve_suggestion_form(rs, opt.vendor);
+                if (!form)
+                    continue;   // no form for this trace's vendor
                 Suggestion s;
                 s.id = rs.id;
-                s.text = {fill_placeholders(rs.text.en, scope, opt.trace_path),
-                          fill_placeholders(rs.text.zh_CN, scope, opt.trace_path, "zh_CN")};
+                s.text = {fill_placeholders(form->text.en, scope, opt.trace_path),
+                          fill_placeholders(form->text.zh_CN, scope, opt.trace_path, "zh_CN")};
                 s.gain_low = rs.gain_low;
                 s.gain_high = rs.gain_high;
                 s.risk = rs.risk;
-                s.verify = fill_placeholders(rs.verify, scope, opt.trace_path);
+                s.verify = fill_placeholders(form->verify, scope, opt.trace_path);
                 s.metric = rs.metric;
                 s.direction = rs.direction;
                 f.suggestions.push_back(std::move(s));

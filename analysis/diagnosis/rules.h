@@ -7,12 +7,14 @@
 //   { "schema": "sightline.rules/1", "rules": [ {
 //       "id": "launch-bound-short-kernels", "scope": "kernel",
 //       "condition": "avg_duration_us < 50 && count > 500",
-//       "severity": "medium", "verdict": "launch-bound", "prior": 0.7,
+//       "severity": "medium", "kind": "remedy", "verdict": "launch-bound", "prior": 0.7,
 //       "title": {"en": "...{subject}...", "zh_CN": "..."}, "explanation": {"en": "... {avg_duration_us} ...", ...},
 //       "gain": {"expr": "total_ns * 0.5 / trace_wall_ns", "ns": "total_ns * 0.5", "range": [0.05, 0.3]},
 //       "suggestions": [ {"id": "cuda-graphs", "text": {"en": ..., "zh_CN": ...}, "gain": [0.1, 0.4],
 //                         "risk": "low", "verify": "nsys profile -o after ...", "metric": "tpot_median_ns",
-//                         "direction": "decrease"} ],
+//                         "direction": "decrease",
+//                         "forms": {"NVIDIA": {"text": {...}, "verify": "nsys ..."},
+//                                   "AMD": {"text": {...}, "verify": "rocprofv3 ..."}}} ],
 //       "references": ["..."], "enabled": true } ] }
 
 #include <functional>
@@ -25,14 +27,30 @@
 
 namespace sl {
 
+// One vendor's form of a suggestion: its words and its verify command (empty: the suggestion's own).
+struct SuggestionForm {
+    LocalText text;
+    std::string verify;
+};
+
 struct RuleSuggestion {
     std::string id;
-    LocalText text;
+    LocalText text;                   // the vendor-neutral form (may be empty when every form has its own text)
     double gain_low = 0, gain_high = 0;
     std::string risk = "medium";
     std::string verify;               // template: {subject}, {trace}, {metric} placeholders
     std::string metric, direction;
+    // "forms": {"NVIDIA": {...}, "AMD": {...}}, by vendor (workload.vendor). A vendor named with null has no form
+    // (listed in no_form_for): the suggestion is not shown on its traces. Without "forms" the suggestion is
+    // vendor-neutral and shown everywhere. See resolve_suggestion_form().
+    std::map<std::string, SuggestionForm> forms;
+    std::vector<std::string> no_form_for;
 };
+
+// The form of a suggestion for a trace's vendor ("NVIDIA", "AMD", or "" when unknown): that vendor's form, its
+// missing fields from the neutral form; nullopt when the suggestion has forms but none for that vendor (it is not
+// shown). An unknown vendor takes the neutral form when there is one, else the NVIDIA form, else the first.
+std::optional<SuggestionForm> resolve_suggestion_form(const RuleSuggestion& s, const std::string& vendor);
 
 struct Rule {
     std::string id;
@@ -52,6 +70,11 @@ struct Rule {
     // The time the fix would remove (diagnosis/ledger.h): a ledger entry ("idle:host", "kernel:{subject}", ...)
     // and optionally a metric of the scope that bounds this finding's share of it ("total_ns"). Empty = "wall".
     std::string removes, removes_cap;
+    // What the rule is (ledger.h): "remedy" — a change that removes time, whose severity follows its bounded
+    // end-to-end gain and confidence (severity above is then the default, kept when the gain is only the rule's
+    // range); "check" — a consistency check that removes no time and keeps its severity. Default: "check" when
+    // removes is "none", else "remedy".
+    std::string kind = "remedy";
     std::string file;                 // where it was loaded from
 };
 
@@ -96,6 +119,7 @@ using HistoryLookup = std::function<std::optional<SuggestionHistory>(const std::
 struct EvalOptions {
     std::string lang = "en";
     std::string trace_path;                 // fills {trace} in verification commands
+    std::string vendor;                     // picks each suggestion's form (workload.vendor; "" = unknown)
     // Data quality: a capture shorter than this lowers confidence (x0.8); scopes with fewer than
     // min_samples events (metric "count") lower it (x0.85).
     int64_t short_capture_ns = 200'000'000;

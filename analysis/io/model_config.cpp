@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -164,9 +165,151 @@ int64_t ModelConfig::parameter_count() const
     return total;
 }
 
+bool module_matches(const std::string& pattern, const std::string& path)
+{
+    if (pattern.empty())
+        return false;
+    try {
+        if (pattern.rfind("re:", 0) == 0)
+            return std::regex_search(path, std::regex("^(?:" + pattern.substr(3) + ")"));
+        if (pattern.find('*') != std::string::npos) {
+            std::string re = "^";
+            for (char c : pattern) {
+                if (c == '*')
+                    re += ".*";
+                else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_')
+                    re += c;
+                else
+                    re += std::string("\\") + c;
+            }
+            return std::regex_search(path, std::regex(re + "(\\.|$)"));
+        }
+    } catch (const std::regex_error&) {
+        return false;   // a pattern no regex engine takes matches nothing (the module stays at its default)
+    }
+    // A class name (compressed-tensors targets "Linear"): every linear module; a plain name: contained in the path.
+    if (std::isupper(static_cast<unsigned char>(pattern[0])) && pattern.find('.') == std::string::npos)
+        return pattern == "Linear" || pattern.find("Linear") != std::string::npos;
+    return path.find(pattern) != std::string::npos;
+}
+
+WeightFormat ModelConfig::base_weight_format() const
+{
+    WeightFormat f;
+    f.dtype = torch_dtype.empty() ? std::string("bfloat16") : torch_dtype;
+    if (f.dtype.rfind("torch.", 0) == 0)
+        f.dtype = f.dtype.substr(6);
+    f.bytes = dtype_bytes(f.dtype);
+    f.note = torch_dtype.empty() ? "bfloat16 (no torch_dtype in config.json)" : "torch_dtype";
+    return f;
+}
+
+WeightFormat ModelConfig::weight_format(const std::vector<std::string>& paths) const
+{
+    if (quant_format.dtype.empty() || paths.empty())
+        return base_weight_format();
+    auto any = [&](const std::string& pattern) {
+        return std::any_of(paths.begin(), paths.end(), [&](const std::string& p) { return module_matches(pattern, p); });
+    };
+    for (const auto& s : quant_skip)
+        if (any(s))
+            return base_weight_format();
+    const bool lm_head = paths.front() == "lm_head";
+    if (lm_head && !quant_skip_given && !quant_lm_head)
+        return base_weight_format();
+    for (const auto& mf : quant_modules)
+        if (any(mf.pattern))
+            return mf.format;
+    // compressed-tensors: a module no group targets stays unquantised; other methods convert every linear module.
+    if (!quant_modules.empty() && quant_method == "compressed-tensors")
+        return base_weight_format();
+    return quant_format;
+}
+
 namespace {
 
-// quantization_config -> bytes per stored weight element (see ModelConfig::quant_weight_bytes).
+std::string lower_text(std::string v)
+{
+    for (auto& c : v)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return v;
+}
+
+// One storage format from a method name (and bits / group size / a type where the method leaves them open). An
+// empty dtype: not understood.
+WeightFormat format_of(const std::string& method, int64_t bits, int64_t group, const std::string& type, bool symmetric,
+                       bool bnb_4bit, bool bnb_double_quant)
+{
+    WeightFormat f;
+    f.quantized = true;
+    f.group_size = group;
+    const bool is_float = type == "float" || type == "fp" || type.rfind("fp", 0) == 0 || type.rfind("float", 0) == 0;
+    if (method == "fp8" || method == "fbgemm_fp8" || method == "w8a8_fp8" || method == "fp8_e4m3" ||
+        ((method == "compressed-tensors" || method == "quark") && bits == 8 && is_float)) {
+        f.dtype = "fp8";
+        f.bytes = 1.0 + (group > 0 ? 4.0 / static_cast<double>(group) : 0.0);
+        f.note = group > 0 ? "fp8 weights: 1 byte per element + an fp32 scale per " + std::to_string(group) + " elements"
+                           : "fp8 weights: 1 byte per element (per-tensor or per-channel scales)";
+    } else if (method == "mxfp4" || method == "mx_fp4" || ((method == "compressed-tensors" || method == "quark") &&
+                                                           bits == 4 && is_float && group == 32)) {
+        f.dtype = "mxfp4";
+        f.group_size = 32;
+        f.bytes = 0.5 + 1.0 / 32;
+        f.note = "mxfp4 weights: 4 bits + one e8m0 scale per 32 elements";
+    } else if (method == "nvfp4" || method == "modelopt_fp4" ||
+               ((method == "compressed-tensors" || method == "quark") && bits == 4 && is_float)) {
+        f.dtype = "nvfp4";
+        f.group_size = 16;
+        f.bytes = 0.5 + 1.0 / 16;
+        f.note = "nvfp4 weights: 4 bits + one fp8 scale per 16 elements";
+    } else if (method == "bitsandbytes") {
+        if (bnb_4bit) {
+            f.dtype = "nf4";
+            f.group_size = 64;
+            // an fp32 absmax per 64 elements; with double quantisation an 8-bit absmax and an fp32 per 256 of those
+            f.bytes = bnb_double_quant ? 0.5 + 1.0 / 64 + 4.0 / (64 * 256) : 0.5 + 4.0 / 64;
+            f.note = std::string("bitsandbytes 4-bit weights: 4 bits + ") +
+                     (bnb_double_quant ? "an 8-bit absmax per 64 elements (double quantisation)"
+                                       : "an fp32 absmax per 64 elements");
+        } else {
+            f.dtype = "int8";
+            f.bytes = 1.0;
+            f.note = "bitsandbytes 8-bit weights (a per-row scale)";
+        }
+    } else if (bits > 0 && bits <= 8) {
+        // AWQ and GPTQ store an fp16 scale and a bits-wide zero point per group of each output column;
+        // compressed-tensors (pack-quantized) a scale per group and a zero point only when asymmetric.
+        f.dtype = "int" + std::to_string(bits);
+        const double b = static_cast<double>(bits) / 8.0;
+        const bool zeros = method == "awq" || method == "gptq" || !symmetric;
+        f.bytes = b + (group > 0 ? (2.0 + (zeros ? b : 0.0)) / static_cast<double>(group) : 0.0);
+        f.note = std::to_string(bits) + "-bit " + (method.empty() ? std::string("quantized") : method) + " weights" +
+                 (group > 0 ? ", an fp16 scale" + std::string(zeros ? " and a " + std::to_string(bits) + "-bit zero point"
+                                                                     : std::string()) +
+                                  " per " + std::to_string(group) + " elements"
+                            : std::string());
+    } else if (method.find("w4a16") != std::string::npos) {
+        f.dtype = "int4";
+        f.group_size = 128;
+        f.bytes = 0.5 + 2.0 / 128;
+        f.note = "4-bit weights, group size assumed 128";
+    } else {
+        f = WeightFormat{};
+    }
+    return f;
+}
+
+std::vector<std::string> string_list(const json& j)
+{
+    std::vector<std::string> out;
+    if (j.is_array())
+        for (const auto& x : j)
+            if (x.is_string())
+                out.push_back(x.get<std::string>());
+    return out;
+}
+
+// quantization_config -> the weights' storage format per module (see ModelConfig::weight_format).
 void parse_quantization(const json& top, ModelConfig& m, const std::string& name)
 {
     const json* q = nullptr;
@@ -178,73 +321,128 @@ void parse_quantization(const json& top, ModelConfig& m, const std::string& name
         q = &top["text_config"]["quantization_config"];
     if (!q)
         return;
-    auto str = [&](const char* k) {
-        return q->contains(k) && (*q)[k].is_string() ? (*q)[k].get<std::string>() : std::string();
+    auto str = [&](const json& o, const char* k) {
+        return o.contains(k) && o[k].is_string() ? o[k].get<std::string>() : std::string();
     };
-    auto num = [&](const char* k) -> int64_t {
-        return q->contains(k) && (*q)[k].is_number_integer() ? (*q)[k].get<int64_t>() : 0;
+    auto num = [&](const json& o, const char* k) -> int64_t {
+        return o.contains(k) && o[k].is_number_integer() ? o[k].get<int64_t>() : 0;
     };
-    auto lower = [](std::string v) {
-        for (auto& c : v)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        return v;
+    auto flag = [&](const json& o, const char* k, bool def) {
+        return o.contains(k) && o[k].is_boolean() ? o[k].get<bool>() : def;
     };
-    std::string method = lower(str("quant_method"));
-    const std::string algo = lower(str("quant_algo"));   // ModelOpt: "FP8", "NVFP4", "W4A16_AWQ"
+    std::string method = lower_text(str(*q, "quant_method"));
+    const std::string algo = lower_text(str(*q, "quant_algo"));   // ModelOpt: "FP8", "NVFP4", "W4A16_AWQ"
     if (method.empty() && !algo.empty())
         method = algo;
     if (method == "modelopt" && !algo.empty())
         method = algo;
-    int64_t bits = num("bits");
+    int64_t bits = num(*q, "bits");
     if (bits == 0)
-        bits = num("w_bit");
-    int64_t group = num("group_size");
+        bits = num(*q, "w_bit");
+    int64_t group = num(*q, "group_size");
     if (group == 0)
-        group = num("q_group_size");
-    // compressed-tensors: config_groups.*.weights.{num_bits, type, group_size}
-    std::string ct_type;
-    if (q->contains("config_groups") && (*q)["config_groups"].is_object())
-        for (const auto& [gname, g] : (*q)["config_groups"].items())
-            if (g.is_object() && g.contains("weights") && g["weights"].is_object()) {
-                const json& w = g["weights"];
-                if (w.contains("num_bits") && w["num_bits"].is_number_integer())
-                    bits = w["num_bits"].get<int64_t>();
-                if (w.contains("group_size") && w["group_size"].is_number_integer())
-                    group = w["group_size"].get<int64_t>();
-                if (w.contains("type") && w["type"].is_string())
-                    ct_type = lower(w["type"].get<std::string>());
-                break;
+        group = num(*q, "q_group_size");
+    if (group == 0 && q->contains("weight_block_size") && (*q)["weight_block_size"].is_array()) {
+        // fp8 block-wise (DeepSeek-V3 style): an fp32 scale per block of [rows, cols] elements
+        int64_t area = 1;
+        for (const auto& v : (*q)["weight_block_size"])
+            area *= v.is_number_integer() ? v.get<int64_t>() : 1;
+        group = area > 1 ? area : 0;
+    }
+    std::string type;
+    bool symmetric = flag(*q, "sym", true);
+    // Modules left unquantised, under each method's name for the list.
+    for (const char* k : {"modules_to_not_convert", "ignore", "exclude_modules", "exclude", "ignored_layers"})
+        if (q->contains(k) && (*q)[k].is_array()) {
+            for (auto& p : string_list((*q)[k]))
+                m.quant_skip.push_back(std::move(p));
+            m.quant_skip_given = true;
+        }
+    m.quant_lm_head = flag(*q, "lm_head", false);   // GPTQModel: the output layer quantised too
+    // compressed-tensors: config_groups.*.{targets, weights: {num_bits, type, group_size, symmetric}}
+    if (q->contains("config_groups") && (*q)["config_groups"].is_object()) {
+        bool first = true;
+        for (const auto& [gname, g] : (*q)["config_groups"].items()) {
+            if (!g.is_object() || !g.contains("weights") || !g["weights"].is_object())
+                continue;
+            const json& w = g["weights"];
+            const int64_t gb = num(w, "num_bits");
+            const int64_t gg = num(w, "group_size");
+            const std::string gt = lower_text(str(w, "type"));
+            const bool gs = flag(w, "symmetric", true);
+            const WeightFormat f = format_of(method, gb, gg, gt, gs, false, false);
+            if (first) {   // the first group is the default format, as before
+                bits = gb;
+                group = gg;
+                type = gt;
+                symmetric = gs;
+                first = false;
             }
-    m.quant_method = method;
-    if (method == "fp8" || method == "fbgemm_fp8" || method == "w8a8_fp8" ||
-        (method == "compressed-tensors" && bits == 8 && ct_type == "float")) {
-        m.quant_weight_bytes = 1;
-        m.quant_note = "fp8 weights: 1 byte per element";
-    } else if (method == "mxfp4") {
-        m.quant_weight_bytes = 0.5 + 1.0 / 32;
-        m.quant_note = "mxfp4 weights: 4 bits + one e8m0 scale per 32 elements";
-    } else if (method == "nvfp4" || method == "modelopt_fp4" ||
-               (method == "compressed-tensors" && bits == 4 && ct_type == "float")) {
-        m.quant_weight_bytes = 0.5 + 1.0 / 16;
-        m.quant_note = "nvfp4 weights: 4 bits + one fp8 scale per 16 elements";
-    } else if (method == "bitsandbytes") {
-        const bool four = q->value("load_in_4bit", false);
-        m.quant_weight_bytes = four ? 0.5 : 1.0;
-        m.quant_note = four ? "bitsandbytes 4-bit weights" : "bitsandbytes 8-bit weights";
-    } else if (bits > 0 && bits <= 8) {
-        // AWQ, GPTQ, compressed-tensors int, ModelOpt W4A16_AWQ, ...: b bits plus an fp16 scale per group.
-        m.quant_weight_bytes = static_cast<double>(bits) / 8.0 + (group > 0 ? 2.0 / static_cast<double>(group) : 0.0);
-        m.quant_note = std::to_string(bits) + "-bit " + (method.empty() ? std::string("quantized") : method) +
-                       " weights" + (group > 0 ? ", an fp16 scale per " + std::to_string(group) + " elements" : "");
-    } else if (method.find("w4a16") != std::string::npos) {
-        m.quant_weight_bytes = 0.5 + 2.0 / 128;
-        m.quant_note = "4-bit weights, group size assumed 128";
-    } else {
+            if (f.dtype.empty())
+                continue;
+            const auto targets = string_list(g.value("targets", json::array()));
+            for (const auto& t : targets) {
+                m.quant_modules.push_back({t, f});
+                if (module_matches(t, "lm_head"))
+                    m.quant_lm_head = true;
+            }
+        }
+    }
+    // Quark: global_quant_config.weight {dtype, group_size}, layer_quant_config {pattern: {weight}}, exclude [...]
+    if (method == "quark") {
+        auto quark_format = [&](const json& cfg) {
+            if (!cfg.is_object() || !cfg.contains("weight") || !cfg["weight"].is_object())
+                return WeightFormat{};
+            const json& w = cfg["weight"];
+            const std::string dt = lower_text(str(w, "dtype"));
+            const int64_t gg = num(w, "group_size");
+            if (dt.find("fp8") != std::string::npos)
+                return format_of("fp8", 8, 0, "float", true, false, false);
+            if (dt.find("fp4") != std::string::npos)
+                return format_of(gg == 16 ? "nvfp4" : "mxfp4", 4, gg, "float", true, false, false);
+            if (dt.find("int4") != std::string::npos || dt.find("uint4") != std::string::npos)
+                return format_of("quark", 4, gg, "int", dt.find("uint") == std::string::npos, false, false);
+            if (dt.find("int8") != std::string::npos)
+                return format_of("quark", 8, gg, "int", true, false, false);
+            return WeightFormat{};
+        };
+        if (q->contains("layer_quant_config") && (*q)["layer_quant_config"].is_object())
+            for (const auto& [pattern, cfg] : (*q)["layer_quant_config"].items())
+                if (const WeightFormat f = quark_format(cfg); !f.dtype.empty())
+                    m.quant_modules.push_back({pattern, f});
+        if (q->contains("global_quant_config")) {
+            const WeightFormat f = quark_format((*q)["global_quant_config"]);
+            if (!f.dtype.empty()) {
+                method = "quark-" + f.dtype;
+                m.quant_method = method;
+                m.quant_format = f;
+            }
+        }
+    }
+    if (m.quant_method.empty())
+        m.quant_method = method;
+    if (m.quant_format.dtype.empty())
+        m.quant_format = format_of(method, bits, group, type, symmetric, flag(*q, "load_in_4bit", false),
+                                   flag(*q, "bnb_4bit_use_double_quant", false));
+    if (m.quant_format.dtype.empty()) {
+        m.quant_format = WeightFormat{};
+        m.quant_modules.clear();
         m.notes.push_back("quantization_config with quant_method '" + method + "' (" + name +
                           ") not understood: weights counted at torch_dtype");
         return;
     }
+    m.quant_weight_bytes = m.quant_format.bytes;
+    m.quant_note = m.quant_format.note;
     m.notes.push_back("quantization_config: " + m.quant_note);
+    if (m.quant_skip_given) {
+        std::string list;
+        for (const auto& s : m.quant_skip)
+            list += (list.empty() ? "" : ", ") + s;
+        m.notes.push_back("quantization_config: not converted (torch_dtype): " + (list.empty() ? std::string("none") : list));
+    } else if (!m.quant_lm_head) {
+        m.notes.push_back("quantization_config lists no unconverted modules: lm_head kept at torch_dtype, as "
+                          "transformers keeps the output layer unquantised by default");
+    }
 }
 
 } // namespace
@@ -349,7 +547,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     if (experts && *experts > 0) {
         check_range(name, kExperts, *experts);
         m.num_experts = *experts;
-        const auto k = r.integer({"num_experts_per_tok", "moe_top_k", "top_k"});
+        const auto k = r.integer({"num_experts_per_tok", "experts_per_token", "moe_top_k", "top_k"});
         if (!k)
             throw TraceError(name, "num_experts_per_tok", "the number of experts per token for an MoE model",
                              "it is missing");

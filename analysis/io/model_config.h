@@ -5,8 +5,9 @@
 // DeepSeek-style MoE, and GPT-2 style names (n_embd, n_head, n_layer, n_inner).
 // Fields: hidden_size, num_attention_heads, num_key_value_heads (default: num_attention_heads, i.e. MHA),
 // head_dim (default hidden_size / num_attention_heads), intermediate_size, num_hidden_layers, vocab_size,
-// torch_dtype, tie_word_embeddings, hidden_act; MoE: num_local_experts | num_experts | n_routed_experts,
-// num_experts_per_tok, moe_intermediate_size, shared_expert_intermediate_size, n_shared_experts,
+// torch_dtype, tie_word_embeddings, hidden_act; quantization_config (per module, see ModelConfig::weight_format);
+// MoE: num_local_experts | num_experts | n_routed_experts,
+// num_experts_per_tok | experts_per_token (gpt-oss), moe_intermediate_size, shared_expert_intermediate_size, n_shared_experts,
 // first_k_dense_replace, decoder_sparse_step, mlp_only_layers.
 // Missing or contradictory fields throw TraceError naming the field.
 
@@ -15,6 +16,29 @@
 #include <vector>
 
 namespace sl {
+
+// How one module's weights are stored: the format's name, the bytes per weight element with its scales (and zero
+// points) included, and where that came from.
+struct WeightFormat {
+    std::string dtype;              // "mxfp4", "nvfp4", "fp8", "int4", "int8", ... or the unquantised torch dtype
+    double bytes = 0;               // per weight element, scales included (0 = unknown)
+    int64_t group_size = 0;         // weight elements per scale (0 = per tensor or per channel)
+    std::string note;               // how `bytes` was derived
+    bool quantized = false;
+};
+
+// A per-module format of quantization_config (compressed-tensors config_groups, Quark layer_quant_config): modules
+// whose path matches `pattern` (see module_matches) are stored as `format`.
+struct ModuleFormat {
+    std::string pattern;
+    WeightFormat format;
+};
+
+// Whether a module path ("model.layers.3.self_attn.q_proj") matches a quantization_config pattern: "re:REGEX"
+// (compressed-tensors: the regex from the path's start), a pattern with '*' (HF mxfp4 / ModelOpt: a glob over
+// the path's start, up to a '.' or the end: "model.layers.*.self_attn"), a class name ("Linear": every linear
+// module), else a plain name contained in the path (transformers' modules_to_not_convert rule).
+bool module_matches(const std::string& pattern, const std::string& module_path);
 
 struct ModelConfig {
     std::string source;             // path of config.json
@@ -50,6 +74,15 @@ struct ModelConfig {
     std::string quant_method;               // "fp8", "mxfp4", "awq", "gptq", ... ("" = none)
     double quant_weight_bytes = 0;
     std::string quant_note;                 // how quant_weight_bytes was derived
+    // Per module: the default quantised format (quant_format), formats of matching modules (quant_modules, first
+    // match wins), and the modules left unquantised (quant_skip: modules_to_not_convert / ignore / exclude_modules /
+    // exclude). quant_skip_given: the config lists such modules; without a list lm_head stays unquantised
+    // (transformers keeps the output layer out by default), unless the method quantises it explicitly.
+    WeightFormat quant_format;
+    std::vector<ModuleFormat> quant_modules;
+    std::vector<std::string> quant_skip;
+    bool quant_skip_given = false;
+    bool quant_lm_head = false;             // GPTQ "lm_head": true, or compressed-tensors targets that reach it
 
     std::vector<std::string> notes;         // defaults taken, things worth saying
 
@@ -58,6 +91,11 @@ struct ModelConfig {
     int64_t kv_width() const { return num_kv_heads * head_dim; }
     // Parameter count from the structure (embeddings + layers + final norm + lm_head unless tied).
     int64_t parameter_count() const;
+    // How a linear module's weights are stored; `paths` are the module's names (its HF path first, then the
+    // names other architectures give the same module). The embedding and norms are never quantised.
+    WeightFormat weight_format(const std::vector<std::string>& paths) const;
+    // The unquantised format: torch_dtype (bfloat16 when absent).
+    WeightFormat base_weight_format() const;
 };
 
 // Reads config.json; index_path (may be empty) adds the safetensors index checks (layer count, tied lm_head, size).

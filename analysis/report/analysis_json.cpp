@@ -1,7 +1,9 @@
 #include "analysis/report/analysis_json.h"
 #include "analysis/report/workload_json.h"
+#include "analysis/roofline/gpu_specs.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace sl {
 
@@ -30,8 +32,10 @@ json breakdown_json(const IdleBreakdown& b)
                 {"kernel_wait_ns", b.kernel_wait_ns()},
                 {"sync_wait_ns", b.sync_wait_ns()},
                 {"other_ns", b.other_ns()},
+                {"dependency_wait_ns", b.dependency_wait_ns()},
                 {"counts",
-                 {{"host_wait", b.count[0]}, {"kernel_wait", b.count[1]}, {"sync_wait", b.count[2]}, {"other", b.count[3]}}}};
+                 {{"host_wait", b.count[0]}, {"kernel_wait", b.count[1]}, {"sync_wait", b.count[2]}, {"other", b.count[3]},
+                  {"dependency_wait", b.count[4]}}}};
 }
 
 json copy_json(const CopyOverlap& c)
@@ -61,6 +65,28 @@ const char* op_kind_name(OpKind k)
     case OpKind::Memset: return "memset";
     }
     return "kernel";
+}
+
+// The spec-database row a device is identified as (by its name, else its properties), with the evidence; the
+// database is read once per process (a user's --gpu-file rows are not consulted here: this is the trace's reading).
+json gpu_identity_json(const DeviceInfo& d)
+{
+    static const std::optional<GpuDatabase> db = []() -> std::optional<GpuDatabase> {
+        try {
+            return GpuDatabase::load_default();
+        } catch (const std::exception&) {
+            return std::nullopt;
+        }
+    }();
+    if (!db)
+        return nullptr;
+    const GpuIdentification id = db->identify(d);
+    return {{"row", id.spec ? json(id.spec->name) : json(nullptr)},
+            {"vendor", id.spec ? json(id.spec->vendor) : json(nullptr)},
+            {"identified_by", id.how.empty() ? json(nullptr) : json(id.how)},
+            {"summary", id.summary},
+            {"evidence", id.evidence},
+            {"candidates", id.candidates}};
 }
 
 } // namespace
@@ -108,6 +134,9 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
             dj["id"] = info.id;
             dj["rank"] = info.rank;
             dj["name"] = info.name;
+            dj["warp_size"] = info.warp_size > 0 ? json(info.warp_size) : json(nullptr);
+            dj["properties_from"] = info.properties_from.empty() ? json(nullptr) : json(info.properties_from);
+            dj["gpu"] = gpu_identity_json(info);
         }
         dj["ops"] = d.ops;
         dj["first_start_ns"] = d.first_start;
@@ -161,11 +190,28 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
                    {"cause", gap_cause_name(g.cause)},
                    {"prev", {{"kind", op_kind_name(g.prev_kind)}, {"row", g.prev_row}, {"name", op_name(t, g.prev_kind, g.prev_row)}}},
                    {"next", {{"kind", op_kind_name(g.next_kind)}, {"row", g.next_row}, {"name", op_name(t, g.next_kind, g.next_row)}}}};
-        if (g.sync_api >= 0)
+        if (g.sync_api >= 0 && g.cause != GapCause::DependencyWait)
             gj["sync_api"] = {{"row", g.sync_api}, {"name", std::string(t.str(t.api.name[static_cast<size_t>(g.sync_api)]))}};
+        if (g.cause == GapCause::DependencyWait) {
+            // What the queued op waited on, and what the host sat in meanwhile.
+            const GapDependency dep = dependency_of(t, g);
+            auto api = [&](int32_t a) {
+                return a >= 0 && static_cast<size_t>(a) < t.api.size()
+                           ? json{{"row", a}, {"name", std::string(t.str(t.api.name[static_cast<size_t>(a)]))},
+                                  {"start_ns", t.api.start[static_cast<size_t>(a)]},
+                                  {"end_ns", t.api.end[static_cast<size_t>(a)]}}
+                           : json(nullptr);
+            };
+            gj["dependency"] = {{"wait_api", api(dep.wait_api)},
+                                {"launch_api", api(dep.launch_api)},
+                                {"blocking_api", api(dep.blocking_api)},
+                                {"blocking_overlap_ns", dep.blocking_overlap_ns}};
+        }
         largest.push_back(std::move(gj));
     }
     j["gaps"] = {{"count", r.idle.gaps.size()}, {"histogram", std::move(hist)}, {"largest", std::move(largest)}};
+    // Host-side causes of idle (compilation, autotuning, module loading, allocator), on the trace clock as the gaps.
+    j["host_causes"] = host_causes_to_json(r.host_causes, 0);
 
     // Launch statistics.
     {
@@ -202,7 +248,12 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
             per.push_back({{"name", std::string(t.str(p.name))}, {"duration", stats_json(p.duration)},
                            {"wall_share", p.wall_share}});
         json stalls = json::array();
-        for (const auto& s : S.stalls)
+        for (const auto& s : S.stalls) {
+            // GPU idle under the stall that was queued work waiting on another stream's event (dependency wait).
+            int64_t dep = 0;
+            for (const Gap& g : r.idle.gaps)
+                if (g.cause == GapCause::DependencyWait)
+                    dep += std::max<int64_t>(0, std::min(g.end, s.end) - std::max(g.start, s.start));
             stalls.push_back({{"api_row", s.api},
                               {"name", std::string(t.str(t.api.name[static_cast<size_t>(s.api)]))},
                               {"start_ns", s.start},
@@ -211,7 +262,9 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
                               {"gpu_busy_ns", s.gpu_busy_ns},
                               {"kernels_overlapping", s.kernels_overlapping},
                               {"top_kernel", std::string(t.str(s.top_kernel))},
-                              {"top_kernel_overlap_ns", s.top_kernel_overlap_ns}});
+                              {"top_kernel_overlap_ns", s.top_kernel_overlap_ns},
+                              {"gpu_dependency_wait_ns", dep}});
+        }
         j["sync"] = {{"calls", S.calls}, {"total_ns", S.total_ns}, {"host_blocked_ns", S.host_blocked_ns},
                      {"wall_share", S.wall_share}, {"per_api", std::move(per)}, {"largest_stalls", std::move(stalls)}};
     }
@@ -250,6 +303,10 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
                              {"launch_calls", s.launch_calls},
                              {"phase", s.prefill ? "prefill" : "decode"},
                              {"warmup", s.warmup}});
+            // The serving step's own annotation (its name as the framework wrote it), when it has one.
+            steps.back()["annotation"] = s.range >= 0 && s.batch.known() && static_cast<size_t>(s.range) < t.ranges.size()
+                                             ? json(std::string(t.str(t.ranges.name[static_cast<size_t>(s.range)])))
+                                             : json(nullptr);
         }
         j["phases"] = {{"source", step_source_name(P.source)},
                        {"boundary", P.boundary},

@@ -1,7 +1,9 @@
 #include "analysis/report/analysis_text.h"
+#include "analysis/roofline/gpu_specs.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 namespace sl {
@@ -72,10 +74,38 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     // What the trace is, and what to read first (issue 13).
     const WorkloadResult& W = r.workload;
     os << "  workload: " << workload_kind_name(W.kind) << ", " << execution_mode_name(W.execution)
-       << (W.framework.empty() ? std::string() : ", " + W.framework) << "; capture window "
+       << (W.framework.empty() ? std::string() : ", " + W.framework)
+       << (!W.moe.detected ? std::string()
+                           : ", MoE" + (W.moe.experts > 0 ? " " + std::to_string(W.moe.experts) + " experts" : std::string()) +
+                                 (W.moe.top_k > 0 ? " top-" + std::to_string(W.moe.top_k) : std::string()))
+       << "; capture window "
        << format_ns(static_cast<double>(t.meta.capture_end - t.meta.capture_start)) << " ("
        << (t.meta.capture_source.empty() ? std::string("events") : t.meta.capture_source)
        << "), times from the capture start\n";
+    if (!W.vendor.empty())
+        os << "  vendor: " << W.vendor << " (" << W.vendor_evidence.front() << ")\n";
+    for (const auto& d : t.meta.devices) {
+        static const std::optional<GpuDatabase> db = []() -> std::optional<GpuDatabase> {
+            try {
+                return GpuDatabase::load_default();
+            } catch (const std::exception&) {
+                return std::nullopt;
+            }
+        }();
+        if (!db)
+            break;
+        const GpuIdentification id = db->identify(d);
+        os << "  GPU " << d.id << ": " << id.summary;
+        if (id.how == "properties" && !id.evidence.empty()) {
+            std::string ev;
+            for (const auto& e : id.evidence)
+                ev += (ev.empty() ? "" : "; ") + e;
+            os << " [" << ev << "]";
+        }
+        if (!d.properties_from.empty())
+            os << "; properties from " << d.properties_from;
+        os << "\n";
+    }
     for (const auto& w : W.warnings)
         os << "  warning [" << w.code << "]: " << w.message << "\n";
     os << "\n";
@@ -93,7 +123,35 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
         os << "    host wait " << format_ns(static_cast<double>(b.host_wait_ns())) << " (" << pct_of(b.host_wait_ns(), d.idle_ns)
            << "), kernel wait " << format_ns(static_cast<double>(b.kernel_wait_ns())) << " (" << pct_of(b.kernel_wait_ns(), d.idle_ns)
            << "), sync wait " << format_ns(static_cast<double>(b.sync_wait_ns())) << " (" << pct_of(b.sync_wait_ns(), d.idle_ns)
-           << "), other " << format_ns(static_cast<double>(b.other_ns())) << " (" << pct_of(b.other_ns(), d.idle_ns) << ")\n";
+           << "), other " << format_ns(static_cast<double>(b.other_ns())) << " (" << pct_of(b.other_ns(), d.idle_ns) << ")";
+        if (b.dependency_wait_ns() > 0)
+            os << ", dependency wait " << format_ns(static_cast<double>(b.dependency_wait_ns())) << " ("
+               << pct_of(b.dependency_wait_ns(), d.idle_ns) << ")";
+        os << "\n";
+    }
+    // Queued work that waited on another stream's event: what it waited on, and what the host sat in meanwhile.
+    {
+        std::vector<const Gap*> dep;
+        for (const Gap& g : r.idle.gaps)
+            if (g.cause == GapCause::DependencyWait)
+                dep.push_back(&g);
+        std::sort(dep.begin(), dep.end(), [](const Gap* a, const Gap* b) { return a->duration() > b->duration(); });
+        for (size_t i = 0; i < dep.size() && i < 3; ++i) {
+            const Gap& g = *dep[i];
+            const GapDependency d = dependency_of(t, g);
+            os << "    dependency wait " << format_ns(static_cast<double>(g.duration())) << " at "
+               << format_ns(static_cast<double>(g.start - t.meta.capture_start)) << ": the next op";
+            if (d.launch_api >= 0)
+                os << " (" << clip(t.str(t.api.name[static_cast<size_t>(d.launch_api)]), 30) << " "
+                   << format_ns(static_cast<double>(t.api.start[static_cast<size_t>(d.launch_api)] - t.meta.capture_start))
+                   << " into the capture)";
+            os << " was queued behind " << (d.wait_api >= 0 ? clip(t.str(t.api.name[static_cast<size_t>(d.wait_api)]), 30)
+                                                           : std::string("a stream wait"));
+            if (d.blocking_api >= 0)
+                os << " while the host blocked " << format_ns(static_cast<double>(d.blocking_overlap_ns)) << " in "
+                   << clip(t.str(t.api.name[static_cast<size_t>(d.blocking_api)]), 30);
+            os << "\n";
+        }
     }
     os << "  gaps by size:";
     for (const auto& b : r.idle.histogram)
@@ -121,6 +179,14 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
            << pct_of(s.gpu_busy_ns, s.end - s.start);
         if (s.top_kernel)
             os << ", mostly " << clip(t.str(s.top_kernel), 50);
+        // The GPU idle under the stall was queued work waiting on an event, not on this call.
+        int64_t dep = 0;
+        for (const Gap& g : r.idle.gaps)
+            if (g.cause == GapCause::DependencyWait)
+                dep += std::max<int64_t>(0, std::min(g.end, s.end) - std::max(g.start, s.start));
+        if (dep > 0)
+            os << "; the GPU meanwhile waited " << format_ns(static_cast<double>(dep))
+               << " on another stream's event with its work already queued (dependency wait), not on this call";
         os << "\n";
     }
     os << "\n";
@@ -164,6 +230,19 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
            << " kernels and " << per_step(P.steady_sync_calls_per_step) << " sync calls per step\n";
     if (!P.note.empty())
         os << "  note: " << P.note << "\n";
+    // Serving steps named by their framework: kind and batch composition of the first few.
+    if (P.annotated_steps > 0) {
+        os << "  " << count_of(P.annotated_steps, "annotated step") << " (" << P.batch_source << ")\n";
+        for (size_t i = 0; i < P.steps.size() && i < 5; ++i) {
+            const StepInfo& s = P.steps[i];
+            const std::string comp = s.batch.composition();
+            os << "    step " << i + 1 << ": " << step_kind_name(s.kind) << (comp.empty() ? "" : ", " + comp)
+               << "; wall " << format_ns(static_cast<double>(s.end - s.start)) << " (" << count_of(s.kernels, "GPU op")
+               << ", busy " << pct(s.utilization) << ")\n";
+        }
+        if (P.steps.size() > 5)
+            os << "    ... " << P.steps.size() - 5 << " more (JSON phases.steps)\n";
+    }
     os << "\n";
 
     if (!r.nvtx.per_name.empty()) {

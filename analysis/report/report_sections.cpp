@@ -1,5 +1,6 @@
 // The time-breakdown and Roofline sections of the report (report_model.cpp holds the rest).
 #include "analysis/report/report_sections.h"
+#include "analysis/diagnosis/ledger.h"
 #include "analysis/diagnosis/ncu_target.h"
 
 #include "analysis/timeline/analysis.h"
@@ -322,8 +323,9 @@ static Section op_classes_section(BuildContext& cx, const AnalysisResult& a)
     return sec;
 }
 
-static const char* kCauseIds[4] = {"cause.host_wait", "cause.kernel_wait", "cause.sync_wait", "cause.other"};
-static const char* kCauseColors[4] = {"#e15759", "#f28e2b", "#b07aa1", "#bab0ac"};
+static const char* kCauseIds[kGapCauses] = {"cause.host_wait", "cause.kernel_wait", "cause.sync_wait", "cause.other",
+                                            "cause.dependency_wait"};
+static const char* kCauseColors[kGapCauses] = {"#e15759", "#f28e2b", "#b07aa1", "#bab0ac", "#7d5fc8"};
 
 static Section idle_section(BuildContext& cx, const AnalysisResult& a)
 {
@@ -335,7 +337,12 @@ static Section idle_section(BuildContext& cx, const AnalysisResult& a)
     ch.title = cx.s("chart.idle");
     ch.y_label = cx.s("axis.idle_ms");
     ch.y_unit = "ms";
-    for (int c = 0; c < 4; ++c)
+    // Dependency wait (queued work waiting on an event) is shown only where a device has some: most traces have none.
+    int causes = 4;
+    for (const DeviceIdle& d : a.idle.devices)
+        if (d.breakdown.dependency_wait_ns() > 0)
+            causes = int(kGapCauses);
+    for (int c = 0; c < causes; ++c)
         ch.series.push_back({cx.s(kCauseIds[c]), {}, kCauseColors[c]});
     Table t{"idle_causes", cx.s("tbl.idle"), {}, {}, -1};
     t.columns = {{"device", cx.s("col.device"), "", Align::Left},
@@ -346,11 +353,13 @@ static Section idle_section(BuildContext& cx, const AnalysisResult& a)
                  {"kernel_wait", cx.s("cause.kernel_wait"), "ns", Align::Right},
                  {"sync_wait", cx.s("cause.sync_wait"), "ns", Align::Right},
                  {"other", cx.s("cause.other"), "ns", Align::Right}};
+    if (causes > 4)
+        t.columns.push_back({"dependency_wait", cx.s("cause.dependency_wait"), "ns", Align::Right});
     for (const DeviceIdle& d : a.idle.devices) {
         const std::string label = device_label(cx.in.trace, d.device);
         ch.categories.push_back(label);
         std::vector<Value> row{vtext(label), vdur(double(d.window_ns)), vdur(double(d.idle_ns)), vpct(d.idle_fraction)};
-        for (int c = 0; c < 4; ++c) {
+        for (int c = 0; c < causes; ++c) {
             const int64_t ns = d.breakdown.ns[size_t(c)];
             ch.series[size_t(c)].values.push_back(double(ns) / 1e6);
             const double share = d.idle_ns > 0 ? double(ns) / double(d.idle_ns) : 0.0;
@@ -554,6 +563,14 @@ static void record_analysis_options(BuildContext& cx, const AnalysisResult& a)
     cx.thresholds["phases.prefill_factor"] = fmt_sig(o.phases.prefill_factor, 3);
     cx.thresholds["phases.step_regex"] = o.phases.step_regex.empty() ? "—" : o.phases.step_regex;
     cx.thresholds["focus.top_k"] = std::to_string(o.focus.top_k);
+    // The time ledger's severity table (diagnosis/ledger.h): high, medium and low from the bounded end-to-end gain
+    // and the confidence; idle findings gated below gate_fraction of the wall.
+    const LedgerOptions lo;
+    cx.thresholds["ledger.high_fraction"] = fmt_sig(lo.high_fraction, 3);
+    cx.thresholds["ledger.high_confidence"] = fmt_sig(lo.high_confidence, 3);
+    cx.thresholds["ledger.medium_fraction"] = fmt_sig(lo.medium_fraction, 3);
+    cx.thresholds["ledger.low_fraction"] = fmt_sig(lo.low_fraction, 3);
+    cx.thresholds["ledger.gate_fraction"] = fmt_sig(lo.gate_fraction, 3);
     cx.thresholds["classes.file"] = a.classes.source.empty()
                                         ? "kernel_classes.json"
                                         : std::filesystem::path(a.classes.source).filename().string();
@@ -743,6 +760,7 @@ static void roofline_model_blocks(BuildContext& cx, Section& sec, const Roofline
     Table ot{"roofline_operators", cx.s("tbl.roofline_ops"), {}, {}, -1};
     ot.columns = {{"phase", cx.s("col.phase"), "", Align::Left},
                   {"operator", cx.s("col.operator"), "", Align::Left},
+                  {"weight_dtype", cx.s("col.weight_dtype"), "", Align::Left},
                   {"flops", cx.s("col.flops"), "FLOP", Align::Right},
                   {"bytes", cx.s("col.bytes"), "B", Align::Right},
                   {"intensity", cx.s("col.intensity"), "FLOP/B", Align::Right},
@@ -757,6 +775,7 @@ static void roofline_model_blocks(BuildContext& cx, Section& sec, const Roofline
             if (actual && op.t_theory_ns && *actual > 0)
                 e = *op.t_theory_ns / *actual;
             ot.rows.push_back({vtext(phase_name(ph.phase)), vtext(op.name),
+                               vtext(op.weight_dtype.empty() ? std::string("-") : op.weight_dtype),
                                Value::num(op.flops, fmt_si(op.flops, "FLOP"), "FLOP"), vbytes(op.bytes),
                                Value::num(op.intensity(), fmt_sig(op.intensity(), 3), "FLOP/B"), vtext(op.bound()),
                                opt_dur_value(op.t_theory_ns), opt_dur_value(actual), opt_fraction(e)});
@@ -778,8 +797,9 @@ Section build_roofline_section(BuildContext& cx)
     else
         roofline_model_blocks(cx, sec, *r, ncu);
 
-    // Focus set and the ncu command.
-    Section fs{"roofline.focus", cx.s("sec.focus"), {}, {}};
+    // Focus set and the deep-dive command: ncu on NVIDIA, rocprof-compute on AMD (the trace's vendor).
+    const bool amd = cx.in.analysis && cx.in.analysis->workload.vendor == "AMD";
+    Section fs{"roofline.focus", cx.s(amd ? "sec.focus_amd" : "sec.focus"), {}, {}};
     if (r && !r->focus.empty()) {
         Table t{"focus_classes", cx.s("tbl.focus"), {}, {}, -1};
         t.columns = {{"class", cx.s("col.class"), "", Align::Left},
@@ -819,7 +839,17 @@ Section build_roofline_section(BuildContext& cx)
         fs.blocks.push_back(std::move(t));
     }
     const std::vector<std::string> names = focus_kernel_names(cx);
-    if (!names.empty()) {
+    if (!names.empty() && amd) {
+        std::vector<std::string> bases;
+        for (const std::string& n : names)
+            if (std::string b = ncu_base_name(n); !b.empty() && std::find(bases.begin(), bases.end(), b) == bases.end())
+                bases.push_back(std::move(b));
+        fs.blocks.push_back(Paragraph{cx.s("txt.rocprof_command")});
+        fs.blocks.push_back(
+            Code{"sh", "rocprof-compute profile -n sightline-focus -k " + kernel_include_regex(bases) + " -- <application>"});
+        fs.blocks.push_back(Paragraph{cx.s("txt.rocprof_analyze")});
+        fs.blocks.push_back(Code{"sh", "rocprof-compute analyze -p workloads/sightline-focus/* > focus.txt"});
+    } else if (!names.empty()) {
         fs.blocks.push_back(Paragraph{cx.s("txt.ncu_command")});
         // The shared filter (analysis/diagnosis/ncu_target.h): base names with or without a namespace, and the
         // launch window of one steady decode step, as `sightline-cli deep-dive` and the rules write it.
@@ -840,7 +870,7 @@ Section build_roofline_section(BuildContext& cx)
     }
 
     if (!ncu) {
-        cx.missing(fs, "miss.ncu", "eff.ncu");
+        cx.missing(fs, amd ? "miss.counters_amd" : "miss.ncu", "eff.ncu");
     } else {
         Table t{"ncu_launches", cx.s("tbl.ncu"), {}, {}, int64_t(ncu->launches.size())};
         t.columns = {{"id", "ID", "", Align::Right},
@@ -902,16 +932,17 @@ void headline_time_sentences(BuildContext& cx, std::vector<std::string>& out)
     if (a) {
         IdleBreakdown sum;
         for (const DeviceIdle& d : a->idle.devices)
-            for (size_t c = 0; c < 4; ++c)
+            for (size_t c = 0; c < kGapCauses; ++c)
                 sum.ns[c] += d.breakdown.ns[c];
         const int64_t total = sum.total_ns();
         if (total > 0) {
             size_t top = 0;
-            for (size_t c = 1; c < 4; ++c)
+            for (size_t c = 1; c < kGapCauses; ++c)
                 if (sum.ns[c] > sum.ns[top])
                     top = c;
-            static const char* const kCauseInText[4] = {"cause_in_text.host_wait", "cause_in_text.kernel_wait",
-                                                        "cause_in_text.sync_wait", "cause_in_text.other"};
+            static const char* const kCauseInText[kGapCauses] = {"cause_in_text.host_wait", "cause_in_text.kernel_wait",
+                                                                 "cause_in_text.sync_wait", "cause_in_text.other",
+                                                                 "cause_in_text.dependency_wait"};
             out.push_back(cx.f("hl.idle_cause", {cx.s(kCauseInText[top]), fmt_percent(double(sum.ns[top]) / double(total))}));
         }
         const PhaseResult& p = a->phases;

@@ -5,6 +5,7 @@
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/trace/trace.h"
 #include "analysis/timeline/collectives.h"
+#include "analysis/timeline/phases.h"
 #include "analysis/timeline/workload.h"
 
 #include <cmath>
@@ -111,6 +112,20 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     g["source"] = c.gpu.source;
     g["uncertain_fields"] = c.gpu.uncertain_fields;
     g["from_trace"] = c.gpu.from_trace;
+    g["identified_by"] = res && !res->identified_by.empty() ? json(res->identified_by) : json(nullptr);
+    g["evidence"] = res ? json(res->evidence) : json::array();
+    g["warp_size"] = c.gpu.expected_warp_size();
+    {
+        // The vendor's measured (achievable) peaks, where a source gives them; the roofs above stay the datasheet's.
+        json a = json::object();
+        for (Precision pr : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP8,
+                             Precision::INT8})
+            if (const auto v = c.gpu.achievable.get(pr))
+                a[precision_name(pr)] = *v;
+        if (c.gpu.achievable_mem_bw_Bps > 0)
+            a["memory_bw_Bps"] = c.gpu.achievable_mem_bw_Bps;
+        g["achievable"] = c.gpu.achievable_source.empty() ? json(nullptr) : json{{"peaks", a}, {"source", c.gpu.achievable_source}};
+    }
 
     json p;
     for (Precision pr : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16, Precision::FP16_FP16ACC,
@@ -152,6 +167,8 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
             j["flops"] = o.flops;
             j["tensor_flops"] = o.tensor_flops;
             j["bytes"] = o.bytes;
+            j["weight_dtype"] = o.weight_dtype.empty() ? json(nullptr) : json(o.weight_dtype);
+            j["weight_bytes"] = o.weight_dtype.empty() ? json(nullptr) : json(o.weight_bytes);
             j["intensity"] = o.bytes > 0 ? json(o.intensity()) : json(nullptr);
             j["bound"] = o.bound();
             j["t_compute_ns"] = opt(o.t_compute_ns);
@@ -199,6 +216,12 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
             j["e_roof_inconsistent"] = *cl.e_roof_inconsistent;
             j["consistency_warning"] = cl.inconsistency;
         }
+        if (!cl.chain.empty()) {   // an unfused elementwise chain, compared as one (roofline.h)
+            j["chain"] = cl.chain;
+            j["chain_t_theory_ns"] = opt(cl.chain_theory_ns);
+            j["chain_t_actual_ns"] = opt(cl.chain_actual_ns);
+            j["class_e_roof"] = opt(cl.class_e_roof);
+        }
         classes.push_back(j);
     }
     json focus = json::array();
@@ -236,12 +259,30 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     m["notes"] = model.notes;
     m["quant_method"] = model.quant_method;
     m["quant_weight_bytes"] = model.quant_weight_bytes > 0 ? json(model.quant_weight_bytes) : json(nullptr);
+    if (!model.quant_method.empty() && model.quant_format.bytes > 0) {
+        json per = json::array();
+        for (const auto& mf : model.quant_modules)
+            per.push_back({{"pattern", mf.pattern}, {"dtype", mf.format.dtype}, {"bytes", mf.format.bytes},
+                           {"group_size", mf.format.group_size}});
+        m["quantization"] = {{"method", model.quant_method},
+                             {"default_format",
+                              {{"dtype", model.quant_format.dtype},
+                               {"bytes", model.quant_format.bytes},
+                               {"group_size", model.quant_format.group_size},
+                               {"note", model.quant_format.note}}},
+                             {"per_module", per},
+                             {"not_converted", model.quant_skip},
+                             {"lm_head_quantized", model.quant_lm_head}};
+    } else {
+        m["quantization"] = nullptr;
+    }
 
     const CostOptions& o = c.options;
     json oj;
     oj["batch"] = o.batch;
     oj["prompt"] = o.prompt;
     oj["context"] = o.context;
+    oj["shape_source"] = o.shape_source;
     oj["weight_bytes"] = c.weight_bytes;
     oj["act_bytes"] = c.act_bytes;
     oj["kv_bytes"] = c.kv_bytes;
@@ -352,8 +393,21 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
            std::to_string(model.num_layers) + " layers, h=" + std::to_string(model.hidden_size) + ", heads " +
            std::to_string(model.num_heads) + "/" + std::to_string(model.num_kv_heads) + " kv, d=" +
            std::to_string(model.head_dim) + ") on " + c.gpu.name + "\n";
-    if (res)
+    if (res) {
         out += "GPU: " + res->how + "\n";
+        if (res->identified_by == "properties")
+            for (const auto& e : res->evidence)
+                out += "  evidence: " + e + "\n";
+    }
+    if (!c.gpu.achievable_source.empty()) {
+        std::string a;
+        for (Precision pr : {Precision::FP16, Precision::BF16, Precision::FP8})
+            if (const auto v = c.gpu.achievable.get(pr))
+                a += (a.empty() ? "" : ", ") + std::string(precision_name(pr)) + " " + fmt_num(*v) + " FLOP/s";
+        if (c.gpu.achievable_mem_bw_Bps > 0)
+            a += (a.empty() ? "" : ", ") + std::string("memory ") + fmt_num(c.gpu.achievable_mem_bw_Bps) + " B/s";
+        out += "Achievable (measured by the vendor, not the roofs used): " + a + " (" + c.gpu.achievable_source + ")\n";
+    }
     std::snprintf(buf, sizeof buf, "Peaks: %s %s FLOP/s (GEMM), fp32 %s FLOP/s, memory %s B/s; kappa %.2f\n",
                   precision_name(c.gemm_precision), c.gemm_peak ? fmt_num(*c.gemm_peak).c_str() : "unknown",
                   c.vector_peak ? fmt_num(*c.vector_peak).c_str() : "unknown",
@@ -371,20 +425,21 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
                       phase_name(ph.phase), static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
                       static_cast<long long>(ph.kv_len));
         out += buf;
-        std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class", "FLOPs",
-                      "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
+        std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class",
+                      "weights", "FLOPs", "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
         out += buf;
         for (const auto& o : ph.ops) {
             const auto act = r.operator_actual_ns(o.name, ph.phase);
             std::optional<double> e;
             if (act && o.t_theory_ns && *act > 0)
                 e = *o.t_theory_ns / *act;
-            std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9.2f %-8s %12s %12s %7s\n", o.name.c_str(),
-                          o.op_class.c_str(), fmt_num(o.flops).c_str(), fmt_num(o.bytes).c_str(), o.intensity(),
+            std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9.2f %-8s %12s %12s %7s\n", o.name.c_str(),
+                          o.op_class.c_str(), o.weight_dtype.empty() ? "-" : o.weight_dtype.c_str(),
+                          fmt_num(o.flops).c_str(), fmt_num(o.bytes).c_str(), o.intensity(),
                           o.bound().c_str(), fmt_ns(o.t_theory_ns).c_str(), fmt_ns(act).c_str(), fmt_opt(e).c_str());
             out += buf;
         }
-        std::snprintf(buf, sizeof buf, "  %-20s %-12s %10s %10s %9.2f %-8s %12s\n", "total", "",
+        std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9.2f %-8s %12s\n", "total", "", "",
                       fmt_num(ph.flops).c_str(), fmt_num(ph.bytes).c_str(), ph.bytes > 0 ? ph.flops / ph.bytes : 0.0,
                       "", fmt_ns(ph.t_theory_ns).c_str());
         out += buf;
@@ -473,6 +528,48 @@ std::string ncu_to_text(const NcuReport& ncu)
     return out;
 }
 
+std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o)
+{
+    // Per phase: the mean batch over its pure steps (prefill-only steps for prefill, decode-only for decode: the
+    // steps whose kernel time the Roofline measures), from annotations that state the sums.
+    std::string note;
+    for (const bool prefill : {true, false}) {
+        StepShape sh;
+        int64_t n = 0;
+        std::string format;
+        for (const StepInfo& s : phases.steps) {
+            const StepBatch& b = s.batch;
+            if (s.kind != (prefill ? StepKind::PrefillOnly : StepKind::DecodeOnly) || !b.has_attention_sums())
+                continue;
+            const int64_t req = prefill ? b.prefill_requests : b.decode_requests;
+            if (req <= 0)
+                continue;
+            sh.requests += double(req);
+            sh.sq += double(prefill ? b.prefill_tokens : b.decode_tokens);
+            sh.sk += double(prefill ? b.prefill_kv_tokens : b.decode_kv_tokens);
+            sh.sqsq += double(prefill ? b.prefill_sqsq : b.decode_sqsq);
+            sh.sqsk += double(prefill ? b.prefill_sqsk : b.decode_sqsk);
+            format = b.format;
+            ++n;
+        }
+        if (n == 0 || sh.sq <= 0)
+            continue;
+        for (double* v : {&sh.requests, &sh.sq, &sh.sk, &sh.sqsq, &sh.sqsk})
+            *v /= double(n);
+        (prefill ? o.prefill_shape : o.decode_shape) = sh;
+        o.shape_source = "annotation";
+        char buf[320];
+        std::snprintf(buf, sizeof buf,
+                      "%s shape from %lld step annotation%s (%s): %.4g requests, %.6g query tokens, %.6g KV tokens "
+                      "per pass (attention from their sums Σq² %.6g, Σq·k %.6g); pass --batch/--prompt/--context to "
+                      "use another",
+                      prefill ? "prefill" : "decode", static_cast<long long>(n), n == 1 ? "" : "s", format.c_str(),
+                      sh.requests, sh.sq, sh.sk, sh.sqsq, sh.sqsk);
+        note += (note.empty() ? "" : "; ") + std::string(buf);
+    }
+    return note;
+}
+
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
                                      const RooflineRequest& request, const WorkloadResult* workload)
 {
@@ -508,12 +605,18 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         } else if (copt.tp_source != "option") {
             copt.tp_source = "option";   // a degree set without saying where it came from: the caller's
         }
+        // The shape: the user's --batch/--prompt/--context, else each phase's from its steps' own annotations.
+        std::string shape_note;
+        if (copt.shape_source != "option")
+            shape_note = shapes_from_steps(phases, copt);
         const CostModelResult cost = estimate_costs(model, res.spec, copt);
         const auto measured = measured_from_analysis(trace, classes, phases);
         RooflineReport report = join_roofline(cost, measured, request.roofline);
         report.config_shapes = check_config_shapes(trace, model, copt.tp);
         if (!tp_note.empty())
             report.warnings.push_back(tp_note);
+        if (!shape_note.empty())
+            report.warnings.push_back(shape_note);
         bool any = false;
         for (const auto& m : measured)
             any |= !m.class_ns.empty();

@@ -50,6 +50,11 @@ struct RooflineOutput {
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
                                      const RooflineRequest& request, const WorkloadResult* workload = nullptr);
 
+// Without --batch/--prompt/--context (o.shape_source not "option"): sets o's prefill and decode shapes from the
+// steps' annotations (step_grammar.h) — per phase the mean over its pure steps whose annotation states the sums — and
+// o.shape_source "annotation"; returns a note saying so ("" when no step has them).
+std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o);
+
 std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, const GpuResolution* gpu = nullptr);
 std::string ncu_to_text(const NcuReport& ncu);
 

@@ -38,6 +38,13 @@ Dims dims(const ModelConfig& m, Phase phase, const CostOptions& o)
     x.q = phase == Phase::Prefill ? static_cast<double>(o.prompt) : 1.0;
     x.T = x.b * x.q;
     x.Lkv = phase == Phase::Prefill ? static_cast<double>(o.prompt) : static_cast<double>(o.context);
+    // The step annotations' shape of this phase, when given.
+    if (const auto& sh = phase == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
+        x.b = sh->requests;
+        x.T = sh->sq;
+        x.q = sh->sq / sh->requests;
+        x.Lkv = sh->sk / sh->requests;
+    }
     x.h = static_cast<double>(m.hidden_size);
     x.H = static_cast<double>(m.num_heads);
     x.Hkv = static_cast<double>(m.num_kv_heads);
@@ -63,6 +70,7 @@ OpCost gemm(const char* name, double T, double in, double out, const Dims& x, co
     c.flops = 2 * T * in * out;
     c.tensor_flops = c.flops;
     c.bytes = weight_rows_factor * in * out * x.w + T * in * x.a + T * out * x.a;
+    c.weight_elems = weight_rows_factor * in * out;   // at x.w here; apply_weight_formats() sets the module's format
     return c;
 }
 
@@ -79,17 +87,69 @@ OpCost vec(const char* name, const char* cls, double flops, double bytes)
 
 OpCost norm(const char* name, const ModelConfig& m, double T, const Dims& x)
 {
-    if (m.layer_norm)
-        return vec(name, "norm", 7 * T * x.h, 2 * T * x.h * x.a + 2 * x.h * x.w);
-    return vec(name, "norm", 4 * T * x.h, 2 * T * x.h * x.a + x.h * x.w);
+    OpCost c = m.layer_norm ? vec(name, "norm", 7 * T * x.h, 2 * T * x.h * x.a + 2 * x.h * x.w)
+                            : vec(name, "norm", 4 * T * x.h, 2 * T * x.h * x.a + x.h * x.w);
+    c.weight_elems = (m.layer_norm ? 2 : 1) * x.h;
+    return c;
+}
+
+// The names an operator's module has in transformers, in the given layer: the first is the one quantization_config
+// patterns are usually written for (gpt-oss, Llama, Qwen), the others what other architectures call it (Mixtral's
+// block_sparse_moe, Qwen-MoE's mlp.gate, per-expert modules).
+std::vector<std::string> module_paths(const std::string& op, int64_t layer)
+{
+    const std::string L = "model.layers." + std::to_string(layer) + ".";
+    if (op == "q_proj" || op == "k_proj" || op == "v_proj" || op == "o_proj")
+        return {L + "self_attn." + op};
+    if (op == "gate_proj" || op == "up_proj" || op == "down_proj")
+        return {L + "mlp." + op};
+    if (op == "router")
+        return {L + "mlp.router", L + "mlp.gate", L + "block_sparse_moe.gate"};
+    if (op.rfind("experts_", 0) == 0) {
+        const std::string base = op.substr(8);   // gate_proj, up_proj, down_proj
+        const std::string fused = base == "down_proj" ? "down_proj" : "gate_up_proj";
+        const std::string w = base == "gate_proj" ? "w1" : base == "up_proj" ? "w3" : "w2";
+        return {L + "mlp.experts." + fused, L + "mlp.experts.0." + base, L + "block_sparse_moe.experts.0." + w};
+    }
+    if (op.rfind("shared_", 0) == 0) {
+        const std::string base = op.substr(7);
+        return {L + "mlp.shared_expert." + base, L + "mlp.shared_experts." + base};
+    }
+    if (op == "lm_head")
+        return {"lm_head"};
+    return {};
+}
+
+// Each operator's weights at its module's storage format (the operators were costed at x.w per weight element):
+// --weight-dtype for every weight when given; else torch_dtype for norms and the embedding, and
+// ModelConfig::weight_format for linear modules (quantization_config per module).
+void apply_weight_formats(std::vector<OpCost>& ops, const ModelConfig& m, const CostOptions& o, int64_t layer,
+                          const Dims& x)
+{
+    for (auto& c : ops) {
+        if (c.weight_elems <= 0)
+            continue;
+        WeightFormat f;
+        if (!o.weight_dtype.empty()) {
+            f.dtype = o.weight_dtype;
+            f.bytes = dtype_bytes(o.weight_dtype);
+        } else if (c.op_class == "norm" || c.op_class == "embedding") {
+            f = m.base_weight_format();
+        } else {
+            f = m.weight_format(module_paths(c.name, layer));
+        }
+        c.bytes += c.weight_elems * (f.bytes - x.w);
+        c.weight_bytes = c.weight_elems * f.bytes;
+        c.weight_dtype = f.dtype;
+    }
 }
 
 void mlp(std::vector<OpCost>& ops, const ModelConfig& m, double T, double width, const Dims& x, const char* prefix,
-         double weight_factor = 1.0)
+         double weight_factor = 1.0, const char* gemm_class = "gemm")
 {
     auto nm = [&](const char* base) { return std::string(prefix) + base; };
     auto g = [&](const std::string& n, double in, double out) {
-        OpCost c = gemm("", T, in, out, x, "gemm", weight_factor);
+        OpCost c = gemm("", T, in, out, x, gemm_class, weight_factor);
         c.name = n;
         ops.push_back(c);
     };
@@ -142,6 +202,11 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
         } else {
             pairs = x.b * x.H * x.Lkv;
         }
+        // Paged / chunked attention from the annotation's sums (q = Σq/b, Lkv = Σk/b already give the bytes).
+        if (const auto& sh = phase == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
+            pairs = phase == Phase::Prefill ? x.H * std::max(0.0, sh->sqsk - sh->sqsq / 2) : x.H * sh->sqsk;
+            reread = 1;
+        }
         OpCost att = vec("attention", "attention", 4 * x.d * pairs + 5 * pairs, 2 * q_bytes + 2 * kv_once * reread);
         att.tensor_flops = 4 * x.d * pairs;
         ops.push_back(att);
@@ -166,13 +231,14 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
         const double touched = E * (1 - std::pow(1 - k / E, T));
         ops.push_back(gemm("router", T, x.h, E, x, "moe_routing"));
         // Experts: Tk routed rows; weights of `touched` experts are read.
-        mlp(ops, m, T * k, static_cast<double>(m.moe_intermediate_size), x, "experts_", touched);
+        mlp(ops, m, T * k, static_cast<double>(m.moe_intermediate_size), x, "experts_", touched, "moe_gemm");
         if (m.shared_expert_intermediate > 0)
             mlp(ops, m, T, static_cast<double>(m.shared_expert_intermediate), x, "shared_");
     } else {
         mlp(ops, m, T, x.I, x, "");
     }
     ops.push_back(vec("mlp_add", "elementwise", T * x.h, 3 * T * x.h * x.a));
+    apply_weight_formats(ops, m, o, layer, x);
     return ops;
 }
 
@@ -181,9 +247,11 @@ std::vector<OpCost> model_level_costs(const ModelConfig& m, Phase phase, const C
     const Dims x = dims(m, phase, o);
     std::vector<OpCost> ops;
     ops.push_back(vec("embedding", "embedding", 0, x.T * x.h * x.w + x.T * x.h * x.a));
+    ops.back().weight_elems = x.T * x.h;   // the rows looked up
     ops.push_back(norm("final_norm", m, x.T, x));
     const double rows = phase == Phase::Decode ? x.b : (o.prefill_all_logits ? x.T : x.b);
     ops.push_back(gemm("lm_head", rows, x.h, x.V, x));
+    apply_weight_formats(ops, m, o, -1, x);
     return ops;
 }
 
@@ -272,10 +340,10 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
         PhaseCost pc;
         pc.phase = p;
         const Dims px = dims(m, p, o);
-        pc.batch = o.batch;
-        pc.query_len = static_cast<int64_t>(px.q);
-        pc.kv_len = static_cast<int64_t>(px.Lkv);
-        pc.tokens = static_cast<int64_t>(px.T);
+        pc.batch = static_cast<int64_t>(std::llround(px.b));
+        pc.query_len = static_cast<int64_t>(std::llround(px.q));
+        pc.kv_len = static_cast<int64_t>(std::llround(px.Lkv));
+        pc.tokens = static_cast<int64_t>(std::llround(px.T));
         auto add = [&](const OpCost& c) {
             auto it = std::find_if(pc.ops.begin(), pc.ops.end(), [&](const OpCost& e) { return e.name == c.name; });
             OpCost timed = c;
@@ -285,6 +353,8 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
                 timed.flops *= f;
                 timed.tensor_flops *= f;
                 timed.bytes *= f;
+                timed.weight_elems *= f;
+                timed.weight_bytes *= f;
             }
             apply_times(timed, r);
             if (it == pc.ops.end()) {
@@ -295,6 +365,11 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
             it->flops += timed.flops;
             it->tensor_flops += timed.tensor_flops;
             it->bytes += timed.bytes;
+            it->weight_elems += timed.weight_elems;
+            it->weight_bytes += timed.weight_bytes;
+            if (!timed.weight_dtype.empty() && ("+" + it->weight_dtype + "+").find("+" + timed.weight_dtype + "+") ==
+                                                   std::string::npos)
+                it->weight_dtype += (it->weight_dtype.empty() ? "" : "+") + timed.weight_dtype;
             auto sum = [](std::optional<double>& a, const std::optional<double>& b) {
                 if (a && b)
                     *a += *b;

@@ -28,9 +28,14 @@
 // MoE layer: router GEMM (h -> E), then with k experts per token, Tk = T*k routed rows and
 //     U = E*(1 - (1 - k/E)^T) distinct experts expected to be touched (uniform routing):
 //     experts_gate/up: FLOPs = 2*Tk*h*Ie  Bytes = U*h*Ie*w + Tk*h*a + Tk*Ie*a;  experts_down likewise (Ie -> h);
+//     (op class moe_gemm, so the Roofline's MoE row carries the weights of the experts the batch touches);
 //     experts_act_mul: 5*Tk*Ie FLOPs, 3*Tk*Ie*a bytes; shared experts are a dense MLP of width Is over T tokens.
 // Once per model: embedding (Bytes = T*h*w + T*h*a), final_norm (over T tokens), lm_head (GEMM over b rows in
 // decode; in prefill over b rows — the last token of each sequence — or all T rows with prefill_all_logits).
+//
+// Weights (w above) are read at each module's own storage format: quantization_config's format for quantised
+// linear modules, torch_dtype for the rest (modules_to_not_convert, the embedding, norms, and lm_head unless the
+// config quantises it); --weight-dtype sets every weight's.
 //
 // Decode GEMMs have intensity 2*T*in*out / (in*out*w + ...) ~= 2*b/w FLOP/byte (the rule of thumb).
 //
@@ -55,10 +60,26 @@ namespace sl {
 enum class Phase { Prefill, Decode };
 const char* phase_name(Phase p);   // "prefill" | "decode"
 
+// One pass of a phase as the serving steps' own annotations state it (analysis/timeline/step_grammar.h), per pass
+// (the mean over the phase's steps): b requests with Σq query tokens and Σk KV tokens in all, and the attention
+// sums Σq² and Σq·k. When set, it replaces batch / prompt / context for its phase: b = requests, q = Σq / b,
+// Lkv = Σk / b, T = Σq, and fused attention takes its pairs from the sums — paged / chunked prefill
+// Hq·(Σq·k − Σq²/2) (causal within the new chunk, as TraceLens's inference attention model), decode Hq·Σq·k — and
+// reads Q and O for Σq tokens and K and V for Σk.
+struct StepShape {
+    double requests = 0;
+    double sq = 0, sk = 0, sqsq = 0, sqsk = 0;
+};
+
 struct CostOptions {
     int64_t batch = 1;                  // b
     int64_t prompt = 1024;              // s
     int64_t context = 2048;             // L
+    // Shapes of a prefill pass and a decode step from the trace's step annotations (roofline_for_analysis sets them
+    // when the user gave no --batch/--prompt/--context); shape_source says where the shape came from: "option",
+    // "annotation" or "default".
+    std::optional<StepShape> prefill_shape, decode_shape;
+    std::string shape_source = "default";
     std::string weight_dtype;           // "" = config torch_dtype (bfloat16 when absent)
     std::string act_dtype;              // "" = config torch_dtype
     std::string kv_dtype;               // "" = act dtype
@@ -77,13 +98,19 @@ struct CostOptions {
 
 struct OpCost {
     std::string name;                   // "q_proj", "attention", ...
-    std::string op_class;               // kernel_classes.json ids: "gemm", "attention", "reduction" (softmax),
+    std::string op_class;               // kernel_classes.json ids: "gemm", "moe_gemm", "attention", "reduction" (softmax),
                                         // "norm", "rotary", "activation",
                                         // "elementwise", "kv_cache", "embedding", "moe_routing"
     int64_t count = 0;                  // instances summed (layers)
     double flops = 0;                   // total FLOPs
     double tensor_flops = 0;            // part of flops on tensor cores (the rest on FP32 CUDA cores)
     double bytes = 0;                   // total DRAM bytes
+    // Weights read (elements; part of `bytes` at their storage format) and that format: "mxfp4", "bfloat16", ...
+    // from quantization_config per module (ModelConfig::weight_format); "" for operators without weights. An
+    // operator summed over layers whose formats differ lists them joined with '+'.
+    double weight_elems = 0;
+    double weight_bytes = 0;            // those weights' DRAM bytes (scales included)
+    std::string weight_dtype;
     std::optional<double> t_compute_ns, t_memory_ns, t_theory_ns;
 
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }

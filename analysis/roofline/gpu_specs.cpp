@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <regex>
 
@@ -55,6 +57,27 @@ std::optional<double> GpuPeaks::get(Precision p) const
 bool GpuSpec::uncertain(std::string_view field) const
 {
     return std::find(uncertain_fields.begin(), uncertain_fields.end(), field) != uncertain_fields.end();
+}
+
+std::string GpuSpec::runtime_version() const
+{
+    if (!compute_version.empty())
+        return compute_version;
+    // "9.0", "10.0", "12.0": a CUDA compute capability reads as the runtime's major.minor.
+    const auto dot = compute_capability.find('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 >= compute_capability.size())
+        return {};
+    for (size_t i = 0; i < compute_capability.size(); ++i)
+        if (i != dot && !std::isdigit(static_cast<unsigned char>(compute_capability[i])))
+            return {};
+    return compute_capability;
+}
+
+int32_t GpuSpec::expected_warp_size() const
+{
+    if (warp_size > 0)
+        return warp_size;
+    return vendor == "AMD" ? 64 : 32;
 }
 
 std::string normalize_gpu_name(std::string_view s)
@@ -126,31 +149,57 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
     num("l2_mb", 1e6, s.l2_bytes);
     if (j.contains("checked_against_stored_source") && j.at("checked_against_stored_source").is_boolean())
         s.checked_against_stored_source = j.at("checked_against_stored_source").get<bool>();
-    if (j.contains("peaks_tflops_dense")) {
-        const json& p = j.at("peaks_tflops_dense");
+    auto peaks = [&](const json& p, const std::string& at, GpuPeaks& dst) {
         if (!p.is_object())
-            throw TraceError(file, where + ".peaks_tflops_dense", "an object of TFLOPS per precision", describe_json(p));
+            throw TraceError(file, at, "an object of TFLOPS per precision", describe_json(p));
         for (auto it = p.begin(); it != p.end(); ++it) {
             const auto prec = parse_precision(it.key());
             if (!prec)
-                throw TraceError(file, where + ".peaks_tflops_dense." + it.key(),
-                                 "one of fp32, tf32, fp16, bf16, fp16_fp16acc, fp8, int8", it.key());
+                throw TraceError(file, at + "." + it.key(), "one of fp32, tf32, fp16, bf16, fp16_fp16acc, fp8, int8",
+                                 it.key());
             std::optional<double> v;
             if (!it.value().is_null()) {
                 if (!it.value().is_number() || it.value().get<double>() <= 0)
-                    throw TraceError(file, where + ".peaks_tflops_dense." + it.key(), "a positive number or null",
-                                     describe_json(it.value()));
+                    throw TraceError(file, at + "." + it.key(), "a positive number or null", describe_json(it.value()));
                 v = it.value().get<double>() * 1e12;
             }
             switch (*prec) {
-            case Precision::FP32: s.peaks.fp32 = v; break;
-            case Precision::TF32: s.peaks.tf32 = v; break;
-            case Precision::FP16: s.peaks.fp16 = v; break;
-            case Precision::BF16: s.peaks.bf16 = v; break;
-            case Precision::FP16_FP16ACC: s.peaks.fp16_fp16acc = v; break;
-            case Precision::FP8: s.peaks.fp8 = v; break;
-            case Precision::INT8: s.peaks.int8 = v; break;
+            case Precision::FP32: dst.fp32 = v; break;
+            case Precision::TF32: dst.tf32 = v; break;
+            case Precision::FP16: dst.fp16 = v; break;
+            case Precision::BF16: dst.bf16 = v; break;
+            case Precision::FP16_FP16ACC: dst.fp16_fp16acc = v; break;
+            case Precision::FP8: dst.fp8 = v; break;
+            case Precision::INT8: dst.int8 = v; break;
             }
+        }
+    };
+    if (j.contains("peaks_tflops_dense"))
+        peaks(j.at("peaks_tflops_dense"), where + ".peaks_tflops_dense", s.peaks);
+    str("compute_version", s.compute_version);
+    if (!s.compute_version.empty() && !std::regex_match(s.compute_version, std::regex(R"(\d+\.\d+)")))
+        throw TraceError(file, where + ".compute_version", "the runtime's major.minor, e.g. \"9.4\"", s.compute_version);
+    double warp = s.warp_size;
+    num("warp_size", 1, warp);
+    if (warp != 0 && warp != 32 && warp != 64)
+        throw TraceError(file, where + ".warp_size", "32 or 64", describe_json(j.at("warp_size")));
+    s.warp_size = static_cast<int32_t>(warp);
+    // "achievable": {"peaks_tflops_dense": {...}, "mem_bw_gbs": N, "source": "..."}: the vendor's measured peaks.
+    if (j.contains("achievable") && !j.at("achievable").is_null()) {
+        const json& a = j.at("achievable");
+        const std::string at = where + ".achievable";
+        if (!a.is_object())
+            throw TraceError(file, at, "an object {peaks_tflops_dense, mem_bw_gbs, source}", describe_json(a));
+        if (!a.contains("source") || !a.at("source").is_string() || a.at("source").get<std::string>().empty())
+            throw TraceError(file, at + ".source", "the source of the achievable figures", "none");
+        s.achievable_source = a.at("source").get<std::string>();
+        if (a.contains("peaks_tflops_dense"))
+            peaks(a.at("peaks_tflops_dense"), at + ".peaks_tflops_dense", s.achievable);
+        if (a.contains("mem_bw_gbs") && !a.at("mem_bw_gbs").is_null()) {
+            const json& v = a.at("mem_bw_gbs");
+            if (!v.is_number() || v.get<double>() <= 0)
+                throw TraceError(file, at + ".mem_bw_gbs", "a positive number or null", describe_json(v));
+            s.achievable_mem_bw_Bps = v.get<double>() * 1e9;
         }
     }
     for (const auto& pat : s.match) {
@@ -268,6 +317,116 @@ const GpuSpec* GpuDatabase::match_device(std::string_view device_name) const
     return nullptr;
 }
 
+namespace {
+
+std::string gib_text(double bytes)
+{
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f GiB", bytes / 1073741824.0);
+    return b;
+}
+
+// Peaks and bandwidth agree within 2 %: two rows that fit the same device give the same roofs.
+bool same_roofs(const GpuSpec& a, const GpuSpec& b)
+{
+    auto close = [](double x, double y) { return x > 0 && y > 0 ? std::fabs(x - y) <= 0.02 * std::max(x, y) : x == y; };
+    auto close_opt = [&](const std::optional<double>& x, const std::optional<double>& y) {
+        return x.has_value() == y.has_value() && (!x || close(*x, *y));
+    };
+    const GpuPeaks& p = a.peaks;
+    const GpuPeaks& q = b.peaks;
+    return close(a.mem_bw_Bps, b.mem_bw_Bps) && close_opt(p.fp32, q.fp32) && close_opt(p.tf32, q.tf32) &&
+           close_opt(p.fp16, q.fp16) && close_opt(p.bf16, q.bf16) && close_opt(p.fp8, q.fp8) &&
+           close_opt(p.int8, q.int8);
+}
+
+} // namespace
+
+GpuIdentification GpuDatabase::identify(const DeviceInfo& d) const
+{
+    GpuIdentification id;
+    if (const GpuSpec* s = match_device(d.name)) {
+        id.spec = s;
+        id.how = "name";
+        id.summary = "trace device '" + d.name + "' -> " + s->name;
+        id.evidence.push_back("name '" + d.name + "' matches row " + s->name);
+        return id;
+    }
+    const std::string version =
+        d.compute_major > 0 ? std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor) : std::string();
+    std::string have;
+    if (!version.empty())
+        have += "compute " + version;
+    if (d.sm_count > 0)
+        have += (have.empty() ? "" : ", ") + std::to_string(d.sm_count) + " SMs/CUs";
+    if (d.total_memory_bytes > 0)
+        have += (have.empty() ? "" : ", ") + gib_text(double(d.total_memory_bytes));
+    if (d.warp_size > 0)
+        have += (have.empty() ? "" : ", ") + std::string("warp ") + std::to_string(d.warp_size);
+    const std::string named = d.name.empty() ? std::string("an unnamed device") : "device '" + d.name + "'";
+    if (version.empty() || d.sm_count <= 0) {
+        id.summary = named + ": no row matches its name, and the trace gives too few properties to identify it (" +
+                     (have.empty() ? std::string("none") : have) + "; compute version and unit count are needed)";
+        return id;
+    }
+    std::vector<const GpuSpec*> fit;
+    for (const auto& s : rows_) {
+        if (s.runtime_version() != version || s.sm_count != d.sm_count)
+            continue;
+        if (d.warp_size > 0 && s.expected_warp_size() != d.warp_size)
+            continue;
+        if (d.total_memory_bytes > 0 && s.mem_bytes > 0) {
+            // Rows give memory in the vendor's round figure (80, 141, 192): GiB in practice; the device reports a
+            // little less (reserved memory), never more.
+            const double ratio = double(d.total_memory_bytes) / (s.mem_bytes / 1e9 * 1073741824.0);
+            if (ratio < 0.90 || ratio > 1.03)
+                continue;
+        }
+        fit.push_back(&s);
+    }
+    if (fit.empty()) {
+        id.summary = named + ": no row matches its name or its properties (" + have + ")";
+        return id;
+    }
+    for (const GpuSpec* s : fit)
+        id.candidates.push_back(s->name);
+    const GpuSpec& f = *fit.front();
+    id.evidence.push_back("compute " + version + " = " + f.name + "'s " + f.runtime_version() +
+                          (f.compute_capability != f.runtime_version() && !f.compute_capability.empty()
+                               ? " (" + f.compute_capability + ")"
+                               : std::string()));
+    id.evidence.push_back(std::to_string(d.sm_count) + (f.vendor == "AMD" ? " compute units" : " SMs") + " = " +
+                          f.name + "'s " + std::to_string(f.sm_count));
+    if (d.total_memory_bytes > 0 && f.mem_bytes > 0)
+        id.evidence.push_back(gib_text(double(d.total_memory_bytes)) + " of memory ~ " + f.name + "'s " +
+                              std::to_string(static_cast<int64_t>(std::lround(f.mem_bytes / 1e9))) + " GB");
+    if (d.warp_size > 0)
+        id.evidence.push_back("warp " + std::to_string(d.warp_size) + " = " + f.vendor + "'s");
+    bool same = true;
+    for (size_t i = 1; i < fit.size(); ++i)
+        same = same && same_roofs(f, *fit[i]);
+    if (!same) {
+        std::string list;
+        for (const GpuSpec* s : fit)
+            list += (list.empty() ? "" : ", ") + s->name;
+        id.summary = named + ": its properties (" + have + ") fit " + list +
+                     ", whose peaks differ: not guessed (pass --gpu NAME)";
+        id.evidence.push_back("rows that fit with different peaks: " + list);
+        return id;
+    }
+    id.spec = &f;
+    id.how = "properties";
+    id.summary = named + " identified by its properties (" + have + ") -> " + f.name;
+    if (fit.size() > 1) {
+        std::string others;
+        for (size_t i = 1; i < fit.size(); ++i)
+            others += (others.empty() ? "" : ", ") + fit[i]->name;
+        id.summary += " (or " + others + ": same peaks)";
+        id.evidence.push_back("also fits " + others + ", with the same peaks and bandwidth");
+    }
+    return id;
+}
+
 std::vector<std::string> GpuDatabase::names() const
 {
     std::vector<std::string> out;
@@ -288,6 +447,7 @@ GpuSpec spec_from_device(const DeviceInfo& d)
     if (d.compute_major > 0)
         s.compute_capability = std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor);
     s.arch = d.chip;
+    s.warp_size = d.warp_size == 32 || d.warp_size == 64 ? d.warp_size : 0;
     s.source = "the trace's own device record";
     s.from_trace = true;
     return s;
@@ -314,23 +474,29 @@ GpuResolution resolve_gpu(const GpuDatabase& db, const std::string& override_nam
         }
         r.spec = *s;
         r.known = true;
+        r.identified_by = "option";
         r.how = "--gpu " + override_name + " -> " + s->name;
         note_uncertain(*s);
         return r;
     }
     if (!device)
         throw TraceError("--gpu", "", "a GPU name (no trace device to match)", "nothing");
-    if (const GpuSpec* s = db.match_device(device->name)) {
-        r.spec = *s;
+    const GpuIdentification id = db.identify(*device);
+    r.evidence = id.evidence;
+    if (!device->properties_from.empty())
+        r.evidence.push_back("properties: " + device->properties_from);
+    if (id.spec) {
+        r.spec = *id.spec;
         r.known = true;
-        r.how = "trace device '" + device->name + "' -> " + s->name;
-        note_uncertain(*s);
+        r.identified_by = id.how;
+        r.how = id.summary;
+        note_uncertain(*id.spec);
         return r;
     }
     r.spec = spec_from_device(*device);
     r.known = false;
     r.how = "unknown GPU '" + (device->name.empty() ? std::string("(unnamed)") : device->name) +
-            "': using the trace's own device record";
+            "': using the trace's own device record (" + id.summary + ")";
     std::string have;
     if (device->sm_count > 0)
         have += "SM count";

@@ -6,6 +6,7 @@
 //      failing that, the row whose `match` pattern matches the given text. Unknown names are an error.
 //   2. the trace's device name (`NVIDIA H100 80GB HBM3`, `NVIDIA A100-SXM4-80GB`): the first row whose `match`
 //      pattern (case-insensitive ECMAScript regex) matches. User rows are tried before shipped rows.
+//   2b. no name matches (empty, or a generic "AMD Radeon Graphics"): the device's properties (GpuDatabase::identify).
 //   3. no row: the GPU is reported as unknown and a spec is built from what the trace itself says
 //      (DeviceInfo::sm_count, memory_bandwidth_Bps, clock_hz); peaks stay unknown (std::nullopt) — never guessed.
 //
@@ -43,6 +44,15 @@ struct GpuSpec {
     double mem_bw_Bps = 0;                  // 0 = unknown
     double mem_bytes = 0, l2_bytes = 0;     // 0 = unknown
     GpuPeaks peaks;
+    // What the runtime reports for the part: CUDA compute capability or HIP gfx major.minor ("9.4" on gfx942);
+    // empty = compute_capability when that reads as major.minor. Warp (wavefront) size: 0 = by vendor (32 NVIDIA,
+    // 64 AMD). Both, with sm_count and mem_bytes, identify a device whose trace gives no usable name.
+    std::string compute_version;
+    int32_t warp_size = 0;
+    // Achievable (measured by the vendor, not the datasheet's) peaks where a source gives them; nullopt / 0 = none.
+    GpuPeaks achievable;
+    double achievable_mem_bw_Bps = 0;
+    std::string achievable_source;
     std::vector<std::string> uncertain_fields;
     bool checked_against_stored_source = false;
     std::string source, notes;
@@ -50,6 +60,17 @@ struct GpuSpec {
     bool from_trace = false;                // built from a trace's DeviceInfo because no row matched
 
     bool uncertain(std::string_view field) const;
+    std::string runtime_version() const;    // compute_version, else compute_capability when it is "N.M"
+    int32_t expected_warp_size() const;     // warp_size, else 64 for AMD and 32 otherwise
+};
+
+// How a trace's device was matched to a row, and why.
+struct GpuIdentification {
+    const GpuSpec* spec = nullptr;          // nullptr: no row fits (or several with different peaks)
+    std::string how;                        // "name" | "properties" | "" (not identified)
+    std::string summary;                    // one line for people
+    std::vector<std::string> evidence;      // each property compared: "compute 9.4 = gfx942's 9.4", ...
+    std::vector<std::string> candidates;    // every row the properties fit (when identified by properties)
 };
 
 class GpuDatabase {
@@ -67,6 +88,13 @@ public:
     const GpuSpec* find(std::string_view name) const;
     // A trace's device name: match patterns only. nullptr when nothing fits.
     const GpuSpec* match_device(std::string_view device_name) const;
+    // A trace's device: its name (match patterns), else its properties (compute version, compute units, memory,
+    // warp size) against every row's. By properties, a row fits when the compute version and unit count are equal,
+    // the memory is within [0.90, 1.03] of the row's (GiB) and the warp size is the row's; each of these is skipped
+    // only when the trace does not give it, and at least the compute version and the unit count are needed. Several
+    // rows that fit: the first, when their peaks and bandwidth agree within 2 % (the others are named in evidence),
+    // else none (never guessed).
+    GpuIdentification identify(const DeviceInfo& device) const;
 
     const std::vector<GpuSpec>& rows() const { return rows_; }
     std::vector<std::string> names() const;
@@ -83,6 +111,8 @@ struct GpuResolution {
     bool known = false;                     // a database row was found
     std::string how;                        // one line: how the spec was chosen
     std::vector<std::string> warnings;      // unknown GPU, uncertain fields used, ...
+    std::string identified_by;              // "option" (--gpu), "name", "properties", or "" (unknown)
+    std::vector<std::string> evidence;      // what identified the row (GpuIdentification::evidence)
 };
 
 // override_name non-empty: --gpu (unknown name -> TraceError naming the known rows). Otherwise the device's name.

@@ -15,7 +15,16 @@ std::string kernel_base_name(std::string_view name)
     // Cut the parameter list: the first '(' at template depth 0.
     int depth = 0;
     std::string out;
-    for (char c : s) {
+    static constexpr std::string_view kAnon = "(anonymous namespace)";
+    for (size_t i = 0; i < s.size(); ++i) {
+        const char c = s[i];
+        // "(anonymous namespace)::f" is a scope, not a parameter list.
+        if (c == '(' && s.compare(i, kAnon.size(), kAnon) == 0) {
+            if (depth == 0)
+                out += kAnon;
+            i += kAnon.size() - 1;
+            continue;
+        }
         if (c == '<') {
             ++depth;
             continue;
@@ -42,8 +51,10 @@ std::string kernel_display_name(std::string_view name)
     std::string base = kernel_base_name(name);
     if (base.empty())
         return std::string(name);
-    // Templated when a '<' comes before the parameter list's '('.
-    const size_t open = name.find_first_of("<(");
+    // Templated when a '<' comes before the parameter list's '(' (an "(anonymous namespace)" scope is not one).
+    size_t open = name.find_first_of("<(");
+    while (open != std::string_view::npos && name.compare(open, 21, "(anonymous namespace)") == 0)
+        open = name.find_first_of("<(", open + 21);
     if (open != std::string_view::npos && name[open] == '<')
         base += "<…>";
     return base;

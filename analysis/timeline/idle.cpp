@@ -14,10 +14,20 @@ const char* gap_cause_name(GapCause c)
     case GapCause::HostWait: return "host_wait";
     case GapCause::KernelWait: return "kernel_wait";
     case GapCause::SyncWait: return "sync_wait";
+    case GapCause::DependencyWait: return "dependency_wait";
     case GapCause::Other: break;
     }
     return "other";
 }
+
+namespace {
+
+bool is_stream_wait_name(std::string_view n)
+{
+    return n.find("StreamWaitEvent") != std::string_view::npos || n.find("StreamWaitValue") != std::string_view::npos;
+}
+
+} // namespace
 
 namespace {
 
@@ -140,6 +150,19 @@ class Classifier {
 public:
     Classifier(const Trace& t, const IdleOptions& o) : t_(t), o_(o)
     {
+        // Stream-wait calls per thread, by start (names are classified once per string).
+        std::vector<int8_t> wait_name(t.strings.size(), -1);
+        for (size_t i = 0; i < t.api.size(); ++i) {
+            const StrId n = t.api.name[i];
+            if (n >= wait_name.size())
+                continue;
+            if (wait_name[n] < 0)
+                wait_name[n] = is_stream_wait_name(t.str(n)) ? 1 : 0;
+            if (wait_name[n] == 1)
+                waits_[t.api.thread[i]].push_back(static_cast<int32_t>(i));
+        }
+        for (auto& [thr, v] : waits_)
+            std::sort(v.begin(), v.end(), [&](int32_t a, int32_t b) { return t.api.start[a] < t.api.start[b]; });
         std::unordered_map<int64_t, std::vector<int32_t>> rows;
         for (size_t i = 0; i < t.api.size(); ++i)
             if (t.api.flags[i] & kApiSync)
@@ -162,7 +185,10 @@ public:
         }
     }
 
-    GapCause classify(int64_t g0, int64_t g1, OpKind next_kind, int32_t next_row, int32_t* sync_api) const
+    // prev_launch: start of the launch call of the previous op on the next op's stream (INT64_MIN when none or
+    // unknown): a stream wait issued before it belongs to that op, not to this one.
+    GapCause classify(int64_t g0, int64_t g1, OpKind next_kind, int32_t next_row, int64_t prev_launch,
+                      int32_t* sync_api) const
     {
         const int32_t a = api_of(t_, next_kind, next_row);
         const bool linked = a >= 0 && static_cast<size_t>(a) < t_.api.size();
@@ -188,11 +214,46 @@ public:
                 }
             }
         }
+        // Queued, then blocked: the launch returned before the gap began, or early in it, and the op then waited
+        // out most of the gap behind a stream wait the launching thread issued for it.
+        if (linked) {
+            const int64_t returned = t_.api.end[static_cast<size_t>(a)];
+            const int64_t queued = g1 - std::max(returned, g0);
+            if (queued >= o_.kernel_wait_threshold_ns && 2 * queued >= g1 - g0)
+                if (const int32_t w = wait_before(t_.api.thread[static_cast<size_t>(a)], launch, prev_launch);
+                    w >= 0) {
+                    if (sync_api)
+                        *sync_api = w;
+                    return GapCause::DependencyWait;
+                }
+        }
         if (host_late)
             return GapCause::HostWait;
         if (g1 - g0 < o_.kernel_wait_threshold_ns)
             return GapCause::KernelWait;
         return GapCause::Other;
+    }
+
+    bool has_waits() const { return !waits_.empty(); }
+    // Start of the op's launch call (INT64_MIN when unknown).
+    int64_t launch_start(OpKind kind, int32_t row) const
+    {
+        const int32_t a = api_of(t_, kind, row);
+        return a >= 0 && static_cast<size_t>(a) < t_.api.size() ? t_.api.start[static_cast<size_t>(a)] : INT64_MIN;
+    }
+    // The last stream-wait call of `thread` that started in [after, before), or kNoIndex.
+    int32_t wait_before(uint32_t thread, int64_t before, int64_t after) const
+    {
+        const auto it = waits_.find(thread);
+        if (it == waits_.end())
+            return kNoIndex;
+        const auto& v = it->second;
+        const auto pos = std::lower_bound(v.begin(), v.end(), before,
+                                          [&](int32_t x, int64_t b) { return t_.api.start[x] < b; });
+        if (pos == v.begin())
+            return kNoIndex;
+        const int32_t w = *(pos - 1);
+        return t_.api.start[static_cast<size_t>(w)] >= after ? w : kNoIndex;
     }
 
 private:
@@ -204,6 +265,7 @@ private:
     const Trace& t_;
     const IdleOptions& o_;
     std::unordered_map<int64_t, SyncIndex> sync_;
+    std::unordered_map<uint32_t, std::vector<int32_t>> waits_;   // stream-wait calls per thread, by start
 };
 
 uint32_t stream_of(const Trace& t, const OpRef& op)
@@ -216,7 +278,53 @@ uint32_t stream_of(const Trace& t, const OpRef& op)
     return 0;
 }
 
+// The launch start of the last op seen on each stream of one device (a handful of streams: a flat list).
+class LastLaunch {
+public:
+    int64_t get(uint32_t stream) const
+    {
+        for (const auto& [s, l] : v_)
+            if (s == stream)
+                return l;
+        return INT64_MIN;
+    }
+    void set(uint32_t stream, int64_t launch)
+    {
+        for (auto& [s, l] : v_)
+            if (s == stream) {
+                l = launch;
+                return;
+            }
+        v_.emplace_back(stream, launch);
+    }
+
+private:
+    std::vector<std::pair<uint32_t, int64_t>> v_;
+};
+
 } // namespace
+
+GapDependency dependency_of(const Trace& t, const Gap& g)
+{
+    GapDependency d;
+    if (g.cause != GapCause::DependencyWait)
+        return d;
+    d.wait_api = g.sync_api;
+    d.launch_api = g.next_row >= 0 ? api_of(t, g.next_kind, g.next_row) : kNoIndex;
+    if (d.launch_api < 0 || static_cast<size_t>(d.launch_api) >= t.api.size())
+        return d;
+    const uint32_t thread = t.api.thread[static_cast<size_t>(d.launch_api)];
+    for (size_t i = 0; i < t.api.size(); ++i) {
+        if (!(t.api.flags[i] & kApiSync) || t.api.thread[i] != thread)
+            continue;
+        const int64_t ov = std::min(t.api.end[i], g.end) - std::max(t.api.start[i], g.start);
+        if (ov > d.blocking_overlap_ns) {
+            d.blocking_overlap_ns = ov;
+            d.blocking_api = static_cast<int32_t>(i);
+        }
+    }
+    return d;
+}
 
 IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
 {
@@ -257,8 +365,17 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
         size_t cur_last = 0;   // op holding cur_end
         dev.busy_ns = 0;
         int64_t group_start = ops.front().start;
+        // Stream waits only exist on some traces: without any, the previous launch per stream is never needed.
+        const bool waits = cls.has_waits();
+        LastLaunch last_launch;
+        if (waits)
+            last_launch.set(stream_of(t, ops.front()), cls.launch_start(ops.front().kind, ops.front().row));
         for (size_t i = 1; i < ops.size(); ++i) {
             const OpRef op = ops[i];
+            const uint32_t op_stream = waits ? stream_of(t, op) : 0;
+            const int64_t prev_launch = waits ? last_launch.get(op_stream) : INT64_MIN;
+            if (waits)
+                last_launch.set(op_stream, cls.launch_start(op.kind, op.row));
             if (op.start > cur_end) {
                 dev.busy_ns += cur_end - group_start;
                 Gap g;
@@ -269,7 +386,7 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
                 g.prev_row = ops[cur_last].row;
                 g.next_kind = op.kind;
                 g.next_row = op.row;
-                g.cause = cls.classify(g.start, g.end, op.kind, op.row, &g.sync_api);
+                g.cause = cls.classify(g.start, g.end, op.kind, op.row, prev_launch, &g.sync_api);
                 const auto c = static_cast<size_t>(g.cause);
                 dev.breakdown.ns[c] += g.duration();
                 dev.breakdown.count[c] += 1;
@@ -302,6 +419,7 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
             StreamIdle s;
             int64_t prev_end = INT64_MIN;
             int64_t group_start = 0;
+            int64_t prev_launch = INT64_MIN;   // launch start of the stream's previous op
         };
         std::unordered_map<uint32_t, size_t> index;
         std::vector<StreamState> states;
@@ -316,14 +434,19 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
                 st.prev_end = op.end;
                 st.group_start = op.start;
                 st.s.ops = 1;
+                if (waits)
+                    st.prev_launch = cls.launch_start(op.kind, op.row);
                 states.push_back(st);
                 continue;
             }
             StreamState& st = states[it->second];
             st.s.ops += 1;
+            const int64_t prev_launch = st.prev_launch;
+            if (waits)
+                st.prev_launch = cls.launch_start(op.kind, op.row);
             if (op.start > st.prev_end) {
                 st.s.busy_ns += st.prev_end - st.group_start;
-                const GapCause c = cls.classify(st.prev_end, op.start, op.kind, op.row, nullptr);
+                const GapCause c = cls.classify(st.prev_end, op.start, op.kind, op.row, prev_launch, nullptr);
                 st.s.breakdown.ns[static_cast<size_t>(c)] += op.start - st.prev_end;
                 st.s.breakdown.count[static_cast<size_t>(c)] += 1;
                 st.s.idle_ns += op.start - st.prev_end;

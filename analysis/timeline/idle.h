@@ -14,8 +14,17 @@
 //               CPU could not feed the GPU;
 //   kernel-wait otherwise, a gap shorter than kernel_wait_threshold_ns (default 30 µs, HTA consecutive_kernel_delay)
 //               between back-to-back launches: launch latency;
-//   other       everything else (cross-stream/event dependencies, unlinked ops, ...).
-// Precedence is that order. Differences from HTA's get_idle_time_breakdown (which is per stream): HTA counts a
+//   dependency-wait  the next op was already queued — its launch call returned before the gap began, or returned
+//               early in a gap it then waited out for at least half of (and at least kernel_wait_threshold_ns) —
+//               and the trace shows what it waited on: a stream wait on an event (cudaStreamWaitEvent /
+//               hipStreamWaitEvent / cuStreamWaitEvent / *StreamWaitValue*), issued by the launching thread after its
+//               previous launch on that stream and before this one. The host did not starve the GPU: the queued work
+//               waited on another stream's event. Gap::sync_api names the wait call; dependency_of() also finds the
+//               host-blocking call (a synchronous copy, a sync) the launching thread sat in meanwhile;
+//   other       everything else (cross-stream dependencies the trace does not show, unlinked ops, ...).
+// Precedence: sync-wait, dependency-wait, host-wait, kernel-wait, other. Dependency wait is taken only where the
+// trace shows the wait call; without one a gap keeps the cause HTA gives it (host wait when the launch came after
+// the gap began, else kernel wait or other), so traces without stream waits read exactly as in HTA. Differences from HTA's get_idle_time_breakdown (which is per stream): HTA counts a
 // stream as idle while another stream is busy, and has no sync-wait class; Sightline's device-level breakdown only
 // counts time when *no* stream of the device is busy (so it sums to the device idle time, seed 004's T_idle), and
 // separates sync-wait from host-wait. The per-stream breakdown below follows HTA's per-stream gaps (previous end on
@@ -30,8 +39,9 @@
 
 namespace sl {
 
-enum class GapCause : uint8_t { HostWait = 0, KernelWait = 1, SyncWait = 2, Other = 3 };
-const char* gap_cause_name(GapCause c);   // "host_wait", "kernel_wait", "sync_wait", "other"
+enum class GapCause : uint8_t { HostWait = 0, KernelWait = 1, SyncWait = 2, Other = 3, DependencyWait = 4 };
+inline constexpr size_t kGapCauses = 5;   // GapCause values (arrays indexed by cause)
+const char* gap_cause_name(GapCause c);   // "host_wait", "kernel_wait", "sync_wait", "other", "dependency_wait"
 
 // Kind of a GPU op row.
 enum class OpKind : uint8_t { Kernel = 0, Memcpy = 1, Memset = 2 };
@@ -42,13 +52,14 @@ struct IdleOptions {
 };
 
 struct IdleBreakdown {
-    std::array<int64_t, 4> ns{};       // indexed by GapCause
-    std::array<int64_t, 4> count{};
-    int64_t total_ns() const { return ns[0] + ns[1] + ns[2] + ns[3]; }
+    std::array<int64_t, kGapCauses> ns{};       // indexed by GapCause
+    std::array<int64_t, kGapCauses> count{};
+    int64_t total_ns() const { return ns[0] + ns[1] + ns[2] + ns[3] + ns[4]; }
     int64_t host_wait_ns() const { return ns[0]; }
     int64_t kernel_wait_ns() const { return ns[1]; }
     int64_t sync_wait_ns() const { return ns[2]; }
     int64_t other_ns() const { return ns[3]; }
+    int64_t dependency_wait_ns() const { return ns[4]; }
 };
 
 // 32 bytes (the cause and both kinds share one byte): the gap list is the largest thing the analyses keep, up to one
@@ -56,9 +67,10 @@ struct IdleBreakdown {
 struct Gap {
     int64_t start = 0, end = 0;
     int32_t prev_row = kNoIndex, next_row = kNoIndex;   // rows in the kernel/memcpy/memset table of that kind
-    int32_t sync_api = kNoIndex;                        // the sync call behind a sync-wait gap
+    int32_t sync_api = kNoIndex;                        // the sync call behind a sync-wait gap; the stream-wait
+                                                        // call behind a dependency-wait gap
     uint16_t device = 0;
-    GapCause cause : 2 = GapCause::Other;
+    GapCause cause : 3 = GapCause::Other;
     OpKind prev_kind : 2 = OpKind::Kernel;
     OpKind next_kind : 2 = OpKind::Kernel;
     int64_t duration() const { return end - start; }
@@ -99,6 +111,17 @@ struct IdleResult {
 
 // O(n log n) in GPU ops + API calls.
 IdleResult analyze_idle(const Trace& trace, const IdleOptions& options = {});
+
+// What a dependency-wait gap's next op waited on, for the texts: the stream-wait call (Gap::sync_api), the op's
+// launch call, and the longest host-blocking call (ApiFlag kApiSync) of the launching thread that overlaps the gap
+// (kNoIndex when none), with how much of the gap it covers.
+struct GapDependency {
+    int32_t wait_api = kNoIndex;       // cudaStreamWaitEvent / hipStreamWaitEvent / ...
+    int32_t launch_api = kNoIndex;     // the next op's launch call
+    int32_t blocking_api = kNoIndex;   // the host-blocking call during the gap
+    int64_t blocking_overlap_ns = 0;
+};
+GapDependency dependency_of(const Trace& trace, const Gap& gap);
 
 // Helper shared with other analyses: every GPU op of one device (kernels, memcpys, memsets) sorted by start.
 struct OpRef {

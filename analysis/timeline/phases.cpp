@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <numeric>
 #include <regex>
 #include <string_view>
@@ -69,10 +70,122 @@ std::vector<AttentionCall> attention_calls(const Trace& t)
     return out;
 }
 
-const std::regex& vllm_batch()
+// Annotated serving steps: one per outermost annotated range of a thread; an annotated range nested in it (SGLang's
+// step[…] inside execute_…) is the same step and fills the batch its parent does not state. The annotation with the
+// attention sums is the step's primary one (its format is the step's batch_source).
+struct Annotated {
+    uint32_t range = 0;
+    StepBatch batch;
+};
+
+std::vector<Annotated> annotated_steps(const Trace& t, const StepGrammar& g, const std::function<bool(size_t)>& kept,
+                                       std::vector<std::string>& formats)
 {
-    static const std::regex re(R"(^execute_context_(\d+)(\([^)]*\))?_generation_(\d+)(\([^)]*\))?$)");
-    return re;
+    std::vector<int32_t> cache(t.strings.size(), -2);   // -2 not parsed yet, -1 no format, else index into parsed
+    std::vector<StepBatch> parsed;
+    std::vector<Annotated> found;
+    for (size_t i = 0; i < t.ranges.size(); ++i) {
+        if (t.ranges.kind[i] == RangeKind::CpuOp || !kept(i))
+            continue;
+        const StrId n = t.ranges.name[i];
+        if (n >= cache.size())
+            continue;
+        if (cache[n] == -2) {
+            if (auto b = g.parse(t.str(n))) {
+                cache[n] = static_cast<int32_t>(parsed.size());
+                parsed.push_back(std::move(*b));
+            } else {
+                cache[n] = -1;
+            }
+        }
+        if (cache[n] >= 0)
+            found.push_back({static_cast<uint32_t>(i), parsed[static_cast<size_t>(cache[n])]});
+    }
+    const auto& R = t.ranges;
+    std::sort(found.begin(), found.end(), [&](const Annotated& a, const Annotated& b) {
+        if (R.thread[a.range] != R.thread[b.range])
+            return R.thread[a.range] < R.thread[b.range];
+        if (R.start[a.range] != R.start[b.range])
+            return R.start[a.range] < R.start[b.range];
+        return R.end[a.range] > R.end[b.range];
+    });
+    std::vector<Annotated> out;
+    for (auto& a : found) {
+        if (std::find(formats.begin(), formats.end(), a.batch.format) == formats.end())
+            formats.push_back(a.batch.format);
+        if (!out.empty()) {
+            Annotated& p = out.back();
+            if (R.thread[p.range] == R.thread[a.range] && R.start[a.range] >= R.start[p.range] &&
+                R.end[a.range] <= R.end[p.range]) {
+                const std::string fa = a.batch.framework, fp = p.batch.framework;
+                if (a.batch.has_attention_sums() && !p.batch.has_attention_sums()) {
+                    StepBatch primary = std::move(a.batch);
+                    primary.fill_from(p.batch);
+                    p.batch = std::move(primary);
+                } else {
+                    p.batch.fill_from(a.batch);
+                }
+                // A name both frameworks write ("vLLM/SGLang" execute_…) with one only one writes (SGLang's
+                // step[…]): the step is that one's.
+                for (const auto& [shared, own] : {std::pair{fa, fp}, std::pair{fp, fa}})
+                    if (!own.empty() && shared != own && shared.find(own) != std::string::npos)
+                        p.batch.framework = own;
+                continue;
+            }
+        }
+        out.push_back(std::move(a));
+    }
+    std::sort(out.begin(), out.end(), [&](const Annotated& a, const Annotated& b) {
+        return R.start[a.range] != R.start[b.range] ? R.start[a.range] < R.start[b.range] : a.range < b.range;
+    });
+    return out;
+}
+
+// Step i's wall time runs from the end of step i-1's GPU work (the previous token) to the end of its own, so
+// host-side gaps between steps count and TPOT is the token-to-token period on the GPU.
+void chain_walls(std::vector<StepInfo>& steps)
+{
+    int64_t prev_end = INT64_MIN;
+    for (auto& s : steps) {
+        if (prev_end != INT64_MIN && prev_end > s.start && prev_end < s.end)
+            s.start = prev_end;   // overlapping windows: count the shared part once
+        else if (prev_end != INT64_MIN && prev_end < s.start)
+            s.start = prev_end;
+        s.wall_ns = s.end - s.start;
+        prev_end = std::max(prev_end, s.end);
+    }
+}
+
+// Start of the stretch of GPU work that leads to `end`: after the last idle gap longer than max_idle among the ops
+// (kernels of korder, memcpys, memsets) that start in [from, end) — of those gaps, only the ones with at most
+// max_share_before of the window's op time before them (a stall at the head of a step, not one in its middle).
+int64_t stretch_start(const Trace& t, const std::vector<uint32_t>& korder, const std::vector<int64_t>& kstart,
+                      int64_t from, int64_t end, int64_t max_idle, const std::function<bool(uint16_t)>& dev_kept,
+                      double max_share_before = 1.0)
+{
+    std::vector<std::pair<int64_t, int64_t>> ops;
+    const auto a = std::lower_bound(kstart.begin(), kstart.end(), from) - kstart.begin();
+    const auto b = std::lower_bound(kstart.begin(), kstart.end(), end) - kstart.begin();
+    for (auto i = a; i < b; ++i)
+        ops.emplace_back(t.kernels.start[korder[static_cast<size_t>(i)]], t.kernels.end[korder[static_cast<size_t>(i)]]);
+    for (size_t i = 0; i < t.memcpy.size(); ++i)
+        if (t.memcpy.start[i] >= from && t.memcpy.start[i] < end && dev_kept(t.memcpy.device[i]))
+            ops.emplace_back(t.memcpy.start[i], t.memcpy.end[i]);
+    for (size_t i = 0; i < t.memset.size(); ++i)
+        if (t.memset.start[i] >= from && t.memset.start[i] < end && dev_kept(t.memset.device[i]))
+            ops.emplace_back(t.memset.start[i], t.memset.end[i]);
+    std::sort(ops.begin(), ops.end());
+    double total = 0, before = 0;
+    for (const auto& [s0, e0] : ops)
+        total += double(e0 - s0);
+    int64_t start = from, reach = INT64_MIN;
+    for (const auto& [s0, e0] : ops) {
+        if (reach != INT64_MIN && s0 - reach > max_idle && before <= max_share_before * total)
+            start = s0;
+        reach = std::max(reach, e0);
+        before += double(e0 - s0);
+    }
+    return start;
 }
 
 } // namespace
@@ -129,6 +242,11 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         kprefix[i + 1] = kprefix[i] + (k.end[korder[i]] - k.start[korder[i]]);
     }
 
+    std::function<bool(uint16_t)> dev_kept = [&](uint16_t d) {
+        return !multi_rank || (d < t.meta.devices.size() && t.meta.devices[d].rank == rank0);
+    };
+    std::optional<StepGrammar> grammar;
+
     // Step windows.
     std::vector<StepInfo> steps;
     auto boundary_steps = [&](auto is_boundary) {
@@ -157,6 +275,11 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             seg_start = out.back().end;
             inner = 0;
         }
+        // The first step has no previous boundary: it starts where the GPU work leading to its boundary starts,
+        // not before a long stall at the head of the capture (whose length would read as the step's time).
+        if (!out.empty())
+            out.front().start = stretch_start(t, korder, kstart, out.front().start, out.front().end,
+                                              o.first_step_idle_ns, dev_kept);
         for (auto& s : out)
             s.wall_ns = s.end - s.start;
         return out;
@@ -182,6 +305,12 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         if (steps.empty())
             r.note = "no kernel name matches the step regex";
     } else {
+        // Serving steps named by their framework come first: the framework's own word for what a step is.
+        grammar = StepGrammar::load(o.step_grammar_file);
+        std::vector<std::string> formats;
+        std::vector<Annotated> annotated;
+        if (t.ranges.size() > 0)
+            annotated = annotated_steps(t, *grammar, range_kept, formats);
         // NVTX step ranges.
         std::vector<uint32_t> matched, prefill_ranges;
         if (!o.nvtx_step_regex.empty() && t.ranges.size() > 0) {
@@ -210,9 +339,9 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                 int8_t& f = rflag[n < rflag.size() ? n : 0];
                 if (f < 0) {
                     const std::string s(t.str(n));
-                    f = std::regex_search(s, re) || std::regex_search(s, vllm_batch()) ? 1
-                        : (use_pre && std::regex_search(s, pre))                      ? 2
-                                                                                      : 0;
+                    f = std::regex_search(s, re)                  ? 1
+                        : (use_pre && std::regex_search(s, pre)) ? 2
+                                                                 : 0;
                 }
                 if (f == 1)
                     matched.push_back(static_cast<uint32_t>(i));
@@ -220,6 +349,50 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                     prefill_ranges.push_back(static_cast<uint32_t>(i));
             }
         }
+        if (!annotated.empty()) {
+            // The framework's steps replace generic step ranges; prefill passes named as such outside them stay
+            // prefill steps (a trace whose prompts ran as "prefill N" before vLLM-named batches).
+            matched.clear();
+            std::vector<Annotated> all = annotated;
+            for (uint32_t ri : prefill_ranges) {
+                const bool inside = std::any_of(annotated.begin(), annotated.end(), [&](const Annotated& a) {
+                    return t.ranges.start[ri] < t.ranges.end[a.range] && t.ranges.end[ri] > t.ranges.start[a.range];
+                });
+                if (!inside)
+                    all.push_back({ri, StepBatch{}});
+            }
+            std::sort(all.begin(), all.end(), [&](const Annotated& a, const Annotated& b) {
+                return t.ranges.start[a.range] != t.ranges.start[b.range] ? t.ranges.start[a.range] < t.ranges.start[b.range]
+                                                                          : a.range < b.range;
+            });
+            for (const Annotated& a : all) {
+                StepInfo s;
+                s.range = static_cast<int32_t>(a.range);
+                s.batch = a.batch;
+                s.prefill = !a.batch.known();   // a named prefill pass
+                const uint32_t ri = a.range;
+                const bool proj = projection && ri < projection->ranges.size() && projection->ranges[ri].ops > 0;
+                s.start = proj ? projection->ranges[ri].proj_start : t.ranges.start[ri];
+                s.end = proj ? projection->ranges[ri].proj_end : t.ranges.end[ri];
+                if (proj) {
+                    s.kernels = projection->ranges[ri].ops;
+                    s.kernel_ns = projection->ranges[ri].gpu_ns;
+                }
+                steps.push_back(std::move(s));
+            }
+            // The first step's own work starts after a stall at its head (a kernel queued at the range's opening
+            // that ran half a second later): the stall is reported as such (idle attribution, headline), not as
+            // the step's time. Later steps' windows reach back to the previous step's end anyway (token period).
+            if (!steps.empty() && steps.front().kernels > 0)
+                steps.front().start = stretch_start(t, korder, kstart, steps.front().start, steps.front().end,
+                                                    o.first_step_idle_ns, dev_kept, 0.25);
+            chain_walls(steps);
+            r.source = StepSource::NvtxRanges;
+            r.annotated_steps = static_cast<int64_t>(annotated.size());
+            for (const auto& f : formats)
+                r.batch_source += (r.batch_source.empty() ? "" : "+") + f;
+            r.boundary = r.batch_source;
+        } else
         // One step range holding a whole model pass (a Hugging Face forward under ProfilerStep, a single
         // generate() prefill): a prefill pass, not a decode step.
         if (matched.size() == 1 && o.min_steps > 1 && projection && matched[0] < projection->ranges.size() &&
@@ -261,17 +434,7 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                 }
                 steps.push_back(s);
             }
-            // Step i's wall time runs from the end of step i-1's GPU work (the previous token) to the end of its
-            // own, so host-side gaps between steps count and TPOT is the token-to-token period on the GPU.
-            int64_t prev_end = INT64_MIN;
-            for (auto& s : steps) {
-                if (prev_end != INT64_MIN && prev_end > s.start && prev_end < s.end)
-                    s.start = prev_end;   // overlapping windows: count the shared part once
-                else if (prev_end != INT64_MIN && prev_end < s.start)
-                    s.start = prev_end;
-                s.wall_ns = s.end - s.start;
-                prev_end = std::max(prev_end, s.end);
-            }
+            chain_walls(steps);
             r.source = StepSource::NvtxRanges;
             r.boundary = o.nvtx_step_regex;
         } else if (o.sampling_boundaries && sampling_class >= 0 && kernel_class.size() == k.size()) {
@@ -343,9 +506,6 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
     std::vector<int64_t>().swap(kprefix);
     std::vector<Interval> ops;
     if (!steps.empty()) {
-        auto dev_kept = [&](uint16_t d) {
-            return !multi_rank || (d < t.meta.devices.size() && t.meta.devices[d].rank == rank0);
-        };
         size_t n = korder.size();
         for (size_t i = 0; i < t.memcpy.size(); ++i)
             n += dev_kept(t.memcpy.device[i]);
@@ -392,23 +552,19 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         s.launch_calls = launches.count_in(h0, h1);
     }
 
-    // Prefill vs decode. vLLM names each step by its batch: execute_context_N(tokens)_generation_M(tokens): N
-    // prefill (context) sequences and M decode sequences. N > 0 and M > 0 is a mixed (chunked-prefill) step,
-    // N > 0 alone a prefill step, N == 0 a decode step.
+    // Prefill vs decode. A serving step's annotation states its batch (step_grammar.h): its kind follows from the
+    // token shares; prefill-only is a prefill step, decode-only a decode step, the rest mixed (chunked prefill).
     bool named_batches = false;
-    if (r.source == StepSource::NvtxRanges) {
-        const std::regex& vllm = vllm_batch();
-        std::smatch m;
+    if (r.source == StepSource::NvtxRanges && grammar) {
         for (auto& st : steps) {
-            if (st.range < 0)
+            if (!st.batch.known())
                 continue;
-            const std::string n(t.str(t.ranges.name[static_cast<size_t>(st.range)]));
-            if (!std::regex_search(n, m, vllm))
+            st.kind = grammar->kind(st.batch);
+            if (st.kind == StepKind::Unknown)
                 continue;
             named_batches = true;
-            const long ctx = std::stol(m[1].str()), gen = std::stol(m[3].str());
-            st.mixed = ctx > 0 && gen > 0;
-            st.prefill = ctx > 0 && gen == 0;
+            st.prefill = st.kind == StepKind::PrefillOnly;
+            st.mixed = st.kind == StepKind::PrefillHeavy || st.kind == StepKind::Mixed || st.kind == StepKind::DecodeHeavy;
         }
     }
     // Without named batches: the query length of the attention calls each step's host range made (PyTorch profiler
@@ -467,18 +623,36 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
     } else if (!steps.empty() && r.note.empty()) {
         r.note = "only one step: too few to tell prefill from decode";
     }
+    // Every step has a kind: its annotation's, else its phase's. TPOT comes from the decode-dominated steps only
+    // (decode-only, and decode-heavy mixed steps), so a prefill or a prefill-heavy chunk never reads as a token time.
     std::vector<size_t> decode;
     for (size_t i = 0; i < steps.size(); ++i) {
-        if (steps[i].mixed) {
+        StepInfo& st = steps[i];
+        if (st.kind == StepKind::Unknown)
+            st.kind = st.mixed ? StepKind::Mixed : st.prefill ? StepKind::PrefillOnly : StepKind::DecodeOnly;
+        if (st.mixed) {
             r.mixed_steps += 1;
-        } else if (steps[i].prefill) {
+        } else if (st.prefill) {
             r.prefill_steps += 1;
-            r.prefill_ns += steps[i].wall_ns;
+            r.prefill_ns += st.wall_ns;
         } else {
-            decode.push_back(i);
+            r.decode_steps += 1;
         }
+        if (st.decode_dominated() && !st.prefill)
+            decode.push_back(i);
     }
-    r.decode_steps = static_cast<int64_t>(decode.size());
+    if (r.annotated_steps == 1 && steps.size() == 1) {
+        const StepInfo& st = steps.front();
+        std::string name(t.str(t.ranges.name[static_cast<size_t>(st.range)]));
+        if (name.size() > 60)
+            name = name.substr(0, 57) + "...";
+        const std::string comp = st.batch.composition();
+        r.note = "one serving step captured (" + name + ": " + step_kind_name(st.kind) +
+                 (comp.empty() ? std::string() : ", " + comp) + "); it is analysed from the " +
+                 std::to_string(st.kernels) + " GPU ops its range launched" +
+                 (decode.empty() ? std::string("; it has no decode-dominated step, so no TPOT")
+                                 : std::string("; TPOT is this one step's GPU time, with no warm-up excluded"));
+    }
     size_t warm = decode.size() > static_cast<size_t>(std::max(o.warmup_steps, 0))
                       ? static_cast<size_t>(std::max(o.warmup_steps, 0))
                       : 0;

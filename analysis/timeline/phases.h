@@ -3,7 +3,11 @@
 //
 // Step boundaries, first that applies:
 //   1. a user regex on kernel names (PhaseOptions::step_regex): each matching kernel ends a step;
-//   2. NVTX / user-annotation ranges whose name matches nvtx_step_regex (at least min_steps of them): one step per range;
+//   2. serving steps named by their framework (step_grammar.h: vLLM/SGLang execute_…, SGLang step[…], TensorRT-LLM
+//      _forward_step …): one step per annotated range, however many there are (one is a step too); an annotation
+//      nested in another of the same thread (SGLang's step[…] inside execute_…) is the same step, and the two fill
+//      each other's batch. Each step carries its batch composition and kind (prefill-only … decode-only);
+//   2b. other NVTX / user-annotation ranges whose name matches nvtx_step_regex (at least min_steps of them): one step per range;
 //   3. sampling kernels (op class "sampling": argmax, top-k, top-p, multinomial, ...): each ends a step (seed 001
 //      uses argmax_kernel the same way).
 // With kernel boundaries, step i runs from the end of boundary i-1 to the end of boundary i (seed 001); the first
@@ -19,11 +23,20 @@
 // the query length of the step's attention calls (prefill_min_query_tokens); otherwise a step whose kernel time exceeds prefill_factor × the median step kernel time (prefill runs the same
 // layers over many tokens per launch, so its GEMMs are much longer); prefill_ns = Σ their wall time (TTFT-like).
 // TPOT median/p90 over the decode steps after the first warmup_steps of them (warm-up excluded, and reported).
+// With annotated steps, TPOT comes only from decode-dominated steps (kind decode-only or decode-heavy); a step's
+// phase is prefill (prefill-only), decode (decode-only) or mixed (prefill-heavy, mixed, decode-heavy). A capture of
+// a single annotated step says so in note and still has its step measured from the GPU work its range launched.
+// The first kernel-boundary step (step_regex, sampling kernels) starts at the start of the GPU work that leads to
+// its boundary — after the last idle gap longer than first_step_idle_ns before it — not at the first op of the
+// capture, which may lie before a long stall (its wall is then a stall, not a step). Likewise the first annotated
+// step starts after an idle gap longer than first_step_idle_ns at its head (with at most a quarter of its GPU time
+// before it): a kernel its range queued at once that ran only after a stall.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "analysis/timeline/step_grammar.h"
 #include "analysis/trace/trace.h"
 
 namespace sl {
@@ -52,6 +65,10 @@ struct PhaseOptions {
     // every layer): refused when there are at least half as many of them as attention kernels, or, with no
     // attention kernels, more than one per 8 GEMMs.
     bool per_layer_guard = true;
+    // The step grammar (resources/step_grammar.json layout); empty = the shipped file.
+    std::string step_grammar_file;
+    // First kernel-boundary step: idle gaps longer than this before its boundary end the stretch it starts after.
+    int64_t first_step_idle_ns = 10'000'000;
 };
 
 // Kernel classes the step finder needs beyond sampling (-1 = not known).
@@ -74,6 +91,9 @@ struct StepInfo {
     int32_t range = kNoIndex;       // NVTX step range row
     bool prefill = false, warmup = false;
     bool mixed = false;             // a step that runs prefill (context) and decode tokens together (chunked prefill)
+    StepKind kind = StepKind::Unknown;   // from the annotation; else from prefill/mixed (set for every step)
+    StepBatch batch;                // what the step's annotation states (batch.known()); unknown fields -1
+    bool decode_dominated() const { return kind == StepKind::DecodeOnly || kind == StepKind::DecodeHeavy; }
 };
 
 struct PhaseResult {
@@ -96,7 +116,12 @@ struct PhaseResult {
     int64_t steady_start = 0, steady_end = 0;   // the analysed steady-state window (first..last steady step)
     int64_t training_iterations = 0;       // training run: iterations found (ProfilerStep ranges); no phases
     std::string rejected_boundary;         // a per-layer kernel refused as a step boundary (see per_layer_guard)
-    // What told prefill from decode: "names" (NVTX prefill ranges, vLLM's execute_context_N_generation_M),
+    // Serving steps named by their framework: how many, and the grammar formats they used ("vllm_execute",
+    // "sglang_step", ...; joined by "+"), "" when none.
+    int64_t annotated_steps = 0;
+    std::string batch_source;
+    // What told prefill from decode: "names" (NVTX prefill ranges, serving steps' annotations such as vLLM's
+    // execute_… and SGLang's step[…]: their batch composition),
     // "attention_shapes" (the query length of each step's attention calls, record_shapes), "kernel_time" (a step
     // longer than prefill_factor x the median), "" when no steps.
     std::string phase_source;

@@ -222,6 +222,7 @@ const char* range_style(RangeKind k)
     case RangeKind::StartEnd: return "StartEnd";
     case RangeKind::UserAnnotation: return "Annotation";
     case RangeKind::CpuOp:
+    case RangeKind::PyModule:
     case RangeKind::PythonFunction: break;
     }
     return nullptr;

@@ -138,4 +138,60 @@ void shift_gpu_times(Trace& t, int64_t s)
     add(t.gpu_ranges.end);
 }
 
+namespace {
+
+struct Extent {
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    void add(const std::vector<int64_t>& start, const std::vector<int64_t>& end)
+    {
+        for (size_t i = 0; i < start.size() && i < end.size(); ++i) {
+            lo = std::min(lo, start[i]);
+            hi = std::max(hi, end[i]);
+        }
+    }
+    bool empty() const { return lo > hi; }
+};
+
+Extent gpu_extent(const Trace& t)
+{
+    Extent e;
+    e.add(t.kernels.start, t.kernels.end);
+    e.add(t.memcpy.start, t.memcpy.end);
+    e.add(t.memset.start, t.memset.end);
+    return e;
+}
+
+} // namespace
+
+void shift_gpu_times_and_capture(Trace& t, int64_t s)
+{
+    auto& m = t.meta;
+    const Extent raw = gpu_extent(t);
+    m.uncorrected_capture_start = m.capture_start;
+    m.uncorrected_capture_end = m.capture_end;
+    if (!raw.empty() && m.capture_end > m.capture_start) {
+        m.uncorrected_capture_start = std::min(m.capture_start, raw.lo);
+        m.uncorrected_capture_end = std::max(m.capture_end, raw.hi);
+    }
+    shift_gpu_times(t, s);
+    if (s == 0 || raw.empty() || m.capture_end <= m.capture_start)
+        return;
+    Extent host;
+    host.add(t.api.start, t.api.end);
+    host.add(t.ranges.start, t.ranges.end);
+    host.add(t.syncs.start, t.syncs.end);
+    const Extent now = gpu_extent(t);
+    // Timestamps are rounded to 1 us in Kineto JSON: a span "reaches" the GPU ops within that.
+    constexpr int64_t kTolerance = 1'000;
+    const int64_t lo = m.capture_start, hi = m.capture_end;
+    if (raw.hi > (host.empty() ? INT64_MIN : host.hi) && hi >= raw.hi - kTolerance)
+        m.capture_end = std::max(host.empty() ? INT64_MIN : host.hi, now.hi) + std::max<int64_t>(0, hi - raw.hi);
+    if (raw.lo < (host.empty() ? INT64_MAX : host.lo) && lo <= raw.lo + kTolerance)
+        m.capture_start = std::min(host.empty() ? INT64_MAX : host.lo, now.lo) - std::max<int64_t>(0, raw.lo - lo);
+    if (m.capture_end <= m.capture_start) {   // nothing sensible left: the events' own extent
+        m.capture_start = std::min(host.empty() ? INT64_MAX : host.lo, now.lo);
+        m.capture_end = std::max(host.empty() ? INT64_MIN : host.hi, now.hi);
+    }
+}
+
 } // namespace sl

@@ -49,4 +49,12 @@ ClockOffset detect_clock_offset(const Trace& trace, const ClockOffsetOptions& op
 // Adds shift_ns to every GPU-clock time (kernels, memcpy, memset, GPU user annotations).
 void shift_gpu_times(Trace& trace, int64_t shift_ns);
 
+// shift_gpu_times, and the capture window with it. A profiler's window that reached past every host event only
+// because the GPU ops ran late (or early) on their own clock (a Kineto "Trace" span is the union of host and device
+// activity: 0-308 ms for CPU events at 0-26 ms and GPU ops at 151-308 ms) ends (starts) where the corrected GPU ops
+// or the host events do, whichever is later (earlier), plus the margin the profiler left past the GPU ops. A window
+// that did not reach the GPU ops' own-clock extreme is the host's and stays. The window before is kept in
+// meta.uncorrected_capture_start/end.
+void shift_gpu_times_and_capture(Trace& trace, int64_t shift_ns);
+
 } // namespace sl

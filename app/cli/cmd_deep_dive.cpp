@@ -86,6 +86,7 @@ int run_deep_dive(const std::vector<std::string>& argv)
                 (std::string(o) == "--batch" ? req.pipeline.roofline.cost.batch
                  : std::string(o) == "--prompt" ? req.pipeline.roofline.cost.prompt
                                                 : req.pipeline.roofline.cost.context) = v;
+                req.pipeline.roofline.cost.shape_source = "option";
             }
         for (const auto& [opt, field] : {std::pair{"--launch-skip", &req.launch_skip}, {"--launch-count", &req.launch_count}})
             if (a.has(opt)) {
@@ -129,10 +130,10 @@ int run_deep_dive(const std::vector<std::string>& argv)
         std::cout << "Analysis with the counters: " << plan.analysis_json << "\n";
         return kExitOk;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
 }

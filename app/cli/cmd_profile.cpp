@@ -84,6 +84,7 @@ std::string fill_request(const Args& a, ProfileRequest& req)
             return std::string(opt) + " needs an integer >= 1, not '" + a.value(opt) + "'";
         (std::string(opt) == "--batch" ? roof.cost.batch : std::string(opt) == "--prompt" ? roof.cost.prompt
                                                                                            : roof.cost.context) = v;
+        roof.cost.shape_source = "option";
     }
     if (!roof.model.empty())
         req.pipeline.roofline.roofline.top_k = int(req.pipeline.analysis.focus.top_k);
@@ -111,8 +112,10 @@ void set_report_writer(ProfileRequest& req)
             rargs.insert(rargs.end(), {"--model", roof.model});
             if (!roof.gpu.empty())
                 rargs.insert(rargs.end(), {"--gpu", roof.gpu});
-            rargs.insert(rargs.end(), {"--batch", std::to_string(roof.cost.batch), "--prompt",
-                                       std::to_string(roof.cost.prompt), "--context", std::to_string(roof.cost.context)});
+            if (roof.cost.shape_source == "option")   // else the report takes the steps' annotated shapes too
+                rargs.insert(rargs.end(), {"--batch", std::to_string(roof.cost.batch), "--prompt",
+                                           std::to_string(roof.cost.prompt), "--context",
+                                           std::to_string(roof.cost.context)});
         }
         return run_report(rargs) == 0;
     };
@@ -153,10 +156,10 @@ int run_profile(const std::vector<std::string>& argv)
         set_report_writer(req);
         return finish(profile_command(req, nsys, cli_io()));
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
 }
@@ -272,10 +275,10 @@ int run_verify(const std::vector<std::string>& argv)
         }
         return kExitOk;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
 }

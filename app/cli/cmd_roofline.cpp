@@ -7,9 +7,11 @@
 #include "analysis/io/model_config.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/report/roofline_json.h"
+#include "analysis/io/load.h"
 
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 using namespace sl;
 using namespace sl::cli;
@@ -51,11 +53,19 @@ int run(const std::vector<std::string>& args)
     const std::string model_path = a.value("--model");
     const std::string gpu = a.value("--gpu");
     const std::string format = a.value("--format", "text");
-    if (model_path.empty() || gpu.empty() || !a.positional.empty() || (format != "text" && format != "json")) {
-        std::cerr << "usage: sightline-cli roofline --model config.json --gpu NAME [--batch B] [--prompt S] "
+    // The GPU: --gpu NAME, else the first device of a trace given as the one positional argument (identified by its
+    // name, else by its properties).
+    if (model_path.empty() || (gpu.empty() && a.positional.size() != 1) || a.positional.size() > 1 ||
+        (format != "text" && format != "json")) {
+        std::cerr << "usage: sightline-cli roofline --model config.json (--gpu NAME | TRACE) [--batch B] [--prompt S] "
                      "[--context L] [--format text|json]\n";
         return kExitUsage;
     }
+    std::vector<std::string> inputs = {model_path};
+    for (const char* f : {"--index", "--gpu-file"})
+        if (a.has(f))
+            inputs.push_back(a.value(f));
+    check_output(a.value("-o"), inputs);
     CostOptions o;
     struct IntOpt { const char* name; int64_t* dst; };
     for (const IntOpt& io : {IntOpt{"--batch", &o.batch}, IntOpt{"--prompt", &o.prompt}, IntOpt{"--context", &o.context},
@@ -85,7 +95,14 @@ int run(const std::vector<std::string>& args)
     GpuDatabase db = GpuDatabase::load_default();
     if (a.has("--gpu-file"))
         db.merge_file(a.value("--gpu-file"));
-    const GpuResolution res = resolve_gpu(db, gpu, nullptr);
+    std::optional<Trace> trace;
+    if (gpu.empty()) {
+        trace = load_trace(a.positional.front());
+        if (trace->meta.devices.empty())
+            throw TraceError(a.positional.front(), "devices", "a GPU device to identify (or pass --gpu NAME)",
+                             "no device in the trace");
+    }
+    const GpuResolution res = resolve_gpu(db, gpu, trace ? &trace->meta.devices.front() : nullptr);
     const CostModelResult cost = estimate_costs(model, res.spec, o);
     const RooflineReport report = make_roofline(cost);
     std::string out;
@@ -97,12 +114,12 @@ int run(const std::vector<std::string>& args)
     } else {
         out = roofline_to_text(report, model, &res);
     }
-    return write_output(a.value("-o"), out) ? kExitOk : kExitInput;
+    return write_output(a.value("-o"), out, inputs, format == "json") ? kExitOk : kExitInput;
 }
 
 const bool registered = register_command(
     {"roofline",
-     "roofline --model config.json --gpu NAME [--batch B] [--prompt S] [--context L] [--unfused] "
+     "roofline --model config.json (--gpu NAME | TRACE) [--batch B] [--prompt S] [--context L] [--unfused] "
      "[--weight-dtype T] [--kv-dtype T] [--kappa K] [--format text|json] [-o FILE]",
      run});
 

@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QTranslator>
 
+#include "analysis/io/load.h"
 #include "main_window.h"
 #include "scale_drive.h"
 #include "model/job_runner.h"
@@ -74,6 +75,12 @@ int main(int argc, char** argv)
     QCommandLineOption driveBench(QStringLiteral("drive-bench"), QString(), QStringLiteral("file"));
     driveBench.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(driveBench);
+    // The trace of a server's CUDA/HIP graph capture: replayed kernels inherit its CPU ops and shapes (graph_join.h).
+    QCommandLineOption captureTrace(QStringLiteral("capture-trace"),
+                                    QObject::tr("Trace of the graph capture, a file or a folder (repeatable); default: "
+                                                "a capture_traces/ folder beside the trace."),
+                                    QStringLiteral("path"));
+    parser.addOption(captureTrace);
     parser.addOption(pane);
     parser.addOption(select);
     parser.addOption(language);
@@ -97,6 +104,14 @@ int main(int argc, char** argv)
     sl::setInterfaceLanguage(lang);
 
     sl::MainWindow window;
+    if (parser.isSet(captureTrace)) {
+        sl::LoadOptions load;
+        for (const QString& c : parser.values(captureTrace))
+            load.capture_traces.push_back(c.toStdString());
+        window.jobRunner()->setLoader([load](const std::vector<std::string>& paths, const sl::LoadControl& control) {
+            return sl::load_workspace(paths, load, control);
+        });
+    }
     if (parser.isSet(language)) {
         // Findings come from the rules in the interface's language too.
         sl::WorkbenchSettings settings = window.jobRunner()->settings();

@@ -41,7 +41,11 @@ Metrics healthy(ScopeKind k)
                 {"comm_ranks", 2}, {"collectives_matched", 100}, {"collective_skew_mean_ns", 2e3},
                 {"collective_skew_max_ns", 1e4}, {"straggler_rank", 1}, {"straggler_makes_others_wait", 0},
                 {"straggler_last_fraction", 0.5}, {"straggler_wait_ns", 2e5}, {"straggler_exposed_wait_ns", 1e5},
-                {"straggler_exposed_wait_fraction", 1e-4}};
+                {"straggler_exposed_wait_fraction", 1e-4}, {"moe_detected", 0}, {"moe_gemm_ns", 0},
+                {"moe_routing_ns", 0}, {"moe_fraction", 0}, {"moe_experts", 0}, {"moe_top_k", 0},
+                {"graph_fraction", 0}, {"prefill_compute_bound", 0},
+                {"dependency_wait_ns", 0}, {"dependency_wait_fraction", 0}, {"max_gap_fraction", 0.001},
+                {"sync_dependency_overlap_ns", 0}};
     case ScopeKind::Device:
         return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"idle_fraction", 0.05}, {"utilization", 0.95},
                 {"large_gap_count", 2}, {"large_gap_ns", 2e5}, {"gap_threshold_us", 50}, {"max_gap_ns", 1.2e5},
@@ -54,7 +58,8 @@ Metrics healthy(ScopeKind k)
                 {"kernel_wait_share", 0.3}, {"tpot_median_ns", 1e7}, {"step_count", 50}, {"sync_steps_fraction", 0},
                 {"syncs_per_step", 0}, {"sync_wait_per_step_ns", 0}, {"kernels_per_step", 300}, {"avg_kernel_us", 30},
                 {"retest_theory_ns", 9e6}, {"retest_measured_ns", 9.9e6}, {"retest_delta_fraction", 0.1},
-                {"retest_abs_delta_fraction", 0.1}, {"retest_config_shapes", 0}};
+                {"retest_abs_delta_fraction", 0.1}, {"retest_config_shapes", 0}, {"graph_fraction", 0},
+                {"dependency_wait_ns", 0}};
     case ScopeKind::OpClass:
         return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"memory_bound", 0},
                 {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4}, {"wall_fraction", 0.3},
@@ -70,6 +75,10 @@ Metrics healthy(ScopeKind k)
                 {"shared_bank_conflict_ratio", 0.01}, {"stall_memory_dependency_fraction", 0.2},
                 {"sm_throughput_pct", 85}, {"memory_throughput_pct", 40}, {"waves_per_sm", 4},
                 {"time_fraction", 0.1}, {"wall_fraction", 0.08}};
+    case ScopeKind::HostCause:
+        return {{"trace_wall_ns", 1e9}, {"idle_ns", 1e6}, {"idle_fraction", 0.001}, {"host_ns", 2e6},
+                {"before_gpu_ns", 0}, {"count", 3}, {"is_compilation", 0}, {"is_autotuning", 0},
+                {"is_module_loading", 0}, {"is_allocator", 0}};
     }
     return {};
 }
@@ -101,6 +110,12 @@ const std::vector<Trigger>& triggers()
         {"communication-bound-nccl", {{"nccl_fraction", 0.3}, {"nccl_ns", 3e8}, {"comm_overlap_fraction", 0.1},
                                       {"nccl_exposed_ns", 2.7e8}, {"nccl_exposed_fraction", 0.27}}},
         {"decode-host-bound", {{"idle_fraction", 0.4}, {"host_wait_share", 0.8}, {"host_wait_per_step_ns", 3e6}}},
+        {"decode-host-bound-graph-replay",
+         {{"idle_fraction", 0.4}, {"host_wait_share", 0.8}, {"host_wait_per_step_ns", 3e6}, {"graph_fraction", 1}}},
+        {"gpu-idle-fraction-graph-replay", {{"idle_fraction", 0.35}, {"idle_ns", 3.5e8}, {"utilization", 0.65},
+                                            {"graph_fraction", 0.9}}},
+        {"dependency-wait", {{"dependency_wait_fraction", 0.45}, {"dependency_wait_ns", 4.5e8}, {"idle_fraction", 0.47},
+                             {"idle_ns", 4.7e8}, {"max_gap_fraction", 0.45}, {"sync_dependency_overlap_ns", 4.4e8}}},
         {"decode-sync-every-step", {{"sync_steps_fraction", 1.0}, {"syncs_per_step", 1}, {"sync_wait_per_step_ns", 4e5}}},
         {"decode-sync-per-layer", {{"sync_steps_fraction", 1.0}, {"syncs_per_step", 32}, {"sync_wait_per_step_ns", 4e5}}},
         {"decode-kernel-wait", {{"idle_fraction", 0.25}, {"kernel_wait_share", 0.7}}},
@@ -110,6 +125,8 @@ const std::vector<Trigger>& triggers()
          {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}, {"weights_detected", 1}}},
         {"h2d-copy-exposed", {{"h2d_overlap_fraction", 0.1}, {"h2d_ns", 1e8}, {"h2d_loop_exposed_ns", 9e7}}},
         {"elementwise-fusion", {{"elementwise_copy_fraction", 0.6}, {"elementwise_copy_ns", 5e8}}},
+        {"moe-experts-dominate", {{"moe_detected", 1}, {"moe_fraction", 0.7}, {"moe_gemm_ns", 6e8}, {"moe_routing_ns", 5e7},
+                                  {"moe_experts", 32}, {"moe_top_k", 4}}},
         {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
         {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
         {"theory-vs-measurement", {{"retest_measured_ns", 4.5e6}, {"retest_delta_fraction", -0.5}, {"retest_abs_delta_fraction", 0.5}}},
@@ -123,6 +140,10 @@ const std::vector<Trigger>& triggers()
         {"ncu-latency-bound-stalls", {{"stall_memory_dependency_fraction", 0.7}}},
         {"ncu-sol-latency", {{"sm_throughput_pct", 30}, {"memory_throughput_pct", 35}}},
         {"ncu-small-grid", {{"sm_throughput_pct", 20}, {"memory_throughput_pct", 25}, {"waves_per_sm", 0.4}}},
+        {"host-jit-compilation", {{"is_compilation", 1}, {"idle_ns", 3e8}, {"idle_fraction", 0.3}, {"host_ns", 3.1e8}}},
+        {"host-autotuning", {{"is_autotuning", 1}, {"idle_ns", 5e7}, {"idle_fraction", 0.05}, {"host_ns", 6e7}}},
+        {"host-module-loading", {{"is_module_loading", 1}, {"idle_ns", 2e7}, {"idle_fraction", 0.02}, {"count", 12}}},
+        {"host-allocator-stalls", {{"is_allocator", 1}, {"idle_ns", 3e7}, {"idle_fraction", 0.03}, {"count", 400}}},
     };
     return t;
 }
@@ -142,7 +163,7 @@ std::vector<MetricScope> healthy_scopes()
 {
     std::vector<MetricScope> v;
     for (auto k : {ScopeKind::Trace, ScopeKind::Device, ScopeKind::Phase, ScopeKind::OpClass, ScopeKind::Kernel,
-                   ScopeKind::NcuLaunch})
+                   ScopeKind::NcuLaunch, ScopeKind::HostCause})
         v.push_back(scope_of(k, {}));
     return v;
 }
@@ -282,6 +303,28 @@ TEST(RuleCatalog, BoundariesFollowTheSources)
     EXPECT_FALSE(fires("launch-bound-short-kernels", {{"avg_duration_us", 10}, {"count", 500}}));
     // Decode rules do not fire on prefill.
     EXPECT_FALSE(fires("decode-host-bound", {{"is_decode", 0}, {"idle_fraction", 0.4}, {"host_wait_share", 0.8}}));
+    // CUDA graphs are never advised for work that already runs in graph replay, nor for a compute-bound prefill:
+    // the graph-replay variants speak instead, without that advice.
+    const Metrics host_bound = {{"idle_fraction", 0.4}, {"host_wait_share", 0.8}, {"host_wait_per_step_ns", 3e6}};
+    Metrics graphed = host_bound;
+    graphed["graph_fraction"] = 0.5;
+    EXPECT_FALSE(fires("decode-host-bound", graphed));
+    EXPECT_TRUE(fires("decode-host-bound-graph-replay", graphed));
+    EXPECT_FALSE(fires("decode-host-bound-graph-replay", host_bound));
+    for (const auto& sg : shipped().find("decode-host-bound-graph-replay")->suggestions)
+        EXPECT_NE(sg.id, "cuda-graphs");
+    for (const auto& sg : shipped().find("gpu-idle-fraction-graph-replay")->suggestions)
+        EXPECT_EQ(sg.text.en.find("CUDA Graphs for"), std::string::npos);
+    EXPECT_FALSE(fires("decode-kernel-wait", {{"idle_fraction", 0.25}, {"kernel_wait_share", 0.7}, {"graph_fraction", 1}}));
+    EXPECT_FALSE(fires("launch-overhead-fraction", {{"launch_overhead_fraction", 0.35}, {"graph_fraction", 0.9}}));
+    EXPECT_FALSE(fires("launch-overhead-fraction", {{"launch_overhead_fraction", 0.35}, {"prefill_compute_bound", 1}}));
+    EXPECT_FALSE(fires("gpu-idle-fraction", {{"idle_fraction", 0.35}, {"graph_fraction", 0.9}}));
+    // Idle that queued work spends behind another stream's event is not the host's: 50 % idle of which 45 points are
+    // dependency wait leaves 5 %, below the idle rule's 30 %.
+    EXPECT_FALSE(fires("gpu-idle-fraction", {{"idle_fraction", 0.5}, {"dependency_wait_fraction", 0.45}}));
+    EXPECT_TRUE(fires("gpu-idle-fraction", {{"idle_fraction", 0.5}, {"dependency_wait_fraction", 0.15}}));
+    EXPECT_FALSE(fires("dependency-wait", {{"dependency_wait_fraction", 0.2}}));
+    EXPECT_TRUE(fires("dependency-wait", {{"dependency_wait_fraction", 0.2001}}));
 }
 
 // ---- The same rules on generated traces with planted behaviour, through the metrics binding ------------------
@@ -359,6 +402,17 @@ const std::vector<SynthCase>& synth_cases()
          [](Trace& t) { add_api(t, "cudaMemcpy", t.api.start[t.api.size() / 2], 40'000); }},
         {"nsys-cuda-memset-sync", [](SynthOptions&) {}, nullptr,
          [](Trace& t) { add_api(t, "cudaMemset", t.api.start[t.api.size() / 2], 10'000); }},
+        // A queued kernel blocked on an event for 200 ms (sightline-cli generate --event-stall-ms 200): a dependency
+        // wait, not host wait — so neither the idle rule's CUDA-graph advice nor the host-bound rule fires on it.
+        {"dependency-wait", [](SynthOptions& o) { o.event_stall_ns = 200'000'000; }, nullptr, {}},
+        // Host-starved decode steps that already run as graph replays: the graph-replay variants, without the
+        // CUDA-graph advice; the eager host-starved decode triggers the plain rules instead.
+        {"decode-host-bound-graph-replay",
+         [](SynthOptions& o) { o.cuda_graphs = true; o.step_host_ns = 3'000'000; },
+         [](SynthOptions& o) { o.host_starved = true; }, {}},
+        {"gpu-idle-fraction-graph-replay",
+         [](SynthOptions& o) { o.cuda_graphs = true; o.step_host_ns = 3'000'000; },
+         [](SynthOptions& o) { o.host_starved = true; }, {}},
     };
     return c;
 }

@@ -2,6 +2,7 @@
 // data, evidence, expected gain, confidence and ranking.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -460,4 +461,104 @@ TEST(Rules, NcuLaunchFindingsMergePerRuleAndKernel)
     EXPECT_TRUE(v[2].evidence.empty());
     EXPECT_EQ(v[3].subject, "other (ncu #5)");
     EXPECT_EQ(v[4].scope, ScopeKind::Kernel);
+}
+
+// Every shipped suggestion has a form per vendor (or says it has none for one), and each form speaks its vendor's
+// tools only: the engine picks the form by the trace's vendor and leaves a suggestion out where it has none.
+TEST(Rules, ShippedSuggestionsHaveAnAmdAndAnNvidiaForm)
+{
+    RuleSet set = load_rules({shipped_rules_dir()});
+    ASSERT_TRUE(set.errors.empty());
+    static const char* const nvidia_words[] = {"nsys", "ncu ", "Nsight", "nvidia-smi", "cuBLAS", "TensorRT", "CUTLASS",
+                                               "CUDA Graph", "CUDA graph", "nvFuser", "cudaHostAlloc", "cudaMemcpyAsync",
+                                               "cudaMemsetAsync", "CUDA_MODULE_LOADING"};
+    static const char* const amd_words[] = {"rocprof", "amd-smi", "hipBLASLt", "hipblaslt", "aiter", "HIP graph",
+                                            "hipMem", "hipHost", "RCCL", "rocm"};
+    int amd_forms = 0, nvidia_forms = 0;
+    for (const auto& r : set.rules)
+        for (const auto& s : r.suggestions) {
+            const std::string where = r.id + "/" + s.id;
+            for (const char* v : {"NVIDIA", "AMD"}) {
+                const bool listed = s.forms.count(v) ||
+                                    std::find(s.no_form_for.begin(), s.no_form_for.end(), v) != s.no_form_for.end();
+                EXPECT_TRUE(listed) << where << " has no " << v << " form (give one, or null for none)";
+            }
+            if (const auto f = resolve_suggestion_form(s, "AMD")) {
+                ++amd_forms;
+                EXPECT_FALSE(f->text.en.empty()) << where;
+                EXPECT_FALSE(f->text.zh_CN.empty()) << where;
+                EXPECT_FALSE(f->verify.empty()) << where;
+                const std::string text = f->text.en + " | " + f->text.zh_CN + " | " + f->verify;
+                for (const char* w : nvidia_words)
+                    EXPECT_EQ(text.find(w), std::string::npos) << where << " (AMD) says " << w << ": " << text;
+            }
+            if (const auto f = resolve_suggestion_form(s, "NVIDIA")) {
+                ++nvidia_forms;
+                const std::string text = f->text.en + " | " + f->text.zh_CN + " | " + f->verify;
+                for (const char* w : amd_words)
+                    EXPECT_EQ(text.find(w), std::string::npos) << where << " (NVIDIA) says " << w << ": " << text;
+            }
+        }
+    // ncu.json's launches exist only on NVIDIA: those suggestions have no AMD form.
+    EXPECT_GT(nvidia_forms, amd_forms);
+    EXPECT_GE(amd_forms, 35);
+}
+
+TEST(Rules, TheTracesVendorPicksEachSuggestionsForm)
+{
+    json rule = basic_rule("r", "count > 100");
+    rule["suggestions"][0]["forms"] = {
+        {"NVIDIA", json::object()},
+        {"AMD", {{"text", {{"en", "Use HIP graphs"}, {"zh_CN", "使用 HIP Graph"}}}, {"verify", "rocprofv3 --stats -- app"}}}};
+    json amd_only = {{"id", "amd-only"},
+                     {"text", {{"en", "Tune hipBLASLt"}, {"zh_CN", "调优 hipBLASLt"}}},
+                     {"verify", "hipblaslt-bench"},
+                     {"forms", {{"AMD", json::object()}, {"NVIDIA", nullptr}}}};
+    rule["suggestions"].push_back(amd_only);
+    const RuleSet set = rules_from({rule});
+    const std::vector<MetricScope> scopes = {kernel_scope("k", 3, 1000)};
+    auto suggestions = [&](const std::string& vendor) {
+        EvalOptions o;
+        o.vendor = vendor;
+        const EvalResult r = evaluate_rules(set, scopes, o);
+        EXPECT_EQ(r.findings.size(), 1u);
+        return r.findings.empty() ? std::vector<Suggestion>{} : r.findings[0].suggestions;
+    };
+    const auto nv = suggestions("NVIDIA");
+    ASSERT_EQ(nv.size(), 1u);   // the AMD-only suggestion is left out
+    EXPECT_EQ(nv[0].text.en, "Use CUDA Graphs");
+    EXPECT_EQ(nv[0].verify, "sightline-cli compare TRACE after.sqlite");
+    const auto amd = suggestions("AMD");
+    ASSERT_EQ(amd.size(), 2u);
+    EXPECT_EQ(amd[0].text.en, "Use HIP graphs");
+    EXPECT_EQ(amd[0].text.zh_CN, "使用 HIP Graph");
+    EXPECT_EQ(amd[0].verify, "rocprofv3 --stats -- app");
+    EXPECT_EQ(amd[1].id, "amd-only");
+    // Vendor unknown: the neutral text where there is one.
+    const auto unknown = suggestions("");
+    ASSERT_EQ(unknown.size(), 2u);
+    EXPECT_EQ(unknown[0].text.en, "Use CUDA Graphs");
+
+    // Malformed forms are a clear error naming the suggestion.
+    json bad = basic_rule("b", "count > 1");
+    bad["suggestions"][0]["forms"] = {{"Intel", json::object()}};
+    try {
+        parse_rule(bad, "inline");
+        FAIL() << "an unknown vendor was accepted";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("graphs"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("Intel"), std::string::npos) << e.what();
+    }
+    bad["suggestions"][0]["forms"] = {{"AMD", nullptr}, {"NVIDIA", nullptr}};
+    EXPECT_THROW(parse_rule(bad, "inline"), std::runtime_error);
+}
+
+// {kernel_regex}: the scope's kernels as an unanchored, shell-quoted regex for rocprofv3 / rocprof-compute.
+TEST(Rules, KernelRegexPlaceholder)
+{
+    MetricScope s = kernel_scope("void foo::bar_kernel<float>(float*, int)", 3, 10);
+    EXPECT_EQ(fill_placeholders("rocprofv3 --kernel-include-regex {kernel_regex}", s),
+              "rocprofv3 --kernel-include-regex '(bar_kernel)'");
+    s.sources["{kernel_regex}"] = "'(Cijk_Alik|gemv)'";
+    EXPECT_EQ(fill_placeholders("-k {kernel_regex}", s), "-k '(Cijk_Alik|gemv)'");
 }

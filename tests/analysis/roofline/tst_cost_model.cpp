@@ -296,3 +296,44 @@ TEST(CostModel, CalibrateKappaIsTheMedianRatio)
     EXPECT_DOUBLE_EQ(calibrate_kappa({{10, 20}, {10, 15}, {10, 40}}), 2.0);
     EXPECT_DOUBLE_EQ(calibrate_kappa({{10, 20}, {10, 30}}), 2.5);
 }
+
+// A serving step's own shape (CostOptions::prefill_shape / decode_shape, from its annotation): attention per layer is
+// TraceLens's inference attention model, checked against the numbers TraceLens reports for the two real serving
+// traces (tracelens_perf_csvs/InferenceAttention_fwd.csv, GFLOPS_first and Data Moved (MB)_first):
+//   SGLang Qwen3-8B EXTEND, 15 requests of 1,024 tokens (Hq 32, Hkv 8, d 128): Σq = Σk = 15,360,
+//     Σq² = Σq·k = 15,728,640 -> 128.84901888 GFLOP, 300 MB;
+//   vLLM gpt-oss decode, 32 requests (Hq 64, Hkv 8, d 64): Σq = Σq² = 32, Σk = Σq·k = 55,086 -> 0.902529024 GFLOP,
+//     108.08984375 MB.
+TEST(CostModel, StepShapeAttentionIsTraceLensInferenceAttention)
+{
+    auto config = [](int H, int Hkv, int d) {
+        return parse_model_config("{\"model_type\": \"qwen3\", \"hidden_size\": " + std::to_string(H * d) +
+                                      ", \"intermediate_size\": 1024, \"num_attention_heads\": " + std::to_string(H) +
+                                      ", \"num_key_value_heads\": " + std::to_string(Hkv) + ", \"head_dim\": " +
+                                      std::to_string(d) +
+                                      ", \"num_hidden_layers\": 2, \"vocab_size\": 1000, \"torch_dtype\": \"bfloat16\"}",
+                                  "step shape");
+    };
+    {
+        const ModelConfig m = config(32, 8, 128);
+        CostOptions o;
+        o.prefill_shape = StepShape{15, 15360, 15360, 15728640, 15728640};
+        const OpCost& a = op(layer_costs(m, Phase::Prefill, o), "attention");
+        EXPECT_DOUBLE_EQ(a.tensor_flops, 128.84901888e9);
+        EXPECT_DOUBLE_EQ(a.bytes / (1024.0 * 1024.0), 300.0);
+        // The rest of the pass runs over Σq tokens with the mean request shape.
+        const OpCost& q = op(layer_costs(m, Phase::Prefill, o), "q_proj");
+        EXPECT_DOUBLE_EQ(q.flops, 2.0 * 15360 * 4096 * 4096);
+    }
+    {
+        const ModelConfig m = config(64, 8, 64);
+        CostOptions o;
+        o.decode_shape = StepShape{32, 32, 55086, 32, 55086};
+        const OpCost& a = op(layer_costs(m, Phase::Decode, o), "attention");
+        EXPECT_DOUBLE_EQ(a.tensor_flops, 0.902529024e9);
+        EXPECT_DOUBLE_EQ(a.bytes / (1024.0 * 1024.0), 108.08984375);
+        const CostModelResult r = estimate_costs(m, h100(), o);
+        EXPECT_EQ(r.phase(Phase::Decode)->batch, 32);
+        EXPECT_EQ(r.phase(Phase::Decode)->kv_len, 1721);   // 55,086 / 32 = 1,721.4
+    }
+}

@@ -93,6 +93,15 @@ TEST(GpuSpecs, MatchesTraceDeviceNames)
         {"NVIDIA GeForce RTX 5090", "RTX 5090"},
         {"NVIDIA GeForce RTX 5070 Ti", "RTX 5070 Ti"},
         {"AMD Instinct MI300X", "MI300X"},
+        {"AMD Instinct MI325X", "MI325X"},
+        {"AMD Instinct MI300A", "MI300A"},
+        {"AMD Instinct MI355X", "MI355X"},
+        {"AMD Instinct MI350X", "MI350X"},
+        {"AMD Instinct MI250X", "MI250X (one GCD)"},
+        {"AMD Instinct MI250", "MI250 (one GCD)"},
+        {"AMD Instinct MI210", "MI210"},
+        {"NVIDIA GB200", "GB200 (per GPU)"},
+        {"NVIDIA L40", "L40"},
     };
     for (const auto& c : cases) {
         const GpuSpec* s = d.match_device(c.device);
@@ -101,7 +110,7 @@ TEST(GpuSpecs, MatchesTraceDeviceNames)
     }
     // Different parts that are not in the table must not be taken for a neighbour.
     for (const char* other : {"NVIDIA GeForce RTX 3090 Ti", "NVIDIA GeForce RTX 4090 D", "NVIDIA A100 80GB PCIe",
-                              "NVIDIA L40", "NVIDIA A40", "Tesla V100-PCIE-16GB", "NVIDIA GeForce RTX 4070"})
+                              "NVIDIA A40", "Tesla V100-PCIE-16GB", "NVIDIA GeForce RTX 4070"})
         EXPECT_EQ(d.match_device(other), nullptr) << other;
 }
 

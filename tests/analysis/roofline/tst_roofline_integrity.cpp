@@ -123,10 +123,11 @@ TEST(RooflineIntegrity, WeightBytesFollowQuantizationConfig)
 {
     EXPECT_DOUBLE_EQ(with_quant(R"({"quant_method":"fp8","fmt":"e4m3"})").quant_weight_bytes, 1.0);
     EXPECT_DOUBLE_EQ(with_quant(R"({"quant_method":"mxfp4"})").quant_weight_bytes, 0.5 + 1.0 / 32);
+    // AWQ and GPTQ store an fp16 scale and a b-bit zero point per group of each output column.
     EXPECT_DOUBLE_EQ(with_quant(R"({"quant_method":"awq","bits":4,"group_size":128})").quant_weight_bytes,
-                     0.5 + 2.0 / 128);
+                     0.5 + (2.0 + 0.5) / 128);
     EXPECT_DOUBLE_EQ(with_quant(R"({"quant_method":"gptq","bits":8,"group_size":64})").quant_weight_bytes,
-                     1.0 + 2.0 / 64);
+                     1.0 + (2.0 + 1.0) / 64);
     EXPECT_DOUBLE_EQ(with_quant(R"({"quant_method":"modelopt","quant_algo":"NVFP4"})").quant_weight_bytes,
                      0.5 + 1.0 / 16);
     EXPECT_DOUBLE_EQ(

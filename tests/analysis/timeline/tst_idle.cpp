@@ -190,3 +190,117 @@ TEST(Idle, QueuedWorkDuringASyncIsNotSyncWait)
     ASSERT_EQ(r.gaps.size(), 1u);
     EXPECT_EQ(r.gaps[0].cause, GapCause::KernelWait);
 }
+
+// A queued kernel blocked on an event (what SGLang's overlap scheduler shows at the head of a step): the host
+// issues cudaStreamWaitEvent, launches K2 at 112 µs — 2 µs after K1 ended — and then blocks in a synchronous
+// cudaMemcpy; K2 starts only at 5,000 µs. The launch came after the gap began (HTA: host wait), but K2 was queued
+// 4,887 µs of the 4,890 µs gap: a dependency wait on the event, not the host. Times in µs.
+TEST(Idle, QueuedKernelBlockedOnAnEventIsADependencyWait)
+{
+    Builder b;
+    b.kernel(100 * us, 110 * us, 90 * us, 95 * us);
+    b.api(108 * us, 110 * us, "cudaStreamWaitEvent");
+    b.kernel(5000 * us, 5010 * us, 111 * us, 113 * us);
+    b.api(114 * us, 5013 * us, "cudaMemcpy");   // blocks until K2 and the copy behind it are done
+    b.t.finish();
+    const IdleResult r = analyze_idle(b.t);
+    ASSERT_EQ(r.gaps.size(), 1u);
+    const Gap& g = r.gaps[0];
+    EXPECT_EQ(g.cause, GapCause::DependencyWait);
+    EXPECT_EQ(r.devices[0].breakdown.dependency_wait_ns(), 4890 * us);
+    EXPECT_EQ(r.devices[0].breakdown.host_wait_ns(), 0);
+    EXPECT_EQ(r.devices[0].breakdown.total_ns(), r.devices[0].idle_ns);
+    const GapDependency d = dependency_of(b.t, g);
+    ASSERT_GE(d.wait_api, 0);
+    EXPECT_EQ(b.t.str(b.t.api.name[static_cast<size_t>(d.wait_api)]), "cudaStreamWaitEvent");
+    ASSERT_GE(d.blocking_api, 0);
+    EXPECT_EQ(b.t.str(b.t.api.name[static_cast<size_t>(d.blocking_api)]), "cudaMemcpy");
+    EXPECT_EQ(d.blocking_overlap_ns, (5000 - 114) * us);
+    ASSERT_GE(d.launch_api, 0);
+    EXPECT_EQ(b.t.api.start[static_cast<size_t>(d.launch_api)], 111 * us);
+    // Per stream the same gap, the same cause.
+    ASSERT_EQ(r.streams.size(), 1u);
+    EXPECT_EQ(r.streams[0].breakdown.dependency_wait_ns(), 4890 * us);
+}
+
+// Where HTA and Sightline agree they stay agreed: the same stall without the stream wait is host wait (the launch
+// came after the gap began), a wait issued before the stream's previous launch belongs to that launch, and a kernel
+// that started soon after its launch returned was not queued behind anything.
+TEST(Idle, WithoutAWaitOfItsOwnTheCauseIsHtas)
+{
+    {
+        Builder b;
+        b.kernel(100 * us, 110 * us, 90 * us, 95 * us);
+        b.kernel(5000 * us, 5010 * us, 111 * us, 113 * us);
+        b.t.finish();
+        const IdleResult r = analyze_idle(b.t);
+        ASSERT_EQ(r.gaps.size(), 1u);
+        EXPECT_EQ(r.gaps[0].cause, GapCause::HostWait);
+    }
+    {
+        Builder b;
+        b.api(80 * us, 82 * us, "cudaStreamWaitEvent");   // before K1's launch: K1's wait
+        b.kernel(100 * us, 110 * us, 90 * us, 95 * us);
+        b.kernel(5000 * us, 5010 * us, 111 * us, 113 * us);
+        b.t.finish();
+        const IdleResult r = analyze_idle(b.t);
+        ASSERT_EQ(r.gaps.size(), 1u);
+        EXPECT_EQ(r.gaps[0].cause, GapCause::HostWait);
+    }
+    {
+        Builder b;
+        b.kernel(100 * us, 110 * us, 90 * us, 95 * us);
+        b.api(200 * us, 202 * us, "cudaStreamWaitEvent");
+        b.kernel(420 * us, 430 * us, 400 * us, 405 * us);   // launched 290 µs into the gap, ran 15 µs later
+        b.t.finish();
+        const IdleResult r = analyze_idle(b.t);
+        ASSERT_EQ(r.gaps.size(), 1u);
+        EXPECT_EQ(r.gaps[0].cause, GapCause::HostWait);
+    }
+    {
+        // Queued before the gap began, but no stream wait in sight: "other", as before.
+        Builder b;
+        b.kernel(100 * us, 110 * us, 90 * us, 95 * us);
+        b.kernel(900 * us, 910 * us, 96 * us, 98 * us);
+        b.t.finish();
+        const IdleResult r = analyze_idle(b.t);
+        ASSERT_EQ(r.gaps.size(), 1u);
+        EXPECT_EQ(r.gaps[0].cause, GapCause::Other);
+    }
+}
+
+// The planted trace of `sightline-cli generate --event-stall-ms 40`: the first decode step's first kernel is queued
+// behind cudaStreamWaitEvent and starts 40 ms later while the host sits in cudaMemcpy.
+TEST(Idle, SyntheticEventStallIsOneDependencyWait)
+{
+    SynthOptions o;
+    o.prefill_steps = 0;
+    o.decode_steps = 6;
+    o.layers = 2;
+    o.event_stall_ns = 40'000'000;
+    const Trace t = make_synthetic_trace(o);
+    const IdleResult r = analyze_idle(t);
+    int64_t dep = 0, n = 0;
+    const Gap* longest = nullptr;
+    for (const Gap& g : r.gaps) {
+        if (!longest || g.duration() > longest->duration())
+            longest = &g;
+        if (g.cause == GapCause::DependencyWait) {
+            dep += g.duration();
+            ++n;
+        }
+    }
+    ASSERT_NE(longest, nullptr);
+    EXPECT_EQ(longest->cause, GapCause::DependencyWait);
+    EXPECT_EQ(n, 1);
+    EXPECT_GT(dep, 39'000'000);
+    EXPECT_LT(dep, 41'000'000);
+    const GapDependency d = dependency_of(t, *longest);
+    ASSERT_GE(d.blocking_api, 0);
+    EXPECT_EQ(t.str(t.api.name[static_cast<size_t>(d.blocking_api)]), "cudaMemcpy_v3020");
+    EXPECT_EQ(t.str(t.api.name[static_cast<size_t>(d.wait_api)]), "cudaStreamWaitEvent_v3020");
+    // Without the stall the same trace has no dependency wait at all.
+    o.event_stall_ns = 0;
+    const IdleResult r0 = analyze_idle(make_synthetic_trace(o));
+    EXPECT_EQ(r0.devices[0].breakdown.dependency_wait_ns(), 0);
+}

@@ -184,3 +184,203 @@ TEST(Phases, SyntheticWithoutNvtxUsesArgmax)
         }
     }
 }
+
+namespace {
+
+// A serving trace built by hand: each step is a host range with the framework's own name, launching `n` kernels of
+// `k_us` µs back to back (launch calls 2 µs apart inside the range). Times in µs.
+struct Serving {
+    Trace t;
+    uint32_t thr = 0, corr = 1;
+    Serving()
+    {
+        t.meta.devices.push_back({});
+        t.meta.processes.push_back({1, "p", 0});
+        thr = t.thread_index(1, 1, 1);
+    }
+    // Returns the GPU end of the step.
+    int64_t step(const std::string& name, int64_t host0, int64_t gpu0, int n, int64_t k_us,
+                 const std::string& inner = {})
+    {
+        const int64_t host1 = host0 + 2 * n + 10;
+        t.ranges.append(host0 * us, host1 * us, t.strings.intern(name), thr, RangeKind::UserAnnotation);
+        if (!inner.empty())
+            t.ranges.append((host0 + 1) * us, (host1 - 1) * us, t.strings.intern(inner), thr, RangeKind::UserAnnotation);
+        int64_t g = gpu0;
+        for (int i = 0; i < n; ++i) {
+            const uint32_t c = corr++;
+            const int64_t a = host0 + 2 + 2 * i;
+            t.api.append(a * us, (a + 1) * us, t.strings.intern("cudaLaunchKernel"), c, thr, ApiClass::Runtime,
+                         classify_api_name("cudaLaunchKernel"));
+            const size_t k = t.kernels.append(g * us, (g + k_us) * us, t.strings.intern(i % 2 ? "gemm_kernel" : "attn_fwd"));
+            t.kernels.correlation[k] = c;
+            g += k_us;
+        }
+        return g;
+    }
+};
+
+std::string vllm(int64_t c, int64_t csq, int64_t csk, int64_t g, int64_t gsk)
+{
+    auto n = [](int64_t v) { return std::to_string(v); };
+    return "execute_" + n(csq + g) + "_context_" + n(c) + "(sq" + n(csq) + "sk" + n(csk) + "sqsq" + n(csq * csq) +
+           "sqsk" + n(csq * csk) + ")_generation_" + n(g) + "(sq" + n(g) + "sk" + n(gsk) + "sqsq" + n(g) + "sqsk" +
+           n(gsk) + ")";
+}
+
+} // namespace
+
+// vLLM names every step with its batch: a prefill, decode steps, a chunked-prefill step dominated by its chunk and
+// one dominated by its decode tokens. Each step's kind and composition are what its name says; TPOT comes from the
+// decode-dominated steps only, each measured from the GPU work its range launched.
+TEST(Phases, VllmStepAnnotationsGiveKindAndComposition)
+{
+    Serving s;
+    int64_t e = s.step(vllm(2, 2048, 2048, 0, 0), 0, 30, 10, 100);             // prefill-only, 1000 µs
+    e = s.step(vllm(0, 0, 0, 32, 32 * 1000), e + 20, e + 40, 10, 5);          // decode-only, 50 µs
+    e = s.step(vllm(0, 0, 0, 32, 32 * 1001), e + 20, e + 40, 10, 5);          // decode-only
+    e = s.step(vllm(1, 512, 512, 32, 32 * 1002), e + 20, e + 40, 10, 30);     // prefill-heavy (512 of 544)
+    e = s.step(vllm(1, 4, 4, 32, 32 * 1003), e + 20, e + 40, 10, 6);          // decode-heavy (4 of 36)
+    e = s.step(vllm(0, 0, 0, 32, 32 * 1004), e + 20, e + 40, 10, 5);          // decode-only
+    s.t.finish();
+    PhaseOptions o;
+    o.warmup_steps = 0;
+    const PhaseResult r = run(s.t, o);
+    ASSERT_EQ(r.steps.size(), 6u);
+    EXPECT_EQ(r.source, StepSource::NvtxRanges);
+    EXPECT_EQ(r.annotated_steps, 6);
+    EXPECT_EQ(r.batch_source, "vllm_execute");
+    const StepKind want[] = {StepKind::PrefillOnly, StepKind::DecodeOnly, StepKind::DecodeOnly,
+                             StepKind::PrefillHeavy, StepKind::DecodeHeavy, StepKind::DecodeOnly};
+    for (size_t i = 0; i < 6; ++i)
+        EXPECT_EQ(r.steps[i].kind, want[i]) << "step " << i;
+    EXPECT_EQ(r.steps[0].batch.prefill_requests, 2);
+    EXPECT_EQ(r.steps[0].batch.prefill_tokens, 2048);
+    EXPECT_EQ(r.steps[1].batch.decode_requests, 32);
+    EXPECT_EQ(r.steps[1].batch.decode_kv_tokens, 32000);
+    // Phases: prefill-only is prefill, decode-only decode, the rest mixed.
+    EXPECT_EQ(r.prefill_steps, 1);
+    EXPECT_EQ(r.decode_steps, 3);
+    EXPECT_EQ(r.mixed_steps, 2);
+    EXPECT_TRUE(r.steps[0].prefill);
+    EXPECT_TRUE(r.steps[3].mixed && r.steps[4].mixed);
+    // GPU time from the step's own kernels: the prefill's window is its 10 x 100 µs, not its host range.
+    EXPECT_EQ(r.steps[0].kernel_ns, 1000 * us);
+    EXPECT_EQ(r.steps[0].wall_ns, 1000 * us);
+    // TPOT over the decode-dominated steps (3 decode-only of 50 + 40 µs of gap, 1 decode-heavy of 60 + 40):
+    // the prefill-heavy step (300 µs of kernels) is not a token time.
+    EXPECT_EQ(r.steady_steps, 4);
+    EXPECT_DOUBLE_EQ(r.tpot_median_ns, 90 * us);
+    EXPECT_EQ(r.phase_source, "names");
+}
+
+// SGLang writes step[…] inside its execute_… range: one step, whose batch the two names give together; a capture
+// of one step says so and still gets its step measured.
+TEST(Phases, OneSglangStepWithNestedAnnotations)
+{
+    Serving s;
+    s.step(vllm(15, 15360, 15360, 0, 0), 0, 5000, 40, 100, "step[EXTEND bs=15 toks=15360]");
+    s.t.finish();
+    const PhaseResult r = run(s.t);
+    ASSERT_EQ(r.steps.size(), 1u);
+    EXPECT_EQ(r.annotated_steps, 1);
+    EXPECT_EQ(r.batch_source, "vllm_execute+sglang_step");
+    const StepInfo& st = r.steps[0];
+    EXPECT_EQ(st.kind, StepKind::PrefillOnly);
+    EXPECT_EQ(st.batch.format, "vllm_execute");   // the one with the attention sums speaks for the step
+    EXPECT_EQ(st.batch.framework, "SGLang");      // ... and step[…] says whose execute_… it is
+    EXPECT_EQ(st.batch.prefill_requests, 15);
+    EXPECT_EQ(st.batch.prefill_kv_tokens, 15360);
+    EXPECT_EQ(st.kernels, 40);
+    EXPECT_EQ(st.start, 5000 * us);   // its own GPU work, not the host range that opened 5 ms earlier
+    EXPECT_EQ(st.wall_ns, 4000 * us);
+    EXPECT_EQ(r.prefill_steps, 1);
+    EXPECT_EQ(r.steady_steps, 0);
+    EXPECT_EQ(r.tpot_median_ns, 0);
+    EXPECT_NE(r.note.find("one serving step captured"), std::string::npos) << r.note;
+    EXPECT_NE(r.note.find("prefill-only"), std::string::npos) << r.note;
+    EXPECT_NE(r.note.find("no TPOT"), std::string::npos) << r.note;
+}
+
+// One decode step (vLLM's graph decode in ../shared/data is one): TPOT is that step's GPU time, said so.
+TEST(Phases, OneDecodeStepHasItsOwnTpot)
+{
+    Serving s;
+    s.step(vllm(0, 0, 0, 32, 55086), 0, 400'000, 100, 100);   // 10 ms of kernels after a 400 ms wait
+    s.t.finish();
+    const PhaseResult r = run(s.t);
+    ASSERT_EQ(r.steps.size(), 1u);
+    EXPECT_EQ(r.steps[0].kind, StepKind::DecodeOnly);
+    EXPECT_EQ(r.steady_steps, 1);
+    EXPECT_DOUBLE_EQ(r.tpot_median_ns, 10'000 * us);
+    EXPECT_NE(r.note.find("TPOT is this one step's GPU time"), std::string::npos) << r.note;
+}
+
+// A kernel-regex step after a long stall: the first step starts where its GPU work does, not at the capture's first
+// op 400 ms earlier (which made "TPOT 473.7 ms" of a ~10 ms step).
+TEST(Phases, FirstKernelRegexStepStartsAfterALeadingStall)
+{
+    Trace t;
+    t.meta.devices.push_back({});
+    auto k = [&](int64_t s, int64_t e, const char* n) { t.kernels.append(s * us, e * us, t.strings.intern(n)); };
+    k(0, 5, "fill_kernel");                     // a setup kernel at the head of the capture
+    for (int step = 0; step < 3; ++step) {
+        const int64_t b = 400'000 + step * 10'050;
+        for (int i = 0; i < 99; ++i)
+            k(b + i * 100, b + i * 100 + 100, "gemm_kernel");
+        k(b + 9'900, b + 10'000, "sample_boundary");
+    }
+    t.finish();
+    PhaseOptions o;
+    o.step_regex = "sample_boundary";
+    o.warmup_steps = 0;
+    const PhaseResult r = run(t, o);
+    ASSERT_EQ(r.steps.size(), 3u);
+    EXPECT_EQ(r.steps[0].start, 400'000 * us);
+    EXPECT_EQ(r.steps[0].wall_ns, 10'000 * us);
+    EXPECT_EQ(r.steps[1].wall_ns, 10'050 * us);
+    EXPECT_DOUBLE_EQ(r.tpot_median_ns, 10'050 * us);
+}
+
+// The synthetic generator's serving annotations (sightline-cli generate --step-annotation vllm|sglang): the same
+// steps, named the two frameworks' ways, give the same kinds and batches.
+TEST(Phases, SyntheticServingAnnotationsBothFrameworks)
+{
+    for (const char* fw : {"vllm", "sglang"}) {
+        SynthOptions so;
+        so.prefill_steps = 1;
+        so.decode_steps = 12;
+        so.layers = 2;
+        so.mixed_every = 4;
+        so.batch = 16;
+        so.step_annotation = fw;
+        const PhaseResult r = run(make_synthetic_trace(so));
+        SCOPED_TRACE(fw);
+        ASSERT_EQ(r.steps.size(), 13u);
+        EXPECT_EQ(r.annotated_steps, 13);
+        EXPECT_EQ(r.steps[0].kind, StepKind::PrefillOnly);
+        EXPECT_EQ(r.steps[0].batch.prefill_tokens, so.prefill_tokens);
+        int mixed = 0, decode = 0;
+        for (size_t i = 1; i < r.steps.size(); ++i) {
+            const StepInfo& st = r.steps[i];
+            EXPECT_EQ(st.batch.decode_requests, 16) << i;
+            if (i % 4 == 0) {
+                ++mixed;
+                EXPECT_EQ(st.kind, StepKind::PrefillHeavy) << i;   // a 512-token chunk with 16 decode tokens
+                EXPECT_EQ(st.batch.prefill_requests, 1) << i;
+                EXPECT_EQ(st.batch.prefill_tokens, 512) << i;
+            } else {
+                ++decode;
+                EXPECT_EQ(st.kind, StepKind::DecodeOnly) << i;
+            }
+        }
+        EXPECT_EQ(mixed, 3);
+        EXPECT_EQ(r.mixed_steps, 3);
+        EXPECT_EQ(r.decode_steps, decode);
+        // The vLLM names carry the KV sums; SGLang's step[DECODE bs=…] does not.
+        if (std::string(fw) == "vllm")
+            EXPECT_EQ(r.steps[1].batch.decode_kv_tokens, 16 * so.context_tokens);
+        else
+            EXPECT_EQ(r.steps[1].batch.decode_kv_tokens, -1);
+    }
+}
