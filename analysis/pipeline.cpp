@@ -7,6 +7,8 @@
 #include "analysis/diagnosis/findings.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/load.h"
+#include "analysis/io/model_config.h"
+#include "analysis/trace/errors.h"
 #include "analysis/diagnosis/rules.h"
 #include "analysis/report/collectives_json.h"
 #include "analysis/report/shape_roofline_json.h"
@@ -50,6 +52,14 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     notify(PipelineStage::Summarised, r);
     control.check();
     r.analysis = analyze(t, options.analysis, control);
+    if (!options.roofline.model.empty()) {
+        // The model config names an MoE's experts and top-k (it wins over the trace's shapes); a config that
+        // cannot be read is reported by the Roofline below.
+        try {
+            set_moe_from_config(r.analysis.workload, load_model_config(options.roofline.model, options.roofline.index));
+        } catch (const TraceError&) {
+        }
+    }
     notify(PipelineStage::Analysed, r);
     control.check();
     if (!options.roofline.model.empty() || !options.roofline.ncu.empty()) {
@@ -70,7 +80,7 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
             dopt.rule_dirs = {shipped_rules_dir(), options.rules_dir};
         std::unique_ptr<KnowledgeBase> kb;
         if (!options.kb_path.empty())
-            kb = std::make_unique<KnowledgeBase>(options.kb_path);
+            kb = std::make_unique<KnowledgeBase>(options.kb_path, KnowledgeBase::Access::ReadOnly);   // only read
         r.diagnosis = diagnose(t, r.analysis, r.roofline.report ? &*r.roofline.report : nullptr,
                                r.roofline.ncu ? &*r.roofline.ncu : nullptr, dopt, kb.get());
         notify(PipelineStage::Diagnosed, r);
@@ -86,7 +96,7 @@ PipelineResult run_pipeline(const std::vector<std::string>& paths, const Pipelin
     LoadControl load = control;
     if (control.progress)
         load.progress = [&](double f, std::string_view stage) { control.progress(0.85 * f, stage); };
-    auto trace = std::make_shared<const Trace>(load_traces(paths, load));
+    auto trace = std::make_shared<const Trace>(load_workspace(paths, options.load, load));
     if (on_stage) {
         PipelineResult partial;
         partial.inputs = paths;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/io/load.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/trace/load_control.h"
 #include "analysis/diagnosis/metrics_binding.h"
@@ -20,6 +21,7 @@
 namespace sl {
 
 struct PipelineOptions {
+    LoadOptions load;              // graph-capture traces (--capture-trace) and whether to look for them beside a trace
     SummaryOptions summary;
     AnalysisOptions analysis;
     RooflineRequest roofline;      // model config / GPU / shape / ncu file; empty model and ncu = no Roofline

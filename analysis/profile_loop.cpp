@@ -12,6 +12,7 @@
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/diagnosis/run_variance.h"
 #include "analysis/io/fingerprint.h"
+#include "analysis/io/output_file.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/trace/errors.h"
 
@@ -173,7 +174,7 @@ ProfileOutcome profile_command(const ProfileRequest& req, const ToolInfo& nsys, 
         // The model is part of the environment (as `kb record --model` has it): hash of its config.json.
         if (!req.pipeline.roofline.model.empty())
             r.diagnosis.env.model_hash = file_hash(req.pipeline.roofline.model);
-        std::ofstream(run.analysis_json) << pipeline_to_json(r).dump(2) << "\n";
+        write_output_file(run.analysis_json, pipeline_to_json(r).dump(2) + "\n");
         run.metrics = headline_metrics(*r.trace, r.analysis);
         run.ok = true;
         io.say(io.prefix + "run " + std::to_string(i) + " analysed: " + run.analysis_json + "\n");
@@ -255,7 +256,7 @@ ProfileOutcome profile_command(const ProfileRequest& req, const ToolInfo& nsys, 
         text << "Interrupted: " << metrics.size() << " completed run(s) kept in " << dir << "\n";
     out.manifest = m;
     out.manifest_path = dir + "/profile.json";
-    std::ofstream(out.manifest_path) << m.dump(2) << "\n";
+    write_output_file(out.manifest_path, m.dump(2) + "\n");
     text << "Manifest: " << out.manifest_path << "\n";
     out.text = text.str();
     io.say(out.text);
@@ -382,7 +383,7 @@ DeepDiveOutcome deep_dive_run(const DeepDivePlan& plan, const DeepDiveRequest& r
     PipelineOptions popt = plan.pipeline;
     popt.roofline.ncu = plan.csv;
     const PipelineResult after = run_pipeline({plan.trace}, popt);
-    std::ofstream(plan.analysis_json) << pipeline_to_json(after).dump(2) << "\n";
+    write_output_file(plan.analysis_json, pipeline_to_json(after).dump(2) + "\n");
     if (after.roofline.ncu) {
         o.launches = after.roofline.ncu->launches.size();
         for (int64_t k : join_ncu_to_trace(*after.roofline.ncu, *after.trace))

@@ -72,7 +72,7 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
         for (const auto& f : o.trace_files)
             own.push_back(file_hash(f));
         try {
-            const KnowledgeBase kb(o.kb_path);
+            const KnowledgeBase kb(o.kb_path, KnowledgeBase::Access::ReadOnly);
             r.environment_history = lookup_environment(kb, env, 0.5, own);
             r.kb_path = kb.path();
             if (own.size() == 1 && !own.front().empty())

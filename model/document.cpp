@@ -14,6 +14,7 @@ void Document::dropResults()
     timeline_.reset();
     analysis_.reset();
     gapHistogram_.reset();
+    classDensity_.reset();
     roofline_.reset();
     rooflineError_.clear();
     shapes_.reset();
@@ -56,6 +57,12 @@ void Document::setAnalysis(std::shared_ptr<const AnalysisResult> result)
 }
 
 void Document::setGapHistogram(std::shared_ptr<const GapHistogramData> bins) { gapHistogram_ = std::move(bins); }
+
+void Document::setClassDensity(std::shared_ptr<const ClassDensity> density)
+{
+    classDensity_ = std::move(density);
+    emit classDensityChanged();
+}
 
 void Document::setRoofline(std::shared_ptr<const RooflineOutput> roofline)
 {

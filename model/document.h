@@ -15,6 +15,7 @@
 #include "analysis/roofline/shape_throughput.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/trace/trace.h"
+#include "model/class_density.h"
 #include "model/gap_histogram.h"
 #include "model/timeline_index.h"
 
@@ -44,6 +45,9 @@ public:
     {
         return gapHistogram_ && analysis_ && gapHistogram_->analysis == analysis_ ? gapHistogram_ : nullptr;
     }
+    // Per-class GPU time per pixel column (merged timeline blocks, the overview track), built on the job's worker
+    // once the complete timeline index and the analysis are there; null until then.
+    std::shared_ptr<const ClassDensity> classDensity() const { return classDensity_; }
     // Roofline (when a model config was given) and ncu launches (when an ncu file was opened); null until ready.
     std::shared_ptr<const RooflineOutput> roofline() const { return roofline_; }
     // Measured per-(op, shapes, dtype) throughput from the trace's own shapes (Kineto with record_shapes; no model
@@ -64,6 +68,7 @@ public:
     void setAnalysis(std::shared_ptr<const AnalysisResult> result);
     // Stored without a signal: JobRunner gives it just before the analysis it belongs to (analysisChanged).
     void setGapHistogram(std::shared_ptr<const GapHistogramData> bins);
+    void setClassDensity(std::shared_ptr<const ClassDensity> density);
     void setRoofline(std::shared_ptr<const RooflineOutput> roofline);
     void setRooflineError(const QString& message);
     void setShapes(std::shared_ptr<const ShapeRooflineResult> shapes);
@@ -77,6 +82,7 @@ signals:
     void summaryChanged();
     void timelineChanged();
     void analysisChanged();
+    void classDensityChanged();
     void rooflineChanged();
     void shapesChanged();
     void diagnosisChanged();
@@ -92,6 +98,7 @@ private:
     std::shared_ptr<const TimelineIndex> timeline_;
     std::shared_ptr<const AnalysisResult> analysis_;
     std::shared_ptr<const GapHistogramData> gapHistogram_;
+    std::shared_ptr<const ClassDensity> classDensity_;
     std::shared_ptr<const RooflineOutput> roofline_;
     std::shared_ptr<const ShapeRooflineResult> shapes_;
     std::shared_ptr<const Diagnosis> diagnosis_;

@@ -225,6 +225,7 @@ QString FindingsModel::scopeLabel(ScopeKind k)
     case ScopeKind::OpClass: return tr("operator class");
     case ScopeKind::Kernel: return tr("kernel");
     case ScopeKind::NcuLaunch: return tr("ncu launch");
+    case ScopeKind::HostCause: return tr("host-side cause");
     }
     return {};
 }
@@ -325,6 +326,8 @@ QString FindingsModel::sourceLabel(const std::string& source)
         return tr("weight-streaming analysis (NVTX)");
     if (source == "analysis:idle/overlap")
         return tr("idle attribution and overlap");
+    if (source == "analysis:host_causes")
+        return tr("host-side causes (compilation, module loading, allocator)");
     if (source == "roofline")
         return tr("Roofline model");
     if (source == "trace (measured)")

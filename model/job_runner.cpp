@@ -1,5 +1,6 @@
 #include "model/job_runner.h"
 
+#include <new>
 #include <thread>
 
 #include <QMetaObject>
@@ -8,8 +9,10 @@
 
 #include "analysis/trace/errors.h"
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/io/load.h"
 #include "analysis/pipeline.h"
+#include "model/class_density.h"
 
 namespace sl {
 
@@ -22,6 +25,7 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent), loader_(&load_traces)
     qRegisterMetaType<std::shared_ptr<const sl::TimelineIndex>>();
     qRegisterMetaType<std::shared_ptr<const sl::AnalysisResult>>();
     qRegisterMetaType<std::shared_ptr<const sl::GapHistogramData>>();
+    qRegisterMetaType<std::shared_ptr<const sl::ClassDensity>>();
     qRegisterMetaType<std::shared_ptr<const sl::RooflineOutput>>();
     qRegisterMetaType<std::shared_ptr<const sl::Diagnosis>>();
     qRegisterMetaType<sl::DocumentInputs>();
@@ -113,6 +117,10 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
         control.report(0.0, name);
     };
 
+    // The complete timeline index and the analysis: the class density is built from both at the end (declared
+    // before the refiner, which writes the index: it is joined first).
+    std::shared_ptr<const TimelineIndex> completeIndex;
+    std::shared_ptr<const AnalysisResult> analysisResult;
     // The timeline's finer levels are built on their own thread while the analyses run (coarse view first); it is
     // joined before the job ends, on every path, so nothing outlives the job.
     struct Joined {
@@ -146,7 +154,7 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             // Large trace: the timeline index on its own thread beside the summary and the analyses. The coarse
             // index (lanes, items, coarse levels) is published at once, the complete one when its finer levels are
             // done; the view keeps its zoom when it swaps them.
-            refiner.thread = std::thread([this, gen, trace, cancel] {
+            refiner.thread = std::thread([this, gen, trace, cancel, &completeIndex] {
                 LoadControl quiet;
                 quiet.cancel = cancel.get();
                 try {
@@ -154,6 +162,7 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
                     post(gen, [this, coarse] { emit timelineReady(coarse); });
                     auto full = TimelineIndex::refine(*coarse, quiet);
                     post(gen, [this, full] { emit timelineReady(full); });
+                    completeIndex = full;   // read after the thread is joined
                 } catch (...) {
                     // Cancelled (the job reports it) or out of memory: what was published stays.
                 }
@@ -173,6 +182,7 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
                     stage(0.87, 0.03, "timeline");
                     auto timeline = TimelineIndex::build(trace, control);
                     post(gen, [this, timeline] { emit timelineReady(timeline); });
+                    completeIndex = timeline;
                 }
                 stage(0.90, 0.05, "analyses");
                 break;
@@ -180,6 +190,7 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             case PipelineStage::Analysed: {
                 analysed = true;
                 auto result = std::make_shared<const AnalysisResult>(r.analysis);
+                analysisResult = result;
                 // Bin the gaps here, not on the GUI thread when the analysis arrives (10^7 gaps: ~0.1 s).
                 auto bins = binGapHistogram(result);
                 post(gen, [this, result, bins] {
@@ -237,6 +248,11 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
         if (refiner.thread.joinable())
             refiner.thread.join();   // the complete timeline arrives before finished()
         control.check();
+        // Per-class column sums for merged blocks and the overview track: one pass over the stream lanes.
+        if (completeIndex && analysisResult) {
+            auto density = ClassDensity::build(completeIndex, analysisResult, control);
+            post(gen, [this, density] { emit classDensityReady(density); });
+        }
         post(gen, [this] { emit progress(1.0, tr("Done")); });
         post(gen, [this] {
             running_ = false;
@@ -246,6 +262,16 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
         post(gen, [this] {
             running_ = false;
             emit cancelled();
+            emit finished(false);
+        });
+    } catch (const std::bad_alloc&) {
+        // Out of memory outside a reader (which names its place itself): the file, the memory in use and the
+        // budget, never a bare "std::bad_alloc".
+        const QString msg = QString::fromStdString(
+            out_of_memory_error(paths.isEmpty() ? std::string() : paths.front().toStdString()).what());
+        post(gen, [this, msg] {
+            running_ = false;
+            emit failed(msg);
             emit finished(false);
         });
     } catch (const std::exception& e) {

@@ -71,6 +71,9 @@ signals:
     void analysisReady(std::shared_ptr<const sl::AnalysisResult> result);
     // The Gaps pane's bins of that analysis (binGapHistogram), binned on the worker: emitted just before it.
     void gapHistogramReady(std::shared_ptr<const sl::GapHistogramData> bins);
+    // The per-class column index of the complete timeline and the analysis (ClassDensity), built on the worker after
+    // both; before finished().
+    void classDensityReady(std::shared_ptr<const sl::ClassDensity> density);
     void analysisFailed(const QString& message);
     // Stage 5 (only when a model config or an ncu file was given): Roofline and ncu launches. A bad config or ncu
     // file gives rooflineFailed, and the findings still come (computed without the Roofline).

@@ -1,5 +1,7 @@
 #include "model/kernel_lookup.h"
 
+#include <tuple>
+
 #include <algorithm>
 #include <cmath>
 
@@ -150,7 +152,74 @@ std::shared_ptr<const KernelLookup> KernelLookup::build(std::shared_ptr<const Tr
                 lk->longestRange_.emplace_back(s, longest[s]);
     }
     control.check();
+
+    // Kernel -> the op_args row of its CPU op: (rank, pid, correlation) of the launch -> External id -> (rank, pid,
+    // External id) of the op; an inner op with the same External id wins (as in shape_roofline).
+    const OpArgsTable& a = t.op_args;
+    if (a.size() > 0) {
+        using Key = std::tuple<int32_t, int64_t, int64_t>;
+        std::vector<std::pair<Key, int32_t>> ops, launches;
+        for (size_t i = 0; i < a.size(); ++i) {
+            if (a.source[i] == OpArgsTable::kCpuOp && a.external_id[i] != 0)
+                ops.push_back({{a.rank[i], a.pid[i], a.external_id[i]}, int32_t(i)});
+            else if (a.source[i] == OpArgsTable::kLaunch && a.correlation[i] != 0)
+                launches.push_back({{a.rank[i], a.pid[i], int64_t(a.correlation[i])}, int32_t(i)});
+        }
+        // Sorted by key, the later row last among equals: upper_bound - 1 finds it.
+        std::sort(ops.begin(), ops.end());
+        std::sort(launches.begin(), launches.end());
+        auto last = [](const std::vector<std::pair<Key, int32_t>>& v, const Key& key) {
+            auto it = std::upper_bound(v.begin(), v.end(), std::make_pair(key, INT32_MAX));
+            return it != v.begin() && std::prev(it)->first == key ? std::prev(it)->second : -1;
+        };
+        control.check();
+        for (uint32_t i = 0; i < n; ++i) {
+            if (k.correlation[i] == 0)
+                continue;
+            const int32_t rank = k.device[i] < t.meta.devices.size() ? t.meta.devices[k.device[i]].rank : 0;
+            const int64_t pid = k.process[i] < t.meta.processes.size() ? t.meta.processes[k.process[i]].pid : 0;
+            const int32_t l = last(launches, {rank, pid, int64_t(k.correlation[i])});
+            if (l < 0)
+                continue;
+            const int32_t op = last(ops, {rank, pid, a.external_id[size_t(l)]});
+            if (op >= 0)
+                lk->opArgs_.emplace_back(i, op);
+        }
+        lk->opArgs_.shrink_to_fit();
+    }
     return lk;
+}
+
+int32_t KernelLookup::opArgsOfKernel(uint32_t row) const
+{
+    auto it = std::lower_bound(opArgs_.begin(), opArgs_.end(), std::make_pair(row, INT32_MIN));
+    return it != opArgs_.end() && it->first == row ? it->second : -1;
+}
+
+int32_t KernelLookup::scanOpArgsOfKernel(const Trace& t, uint32_t row)
+{
+    const OpArgsTable& a = t.op_args;
+    const KernelTable& k = t.kernels;
+    if (row >= k.size() || k.correlation[row] == 0 || a.size() == 0)
+        return -1;
+    const int32_t rank = k.device[row] < t.meta.devices.size() ? t.meta.devices[k.device[row]].rank : 0;
+    const int64_t pid = k.process[row] < t.meta.processes.size() ? t.meta.processes[k.process[row]].pid : 0;
+    int64_t ext = 0;
+    bool found = false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a.source[i] == OpArgsTable::kLaunch && a.rank[i] == rank && a.pid[i] == pid &&
+            a.correlation[i] == k.correlation[row]) {
+            ext = a.external_id[i];
+            found = true;
+        }
+    if (!found)
+        return -1;
+    int32_t op = -1;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a.source[i] == OpArgsTable::kCpuOp && a.external_id[i] == ext && ext != 0 && a.rank[i] == rank &&
+            a.pid[i] == pid)
+            op = int32_t(i);
+    return op;
 }
 
 const KernelLookup::Name* KernelLookup::find(StrId name) const
@@ -272,7 +341,8 @@ size_t KernelLookup::memoryBytes() const
 {
     return sizeof(*this) + rows_.capacity() * sizeof(uint32_t) + names_.capacity() * sizeof(Name) +
            nameSlot_.capacity() * sizeof(uint32_t) + apiKernel_.capacity() * sizeof(int32_t) +
-           shortOf_.capacity() * sizeof(StrId) + longestRange_.capacity() * sizeof(longestRange_[0]);
+           shortOf_.capacity() * sizeof(StrId) + longestRange_.capacity() * sizeof(longestRange_[0]) +
+           opArgs_.capacity() * sizeof(opArgs_[0]);
 }
 
 } // namespace sl

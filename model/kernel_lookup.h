@@ -59,6 +59,14 @@ public:
     // -1 when none. O(log distinct range names): a finding's NVTX link does not scan the ranges.
     int64_t longestRange(StrId name) const;
 
+    // The CPU op that launched kernel `row` as record_shapes saw it: its Trace::op_args row (kCpuOp, with the op's
+    // input shapes and types), joined as Kineto joins them: the kernel's correlation id names its launch call, whose
+    // "External id" names the op (per rank and host process). -1 when the trace has no such join (nsys, or a kernel
+    // launched outside any CPU op). O(log joined kernels).
+    int32_t opArgsOfKernel(uint32_t row) const;
+    // The same join for one kernel from the op_args table itself (no lookup yet: a coarse index). O(op_args).
+    static int32_t scanOpArgsOfKernel(const Trace& trace, uint32_t row);
+
     // Distinct names whose full or short form contains `needle` (case-insensitive ASCII), largest total time first,
     // at most `limit`. O(distinct names).
     std::vector<StrId> search(std::string_view needle, size_t limit = 50) const;
@@ -80,6 +88,7 @@ private:
     std::vector<int32_t> apiKernel_;    // API row -> first kernel row, -1
     std::vector<StrId> shortOf_;        // per names_ entry: the short name of its first instance
     std::vector<std::pair<StrId, int32_t>> longestRange_;   // range name -> longest range row, by name
+    std::vector<std::pair<uint32_t, int32_t>> opArgs_;      // kernel row -> op_args row, by kernel (joined only)
 };
 
 } // namespace sl

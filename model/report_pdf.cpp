@@ -3,6 +3,7 @@
 #include "model/chart_render.h"
 
 #include <QAbstractTextDocumentLayout>
+#include <QBuffer>
 #include <QFileInfo>
 #include <QDir>
 #include <QFont>
@@ -12,6 +13,7 @@
 #include <QPdfWriter>
 #include <QTextBlock>
 #include <QTextCursor>
+#include <QSaveFile>
 #include <QTextDocument>
 #include <QTextOption>
 #include <QUrl>
@@ -236,9 +238,28 @@ std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF
 
 PdfResult writeReportPdf(const Report& r, const QString& path)
 {
-    PdfResult res;
+    QByteArray pdf;
+    PdfResult res = renderReportPdf(r, pdf);
+    if (!res.ok)
+        return res;
+    res.ok = false;
     QDir().mkpath(QFileInfo(path).absolutePath());
-    QPdfWriter writer(path);
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) || out.write(pdf) != pdf.size() || !out.commit()) {
+        res.error = QStringLiteral("cannot write %1: %2").arg(path, out.errorString());
+        return res;
+    }
+    res.ok = true;
+    return res;
+}
+
+PdfResult renderReportPdf(const Report& r, QByteArray& pdf)
+{
+    PdfResult res;
+    pdf.clear();
+    QBuffer device(&pdf);
+    device.open(QIODevice::WriteOnly);
+    QPdfWriter writer(&device);
     writer.setResolution(int(kDpi));
     writer.setPageLayout(QPageLayout(QPageSize(QPageSize::A4), QPageLayout::Portrait,
                                      QMarginsF(kMarginMm, kMarginMm, kMarginMm, kMarginMm), QPageLayout::Millimeter));
@@ -247,7 +268,7 @@ PdfResult writeReportPdf(const Report& r, const QString& path)
 
     QPainter painter;
     if (!painter.begin(&writer)) {
-        res.error = QStringLiteral("cannot write %1").arg(path);
+        res.error = QStringLiteral("cannot start the PDF");
         return res;
     }
     const QRect pageRect = writer.pageLayout().paintRectPixels(writer.resolution());
@@ -284,7 +305,7 @@ PdfResult writeReportPdf(const Report& r, const QString& path)
         painter.restore();
     }
     if (!painter.end()) {
-        res.error = QStringLiteral("cannot finish %1").arg(path);
+        res.error = QStringLiteral("cannot finish the PDF");
         return res;
     }
     res.ok = true;

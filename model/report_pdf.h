@@ -7,6 +7,7 @@
 #include "analysis/report/report_model.h"
 
 #include <QSizeF>
+#include <QByteArray>
 #include <QString>
 
 #include <memory>
@@ -21,8 +22,12 @@ struct PdfResult {
     QString error;
 };
 
-// Writes `path`; on failure ok == false and error says why.
+// Writes `path` through a temporary in its directory that replaces it only once the whole PDF is written and
+// flushed (QSaveFile), so a failure leaves the previous file as it was; on failure ok == false and error says why.
 PdfResult writeReportPdf(const report::Report& report, const QString& path);
+
+// The PDF as bytes, for a caller that writes them itself (the CLI's checked outputs).
+PdfResult renderReportPdf(const report::Report& report, QByteArray& pdf);
 
 // The rich-text HTML the PDF is laid out from (charts referenced as "chart:<id>" image resources).
 QString reportToRichText(const report::Report& report);

@@ -12,8 +12,10 @@ void Selection::setKernel(int64_t index)
         index = -1;
     if (index == kernel_)
         return;
-    if (index >= 0)
+    if (index >= 0) {
         setGap(-1);
+        setHostRange(-1);
+    }
     kernel_ = index;
     emit kernelChanged(kernel_);
 }
@@ -55,9 +57,25 @@ void Selection::setGap(int64_t index)
     if (index == gap_)
         return;
     gap_ = index;
-    if (index >= 0)
+    if (index >= 0) {
         setKernel(-1);
+        setHostRange(-1);
+    }
     emit gapChanged(gap_);
+}
+
+void Selection::setHostRange(int64_t index)
+{
+    if (index < -1)
+        index = -1;
+    if (index == hostRange_)
+        return;
+    hostRange_ = index;
+    if (index >= 0) {
+        setKernel(-1);
+        setGap(-1);
+    }
+    emit hostRangeChanged(hostRange_);
 }
 
 void Selection::setHighlightedGaps(std::vector<int64_t> gaps)
@@ -85,6 +103,7 @@ void Selection::clear()
 {
     setKernel(-1);
     setGap(-1);
+    setHostRange(-1);
     setHighlightedGaps({});
     setHighlightedKernels({});
     setRange({});

@@ -32,6 +32,9 @@ public:
     // The selected idle gap: index into AnalysisResult::idle.gaps, or -1. A kernel and a gap are never selected
     // together: selecting one clears the other.
     int64_t gap() const { return gap_; }
+    // The selected host range (a CPU operator, annotation, NVTX range or Python frame of the timeline's flame
+    // chart): index into Trace::ranges, or -1. Exclusive with the kernel and the gap, like those two.
+    int64_t hostRange() const { return hostRange_; }
     // Gaps to outline in the timeline (indices into AnalysisResult::idle.gaps, ascending), e.g. one histogram bucket.
     const std::vector<int64_t>& highlightedGaps() const { return highlightedGaps_; }
     // A set of kernels picked together (indices into Trace::kernels, ascending, unique), e.g. every instance of one
@@ -45,6 +48,7 @@ public slots:
     void setWindow(sl::TimeRange w);
     void setKernelName(uint32_t nameId);
     void setGap(int64_t index);
+    void setHostRange(int64_t index);
     void setHighlightedGaps(std::vector<int64_t> gaps);
     void setHighlightedKernels(std::vector<int64_t> kernels);
     void clear();
@@ -55,6 +59,7 @@ signals:
     void windowChanged(sl::TimeRange window);
     void kernelNameChanged(uint32_t nameId);
     void gapChanged(int64_t index);
+    void hostRangeChanged(int64_t index);
     void highlightedGapsChanged();
     void highlightedKernelsChanged();
 
@@ -64,6 +69,7 @@ private:
     TimeRange window_;
     uint32_t kernelName_ = UINT32_MAX;
     int64_t gap_ = -1;
+    int64_t hostRange_ = -1;
     std::vector<int64_t> highlightedGaps_;
     std::vector<int64_t> highlightedKernels_;
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "analysis/io/parallel.h"
@@ -543,6 +544,10 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
             lane.kind = LaneKind::Stream;
             lane.device = key.first;
             lane.stream = key.second;
+            for (uint32_t p : items) {
+                const auto kind = static_cast<ItemKind>(p >> kRowBits);
+                ++(kind == ItemKind::Kernel ? lane.kernels : kind == ItemKind::Memcpy ? lane.copies : lane.memsets);
+            }
             raw.push_back({std::move(items), {}});
             deviceLanes.push_back(idx->lanes_.size());
             idx->streamLanes_.emplace_back((uint64_t(key.first) << 32) | key.second, int(idx->lanes_.size()));
@@ -557,15 +562,49 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
     std::map<uint32_t, std::vector<uint32_t>> apiByThread;
     for (uint32_t i = 0; i < t.api.size(); ++i)
         apiByThread[t.api.thread[i]].push_back(pack(ItemKind::Api, i));
-    std::map<std::pair<uint32_t, uint8_t>, std::vector<uint32_t>> nvtx;
-    for (uint32_t i = 0; i < t.ranges.size(); ++i)
-        if (t.ranges.kind[i] != RangeKind::CpuOp)
-            nvtx[{t.ranges.thread[i], t.ranges.depth[i]}].push_back(pack(ItemKind::Range, i));
+    // Host ranges by (thread, family, depth): NVTX ranges, annotations and CPU ops nest among themselves (family 0),
+    // Python frames among themselves (family 1), so each family is a flame chart of its own. One sort by (thread,
+    // family, start, longer first), then a stack of open ends per (thread, family), as Trace::finish() does.
+    std::map<std::tuple<uint32_t, uint8_t, uint8_t>, std::vector<uint32_t>> hostRanges;
+    std::map<std::tuple<uint32_t, uint8_t, uint8_t>, uint8_t> hostKinds;
+    {
+        const RangeTable& R = t.ranges;
+        auto family = [&](uint32_t i) { return uint8_t(R.kind[i] == RangeKind::PythonFunction ? 1 : 0); };
+        std::vector<uint32_t> order(R.size());
+        for (uint32_t i = 0; i < order.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            if (R.thread[a] != R.thread[b])
+                return R.thread[a] < R.thread[b];
+            if (family(a) != family(b))
+                return family(a) < family(b);
+            if (R.start[a] != R.start[b])
+                return R.start[a] < R.start[b];
+            return R.end[a] != R.end[b] ? R.end[a] > R.end[b] : a < b;
+        });
+        control.check();
+        std::vector<int64_t> open;
+        uint64_t current = UINT64_MAX;
+        for (uint32_t i : order) {
+            const uint64_t group = (uint64_t(R.thread[i]) << 8) | family(i);
+            if (group != current) {
+                current = group;
+                open.clear();
+            }
+            while (!open.empty() && open.back() <= R.start[i])
+                open.pop_back();
+            const auto depth = uint8_t(std::min<size_t>(open.size(), 255));
+            const auto key = std::make_tuple(R.thread[i], family(i), depth);
+            hostRanges[key].push_back(pack(ItemKind::Range, i));
+            hostKinds[key] |= uint8_t(1u << uint8_t(R.kind[i]));
+            open.push_back(R.end[i]);
+        }
+    }
     std::vector<uint32_t> threadIds;
     for (const auto& [th, v] : apiByThread)
         threadIds.push_back(th);
-    for (const auto& [key, v] : nvtx)
-        threadIds.push_back(key.first);
+    for (const auto& [key, v] : hostRanges)
+        threadIds.push_back(std::get<0>(key));
     std::sort(threadIds.begin(), threadIds.end());
     threadIds.erase(std::unique(threadIds.begin(), threadIds.end()), threadIds.end());
     for (uint32_t th : threadIds) {
@@ -577,17 +616,18 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
             idx->apiLanes_.emplace_back(th, int(idx->lanes_.size()));
             idx->lanes_.push_back(std::move(lane));
         }
-        for (auto it = nvtx.lower_bound({th, 0}); it != nvtx.end() && it->first.first == th; ++it) {
+        for (auto it = hostRanges.lower_bound({th, 0, 0}); it != hostRanges.end() && std::get<0>(it->first) == th; ++it) {
             TimelineLane lane;
-            lane.kind = LaneKind::Nvtx;
+            lane.kind = std::get<1>(it->first) == 0 ? LaneKind::HostRanges : LaneKind::Python;
             lane.thread = th;
-            lane.depth = it->first.second;
+            lane.depth = std::get<2>(it->first);
+            lane.rangeKinds = hostKinds[it->first];
             raw.push_back({std::move(it->second), {}});
             idx->lanes_.push_back(std::move(lane));
         }
     }
     apiByThread.clear();
-    nvtx.clear();
+    hostRanges.clear();
     std::sort(idx->streamLanes_.begin(), idx->streamLanes_.end());
     std::sort(idx->apiLanes_.begin(), idx->apiLanes_.end());
     control.check();

@@ -2,7 +2,9 @@
 // The timeline's level-of-detail index, built once per trace on a worker and immutable afterwards.
 //
 // Lanes: per device, one lane per stream (kernels, copies, memsets) and one idle-gap lane; per CPU thread one
-// lane of API calls and one lane per NVTX nesting depth. A lane holds its items as references into the trace
+// lane of API calls, then its host ranges as a flame chart: one lane per nesting depth of its NVTX ranges, Kineto
+// user annotations and CPU operators (HostRanges), then one per depth of its Python frames (Python), each family
+// nested on its own. A lane holds its items as references into the trace
 // (packed, about 1 byte each: PackedRefs), sorted by start, plus the running maximum of their ends every kBlock items (so the first visible item is
 // found by binary search even when items overlap). For every zoom level 2^L ns per pixel where it pays off, runs of
 // items narrower than a bucket and separated by less than a bucket are pre-merged into one "N kernels" span; a
@@ -36,7 +38,9 @@ struct ItemRef {
     bool operator==(const ItemRef&) const = default;
 };
 
-enum class LaneKind : uint8_t { Stream, Gaps, ApiThread, Nvtx };
+// HostRanges: NVTX ranges, Kineto user annotations and CPU ops of one thread at one nesting depth (depth among
+// those three kinds only); Python: the thread's Kineto python_function frames at one depth (among Python frames).
+enum class LaneKind : uint8_t { Stream, Gaps, ApiThread, HostRanges, Python };
 
 // A pre-merged span at one zoom level: `count` consecutive items of the lane starting at item `first`.
 struct LodSpan {
@@ -89,8 +93,12 @@ struct TimelineLane {
     LaneKind kind = LaneKind::Stream;
     uint16_t device = 0;          // Stream, Gaps
     uint32_t stream = 0;          // Stream
-    uint32_t thread = 0;          // ApiThread, Nvtx (index into TraceMeta::threads)
-    uint8_t depth = 0;            // Nvtx
+    uint32_t thread = 0;          // ApiThread, HostRanges, Python (index into TraceMeta::threads)
+    uint8_t depth = 0;            // HostRanges, Python: nesting depth within the family on the thread
+    // HostRanges: bit (1 << RangeKind) for each kind of range the lane holds.
+    uint8_t rangeKinds = 0;
+    // Stream: how many of its items are kernels, copies and memsets (a copy stream is labelled as one).
+    uint32_t kernels = 0, copies = 0, memsets = 0;
     // Packed refs (kind << 29 | row), sorted by start. In a gap lane, item i is gap i and items[i] is the GPU op
     // whose start closes it, gapBefore[i] the op whose end opens it: 8 bytes per gap instead of two times.
     // Both are packed (PackedRefs: about 1 byte per item where neighbouring items are close rows).

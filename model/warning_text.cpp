@@ -76,11 +76,22 @@ QString WarningText::message(const WorkloadWarning& w)
                   "not analysed", nullptr, int(a))
             .arg(strArg(w, "kinds"));
     if (c == "capture_too_short" && intArg(w, "capture_ns", a) && intArg(w, "kernels", b) &&
-        intArg(w, "min_capture_ns", x) && intArg(w, "min_kernels", y))
+        intArg(w, "min_capture_ns", x) && intArg(w, "min_kernels", y)) {
+        // Which limit the capture is under (short_of: time, kernels or both).
+        if (strArg(w, "short_of") == QLatin1String("kernels"))
+            return tr("the capture (%1, %n kernel(s)) is too small for a verdict: it holds fewer than %2 kernels; "
+                      "findings are indicative only", nullptr, int(b))
+                .arg(formatDuration(a))
+                .arg(y);
+        if (strArg(w, "short_of") == QLatin1String("time"))
+            return tr("the capture (%1, %n kernel(s)) is too small for a verdict: it is shorter than %2; findings are "
+                      "indicative only", nullptr, int(b))
+                .arg(formatDuration(a), formatDuration(x));
         return tr("the capture (%1, %n kernel(s)) is too short for a verdict (below %2 or %3 kernels): findings are "
                   "indicative only", nullptr, int(b))
             .arg(formatDuration(a), formatDuration(x))
             .arg(y);
+    }
     if (c == "warmup_included" && strArg(w, "cause") == QLatin1String("module_loads") && intArg(w, "loads", a))
         return tr("%n module or library load(s) (lazy first launches) lie inside the capture: the first calls of "
                   "those kernels include loading", nullptr, int(a));

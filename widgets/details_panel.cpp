@@ -1,5 +1,9 @@
 #include "widgets/details_panel.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include "analysis/trace/kernel_ops.h"
+
 #include <QTextBrowser>
 #include <QLocale>
 #include <algorithm>
@@ -11,6 +15,7 @@
 #include "model/document.h"
 #include "model/finding_links.h"
 #include "model/kernel_verdict_text.h"
+#include "model/kernel_origin.h"
 #include "model/findings_model.h"
 #include "model/workbench_settings.h"
 #include "model/selection.h"
@@ -140,6 +145,15 @@ void DetailsPanel::activateLink(const QString& link)
             showGap(g);
         return;
     }
+    if (link.startsWith(QLatin1String("range:"))) {
+        bool ok = false;
+        const qlonglong r = link.mid(6).toLongLong(&ok);
+        if (ok && selection_)
+            selection_->setHostRange(r);
+        else if (ok)
+            showHostRange(r);
+        return;
+    }
     if (!link.startsWith(QLatin1String("kernel:")))
         return;
     bool ok = false;
@@ -180,6 +194,7 @@ void DetailsPanel::setSelection(Selection* s)
         return;
     connect(s, &Selection::kernelChanged, this, &DetailsPanel::showKernel);
     connect(s, &Selection::gapChanged, this, &DetailsPanel::showGap);
+    connect(s, &Selection::hostRangeChanged, this, &DetailsPanel::showHostRange);
 }
 
 void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace)
@@ -192,11 +207,14 @@ void DetailsPanel::setTrace(std::shared_ptr<const Trace> trace)
         shapes_.reset();
         ncuJoined_ = false;
         ncuToKernel_.clear();
+        kernelOps_.reset();
     }
     trace_ = std::move(trace);
     kernel_ = -1;
     gap_ = -1;
+    hostRange_ = -1;
     showingGap_ = false;
+    showingRange_ = false;
     refresh();
 }
 
@@ -237,23 +255,38 @@ void DetailsPanel::showKernel(int64_t kernel)
     if (kernel != kernel_)
         fullNameExpanded_ = false;
     kernel_ = kernel;
-    if (kernel >= 0)
+    if (kernel >= 0) {
         showingGap_ = false;
+        showingRange_ = false;
+    }
     refresh();
 }
 
 void DetailsPanel::showGap(int64_t gap)
 {
     gap_ = gap;
-    if (gap >= 0)
+    if (gap >= 0) {
         showingGap_ = true;
+        showingRange_ = false;
+    }
+    refresh();
+}
+
+void DetailsPanel::showHostRange(int64_t range)
+{
+    hostRange_ = range;
+    showingRange_ = range >= 0;
+    if (range >= 0)
+        showingGap_ = false;
     refresh();
 }
 
 void DetailsPanel::refresh()
 {
     QString html;
-    if (trace_ && showingGap_ && analysis_ && gap_ >= 0 && size_t(gap_) < analysis_->idle.gaps.size())
+    if (trace_ && showingRange_ && hostRange_ >= 0 && size_t(hostRange_) < trace_->ranges.size())
+        html = hostRangeHtml(size_t(hostRange_));
+    else if (trace_ && showingGap_ && analysis_ && gap_ >= 0 && size_t(gap_) < analysis_->idle.gaps.size())
         html = gapHtml(size_t(gap_));
     else if (trace_ && kernel_ >= 0 && size_t(kernel_) < trace_->kernels.size())
         html = kernelHtml(size_t(kernel_));
@@ -329,6 +362,8 @@ QString DetailsPanel::kernelHtml(size_t i) const
         const int dev = k.device[i] < m.devices.size() ? m.devices[k.device[i]].id : int(k.device[i]);
         h.rowPlain(tr("Device · stream"), tr("GPU %1 · stream %2").arg(dev).arg(k.stream[i]));
     }
+    // Where it came from on the host (the way back to the model code): first, after what it is.
+    h.raw(originHtml(i));
 
     // Distribution over every instance of the name, from the worker-built lookup.
     h.section(tr("All instances of this name"));
@@ -392,34 +427,33 @@ QString DetailsPanel::kernelHtml(size_t i) const
             const ThreadInfo& ti = t.meta.threads[th];
             h.rowPlain(tr("Thread"), ti.name.empty() ? QString::number(ti.tid) : QStringLiteral("%1 (%2)").arg(qs(ti.name)).arg(ti.tid));
         }
-        // NVTX ranges open on the launching thread when the call was made, outermost first.
-        std::vector<std::pair<int, QString>> stack;
-        const int64_t as = t.api.start[a], ae = t.api.end[a];
-        auto consider = [&](size_t r) {
-            if (t.ranges.thread[r] == th && t.ranges.start[r] <= as && t.ranges.end[r] >= ae &&
-                t.ranges.kind[r] != RangeKind::CpuOp)
-                stack.emplace_back(t.ranges.depth[r], qs(t.str(t.ranges.name[r])));
-        };
-        if (index_) {
-            // The thread's NVTX lanes (one per depth): binary searches for the ranges that end at or after the
-            // call's end and start at or before its start, not a scan of every range per click.
-            for (const TimelineLane& lane : index_->lanes()) {
-                if (lane.kind != LaneKind::Nvtx || lane.thread != th)
-                    continue;
-                const uint32_t lo = index_->firstEndingAfter(lane, ae - 1), hi = index_->endStartingBefore(lane, as + 1);
-                for (uint32_t j = lo; j < hi; ++j)
-                    consider(index_->ref(lane, j).row);
-            }
-        } else {
-            for (size_t r = 0; r < t.ranges.size(); ++r)
-                consider(r);
+    }
+
+    // The CPU op that launched it (analysis/trace/kernel_ops.h): its own for an eager kernel, its captured twin's for
+    // a kernel replayed from a CUDA/HIP graph.
+    {
+        if (!kernelOps_)
+            kernelOps_ = std::make_shared<const KernelOps>(t);
+        const KernelOp op = kernelOps_->op(i);
+        if (op.replayed || !op.name.empty() || !op.chain.empty()) {
+            h.section(tr("Operator"));
+            if (!op.name.empty())
+                h.row(tr("CPU op"), breakable(qs(op.name).toHtmlEscaped()) +
+                                        (op.from_capture ? tr(" (from the graph's capture trace)") : QString()));
+            else if (op.replayed)
+                h.rowPlain(tr("CPU op"), tr("unknown: replayed from a CUDA/HIP graph, whose launch carries no CPU op; "
+                                            "give the trace of the graph's capture (--capture-trace)"));
+            if (!op.input_dims.empty())
+                h.row(tr("Input shapes"), breakable(qs(op.input_dims).toHtmlEscaped()));
+            if (!op.input_types.empty())
+                h.row(tr("Input types"), breakable(qs(op.input_types).toHtmlEscaped()));
+            if (!op.chain.empty())
+                h.row(tr("Operator chain"), breakable(QString::fromStdString(op.chain).toHtmlEscaped())
+                                                .replace(QStringLiteral(" &gt; "), QStringLiteral(" › ")));
+            if (!op.module.empty())
+                h.row(tr("Module"), breakable(QString::fromStdString(op.module).toHtmlEscaped())
+                                        .replace(QStringLiteral(" &gt; "), QStringLiteral(" › ")));
         }
-        std::sort(stack.begin(), stack.end());
-        QStringList names;
-        for (const auto& s : stack)
-            names << breakable(s.second.toHtmlEscaped());
-        if (!names.isEmpty())
-            h.row(tr("NVTX"), names.join(QStringLiteral(" › ")));
     }
 
     if (analysis_) {
@@ -621,6 +655,150 @@ QString DetailsPanel::findingsHtml(const std::vector<size_t>& idx) const
     return h;
 }
 
+namespace {
+
+// record_shapes' "Input Dims" and "Input type" (JSON text) as one line per tensor input: "[16, 559, 1024] bf16".
+// Scalars and absent inputs are left out; empty when nothing parses.
+QStringList tensorInputs(const std::string& dims, const std::string& types)
+{
+    const QJsonArray d = QJsonDocument::fromJson(QByteArray::fromStdString(dims)).array();
+    const QJsonArray ty = QJsonDocument::fromJson(QByteArray::fromStdString(types)).array();
+    auto shortType = [](const QString& t) {
+        static const std::pair<const char*, const char*> names[] = {
+            {"c10::BFloat16", "bf16"}, {"c10::Half", "fp16"}, {"float", "fp32"}, {"double", "fp64"},
+            {"long int", "int64"}, {"int", "int32"}, {"bool", "bool"}, {"c10::Float8_e4m3fn", "fp8 e4m3"},
+            {"c10::Float8_e5m2", "fp8 e5m2"}, {"unsigned char", "uint8"}, {"signed char", "int8"}};
+        for (const auto& [from, to] : names)
+            if (t == QLatin1String(from))
+                return QString::fromLatin1(to);
+        return t;
+    };
+    QStringList out;
+    for (qsizetype i = 0; i < d.size(); ++i) {
+        const QJsonArray dim = d[i].toArray();
+        if (dim.isEmpty())
+            continue;
+        QStringList extents;
+        for (const QJsonValue& v : dim)
+            extents << QString::number(v.toInteger());
+        const QString type = i < ty.size() ? shortType(ty[i].toString()) : QString();
+        out << QStringLiteral("[%1]%2").arg(extents.join(QStringLiteral(", ")),
+                                            type.isEmpty() ? QString() : QStringLiteral(" ") + type);
+    }
+    return out;
+}
+
+} // namespace
+
+QString DetailsPanel::originHtml(size_t i) const
+{
+    // Where the kernel came from on the host: the CPU operators open at its launch (links that select them), the
+    // nn.Module path, and the shapes its operator ran on (record_shapes).
+    const Trace& t = *trace_;
+    if (!index_ || &index_->trace() != &t)
+        return {};
+    const KernelOrigin o = kernelOrigin(*index_, uint32_t(i));
+    Html h;
+    QStringList nvtx, ops, modules;
+    for (uint32_t r : o.hostRanges) {
+        const QString name = breakable(qs(t.str(t.ranges.name[r])).toHtmlEscaped());
+        if (t.ranges.kind[r] == RangeKind::CpuOp)
+            ops << QStringLiteral("<a href=\"range:%1\">%2</a>").arg(r).arg(name);
+        else
+            nvtx << name;
+    }
+    for (uint32_t r : o.modules)
+        modules << breakable(QString::fromStdString(moduleName(t.str(t.ranges.name[r]))).toHtmlEscaped());
+    QStringList inputs;
+    if (o.opArgs >= 0 && size_t(o.opArgs) < t.op_args.size())
+        inputs = tensorInputs(t.op_args.input_dims[size_t(o.opArgs)], t.op_args.input_types[size_t(o.opArgs)]);
+    if (!nvtx.isEmpty())
+        h.row(tr("NVTX"), nvtx.join(QStringLiteral(" › ")));
+    if (ops.isEmpty() && modules.isEmpty() && inputs.isEmpty())
+        return h.done();
+    h.section(tr("CPU operator"));
+    if (!ops.isEmpty())
+        h.row(tr("Operator"), ops.join(QStringLiteral(" › ")));
+    if (o.opArgs >= 0 && size_t(o.opArgs) < t.op_args.size() && ops.isEmpty())
+        h.rowPlain(tr("Operator"), qs(t.str(t.op_args.name[size_t(o.opArgs)])));
+    if (!modules.isEmpty())
+        h.row(tr("Module"), modules.join(QStringLiteral(" › ")));
+    if (!inputs.isEmpty())
+        h.row(tr("Input shapes"), breakable(inputs.join(QStringLiteral(" · ")).toHtmlEscaped()));
+    if (o.graphReplay)
+        h.para(tr("Replayed from a CUDA graph: these are the operators around the graph launch.").toHtmlEscaped());
+    return h.done();
+}
+
+QString DetailsPanel::hostRangeHtml(size_t r) const
+{
+    const Trace& t = *trace_;
+    const RangeTable& R = t.ranges;
+    Html h;
+    const RangeKind kind = R.kind[r];
+    h.section(kind == RangeKind::CpuOp            ? tr("CPU operator")
+              : kind == RangeKind::PythonFunction ? tr("Python frame")
+              : kind == RangeKind::UserAnnotation ? tr("Annotation")
+                                                  : tr("NVTX range"));
+    h.rowPlain(tr("Name"), qs(t.str(R.name[r])));
+    h.rowPlain(tr("Start"), formatDuration(R.start[r] - origin()));
+    h.rowPlain(tr("Duration"), formatDuration(R.end[r] - R.start[r]));
+    if (R.thread[r] < t.meta.threads.size()) {
+        const ThreadInfo& ti = t.meta.threads[R.thread[r]];
+        h.rowPlain(tr("Thread"), ti.name.empty() ? QString::number(ti.tid) : QStringLiteral("%1 (%2)").arg(qs(ti.name)).arg(ti.tid));
+    }
+    if (!index_ || &index_->trace() != &t)
+        return h.done();
+    // What encloses it on its thread: the operators and annotations, and the module path.
+    QStringList outer, modules;
+    for (const TimelineLane& lane : index_->lanes()) {
+        if ((lane.kind != LaneKind::HostRanges && lane.kind != LaneKind::Python) || lane.thread != R.thread[r])
+            continue;
+        const uint32_t lo = index_->firstEndingAfter(lane, R.end[r] - 1), hi = index_->endStartingBefore(lane, R.start[r] + 1);
+        for (uint32_t j = lo; j < hi; ++j) {
+            const uint32_t q = index_->ref(lane, j).row;
+            if (q == r || R.start[q] > R.start[r] || R.end[q] < R.end[r])
+                continue;
+            if (lane.kind == LaneKind::HostRanges)
+                outer << QStringLiteral("<a href=\"range:%1\">%2</a>").arg(q).arg(breakable(qs(t.str(R.name[q])).toHtmlEscaped()));
+            else if (t.str(R.name[q]).starts_with("nn.Module: "))
+                modules << breakable(QString::fromStdString(moduleName(t.str(R.name[q]))).toHtmlEscaped());
+        }
+    }
+    if (!outer.isEmpty())
+        h.row(tr("Inside"), outer.join(QStringLiteral(" › ")));
+    if (!modules.isEmpty())
+        h.row(tr("Module"), modules.join(QStringLiteral(" › ")));
+    // The kernels it launched (its children's included), with their GPU time.
+    int64_t total = 0;
+    const std::vector<uint32_t> kernels = kernelsOfHostRange(*index_, uint32_t(r), 100000, &total);
+    if (!kernels.empty()) {
+        int64_t gpu = 0;
+        for (uint32_t k : kernels)
+            gpu += t.kernels.end[k] - t.kernels.start[k];
+        h.section(tr("Kernels launched (%1)").arg(QLocale().toString(qlonglong(total))));
+        h.rowPlain(tr("GPU time"), formatDuration(gpu));
+        // Its shapes, when record_shapes saw this very op launch them.
+        for (uint32_t k : kernels) {
+            const KernelLookup* lookup = index_->kernelLookup();
+            const int32_t a = lookup ? lookup->opArgsOfKernel(k) : -1;
+            if (a >= 0 && t.op_args.start[size_t(a)] == R.start[r] && t.op_args.name[size_t(a)] == R.name[r]) {
+                const QStringList in = tensorInputs(t.op_args.input_dims[size_t(a)], t.op_args.input_types[size_t(a)]);
+                if (!in.isEmpty())
+                    h.row(tr("Input shapes"), breakable(in.join(QStringLiteral(" · ")).toHtmlEscaped()));
+                break;
+            }
+        }
+        for (size_t j = 0; j < kernels.size() && j < 12; ++j) {
+            const uint32_t k = kernels[j];
+            h.row(formatDuration(t.kernels.end[k] - t.kernels.start[k]), kernelLink(int64_t(k)));
+        }
+        if (total > 12)
+            h.para(tr("… and %n more", nullptr, int(std::min<int64_t>(total - 12, INT32_MAX))).toHtmlEscaped());
+    }
+    return h.done();
+}
+
 QString DetailsPanel::gapHtml(size_t gi) const
 {
     const Trace& t = *trace_;
@@ -687,7 +865,7 @@ QString DetailsPanel::gapHtml(size_t gi) const
     auto overlap = [&](int64_t s, int64_t e) { return std::min(e, g.end) - std::max(s, g.start); };
     if (index_) {
         for (const TimelineLane& lane : index_->lanes()) {
-            if (lane.kind != LaneKind::ApiThread && lane.kind != LaneKind::Nvtx)
+            if (lane.kind != LaneKind::ApiThread && lane.kind != LaneKind::HostRanges)
                 continue;
             const uint32_t a = index_->firstEndingAfter(lane, g.start), b = index_->endStartingBefore(lane, g.end);
             for (uint32_t i = a; i < b && i < a + 10000; ++i) {

@@ -24,6 +24,8 @@ class QTextBrowser;
 
 namespace sl {
 
+class KernelOps;
+
 class Document;
 class Selection;
 
@@ -48,6 +50,9 @@ public:
     void showKernel(int64_t kernel);
     // Index into AnalysisResult::idle.gaps, or -1.
     void showGap(int64_t gap);
+    // A host range of the flame chart (Trace::ranges row: CPU operator, annotation, NVTX range, Python frame), or -1:
+    // what it is, the operators and module around it, its shapes and the kernels it launched (links).
+    void showHostRange(int64_t range);
     QString text() const;
 
 signals:
@@ -56,9 +61,12 @@ signals:
 
 private:
     void refresh();
-    // A link in the pane: "kernel:N", "gap:N" or "toggle:name".
+    // A link in the pane: "kernel:N", "gap:N", "range:N" or "toggle:name".
     void activateLink(const QString& link);
     QString kernelHtml(size_t kernel) const;
+    // The kernel's CPU operator chain, module path and the shapes it ran on (model/kernel_origin.h).
+    QString originHtml(size_t kernel) const;
+    QString hostRangeHtml(size_t range) const;
     QString gapHtml(size_t gap) const;
     QString findingsHtml(const std::vector<size_t>& indices) const;
     QString ncuHtml(size_t kernel) const;
@@ -83,10 +91,13 @@ private:
     std::shared_ptr<const Diagnosis> diagnosis_;
     std::shared_ptr<const ShapeRooflineResult> shapes_;
     mutable std::vector<int64_t> ncuToKernel_;   // join_ncu_to_trace, computed on first use
+    mutable std::shared_ptr<const KernelOps> kernelOps_;   // which CPU op launched a kernel, built on first use
     mutable bool ncuJoined_ = false;
     int64_t kernel_ = -1;
     int64_t gap_ = -1;
+    int64_t hostRange_ = -1;
     bool showingGap_ = false;
+    bool showingRange_ = false;
     bool fullNameExpanded_ = false;   // a very long demangled name is shown in full
 };
 

@@ -137,7 +137,12 @@ FindingsView::FindingsView(Document* document, Selection* selection, QWidget* pa
     split->addWidget(detail_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    // The list never collapses; the detail may (a short pane, under a timeline given half the window, keeps its
+    // rows of findings rather than a sliver of each).
     split->setChildrenCollapsible(false);
+    split->setCollapsible(1, true);
+    detail_->setMinimumHeight(0);
+    tree_->setMinimumHeight(fontMetrics().height() * 3);
 
     footer_ = new QLabel(this);
     footer_->setObjectName(QStringLiteral("findingsFooter"));

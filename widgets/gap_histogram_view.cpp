@@ -1,6 +1,8 @@
 #include "widgets/gap_histogram_view.h"
 
 #include <QBarCategoryAxis>
+#include <QCategoryAxis>
+#include <QMouseEvent>
 #include <QBarSet>
 #include <QChart>
 #include <QChartView>
@@ -14,6 +16,7 @@
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "model/selection.h"
@@ -66,7 +69,55 @@ GapHistogramView::GapHistogramView(QWidget* parent) : QWidget(parent)
     bottom->addWidget(fineButton_, 0, Qt::AlignVCenter);
     layout->addLayout(bottom);
     connect(fineButton_, &QToolButton::toggled, this, &GapHistogramView::setFineBins);
+    view_->viewport()->installEventFilter(this);
+    view_->viewport()->setMouseTracking(true);
     setAnalysis(nullptr);
+}
+
+double GapHistogramView::logHeight(int64_t count) { return count > 0 ? std::log10(1.0 + double(count)) : 0.0; }
+
+int GapHistogramView::binAt(const QPoint& pos) const
+{
+    QChart* chart = view_->chart();
+    if (!chart || chart->series().isEmpty() || bins_->size() == 0)
+        return -1;
+    const QPointF scene = view_->mapToScene(pos);
+    const QPointF inChart = chart->mapFromScene(scene);
+    const QRectF plot = chart->plotArea();
+    // The whole column counts, from the axis up to the top of the plot, not only the painted bar.
+    if (inChart.x() < plot.left() || inChart.x() > plot.right() || inChart.y() < plot.top() - 2 ||
+        inChart.y() > plot.bottom() + 2)
+        return -1;
+    const QPointF value = chart->mapToValue(inChart, chart->series().first());
+    const int bin = int(std::lround(value.x()));
+    return bin >= 0 && size_t(bin) < bins_->size() ? bin : -1;
+}
+
+bool GapHistogramView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == view_->viewport()) {
+        // Qt Charts 6.4 dereferences the item under a press without checking it: a press where the scene has none
+        // (outside the chart) goes no further.
+        if (event->type() == QEvent::MouseButtonPress &&
+            !view_->itemAt(static_cast<QMouseEvent*>(event)->position().toPoint()))
+            return true;
+        if (event->type() == QEvent::MouseButtonRelease) {
+            auto* me = static_cast<QMouseEvent*>(event);
+            if (me->button() == Qt::LeftButton) {
+                const int bin = binAt(me->position().toPoint());
+                if (bin >= 0)
+                    selectBucket(bin);
+            }
+        } else if (event->type() == QEvent::MouseMove) {
+            auto* me = static_cast<QMouseEvent*>(event);
+            const int bin = binAt(me->position().toPoint());
+            if (bin >= 0)
+                QToolTip::showText(me->globalPosition().toPoint(), bucketSummary(bin), view_);
+            else
+                QToolTip::hideText();
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void GapHistogramView::setSelection(Selection* selection) { selection_ = selection; }
@@ -142,10 +193,18 @@ void GapHistogramView::selectBucket(int bucket)
         selection_->setHighlightedGaps(gaps);
         if (!gaps.empty() && analysis_) {
             int64_t best = gaps.front();
-            for (int64_t g : gaps)
-                if (analysis_->idle.gaps[size_t(g)].duration() > analysis_->idle.gaps[size_t(best)].duration())
+            int64_t lo = INT64_MAX, hi = INT64_MIN;
+            for (int64_t g : gaps) {
+                const Gap& gap = analysis_->idle.gaps[size_t(g)];
+                if (gap.duration() > analysis_->idle.gaps[size_t(best)].duration())
                     best = g;
+                lo = std::min(lo, gap.start);
+                hi = std::max(hi, gap.end);
+            }
             selection_->setGap(best);
+            // The timeline spans the bin's gaps, from the first to the last, with a margin (what F fits).
+            const int64_t margin = std::max<int64_t>(1, (hi - lo) / 10);
+            selection_->setWindow({lo - margin, hi + margin});
         }
     }
     emit bucketSelected(bucket);
@@ -198,22 +257,19 @@ void GapHistogramView::rebuildChart()
     auto* series = new QStackedBarSeries;
     // fine bins are many and narrow: no gap between the bars, as in a histogram
     series->setBarWidth(fine_ ? 0.9 : 0.5);
+    // Log count axis: the bar is log10(1 + count) high, shared by the causes in proportion to their counts.
     for (GapCause c : kCauses) {
         auto* set = new QBarSet(TimelineView::causeLabel(c));
         set->setColor(TimelineView::causeColor(c));
         set->setBorderColor(TimelineView::causeColor(c).darker(130));
-        for (size_t b = 0; b < bins_->size(); ++b)
-            *set << double(bins_->count[b][size_t(c)]);
+        for (size_t b = 0; b < bins_->size(); ++b) {
+            const int64_t n = bins_->binCount(b);
+            *set << (n > 0 ? logHeight(n) * double(bins_->count[b][size_t(c)]) / double(n) : 0.0);
+        }
         series->append(set);
     }
     chart->addSeries(series);
-    connect(series, &QStackedBarSeries::clicked, this, [this](int index, QBarSet*) { selectBucket(index); });
-    connect(series, &QStackedBarSeries::hovered, this, [this](bool on, int index, QBarSet*) {
-        if (on)
-            QToolTip::showText(QCursor::pos(), bucketSummary(index), view_);
-        else
-            QToolTip::hideText();
-    });
+    // Clicks and hover are taken for the whole column by the viewport's event filter (binAt).
     QStringList categories;
     for (size_t b = 0; b < bins_->size(); ++b)
         categories << binLabel(int(b));
@@ -222,18 +278,26 @@ void GapHistogramView::rebuildChart()
     x->setTitleText(fine_ ? tr("Gap length (bin start)") : tr("Gap length"));
     // turned when they would not fit side by side (set before the axis is attached, or Qt Charts ignores it)
     x->setLabelsAngle(labelAngleFor(categories, x->labelsFont()));
-    auto* y = new QValueAxis;
-    y->setTitleText(tr("Gaps"));
-    y->setLabelFormat(QStringLiteral("%d"));
+    // The count axis: decades (1, 10, 100, 1k, ...) at their log heights.
+    auto* y = new QCategoryAxis;
+    y->setTitleText(tr("Gaps (log scale)"));
+    y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    int64_t tallest = 1;
+    for (size_t b = 0; b < bins_->size(); ++b)
+        tallest = std::max(tallest, bins_->binCount(b));
+    int64_t top = 1;
+    while (top < tallest)
+        top *= 10;
+    y->setStartValue(0.0);
+    for (int64_t v = 1; v <= top; v *= 10)
+        y->append(v >= 1000000 ? QStringLiteral("%1M").arg(v / 1000000) : v >= 1000 ? QStringLiteral("%1k").arg(v / 1000)
+                                                                                     : QString::number(v),
+                  logHeight(v));
+    y->setRange(0, logHeight(top));
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);
     series->attachAxis(x);
     series->attachAxis(y);
-    int64_t tallest = 1;
-    for (size_t b = 0; b < bins_->size(); ++b)
-        tallest = std::max(tallest, bins_->binCount(b));
-    y->setRange(0, double(tallest));
-    y->applyNiceNumbers();
     applyChartColors(chart, palette());
     QChart* old = view_->chart();
     view_->setChart(chart);

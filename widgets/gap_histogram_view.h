@@ -1,9 +1,11 @@
 #pragma once
 // The Gaps pane: idle gaps by size bin, stacked by cause (Qt Charts). By default the summary's 7 buckets
 // (<1us ... >1ms); the "Fine bins" button switches to log-spaced bins, 4 per decade from 100 ns up to the largest
-// gap (model/gap_histogram.h). Hovering a bar gives the bin's count and total time per cause; clicking a bin
-// highlights its gaps in the timeline (through the shared Selection) and selects the largest of them, and the line
-// under the chart sums the bin up. Chart colours follow the palette (light / dark theme).
+// gap (model/gap_histogram.h). The count axis is logarithmic (a bin of 3 gaps beside one of 30,000 stays visible):
+// a bar is log10(1 + count) high and its causes share that height in proportion to their counts. Hovering a column
+// gives the bin's count and total time per cause; clicking anywhere in a bin's column highlights its gaps in the
+// timeline (through the shared Selection), selects the largest of them and zooms the timeline to span them (F fits
+// them again), and the line under the chart sums the bin up. Chart colours follow the palette (light / dark theme).
 
 #include <QWidget>
 #include <memory>
@@ -51,6 +53,11 @@ public:
     // ("0", "100ns", "178", "316", "562", "1µs", "1.78", ...).
     QString binLabel(int bucket) const;
     QChartView* chartView() const { return view_; }
+    // The bin whose column holds viewport point `pos` of chartView() (anywhere from the axis to the top of the plot),
+    // or -1.
+    int binAt(const QPoint& viewportPos) const;
+    // The height a bin's bar is drawn with on the log axis: log10(1 + count).
+    static double logHeight(int64_t count);
 
 signals:
     void bucketSelected(int bucket);
@@ -58,6 +65,7 @@ signals:
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
 
 private:

@@ -39,6 +39,8 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
     label_->setMargin(8);
     label_->setWordWrap(true);
     label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Its numbers reflow to the dock's width (names wrap, values do not) instead of widening the pane past it.
+    label_->setMinimumWidth(1);
     findingsLabel_ = new QLabel(content);
     findingsLabel_->setObjectName(QStringLiteral("topFindings"));
     findingsLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
@@ -80,6 +82,8 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
     setWidget(content);
     setWidgetResizable(true);
     setFrameShape(QFrame::NoFrame);
+    // The text reflows to the pane's width: never a horizontal scroll bar (nor text cut off at the right).
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     lang_ = WorkbenchSettings::load().langCode();
     setData(nullptr, nullptr);
 }
@@ -247,7 +251,8 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
     }
     QString h;
     auto row = [&h](const QString& k, const QString& v) {
-        h += QStringLiteral("<tr><td style=\"white-space:nowrap\">%1</td><td align=right style=\"white-space:nowrap\"><b>%2</b></td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+        // The name wraps (a narrow dock reflows the table), the value stays on one line.
+        h += QStringLiteral("<tr><td>%1</td><td align=right style=\"white-space:nowrap\"><b>%2</b></td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
     };
     h += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("GPU time"));
     row(tr("Kernels"), QStringLiteral("%1 · %2").arg(QLocale().toString(qlonglong(summary->kernels.count)),
@@ -275,8 +280,8 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
         for (GapCause c : {GapCause::HostWait, GapCause::KernelWait, GapCause::SyncWait, GapCause::DependencyWait,
                            GapCause::Other}) {
             const auto i = size_t(c);
-            h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right><b>%3</b></td>"
-                                "<td align=right>%4</td></tr>")
+            h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right style=\"white-space:nowrap\"><b>%3</b></td>"
+                                "<td align=right style=\"white-space:nowrap\">%4</td></tr>")
                      .arg(TimelineView::causeColor(c).name(), TimelineView::causeLabel(c).toHtmlEscaped(),
                           formatDuration(total.ns[i]), idle > 0 ? formatPercent(double(total.ns[i]) / double(idle)) : QString());
         }
@@ -289,8 +294,8 @@ void OverviewPanel::setData(std::shared_ptr<const Summary> summary, std::shared_
         h += QStringLiteral("<h3>%1</h3><table cellspacing=3>").arg(tr("Top operator classes"));
         const double base = double(std::max<int64_t>(1, analysis->classes.kernel_time_ns));
         for (size_t i = 0; i < classes.size() && i < 8; ++i)
-            h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right><b>%3</b></td>"
-                                "<td align=right>%4</td></tr>")
+            h += QStringLiteral("<tr><td><span style=\"color:%1\">■</span> %2</td><td align=right style=\"white-space:nowrap\"><b>%3</b></td>"
+                                "<td align=right style=\"white-space:nowrap\">%4</td></tr>")
                      .arg(colorForKey(QString::fromStdString(classes[i]->id)).name(),
                           opClassLabel(*classes[i]).toHtmlEscaped(), formatDuration(classes[i]->time_ns),
                           formatPercent(double(classes[i]->time_ns) / base));

@@ -20,7 +20,8 @@ std::vector<ShortcutEntry> Shortcuts::entries()
     return {
         {timeline, tr("W / S"), tr("Zoom in / out at the mouse cursor")},
         {timeline, tr("A / D, Left / Right"), tr("Pan left / right")},
-        {timeline, tr("F"), tr("Fit the selection (range, kernel or gap), or the whole trace when nothing is selected")},
+        {timeline, tr("F"), tr("Fit the selection (range, kernel, CPU operator, the gaps of a histogram bin, or gap), or the "
+                               "whole trace when nothing is selected")},
         {timeline, tr("0"), tr("Fit the whole trace")},
         {timeline, tr("Z"), tr("Zoom to the selected range (Shift+drag)")},
         {timeline, tr("Esc"), tr("Clear the selection")},
@@ -28,8 +29,12 @@ std::vector<ShortcutEntry> Shortcuts::entries()
         {timeline, tr("Mouse wheel"), tr("Scroll the lanes")},
         {timeline, tr("Shift+wheel, horizontal wheel"), tr("Pan")},
         {timeline, tr("Drag"), tr("Pan and scroll")},
-        {timeline, tr("Shift+drag"), tr("Select a time range and show its statistics")},
-        {timeline, tr("Click"), tr("Select a kernel and show its launch call")},
+        {timeline, tr("Shift+drag"), tr("Select a time range and show its aggregate table (Range pane)")},
+        {timeline, tr("Click"), tr("Select a kernel (with its launch call and CPU operator) or a CPU operator (with its "
+                                   "kernels)")},
+        {timeline, tr("Click a ▸ / ▾ label"), tr("Fold or unfold a flame chart (CPU operators, Python frames)")},
+        {timeline, tr("Drag the labels' edge"), tr("Widen or narrow the lane labels")},
+        {timeline, tr("Click or drag in the overview"), tr("Centre the view there, or show what the drag spans")},
         {tr("Search"), tr("Ctrl+F or /"), tr("Find kernels, NVTX ranges and API calls (every match is outlined on the timeline)")},
         {tr("Search"), tr("Enter / Shift+Enter"), tr("Next / previous match")},
         {tr("Search"), tr("Esc"), tr("Close the search and clear its marks")},

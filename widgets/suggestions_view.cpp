@@ -201,6 +201,10 @@ SuggestionsView::SuggestionsView(Document* document, KbSession* session, QWidget
     split->setChildrenCollapsible(false);
     split->addWidget(table_);
     split->addWidget(bottom);
+    // In a short pane (the timeline above gets half the window) the table keeps its rows; the details and the note
+    // under it may fold away (the pane's minimum is the table's, not the table's and the note's).
+    split->setCollapsible(1, true);
+    table_->setMinimumHeight(fontMetrics().height() * 3);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
 

@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QPainterPath>
 #include <QScrollBar>
+#include <QSettings>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <algorithm>
@@ -14,6 +15,8 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "model/class_density.h"
+#include "model/kernel_origin.h"
 #include "model/selection.h"
 #include "model/units.h"
 #include "model/workbench_settings.h"
@@ -33,10 +36,14 @@ int laneHeightFor(LaneKind k, int base)
     case LaneKind::Stream: return base + 4;
     case LaneKind::Gaps: return base - 2;
     case LaneKind::ApiThread: return base;
-    case LaneKind::Nvtx: return base - 2;
+    // Flame-chart depths: thinner, so a deep stack fits.
+    case LaneKind::HostRanges: return base - 3;
+    case LaneKind::Python: return base - 5;
     }
     return base;
 }
+
+constexpr int kOverviewHeight = 34;
 
 const QColor kGapColor(222, 120, 60);
 const QColor kApiLaunchColor(110, 140, 190);
@@ -55,16 +62,29 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
     laneHeight_ = std::max(18, fontMetrics().height() + 4);
     // Room for the axis and six lanes (a GPU's streams and idle lane, the CPU thread and its NVTX rows), so a small
     // window or a restored layout never shrinks the timeline to two lanes.
-    setMinimumHeight(kAxisHeight + 6 * (laneHeight_ + 2));
+    setMinimumHeight(kOverviewHeight + kAxisHeight + 6 * (laneHeight_ + 2));
     labelWidth_ = std::max(190, fontMetrics().horizontalAdvance(QStringLiteral("GPU 0 · Stream 0000 ")) + 24);
+    if (const int saved = QSettings().value(QStringLiteral("timeline/labelWidth"), 0).toInt(); saved > 0)
+        labelWidth_ = std::clamp(saved, 80, 900);
     if (selection_) {
         connect(selection_, &Selection::kernelChanged, this, [this](int64_t k) {
+            originOfKernel_ = -1;
+            originOp_ = -1;
             if (index_ && k >= 0 && size_t(k) < index_->trace().kernels.size()) {
                 const auto& ks = index_->trace().kernels;
                 const int64_t s = ks.start[size_t(k)], e = ks.end[size_t(k)];
                 if (e < window_.start || s > window_.end)
                     setWindow(timeline::pan(window_, (s + e) / 2 - (window_.start + window_.end) / 2, bounds()));
+                // The CPU op that launched it: outlined, with a flow to the kernel (one lookup per selection).
+                originOfKernel_ = k;
+                originOp_ = kernelOrigin(*index_, uint32_t(k)).op;
             }
+            update();
+        });
+        connect(selection_, &Selection::hostRangeChanged, this, [this](int64_t r) {
+            opKernels_.clear();
+            if (index_ && r >= 0 && size_t(r) < index_->trace().ranges.size())
+                opKernels_ = kernelsOfHostRange(*index_, uint32_t(r), 200);
             update();
         });
         connect(selection_, &Selection::rangeChanged, this, qOverload<>(&QWidget::update));
@@ -88,26 +108,36 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
     // user's zoom and scroll position.
     const bool refinement = index_ && index && !index_->complete() && index->tracePtr() == index_->tracePtr() &&
                             index->lanes().size() == index_->lanes().size();
+    const std::vector<uint8_t> keptFolds = refinement ? folded_ : std::vector<uint8_t>{};
     index_ = std::move(index);
     hoverItem_ = -1;
     hoverLane_ = -1;
-    laneY_.clear();
-    int y = 0;
-    if (index_) {
-        int prevDevice = -1;
-        bool prevCpu = false;
-        for (const TimelineLane& l : index_->lanes()) {
-            const bool cpu = l.kind == LaneKind::ApiThread || l.kind == LaneKind::Nvtx;
-            if ((!cpu && int(l.device) != prevDevice) || (cpu && !prevCpu))
-                y += laneY_.empty() ? 2 : 8;   // a little air between groups
-            prevDevice = cpu ? -1 : int(l.device);
-            prevCpu = cpu;
-            laneY_.push_back(y);
-            y += laneHeightFor(l.kind, laneHeight_) + 2;
-        }
+    originOfKernel_ = -1;
+    originOp_ = -1;
+    opKernels_.clear();
+    overviewWidth_ = -1;
+    // Flame-chart groups: a thread's consecutive host-range depths, and its Python depths. The Python frames start
+    // folded (a with_stack trace is dozens of frames deep above the operators); the operators start open.
+    const size_t n = index_ ? index_->lanes().size() : 0;
+    groupHead_.assign(n, -1);
+    groupKinds_.assign(n, 0);
+    folded_.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const TimelineLane& l = index_->lanes()[i];
+        if (l.kind != LaneKind::HostRanges && l.kind != LaneKind::Python)
+            continue;
+        const TimelineLane* prev = i > 0 ? &index_->lanes()[i - 1] : nullptr;
+        const bool continues = prev && prev->kind == l.kind && prev->thread == l.thread && groupHead_[i - 1] >= 0;
+        groupHead_[i] = continues ? groupHead_[i - 1] : int(i);
+        groupKinds_[size_t(groupHead_[i])] |= l.rangeKinds;
+        if (!continues)
+            folded_[i] = l.kind == LaneKind::Python ? 1 : 0;
     }
-    contentHeight_ = y;
+    if (keptFolds.size() == n)
+        folded_ = keptFolds;
+    relayout();
     drawn_.assign(index_ ? index_->lanes().size() : 0, {});
+    mergedColumns_.assign(index_ ? index_->lanes().size() : 0, {});
     gapDensity_.assign(index_ ? index_->lanes().size() : 0, {});
     idleColumns_.assign(index_ ? index_->lanes().size() : 0, {});
     if (index_)
@@ -125,7 +155,100 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
 void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
 {
     analysis_ = std::move(analysis);
+    overviewWidth_ = -1;
     mapAnalysis();
+    update();
+}
+
+void TimelineView::setClassDensity(std::shared_ptr<const ClassDensity> density)
+{
+    density_ = std::move(density);
+    overviewWidth_ = -1;
+    update();
+}
+
+const ClassDensity* TimelineView::usableDensity() const
+{
+    return density_ && density_->matches(index_.get(), analysis_.get()) ? density_.get() : nullptr;
+}
+
+void TimelineView::relayout()
+{
+    laneY_.clear();
+    laneH_.clear();
+    int y = 0;
+    if (index_) {
+        int prevDevice = -1;
+        bool prevCpu = false;
+        uint32_t prevThread = UINT32_MAX;
+        const auto& lanes = index_->lanes();
+        for (size_t i = 0; i < lanes.size(); ++i) {
+            const TimelineLane& l = lanes[i];
+            const bool cpu = l.kind == LaneKind::ApiThread || l.kind == LaneKind::HostRanges || l.kind == LaneKind::Python;
+            const bool shown = groupHead_[i] < 0 || groupHead_[i] == int(i) || !folded_[size_t(groupHead_[i])];
+            if (shown && ((!cpu && int(l.device) != prevDevice) || (cpu && (!prevCpu || l.thread != prevThread))))
+                y += laneY_.empty() ? 2 : 8;   // a little air between devices and between threads
+            if (shown) {
+                prevDevice = cpu ? -1 : int(l.device);
+                prevCpu = cpu;
+                prevThread = cpu ? l.thread : UINT32_MAX;
+            }
+            laneY_.push_back(y);
+            const int h = shown ? laneHeightFor(l.kind, laneHeight_) : 0;
+            laneH_.push_back(h);
+            // Depths of one flame chart sit closer together than lanes of different kinds.
+            const bool flame = l.kind == LaneKind::HostRanges || l.kind == LaneKind::Python;
+            y += shown ? h + (flame ? 1 : 2) : 0;
+        }
+    }
+    contentHeight_ = y;
+    updateScrollBar();
+}
+
+bool TimelineView::isGroupHead(int lane) const
+{
+    return lane >= 0 && size_t(lane) < groupHead_.size() && groupHead_[size_t(lane)] == lane;
+}
+
+bool TimelineView::isFolded(int head) const
+{
+    return isGroupHead(head) && folded_[size_t(head)] != 0;
+}
+
+void TimelineView::setFolded(int head, bool folded)
+{
+    if (!isGroupHead(head) || bool(folded_[size_t(head)]) == folded)
+        return;
+    folded_[size_t(head)] = folded ? 1 : 0;
+    relayout();
+    update();
+}
+
+bool TimelineView::isLaneShown(int lane) const { return lane >= 0 && size_t(lane) < laneH_.size() && laneH_[size_t(lane)] > 0; }
+
+int TimelineView::laneHeightOf(int lane) const
+{
+    return lane >= 0 && size_t(lane) < laneH_.size() ? laneH_[size_t(lane)] : 0;
+}
+
+int TimelineView::overviewHeight() const { return index_ ? kOverviewHeight : 0; }
+
+QRect TimelineView::overviewRect() const
+{
+    const int sb = vscroll_->isVisible() ? vscroll_->width() : 0;
+    return QRect(labelWidth_, 3, std::max(1, width() - labelWidth_ - sb), std::max(0, overviewHeight() - 6));
+}
+
+int TimelineView::lanesTop() const { return overviewHeight() + kAxisHeight; }
+
+void TimelineView::setLabelWidth(int w)
+{
+    w = std::clamp(w, 80, std::max(80, width() / 2));
+    if (w == labelWidth_)
+        return;
+    labelWidth_ = w;
+    overviewWidth_ = -1;
+    QSettings().setValue(QStringLiteral("timeline/labelWidth"), labelWidth_);
     update();
 }
 
@@ -207,7 +330,7 @@ void TimelineView::revealGap(int64_t g)
     // Scroll the idle lane into view.
     const int lane = index_->laneOfGaps(gap.device);
     if (lane >= 0 && size_t(lane) < laneY_.size()) {
-        const int visible = height() - kAxisHeight;
+        const int visible = height() - lanesTop();
         const int y = laneY_[size_t(lane)];
         if (y < vscroll_->value() || y + laneHeight_ > vscroll_->value() + visible)
             vscroll_->setValue(std::max(0, y - visible / 3));
@@ -295,25 +418,70 @@ void TimelineView::fitToWindow()
 
 void TimelineView::fitSelection()
 {
-    // Perfetto's F: the selected time range, else the selected kernel, else the selected idle gap, with a margin
-    // of a tenth of it on each side; with nothing selected, the whole GPU activity.
+    // Perfetto's F: the selected time range, else the selected kernel, else the selected CPU operator, else the
+    // highlighted gaps (a histogram bin: from the first to the last of them) unless a gap outside them is selected,
+    // else the selected idle gap, with a margin of a tenth of it on each side; with nothing selected, the whole GPU
+    // activity.
     Window w{0, 0};
     if (selection_ && index_) {
         const Trace& t = index_->trace();
+        const auto& hl = selection_->highlightedGaps();
+        const int64_t g = selection_->gap();
+        const bool gapInHighlight = g < 0 || std::binary_search(hl.begin(), hl.end(), g);
         if (!selection_->range().isEmpty()) {
             w = {selection_->range().start, selection_->range().end};
         } else if (selection_->kernel() >= 0 && size_t(selection_->kernel()) < t.kernels.size()) {
             const size_t k = size_t(selection_->kernel());
             w = {t.kernels.start[k], t.kernels.end[k]};
-        } else if (analysis_ && selection_->gap() >= 0 && size_t(selection_->gap()) < analysis_->idle.gaps.size()) {
-            const Gap& g = analysis_->idle.gaps[size_t(selection_->gap())];
-            w = {g.start, g.end};
+        } else if (selection_->hostRange() >= 0 && size_t(selection_->hostRange()) < t.ranges.size()) {
+            const size_t r = size_t(selection_->hostRange());
+            w = {t.ranges.start[r], t.ranges.end[r]};
+        } else if (analysis_ && !hl.empty() && gapInHighlight) {
+            w = highlightedGapsExtent();
+        } else if (analysis_ && g >= 0 && size_t(g) < analysis_->idle.gaps.size()) {
+            const Gap& gap = analysis_->idle.gaps[size_t(g)];
+            w = {gap.start, gap.end};
         }
     }
     if (w.duration() <= 0)
         return fitToWindow();
     const int64_t margin = std::max<int64_t>(1, w.duration() / 10);
     setWindow({w.start - margin, w.end + margin});
+}
+
+bool TimelineView::findRange(uint32_t row, int* laneOut, uint32_t* itemOut) const
+{
+    if (!index_ || row >= index_->trace().ranges.size())
+        return false;
+    const RangeTable& R = index_->trace().ranges;
+    const LaneKind kind = R.kind[row] == RangeKind::PythonFunction ? LaneKind::Python : LaneKind::HostRanges;
+    const auto& lanes = index_->lanes();
+    for (size_t li = 0; li < lanes.size(); ++li) {
+        const TimelineLane& l = lanes[li];
+        if (l.kind != kind || l.thread != R.thread[row])
+            continue;
+        for (uint32_t i = index_->endStartingBefore(l, R.start[row]);
+             i < l.items.size() && index_->itemStart(l, i) == R.start[row]; ++i)
+            if (index_->ref(l, i) == ItemRef{ItemKind::Range, row}) {
+                *laneOut = int(li);
+                *itemOut = i;
+                return true;
+            }
+    }
+    return false;
+}
+
+Window TimelineView::highlightedGapsExtent() const
+{
+    if (!selection_ || !analysis_)
+        return {0, 0};
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t g : selection_->highlightedGaps())
+        if (g >= 0 && size_t(g) < analysis_->idle.gaps.size()) {
+            lo = std::min(lo, analysis_->idle.gaps[size_t(g)].start);
+            hi = std::max(hi, analysis_->idle.gaps[size_t(g)].end);
+        }
+    return lo < hi ? Window{lo, hi} : Window{0, 0};
 }
 
 void TimelineView::zoomToRange()
@@ -327,14 +495,14 @@ void TimelineView::zoomToRange()
 QRect TimelineView::plotRect() const
 {
     const int sb = vscroll_->isVisible() ? vscroll_->width() : 0;
-    return QRect(labelWidth_, kAxisHeight, std::max(1, width() - labelWidth_ - sb), std::max(1, height() - kAxisHeight));
+    return QRect(labelWidth_, lanesTop(), std::max(1, width() - labelWidth_ - sb), std::max(1, height() - lanesTop()));
 }
 
-int TimelineView::laneTop(int lane) const { return kAxisHeight + laneY_[size_t(lane)] - vscroll_->value(); }
+int TimelineView::laneTop(int lane) const { return lanesTop() + laneY_[size_t(lane)] - vscroll_->value(); }
 
 int TimelineView::preferredHeight() const
 {
-    return laneY_.empty() ? minimumHeight() : std::max(minimumHeight(), kAxisHeight + contentHeight_ + 6);
+    return laneY_.empty() ? minimumHeight() : std::max(minimumHeight(), lanesTop() + contentHeight_ + 6);
 }
 
 int TimelineView::visibleLaneCount() const
@@ -342,21 +510,21 @@ int TimelineView::visibleLaneCount() const
     int n = 0;
     for (int i = 0; i < laneCount(); ++i) {
         const int top = laneTop(i);
-        n += top >= kAxisHeight && top + laneHeightFor(index_->lanes()[size_t(i)].kind, laneHeight_) <= height();
+        n += isLaneShown(i) && top >= lanesTop() && top + laneHeightOf(i) <= height();
     }
     return n;
 }
 
 int TimelineView::laneAt(int y) const
 {
-    if (!index_ || y < kAxisHeight)
+    if (!index_ || y < lanesTop())
         return -1;
-    const int cy = y - kAxisHeight + vscroll_->value();
+    const int cy = y - lanesTop() + vscroll_->value();
     auto it = std::upper_bound(laneY_.begin(), laneY_.end(), cy);
     if (it == laneY_.begin())
         return -1;
     const int lane = int(it - laneY_.begin()) - 1;
-    const int h = laneHeightFor(index_->lanes()[size_t(lane)].kind, laneHeight_);
+    const int h = laneHeightOf(lane);
     return cy < laneY_[size_t(lane)] + h ? lane : -1;
 }
 
@@ -389,10 +557,36 @@ QString TimelineView::laneTitle(int lane) const
         return tr("Thread %1").arg(th);
     };
     switch (l.kind) {
-    case LaneKind::Stream: return tr("%1 · Stream %2").arg(gpu(l.device)).arg(l.stream);
+    case LaneKind::Stream:
+        // A stream that only copies (and sets memory) says so: its merged blocks are copies, not kernels.
+        if (l.kernels == 0 && l.copies + l.memsets > 0)
+            return tr("%1 · Stream %2 · copies").arg(gpu(l.device)).arg(l.stream);
+        return tr("%1 · Stream %2").arg(gpu(l.device)).arg(l.stream);
     case LaneKind::Gaps: return tr("%1 · Idle gaps").arg(gpu(l.device));
     case LaneKind::ApiThread: return tr("%1 · CUDA API").arg(thread(l.thread));
-    case LaneKind::Nvtx: return tr("%1 · NVTX %2").arg(thread(l.thread)).arg(l.depth);
+    case LaneKind::HostRanges: {
+        // The group's first lane says what the chart holds (CPU ops when any depth has one), and names the thread
+        // unless the lane above is that thread's already; the depths under it their depth.
+        const int head = groupHead_[size_t(lane)];
+        const bool ops = head >= 0 && size_t(head) < groupKinds_.size() && (groupKinds_[size_t(head)] & (1u << uint8_t(RangeKind::CpuOp)));
+        if (!isGroupHead(lane))
+            return ops ? tr("CPU ops %1").arg(l.depth) : tr("NVTX %1").arg(l.depth);
+        if (lane > 0 && index_->lanes()[size_t(lane) - 1].thread == l.thread &&
+            index_->lanes()[size_t(lane) - 1].kind == LaneKind::ApiThread)
+            return ops ? tr("CPU ops") : tr("NVTX");
+        return ops ? tr("%1 · CPU ops").arg(thread(l.thread)) : tr("%1 · NVTX").arg(thread(l.thread));
+    }
+    case LaneKind::Python: {
+        if (!isGroupHead(lane))
+            return tr("Python %1").arg(l.depth);
+        int levels = 0;
+        for (size_t i = size_t(lane); i < groupHead_.size() && groupHead_[i] == lane; ++i)
+            ++levels;
+        const TimelineLane* above = lane > 0 ? &index_->lanes()[size_t(lane) - 1] : nullptr;
+        if (above && above->thread == l.thread && (above->kind == LaneKind::ApiThread || above->kind == LaneKind::HostRanges))
+            return tr("Python (%n level(s))", nullptr, levels);
+        return tr("%1 · Python (%n level(s))", nullptr, levels).arg(thread(l.thread));
+    }
     }
     return {};
 }
@@ -418,7 +612,11 @@ QColor TimelineView::itemColor(const TimelineLane& lane, uint32_t i) const
         const uint8_t f = t.api.flags[r.row];
         return (f & kApiSync) ? kApiSyncColor : (f & (kApiLaunch | kApiGraphLaunch)) ? kApiLaunchColor : kApiOther;
     }
-    case ItemKind::Range: return colorForKey(qs(t.str(t.ranges.name[r.row]))).lighter(125);
+    case ItemKind::Range: {
+        // By name (the same operator the same colour everywhere); Python frames paler, so the operators stand out.
+        const QColor c = colorForKey(qs(t.str(t.ranges.name[r.row])));
+        return t.ranges.kind[r.row] == RangeKind::PythonFunction ? c.lighter(150) : c.lighter(125);
+    }
     case ItemKind::Gap: return gapColor(lane, i, nullptr);
     }
     return Qt::gray;
@@ -473,12 +671,44 @@ QColor TimelineView::mergedColor(int laneIdx, uint32_t first, uint32_t count) co
                                                      : itemColor(index_->lanes()[size_t(laneIdx)], first);
 }
 
+QString TimelineView::mergedLabel(int laneIdx, uint32_t visible) const
+{
+    const TimelineLane* lane = index_ && laneIdx >= 0 && size_t(laneIdx) < index_->lanes().size()
+                                   ? &index_->lanes()[size_t(laneIdx)]
+                                   : nullptr;
+    if (!lane)
+        return {};
+    const int n = int(std::min<uint32_t>(visible, INT32_MAX));
+    switch (lane->kind) {
+    case LaneKind::Stream:
+        if (lane->kernels == 0)
+            return tr("%Ln copies", nullptr, n);
+        if (lane->copies + lane->memsets == 0)
+            return tr("%Ln kernels", nullptr, n);
+        return tr("%Ln ops", nullptr, n);
+    case LaneKind::Gaps: return tr("%Ln idle gaps", nullptr, n);
+    case LaneKind::ApiThread: return tr("%Ln API calls", nullptr, n);
+    case LaneKind::HostRanges:
+    case LaneKind::Python: return tr("%Ln ranges", nullptr, n);
+    }
+    return {};
+}
+
+const std::vector<int64_t>& TimelineView::mergedColumns(int lane) const
+{
+    static const std::vector<int64_t> none;
+    return lane >= 0 && size_t(lane) < mergedColumns_.size() ? mergedColumns_[size_t(lane)] : none;
+}
+
 void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp)
 {
     const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
     std::vector<DrawnRun>* drawn = size_t(laneIdx) < drawn_.size() ? &drawn_[size_t(laneIdx)] : nullptr;
     if (drawn)
         drawn->clear();
+    std::vector<int64_t>* classColumns = size_t(laneIdx) < mergedColumns_.size() ? &mergedColumns_[size_t(laneIdx)] : nullptr;
+    if (classColumns)
+        classColumns->clear();
     const uint32_t i0 = index_->firstEndingAfter(lane, window_.start);
     const uint32_t i1 = index_->endStartingBefore(lane, window_.end);
     if (i0 >= i1)
@@ -491,9 +721,10 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         uint32_t first, count;
     };
     std::unordered_map<QRgb, QVector<QRect>> batches;
+    QVector<QRect> underlay;   // merged blocks drawn per column: their extent, faintly, under the columns
     struct Label {
         QRect rect;
-        uint32_t first, count;
+        uint32_t first, count, visible;
     };
     QVector<Label> labels;
     const bool kernelsLane = lane.kind == LaneKind::Stream;
@@ -504,6 +735,64 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
     std::vector<float>* columns = gapsLane ? &idleColumns_[size_t(laneIdx)] : nullptr;
     if (columns)
         *columns = gapDensity_[size_t(laneIdx)].columnFractions(window_, r.width());
+    // Stream lane with the class density: a merged block is painted per pixel column, a bar as high as the column
+    // is busy, stacked by operator class; its label counts what is visible.
+    const ClassDensity* density = kernelsLane && classColumns ? usableDensity() : nullptr;
+    const size_t K = density ? size_t(density->classCount()) : 0;
+    bool classColumnsReady = false;
+    struct Pending {
+        QRect rect;
+        bool open = false;
+    };
+    std::vector<Pending> pending(K);
+    auto flushClass = [&](size_t c) {
+        if (pending[c].open && c < classColor_.size())
+            batches[classColor_[c].rgba()].push_back(pending[c].rect);
+        pending[c].open = false;
+    };
+    auto paintMix = [&](int from, int to) {
+        if (!classColumnsReady) {
+            density->laneColumns(laneIdx, window_, r.width(), *classColumns);
+            classColumnsReady = true;
+        }
+        const int H = r.height();
+        for (int x = std::max(0, from); x < std::min(int(w), to); ++x) {
+            const int64_t* col = classColumns->data() + size_t(x) * K;
+            int64_t total = 0;
+            for (size_t c = 0; c < K; ++c)
+                total += col[c];
+            if (total <= 0) {
+                for (size_t c = 0; c < K; ++c)
+                    flushClass(c);
+                continue;
+            }
+            const double busy = std::min(1.0, double(total) / std::max(1.0, npp));
+            const int h = std::max(1, int(std::lround(busy * H)));
+            int64_t cum = 0;
+            int yPrev = 0;
+            for (size_t c = 0; c < K; ++c) {
+                cum += col[c];
+                const int y = int(std::lround(double(cum) * h / double(total)));
+                const int seg = y - yPrev;
+                if (seg <= 0 || col[c] == 0) {
+                    flushClass(c);
+                    continue;
+                }
+                const QRect rc(r.left() + x, r.top() + H - y, 1, seg);
+                Pending& pc = pending[c];
+                if (pc.open && pc.rect.right() + 1 == rc.left() && pc.rect.top() == rc.top() && pc.rect.height() == seg) {
+                    pc.rect.setRight(rc.left());
+                } else {
+                    flushClass(c);
+                    pc.rect = rc;
+                    pc.open = true;
+                }
+                yPrev = y;
+            }
+        }
+        for (size_t c = 0; c < K; ++c)
+            flushClass(c);
+    };
     GapCursor gapCursor;   // the runs come in time order: each gap lookup starts from the last one
     auto blockColor = [&](const Run& run) {
         if (lane.kind == LaneKind::Gaps)
@@ -518,8 +807,19 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         const int left = int(std::floor(std::max(-1.0, x0)));
         const int right = int(std::ceil(std::min(w + 1, x1)));
         QRect rect(r.left() + left, r.top(), std::max(1, right - left), r.height());
+        // What the block counts: its items inside the visible window (a pre-merged span may reach beyond it).
+        const uint32_t visible = std::min(run.first + run.count, i1) - std::max(run.first, std::min(i0, run.first + run.count));
         if (drawn)
-            drawn->push_back({run.start, run.end, run.first, run.count, rect.left(), rect.left() + rect.width()});
+            drawn->push_back({run.start, run.end, run.first, run.count, rect.left(), rect.left() + rect.width(), visible});
+        if (density && run.count > 1) {
+            underlay.push_back(rect);
+            paintMix(left, right);
+            if (rect.width() > 60) {
+                labels.push_back({rect, run.first, run.count, visible});
+                labelColor.push_back(palette().base().color());
+            }
+            return;
+        }
         const QColor c = blockColor(run);
         if (columns) {
             // Runs of columns with the same ink share one rectangle; alpha in 1/64 steps keeps the batches few.
@@ -541,7 +841,7 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
             batches[c.rgba()].push_back(rect);
         }
         if (rect.width() > 40 && (!columns || run.count <= 1)) {
-            labels.push_back({rect, run.first, run.count});
+            labels.push_back({rect, run.first, run.count, visible});
             labelColor.push_back(c);
         }
     };
@@ -587,6 +887,12 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         emitRun(cur);
 
     p.setPen(Qt::NoPen);
+    if (!underlay.isEmpty()) {
+        QColor faint = viewColors(palette()).mergedRun;
+        faint.setAlpha(45);
+        p.setBrush(faint);
+        p.drawRects(underlay.constData(), int(underlay.size()));
+    }
     for (auto& [rgba, rects] : batches) {
         p.setBrush(QColor::fromRgba(rgba));
         p.drawRects(rects.constData(), int(rects.size()));
@@ -595,30 +901,168 @@ void TimelineView::drawLane(QPainter& p, int laneIdx, const QRect& r, double npp
         const QFontMetrics fm = p.fontMetrics();
         for (qsizetype li = 0; li < labels.size(); ++li) {
             const Label& l = labels[li];
-            QString text;
-            if (l.count <= 1)
-                text = itemName(lane, l.first);
-            else if (kernelsLane)
-                text = tr("%n kernels", nullptr, int(l.count));
-            else if (lane.kind == LaneKind::Gaps)
-                text = tr("%n idle gaps", nullptr, int(l.count));
-            else if (lane.kind == LaneKind::ApiThread)
-                text = tr("%n API calls", nullptr, int(l.count));
-            else
-                text = tr("%n ranges", nullptr, int(l.count));
+            const QString text = l.count <= 1 ? itemName(lane, l.first) : mergedLabel(laneIdx, l.visible);
             const QRect tr = l.rect.intersected(r).adjusted(3, 0, -3, 0);
             if (tr.width() < 20)
                 continue;
-            p.setPen(textOn(labelColor[size_t(li)]));
-            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, fm.elidedText(text, Qt::ElideRight, tr.width()));
+            const QString shown = fm.elidedText(text, Qt::ElideRight, tr.width());
+            if (density && l.count > 1) {
+                // Over a column mix: a plate of the lane's background behind the text, so it reads on any class.
+                QRect plate = fm.boundingRect(tr, Qt::AlignVCenter | Qt::AlignLeft, shown).adjusted(-2, 0, 2, 0);
+                QColor back = labelColor[size_t(li)];
+                back.setAlpha(200);
+                p.fillRect(plate.intersected(r), back);
+                p.setPen(palette().text().color());
+            } else {
+                p.setPen(textOn(labelColor[size_t(li)]));
+            }
+            p.drawText(tr, Qt::AlignVCenter | Qt::AlignLeft, shown);
         }
     }
 }
 
+void TimelineView::drawOverview(QPainter& p)
+{
+    // The whole capture, whatever the zoom: per pixel column how busy the GPUs are (bar height) and which operator
+    // classes they ran (the bar stacked by class share); the visible window is outlined. From the class density when
+    // there is one (O(columns · lanes) when the width or the data change, cached), else the idle lanes only.
+    const QRect box = overviewRect();
+    if (box.height() <= 0 || !index_)
+        return;
+    refreshOverview();
+    const ViewColors vc = viewColors(palette());
+    p.fillRect(QRect(0, 0, width(), overviewHeight()), palette().window());
+    p.fillRect(box, palette().base());
+    const int H = box.height();
+    const size_t K = size_t(overview_.classes);
+    std::unordered_map<QRgb, QVector<QRect>> batches;
+    const QColor plain = vc.mergedRun;
+    for (int x = 0; x < int(overview_.busy.size()) && x < box.width(); ++x) {
+        const float busy = overview_.busy[size_t(x)];
+        const int h = busy > 0 ? std::max(1, int(std::lround(busy * H))) : 0;
+        if (h == 0)
+            continue;
+        if (K == 0) {
+            batches[plain.rgba()].push_back(QRect(box.left() + x, box.bottom() + 1 - h, 1, h));
+            continue;
+        }
+        double cum = 0;
+        int yPrev = 0;
+        for (size_t c = 0; c < K; ++c) {
+            const float s = overview_.share[size_t(x) * K + c];
+            if (s <= 0)
+                continue;
+            cum += s;
+            const int y = int(std::lround(cum * h));
+            if (y > yPrev && c < classColor_.size())
+                batches[classColor_[c].rgba()].push_back(QRect(box.left() + x, box.bottom() + 1 - y, 1, y - yPrev));
+            yPrev = std::max(yPrev, y);
+        }
+        if (yPrev < h)   // busy with copies or classes not coloured: the plain ink
+            batches[plain.rgba()].push_back(QRect(box.left() + x, box.bottom() + 1 - h, 1, h - yPrev));
+    }
+    p.setPen(Qt::NoPen);
+    for (auto& [rgba, rects] : batches) {
+        p.setBrush(QColor::fromRgba(rgba));
+        p.drawRects(rects.constData(), int(rects.size()));
+    }
+    // The visible window.
+    const double bw = box.width();
+    const double x0 = timeline::timeToX(window_.start, overview_.window, bw);
+    const double x1 = timeline::timeToX(window_.end, overview_.window, bw);
+    const QRectF win(box.left() + std::clamp(x0, -1.0, bw), box.top(), std::max(2.0, std::min(x1, bw + 1) - std::max(x0, -1.0)),
+                     box.height());
+    QColor fill = vc.selectionFill;
+    p.fillRect(win, fill);
+    p.setPen(QPen(vc.selectionEdge, 1));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(win.adjusted(0, 0, -1, -1));
+    p.setPen(vc.tick);
+    p.drawRect(box.adjusted(0, 0, -1, -1));
+    // Its label: what it shows and the GPU busy share of the whole capture.
+    double sum = 0;
+    for (float b : overview_.busy)
+        sum += b;
+    const double mean = overview_.busy.empty() ? 0 : sum / double(overview_.busy.size());
+    p.setPen(palette().windowText().color());
+    const QFontMetrics fm = p.fontMetrics();
+    p.drawText(QRect(8, 0, labelWidth_ - 12, overviewHeight()), Qt::AlignVCenter | Qt::AlignLeft,
+               fm.elidedText(tr("Overview · GPU busy %1").arg(formatPercent(mean)), Qt::ElideRight, labelWidth_ - 12));
+}
+
+void TimelineView::refreshOverview()
+{
+    const QRect box = overviewRect();
+    if (!index_ || box.width() <= 0) {
+        overview_ = {};
+        return;
+    }
+    if (overviewWidth_ == box.width() && !overview_.busy.empty())
+        return;
+    overviewWidth_ = box.width();
+    overview_ = {};
+    // The capture as the profiler reports it (or the events' extent), without the view's fit margin: the track's
+    // mean busy fraction is then the capture's.
+    {
+        const Trace& t = index_->trace();
+        const bool capture = t.meta.capture_end > t.meta.capture_start;
+        const int64_t lo = capture ? std::min(index_->start(), t.meta.capture_start) : index_->start();
+        const int64_t hi = capture ? std::max(index_->end(), t.meta.capture_end) : index_->end();
+        overview_.window = {lo, std::max(hi, lo + 1)};
+    }
+    if (const ClassDensity* d = usableDensity()) {
+        ClassDensity::Overview o = d->overview(overview_.window, box.width());
+        overview_.busy = std::move(o.busy);
+        overview_.share = std::move(o.share);
+        overview_.classes = o.classes;
+        return;
+    }
+    // Without classes (before the analysis): the busy fraction from the idle lanes, as ClassDensity computes it.
+    overview_.busy.assign(size_t(box.width()), 0.f);
+    const auto& lanes = index_->lanes();
+    int devices = 0;
+    std::vector<double> busy(size_t(box.width()), 0.0);
+    for (size_t li = 0; li < lanes.size(); ++li) {
+        if (lanes[li].kind != LaneKind::Gaps || gapDensity_.size() <= li || gapDensity_[li].isNull())
+            continue;
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        for (const TimelineLane& s : lanes)
+            if (s.kind == LaneKind::Stream && s.device == lanes[li].device && !s.items.empty()) {
+                first = std::min(first, index_->itemStart(s, 0));
+                last = std::max(last, s.blockMaxEnd.back());
+            }
+        if (first >= last)
+            continue;
+        ++devices;
+        const std::vector<float> idle = gapDensity_[li].columnFractions(overview_.window, box.width());
+        int64_t prev = overview_.window.start;
+        for (int x = 0; x < box.width(); ++x) {
+            const int64_t next = x + 1 == box.width() ? overview_.window.end
+                                                      : timeline::xToTime(double(x + 1), overview_.window, box.width());
+            if (next > prev) {
+                const int64_t active = std::max<int64_t>(0, std::min(next, last) - std::max(prev, first));
+                busy[size_t(x)] += std::max(0.0, double(active) - double(idle[size_t(x)]) * double(next - prev)) /
+                                   double(next - prev);
+            }
+            prev = std::max(prev, next);
+        }
+    }
+    if (devices > 0)
+        for (size_t x = 0; x < busy.size(); ++x)
+            overview_.busy[x] = float(std::clamp(busy[x] / devices, 0.0, 1.0));
+}
+
+int64_t TimelineView::overviewTimeAt(int x) const
+{
+    const QRect box = overviewRect();
+    const timeline::Window w = overview_.window.duration() > 0 ? overview_.window : bounds();
+    return timeline::xToTime(double(x - box.left()), w, std::max(1, box.width()));
+}
+
 void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
 {
-    const QRect axis(plot.left(), 0, plot.width(), kAxisHeight);
-    p.fillRect(QRect(0, 0, width(), kAxisHeight), palette().window());
+    const int top = overviewHeight();   // the axis sits under the overview track
+    p.fillRect(QRect(0, top, width(), kAxisHeight), palette().window());
     const int64_t step = timeline::tickStep(npp, 90);
     const int64_t origin = index_ ? index_->origin() : 0;
     int64_t q = (window_.start - origin) / step;
@@ -635,21 +1079,20 @@ void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
     for (; t <= window_.end; t += step) {
         const int x = plot.left() + int(std::lround(timeline::timeToX(t, window_, plot.width())));
         p.setPen(grid);
-        p.drawLine(x, kAxisHeight - 6, x, kAxisHeight);
+        p.drawLine(x, top + kAxisHeight - 6, x, top + kAxisHeight);
         p.setPen(gridOverLanes);
-        p.drawLine(x, kAxisHeight, x, plot.bottom());
+        p.drawLine(x, top + kAxisHeight, x, plot.bottom());
         p.setPen(vc.headerText);
         const QString label = timeline::tickLabel(t, origin, step);
         axisTicks_.push_back({t, x, label});
-        p.drawText(QRect(x + 3, 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter, label);
+        p.drawText(QRect(x + 3, top + 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter, label);
     }
     p.setPen(grid);
-    p.drawLine(0, kAxisHeight - 1, width(), kAxisHeight - 1);
+    p.drawLine(0, top + kAxisHeight - 1, width(), top + kAxisHeight - 1);
     // Window length in the corner above the labels.
     p.setPen(vc.headerText);
-    p.drawText(QRect(6, 2, labelWidth_ - 12, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
+    p.drawText(QRect(6, top + 2, labelWidth_ - 12, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter,
                tr("Visible %1").arg(formatDuration(window_.duration())));
-    (void)axis;
 }
 
 void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
@@ -659,7 +1102,7 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
         const TimelineLane& l = index_->lanes()[size_t(lane)];
         const double x0 = timeline::timeToX(index_->itemStart(l, i), window_, w);
         const double x1 = timeline::timeToX(index_->itemEnd(l, i), window_, w);
-        const int h = laneHeightFor(l.kind, laneHeight_);
+        const int h = laneHeightOf(lane);
         return QRectF(plot.left() + std::max(-2.0, x0), laneTop(lane), std::max(2.0, std::min(w + 2, x1) - std::max(-2.0, x0)), h);
     };
     // overlay colours from the palette: the selection's Highlight, the amber focus, the tooltip's box
@@ -762,6 +1205,61 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
             }
         }
     }
+    // The CPU operator that launched the selected kernel (outlined, a flow from it to the kernel), and the selected
+    // operator with flows to the kernels it launched (at most 200, found when it was selected).
+    auto flow = [&](const QRectF& a, const QRectF& b) {
+        const bool down = a.top() < b.top();
+        const QPointF from(a.left() + std::min(4.0, a.width() / 2), down ? a.bottom() : a.top());
+        const QPointF to(b.left(), down ? b.top() : b.bottom());
+        QPainterPath path(from);
+        const double my = (from.y() + to.y()) / 2;
+        path.cubicTo(QPointF(from.x(), my), QPointF(to.x(), my), to);
+        p.drawPath(path);
+    };
+    const QColor flowInk = vc.dark ? vc.focus : vc.focus.darker(120);
+    if (selection_ && originOp_ >= 0 && originOfKernel_ == selection_->kernel() && originOfKernel_ >= 0) {
+        int ol = -1, kl = index_->laneOfKernel(uint32_t(originOfKernel_));
+        uint32_t oi = 0;
+        const uint32_t ki = index_->itemOfKernel(uint32_t(originOfKernel_));
+        if (findRange(uint32_t(originOp_), &ol, &oi) && isLaneShown(ol)) {
+            const QRectF orc = itemRect(ol, oi);
+            p.setPen(QPen(vc.focus, 1.5, Qt::DashLine));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(orc.adjusted(-1, -1, 1, 1));
+            if (kl >= 0 && ki != UINT32_MAX && isLaneShown(kl)) {
+                p.setRenderHint(QPainter::Antialiasing, true);
+                p.setPen(QPen(flowInk, 1.2, Qt::DashLine));
+                flow(orc, itemRect(kl, ki));
+                p.setRenderHint(QPainter::Antialiasing, false);
+            }
+        }
+    }
+    if (selection_ && selection_->hostRange() >= 0) {
+        int rl = -1;
+        uint32_t ri = 0;
+        if (findRange(uint32_t(selection_->hostRange()), &rl, &ri) && isLaneShown(rl)) {
+            const QRectF rr = itemRect(rl, ri);
+            p.setPen(QPen(vc.focus, 2));
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(rr.adjusted(-1, -1, 1, 1));
+            p.setRenderHint(QPainter::Antialiasing, true);
+            p.setPen(QPen(flowInk, 1.2));
+            int lastX = INT_MIN;
+            for (uint32_t k : opKernels_) {
+                const int kl = index_->laneOfKernel(k);
+                const uint32_t ki = kl >= 0 ? index_->itemOfKernel(k) : UINT32_MAX;
+                if (ki == UINT32_MAX || !isLaneShown(kl))
+                    continue;
+                const QRectF kr = itemRect(kl, ki);
+                if (kr.right() < plot.left() || kr.left() > plot.right() || int(kr.left()) == lastX)
+                    continue;   // off screen, or on the pixel of the last one drawn
+                lastX = int(kr.left());
+                p.drawRect(kr.adjusted(-1, -1, 1, 1));
+                flow(rr, kr);
+            }
+            p.setRenderHint(QPainter::Antialiasing, false);
+        }
+    }
     p.setClipping(false);
     // range statistics box
     if (selection_ && !selection_->range().isEmpty()) {
@@ -806,13 +1304,16 @@ void TimelineView::render(QPainter& p)
     const double npp = timeline::nsPerPixel(window_, plot.width());
     const auto& lanes = index_->lanes();
     // label column
-    p.fillRect(QRect(0, kAxisHeight, labelWidth_, height()), palette().window());
+    p.fillRect(QRect(0, lanesTop(), labelWidth_, height()), palette().window());
+    const QFontMetrics fm = p.fontMetrics();
     for (size_t i = 0; i < lanes.size(); ++i) {
         const int top = laneTop(int(i));
-        const int h = laneHeightFor(lanes[i].kind, laneHeight_);
-        if (top + h < kAxisHeight || top > height()) {
+        const int h = laneHeightOf(int(i));
+        if (h == 0 || top + h < lanesTop() || top > height()) {
             if (i < drawn_.size())
                 drawn_[i].clear();
+            if (i < mergedColumns_.size())
+                mergedColumns_[i].clear();
             continue;
         }
         const QRect laneRect(plot.left(), top, plot.width(), h);
@@ -826,16 +1327,22 @@ void TimelineView::render(QPainter& p)
             p.drawText(laneRect.adjusted(6, 0, -6, 0), Qt::AlignVCenter | Qt::AlignLeft,
                        tr("Finding the idle gaps…"));
         }
-        p.setClipRect(QRect(0, kAxisHeight, labelWidth_, height()));
+        p.setClipRect(QRect(0, lanesTop(), labelWidth_, height()));
         p.setPen(palette().windowText().color());
-        const QString title = laneTitle(int(i));
-        p.drawText(QRect(8, top, labelWidth_ - 12, h), Qt::AlignVCenter | Qt::AlignLeft,
-                   p.fontMetrics().elidedText(title, Qt::ElideMiddle, labelWidth_ - 12));
+        // Depths of a flame chart after its first are indented under it; a group's first lane carries its fold.
+        const bool depth = groupHead_[i] >= 0 && groupHead_[i] != int(i);
+        const int indent = depth ? 18 : 8;
+        QString title = laneTitle(int(i));
+        if (isGroupHead(int(i)))
+            title = (folded_[i] ? QStringLiteral("▸ ") : QStringLiteral("▾ ")) + title;
+        p.drawText(QRect(indent, top, labelWidth_ - indent - 4, h), Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(title, Qt::ElideMiddle, labelWidth_ - indent - 4));
         p.setClipping(false);
     }
     p.setPen(viewColors(palette()).tick);
-    p.drawLine(labelWidth_ - 1, kAxisHeight, labelWidth_ - 1, height());
+    p.drawLine(labelWidth_ - 1, lanesTop(), labelWidth_ - 1, height());
     drawAxis(p, plot, npp);
+    drawOverview(p);
     drawOverlays(p, plot);
 }
 
@@ -847,8 +1354,8 @@ void TimelineView::paintEvent(QPaintEvent*)
 
 void TimelineView::updateScrollBar()
 {
-    const int visible = height() - kAxisHeight;
-    vscroll_->setGeometry(width() - vscroll_->sizeHint().width(), kAxisHeight, vscroll_->sizeHint().width(), visible);
+    const int visible = height() - lanesTop();
+    vscroll_->setGeometry(width() - vscroll_->sizeHint().width(), lanesTop(), vscroll_->sizeHint().width(), visible);
     vscroll_->setRange(0, std::max(0, contentHeight_ - visible));
     vscroll_->setPageStep(std::max(1, visible));
     vscroll_->setSingleStep(laneHeight_);
@@ -889,7 +1396,13 @@ void TimelineView::mousePressEvent(QMouseEvent* e)
     pressPos_ = e->pos();
     pressWindow_ = window_;
     dragging_ = false;
-    selectingRange_ = e->modifiers() & Qt::ShiftModifier;
+    resizingLabels_ = std::abs(e->pos().x() - labelWidth_) <= 3 && e->pos().y() >= overviewHeight();
+    overviewDrag_ = !resizingLabels_ && overviewRect().contains(e->pos());
+    if (overviewDrag_) {
+        refreshOverview();
+        overviewAnchor_ = overviewTimeAt(e->pos().x());
+    }
+    selectingRange_ = !resizingLabels_ && !overviewDrag_ && (e->modifiers() & Qt::ShiftModifier);
     const QRect plot = plotRect();
     rangeAnchor_ = timeline::xToTime(e->pos().x() - plot.left(), window_, plot.width());
 }
@@ -902,8 +1415,20 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e)
     if (e->buttons() & Qt::LeftButton) {
         if ((e->pos() - pressPos_).manhattanLength() > 3)
             dragging_ = true;
+        if (resizingLabels_) {
+            setLabelWidth(e->pos().x());
+            return;
+        }
         if (!dragging_)
             return;
+        if (overviewDrag_) {
+            // Drag in the overview: the view shows what the drag spans.
+            const int64_t t = overviewTimeAt(e->pos().x());
+            const int64_t lo = std::min(overviewAnchor_, t), hi = std::max(overviewAnchor_, t);
+            if (hi - lo >= 100)
+                setWindow({lo, hi});
+            return;
+        }
         if (selectingRange_) {
             const int64_t t = timeline::xToTime(e->pos().x() - plot.left(), window_, plot.width());
             if (selection_)
@@ -915,6 +1440,14 @@ void TimelineView::mouseMoveEvent(QMouseEvent* e)
             pressPos_.setY(e->pos().y());
         }
         return;
+    }
+    // The label column's edge can be dragged: say so with the cursor.
+    const bool onEdge = std::abs(e->pos().x() - labelWidth_) <= 3 && e->pos().y() >= overviewHeight();
+    if (onEdge != (cursor().shape() == Qt::SplitHCursor)) {
+        if (onEdge)
+            setCursor(Qt::SplitHCursor);
+        else
+            unsetCursor();
     }
     int lane = -1;
     const int64_t item = itemAt(e->pos(), &lane);
@@ -929,6 +1462,35 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e)
 {
     if (!index_ || e->button() != Qt::LeftButton)
         return;
+    if (resizingLabels_) {
+        resizingLabels_ = false;
+        return;
+    }
+    if (overviewDrag_) {
+        overviewDrag_ = false;
+        if (!dragging_) {
+            // A click in the overview centres the view there, keeping its zoom.
+            const int64_t t = overviewTimeAt(e->pos().x());
+            setWindow(timeline::pan(window_, t - (window_.start + window_.end) / 2, bounds()));
+        }
+        dragging_ = false;
+        return;
+    }
+    if (selectingRange_ && dragging_ && selection_ && !selection_->range().isEmpty()) {
+        selectingRange_ = false;
+        dragging_ = false;
+        emit rangeSelected(selection_->range());
+        return;
+    }
+    if (!dragging_ && e->pos().x() < labelWidth_) {
+        // A click on a flame chart's first label folds or unfolds it; the labels select nothing.
+        const int lane = laneAt(e->pos().y());
+        if (isGroupHead(lane))
+            setFolded(lane, !isFolded(lane));
+        dragging_ = false;
+        selectingRange_ = false;
+        return;
+    }
     if (!dragging_ && selection_) {
         int lane = -1;
         const int64_t item = itemAt(e->pos(), &lane);
@@ -945,6 +1507,9 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e)
                     selection_->setKernel(k);
                     emit kernelActivated(k);
                 }
+            } else if (r.kind == ItemKind::Range) {
+                // a CPU operator (or annotation, NVTX range, Python frame): Details shows it, flows lead to its kernels
+                selection_->setHostRange(r.row);
             } else if (r.kind == ItemKind::Gap) {
                 const int64_t g = analysisGapOf(lane, r.row);
                 if (g >= 0)
@@ -953,6 +1518,7 @@ void TimelineView::mouseReleaseEvent(QMouseEvent* e)
         } else {
             selection_->setKernel(-1);
             selection_->setGap(-1);
+            selection_->setHostRange(-1);
         }
     }
     dragging_ = false;
@@ -1024,6 +1590,16 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
     case ItemKind::Memcpy: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memcpy.bytes[r.row])); break;
     case ItemKind::Memset: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memset.bytes[r.row])); break;
     case ItemKind::Api: html += QStringLiteral("<br>") + tr("Correlation id %1").arg(t.api.correlation[r.row]); break;
+    case ItemKind::Range: {
+        const RangeKind k = t.ranges.kind[r.row];
+        html += QStringLiteral("<br>") + (k == RangeKind::CpuOp            ? tr("CPU operator")
+                                          : k == RangeKind::PythonFunction ? tr("Python frame")
+                                          : k == RangeKind::UserAnnotation ? tr("Annotation")
+                                                                           : tr("NVTX range"));
+        if (k == RangeKind::CpuOp)
+            html += QStringLiteral("<br><i>%1</i>").arg(tr("Click for the kernels it launched.").toHtmlEscaped());
+        break;
+    }
     case ItemKind::Gap:
         if (analysis_) {
             const int64_t g = analysisGapOf(laneIdx, r.row);
@@ -1073,18 +1649,38 @@ const TimelineView::DrawnRun* TimelineView::runAt(const QPoint& pos, int* laneOu
 QString TimelineView::mergedTooltip(int laneIdx, const DrawnRun& run) const
 {
     const TimelineLane& lane = index_->lanes()[size_t(laneIdx)];
-    const TimelineIndex::MergedSummary m = index_->summarize(lane, run.first, run.count);
+    // The part of the block inside the visible window: what its label counts.
+    const int64_t from = std::max(run.start, window_.start), to = std::min(run.end, window_.end);
+    const uint32_t first = std::max(run.first, std::min(index_->firstEndingAfter(lane, window_.start), run.first + run.count));
+    const TimelineIndex::MergedSummary m = index_->summarize(lane, first, std::max<uint32_t>(1, run.visible));
     const Trace& t = index_->trace();
-    QString what;
-    switch (lane.kind) {
-    case LaneKind::Stream: what = tr("%n kernels", nullptr, int(run.count)); break;
-    case LaneKind::Gaps: what = tr("%n idle gaps", nullptr, int(run.count)); break;
-    case LaneKind::ApiThread: what = tr("%n API calls", nullptr, int(run.count)); break;
-    case LaneKind::Nvtx: what = tr("%n ranges", nullptr, int(run.count)); break;
-    }
+    const QString what = mergedLabel(laneIdx, run.visible);
     QString html = QStringLiteral("<b>%1</b><br>").arg(what.toHtmlEscaped());
-    html += tr("Span: %1").arg(formatDuration(run.end - run.start)) + QStringLiteral("<br>");
-    html += tr("From %1 to %2").arg(formatDuration(run.start - index_->origin()), formatDuration(run.end - index_->origin()));
+    html += tr("Span: %1").arg(formatDuration(to - from)) + QStringLiteral("<br>");
+    html += tr("From %1 to %2").arg(formatDuration(from - index_->origin()), formatDuration(to - index_->origin()));
+    // The class mix of a stream's block: each class's share of the GPU time in it, largest first.
+    if (const ClassDensity* d = lane.kind == LaneKind::Stream ? usableDensity() : nullptr; d && to > from) {
+        const std::vector<int64_t> ns = d->laneTime(laneIdx, from, to);
+        int64_t total = 0;
+        for (int64_t v : ns)
+            total += v;
+        std::vector<size_t> order;
+        for (size_t c = 0; c < ns.size(); ++c)
+            if (ns[c] > 0)
+                order.push_back(c);
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return ns[a] > ns[b]; });
+        if (total > 0) {
+            html += QStringLiteral("<br>") + tr("Busy %1 of the span").arg(formatPercent(double(total) / double(to - from)));
+            for (size_t i = 0; i < order.size() && i < 5; ++i) {
+                const size_t c = order[i];
+                const QString label = c < analysis_->classes.classes.size() ? opClassLabel(analysis_->classes.classes[c])
+                                                                            : QString();
+                html += QStringLiteral("<br><span style=\"color:%1\">■</span>&nbsp;%2 %3")
+                            .arg(c < classColor_.size() ? classColor_[c].name() : QStringLiteral("#888"),
+                                 formatPercent(double(ns[c]) / double(total)), label.toHtmlEscaped());
+            }
+        }
+    }
     if (!m.topNames.empty()) {
         html += QStringLiteral("<br>") +
                 (m.sampled < m.count ? tr("Most frequent (sample of %1):").arg(m.sampled) : tr("Most frequent:"));
@@ -1099,6 +1695,29 @@ QString TimelineView::tooltipAt(const QPoint& pos) const
 {
     if (!index_)
         return {};
+    if (const QRect box = overviewRect(); box.contains(pos) && !overview_.busy.empty()) {
+        const int x = std::clamp(pos.x() - box.left(), 0, int(overview_.busy.size()) - 1);
+        QString html = tr("<b>Overview</b> at %1").arg(formatDuration(overviewTimeAt(pos.x()) - index_->origin()));
+        html += QStringLiteral("<br>") + tr("GPU busy %1").arg(formatPercent(overview_.busy[size_t(x)]));
+        const size_t K = size_t(overview_.classes);
+        std::vector<size_t> order;
+        for (size_t c = 0; c < K; ++c)
+            if (overview_.share[size_t(x) * K + c] > 0)
+                order.push_back(c);
+        std::sort(order.begin(), order.end(),
+                  [&](size_t a, size_t b) { return overview_.share[size_t(x) * K + a] > overview_.share[size_t(x) * K + b]; });
+        for (size_t i = 0; i < order.size() && i < 4 && analysis_; ++i) {
+            const size_t c = order[i];
+            if (c >= analysis_->classes.classes.size())
+                continue;
+            html += QStringLiteral("<br><span style=\"color:%1\">■</span>&nbsp;%2 %3")
+                        .arg(c < classColor_.size() ? classColor_[c].name() : QStringLiteral("#888"),
+                             formatPercent(overview_.share[size_t(x) * K + c]),
+                             opClassLabel(analysis_->classes.classes[c]).toHtmlEscaped());
+        }
+        html += QStringLiteral("<br><i>%1</i>").arg(tr("Click to centre the view here, drag to choose what it shows.").toHtmlEscaped());
+        return html;
+    }
     int lane = -1;
     if (const DrawnRun* run = runAt(pos, &lane); run && run->count > 1)
         return mergedTooltip(lane, *run);
@@ -1161,11 +1780,17 @@ void TimelineView::revealItem(int laneIdx, uint32_t item)
         w = timeline::pan(w, (s + e) / 2 - (w.start + w.end) / 2, bounds());
     setWindow(w);
     if (size_t(laneIdx) < laneY_.size()) {
-        const int visible = height() - kAxisHeight;
+        const int visible = height() - lanesTop();
         const int y = laneY_[size_t(laneIdx)];
         if (y < vscroll_->value() || y + laneHeight_ > vscroll_->value() + visible)
             vscroll_->setValue(std::max(0, y - visible / 3));
     }
+}
+
+void TimelineView::scrollToLane(int lane)
+{
+    if (lane >= 0 && size_t(lane) < laneY_.size())
+        vscroll_->setValue(std::max(0, laneY_[size_t(lane)] - 4));
 }
 
 void TimelineView::drawSearchMarks(QPainter& p, const QRect& plot)
@@ -1189,8 +1814,8 @@ void TimelineView::drawSearchMarks(QPainter& p, const QRect& plot)
             continue;
         const TimelineLane& lane = lanes[li];
         const int top = laneTop(int(li));
-        const int h = laneHeightFor(lane.kind, laneHeight_);
-        if (top + h < kAxisHeight || top > height())
+        const int h = laneHeightOf(int(li));
+        if (h == 0 || top + h < lanesTop() || top > height())
             continue;
         const uint32_t first = index_->firstEndingAfter(lane, window_.start);
         const uint32_t last = index_->endStartingBefore(lane, window_.end);
@@ -1220,7 +1845,7 @@ void TimelineView::drawSearchMarks(QPainter& p, const QRect& plot)
             const double left = plot.left() + std::max(-2.0, x0), width = std::min(w + 2, x1) - std::max(-2.0, x0);
             p.setPen(QPen(vc.focus, 2.5));
             p.drawRect(QRectF(left - 2, laneTop(int(hit.lane)) - 2, std::max(4.0, width + 4),
-                              laneHeightFor(lane.kind, laneHeight_) + 4));
+                              laneHeightOf(int(hit.lane)) + 4));
         }
     }
 }

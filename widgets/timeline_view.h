@@ -1,16 +1,23 @@
 #pragma once
-// The custom-painted timeline: lanes per device/stream, idle gaps, CPU threads (API calls) and NVTX depths, drawn
-// from the immutable TimelineIndex. Runs narrower than a pixel are merged ("N kernels"), rectangles are filled in
-// batches per colour with antialiasing off, and hover / selection / range are drawn as overlays.
+// The custom-painted timeline: an overview track of the whole capture (GPU utilisation per pixel column, coloured by
+// operator-class share, with the visible window marked), then lanes per device/stream, idle gaps, and per CPU thread
+// its API calls and a flame chart of its host ranges (NVTX, annotations and CPU operators nested; Python frames in a
+// group of their own, collapsed at first), drawn from the immutable TimelineIndex. Runs narrower than a pixel are
+// merged; a merged block of a stream lane shows, per pixel column, how busy it is and its class mix (ClassDensity)
+// and counts what is visible. Rectangles are filled in batches per colour with antialiasing off, and hover /
+// selection / range are drawn as overlays.
 //
-// Keys: W/S zoom, A/D pan, F fit, Z zoom to the selected range, Esc clears. Wheel zooms at the cursor, drag pans,
-// Shift+drag selects a range (its statistics are shown), click selects a kernel and links it to its launch call.
+// Keys: W/S zoom, A/D pan, F fit, Z zoom to the selected range, Esc clears. Ctrl+wheel zooms at the cursor, drag pans,
+// Shift+drag selects a range (rangeSelected: its aggregate table), a click selects a kernel (linked to its launch call
+// and CPU operator) or a CPU operator (linked to its kernels); a click on a group's label folds it; the label
+// column's edge drags wider; a click or drag in the overview moves the window.
 
 #include <QWidget>
 #include <memory>
 
 #include "analysis/timeline/analysis.h"
 #include "model/search_index.h"
+#include "model/selection.h"
 #include "model/timeline_density.h"
 #include "model/timeline_index.h"
 #include "model/timeline_math.h"
@@ -19,6 +26,7 @@ class QScrollBar;
 
 namespace sl {
 
+class ClassDensity;
 class Selection;
 
 class TimelineView : public QWidget {
@@ -29,6 +37,10 @@ public:
     void setIndex(std::shared_ptr<const TimelineIndex> index);
     // Colours kernels by operator class and gaps by cause (null: by kernel name, one gap colour).
     void setAnalysis(std::shared_ptr<const AnalysisResult> analysis);
+    // Class times per pixel column (merged blocks' class mix, the overview track); used when it matches the index and
+    // the analysis shown, else merged blocks take their dominant class's colour and the overview its busy fraction.
+    void setClassDensity(std::shared_ptr<const ClassDensity> density);
+    std::shared_ptr<const ClassDensity> classDensity() const { return density_; }
     static QColor causeColor(GapCause cause);
     static QString causeLabel(GapCause cause);
     // Legend (rich text) for the classes present and the gap causes.
@@ -38,13 +50,21 @@ public:
     timeline::Window window() const { return window_; }
     void setWindow(timeline::Window w);
     void fitToWindow();
-    // F: fit the selected range, kernel or gap (in that order), or everything when nothing is selected.
+    // F: fit the selected range, kernel, CPU operator, the highlighted gaps or the selected gap (in that order), or
+    // everything when nothing is selected.
     void fitSelection();
+    // From the first to the last highlighted gap (Selection::highlightedGaps); empty without any.
+    timeline::Window highlightedGapsExtent() const;
     void zoomToRange();
 
-    // Layout, exposed for tests and the benchmark.
+    // Layout, exposed for tests and the benchmark. From the top: the overview track (overviewHeight(), 0 without a
+    // trace), the axis (kAxisHeight), the lanes (plotRect()).
     static constexpr int kAxisHeight = 26;
+    int overviewHeight() const;
+    QRect overviewRect() const;
     int labelWidth() const { return labelWidth_; }
+    // The label column's width (the lane titles; dragging its edge does the same), kept between sessions.
+    void setLabelWidth(int width);
     int laneHeight() const { return laneHeight_; }
     QRect plotRect() const;
     // Lane index at widget y, or -1.
@@ -54,9 +74,26 @@ public:
     QString laneTitle(int lane) const;
     // The height that shows every lane without scrolling (axis, lanes and a little air); the minimum without lanes.
     int preferredHeight() const;
-    // Lanes shown whole in the current height and scroll position, of laneCount().
+    // Lanes shown whole in the current height and scroll position, of laneCount() (a folded group's lanes are not).
     int visibleLaneCount() const;
     int laneCount() const { return int(laneY_.size()); }
+    // Flame-chart groups (a thread's host-range depths, or its Python frames): the first lane of each carries the
+    // fold. A folded group shows its first lane only.
+    bool isGroupHead(int lane) const;
+    bool isFolded(int groupHead) const;
+    void setFolded(int groupHead, bool folded);
+    bool isLaneShown(int lane) const;
+    // The height lane `lane` is drawn with (0 when folded away).
+    int laneHeightOf(int lane) const;
+    // The overview track's columns of the last frame (busy fraction and class shares per pixel column of the whole
+    // capture), for tests.
+    struct OverviewColumns {
+        timeline::Window window;            // what the track spans (the capture)
+        std::vector<float> busy;            // [x]
+        std::vector<float> share;           // [x * classes + c]
+        int classes = 0;
+    };
+    const OverviewColumns& overviewColumns() const { return overview_; }
 
     // Renders one frame into `painter` (the benchmark draws into a QImage).
     void render(QPainter& painter);
@@ -67,6 +104,7 @@ public:
         int64_t start = 0, end = 0;
         uint32_t first = 0, count = 0;
         int x0 = 0, x1 = 0;   // widget x, [x0, x1)
+        uint32_t visible = 0;  // of count, the items inside the visible window (what its label counts)
     };
     const std::vector<DrawnRun>& drawnRuns(int lane) const;
     // The run drawn under widget point pos (within 2 px), or null.
@@ -100,8 +138,15 @@ public:
     // lane shows idle density, not a solid bar, where gaps are narrower than a pixel); empty for other lanes.
     const std::vector<float>& idleColumns(int lane) const;
     // The colour a merged "N kernels" block of a stream lane is painted in: its dominant operator class's colour
-    // (the neutral merged colour only without an analysis).
+    // (the neutral merged colour only without an analysis). With a class density the block is painted per pixel
+    // column instead (mergedColumns).
     QColor mergedColor(int lane, uint32_t first, uint32_t count) const;
+    // The label of a merged block: "N kernels", "N copies" (a stream of copies and memsets), "N ops" (both), "N API
+    // calls", "N ranges", "N idle gaps", N counting what is visible.
+    QString mergedLabel(int lane, uint32_t visible) const;
+    // Per pixel column of the last frame, for a stream lane drawn from the class density: the GPU time per class
+    // (ns, [x * classes + c] over the plot's columns); empty when the lane was drawn without one.
+    const std::vector<int64_t>& mergedColumns(int lane) const;
     // The range statistics line drawn for Selection::range() (empty without a range).
     QString rangeStatsText() const;
     // Search marks (SearchBar): every match outlined in its lane, the current one emphasised and brought into view
@@ -114,11 +159,15 @@ public:
     int searchMarksDrawn() const { return searchMarksDrawn_; }
     // Pans (or zooms out) so the item is visible and scrolls its lane into view.
     void revealItem(int lane, uint32_t item);
+    // Scrolls the lanes so that `lane` is the first one under the axis (as far as the scroll range allows).
+    void scrollToLane(int lane);
 
     QSize sizeHint() const override { return {900, 400}; }
 
 signals:
     void kernelActivated(int64_t kernel);
+    // A Shift+drag ended: the range it selected (Selection::range()), for the aggregate table.
+    void rangeSelected(sl::TimeRange range);
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -133,7 +182,14 @@ protected:
 
 private:
     void drawLane(QPainter& p, int lane, const QRect& r, double nsPerPx);
+    void drawOverview(QPainter& p);
     void drawAxis(QPainter& p, const QRect& plot, double nsPerPx);
+    void relayout();
+    int lanesTop() const;
+    int64_t overviewTimeAt(int x) const;
+    void refreshOverview();
+    // The lane and item of a Trace::ranges row in the flame chart; false when it has none.
+    bool findRange(uint32_t row, int* lane, uint32_t* item) const;
     void drawOverlays(QPainter& p, const QRect& plot);
     QColor itemColor(const TimelineLane& lane, uint32_t i) const;
     // Where the last gap lookup of a frame landed: the next run's gap is predicted from it (a lane's gaps and the
@@ -163,6 +219,20 @@ private:
     int64_t currentMatch_ = -1;
     int searchMarksDrawn_ = 0;
     std::vector<QColor> classColor_;
+    std::shared_ptr<const ClassDensity> density_;
+    const ClassDensity* usableDensity() const;   // density_ when it matches index_ and analysis_
+    std::vector<std::vector<int64_t>> mergedColumns_;   // per lane: the last frame's class times per column
+    OverviewColumns overview_;
+    int overviewWidth_ = -1;                     // the plot width overview_ was computed for
+    std::vector<int> groupHead_;                 // per lane: the first lane of its flame-chart group, or -1
+    std::vector<uint8_t> folded_;                // per lane (group heads): folded
+    std::vector<uint8_t> groupKinds_;            // per lane (group heads): the range kinds of the whole group
+    std::vector<int> laneH_;                     // per lane: drawn height (0: folded away)
+    // The selected kernel's origin (its CPU op) and the selected CPU op's kernels: found when the selection
+    // changes, drawn every frame.
+    int64_t originOfKernel_ = -1;
+    int32_t originOp_ = -1;
+    std::vector<uint32_t> opKernels_;
     std::vector<GapDensity> gapDensity_;           // per lane (gap lanes only): idle time in any time range
     std::vector<std::vector<float>> idleColumns_;  // per lane (gap lanes only): the last frame's idle fractions
     void mapAnalysis();
@@ -174,6 +244,9 @@ private:
     int contentHeight_ = 0;
 
     // interaction
+    bool resizingLabels_ = false;
+    bool overviewDrag_ = false;
+    int64_t overviewAnchor_ = 0;
     QPoint pressPos_;
     timeline::Window pressWindow_;
     bool dragging_ = false;

@@ -124,12 +124,16 @@ QString TraceHeader::summaryText(const Trace& t, const AnalysisResult* a)
     parts << tr("%1 kernels").arg(count(t.kernels.size()));
     parts << tr("%1 memory copies").arg(count(t.memcpy.size()));
     parts << tr("%1 API calls").arg(count(t.api.size()));
-    size_t cpuOps = 0;
-    for (RangeKind k : t.ranges.kind)
+    size_t cpuOps = 0, python = 0;
+    for (RangeKind k : t.ranges.kind) {
         cpuOps += k == RangeKind::CpuOp;
-    parts << tr("%1 NVTX ranges").arg(count(t.ranges.size() - cpuOps));
+        python += k == RangeKind::PythonFunction;
+    }
+    parts << tr("%1 NVTX ranges").arg(count(t.ranges.size() - cpuOps - python));
     if (cpuOps > 0)
         parts << tr("%1 CPU operators").arg(count(cpuOps));
+    if (python > 0)
+        parts << tr("%1 Python frames").arg(count(python));
     return parts.join(QStringLiteral(" · "));
 }
 

@@ -21,6 +21,7 @@ const char* scope_kind_name(ScopeKind k)
     case ScopeKind::OpClass: return "op_class";
     case ScopeKind::Kernel: return "kernel";
     case ScopeKind::NcuLaunch: return "ncu_launch";
+    case ScopeKind::HostCause: return "host_cause";
     }
     return "trace";
 }
@@ -33,6 +34,7 @@ std::optional<ScopeKind> parse_scope_kind(std::string_view s)
     if (s == "op_class" || s == "operator_class") return ScopeKind::OpClass;
     if (s == "kernel") return ScopeKind::Kernel;
     if (s == "ncu_launch" || s == "ncu") return ScopeKind::NcuLaunch;
+    if (s == "host_cause") return ScopeKind::HostCause;
     return std::nullopt;
 }
 
@@ -68,7 +70,11 @@ const std::vector<std::string>& verdict_vocabulary()
         // H2D copies the GPU waits for (not weights)
         "copy-exposed",
         // one rank starts its collectives late and the others wait for it (collectives.h)
-        "straggler"};
+        "straggler",
+        // the GPU idles while the host compiles, autotunes, loads modules or allocates (timeline/host_causes.h)
+        "compilation", "autotuning", "module-loading", "allocator-stall",
+        // an MoE model's expert GEMMs and routing take most of the GPU time (workload.h, MoE)
+        "moe-bound"};
     return v;
 }
 
@@ -293,6 +299,8 @@ nlohmann::json finding_to_json(const Finding& f)
                 {"rule_severity", severity_name(l.rule_severity)}};
         rm["per_step_ns"] = l.per_step_ns ? json(*l.per_step_ns) : json();
         rm["step_fraction"] = l.step_fraction ? json(*l.step_fraction) : json();
+        rm["overlap_ns"] = l.overlap_ns;
+        rm["overlaps"] = l.overlaps;
         gain["removes"] = rm;
     }
     const auto& c = f.confidence;

@@ -17,7 +17,9 @@
 
 namespace sl {
 
-enum class ScopeKind : uint8_t { Trace = 0, Device, Phase, OpClass, Kernel, NcuLaunch };
+// HostCause: one host-side cause of idle the trace names (timeline/host_causes.h: "compilation", "autotuning",
+// "module_loading", "allocator").
+enum class ScopeKind : uint8_t { Trace = 0, Device, Phase, OpClass, Kernel, NcuLaunch, HostCause };
 const char* scope_kind_name(ScopeKind k);                       // "trace", "device", "phase", "op_class", ...
 std::optional<ScopeKind> parse_scope_kind(std::string_view s);  // also accepts "operator_class", "ncu"
 
@@ -81,7 +83,11 @@ struct TimeClaim {
     double unbounded_fraction = 0;       // the rule's own fraction, before the ledger
     std::optional<double> per_step_ns;   // phase findings: granted time per step ...
     std::optional<double> step_fraction; // ... and as a share of the step time (TPOT for decode)
-    Severity rule_severity = Severity::Info;   // the rule's prior severity (the finding's follows the bounded gain)
+    Severity rule_severity = Severity::Info;   // the rule's default severity (the finding's follows the bounded gain)
+    // Kernel pools (ledger.h, one claim per kernel): the time of the entry's kernels that larger claims on
+    // overlapping pools took before this one (available_ns is what was left), and those pools' entries.
+    double overlap_ns = 0;
+    std::vector<std::string> overlaps;
 };
 
 struct ExpectedGain {

@@ -169,7 +169,103 @@ bool is_mix_class(const std::string& id)
     return s.count(id) > 0;
 }
 
+// A word set inside Chinese text: Latin at either end is set off with a space ("主机处于 JIT 编译期间").
+std::string zh_word(const std::string& w)
+{
+    if (w.empty())
+        return w;
+    const bool latin_front = static_cast<unsigned char>(w.front()) < 0x80;
+    const bool latin_back = static_cast<unsigned char>(w.back()) < 0x80;
+    return (latin_front ? " " : "") + w + (latin_back ? " " : "");
+}
+
+const char* host_cause_verdict(const std::string& id)
+{
+    if (id == "compilation") return "compilation";
+    if (id == "autotuning") return "autotuning";
+    if (id == "module_loading") return "module-loading";
+    if (id == "allocator") return "allocator-stall";
+    return "host-bound";
+}
+
+// "1,465"
+std::string count_text(int64_t n)
+{
+    std::string s = std::to_string(n);
+    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
+        s.insert(static_cast<size_t>(i), ",");
+    return s;
+}
+
+// The host-side causes (host_causes.h) in the headline's terms, largest idle first.
+void fill_host_causes(Headline& h, const AnalysisResult& an)
+{
+    for (const auto& c : an.host_causes.causes) {
+        HeadlineHostCause x;
+        x.id = c.id;
+        x.verdict = host_cause_verdict(c.id);
+        x.label = {c.label, c.label_zh_CN};
+        x.idle_ns = double(c.idle_ns);
+        x.host_ns = double(c.host_ns);
+        x.before_gpu_ns = double(c.before_gpu_ns);
+        for (const auto& e : c.evidence)
+            x.evidence.push_back((e.source == "nvtx" ? "NVTX " : e.source == "api" ? "" : e.source + " ") + e.name +
+                                 " " + ms(double(e.total_ns)) + (e.count > 1 ? " (" + count_text(e.count) + "×)" : ""));
+        h.startup_idle_ns += x.idle_ns;
+        h.host_causes.push_back(std::move(x));
+    }
+    std::stable_sort(h.host_causes.begin(), h.host_causes.end(),
+                     [](const HeadlineHostCause& a, const HeadlineHostCause& b) { return a.idle_ns > b.idle_ns; });
+}
+
+// "Seen: 49.8 ms of capture, 1,465 kernels, 1 prefill pass." and, for a short capture, that it is a sample.
+EvidenceBase evidence_base(const Trace& trace, const AnalysisResult& an, const HeadlineOptions& opt)
+{
+    EvidenceBase b;
+    b.capture_ns = double(an.wall_ns);
+    b.kernels = static_cast<int64_t>(trace.kernels.size());
+    b.prefill_steps = an.phases.prefill_steps;
+    b.decode_steps = an.phases.decode_steps;
+    b.training_iterations = an.phases.training_iterations;
+    b.short_capture = an.wall_ns < opt.short_capture_ns;
+    auto plural = [](int64_t n, const char* one, const char* many) {
+        return count_text(n) + " " + (n == 1 ? one : many);
+    };
+    std::string en = "Seen: " + ms(b.capture_ns) + " of capture, " + plural(b.kernels, "kernel", "kernels");
+    std::string zh = "所见：" + ms(b.capture_ns) + " 的采集，" + count_text(b.kernels) + " 个内核";
+    if (b.training_iterations > 0) {
+        en += ", " + plural(b.training_iterations, "training iteration", "training iterations");
+        zh += "，" + count_text(b.training_iterations) + " 次训练迭代";
+    } else if (b.prefill_steps + b.decode_steps > 0) {
+        if (b.prefill_steps > 0) {
+            en += ", " + plural(b.prefill_steps, "prefill pass", "prefill passes");
+            zh += "，" + count_text(b.prefill_steps) + " 次预填充";
+        }
+        if (b.decode_steps > 0) {
+            en += ", " + plural(b.decode_steps, "decode step", "decode steps");
+            zh += "，" + count_text(b.decode_steps) + " 个解码步";
+        }
+    } else {
+        en += ", no steps found";
+        zh += "，未找到步";
+    }
+    if (b.short_capture) {
+        en += ": a sample of the run, and the verdict holds for what it saw.";
+        zh += "：只是运行的一个样本，结论只对所见部分成立。";
+    } else {
+        en += ".";
+        zh += "。";
+    }
+    b.text = {en, zh};
+    return b;
+}
+
 } // namespace
+
+bool is_kernel_mix_class(const std::string& id)
+{
+    return is_mix_class(id);
+}
 
 // A finding's subject for people: an operator-class scope "gemm (decode)" -> "GEMM / GEMV (decode)" (解码 in
 // Chinese), a phase scope by its phase word; kernel names, devices and "trace" as they are.
@@ -268,6 +364,15 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
                                    "Graphs）可去掉其中大部分时间。";
     }
 
+    // Bound, judged on the steady state: the idle that start-up causes cover (the host compiling, autotuning,
+    // loading modules, allocating: host_causes.h) is taken out of the wall, the idle and the host wait (it is all
+    // host-wait idle) for the judgement, and put back after it.
+    fill_host_causes(h, an);
+    const double startup = std::clamp(h.startup_idle_ns, 0.0, h.host_wait_ns);
+    const double wall_all = h.wall_ns;
+    h.wall_ns -= startup;
+    h.idle_ns -= startup;
+    h.host_wait_ns -= startup;
     // One stall that dominates the window: said as such, and the bound is the rest's.
     const double W = h.wall_ns;
     if (W > 0 && !an.idle.gaps.empty()) {
@@ -380,6 +485,18 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
             gpu_bound();
         }
     }
+    h.wall_ns = wall_all;
+    h.idle_ns += startup;
+    h.host_wait_ns += startup;
+    // Start-up as the verdict: it holds cause_fraction of the wall and at least half of the time the GPU does not
+    // compute (the compile before the first kernel of a JIT-compiled run).
+    const HeadlineHostCause* startup_cause = nullptr;
+    if (!h.host_causes.empty() && startup > 0 && startup >= opt.cause_fraction * wall_all &&
+        startup >= 0.5 * (h.idle_ns + h.comm_exposed_ns)) {
+        startup_cause = &h.host_causes.front();
+        h.bound = "host";
+        h.verdict = startup_cause->verdict;
+    }
 
     // Actions: the top findings (already ranked by bounded gain x confidence), distinct suggestions, one per time
     // they remove: findings sharing a pool (the gaps, the idle fraction and the low-utilisation chunks of one idle
@@ -396,9 +513,17 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         a.subject = f.subject;
         a.severity = severity_name(f.severity);
         if (!f.suggestions.empty()) {
-            a.suggestion = f.rule + "/" + f.suggestions[0].id;
-            a.text = f.suggestions[0].text;
-            a.verify = f.suggestions[0].verify;
+            // The remedy (the first suggestion that promises a gain), not a profiling step that removes nothing: the
+            // action's gain is its gain (the ledger ends its range at the bounded gain: one number).
+            const Suggestion* sg = &f.suggestions[0];
+            for (const auto& x : f.suggestions)
+                if (x.gain_high > 0) {
+                    sg = &x;
+                    break;
+                }
+            a.suggestion = f.rule + "/" + sg->id;
+            a.text = sg->text;
+            a.verify = sg->verify;
         } else {
             a.text = f.title;
         }
@@ -413,6 +538,10 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
             a.removes_text = ledger_entry_words(a.removes, &an.classes);
         }
         a.subject_text = subject_words(f.scope, f.subject, an.classes);
+        if (f.scope == ScopeKind::HostCause)   // the cause in words ("JIT compilation"), not its id
+            for (const auto& c : an.host_causes.causes)
+                if (c.id == f.subject)
+                    a.subject_text = {c.label, c.label_zh_CN};
         a.confidence = f.confidence.value;
         a.confidence_label = f.confidence.label.empty() ? confidence_label(f.confidence.value) : f.confidence.label;
         h.actions.push_back(std::move(a));
@@ -433,7 +562,19 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
                         "受依赖限制：已入队的工作在等待其他流的事件"}},
         {"unknown", {"undetermined: the trace does not say what the GPU waited on, or has no kernels",
                      "无法判定：trace 未说明 GPU 在等待什么，或没有内核"}}};
-    const auto& w = what.at(h.bound);
+    auto w = what.at(h.bound);
+    if (startup_cause) {
+        static const std::map<std::string, std::pair<std::string, std::string>> does = {
+            {"compilation", {"compiles kernels", "编译内核"}},
+            {"autotuning", {"autotunes kernels", "自动调优内核"}},
+            {"module_loading", {"loads modules", "加载模块"}},
+            {"allocator", {"allocates device memory", "分配显存"}}};
+        const auto it = does.find(startup_cause->id);
+        const std::pair<std::string, std::string> verb =
+            it != does.end() ? it->second : std::make_pair(std::string("is busy"), std::string("忙碌"));
+        w = {"host-bound by " + startup_cause->label.en + ": the GPU waits while the host " + verb.first,
+             "受主机端" + zh_word(startup_cause->label.zh_CN) + "限制：主机" + verb.second + "时 GPU 在等待"};
+    }
     std::string en, zh;
     // Idle by cause; dependency wait only where there is some (most traces have none).
     std::string causes_en = "host wait " + ms(h.host_wait_ns) + ", kernel wait " + ms(h.kernel_wait_ns) +
@@ -444,7 +585,8 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         causes_en += ", dependency wait " + ms(h.dependency_wait_ns);
         causes_zh += "，依赖等待 " + ms(h.dependency_wait_ns);
     }
-    if (W > 0 && h.stall.dominant) {
+    if (wall_all > 0 && h.stall.dominant) {
+        const double W = wall_all;
         // "One 493 ms stall before the step …; the step itself is GPU-bound (compute) …": the stall is a fact of the
         // capture, not what bounds the work around it.
         const HeadlineStall& st = h.stall;
@@ -462,7 +604,8 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         zh = st.statement.zh_CN + itself_zh + bound_zh + "：在其余 " + ms(rest) + " 中 GPU 忙碌 " +
              pct(rest > 0 ? h.busy_ns / rest : 0.0) + "。整个 " + ms(W) + " 窗口中 GPU 忙碌 " + pct(h.busy_ns / W) +
              "；空闲 " + ms(h.idle_ns) + "（" + causes_zh + "）。";
-    } else if (W > 0) {
+    } else if (wall_all > 0) {
+        const double W = wall_all;
         en = "The run is " + w.first + ". The GPU is busy " + pct(h.busy_ns / W) + " of " + ms(W) + "; idle " +
              ms(h.idle_ns) + " (" + causes_en + ").";
         zh = "本次运行" + w.second + "。GPU 在 " + ms(W) + " 中忙碌 " + pct(h.busy_ns / W) + "；空闲 " + ms(h.idle_ns) +
@@ -475,6 +618,32 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         if (h.comm_exposed_ns > 0) {
             en += " Exposed communication: " + ms(h.comm_exposed_ns) + ".";
             zh += " 未隐藏的通信：" + ms(h.comm_exposed_ns) + "。";
+        }
+        // Start-up causes, with their ranges and calls as evidence, and the steady state without them.
+        for (const auto& c : h.host_causes) {
+            if (c.idle_ns < opt.startup_fraction * W && c.before_gpu_ns < opt.startup_fraction * W)
+                continue;
+            std::string ev;
+            for (size_t i = 0; i < c.evidence.size() && i < 3; ++i)
+                ev += (i ? "; " : "") + c.evidence[i];
+            if (c.idle_ns > 0) {
+                en += " The GPU idles " + ms(c.idle_ns) + " (" + pct(c.idle_ns / W) + " of the wall) while the host is in " +
+                      c.label.en + " (" + ev + ").";
+                zh += " 主机处于" + zh_word(c.label.zh_CN) + "期间 GPU 空闲 " + ms(c.idle_ns) + "（占墙钟时间的 " +
+                      pct(c.idle_ns / W) + "）（" + ev + "）。";
+            }
+            if (c.before_gpu_ns > 0) {
+                en += " Before the first GPU operation the host spends " + ms(c.before_gpu_ns) + " in " + c.label.en +
+                      (c.idle_ns > 0 ? "" : " (" + ev + ")") + ", outside the GPU-active window.";
+                zh += " 在第一个 GPU 操作之前，主机在" + zh_word(c.label.zh_CN) + "上花费 " + ms(c.before_gpu_ns) +
+                      (c.idle_ns > 0 ? "" : "（" + ev + "）") + "，位于 GPU 活动窗口之外。";
+            }
+        }
+        if (startup >= opt.startup_fraction * W && W > startup) {
+            const double steady = W - startup;
+            en += " The steady state is judged without it: there the GPU is busy " + pct(h.busy_ns / steady) + " of " +
+                  ms(steady) + ".";
+            zh += " 稳态的判定不计入这段时间：其中 GPU 在 " + ms(steady) + " 中忙碌 " + pct(h.busy_ns / steady) + "。";
         }
     } else {
         en = "The run is " + w.first + ": the trace has no GPU activity.";
@@ -521,6 +690,9 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         en += " No finding promises a measurable gain.";
         zh += " 没有发现能带来可测收益。";
     }
+    h.evidence_base = evidence_base(trace, an, opt);
+    en += " " + h.evidence_base.text.en;
+    zh += " " + h.evidence_base.text.zh_CN;
     h.statement.en = en;
     h.statement.zh_CN = zh;
     return h;
@@ -580,8 +752,28 @@ nlohmann::json headline_to_json(const Headline& h)
              {"dominant", h.kernel_mix.dominant}};
     mix["story"] = h.kernel_mix.dominant ? json{{"en", h.kernel_mix.story.en}, {"zh_CN", h.kernel_mix.story.zh_CN}}
                                          : json();
+    json causes = json::array();
+    for (const auto& c : h.host_causes)
+        causes.push_back(json{{"id", c.id},
+                              {"verdict", c.verdict},
+                              {"label", json{{"en", c.label.en}, {"zh_CN", c.label.zh_CN}}},
+                              {"idle_ns", c.idle_ns},
+                              {"host_ns", c.host_ns},
+                              {"before_gpu_ns", c.before_gpu_ns},
+                              {"evidence", c.evidence}});
+    const auto& b = h.evidence_base;
+    json base{{"capture_ns", b.capture_ns},
+              {"kernels", b.kernels},
+              {"prefill_steps", b.prefill_steps},
+              {"decode_steps", b.decode_steps},
+              {"training_iterations", b.training_iterations},
+              {"short_capture", b.short_capture},
+              {"text", json{{"en", b.text.en}, {"zh_CN", b.text.zh_CN}}}};
     return json{{"bound", h.bound},
                 {"verdict", h.verdict},
+                {"startup_idle_ns", h.startup_idle_ns},
+                {"host_causes", causes},
+                {"evidence_base", base},
                 {"statement", json{{"en", h.statement.en}, {"zh_CN", h.statement.zh_CN}}},
                 {"wall_ns", h.wall_ns},
                 {"busy_ns", h.busy_ns},

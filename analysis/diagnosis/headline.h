@@ -24,6 +24,12 @@
 // compute-bound, balanced, idle-gaps, unknown). actions = the top three findings after the ledger (distinct
 // suggestions, one per ledger entry), with their bounded gains. kernel_mix names the elementwise/copy story when those classes hold
 // >= mix_fraction of kernel time (fusion / torch.compile / CUDA graphs with fused kernels).
+// Start-up: idle that host-side causes cover (timeline/host_causes.h: the host compiling, autotuning, loading
+// modules, allocating) is not the steady state: the bound above is judged without it (wall, idle and host wait less
+// that idle), and when it holds >= cause_fraction of the wall and at least half of the time the GPU does not compute,
+// it is the verdict: bound "host", verdict "compilation" / "autotuning" / "module-loading" / "allocator-stall", the
+// statement naming the ranges and calls. The statement ends with the evidence base (capture length, kernels, steps)
+// and, under short_capture_ns, says the verdict is on a sample of the run.
 
 #include <cstdint>
 #include <optional>
@@ -50,6 +56,8 @@ struct HeadlineOptions {
     double cause_fraction = 0.05;      // ... unless one cause of it holds this share of the wall (and most of it)
     double comm_fraction = 0.20;       // exposed communication share of the wall for "communication"
     double mix_fraction = 0.40;        // elementwise/copy share of kernel time for the kernel-mix story
+    double startup_fraction = 0.01;    // host-cause idle share of the wall the statement names
+    int64_t short_capture_ns = 60'000'000'000;   // a capture under a minute is a sample: the statement says so
     double stall_idle_share = 0.80;    // one gap holding this share of the idle (and idle_fraction of the wall) is a stall
 };
 
@@ -92,6 +100,23 @@ struct KernelMix {
     LocalText story;                  // empty unless dominant
 };
 
+// A host-side cause of idle the trace names (timeline/host_causes.h), as the headline says it.
+struct HeadlineHostCause {
+    std::string id;                   // "compilation", "autotuning", "module_loading", "allocator"
+    std::string verdict;              // "compilation", "autotuning", "module-loading", "allocator-stall"
+    LocalText label;                  // "JIT compilation"
+    double idle_ns = 0, host_ns = 0, before_gpu_ns = 0;
+    std::vector<std::string> evidence;   // "NVTX KernelExecutor::compileFusion 300 ms", "cuModuleLoadData 2 ms"
+};
+
+// How much the verdict rests on: the capture, its kernels and the steps it holds.
+struct EvidenceBase {
+    double capture_ns = 0;
+    int64_t kernels = 0, prefill_steps = 0, decode_steps = 0, training_iterations = 0;
+    bool short_capture = false;       // under short_capture_ns: the verdict is on a sample of the run
+    LocalText text;                   // "Seen: 49.8 ms of capture, 1,465 kernels, 1 prefill pass — ..."
+};
+
 struct Headline {
     std::string bound = "unknown";    // host, gpu-compute, gpu-memory, communication, sync, balanced, unknown
     std::string verdict = "unknown";
@@ -103,7 +128,17 @@ struct Headline {
     double comm_exposed_ns = 0, launch_api_ns = 0, kernel_ns = 0;
     KernelMix kernel_mix;
     std::vector<HeadlineAction> actions;   // at most three
+    // Start-up: the idle that host-side causes cover (compilation, autotuning, module loading, allocator), largest
+    // first. The bound is judged on the run without it; when it is most of the time the GPU does not compute, it is
+    // the verdict (bound "host", verdict the cause's).
+    double startup_idle_ns = 0;
+    std::vector<HeadlineHostCause> host_causes;
+    EvidenceBase evidence_base;
 };
+
+// Whether an operator class is one of the kernel-mix classes (elementwise, memcpy_memset, activation, norm, rotary,
+// reduction): kernels that move bytes rather than compute, the fusion candidates ("class:elementwise-copy").
+bool is_kernel_mix_class(const std::string& id);
 
 // Σ kernel time (kernels only, not DMA copies) of the elementwise/copy/norm/activation/rotary/reduction classes:
 // the kernel-mix story's time, also bound as the trace metric elementwise_copy_ns.
@@ -114,7 +149,9 @@ Headline make_headline(const Trace& trace, const AnalysisResult& analysis, const
                        const HeadlineOptions& options = {});
 
 // {"bound", "verdict", "statement": {en, zh_CN}, "wall_ns", "busy_ns", "idle_ns", "idle_by_cause": {...},
-//  "comm_exposed_ns", "launch_api_ns", "kernel_ns", "kernel_mix": {...}, "actions": [...], "stall": {...} | null}
+//  "comm_exposed_ns", "launch_api_ns", "kernel_ns", "kernel_mix": {...}, "actions": [...], "startup_idle_ns",
+//  "host_causes": [{id, verdict, label, idle_ns, host_ns, before_gpu_ns, evidence}], "evidence_base": {...},
+//  "stall": {...} | null}
 nlohmann::json headline_to_json(const Headline& h);
 // One paragraph (lang "en" or "zh_CN") plus the numbered actions, for text/Markdown.
 std::string headline_to_text(const Headline& h, std::string_view lang = "en");

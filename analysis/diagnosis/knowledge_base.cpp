@@ -1,10 +1,12 @@
 #include "analysis/diagnosis/knowledge_base.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
@@ -197,25 +199,149 @@ std::map<std::string, double> metrics_from(const std::string& s)
 
 } // namespace
 
-KnowledgeBase::KnowledgeBase(const std::string& path, int busy_timeout_ms) : path_(path)
+KnowledgeBase::KnowledgeBase(const std::string& path, int busy_timeout_ms)
+    : KnowledgeBase(path, Access::ReadWrite, busy_timeout_ms)
 {
-    std::error_code ec;
-    const fs::path parent = fs::path(path).parent_path();
-    if (!parent.empty())
-        fs::create_directories(parent, ec);
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
-                        nullptr) != SQLITE_OK) {
+}
+
+namespace {
+
+std::string percent_encode(const std::string& p)
+{
+    std::string out;
+    for (unsigned char c : p) {
+        if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7F) {
+            char buf[4];
+            std::snprintf(buf, sizeof buf, "%%%02X", c);
+            out += buf;
+        } else {
+            out += static_cast<char>(c);
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+void KnowledgeBase::open_file(int flags, bool uri)
+{
+    const std::string name = uri ? "file:" + percent_encode(path_) + "?immutable=1" : path_;
+    if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX | (uri ? SQLITE_OPEN_URI : 0), nullptr) !=
+        SQLITE_OK) {
         std::string m = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
         db_ = nullptr;
-        throw KbError(path + ": cannot open the knowledge base: " + m);
+        throw KbError(path_ + ": cannot open the knowledge base (" + m + ")");
     }
+}
+
+int KnowledgeBase::check_schema()
+{
+    // Read without the statement helpers, whose messages quote SQL: these are the user's first words about a file
+    // that may be anything.
+    std::vector<std::string> tables;
+    sqlite3_stmt* st = nullptr;
+    int rc = sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'",
+                                -1, &st, nullptr);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const auto* t = sqlite3_column_text(st, 0);
+        tables.emplace_back(t ? reinterpret_cast<const char*>(t) : "");
+        rc = SQLITE_OK;
+    }
+    const int code = rc & 0xFF;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        if (code == SQLITE_NOTADB || code == SQLITE_CORRUPT)
+            throw KbError(path_ + " is not a Sightline knowledge base: it is not an SQLite database (or it is damaged)");
+        if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+            throw KbError(path_ + ": the knowledge base is locked by another program; try again when it is done");
+        throw KbError(path_ + ": the knowledge base cannot be read (" + sqlite3_errstr(rc) + ")");
+    }
+    int version = 0;
+    if (sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        version = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    const auto has = [&](const char* t) { return std::find(tables.begin(), tables.end(), t) != tables.end(); };
+    const bool ours = has("environments") && has("runs") && has("findings") && has("suggestions") && has("verifications");
+    if ((version == 0 && !tables.empty()) || (version > 0 && !ours)) {
+        std::string list;
+        for (size_t i = 0; i < tables.size() && i < 5; ++i)
+            list += (i ? ", " : "") + tables[i];
+        if (tables.size() > 5)
+            list += ", ... (" + std::to_string(tables.size()) + " tables)";
+        throw KbError(path_ + " is not a Sightline knowledge base: it is an SQLite database " +
+                      (tables.empty() ? std::string("without tables") : "with other tables (" + list + ")") +
+                      "; give --kb a new file name or the knowledge.db Sightline created");
+    }
+    return version;
+}
+
+KnowledgeBase::KnowledgeBase(const std::string& path, Access access, int busy_timeout_ms)
+    : path_(path), read_only_(access == Access::ReadOnly)
+{
+    std::error_code ec;
+    const fs::path parent = fs::path(path).parent_path();
+    const bool is_default = path == default_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+        if (fs::exists(parent, ec))
+            throw KbError(path + ": cannot open the knowledge base: " + parent.string() + " is not a directory");
+        if (!is_default)
+            throw KbError(path + ": cannot open the knowledge base: the directory " + parent.string() +
+                          " does not exist (a knowledge base is only created in a directory that exists)");
+        if (!read_only_)
+            fs::create_directories(parent, ec);   // the default place, which the user did not type
+    }
+    const bool exists = fs::exists(path, ec);
+    if (read_only_ && !exists) {
+        // Nothing recorded yet: an empty knowledge base in memory; reading creates no file.
+        if (sqlite3_open_v2(":memory:", &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+            sqlite3_close(db_);
+            db_ = nullptr;
+            throw KbError(path + ": cannot open an empty knowledge base in memory");
+        }
+        migrate();
+        return;
+    }
+    if (exists && fs::is_directory(path, ec))
+        throw KbError(path + " is a directory, not a knowledge base file");
     try {
+        if (read_only_) {
+            open_file(SQLITE_OPEN_READONLY, false);
+            sqlite3_busy_timeout(db_, busy_timeout_ms);
+            int version = 0;
+            try {
+                version = check_schema();
+            } catch (const KbError&) {
+                // A WAL database in a directory this user cannot write has no -shm to share: read it as it is.
+                sqlite3_close(db_);
+                db_ = nullptr;
+                open_file(SQLITE_OPEN_READONLY, true);
+                version = check_schema();
+            }
+            if (version > kSchemaVersion)
+                throw KbError(path_ + ": knowledge base schema version " + std::to_string(version) +
+                              " is newer than this build (" + std::to_string(kSchemaVersion) + "); update Sightline");
+            if (version == kSchemaVersion)
+                return;
+            // An older schema (or an empty file) must be migrated, which needs write access.
+            if (::access(path.c_str(), W_OK) != 0)
+                throw KbError(path_ + ": the knowledge base has schema version " + std::to_string(version) +
+                              " and cannot be upgraded to " + std::to_string(kSchemaVersion) +
+                              " because it is read-only here");
+            sqlite3_close(db_);
+            db_ = nullptr;
+            read_only_ = false;
+        }
+        open_file(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, false);
         sqlite3_busy_timeout(db_, busy_timeout_ms);
+        if (sqlite3_db_readonly(db_, "main") == 1)
+            throw KbError(path_ + ": the knowledge base cannot be written (a read-only file or file system); "
+                                  "commands that only read it (kb list, kb history) still work");
+        check_schema();   // before anything is written: a foreign database is left exactly as it was
         {
             Stmt wal(db_, "PRAGMA journal_mode=WAL", path_);
             if (wal.step() && wal.text(0) != "wal")
-                throw KbError(path + ": cannot switch to WAL (journal mode " + wal.text(0) + ")");
+                throw KbError(path_ + ": cannot switch to WAL (journal mode " + wal.text(0) + ")");
         }
         exec(db_, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON", path_);
         migrate();

@@ -84,9 +84,19 @@ public:
     // $XDG_DATA_HOME/sightline/knowledge.db, else ~/.local/share/sightline/knowledge.db.
     static std::string default_path();
 
-    // Opens or creates the file (and its directory) and migrates it to kSchemaVersion. Throws KbError with the path
-    // and SQLite's message when it cannot, or when the file's schema is newer than this build knows.
+    // How a command uses the knowledge base: reading commands (kb list, kb history, analyze --kb) open it read-only,
+    // so a read-only file or file system still works and nothing is created by reading.
+    enum class Access { ReadWrite, ReadOnly };
+
+    // Opens or creates the file and migrates it to kSchemaVersion. The directory must exist (only the default
+    // path's directory is created): a typo in --kb is an error, not a new database. Throws KbError with a sentence
+    // when it cannot: no such directory, a file that is not SQLite or an SQLite database that is not a knowledge
+    // base, a file that cannot be written, a schema newer than this build knows.
+    // ReadOnly: a file that does not exist reads as an empty knowledge base (in memory; nothing is created); an
+    // older schema is migrated only when the file can be written.
     explicit KnowledgeBase(const std::string& path, int busy_timeout_ms = 10'000);
+    KnowledgeBase(const std::string& path, Access access, int busy_timeout_ms = 10'000);
+    bool read_only() const { return read_only_; }
     ~KnowledgeBase();
     KnowledgeBase(const KnowledgeBase&) = delete;
     KnowledgeBase& operator=(const KnowledgeBase&) = delete;
@@ -132,10 +142,13 @@ public:
 
 private:
     void migrate();
+    void open_file(int flags, bool uri);
+    int check_schema();   // refuses a foreign database; returns the schema version
     int64_t insert_run(const RunRecord& run, const std::vector<OperatorMeasurement>& ops,
                        const std::vector<Finding>& findings);   // inside the caller's transaction
     std::string path_;
     sqlite3* db_ = nullptr;
+    bool read_only_ = false;
 };
 
 } // namespace sl

@@ -4,10 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/diagnosis/headline.h"
+#include "analysis/timeline/analysis.h"
 #include "analysis/timeline/op_classes.h"
+#include "analysis/trace/trace.h"
 
 namespace sl {
 
@@ -41,6 +46,18 @@ LocalText ledger_entry_words(const std::string& entry, const OpClassResult* clas
     };
     if (const auto it = fixed.find(entry); it != fixed.end())
         return {it->second.first, it->second.second};
+    static const std::map<std::string, std::pair<std::string, std::string>> host = {
+        {"compilation", {"GPU idle time while the host compiles kernels (JIT)", "主机 JIT 编译内核期间的 GPU 空闲时间"}},
+        {"autotuning", {"GPU idle time while the host autotunes kernels", "主机自动调优内核期间的 GPU 空闲时间"}},
+        {"module_loading", {"GPU idle time while the host loads modules", "主机加载模块期间的 GPU 空闲时间"}},
+        {"allocator", {"GPU idle time while the host allocates device memory", "主机分配显存期间的 GPU 空闲时间"}},
+    };
+    if (entry.rfind("idle:host:", 0) == 0) {
+        const std::string cause = entry.substr(10);
+        if (const auto it = host.find(cause); it != host.end())
+            return {it->second.first, it->second.second};
+        return {"GPU idle time while the host is in " + cause, "主机处于 " + cause + " 期间的 GPU 空闲时间"};
+    }
     auto phase_words = [](const std::string& p) -> std::pair<std::string, std::string> {
         if (p == "decode")
             return {"decode", "解码"};
@@ -103,6 +120,8 @@ std::string parent_of(const std::string& key)
         return "wall";
     if (key == "idle:host" || key == "idle:kernel")
         return "idle:launch";
+    if (key.rfind("idle:host:", 0) == 0)   // a host-side cause's share of the host wait (host_causes.h)
+        return "idle:host";
     if (key.rfind("idle:", 0) == 0)
         return "idle";
     if (key == "comm:straggler-wait")   // the others' waits sit inside their (exposed) collectives
@@ -138,6 +157,105 @@ Severity severity_for_gain(double f, const LedgerOptions& o)
     return Severity::Info;
 }
 
+Severity severity_for(double f, double confidence, const LedgerOptions& o)
+{
+    const Severity s = severity_for_gain(f, o);
+    if (s == Severity::High && confidence < o.high_confidence)
+        return Severity::Medium;
+    return s;
+}
+
+Severity ledger_severity(Severity rule, double f, double confidence, bool computed, bool check, const LedgerOptions& o)
+{
+    if (check)
+        return rule;
+    const Severity s = severity_for(f, confidence, o);
+    return computed ? s : std::min(rule, s);
+}
+
+KernelPools kernel_pools(const Trace& trace, const AnalysisResult& an)
+{
+    KernelPools p;
+    const size_t n = trace.kernels.size();
+    p.kernel_ns.resize(n);
+    for (size_t i = 0; i < n; ++i)
+        p.kernel_ns[i] = double(trace.kernels.end[i] - trace.kernels.start[i]);
+    // Phase of each kernel as the Roofline measures it: the step whose window its start falls in (-1: none).
+    auto phase = std::make_shared<std::vector<int8_t>>(n, int8_t{-1});
+    {
+        std::vector<const StepInfo*> steps;
+        for (const auto& st : an.phases.steps)
+            steps.push_back(&st);
+        std::sort(steps.begin(), steps.end(), [](const StepInfo* a, const StepInfo* b) { return a->start < b->start; });
+        for (size_t i = 0; i < n && !steps.empty(); ++i) {
+            const int64_t t = trace.kernels.start[i];
+            auto it = std::upper_bound(steps.begin(), steps.end(), t,
+                                       [](int64_t v, const StepInfo* st) { return v < st->start; });
+            if (it == steps.begin())
+                continue;
+            const StepInfo* st = *(it - 1);
+            if (t < st->end)
+                (*phase)[i] = st->prefill ? 0 : 1;
+        }
+    }
+    const Trace* t = &trace;
+    const AnalysisResult* a = &an;
+    p.rows = [t, a, phase](const std::string& entry) -> std::optional<std::vector<uint32_t>> {
+        const auto& kc = a->classes.kernel_class;
+        const size_t n = std::min(t->kernels.size(), kc.size());
+        std::vector<uint32_t> rows;
+        if (entry == "class:elementwise-copy") {
+            for (size_t i = 0; i < n; ++i) {
+                const int c = kc[i];
+                if (c >= 0 && static_cast<size_t>(c) < a->classes.classes.size() &&
+                    is_kernel_mix_class(a->classes.classes[static_cast<size_t>(c)].id))
+                    rows.push_back(static_cast<uint32_t>(i));
+            }
+            return rows;
+        }
+        if (entry.rfind("class:", 0) == 0) {
+            std::string id = entry.substr(6);
+            int ph = -2;   // any phase
+            if (const size_t open = id.find(" ("); open != std::string::npos && id.back() == ')') {
+                const std::string p = id.substr(open + 2, id.size() - open - 3);
+                ph = p == "prefill" ? 0 : p == "decode" ? 1 : -3;
+                id.resize(open);
+            }
+            if (ph == -3)
+                return std::nullopt;
+            int cls = -1;
+            for (size_t c = 0; c < a->classes.classes.size(); ++c)
+                if (a->classes.classes[c].id == id)
+                    cls = static_cast<int>(c);
+            if (cls < 0)
+                return std::nullopt;
+            for (size_t i = 0; i < n; ++i)
+                if (kc[i] == cls && (ph == -2 || (*phase)[i] == ph))
+                    rows.push_back(static_cast<uint32_t>(i));
+            return rows;
+        }
+        if (entry.rfind("kernel:", 0) == 0) {
+            const std::string_view name = std::string_view(entry).substr(7);
+            StrId id = 0;
+            bool found = false;
+            for (const auto& nc : a->classes.names)
+                if (t->str(nc.name) == name) {
+                    id = nc.name;
+                    found = true;
+                    break;
+                }
+            if (!found)
+                return std::nullopt;
+            for (size_t i = 0; i < t->kernels.size(); ++i)
+                if (t->kernels.name[i] == id)
+                    rows.push_back(static_cast<uint32_t>(i));
+            return rows;
+        }
+        return std::nullopt;
+    };
+    return p;
+}
+
 double Ledger::granted_ns() const
 {
     double g = 0;
@@ -155,7 +273,7 @@ const LedgerEntry* Ledger::find(const std::string& key) const
 }
 
 Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScope>& scopes, const RuleSet& rules,
-                    const LedgerOptions& opt)
+                    const LedgerOptions& opt, const KernelPools* pools)
 {
     Ledger L;
     const MetricScope* trace = nullptr;
@@ -250,6 +368,69 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         claims.push_back(std::move(c));
     }
 
+    // One claim per kernel: kernel-pool entries over overlapping kernels, taken largest claim first, each keep the
+    // kernels no larger claim took; an entry's time, and its claims and caps, shrink to the share of its kernel time
+    // still free.
+    if (pools && pools->rows) {
+        struct Pool {
+            std::string key;
+            double asked = 0;
+            std::vector<uint32_t> rows;
+        };
+        std::vector<Pool> order;
+        for (const auto& [key, e] : entries) {
+            (void)e;
+            double asked = 0;
+            bool claimed = false;
+            for (const auto& c : claims)
+                if (c.entry == key) {
+                    asked += std::min(c.claim, c.cap);
+                    claimed = true;
+                }
+            if (!claimed)
+                continue;
+            auto rows = pools->rows(key);
+            if (rows)
+                order.push_back({key, asked, std::move(*rows)});
+        }
+        std::stable_sort(order.begin(), order.end(), [](const Pool& a, const Pool& b) {
+            return a.asked != b.asked ? a.asked > b.asked : a.key < b.key;
+        });
+        std::vector<int32_t> owner(pools->kernel_ns.size(), -1);
+        for (size_t pi = 0; pi < order.size(); ++pi) {
+            const Pool& p = order[pi];
+            double total = 0, taken = 0;
+            std::set<int32_t> by;
+            for (uint32_t r : p.rows) {
+                if (r >= owner.size())
+                    continue;
+                const double ns = pools->kernel_ns[r];
+                total += ns;
+                if (owner[r] >= 0) {
+                    taken += ns;
+                    by.insert(owner[r]);
+                } else {
+                    owner[r] = static_cast<int32_t>(pi);
+                }
+            }
+            if (total <= 0 || taken <= 0)
+                continue;
+            const double keep = std::max(0.0, 1.0 - taken / total);
+            auto& e = entries[p.key];
+            e.overlap_ns = e.available_ns * (1.0 - keep);
+            e.available_ns *= keep;
+            for (int32_t o : by)
+                e.overlaps.push_back(order[static_cast<size_t>(o)].key);
+            for (auto& c : claims)
+                if (c.entry == p.key) {
+                    c.claim *= keep;
+                    c.cap *= keep;
+                    c.low_ns *= keep;
+                    c.high_ns *= keep;
+                }
+        }
+    }
+
     // Settle entries deepest first; claims on one entry share what is left of it and of every entry above it.
     std::vector<std::string> keys;
     for (const auto& [k, e] : entries)
@@ -265,22 +446,32 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         }
         left = std::max(0.0, left);
         double asked = 0;
+        std::vector<Claim*> on;
         for (auto& c : claims)
             if (c.entry == key) {
                 c.bound = std::min(c.cap, left);
                 asked += std::min(c.claim, c.bound);
+                on.push_back(&c);
             }
         if (asked <= 0)
             continue;
-        const double share = std::min(1.0, left / asked);
-        double granted = 0;
+        // The larger claim keeps what the findings on one entry share (views of the same nanoseconds): each is granted
+        // what it asks of what the larger ones left; equal claims go to the narrower scope (a phase's before the
+        // trace's), then in ranking order.
+        std::stable_sort(on.begin(), on.end(), [&](const Claim* a, const Claim* b) {
+            const double x = std::min(a->claim, a->bound), y = std::min(b->claim, b->bound);
+            if (x != y)
+                return x > y;
+            return static_cast<int>(findings[a->finding].scope) > static_cast<int>(findings[b->finding].scope);
+        });
+        double granted = 0, rest = left;
         auto& e = entries[key];
-        for (auto& c : claims)
-            if (c.entry == key) {
-                c.granted = std::min(c.claim, c.bound) * share;
-                granted += c.granted;
-                e.findings.push_back(findings[c.finding].rule + " @ " + findings[c.finding].subject);
-            }
+        for (Claim* c : on) {
+            c->granted = std::max(0.0, std::min({c->claim, c->bound, rest}));
+            rest -= c->granted;
+            granted += c->granted;
+            e.findings.push_back(findings[c->finding].rule + " @ " + findings[c->finding].subject);
+        }
         e.claimed_ns += asked;
         e.granted_ns += granted;
         for (std::string k = key; !k.empty(); k = parent_of(k))
@@ -302,6 +493,8 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         t.wall_ns = L.wall_ns;
         t.unbounded_fraction = g.fraction;
         t.rule_severity = f.severity;
+        t.overlap_ns = entries[c.entry].overlap_ns;
+        t.overlaps = entries[c.entry].overlaps;
         const double w = L.wall_ns > 0 ? L.wall_ns : 1.0;
         g.fraction = c.granted / w;
         g.ns = c.granted;
@@ -323,11 +516,24 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
                 }
             }
         }
+        // One number: the rule's remedy — its first suggestion that promises a gain — removes the time the trace
+        // measured, so when the gain is computed its range ends at the bounded gain (the number the headline says,
+        // above or below the rule's generic range); every other suggestion is capped by it.
+        bool primary_done = false;
         for (auto& sg : f.suggestions) {
-            sg.gain_high = std::min(sg.gain_high, bound_for_suggestions);
+            const bool primary = !primary_done && sg.gain_high > 0;
+            primary_done = primary_done || primary;
+            if (primary && g.computed)
+                sg.gain_high = bound_for_suggestions;
+            else
+                sg.gain_high = std::min(sg.gain_high, bound_for_suggestions);
             sg.gain_low = std::min(sg.gain_low, sg.gain_high);
         }
-        f.severity = std::min(f.severity, severity_for_gain(g.fraction, opt));
+        {
+            const Rule* r = rules.find(f.rule);
+            f.severity = ledger_severity(f.severity, g.fraction, f.confidence.value, g.computed,
+                                         r && r->kind == "check", opt);
+        }
         g.basis += (g.basis.empty() ? "" : "; ") + std::string("bounded by ") + c.entry;
         g.ledger = t;
     }
@@ -358,7 +564,9 @@ nlohmann::json ledger_to_json(const Ledger& l)
                                {"available_ns", e.available_ns},
                                {"claimed_ns", e.claimed_ns},
                                {"granted_ns", e.granted_ns},
-                               {"findings", e.findings}});
+                               {"findings", e.findings},
+                               {"overlap_ns", e.overlap_ns},
+                               {"overlaps", e.overlaps}});
     json sup = json::array();
     for (const auto& s : l.suppressed)
         sup.push_back(json{{"rule", s.rule},

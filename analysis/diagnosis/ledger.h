@@ -3,7 +3,9 @@
 //
 // Entries form a tree over the GPU-active device time of the trace (the end-to-end basis, "wall"):
 //
-//   wall ─┬─ idle ─┬─ idle:launch ─┬─ idle:host      gaps the CPU did not feed (idle.h host_wait)
+//   wall ─┬─ idle ─┬─ idle:launch ─┬─ idle:host ── idle:host:<cause>   gaps the CPU did not feed (idle.h host_wait);
+//         │        │               │                of them, those the host spent compiling, autotuning, loading
+//         │        │               │                modules or allocating (timeline/host_causes.h)
 //         │        │               └─ idle:kernel    launch latency between queued kernels (kernel_wait)
 //         │        ├─ idle:sync                      gaps behind a host-blocking sync (sync_wait)
 //         │        └─ idle:other
@@ -19,15 +21,30 @@
 // left out of the ledger and keeps its rule's severity). The rule's gain (its ns, or its fraction of the scope's
 // time, or the midpoint of its range when the trace gives nothing) is the *claim*; the ledger grants
 // min(claim, cap, what is left of the entry and of every entry above it). Entries are settled deepest first;
-// findings on one entry share what is left in proportion to their claims, so each nanosecond is granted once and
-// the sum of all grants never exceeds the wall.
+// the findings on one entry are views of the same nanoseconds, and the larger claim keeps them: largest claim first
+// (equal claims: the narrower scope first), each is granted what it asks of what the larger ones left, so each
+// nanosecond is granted once and the sum of all grants never exceeds the wall.
+//
+// One claim per kernel: the busy entries that are made of kernels (class:<id>, class:<id> (<phase>),
+// class:elementwise-copy, kernel:<name>) are resolved to their kernel rows (KernelPools). Entries over overlapping
+// kernels share them: taken in order of their claims, largest first, each keeps the kernels no larger claim took,
+// and its time, claims and caps shrink to the share of its kernel time still free — the union is claimed once, and
+// the larger claim keeps what two pools share (the fusion of all elementwise kernels and a Roofline finding on the
+// elementwise kernels of prefill promise the same nanoseconds once, not twice).
 //
 // Gating: a finding whose entry is idle time (launch, sync, host, pageable-copy findings) is suppressed when that
 // idle time is below gate_fraction of the wall — the GPU was not waiting on it, so removing it saves nothing.
-// Severity then follows the bounded end-to-end gain: min(the rule's severity, high >= 10 %, medium >= 3 %,
-// low >= 0.5 %, else info).
+//
+// Severity follows the bounded end-to-end gain g (share of the wall) and the finding's confidence c, both ways:
+//   high    g >= 10 % and c >= 0.4;   medium  g >= 3 % (or g >= 10 % with c < 0.4);   low  g >= 0.5 %;   else info.
+// A rule of kind "remedy" whose gain the trace measured (gain.computed) gets that severity, above or below the
+// rule's own, which is then only its default; when the gain is only the rule's range (the trace did not measure
+// it), the severity is at most the rule's. A rule of kind "check" keeps its severity.
 
+#include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,7 +60,23 @@ struct LedgerOptions {
     double high_fraction = 0.10;     // bounded end-to-end gain needed for high severity ...
     double medium_fraction = 0.03;   // ... medium ...
     double low_fraction = 0.005;     // ... low (below: info)
+    double high_confidence = 0.4;    // confidence needed for high (below it a high gain rates medium)
 };
+
+// The kernels the busy entries are made of, for the ledger to see which entries overlap. rows(entry) gives the
+// kernel rows of a kernel-pool entry ("class:gemm", "class:gemm (decode)", "class:elementwise-copy",
+// "kernel:<name>") or nullopt for any other entry; kernel_ns[row] is the kernel's duration.
+struct KernelPools {
+    std::vector<double> kernel_ns;
+    std::function<std::optional<std::vector<uint32_t>>(const std::string& entry)> rows;
+};
+
+struct Trace;
+struct AnalysisResult;
+// Pools from the trace and its analysis: a kernel's class (op_classes.h), its phase (the prefill or decode step whose
+// window its start falls in, as the Roofline measures classes per phase) and its name. The result refers to both
+// arguments, which must outlive it.
+KernelPools kernel_pools(const Trace& trace, const AnalysisResult& analysis);
 
 struct LedgerEntry {
     std::string key, parent;
@@ -52,6 +85,10 @@ struct LedgerEntry {
     double granted_ns = 0;           // Σ granted to findings on this entry
     double consumed_ns = 0;          // granted here and in entries below
     std::vector<std::string> findings;   // "rule @ subject"
+    // Kernel pools only: the time of its kernels that larger claims on overlapping pools took (available_ns is
+    // what was left), and those pools.
+    double overlap_ns = 0;
+    std::vector<std::string> overlaps;
 };
 
 struct SuppressedFinding {
@@ -70,14 +107,22 @@ struct Ledger {
 
 // Bounds, shares and re-ranks `findings` in place (each gets expected_gain.ledger), removes the gated ones (listed
 // in Ledger::suppressed) and sets severities from the bounded gains. `scopes` are the ones the findings were
-// evaluated on (metrics_binding.h); `rules` gives each finding's "removes".
+// evaluated on (metrics_binding.h); `rules` gives each finding's "removes" and kind; `pools` (optional) the kernels
+// of the busy entries (without it, kernel-pool entries are taken as disjoint).
 Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScope>& scopes, const RuleSet& rules,
-                    const LedgerOptions& options = {});
+                    const LedgerOptions& options = {}, const KernelPools* pools = nullptr);
 
-// The severity a bounded end-to-end gain supports.
+// The severity a bounded end-to-end gain supports (the gain alone).
 Severity severity_for_gain(double fraction, const LedgerOptions& options = {});
+// The severity a bounded end-to-end gain and a confidence support (the table above).
+Severity severity_for(double fraction, double confidence, const LedgerOptions& options = {});
+// The severity the ledger gives a finding of a rule: `rule_severity` is the rule's own (its default), `computed`
+// whether the trace measured the gain, `check` whether the rule is of kind "check".
+Severity ledger_severity(Severity rule_severity, double fraction, double confidence, bool computed, bool check,
+                         const LedgerOptions& options = {});
 
-// {"wall_ns", "granted_ns", "entries": [{key, parent, available_ns, claimed_ns, granted_ns, findings}],
+// {"wall_ns", "granted_ns", "entries": [{key, parent, available_ns, claimed_ns, granted_ns, findings, overlap_ns,
+//  overlaps}],
 //  "suppressed": [{rule, subject, verdict, time, available_ns, claimed_ns, reason}]}
 nlohmann::json ledger_to_json(const Ledger& l);
 

@@ -338,6 +338,16 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["elementwise_copy_ns"] = elementwise_copy_kernel_ns(trace, an);
         m["elementwise_copy_fraction"] = safe_div(m["elementwise_copy_ns"], double(an.classes.kernel_time_ns));
         s.sources["elementwise_copy_ns"] = s.sources["elementwise_copy_fraction"] = "analysis:classes";
+        // MoE (workload.h): expert GEMMs and routing, and the layer's experts and top-k when known.
+        const MoeWorkload& moe = an.workload.moe;
+        m["moe_detected"] = moe.detected ? 1.0 : 0.0;
+        m["moe_gemm_ns"] = double(moe.expert_gemm_ns);
+        m["moe_routing_ns"] = double(moe.routing_ns);
+        m["moe_fraction"] = moe.gpu_share;
+        m["moe_experts"] = double(moe.experts);
+        m["moe_top_k"] = double(moe.top_k);
+        for (const char* k : {"moe_detected", "moe_gemm_ns", "moe_routing_ns", "moe_fraction", "moe_experts", "moe_top_k"})
+            s.sources[k] = "analysis:workload (MoE)";
         s.sources["weights_detected"] = "analysis:weights";
         if (W.detected && W.hit_rate >= 0) {
             m["layer_cache_hit_rate"] = W.hit_rate;
@@ -534,6 +544,12 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["t_theory_ns"] = *c.t_theory_ns;
             if (c.t_actual_ns)
                 m["t_actual_ns"] = *c.t_actual_ns;
+            // An unfused elementwise chain (roofline.h): the chain's theory and time, which its E_roof compares.
+            m["fused_chain"] = c.chain.empty() ? 0.0 : 1.0;
+            if (!c.chain.empty() && c.chain_theory_ns && c.chain_actual_ns) {
+                m["t_theory_ns"] = *c.chain_theory_ns;
+                m["t_actual_ns"] = *c.chain_actual_ns;
+            }
             if (c.e_roof && *c.e_roof > 0) {
                 m["e_roof"] = *c.e_roof;
                 m["distance_to_roof"] = 1.0 / *c.e_roof;
@@ -726,6 +742,46 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 #else
     (void)ncu;
 #endif
+    // ---- host-side causes (timeline/host_causes.h) ---------------------------------------------------------------
+    // One scope per cause the trace names, with the device idle it covers; its links are the ranges and calls behind
+    // it (the longest instance of each name) and the idle they cover, so a finding shows the range as evidence.
+    for (const auto& hc : an.host_causes.causes) {
+        MetricScope s;
+        s.kind = ScopeKind::HostCause;
+        s.subject = hc.id;
+        auto& m = s.metrics;
+        m["trace_wall_ns"] = trace_wall;
+        m["idle_ns"] = double(hc.idle_ns);
+        m["idle_fraction"] = safe_div(double(hc.idle_ns), trace_wall);
+        m["host_ns"] = double(hc.host_ns);
+        m["before_gpu_ns"] = double(hc.before_gpu_ns);
+        double count = 0;
+        for (const auto& e : hc.evidence)
+            count += double(e.count);
+        m["count"] = count;
+        for (const char* id : {"compilation", "autotuning", "module_loading", "allocator"})
+            m[std::string("is_") + id] = hc.id == id ? 1.0 : 0.0;
+        for (auto& [k, v] : m)
+            s.sources[k] = "analysis:host_causes";
+        // The subject in words: the cause and its largest evidence, "JIT compilation (NVTX KernelExecutor::...)".
+        std::string names;
+        for (size_t i = 0; i < hc.evidence.size() && i < 2; ++i)
+            names += (i ? ", " : "") + std::string(hc.evidence[i].source == "nvtx" ? "NVTX " : "") +
+                     hc.evidence[i].name;
+        s.sources[kSubjectEnKey] = hc.label + (names.empty() ? "" : " (" + names + ")");
+        s.subject_zh_CN = hc.label_zh_CN + (names.empty() ? "" : "（" + names + "）");
+        for (const auto& e : hc.evidence) {
+            if (s.links.time_ranges.size() < opt.max_links)
+                s.links.time_ranges.push_back({e.longest_start, e.longest_end, e.source + " " + e.name});
+            if (e.source != "api")
+                s.links.nvtx_ranges.push_back(e.name);
+        }
+        for (const auto& p : hc.covered)
+            if (s.links.time_ranges.size() < opt.max_links)
+                s.links.time_ranges.push_back({p.start, p.end, "GPU idle during " + hc.label});
+        out.push_back(std::move(s));
+    }
+
     // Titles name classes and phases in words (GEMM / GEMV (decode), GEMM / GEMV（解码）), as the headline and the
     // Overview do, in both languages. (Kernel and ncu-launch scopes got their short names where they were made.)
     for (auto& s : out)
@@ -767,7 +823,8 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
     merge_ncu_launch_findings(d.eval.findings);   // before the ledger: one claim per kernel, not one per launch
-    d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger);
+    const KernelPools pools = kernel_pools(trace, analysis);
+    d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger, &pools);
     d.headline = make_headline(trace, analysis, d.eval.findings);
     return d;
 }

@@ -187,7 +187,7 @@ Rule parse_rule(const json& j, const std::string& file)
     auto sk = parse_scope_kind(scope);
     if (!sk)
         throw std::runtime_error("unknown scope '" + scope +
-                                 "' (expected trace, device, phase, op_class, kernel or ncu_launch)");
+                                 "' (expected trace, device, phase, op_class, kernel, ncu_launch or host_cause)");
     r.scope = *sk;
     r.condition = get_string(j, "condition");
     if (r.condition.empty())
@@ -238,6 +238,9 @@ Rule parse_rule(const json& j, const std::string& file)
         r.removes = rm["time"].get<std::string>();
         r.removes_cap = get_string(rm, "cap");
     }
+    r.kind = get_string(j, "kind", r.removes == "none" ? "check" : "remedy");
+    if (r.kind != "remedy" && r.kind != "check")
+        throw std::runtime_error("unknown kind '" + r.kind + "' (expected remedy or check)");
     if (j.contains("suggestions")) {
         if (!j["suggestions"].is_array())
             throw std::runtime_error("'suggestions' must be an array");

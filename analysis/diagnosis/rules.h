@@ -7,7 +7,7 @@
 //   { "schema": "sightline.rules/1", "rules": [ {
 //       "id": "launch-bound-short-kernels", "scope": "kernel",
 //       "condition": "avg_duration_us < 50 && count > 500",
-//       "severity": "medium", "verdict": "launch-bound", "prior": 0.7,
+//       "severity": "medium", "kind": "remedy", "verdict": "launch-bound", "prior": 0.7,
 //       "title": {"en": "...{subject}...", "zh_CN": "..."}, "explanation": {"en": "... {avg_duration_us} ...", ...},
 //       "gain": {"expr": "total_ns * 0.5 / trace_wall_ns", "ns": "total_ns * 0.5", "range": [0.05, 0.3]},
 //       "suggestions": [ {"id": "cuda-graphs", "text": {"en": ..., "zh_CN": ...}, "gain": [0.1, 0.4],
@@ -70,6 +70,11 @@ struct Rule {
     // The time the fix would remove (diagnosis/ledger.h): a ledger entry ("idle:host", "kernel:{subject}", ...)
     // and optionally a metric of the scope that bounds this finding's share of it ("total_ns"). Empty = "wall".
     std::string removes, removes_cap;
+    // What the rule is (ledger.h): "remedy" — a change that removes time, whose severity follows its bounded
+    // end-to-end gain and confidence (severity above is then the default, kept when the gain is only the rule's
+    // range); "check" — a consistency check that removes no time and keeps its severity. Default: "check" when
+    // removes is "none", else "remedy".
+    std::string kind = "remedy";
     std::string file;                 // where it was loaded from
 };
 

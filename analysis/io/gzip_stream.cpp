@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 
 namespace sl {
@@ -108,6 +109,8 @@ size_t GzipStream::read(char* dst, size_t n)
         out_pos_ += k;
         return k;
     }
+    check_memory_budget(path_, "inflated byte " + std::to_string(out_pos_) + " (compressed byte " +
+                                   std::to_string(file_pos_) + ")");
     z_stream& s = z_->s;
     s.next_out = reinterpret_cast<Bytef*>(dst);
     s.avail_out = static_cast<uInt>(std::min<size_t>(n, 1u << 30));
@@ -162,6 +165,13 @@ size_t GzipStream::read(char* dst, size_t n)
     }
     const size_t produced = want - s.avail_out;
     out_pos_ += produced;
+    // Stops as soon as the content passes the limit for the compressed bytes read so far: a small .gz that inflates
+    // to terabytes costs about 64 MiB of inflating, never the memory to hold it.
+    if (out_pos_ > inflated_size_limit(file_pos_))
+        throw TraceError(path_, "inflated byte " + std::to_string(out_pos_) + ", compressed byte " + std::to_string(file_pos_),
+                         inflated_limit_text(file_pos_), "a .gz that inflates further (" +
+                                                             std::to_string(out_pos_ / std::max<uint64_t>(1, file_pos_)) +
+                                                             " times so far)");
     return produced;
 }
 

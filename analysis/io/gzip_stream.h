@@ -19,7 +19,9 @@ public:
     GzipStream& operator=(const GzipStream&) = delete;
 
     // Fills dst with up to n bytes of (decompressed) content; returns 0 only at the end of the content. Throws
-    // TraceError on corrupt or truncated compressed data, naming the compressed byte offset.
+    // TraceError on corrupt or truncated compressed data, naming the compressed byte offset; on content inflating
+    // past inflated_size_limit() of the compressed bytes read (input_bounds.h), as soon as it does; and when the
+    // process is over its memory budget (checked once per call).
     size_t read(char* dst, size_t n);
 
     bool compressed() const { return gzip_; }

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "analysis/trace/errors.h"
+
 namespace sl {
 
 enum class InputKind {
@@ -31,10 +33,58 @@ uint64_t input_size_limit(InputKind k);
 // Parses "123", "16M", "4G", "2T" (binary units, case-insensitive) or "none"; false when it is not a size.
 bool parse_size(std::string_view text, uint64_t& bytes);
 
+// Inflated content of a .gz (a 37 MB .json.gz inflating to 10 GB ended in a bare bad_alloc): after `compressed`
+// bytes of the file, at most 64 MiB plus `ratio` times those bytes (default 64; real traces inflate 5-30 times),
+// and never more than the cap (default 64 GiB). Checked as the content comes, so a file that inflates far more than
+// that is stopped after about 64 MiB, however large it would grow. Overrides: --max-inflate-ratio N /
+// SIGHTLINE_MAX_INFLATE_RATIO, --max-inflated-size SIZE / SIGHTLINE_MAX_INFLATED_SIZE ("none" lifts either).
+uint64_t inflated_size_limit(uint64_t compressed);
+void set_inflate_ratio_override(uint64_t ratio);      // 0 restores the default, UINT64_MAX lifts it
+void set_inflated_size_override(uint64_t bytes);      // 0 restores the default, UINT64_MAX lifts it
+// The message part that says what the limit is after `compressed` bytes and how to raise it.
+std::string inflated_limit_text(uint64_t compressed);
+
+// Names (kernels, API calls, NVTX ranges, CPU ops): one name keeps at most kMaxNameBytes bytes (longer ones are cut
+// at a character boundary and end in " [... N more bytes]", counted in one warning by the reader); the distinct
+// names of one trace take at most name_bytes_limit() bytes (default 128 MiB; --max-name-bytes SIZE /
+// SIGHTLINE_MAX_NAME_BYTES), past which the file is refused with a located error.
+inline constexpr size_t kMaxNameBytes = 16384;
+uint64_t name_bytes_limit();
+void set_name_bytes_override(uint64_t bytes);         // 0 restores the default, UINT64_MAX lifts it
+// s itself when it is short enough, else the cut name written into scratch (true when cut). A cut name is short
+// enough, so bounding twice changes nothing.
+bool bound_name(std::string_view& s, std::string& scratch);
+// Throws TraceError(file, where, ...) naming the limit when `total` bytes of distinct names exceed it.
+void check_name_bytes(const std::string& file, const std::string& where, uint64_t total);
+
+// Memory budget while loading: readers check it every few thousand rows, so a trace that does not fit is refused
+// with the file, the place and the limit instead of a bare std::bad_alloc (or the OOM killer). Default: 90 % of the
+// smallest of physical memory, the cgroup's memory.max and RLIMIT_DATA (resident memory is compared), and of
+// RLIMIT_AS (address space is compared). Override: --max-memory SIZE / SIGHTLINE_MAX_MEMORY.
+uint64_t memory_budget();
+void set_memory_budget_override(uint64_t bytes);      // 0 restores the default, UINT64_MAX lifts it
+// Resident bytes of this process now (0 when unknown).
+uint64_t resident_memory_bytes();
+// Throws TraceError(file, where, ...) when the process is over its budget. Cheap (one read of /proc/self/statm).
+void check_memory_budget(const std::string& file, const std::string& where);
+// What ran out and where, for a std::bad_alloc caught while loading or analysing `file`: the last place a reader
+// checked the budget in that file, the memory in use and the budget. A TraceError to throw in its place.
+TraceError out_of_memory_error(const std::string& file);
+
+// Text safe to print on a terminal: control characters (C0, DEL, C1) and bytes that are not UTF-8 are written as
+// \xNN (\n, \t and \r as such), so a file or kernel name can neither print a fake line nor move the cursor.
+std::string terminal_safe(std::string_view s);
+
+// True when s holds a control character (C0, DEL, or a C1 control encoded in UTF-8).
+bool has_control_chars(std::string_view s);
+// s with each control character written as \xNN text (a C1 control as its two bytes); the rest unchanged. Readers
+// pass names through it, so a kernel or range name cannot print a line of its own or clear a terminal.
+std::string escape_control_chars(std::string_view s);
+
 // stat() before open: the path must name a regular file (a FIFO, device, socket or directory is refused before
 // anything could block on it) no larger than the kind's limit. Throws TraceError naming the file, what was expected
 // (`expected`) and what was found; the size-limit message names the limit and the flag that raises it.
-// Returns the file's size.
+// The file is noted as an input of this process (output_file.h), so no output can overwrite it. Returns its size.
 uint64_t check_input_file(const std::string& path, InputKind kind, const std::string& expected);
 
 // check_input_file, then the whole file as bytes.

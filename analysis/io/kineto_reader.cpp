@@ -44,6 +44,7 @@
 #include "analysis/trace/errors.h"
 #include "analysis/io/byte_masks.h"
 #include "analysis/io/gzip_stream.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/io/parallel.h"
 
 namespace sl {
@@ -144,10 +145,38 @@ bool us_text_to_ns(std::string_view s, int64_t& out)
     std::string tmp(s);
     char* endp = nullptr;
     const double d = std::strtod(tmp.c_str(), &endp);
-    if (endp == tmp.c_str() || *endp != '\0' || !std::isfinite(d) || std::fabs(d) > 9.0e15)
+    if (endp == tmp.c_str() || *endp != '\0' || !std::isfinite(d))
         return false;
+    if (std::fabs(d) > 9.0e15) {
+        // Beyond int64 nanoseconds: a time all the same, far outside +/-2^61 ns, so the reader clamps it and says
+        // so (as the README promises) instead of dropping the event as one without a time.
+        out = d > 0 ? INT64_MAX / 2 : -(INT64_MAX / 2);
+        return true;
+    }
     out = std::llround(d * 1000.0);
     return true;
+}
+
+// What a simdjson error means, in the reader's words (the "found" part of a message).
+std::string describe_json_error(simdjson::error_code e)
+{
+    switch (e) {
+    case simdjson::UTF8_ERROR: return "invalid UTF-8 in a string";
+    case simdjson::INCORRECT_TYPE: return "a value of another type than the field needs (e.g. a number for a name)";
+    case simdjson::NUMBER_ERROR: return "a malformed number";
+    case simdjson::NUMBER_OUT_OF_RANGE: return "a number out of range";
+    case simdjson::STRING_ERROR:
+    case simdjson::UNCLOSED_STRING: return "a malformed string (a bad escape or no closing quote)";
+    case simdjson::T_ATOM_ERROR:
+    case simdjson::F_ATOM_ERROR:
+    case simdjson::N_ATOM_ERROR: return "a misspelt true, false or null";
+    case simdjson::DEPTH_ERROR: return "nesting deeper than the parser allows";
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT: return "an object or array cut short";
+    case simdjson::TRAILING_CONTENT: return "more after the end of the event";
+    case simdjson::MEMALLOC: return "no memory to parse it";
+    case simdjson::UNESCAPED_CHARS: return "a control character inside a string";
+    default: return "malformed JSON (a missing comma, colon, brace or bracket)";
+    }
 }
 
 // ---- categories ------------------------------------------------------------------------------------------------
@@ -275,10 +304,14 @@ struct Event {
     int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
     double blocks_per_sm = NAN, warps_per_sm = NAN, occupancy = NAN;
     std::string_view arg_name, sync_kind;
+    std::string_view launch_kernel;   // args "kernel" of a launch call: the kernel it launched (ROCm, graph capture)
     // record_shapes and collective args (kept in Trace::op_args); raw JSON text for the arrays.
     bool has_ext = false;
     int64_t ext = 0, in_nelems = -1, out_nelems = -1, group_size = -1;
     std::string_view in_dims, in_types, concrete, coll, dtype, pg_name, pg_ranks;
+    // An integer field given as a fraction or beyond int64 ("device": 1.5): the event is skipped and counted.
+    const char* bad_field = nullptr;
+    double bad_number = 0;
     bool has_op_args() const { return !in_dims.empty() || !coll.empty(); }
 };
 
@@ -316,24 +349,35 @@ IdValue string_to_id(std::string_view s)
     return r;
 }
 
-// Integer from a number or a numeric string ("0x0", "2560").
-bool value_to_i64(od::value v, int64_t& out)
+// Integer from a number or a numeric string ("0x0", "2560"). A number with a fraction or beyond int64 sets
+// *not_integer (when given) and gives false: 1.5 is not 1.
+bool value_to_i64(od::value v, int64_t& out, double* not_integer = nullptr)
 {
     od::json_type t;
     if (v.type().get(t) != simdjson::SUCCESS)
         return false;
     if (t == od::json_type::number) {
         od::number num;
-        if (v.get_number().get(num) != simdjson::SUCCESS)
+        if (v.get_number().get(num) != simdjson::SUCCESS) {
+            // An integer beyond 64 bits (simdjson has no number for it): not an integer the trace can keep.
+            if (not_integer) {
+                const std::string raw(v.raw_json_token());
+                const double d = std::strtod(raw.c_str(), nullptr);
+                *not_integer = d != 0 ? d : 1e300;
+            }
             return false;
+        }
         if (num.is_int64())
             out = num.get_int64();
         else if (num.is_uint64())
             out = static_cast<int64_t>(num.get_uint64());
         else {
             const double d = num.get_double();
-            if (!std::isfinite(d))
+            if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) >= 9.2e18) {
+                if (not_integer)
+                    *not_integer = d;
                 return false;
+            }
             out = static_cast<int64_t>(d);
         }
         return true;
@@ -353,7 +397,7 @@ bool value_to_double(od::value v, double& out)
     return v.get_double().get(out) == simdjson::SUCCESS;
 }
 
-void value_to_dim3(od::value v, int64_t out[3])
+void value_to_dim3(od::value v, int64_t out[3], double* not_integer = nullptr)
 {
     od::array arr;
     if (v.get_array().get(arr) != simdjson::SUCCESS)
@@ -364,7 +408,7 @@ void value_to_dim3(od::value v, int64_t out[3])
         if (el.get(x) != simdjson::SUCCESS)
             return;
         int64_t n = 0;
-        if (i < 3 && value_to_i64(x, n))
+        if (i < 3 && value_to_i64(x, n, not_integer))
             out[i] = n;
         ++i;
     }
@@ -419,6 +463,24 @@ std::string_view raw_array(od::value v)
 
 void parse_args(od::object args, Event& e)
 {
+    // Integer args checked for a fraction (the first such field names the event's problem).
+    const auto int_arg = [&e](od::value v, int64_t& out, const char* name) {
+        double d = 0;
+        const bool ok = value_to_i64(v, out, &d);
+        if (!ok && d != 0 && !e.bad_field) {
+            e.bad_field = name;
+            e.bad_number = d;
+        }
+        return ok;
+    };
+    const auto dim3_arg = [&e](od::value v, int64_t out[3], const char* name) {
+        double d = 0;
+        value_to_dim3(v, out, &d);
+        if (d != 0 && !e.bad_field) {
+            e.bad_field = name;
+            e.bad_number = d;
+        }
+    };
     for (auto field : args) {
         od::field f;
         if (std::move(field).get(f) != simdjson::SUCCESS)
@@ -427,28 +489,28 @@ void parse_args(od::object args, Event& e)
         od::value v = f.value();
         switch (k.empty() ? 0 : k[0]) {
         case 'c':
-            if (key_is(k, "correlation")) e.has_corr = value_to_i64(v, e.corr);
+            if (key_is(k, "correlation")) e.has_corr = int_arg(v, e.corr, "args.correlation");
             else if (key_is(k, "cuda_sync_kind") && v.get_string().get(e.sync_kind) != simdjson::SUCCESS) e.sync_kind = {};
             break;
         case 's':
-            if (key_is(k, "stream")) e.has_stream = value_to_i64(v, e.stream);
-            else if (key_is(k, "shared memory")) value_to_i64(v, e.smem);
+            if (key_is(k, "stream")) e.has_stream = int_arg(v, e.stream, "args.stream");
+            else if (key_is(k, "shared memory")) int_arg(v, e.smem, "args.shared memory");
             break;
         case 'd':
-            if (key_is(k, "device")) e.has_device = value_to_i64(v, e.device);
+            if (key_is(k, "device")) e.has_device = int_arg(v, e.device, "args.device");
             else if (key_is(k, "dtype") && v.get_string().get(e.dtype) != simdjson::SUCCESS) e.dtype = {};
             break;
         case 'g':
-            if (key_is(k, "grid")) value_to_dim3(v, e.grid);
+            if (key_is(k, "grid")) dim3_arg(v, e.grid, "args.grid");
             else if (key_is(k, "graph id")) e.graph = true;
             break;
         case 'b':
-            if (key_is(k, "block")) value_to_dim3(v, e.block);
-            else if (key_is(k, "bytes")) value_to_i64(v, e.bytes);
+            if (key_is(k, "block")) dim3_arg(v, e.block, "args.block");
+            else if (key_is(k, "bytes")) int_arg(v, e.bytes, "args.bytes");
             else if (key_is(k, "blocks per SM")) value_to_double(v, e.blocks_per_sm);
             break;
         case 'r':
-            if (key_is(k, "registers per thread")) value_to_i64(v, e.regs);
+            if (key_is(k, "registers per thread")) int_arg(v, e.regs, "args.registers per thread");
             break;
         case 'w':
             if (key_is(k, "warps per SM")) value_to_double(v, e.warps_per_sm);
@@ -459,8 +521,11 @@ void parse_args(od::object args, Event& e)
         case 'n':
             if (key_is(k, "name") && v.get_string().get(e.arg_name) != simdjson::SUCCESS) e.arg_name = {};
             break;
+        case 'k':
+            if (key_is(k, "kernel") && v.get_string().get(e.launch_kernel) != simdjson::SUCCESS) e.launch_kernel = {};
+            break;
         case 'E':
-            if (key_is(k, "External id")) e.has_ext = value_to_i64(v, e.ext);
+            if (key_is(k, "External id")) e.has_ext = int_arg(v, e.ext, "args.External id");
             break;
         case 'I':
             if (key_is(k, "Input Dims")) e.in_dims = raw_array(v);
@@ -1004,6 +1069,9 @@ private:
             case 'n':
                 ok = is_key(k, "name") ? str(e.arg_name) : skip(2);
                 break;
+            case 'k':
+                ok = is_key(k, "kernel") ? str(e.launch_kernel) : skip(2);
+                break;
             case 'E':
                 ok = is_key(k, "External id") ? i64(e.ext, e.has_ext) : skip(2);
                 break;
@@ -1173,7 +1241,66 @@ public:
         return 0;
     }
 
-    StrId intern_name(std::string_view n) { return trace_.strings.intern(n); }
+    // Names as the trace keeps them (input_bounds.h): control characters as \xNN text, at most kMaxNameBytes bytes
+    // (cut names counted), and the distinct names' bytes counted against the name limit.
+    StrId intern_name(std::string_view n)
+    {
+        const StrId found = trace_.strings.find(n);
+        if (found != StringPool::kNotFound)
+            return found;
+        std::string escaped, cut;
+        if (has_control_chars(n)) {
+            escaped = escape_control_chars(n);
+            n = escaped;
+        }
+        if (bound_name(n, cut))
+            ++truncated_names_;
+        const size_t before = trace_.strings.size();
+        const StrId id = trace_.strings.intern(n);
+        if (trace_.strings.size() > before)
+            add_name_bytes(n.size());
+        return id;
+    }
+    void add_name_bytes(size_t n)
+    {
+        name_bytes_ += n;
+        if (name_bytes_ > name_limit_)
+            check_name_bytes(path_ ? *path_ : std::string(), "names (kernel, API, range and operator names)",
+                             name_bytes_);
+    }
+
+    // Integer fields out of range or not integral: the event is skipped, counted per field with the first case.
+    bool bad_event(const Event& e)
+    {
+        const char* field = e.bad_field;
+        std::string value;
+        if (field) {
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "%.17g", e.bad_number);
+            value = buf;
+        } else if (e.has_device && (e.device < INT32_MIN || e.device > INT32_MAX)) {
+            field = "args.device";
+            value = std::to_string(e.device);
+        } else if (e.has_stream && (e.stream < INT32_MIN || e.stream > UINT32_MAX)) {   // -1: "any stream" (syncs)
+            field = "args.stream";
+            value = std::to_string(e.stream);
+        } else {   // a correlation id beyond 32 bits is kept as before (ROCm numbers them with 64)
+            return false;
+        }
+        auto& b = bad_fields_[field];
+        if (b.count++ == 0)
+            b.first = value + ", in " + (e.cat.empty() ? std::string("an event") : std::string(e.cat)) + " " +
+                      quote_prefix(e.name);
+        return true;
+    }
+    struct BadField {
+        uint64_t count = 0;
+        std::string first;
+    };
+    std::map<std::string, BadField> bad_fields_;   // by field, e.g. "args.device"
+    uint64_t clamped_times_ = 0, truncated_names_ = 0, name_bytes_ = 0;
+    uint64_t name_limit_ = name_bytes_limit();
+    const std::string* path_ = nullptr;           // for the name-limit error
 
     void note_missing_time()
     {
@@ -1208,20 +1335,33 @@ public:
             ++it->second;
         }
         if (cat == Cat::Python && e.ph == 'X') {
-            // python_function stacks are not kept, but the packages they run in name the framework (issue 13).
+            // The packages python_function frames run in name the framework (issue 13).
             static constexpr std::pair<std::string_view, std::string_view> kPkgs[] = {
                 {"transformers/", "transformers"}, {"vllm/", "vllm"}, {"sglang/", "sglang"},
                 {"tensorrt_llm/", "tensorrt_llm"}};
             for (const auto& [needle, pkg] : kPkgs)
                 if (e.name.find(needle) != std::string_view::npos)
                     python_packages_.insert(std::string(pkg));
+            // The module frames, for a graph-capture trace: they name the module each captured kernel ran under.
+            static constexpr std::string_view kModule = "nn.Module: ";
+            if (python_modules_ && e.has_ts && e.has_dur && e.dur >= 0 && e.name.substr(0, kModule.size()) == kModule) {
+                const int64_t start = clamp_time(e.ts);
+                const int64_t end = clamp_time(start + std::min(e.dur, 2 * kMaxTraceTimeNs));
+                trace_.ranges.append(start, end, intern_name(e.name.substr(kModule.size())), thread_of(e),
+                                     RangeKind::PyModule);
+                return;   // kept once, as the module
+            }
         }
-        if (e.ph != 'X' || cat == Cat::Other || cat == Cat::Python)
+        if (e.ph != 'X' || cat == Cat::Other)
             return;
         if (!e.has_ts || !e.has_dur) {
             note_missing_time();
             return;
         }
+        if (bad_event(e))
+            return;
+        if (!time_in_range(e.ts) || !time_in_range(clamp_time(e.ts) + std::clamp(e.dur, int64_t{0}, 2 * kMaxTraceTimeNs)))
+            ++clamped_times_;
         if (e.dur < 0) {
             if (negative_dur_++ == 0)
                 trace_.meta.warnings.push_back(kNegativeDurWarning);
@@ -1312,6 +1452,10 @@ public:
         case Cat::UserAnnotation:
             trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::UserAnnotation);
             break;
+        case Cat::Python:
+            // Kept (the CPU flame chart, the nn.Module a CPU op ran in); capped in finalize() by keep_python_frames().
+            trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::PythonFunction);
+            break;
         case Cat::CpuOp:
             trace_.ranges.append(start, end, intern_name(e.name), thread_of(e), RangeKind::CpuOp);
             if (e.has_op_args())
@@ -1339,7 +1483,10 @@ public:
     void add_op_args(const Event& e, uint8_t source, int64_t start, int64_t end, int64_t pid, uint32_t corr)
     {
         auto& a = trace_.op_args;
-        const size_t i = a.append(source, start, end, source == OpArgsTable::kLaunch ? StrId{0} : intern_name(e.name));
+        const StrId name = source != OpArgsTable::kLaunch ? intern_name(e.name)
+                           : e.launch_kernel.empty()       ? StrId{0}
+                                                           : intern_name(e.launch_kernel);
+        const size_t i = a.append(source, start, end, name);
         a.pid[i] = pid;
         a.external_id[i] = e.has_ext ? e.ext : 0;
         a.correlation[i] = corr;
@@ -1388,8 +1535,20 @@ public:
         }
         auto id = [&](int64_t v) { return is_code(v) ? p.merged_ids_[static_cast<size_t>(v - kCodeBase)] : v; };
         p.names_.resize(s.strings.size());
-        for (size_t i = 0; i < p.names_.size(); ++i)
+        for (size_t i = 0; i < p.names_.size(); ++i) {
+            const size_t before = trace_.strings.size();
             p.names_[i] = trace_.strings.intern(s.strings.view(static_cast<StrId>(i)));
+            if (trace_.strings.size() > before)
+                add_name_bytes(s.strings.view(static_cast<StrId>(i)).size());
+        }
+        clamped_times_ += p.clamped_times_;
+        truncated_names_ += p.truncated_names_;
+        for (const auto& [f, b] : p.bad_fields_) {
+            auto& m = bad_fields_[f];
+            if (m.count == 0)
+                m.first = b.first;
+            m.count += b.count;
+        }
         p.shapes_.resize(s.kernels.shapes.size());
         for (size_t i = 0; i < p.shapes_.size(); ++i)
             p.shapes_[i] = trace_.kernels.intern_shape(s.kernels.shapes[i]);
@@ -1452,6 +1611,7 @@ public:
     std::vector<uint32_t> shapes_;   // launch shape ids (interned in part order: first use in file order)
     std::vector<int64_t> merged_ids_;
     bool gpu_without_corr_ = false, api_without_corr_ = false;
+    bool python_modules_ = false;   // KinetoReadOptions::python_modules
     uint64_t missing_time_ = 0, negative_dur_ = 0;
     int64_t window_lo_ = INT64_MAX, window_hi_ = INT64_MIN;
     std::map<std::string, int64_t, std::less<>> dropped_;
@@ -1470,9 +1630,11 @@ private:
 // ---- the reader ----------------------------------------------------------------------------------------------------
 class KinetoReader {
 public:
-    KinetoReader(const std::string& path, const LoadControl& control)
-        : path_(path), control_(control), in_(path)
+    KinetoReader(const std::string& path, const LoadControl& control, const KinetoReadOptions& options)
+        : path_(path), control_(control), options_(options), in_(path)
     {
+        main_.python_modules_ = options.python_modules;
+        main_.path_ = &path_;
         // A small file gets a buffer its size (a compressed one eight times its size) rather than a zero-filled
         // 8 MB chunk; the first refill that does not reach the end grows it to the chunk.
         const uint64_t hint = in_.compressed() ? in_.file_size() * 8 : in_.file_size() + 1;
@@ -1919,8 +2081,12 @@ private:
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(text);
-        } catch (const std::exception& ex) {
-            fail("valid JSON for top-level key \"" + key + "\"", ex.what());
+        } catch (const nlohmann::json::parse_error& ex) {
+            // Our words, not the JSON library's ("[json.exception.parse_error.101] ...").
+            fail("valid JSON for top-level key \"" + key + "\"",
+                 "malformed JSON at byte " + std::to_string(ex.byte) + " of its value");
+        } catch (const std::exception&) {
+            fail("valid JSON for top-level key \"" + key + "\"", "malformed JSON");
         }
         apply_meta(key, j);
     }
@@ -2005,6 +2171,8 @@ private:
             parallel_step();
             if ((before >> 16) != (event_index_ >> 16)) {
                 control_.check();
+                check_memory_budget(path_, "event " + std::to_string(event_index_) + " (byte " +
+                                               std::to_string(file_pos_) + ")");
                 if (control_.progress) {
                     const double total = static_cast<double>(std::max<uint64_t>(1, in_.file_size()));
                     const double done = static_cast<double>(file_pos_);
@@ -2028,8 +2196,7 @@ private:
             return true;
         } catch (const simdjson::simdjson_error& ex) {
             if (msg)
-                *msg = ex.error() == simdjson::UTF8_ERROR ? std::string("invalid UTF-8 in a string")
-                                                         : std::string(simdjson::error_message(ex.error()));
+                *msg = describe_json_error(ex.error());
             return false;
         }
     }
@@ -2121,12 +2288,16 @@ private:
     {
         if (free_.empty()) {
             parts_.push_back(std::make_unique<Part>());
+            parts_.back()->python_modules_ = options_.python_modules;
+            parts_.back()->path_ = &path_;
             return parts_.back().get();
         }
         Part* p = free_.back();
         free_.pop_back();
         Trace tables = std::move(p->trace_);
         *p = Part();
+        p->python_modules_ = options_.python_modules;
+        p->path_ = &path_;
         for_columns(tables, tables, [](auto& col, auto&) { col.clear(); });
         tables.kernels.shapes.clear();        // a part's shapes are its own, numbered from 0 again
         tables.kernels.shape_ids.clear();
@@ -2502,6 +2673,66 @@ private:
         }
     }
 
+    // python_function frames beyond kMaxPythonFrames (a with_stack trace of a long run records every call): the
+    // longest are kept (they are the outer frames, visible at every zoom), and every "nn.Module: " frame (the
+    // module path of the CPU ops); a warning counts the rest. Decided on the merged table (file order), so
+    // the result does not depend on the thread count.
+    static constexpr size_t kMaxPythonFrames = 1'000'000;
+    void keep_python_frames()
+    {
+        auto& r = trace_.ranges;
+        std::vector<uint32_t> python;
+        for (size_t i = 0; i < r.size(); ++i)
+            if (r.kind[i] == RangeKind::PythonFunction)
+                python.push_back(static_cast<uint32_t>(i));
+        if (python.size() <= kMaxPythonFrames)
+            return;
+        std::vector<uint8_t> keep(r.size(), 1);
+        std::vector<uint32_t> rest;
+        for (uint32_t i : python) {
+            keep[i] = 0;
+            if (trace_.str(r.name[i]).starts_with("nn.Module: "))
+                keep[i] = 1;
+            else
+                rest.push_back(i);
+        }
+        const size_t modules = python.size() - rest.size();
+        const size_t budget = kMaxPythonFrames > modules ? kMaxPythonFrames - modules : 0;
+        if (budget < rest.size()) {
+            // Longest first; ties by row (file order).
+            std::nth_element(rest.begin(), rest.begin() + static_cast<ptrdiff_t>(budget), rest.end(),
+                             [&](uint32_t a, uint32_t b) {
+                                 const int64_t da = r.end[a] - r.start[a], db = r.end[b] - r.start[b];
+                                 return da != db ? da > db : a < b;
+                             });
+            rest.resize(budget);
+        }
+        for (uint32_t i : rest)
+            keep[i] = 1;
+        size_t out = 0;
+        for (size_t i = 0; i < r.size(); ++i) {
+            if (!keep[i])
+                continue;
+            r.start[out] = r.start[i];
+            r.end[out] = r.end[i];
+            r.name[out] = r.name[i];
+            r.thread[out] = r.thread[i];
+            r.kind[out] = r.kind[i];
+            r.depth[out] = r.depth[i];
+            ++out;
+        }
+        const int64_t dropped = static_cast<int64_t>(r.size() - out);
+        for (auto* v : {&r.start, &r.end})
+            v->resize(out);
+        r.name.resize(out);
+        r.thread.resize(out);
+        r.kind.resize(out);
+        r.depth.resize(out);
+        trace_.meta.warnings.push_back(std::to_string(dropped) + " short python_function frames were left out (the " +
+                                       std::to_string(kMaxPythonFrames) +
+                                       " longest and every nn.Module frame are kept)");
+    }
+
     // Events that carry no "correlation" arg are linked through their ac2g / async flow instead: the flow's start
     // sits on the launching call (same pid, tid, ts), its finish on the GPU activity.
     void link_by_flows()
@@ -2738,6 +2969,7 @@ private:
             trace_.kernels.warps_per_sm.clear();
             trace_.kernels.est_occupancy_pct.clear();
         }
+        keep_python_frames();
         sort_tables();
         trace_.finish();
         // Host/device clock offset (issue 13): put the GPU ops on the host clock and say so, so the offset never
@@ -2760,6 +2992,19 @@ private:
             m.warnings.push_back(std::to_string(total) + " events of kinds Sightline does not read were dropped (" +
                                  list + ")");
         }
+        // Values the events carried that the trace could not keep as they were (input_bounds.h, checked_math.h).
+        if (main_.clamped_times_)
+            m.warnings.push_back(std::to_string(main_.clamped_times_) +
+                                 (main_.clamped_times_ == 1 ? " event has a timestamp" : " events have timestamps") +
+                                 " beyond +/-2^61 ns (73 years) from the origin; " +
+                                 (main_.clamped_times_ == 1 ? "it was" : "they were") + " clamped to that range");
+        for (const auto& [field, b] : main_.bad_fields_)
+            m.warnings.push_back(std::to_string(b.count) + " event" + (b.count == 1 ? "" : "s") + " skipped for " + field +
+                                 " that is not an integer in range (first: " + b.first + ")");
+        if (main_.truncated_names_)
+            m.warnings.push_back(std::to_string(main_.truncated_names_) + " names were longer than " +
+                                 std::to_string(kMaxNameBytes) + " bytes; each was cut there and ends in \"[... N more "
+                                 "bytes]\"");
         if (!python_packages_.empty()) {
             std::string list;
             for (const auto& pkg : python_packages_)
@@ -2789,6 +3034,7 @@ private:
 
     std::string path_;
     const LoadControl& control_;
+    KinetoReadOptions options_;
     GzipStream in_;
     int fd_ = -1;              // plain JSON: read with pread after the first fill (read_plain)
     uint64_t file_pos_ = 0;    // bytes of the file read so far (in_ is busy on another thread while inflating)
@@ -2829,7 +3075,12 @@ private:
 
 Trace read_kineto_json(const std::string& path, const LoadControl& control)
 {
-    KinetoReader reader(path, control);
+    return read_kineto_json(path, control, KinetoReadOptions{});
+}
+
+Trace read_kineto_json(const std::string& path, const LoadControl& control, const KinetoReadOptions& options)
+{
+    KinetoReader reader(path, control, options);
     return reader.run();
 }
 

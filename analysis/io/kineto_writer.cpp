@@ -1,10 +1,13 @@
 #include "analysis/io/kineto_writer.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
+#include <tuple>
 #include <zlib.h>
 
 #include "analysis/trace/errors.h"
@@ -160,13 +163,48 @@ void write_all(const Trace& t, Out& o, const KinetoWriteOptions& opt)
         o.raw("{\"name\": \"thread_name\", \"ph\": \"M\", \"ts\": 0, \"pid\": ").num(th.pid);
         o.raw(", \"tid\": ").num(th.tid).raw(", \"args\": {\"name\": ").str(th.name).raw("}}");
     }
+    // record_shapes args: a CPU op range's row in op_args (same start, name and host pid), and a launch call's row
+    // (its External id, and the kernel it launched).
+    const auto& A = t.op_args;
+    std::map<std::tuple<int64_t, StrId, int64_t>, size_t> op_row;
+    std::map<std::pair<int64_t, uint32_t>, size_t> launch_row;
+    for (size_t i = 0; i < A.size(); ++i) {
+        if (A.source[i] == OpArgsTable::kCpuOp)
+            op_row[{A.start[i], A.name[i], A.pid[i]}] = i;
+        else if (A.source[i] == OpArgsTable::kLaunch)
+            launch_row[{A.pid[i], A.correlation[i]}] = i;
+    }
     const auto& r = t.ranges;
     for (size_t i = 0; i < r.size(); ++i) {
         sep();
-        o.raw("{\"ph\": \"X\", \"cat\": ").raw(r.kind[i] == RangeKind::CpuOp ? "\"cpu_op\"" : "\"user_annotation\"");
-        o.raw(", \"name\": ").str(t.str(r.name[i])).raw(", \"pid\": ").num(pid_of_thread(r.thread[i]));
+        const bool module = r.kind[i] == RangeKind::PyModule;
+        o.raw("{\"ph\": \"X\", \"cat\": ")
+            .raw(r.kind[i] == RangeKind::CpuOp                      ? "\"cpu_op\""
+                 : module || r.kind[i] == RangeKind::PythonFunction ? "\"python_function\""
+                                                                    : "\"user_annotation\"");
+        o.raw(", \"name\": ").str(module ? "nn.Module: " + std::string(t.str(r.name[i])) : std::string(t.str(r.name[i])));
+        o.raw(", \"pid\": ").num(pid_of_thread(r.thread[i]));
         o.raw(", \"tid\": ").num(tid_of_thread(r.thread[i])).raw(", \"ts\": ").us(r.start[i]);
-        o.raw(", \"dur\": ").us(r.end[i] - r.start[i]).raw(", \"args\": {\"External id\": ").num(int64_t(i)).raw("}}");
+        o.raw(", \"dur\": ").us(r.end[i] - r.start[i]).raw(", \"args\": {");
+        if (module) {
+            o.raw("}}");
+            continue;
+        }
+        const auto it = r.kind[i] == RangeKind::CpuOp ? op_row.find({r.start[i], r.name[i], pid_of_thread(r.thread[i])})
+                                                      : op_row.end();
+        if (it == op_row.end()) {
+            o.raw("\"External id\": ").num(int64_t(i)).raw("}}");
+            continue;
+        }
+        const size_t row = it->second;
+        o.raw("\"External id\": ").num(A.external_id[row] != 0 ? A.external_id[row] : int64_t(i));
+        if (!A.input_dims[row].empty())
+            o.raw(", \"Input Dims\": ").raw(A.input_dims[row]);
+        if (!A.input_types[row].empty())
+            o.raw(", \"Input type\": ").raw(A.input_types[row]);
+        if (!A.concrete_inputs[row].empty())
+            o.raw(", \"Concrete Inputs\": ").raw(A.concrete_inputs[row]);
+        o.raw("}}");
     }
     const auto& a = t.api;
     for (size_t i = 0; i < a.size(); ++i) {
@@ -176,7 +214,13 @@ void write_all(const Trace& t, Out& o, const KinetoWriteOptions& opt)
         o.raw(", \"name\": ").str(t.str(a.name[i])).raw(", \"pid\": ").num(pid_of_thread(a.thread[i]));
         o.raw(", \"tid\": ").num(tid_of_thread(a.thread[i])).raw(", \"ts\": ").us(a.start[i]);
         o.raw(", \"dur\": ").us(a.end[i] - a.start[i]).raw(", \"args\": {\"cbid\": 211, \"correlation\": ");
-        o.num(a.correlation[i]).raw("}}");
+        o.num(a.correlation[i]);
+        if (const auto l = launch_row.find({pid_of_thread(a.thread[i]), a.correlation[i]}); l != launch_row.end()) {
+            o.raw(", \"External id\": ").num(A.external_id[l->second]);
+            if (A.name[l->second] != 0)
+                o.raw(", \"kernel\": ").str(t.str(A.name[l->second]));
+        }
+        o.raw("}}");
     }
     const auto& k = t.kernels;
     const bool stats = k.blocks_per_sm.size() == k.size();
@@ -276,23 +320,40 @@ void write_kineto_json(const Trace& trace, const std::string& path, const Kineto
         if (!gz)
             throw TraceError(path, "", "a writable file", std::strerror(errno));
         bool ok = true;
+        int err = 0;
         Out o([&](const char* p, size_t n) {
-            if (ok && gzwrite(gz, p, static_cast<unsigned>(n)) != static_cast<int>(n))
+            if (ok && gzwrite(gz, p, static_cast<unsigned>(n)) != static_cast<int>(n)) {
                 ok = false;
+                err = errno;
+            }
         });
         write_all(trace, o, options);
-        if (gzclose(gz) != Z_OK || !ok)
-            throw TraceError(path, "", "a writable file", "a write error");
+        errno = 0;
+        const int rc = gzclose(gz);
+        if (ok && rc != Z_OK)
+            err = errno;
+        if (rc != Z_OK || !ok)
+            throw TraceError(path, "", "a writable file", err ? std::strerror(err) : "a write error");
         return;
     }
     std::FILE* f = std::fopen(path.c_str(), "wb");
     if (!f)
         throw TraceError(path, "", "a writable file", std::strerror(errno));
     bool ok = true;
-    Out o([&](const char* p, size_t n) { ok = ok && std::fwrite(p, 1, n, f) == n; });
+    int err = 0;
+    Out o([&](const char* p, size_t n) {
+        if (ok && std::fwrite(p, 1, n, f) != n) {
+            ok = false;
+            err = errno;
+        }
+    });
     write_all(trace, o, options);
-    if (std::fclose(f) != 0 || !ok)
-        throw TraceError(path, "", "a writable file", "a write error");
+    errno = 0;
+    const int rc = std::fclose(f);
+    if (ok && rc != 0)
+        err = errno;
+    if (rc != 0 || !ok)
+        throw TraceError(path, "", "a writable file", err ? std::strerror(err) : "a write error");
 }
 
 std::string kineto_json_string(const Trace& trace, const KinetoWriteOptions& options)

@@ -1,7 +1,10 @@
 #pragma once
 // Writes a Trace as PyTorch-profiler (Kineto) Chrome-trace JSON, optionally gzipped: the modern schema (cat
 // kernel / gpu_memcpy / gpu_memset / cuda_runtime / cuda_driver / cuda_sync / cpu_op / user_annotation /
-// gpu_user_annotation, ac2g flows, M name events, deviceProperties, distributedInfo, baseTimeNanoseconds).
+// gpu_user_annotation, ac2g flows, M name events, deviceProperties, distributedInfo, baseTimeNanoseconds). Recorded
+// shapes round-trip: a cpu_op range with an op_args row (same start, name and pid) carries its External id, "Input
+// Dims", "Input type" and "Concrete Inputs"; a launch call with an op_args launch row its External id and "kernel";
+// nn.Module frames (RangeKind::PyModule) are written as python_function "nn.Module: Name".
 // Timestamps are written in µs with exactly three decimals, so reading the file back gives the same ns.
 // Used by tests (round trips) and the benchmark (large inputs); not a converter users depend on.
 

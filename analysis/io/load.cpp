@@ -1,9 +1,13 @@
 #include "analysis/io/load.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <map>
+#include <new>
 #include <sys/stat.h>
 
+#include "analysis/io/graph_join.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 #include "analysis/trace/release_memory.h"
@@ -92,7 +96,20 @@ Trace load_trace(const std::string& path, const LoadControl& control)
 
 namespace {
 
+Trace read_one(const std::string& path, const LoadControl& control);
+
+// An allocation that fails anywhere in a reader is a located error: the file, the last place the reader checked
+// the memory budget, the memory in use and the budget (input_bounds.h).
 Trace load_one(const std::string& path, const LoadControl& control)
+{
+    try {
+        return read_one(path, control);
+    } catch (const std::bad_alloc&) {
+        throw out_of_memory_error(path);
+    }
+}
+
+Trace read_one(const std::string& path, const LoadControl& control)
 {
     check_input_file(path, InputKind::Trace, "an nsys SQLite export or a Kineto JSON trace");
     const InputFormat f = sniff_file(path);
@@ -125,19 +142,80 @@ Trace load_one(const std::string& path, const LoadControl& control)
 
 Trace load_traces(const std::vector<std::string>& paths, const LoadControl& control)
 {
+    return load_workspace(paths, LoadOptions{}, control);
+}
+
+Trace load_workspace(const std::vector<std::string>& paths, const LoadOptions& options, const LoadControl& control)
+{
     if (paths.empty())
         throw TraceError("", "", "at least one trace file", "none");
-    if (paths.size() == 1)
-        return load_trace(paths[0], control);
-    std::vector<Trace> parts;
-    parts.reserve(paths.size());
-    for (size_t i = 0; i < paths.size(); ++i) {
+    // The captures a user names are read first (a bad path fails before a long load).
+    std::vector<CaptureInput> capture_in;
+    for (const auto& c : options.capture_traces)
+        for (auto& in : capture_inputs(c, "option"))
+            capture_in.push_back(std::move(in));
+    const size_t steps = paths.size() + capture_in.size();
+    auto sub_control = [&](size_t i) {
         LoadControl sub = control;
         if (control.progress)
             sub.progress = [&, i](double frac, std::string_view stage) {
-                control.progress((static_cast<double>(i) + frac) / static_cast<double>(paths.size()), stage);
+                control.progress((static_cast<double>(i) + frac) / static_cast<double>(steps), stage);
             };
-        parts.push_back(load_trace(paths[i], sub));
+        return sub;
+    };
+    std::vector<LoadedCapture> captures;
+    for (size_t i = 0; i < capture_in.size(); ++i)
+        captures.push_back(read_capture(capture_in[i], sub_control(i)));
+    std::vector<Trace> parts;
+    std::vector<std::string> part_paths;
+    parts.reserve(paths.size());
+    for (size_t i = 0; i < paths.size(); ++i) {
+        Trace t = load_trace(paths[i], sub_control(capture_in.size() + i));
+        // A capture trace beside other traces is joined to them, never merged as a rank.
+        if (paths.size() > 1 && is_capture_trace(t)) {
+            captures.push_back(read_capture(capture_inputs(paths[i], "input").front(), control));
+            continue;
+        }
+        parts.push_back(std::move(t));
+        part_paths.push_back(paths[i]);
+    }
+    if (parts.empty())
+        throw TraceError(paths.front(), "", "a trace to analyse beside the graph-capture traces",
+                         "only traces of graph captures (they are joined to a replay, not analysed alone)");
+    // Ranks in one folder share its capture_traces/: read once, each rank's replay picks its own capture from them.
+    std::map<std::string, std::vector<LoadedCapture>> beside;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (!has_graph_replay(parts[i]))
+            continue;
+        const std::vector<LoadedCapture>* use = &captures;
+        if (captures.empty() && options.find_captures) {
+            const std::string folder = std::filesystem::path(part_paths[i]).parent_path().string();
+            auto it = beside.find(folder);
+            if (it == beside.end()) {
+                // Found, not asked for: one that cannot be read is skipped with a note, never fails the load.
+                std::vector<LoadedCapture> read;
+                try {
+                    for (const auto& in : captures_beside(part_paths[i])) {
+                        try {
+                            read.push_back(read_capture(in, control));
+                        } catch (const TraceError& e) {
+                            parts[i].meta.warnings.push_back("the capture trace beside it could not be read (" +
+                                                             std::string(e.what()) + "); not joined");
+                        }
+                    }
+                } catch (const TraceError& e) {
+                    parts[i].meta.warnings.push_back("the capture_traces/ folder beside it could not be read (" +
+                                                     std::string(e.what()) + "); not joined");
+                }
+                it = beside.emplace(folder, std::move(read)).first;
+            }
+            use = &it->second;
+        }
+        join_graph_captures(parts[i], *use);
+    }
+    if (parts.size() == 1) {
+        // join_graph_captures added rows; the reader's temporaries are gone already (load_trace released them).
+        return std::move(parts.front());
     }
     return merge_traces(std::move(parts));
 }

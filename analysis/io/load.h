@@ -29,7 +29,18 @@ InputFormat sniff_file(const std::string& path);
 // file, location, expectation and finding on bad input; Cancelled when control.cancel was raised.
 Trace load_trace(const std::string& path, const LoadControl& control = {});
 
+// How graph replays are joined to the traces of their capture (analysis/io/graph_join.h).
+struct LoadOptions {
+    std::vector<std::string> capture_traces;   // --capture-trace PATH: a capture trace or a folder of them, repeatable
+    bool find_captures = true;                 // without capture_traces: a capture_traces/ folder beside each trace
+                                               // that replays graphs is joined to it
+};
+
 // Loads several trace files (e.g. one per rank) into one workspace Trace; devices and processes keep their rank.
+// A file among them that is the trace of a graph capture (graph_join.h: is_capture_trace) is not a rank: it is
+// joined to the others' graph replays, as --capture-trace files and a capture_traces/ folder beside a trace are.
 Trace load_traces(const std::vector<std::string>& paths, const LoadControl& control = {});
+// The same with the capture options.
+Trace load_workspace(const std::vector<std::string>& paths, const LoadOptions& options, const LoadControl& control = {});
 
 } // namespace sl

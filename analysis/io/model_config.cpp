@@ -547,7 +547,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     if (experts && *experts > 0) {
         check_range(name, kExperts, *experts);
         m.num_experts = *experts;
-        const auto k = r.integer({"num_experts_per_tok", "moe_top_k", "top_k"});
+        const auto k = r.integer({"num_experts_per_tok", "experts_per_token", "moe_top_k", "top_k"});
         if (!k)
             throw TraceError(name, "num_experts_per_tok", "the number of experts per token for an MoE model",
                              "it is missing");

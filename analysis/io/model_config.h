@@ -7,7 +7,7 @@
 // head_dim (default hidden_size / num_attention_heads), intermediate_size, num_hidden_layers, vocab_size,
 // torch_dtype, tie_word_embeddings, hidden_act; quantization_config (per module, see ModelConfig::weight_format);
 // MoE: num_local_experts | num_experts | n_routed_experts,
-// num_experts_per_tok, moe_intermediate_size, shared_expert_intermediate_size, n_shared_experts,
+// num_experts_per_tok | experts_per_token (gpt-oss), moe_intermediate_size, shared_expert_intermediate_size, n_shared_experts,
 // first_k_dense_replace, decoder_sparse_step, mlp_only_layers.
 // Missing or contradictory fields throw TraceError naming the field.
 

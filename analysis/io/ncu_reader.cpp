@@ -8,6 +8,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -81,36 +82,106 @@ bool read_csv_record(const std::string& text, size_t& pos, std::vector<std::stri
     return true;
 }
 
-std::optional<double> parse_ncu_number(const std::string& raw, char dec)
+namespace {
+
+// Why a field is not a number, for the warnings (ValueIssues).
+enum class NumberIssue { None, Empty, Text, NotAvailable, NotFinite, Malformed };
+
+std::optional<double> parse_number_checked(const std::string& raw, char dec, NumberIssue& issue)
 {
-    size_t b = raw.find_first_not_of(" \t");
-    size_t e = raw.find_last_not_of(" \t");
-    if (b == std::string::npos)
+    issue = NumberIssue::None;
+    const size_t b = raw.find_first_not_of(" \t");
+    const size_t e = raw.find_last_not_of(" \t");
+    if (b == std::string::npos) {
+        issue = NumberIssue::Empty;
         return std::nullopt;
-    const std::string s = raw.substr(b, e - b + 1);
-    if (s == "n/a" || s == "N/A" || s == "-" || s == "nan")
-        return std::nullopt;
-    const char thousands = dec == ',' ? '.' : ',';
-    std::string t;
-    t.reserve(s.size());
-    for (char c : s) {
-        if (c == thousands)
-            continue;
-        if (c == dec)
-            t += '.';
-        else if (std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '+' || c == 'e' || c == 'E' || c == '.')
-            t += c;
-        else
-            return std::nullopt;   // text value (cudaFuncCachePreferNone, PolicySpread, ...)
     }
-    if (t.empty() || !(std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-' || t[0] == '+' || t[0] == '.'))
+    const std::string s = raw.substr(b, e - b + 1);
+    if (s == "n/a" || s == "N/A" || s == "-") {
+        issue = NumberIssue::NotAvailable;
         return std::nullopt;
+    }
+    {
+        std::string l;
+        for (char c : s)
+            l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::string_view u = l[0] == '-' || l[0] == '+' ? std::string_view(l).substr(1) : std::string_view(l);
+        if (u == "nan" || u == "inf" || u == "infinity" || u == "-nan" || u == "nan(ind)") {
+            issue = NumberIssue::NotFinite;
+            return std::nullopt;
+        }
+    }
+    const char thousands = dec == ',' ? '.' : ',';
+    // Mantissa [exponent]: digit groups only in the integer part, by three after a first group of one to three
+    // ("1,234,567"); "1,2,3" is not 123.
+    const size_t epos = s.find_first_of("eE");
+    const std::string mant = s.substr(0, epos), ex = epos == std::string::npos ? std::string() : s.substr(epos + 1);
+    for (char c : s)
+        if (!std::isdigit(static_cast<unsigned char>(c)) && c != '-' && c != '+' && c != 'e' && c != 'E' && c != dec &&
+            c != thousands) {
+            issue = NumberIssue::Text;   // text value (cudaFuncCachePreferNone, PolicySpread, ...)
+            return std::nullopt;
+        }
+    size_t i = 0;
+    std::string t;
+    if (i < mant.size() && (mant[i] == '-' || mant[i] == '+'))
+        t += mant[i++];
+    const size_t dpos = mant.find(dec, i);
+    const std::string int_part = mant.substr(i, dpos == std::string::npos ? std::string::npos : dpos - i);
+    const std::string frac = dpos == std::string::npos ? std::string() : mant.substr(dpos + 1);
+    auto digits = [](const std::string& x) {
+        return std::all_of(x.begin(), x.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+    };
+    bool ok = digits(frac) && (int_part.size() + frac.size() > 0) && (int_part.empty() ? dpos != std::string::npos : true);
+    if (ok && int_part.find(thousands) != std::string::npos) {
+        size_t g = 0, first = int_part.find(thousands);
+        ok = first >= 1 && first <= 3 && digits(int_part.substr(0, first));
+        for (g = first; ok && g != std::string::npos;) {
+            const size_t next = int_part.find(thousands, g + 1);
+            const std::string group = int_part.substr(g + 1, next == std::string::npos ? std::string::npos : next - g - 1);
+            ok = group.size() == 3 && digits(group);
+            g = next;
+        }
+    } else if (ok) {
+        ok = digits(int_part);
+    }
+    if (ok && epos != std::string::npos) {
+        size_t k = 0;
+        if (k < ex.size() && (ex[k] == '-' || ex[k] == '+'))
+            ++k;
+        ok = k < ex.size() && digits(ex.substr(k));
+    }
+    if (!ok) {
+        issue = NumberIssue::Malformed;
+        return std::nullopt;
+    }
+    for (char c : int_part)
+        if (c != thousands)
+            t += c;
+    if (!frac.empty() || dpos != std::string::npos)
+        t += "." + frac;
+    if (epos != std::string::npos)
+        t += "e" + ex;
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(t.c_str(), &end);
-    if (end != t.c_str() + t.size() || errno == ERANGE)
+    if (end != t.c_str() + t.size()) {
+        issue = NumberIssue::Malformed;
         return std::nullopt;
+    }
+    if (errno == ERANGE || !std::isfinite(v)) {
+        issue = NumberIssue::NotFinite;
+        return std::nullopt;
+    }
     return v;
+}
+
+} // namespace
+
+std::optional<double> parse_ncu_number(const std::string& raw, char dec)
+{
+    NumberIssue issue;
+    return parse_number_checked(raw, dec, issue);
 }
 
 bool normalize_ncu_unit(const std::string& unit_in, double& scale, std::string& base)
@@ -234,8 +305,54 @@ char detect_decimal(const std::vector<std::string>& values)
     return comma > dot ? ',' : '.';
 }
 
+// Values that are not numbers where ncu prints numbers, counted per kind into one warning each (with the first
+// one's line, metric and text): misplaced digit groups, nan/inf, n/a, and negative durations (dropped: no time is
+// negative).
+struct ValueIssues {
+    struct Kind {
+        size_t count = 0, line = 0;
+        std::string metric, text;
+    };
+    Kind malformed, not_finite, not_available, negative;
+    size_t line = 0;          // where the value being read is
+    std::string metric;
+
+    void note(Kind& k, const std::string& text)
+    {
+        if (k.count++ == 0) {
+            k.line = line;
+            k.metric = metric;
+            k.text = text;
+        }
+    }
+    void warn(NcuReport& r) const
+    {
+        auto first = [](const Kind& k) {
+            return "first at line " + std::to_string(k.line) + (k.metric.empty() ? "" : ", " + k.metric) + ": " +
+                   quote_prefix(k.text);
+        };
+        auto values = [](size_t n, const char* one, const char* many) {
+            return std::to_string(n) + (n == 1 ? " value " + std::string(one) : " values " + std::string(many));
+        };
+        if (malformed.count)
+            r.warnings.push_back(values(malformed.count, "with misplaced digit-group or decimal separators was not read "
+                                                         "as a number",
+                                        "with misplaced digit-group or decimal separators were not read as numbers") +
+                                 " (" + first(malformed) + "; digits group by three, as in 1,234,567)");
+        if (not_finite.count)
+            r.warnings.push_back(values(not_finite.count, "is nan or infinite and counts as missing",
+                                        "are nan or infinite and count as missing") + " (" + first(not_finite) + ")");
+        if (not_available.count)
+            r.warnings.push_back(values(not_available.count, "is n/a and counts as missing", "are n/a and count as missing") +
+                                 " (" + first(not_available) + ")");
+        if (negative.count)
+            r.warnings.push_back(std::to_string(negative.count) + " negative duration" + (negative.count == 1 ? " was" : "s were") +
+                                 " dropped (" + first(negative) + ")");
+    }
+};
+
 NcuValue make_value(const std::string& text, const std::string& unit, const std::string& section, char dec,
-                    std::vector<std::string>& unknown_units)
+                    std::vector<std::string>& unknown_units, ValueIssues& issues)
 {
     NcuValue v;
     v.text = text;
@@ -250,8 +367,19 @@ NcuValue make_value(const std::string& text, const std::string& unit, const std:
         base = unit;
     }
     v.base_unit = base;
-    if (auto n = parse_ncu_number(text, dec))
-        v.number = *n * scale;
+    NumberIssue issue;
+    if (auto n = parse_number_checked(text, dec, issue)) {
+        if (base == "ns" && *n < 0)
+            issues.note(issues.negative, text + (unit.empty() ? "" : " " + unit));
+        else
+            v.number = *n * scale;
+    } else if (issue == NumberIssue::Malformed) {
+        issues.note(issues.malformed, text);
+    } else if (issue == NumberIssue::NotFinite) {
+        issues.note(issues.not_finite, text);
+    } else if (issue == NumberIssue::NotAvailable) {
+        issues.note(issues.not_available, text);
+    }
     return v;
 }
 
@@ -385,6 +513,7 @@ void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t
     r.decimal_separator = opt.decimal_separator ? opt.decimal_separator : detect_decimal(values);
     std::map<int64_t, size_t> index;
     std::vector<std::string> unknown_units;
+    ValueIssues issues;
     for (const auto& row : rows) {
         const int64_t id = parse_id(field(row.f, c_id), file, row.line);
         NcuLaunch& l = launch_for(r, index, id);
@@ -393,7 +522,9 @@ void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t
         const std::string rule = field(row.f, c_rule), type = field(row.f, c_type);
         if (!name.empty()) {
             const std::string unit = field(row.f, c_unit);
-            NcuValue v = make_value(field(row.f, c_val), unit, sec, r.decimal_separator, unknown_units);
+            issues.line = row.line;
+            issues.metric = name;
+            NcuValue v = make_value(field(row.f, c_val), unit, sec, r.decimal_separator, unknown_units, issues);
             const std::string key = ncu_metric_key(sec, name, v.base_unit);
             l.metrics.emplace(key, std::move(v));   // first (ID, section, metric) wins: duplicates ignored
         }
@@ -410,6 +541,7 @@ void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t
     }
     for (const auto& u : unknown_units)
         r.warnings.push_back("unknown unit '" + u + "': values kept as printed");
+    issues.warn(r);
     std::sort(r.launches.begin(), r.launches.end(), [](const NcuLaunch& a, const NcuLaunch& b) { return a.id < b.id; });
 }
 
@@ -467,6 +599,7 @@ void parse_raw_csv(NcuReport& r, const std::string& text, size_t pos, size_t lin
     r.decimal_separator = opt.decimal_separator ? opt.decimal_separator : detect_decimal(values);
     std::map<int64_t, size_t> index;
     std::vector<std::string> unknown_units;
+    ValueIssues issues;
     for (size_t k = 0; k < rows.size(); ++k) {
         const auto& row = rows[k];
         const int64_t id = parse_id(field(row, column(header, "ID")), file, row_lines[k]);
@@ -478,11 +611,14 @@ void parse_raw_csv(NcuReport& r, const std::string& text, size_t pos, size_t lin
             const std::string v = field(row, static_cast<int>(i));
             if (v.empty())
                 continue;
-            l.metrics.emplace(header[i], make_value(v, units[i], "", r.decimal_separator, unknown_units));
+            issues.line = row_lines[k];
+            issues.metric = header[i];
+            l.metrics.emplace(header[i], make_value(v, units[i], "", r.decimal_separator, unknown_units, issues));
         }
     }
     for (const auto& u : unknown_units)
         r.warnings.push_back("unknown unit '" + u + "': values kept as printed");
+    issues.warn(r);
     std::sort(r.launches.begin(), r.launches.end(), [](const NcuLaunch& a, const NcuLaunch& b) { return a.id < b.id; });
 }
 
@@ -502,6 +638,7 @@ void parse_details_text(NcuReport& r, const std::string& text, const std::string
     int dash_lines = 0;
     NcuRule* rule = nullptr;
     std::vector<std::string> unknown_units;
+    ValueIssues issues;
     const char dec = opt.decimal_separator ? opt.decimal_separator : '.';
     r.decimal_separator = dec;
     while (std::getline(in, ln)) {
@@ -613,13 +750,16 @@ void parse_details_text(NcuReport& r, const std::string& text, const std::string
             std::string unit;
             for (size_t i = 0; i + 1 < toks.size(); ++i)
                 unit += (unit.empty() ? "" : " ") + toks[i];
-            NcuValue v = make_value(value, unit, section, dec, unknown_units);
+            issues.line = line;
+            issues.metric = name;
+            NcuValue v = make_value(value, unit, section, dec, unknown_units, issues);
             const std::string key = ncu_metric_key(section, name, v.base_unit);
             cur->metrics.emplace(key, std::move(v));
         }
     }
     for (const auto& u : unknown_units)
         r.warnings.push_back("unknown unit '" + u + "': values kept as printed");
+    issues.warn(r);
     if (r.launches.empty())
         throw TraceError(file, "line " + std::to_string(line),
                          "ncu text report kernel lines ('  <name> (grid)x(block), Context N, Stream N, ...')",
@@ -647,6 +787,30 @@ std::string shell_quote(const std::string& s)
     for (char c : s)
         out += c == '\'' ? std::string("'\\''") : std::string(1, c);
     return out + "'";
+}
+
+} // namespace
+
+namespace {
+
+// Kernel names as the trace readers keep them: control characters as \xNN text, at most kMaxNameBytes bytes
+// (cut names counted in one warning).
+void finish_names(NcuReport& r)
+{
+    size_t cut = 0;
+    std::string scratch;
+    for (auto& l : r.launches) {
+        if (has_control_chars(l.name))
+            l.name = escape_control_chars(l.name);
+        std::string_view v = l.name;
+        if (bound_name(v, scratch)) {
+            l.name = scratch;
+            ++cut;
+        }
+    }
+    if (cut)
+        r.warnings.push_back(std::to_string(cut) + " kernel names were longer than " + std::to_string(kMaxNameBytes) +
+                             " bytes; each was cut there and ends in \"[... N more bytes]\"");
 }
 
 } // namespace
@@ -679,6 +843,7 @@ NcuReport parse_ncu_text(const std::string& raw_content, const std::string& name
                 r.format = "ncu-raw-csv";
                 parse_raw_csv(r, content, pos, line, name, options);
             }
+            finish_names(r);
             return r;
         }
         ++line;
@@ -687,6 +852,7 @@ NcuReport parse_ncu_text(const std::string& raw_content, const std::string& name
     if (content.find("\n    Section: ") != std::string::npos) {
         r.format = "ncu-details-text";
         parse_details_text(r, content, name, options);
+        finish_names(r);
         return r;
     }
     std::string first = content.substr(0, content.find('\n'));

@@ -7,6 +7,8 @@
 // StringIds -> StringPool map filled on first use.
 #include "analysis/io/nsys_reader.h"
 
+#include "analysis/io/graph_join.h"
+
 #include <sqlite3.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -167,6 +170,9 @@ public:
         return p ? std::string_view(p, static_cast<size_t>(sqlite3_column_bytes(s_, c))) : std::string_view{};
     }
     double f64(int c) const { return sqlite3_column_double(s_, c); }
+    int type(int c) const { return sqlite3_column_type(s_, c); }
+    // The protected value of a column: its type and number read from it without another column lookup each.
+    sqlite3_value* value(int c) const { return sqlite3_column_value(s_, c); }
 
 private:
     sqlite3_stmt* s_ = nullptr;
@@ -209,6 +215,16 @@ struct Part {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     size_t bad_intervals = 0, clamped_times = 0;
     std::vector<std::string> warnings;
+    // Values of the wrong storage class or out of range, per table and column (see Row).
+    struct Bad {
+        std::string table, column;
+        bool required = false;     // the row cannot be read without it
+        size_t count = 0;
+        int64_t first_rowid = 0;
+        std::string first_found;
+    };
+    std::vector<Bad> bad;
+    size_t truncated_names = 0;
     // NVTX: ranges that never ended, and the non-default domains (name as a local id, or inline text) with the
     // rows that carry them, resolved once the names are the Trace's (finish_nvtx()).
     struct Domain {
@@ -314,6 +330,88 @@ struct Part {
     }
 };
 
+// One row of an activity table read with each value's SQLite storage class checked (issue: one TEXT 'hello' in
+// a kernel's start was read as 0 and made the kernel 361 ms long). An integer column must hold an INTEGER (or a
+// REAL with no fraction) inside the column's range; NULL is the column's default unless the column is required.
+// Any other value makes the row bad: the reader skips it, and the first bad value of each column is kept with its
+// rowid and the count for one warning per column (finish_bad_values()).
+class Row {
+public:
+    Row(const Stmt& s, Part& p, const std::string& table, int rowid_col)
+        : s_(s), p_(p), table_(table), rowid_col_(rowid_col)
+    {
+    }
+    void begin() { ok_ = true; }
+    bool ok() const { return ok_; }
+
+    int64_t i64(int c, const char* column, int64_t def = 0, bool required = false,
+                int64_t lo = std::numeric_limits<int64_t>::min(), int64_t hi = std::numeric_limits<int64_t>::max())
+    {
+        sqlite3_value* val = s_.value(c);   // one column lookup for the type and the number (the reader's hot loop)
+        const int type = sqlite3_value_type(val);
+        if (type == SQLITE_INTEGER) {
+            const int64_t v = sqlite3_value_int64(val);
+            if (v >= lo && v <= hi)
+                return v;
+        }
+        return slow(c, type, column, def, required, lo, hi);
+    }
+    // A column only tested for NULL (e.g. graphNodeId: a kernel launched by a graph has one).
+    bool null(int c) const { return s_.null(c); }
+
+private:
+    int64_t slow(int c, int type, const char* column, int64_t def, bool required, int64_t lo, int64_t hi)
+    {
+        switch (type) {
+        case SQLITE_INTEGER: {
+            const int64_t v = s_.i64(c);
+            bad(column, required, "the integer " + std::to_string(v) + " (outside " + std::to_string(lo) + ".." +
+                                      std::to_string(hi) + ")");
+            return def;
+        }
+        case SQLITE_NULL:
+            if (required)
+                bad(column, true, "NULL");
+            return def;
+        case SQLITE_FLOAT: {
+            const double d = s_.f64(c);
+            // An integral REAL inside the range is the same number (SQLite itself stores 5.0 as 5 in an INTEGER
+            // column); 1.5, NaN or 1e300 is not.
+            if (d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18) {
+                const auto v = static_cast<int64_t>(d);
+                if (v >= lo && v <= hi)
+                    return v;
+            }
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "the REAL %.17g", d);
+            bad(column, required, buf);
+            return def;
+        }
+        case SQLITE_TEXT:
+            bad(column, required, "the TEXT " + quote_prefix(s_.text(c)));
+            return def;
+        default:
+            bad(column, required, "a BLOB");
+            return def;
+        }
+    }
+    void bad(const char* column, bool required, std::string found)
+    {
+        ok_ = false;
+        for (auto& b : p_.bad)
+            if (b.column == column && b.table == table_) {
+                ++b.count;
+                return;
+            }
+        p_.bad.push_back({table_, column, required, 1, rowid_col_ >= 0 ? s_.i64(rowid_col_) : 0, std::move(found)});
+    }
+    const Stmt& s_;
+    Part& p_;
+    const std::string& table_;
+    int rowid_col_;
+    bool ok_ = true;
+};
+
 // A stop that a task takes because an earlier task (in table order) failed: that task's error is the one reported.
 struct Aborted {};
 
@@ -347,6 +445,11 @@ private:
         return has_col(table, c) ? quote_ident(c) : std::string(def);
     }
     void require(const std::string& table, std::initializer_list<const char*> cols) const;
+    // "rowid", or NULL for a table without one (WITHOUT ROWID), as the last column of a SELECT.
+    std::string rowid(const std::string& table) const { return without_rowid_.count(table) ? "NULL" : "rowid"; }
+    // After a table's rows: one warning per column with bad values, or the file refused when a required column is
+    // bad in most rows (then nothing it says can be trusted).
+    void finish_bad_values(Part& p, const std::string& table, size_t rows) const;
     int64_t estimate_rows(sqlite3* db, const std::string& table);
 
     // Sequential reads (the calling thread, db_).
@@ -354,6 +457,8 @@ private:
     {
         if ((row & 1023) == 0) {
             control_.check();
+            if ((row & 16383) == 0 && row)
+                check_memory_budget(path_, std::string(stage) + ", row " + std::to_string(row));
             if ((row & 16383) == 0 && total_rows_ > 0)
                 control_.report(std::min(1.0, static_cast<double>(done_rows_ + row) / static_cast<double>(total_rows_)), stage);
         }
@@ -365,6 +470,8 @@ private:
             control_.check();
             if (run_.first_failed.load(std::memory_order_relaxed) < p.index)
                 throw Aborted{};
+            if ((row & 16383) == 0 && row)
+                check_memory_budget(path_, std::string(stage) + ", row " + std::to_string(row));
             const int64_t done = row ? rows_done_.fetch_add(1024, std::memory_order_relaxed) + 1024 : rows_done_.load();
             if (p.reports && (row & 16383) == 0 && total_rows_ > 0)
                 control_.report(std::min(1.0, static_cast<double>(done_rows_ + done) / static_cast<double>(total_rows_)), stage);
@@ -373,9 +480,25 @@ private:
 
     void read_strings(sqlite3* db, Part& p);
     StrId str(int64_t id);
+    // A name as the trace keeps it: control characters written as \xNN text (input_bounds.h), so no name can move
+    // a terminal's cursor or print a line of its own.
+    // Cut at kMaxNameBytes (counted): StringIds also holds long strings that are no names (environment blocks), so
+    // names are bounded here, where a string becomes one.
+    StrId intern_name(std::string_view s)
+    {
+        std::string escaped, cut;
+        if (has_control_chars(s)) {
+            escaped = escape_control_chars(s);
+            s = escaped;
+        }
+        if (bound_name(s, cut))
+            ++truncated_names_;
+        return t_.strings.intern(s);
+    }
     void read_meta();
     void read_kernels(sqlite3* db, Part& p);
     void read_graph_trace(sqlite3* db, Part& p);
+    void read_graph_nodes();
     void read_runtime(sqlite3* db, Part& p);
     void read_memcpy(sqlite3* db, Part& p);
     void read_memset(sqlite3* db, Part& p);
@@ -439,6 +562,7 @@ private:
     std::vector<sqlite3*> extra_;                           // one more connection per helper thread
     Trace t_;
     std::map<std::string, std::set<std::string>> tables_;
+    std::set<std::string> without_rowid_;
     int64_t total_rows_ = 0, done_rows_ = 0;
     std::atomic<int64_t> rows_done_{0};                     // rows read by the table tasks
     TaskRun run_;
@@ -459,8 +583,9 @@ private:
     std::unordered_map<int64_t, uint32_t> threads_;
     std::set<uint64_t> streams_used_;
     std::unordered_set<uint32_t> graph_node_corr_;          // written by the kernel task only
+    std::vector<std::pair<uint32_t, int64_t>> kernel_nodes_;  // (kernel row, graphNodeId); the kernel task only
     int64_t lo_ = INT64_MAX, hi_ = INT64_MIN;
-    size_t bad_intervals_ = 0, clamped_times_ = 0;
+    size_t bad_intervals_ = 0, clamped_times_ = 0, truncated_names_ = 0;
     int64_t file_size_ = 0;
 };
 
@@ -519,9 +644,15 @@ void Reader::discover()
 {
     std::vector<std::string> names;
     {
-        Stmt s(db_, "SELECT name FROM sqlite_master WHERE type='table'", path_, "sqlite_master");
-        while (s.step())
+        Stmt s(db_, "SELECT name, sql FROM sqlite_master WHERE type='table'", path_, "sqlite_master");
+        while (s.step()) {
             names.emplace_back(s.text(0));
+            std::string sql(s.text(1));
+            for (auto& c : sql)
+                c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+            if (sql.find("WITHOUT ROWID") != std::string::npos)
+                without_rowid_.insert(names.back());
+        }
     }
     for (const auto& n : names) {
         auto& cols = tables_[n];
@@ -560,6 +691,22 @@ void Reader::require(const std::string& table, std::initializer_list<const char*
     }
 }
 
+void Reader::finish_bad_values(Part& p, const std::string& table, size_t rows) const
+{
+    for (const auto& b : p.bad) {
+        if (b.table != table)
+            continue;
+        const std::string where = table + "." + b.column + ", rowid " + std::to_string(b.first_rowid);
+        if (b.required && b.count * 2 > rows)
+            throw TraceError(path_, where, "integers in column " + b.column + " (SQLite storage class INTEGER)",
+                             b.first_found + ", and a bad value in " + std::to_string(b.count) + " of " +
+                                 std::to_string(rows) + " rows");
+        p.warnings.push_back(table + "." + b.column + ": " + std::to_string(b.count) + " row" +
+                             (b.count == 1 ? "" : "s") + " skipped for a value that is not an integer in range (first at rowid " +
+                             std::to_string(b.first_rowid) + ": " + b.first_found + ")");
+    }
+}
+
 int64_t Reader::estimate_rows(sqlite3* db, const std::string& table)
 {
     if (!has(table))
@@ -573,25 +720,47 @@ int64_t Reader::estimate_rows(sqlite3* db, const std::string& table)
 
 void Reader::read_strings(sqlite3* db, Part& p)
 {
-    Stmt s(db, "SELECT id, value FROM StringIds", path_, "StringIds");
+    const std::string T = "StringIds";
+    Stmt s(db, "SELECT id, value, " + rowid(T) + " FROM StringIds", path_, "StringIds");
+    Row r(s, p, T, 2);
     std::vector<std::pair<int64_t, std::pair<uint32_t, uint32_t>>> rows;
     int64_t max_id = -1;
-    size_t row = 0;
+    size_t row = 0, null_values = 0;
+    int64_t first_null = 0;
+    const uint64_t name_limit = name_bytes_limit();   // the strings' bytes, names or not
+    std::string escaped;
     while (s.step()) {
         tick(p, row++, "strings");
+        r.begin();
+        const int64_t id = r.i64(0, "id", 0, true);
+        if (!r.ok())
+            continue;
+        if (s.null(1)) {
+            // A NULL string is no name: its users read "[unknown string N]", as for an id StringIds lacks.
+            if (null_values++ == 0)
+                first_null = id;
+            rows.push_back({id, {0u, UINT32_MAX}});
+            max_id = std::max(max_id, id);
+            continue;
+        }
         std::string_view v = s.text(1);
-        std::string escaped;
         if (!is_valid_utf8(v)) {   // names are kept, with the bytes that are not UTF-8 as \xNN text
             escaped = escape_invalid_utf8(v);
             v = escaped;
         }
-        const int64_t id = s.i64(0);
+        if (blob_.size() + v.size() > name_limit)
+            check_name_bytes(path_, "StringIds, rowid " + std::to_string(s.i64(2)), blob_.size() + v.size());
         if (blob_.size() + v.size() >= UINT32_MAX)
             throw TraceError(path_, "StringIds", "string data under 4 GiB", "more");
         rows.push_back({id, {static_cast<uint32_t>(blob_.size()), static_cast<uint32_t>(v.size())}});
         blob_.append(v);
         max_id = std::max(max_id, id);
     }
+    finish_bad_values(p, T, row);
+    if (null_values)
+        p.warnings.push_back("StringIds.value: " + std::to_string(null_values) + " NULL string" +
+                             (null_values == 1 ? "" : "s") + " (first id " + std::to_string(first_null) +
+                             "); the names that use them read \"[unknown string N]\"");
     const bool dense = max_id < static_cast<int64_t>(rows.size()) * 4 + 4096;
     if (dense) {
         dense_.assign(static_cast<size_t>(max_id + 1), {0u, UINT32_MAX});
@@ -612,7 +781,7 @@ StrId Reader::str(int64_t id)
         if (r == kUnresolved) {
             const auto [off, len] = dense_[static_cast<size_t>(id)];
             r = len == UINT32_MAX ? t_.strings.intern("[unknown string " + std::to_string(id) + "]")
-                                  : t_.strings.intern(std::string_view(blob_).substr(off, len));
+                                  : intern_name(std::string_view(blob_).substr(off, len));
         }
         return r;
     }
@@ -620,9 +789,9 @@ StrId Reader::str(int64_t id)
     if (it != sparse_ids_.end())
         return it->second;
     auto loc = sparse_.find(id);
-    const StrId r = loc == sparse_.end()
+    const StrId r = loc == sparse_.end() || loc->second.second == UINT32_MAX
                         ? t_.strings.intern("[unknown string " + std::to_string(id) + "]")
-                        : t_.strings.intern(std::string_view(blob_).substr(loc->second.first, loc->second.second));
+                        : intern_name(std::string_view(blob_).substr(loc->second.first, loc->second.second));
     sparse_ids_.emplace(id, r);
     return r;
 }
@@ -695,50 +864,62 @@ void Reader::read_kernels(sqlite3* db, Part& p)
                             col(T, "gridZ", "1") + ", " + col(T, "blockX", "1") + ", " + col(T, "blockY", "1") +
                             ", " + col(T, "blockZ", "1") + ", " + col(T, "registersPerThread", "0") + ", " +
                             col(T, "staticSharedMemory", "0") + ", " + col(T, "dynamicSharedMemory", "0") + ", " +
-                            col(T, "graphNodeId") + ", " + col(T, "launchType") + " FROM " + T;
+                            col(T, "graphNodeId") + ", " + col(T, "launchType") + ", " + rowid(T) + " FROM " + T;
     Stmt s(db, sql, path_, T);
+    Row v(s, p, T, 19);
     auto& k = t_.kernels;
     k.reserve(static_cast<size_t>(estimate_rows(db, T)));
     size_t row = 0;
+    constexpr int64_t u16 = UINT16_MAX, u32 = UINT32_MAX;
     while (s.step()) {
         tick(p, row++, "kernels");
-        int64_t st = s.i64(0), en = s.i64(1);
+        v.begin();
+        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
+        const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, u32);
+        const auto corr = static_cast<uint32_t>(v.i64(4, "correlationId", 0, false, 0, u32));
+        const int64_t gpid = v.i64(5, "globalPid");
+        const int64_t name = v.i64(6, name_col.c_str(), 0, true), short_name = v.i64(7, short_col.c_str(), 0, true);
+        LaunchShape shape;
+        shape.grid_x = static_cast<uint32_t>(v.i64(8, "gridX", 1, false, 0, u32));
+        shape.grid_y = static_cast<uint16_t>(v.i64(9, "gridY", 1, false, 0, u16));
+        shape.grid_z = static_cast<uint16_t>(v.i64(10, "gridZ", 1, false, 0, u16));
+        shape.block_x = static_cast<uint16_t>(v.i64(11, "blockX", 1, false, 0, u16));
+        shape.block_y = static_cast<uint16_t>(v.i64(12, "blockY", 1, false, 0, u16));
+        shape.block_z = static_cast<uint16_t>(v.i64(13, "blockZ", 1, false, 0, u16));
+        shape.registers_per_thread = static_cast<uint16_t>(v.i64(14, "registersPerThread", 0, false, 0, u16));
+        const int64_t smem = v.i64(15, "staticSharedMemory", 0, false, 0, u32) +
+                             v.i64(16, "dynamicSharedMemory", 0, false, 0, u32);
+        shape.shared_memory = clamp_to<uint32_t>(smem);
+        const int64_t launch_type = v.i64(18, "launchType");
+        if (!v.ok())
+            continue;   // counted in one warning per column (finish_bad_values)
         p.fix_interval(st, en);
         p.widen(st, en);
-        const uint16_t dev = p.device(s.i64(2));
-        const int64_t stream = s.i64(3);
+        const uint16_t dev = p.device(dev_id);
         p.use_stream(dev, stream);
-        const auto corr = static_cast<uint32_t>(s.i64(4));
         uint8_t flags = 0;
-        if (!s.null(17)) {
+        if (!v.null(17)) {
             flags |= KernelTable::kGraphNode;
             if (corr)
                 graph_node_corr_.insert(corr);
+            kernel_nodes_.emplace_back(static_cast<uint32_t>(k.start.size()), s.i64(17));
         }
-        const int64_t launch_type = s.i64(18);
         if (launch_type == 2 || launch_type == 3)
             flags |= KernelTable::kCooperative;
         k.start.push_back(st);
         k.end.push_back(en);
-        k.name.push_back(p.name(s.i64(6)));
-        k.short_name.push_back(p.name(s.i64(7)));
+        k.name.push_back(p.name(name));
+        k.short_name.push_back(p.name(short_name));
         k.correlation.push_back(corr);
         k.launch_api.push_back(kNoIndex);
         k.device.push_back(dev);
-        k.process.push_back(p.process(s.i64(5)));
+        k.process.push_back(p.process(gpid));
         k.stream.push_back(static_cast<uint32_t>(stream));
-        LaunchShape shape;
-        shape.grid_x = clamp_to<uint32_t>(s.i64(8));
-        shape.grid_y = clamp_to<uint16_t>(s.i64(9));
-        shape.grid_z = clamp_to<uint16_t>(s.i64(10));
-        shape.block_x = clamp_to<uint16_t>(s.i64(11));
-        shape.block_y = clamp_to<uint16_t>(s.i64(12));
-        shape.block_z = clamp_to<uint16_t>(s.i64(13));
-        shape.registers_per_thread = clamp_to<uint16_t>(s.i64(14));
-        shape.shared_memory = clamp_to<uint32_t>(s.i64(15) + s.i64(16));
         k.shape.push_back(k.intern_shape(shape));
         k.flags.push_back(flags);
     }
+    finish_bad_values(p, T, row);
 }
 
 // Graph-level tracing: one row per whole graph execution. Rows whose launch also produced node-level kernel rows
@@ -751,27 +932,42 @@ void Reader::read_graph_trace(sqlite3* db, Part& p)
         return;
     const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
-                            col(T, "graphId", "0") + " FROM " + T;
+                            col(T, "graphId", "0") + ", " + rowid(T) + " FROM " + T;
     Stmt s(db, sql, path_, T);
+    Row v(s, p, T, 7);
     size_t row = 0, skipped = 0, added = 0;
     while (s.step()) {
         tick(p, row++, "CUDA graphs");
-        const auto corr = static_cast<uint32_t>(s.i64(4));
+        v.begin();
+        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
+        const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
+        const auto corr = static_cast<uint32_t>(v.i64(4, "correlationId", 0, false, 0, UINT32_MAX));
+        const int64_t gpid = v.i64(5, "globalPid"), graph = v.i64(6, "graphId");
+        if (!v.ok())
+            continue;
         if (corr && graph_node_corr_.count(corr)) {
             ++skipped;
             continue;
         }
-        int64_t st = s.i64(0), en = std::max(s.i64(0), s.i64(1));
+        // Clamped like the other tables' times, so a graph row cannot carry an overflowing time.
+        if (!time_in_range(st) || !time_in_range(en)) {
+            st = clamp_time(st);
+            en = clamp_time(en);
+            ++p.clamped_times;
+        }
+        en = std::max(st, en);
         p.widen(st, en);
-        const size_t i = t_.kernels.append(st, en, p.graph_name(s.i64(6)));
-        t_.kernels.device[i] = p.device(s.i64(2));
-        t_.kernels.stream[i] = static_cast<uint32_t>(s.i64(3));
-        p.use_stream(t_.kernels.device[i], s.i64(3));
+        const size_t i = t_.kernels.append(st, en, p.graph_name(graph));
+        t_.kernels.device[i] = p.device(dev_id);
+        t_.kernels.stream[i] = static_cast<uint32_t>(stream);
+        p.use_stream(t_.kernels.device[i], stream);
         t_.kernels.correlation[i] = corr;
-        t_.kernels.process[i] = p.process(s.i64(5));
+        t_.kernels.process[i] = p.process(gpid);
         t_.kernels.flags[i] = KernelTable::kGraphNode;
         ++added;
     }
+    finish_bad_values(p, T, row);
     if (skipped)
         p.warnings.push_back(std::to_string(skipped) + " whole-graph rows in " + T +
                              " were skipped because their kernels are listed node by node (not double counted)");
@@ -787,25 +983,33 @@ void Reader::read_runtime(sqlite3* db, Part& p)
         return;
     require(T, {"start", "end", "nameId"});
     const std::string sql = "SELECT start, end, " + col(T, "eventClass", "0") + ", " + col(T, "globalTid", "0") + ", " +
-                            col(T, "correlationId", "0") + ", nameId FROM " + T;
+                            col(T, "correlationId", "0") + ", nameId, " + rowid(T) + " FROM " + T;
     Stmt s(db, sql, path_, T);
+    Row v(s, p, T, 6);
     auto& a = t_.api;
     a.reserve(static_cast<size_t>(estimate_rows(db, T)));
     size_t row = 0;
     while (s.step()) {
         tick(p, row++, "API calls");
-        int64_t st = s.i64(0), en = s.i64(1);
+        v.begin();
+        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        const int64_t cls = v.i64(2, "eventClass");
+        const int64_t gtid = v.i64(3, "globalTid");
+        const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
+        const int64_t name = v.i64(5, "nameId", 0, true);
+        if (!v.ok())
+            continue;
         p.fix_interval(st, en);
         p.widen(st, en);
-        const int64_t cls = s.i64(2);
         a.start.push_back(st);
         a.end.push_back(en);
-        a.name.push_back(p.name(s.i64(5)));
-        a.correlation.push_back(static_cast<uint32_t>(s.i64(4)));
-        a.thread.push_back(p.thread(s.i64(3)));
+        a.name.push_back(p.name(name));
+        a.correlation.push_back(static_cast<uint32_t>(corr));
+        a.thread.push_back(p.thread(gtid));
         a.api_class.push_back(cls == 0 ? ApiClass::Runtime : cls == 1 ? ApiClass::Driver : ApiClass::Other);
         a.flags.push_back(0);   // set by merge() from the name
     }
+    finish_bad_values(p, T, row);
 }
 
 void Reader::read_memcpy(sqlite3* db, Part& p)
@@ -817,27 +1021,38 @@ void Reader::read_memcpy(sqlite3* db, Part& p)
     const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", bytes, " +
                             col(T, "copyKind", "0") + ", " + col(T, "srcKind", "7") + ", " + col(T, "dstKind", "7") +
-                            " FROM " + T;
+                            ", " + rowid(T) + " FROM " + T;
     Stmt s(db, sql, path_, T);
+    Row v(s, p, T, 10);
     auto& m = t_.memcpy;
     size_t row = 0;
-    auto mem_kind = [](int64_t v) { return v >= 0 && v <= 7 ? static_cast<MemKind>(v) : MemKind::Unknown; };
+    auto mem_kind = [](int64_t x) { return x >= 0 && x <= 7 ? static_cast<MemKind>(x) : MemKind::Unknown; };
     while (s.step()) {
         tick(p, row++, "memory copies");
-        int64_t st = s.i64(0), en = s.i64(1);
+        v.begin();
+        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
+        const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
+        const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
+        const int64_t gpid = v.i64(5, "globalPid");
+        const int64_t bytes = v.i64(6, "bytes", 0, true, 0);
+        const int64_t ck = v.i64(7, "copyKind");
+        const int64_t src = v.i64(8, "srcKind", 7), dst = v.i64(9, "dstKind", 7);
+        if (!v.ok())
+            continue;
         p.fix_interval(st, en);
         p.widen(st, en);
-        const int64_t ck = s.i64(7);
-        const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)),
+        const size_t i = m.append(st, en, static_cast<uint64_t>(bytes),
                                   ck >= 0 && ck <= 13 ? static_cast<CopyKind>(ck) : CopyKind::Unknown);
-        m.device[i] = p.device(s.i64(2));
-        m.stream[i] = static_cast<uint32_t>(s.i64(3));
-        p.use_stream(m.device[i], s.i64(3));
-        m.correlation[i] = static_cast<uint32_t>(s.i64(4));
-        m.process[i] = p.process(s.i64(5));
-        m.src_kind[i] = s.null(8) ? MemKind::Unknown : mem_kind(s.i64(8));
-        m.dst_kind[i] = s.null(9) ? MemKind::Unknown : mem_kind(s.i64(9));
+        m.device[i] = p.device(dev_id);
+        m.stream[i] = static_cast<uint32_t>(stream);
+        p.use_stream(m.device[i], stream);
+        m.correlation[i] = static_cast<uint32_t>(corr);
+        m.process[i] = p.process(gpid);
+        m.src_kind[i] = v.null(8) ? MemKind::Unknown : mem_kind(src);
+        m.dst_kind[i] = v.null(9) ? MemKind::Unknown : mem_kind(dst);
     }
+    finish_bad_values(p, T, row);
 }
 
 void Reader::read_memset(sqlite3* db, Part& p)
@@ -848,24 +1063,34 @@ void Reader::read_memset(sqlite3* db, Part& p)
     require(T, {"start", "end"});
     const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
-                            col(T, "bytes", "0") + ", " + col(T, "memKind") + " FROM " + T;
+                            col(T, "bytes", "0") + ", " + col(T, "memKind") + ", " + rowid(T) + " FROM " + T;
     Stmt s(db, sql, path_, T);
+    Row v(s, p, T, 8);
     auto& m = t_.memset;
     size_t row = 0;
     while (s.step()) {
         tick(p, row++, "memory sets");
-        int64_t st = s.i64(0), en = s.i64(1);
+        v.begin();
+        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
+        const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
+        const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
+        const int64_t gpid = v.i64(5, "globalPid");
+        const int64_t bytes = v.i64(6, "bytes", 0, false, 0);
+        const int64_t mk = v.i64(7, "memKind", -1);
+        if (!v.ok())
+            continue;
         p.fix_interval(st, en);
         p.widen(st, en);
-        const size_t i = m.append(st, en, clamp_to<uint64_t>(s.i64(6)));
-        m.device[i] = p.device(s.i64(2));
-        m.stream[i] = static_cast<uint32_t>(s.i64(3));
-        p.use_stream(m.device[i], s.i64(3));
-        m.correlation[i] = static_cast<uint32_t>(s.i64(4));
-        m.process[i] = p.process(s.i64(5));
-        const int64_t mk = s.i64(7);
-        m.mem_kind[i] = !s.null(7) && mk >= 0 && mk <= 7 ? static_cast<MemKind>(mk) : MemKind::Unknown;
+        const size_t i = m.append(st, en, static_cast<uint64_t>(bytes));
+        m.device[i] = p.device(dev_id);
+        m.stream[i] = static_cast<uint32_t>(stream);
+        p.use_stream(m.device[i], stream);
+        m.correlation[i] = static_cast<uint32_t>(corr);
+        m.process[i] = p.process(gpid);
+        m.mem_kind[i] = mk >= 0 && mk <= 7 ? static_cast<MemKind>(mk) : MemKind::Unknown;
     }
+    finish_bad_values(p, T, row);
 }
 
 void Reader::read_syncs(sqlite3* db, Part& p)
@@ -876,20 +1101,36 @@ void Reader::read_syncs(sqlite3* db, Part& p)
     require(T, {"start", "end"});
     const std::string sql = "SELECT start, end, " + col(T, "deviceId", "0") + ", " + col(T, "streamId", "0") + ", " +
                             col(T, "correlationId", "0") + ", " + col(T, "globalPid", "0") + ", " +
-                            col(T, "syncType", "0") + " FROM " + T;
+                            col(T, "syncType", "0") + ", " + rowid(T) + " FROM " + T;
     Stmt s(db, sql, path_, T);
+    Row v(s, p, T, 7);
     auto& y = t_.syncs;
     size_t row = 0;
     while (s.step()) {
         tick(p, row++, "synchronizations");
-        int64_t st = s.i64(0), en = std::max(s.i64(0), s.i64(1));
+        v.begin();
+        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
+        const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
+        const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
+        const int64_t gpid = v.i64(5, "globalPid");
+        const int64_t type = v.i64(6, "syncType");
+        if (!v.ok())
+            continue;
+        if (!time_in_range(st) || !time_in_range(en)) {
+            st = clamp_time(st);
+            en = clamp_time(en);
+            ++p.clamped_times;
+        }
+        en = std::max(st, en);
         const size_t i = y.append(st, en);
-        y.device[i] = p.device(s.i64(2));
-        y.stream[i] = static_cast<uint32_t>(s.i64(3));
-        y.correlation[i] = static_cast<uint32_t>(s.i64(4));
-        y.process[i] = p.process(s.i64(5));
-        y.sync_type[i] = clamp_to<uint8_t>(s.i64(6));
+        y.device[i] = p.device(dev_id);
+        y.stream[i] = static_cast<uint32_t>(stream);
+        y.correlation[i] = static_cast<uint32_t>(corr);
+        y.process[i] = p.process(gpid);
+        y.sync_type[i] = clamp_to<uint8_t>(type);
     }
+    finish_bad_values(p, T, row);
 }
 
 // The string table, the activity tables and NVTX are independent: each is one task with its own connection and its
@@ -949,7 +1190,7 @@ void Reader::merge(Part& p)
     std::vector<StrId>& names = p.name_ids;
     names.resize(p.names.size());
     for (size_t i = 0; i < names.size(); ++i)
-        names[i] = p.names[i].is_literal ? t_.strings.intern(p.names[i].literal) : str(p.names[i].id);
+        names[i] = p.names[i].is_literal ? intern_name(p.names[i].literal) : str(p.names[i].id);
     std::vector<uint16_t> devices(p.devices.size()), processes(p.processes.size());
     std::vector<uint32_t> threads(p.threads.size());
     for (size_t i = 0; i < devices.size(); ++i)
@@ -1013,6 +1254,7 @@ void Reader::merge(Part& p)
     }
     bad_intervals_ += p.bad_intervals;
     clamped_times_ += p.clamped_times;
+    truncated_names_ += p.truncated_names;
     for (auto& w : p.warnings)
         t_.meta.warnings.push_back(std::move(w));
 }
@@ -1026,31 +1268,60 @@ void Reader::read_nvtx(sqlite3* db, Part& p)
         return;
     require(T, {"start", "eventType"});
     const std::string sql = "SELECT start, " + col(T, "end") + ", eventType, " + col(T, "text") + ", " +
-                            col(T, "textId") + ", " + col(T, "globalTid", "0") + ", " + col(T, "domainId") + " FROM " + T;
+                            col(T, "textId") + ", " + col(T, "globalTid", "0") + ", " + col(T, "domainId") + ", " +
+                            rowid(T) + " FROM " + T;
     Stmt s(db, sql, path_, T);
+    Row v(s, p, T, 7);
     auto& r = t_.ranges;
     size_t row = 0;
+    uint64_t text_bytes = 0;
+    std::string cut;
+    // Inline texts are names too: bounded in length (counted) and in total.
+    auto text_of = [&](int c) {
+        std::string_view t = s.text(c);
+        if (bound_name(t, cut))
+            ++p.truncated_names;
+        return t;
+    };
     while (s.step()) {
         tick(p, row++, "NVTX");
-        const int64_t type = s.i64(2);
+        v.begin();
+        const int64_t type = v.i64(2, "eventType", 0, true);
+        const int64_t domain = v.i64(6, "domainId");
+        const int64_t text_id = v.i64(4, "textId");
+        const int64_t gtid = v.i64(5, "globalTid");
+        if (!v.ok())
+            continue;
         const bool push_pop = type == 59 || type == 70;
         const bool start_end = type == 60 || type == 71;
         const bool mark = type == 34;
-        const int64_t domain = s.null(6) ? 0 : s.i64(6);
         if (type == 75) {   // NvtxDomainCreate: the domain's name
             Part::Domain d;
-            if (!s.null(4))
-                d.name = p.name(s.i64(4));
+            if (!v.null(4))
+                d.name = p.name(text_id);
             else
-                d.text = s.text(3);
+                d.text = text_of(3);
             p.domains[domain] = std::move(d);
             continue;
         }
         if (!push_pop && !start_end && !mark)
             continue;
-        const uint32_t name = !s.null(4) ? p.name(s.i64(4)) : p.text_name(s.text(3));
-        const uint32_t thr = p.thread(s.i64(5));
-        int64_t st = s.i64(0);
+        int64_t st = v.i64(0, "start", 0, true);
+        const bool is_open = v.null(1);
+        int64_t en = is_open ? st : v.i64(1, "end");
+        if (!v.ok())
+            continue;
+        uint32_t name = 0;
+        if (!v.null(4)) {
+            name = p.name(text_id);
+        } else {
+            const size_t before = p.names.size();
+            const std::string_view t = text_of(3);
+            name = p.text_name(t);
+            if (p.names.size() > before && (text_bytes += t.size()) > name_bytes_limit())
+                check_name_bytes(path_, T + ".text, rowid " + std::to_string(s.i64(7)), text_bytes);
+        }
+        const uint32_t thr = p.thread(gtid);
         if (mark) {
             t_.marks.time.push_back(st);
             t_.marks.name.push_back(name);
@@ -1059,8 +1330,6 @@ void Reader::read_nvtx(sqlite3* db, Part& p)
                 p.mark_domain.emplace_back(t_.marks.size() - 1, domain);
             continue;
         }
-        const bool is_open = s.null(1);
-        int64_t en = is_open ? st : s.i64(1);
         p.fix_interval(st, en);
         const size_t i = r.append(st, en, name, thr, push_pop ? RangeKind::PushPop : RangeKind::StartEnd);
         if (is_open)
@@ -1070,6 +1339,7 @@ void Reader::read_nvtx(sqlite3* db, Part& p)
         if (domain != 0)
             p.range_domain.emplace_back(i, domain);
     }
+    finish_bad_values(p, T, row);
 }
 
 void Reader::finish_nvtx(Part& p)
@@ -1088,7 +1358,8 @@ void Reader::finish_nvtx(Part& p)
     // Non-default domains prefix the name: "domain:text" (as nsys' nvtx reports do).
     std::unordered_map<int64_t, std::string> domains;
     for (const auto& [id, d] : p.domains)
-        domains[id] = d.name >= 0 ? std::string(t_.str(p.name_ids[static_cast<size_t>(d.name)])) : d.text;
+        domains[id] = d.name >= 0 ? std::string(t_.str(p.name_ids[static_cast<size_t>(d.name)]))
+                                  : has_control_chars(d.text) ? escape_control_chars(d.text) : d.text;
     auto prefixed = [&](StrId name, int64_t domain) {
         auto it = domains.find(domain);
         if (it == domains.end() || it->second.empty())
@@ -1222,6 +1493,8 @@ Trace Reader::read()
     control_.report(0.0, "opening");
     read_tables();
     tables_error(0, 1);   // StringIds
+    for (auto& w : parts_[0].warnings)
+        t_.meta.warnings.push_back(std::move(w));
     read_meta();
     const int64_t window_lo = lo_, window_hi = hi_;
     lo_ = INT64_MAX;
@@ -1280,10 +1553,50 @@ Trace Reader::read()
     if (bad_intervals_)
         meta.warnings.push_back(std::to_string(bad_intervals_) + " rows ended before they started; their end was set "
                                 "to their start");
+    if (truncated_names_)
+        meta.warnings.push_back(std::to_string(truncated_names_) + " names were longer than " +
+                                std::to_string(kMaxNameBytes) + " bytes; each was cut there and ends in \"[... N more "
+                                "bytes]\"");
     control_.report(1.0, "linking");
     control_.check();   // a cancel asked for by that report stops here, before linking
     t_.finish();
+    read_graph_nodes();
     return std::move(t_);
+}
+
+// Graph-node ids (--cuda-graph-trace=node): each replayed kernel's node, and the node's creation on the capturing
+// thread (CUDA_GRAPH_NODE_EVENTS, or CUDA_GRAPH_EVENTS in exports that keep node rows there), joined by graph_join.h.
+void Reader::read_graph_nodes()
+{
+    if (kernel_nodes_.empty())
+        return;
+    std::string T;
+    for (const char* tb : {"CUDA_GRAPH_NODE_EVENTS", "CUDA_GRAPH_EVENTS"})
+        if (has(tb) && has_col(tb, "graphNodeId") && has_col(tb, "start")) {
+            T = tb;
+            break;
+        }
+    if (T.empty())
+        return;
+    Stmt s(db_, "SELECT start, " + col(T, "globalTid", "0") + ", graphNodeId, " + col(T, "originalGraphNodeId") +
+                    " FROM " + T,
+           path_, T);
+    std::vector<GraphNodeOrigin> origins;
+    while (s.step()) {
+        if (s.null(2))
+            continue;
+        GraphNodeOrigin o;
+        o.created = s.i64(0);
+        o.thread = thread(s.i64(1));
+        o.node = s.i64(2);
+        o.original = s.null(3) ? 0 : s.i64(3);
+        origins.push_back(o);
+    }
+    std::vector<int64_t> node(t_.kernels.size(), 0);
+    for (const auto& [row, id] : kernel_nodes_)
+        if (row < node.size())
+            node[row] = id;
+    join_graph_nodes(t_, node, origins);
 }
 
 // ---- .nsys-rep / .qdrep --------------------------------------------------------------------------------------------

@@ -2,8 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
+#include <map>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -51,6 +54,16 @@ constexpr const char* kDdlKernel = R"(CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (
     sharedMemoryExecuted        INTEGER,                               -- Shared memory size set by the driver.
     graphNodeId                 INTEGER,                               -- REFERENCES CUDA_GRAPH_NODE_EVENTS(graphNodeId)
     sharedMemoryLimitConfig     INTEGER                                -- REFERENCES ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG(id)
+))";
+
+constexpr const char* kDdlGraphNodes = R"(CREATE TABLE CUDA_GRAPH_NODE_EVENTS (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
+    eventClass                  INTEGER   NOT NULL,                    -- CUDA event class enum value.
+    globalTid                   INTEGER,                               -- Serialized GlobalId.
+    nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name.
+    graphNodeId                 INTEGER   NOT NULL,                    -- CUDA graph node ID.
+    originalGraphNodeId         INTEGER                                -- Reference to the original graph node ID, if cloned node.
 ))";
 
 constexpr const char* kDdlRuntime = R"(CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
@@ -442,12 +455,84 @@ void write_nsys_sqlite(const Trace& trace, const std::string& path)
         }
     }
 
-    // ---- kernels
+    // ---- graph nodes: when the trace holds a stream capture (launch calls between cudaStreamBeginCapture and
+    // EndCapture on one thread), each launch created node n (1, 2, ... in call order) and the instantiation cloned it
+    // as node 1'000'000 + n; a replayed kernel is the node of its position in its graph launch. Otherwise replayed
+    // kernels are numbered 1, 2, ... and no node rows are written.
     const auto& k = trace.kernels;
+    std::vector<int64_t> kernel_node(k.size(), 0);
+    struct NodeRow {
+        int64_t start, gtid;
+        StrId name;
+        int64_t node, original;
+    };
+    std::vector<NodeRow> node_rows;
+    {
+        const auto& a = trace.api;
+        std::vector<size_t> captured;   // launch calls of the first capture window, in call order
+        int64_t begin = -1, end_time = 0;
+        uint32_t thread = 0;
+        std::vector<size_t> order(a.size());
+        for (size_t i = 0; i < a.size(); ++i)
+            order[i] = i;
+        std::sort(order.begin(), order.end(), [&](size_t x, size_t y) { return a.start[x] < a.start[y]; });
+        for (size_t i : order) {
+            const std::string_view n = trace.str(a.name[i]);
+            if (begin < 0 && n.find("StreamBeginCapture") != std::string_view::npos) {
+                begin = a.start[i];
+                thread = a.thread[i];
+            } else if (begin >= 0 && end_time == 0 && a.thread[i] == thread) {
+                if (n.find("StreamEndCapture") != std::string_view::npos)
+                    end_time = a.end[i];
+                else if (a.flags[i] & kApiLaunch)
+                    captured.push_back(i);
+            }
+        }
+        if (end_time > 0 && !captured.empty()) {
+            for (size_t p = 0; p < captured.size(); ++p) {
+                const size_t i = captured[p];
+                node_rows.push_back({a.start[i], gtid_of(a.thread[i]), a.name[i], int64_t(p) + 1, 0});
+            }
+            for (size_t p = 0; p < captured.size(); ++p)
+                node_rows.push_back({end_time, gtid_of(a.thread[captured[p]]), a.name[captured[p]],
+                                     1'000'000 + int64_t(p) + 1, int64_t(p) + 1});
+            std::map<uint32_t, std::vector<size_t>> by_launch;   // graph launch correlation -> its kernels
+            for (size_t i = 0; i < k.size(); ++i)
+                if (k.flags[i] & KernelTable::kGraphNode)
+                    by_launch[k.correlation[i]].push_back(i);
+            for (auto& [corr, rows] : by_launch) {
+                std::sort(rows.begin(), rows.end(), [&](size_t x, size_t y) { return k.start[x] < k.start[y]; });
+                for (size_t p = 0; p < rows.size(); ++p)
+                    kernel_node[rows[p]] = p < captured.size() ? 1'000'000 + int64_t(p) + 1 : 0;
+            }
+        }
+        int64_t next = 0;
+        for (size_t i = 0; i < k.size(); ++i)
+            if ((k.flags[i] & KernelTable::kGraphNode) && kernel_node[i] == 0)
+                kernel_node[i] = node_rows.empty() ? ++next : 2'000'000 + int64_t(i);
+    }
+    if (!node_rows.empty()) {
+        db.exec(kDdlGraphNodes);
+        auto* s = db.prepare(insert_sql("CUDA_GRAPH_NODE_EVENTS", 7));
+        for (const auto& n : node_rows) {
+            bi(s, 1, n.start);
+            bi(s, 2, n.start);
+            bi(s, 3, 77);   // ENUM_NSYS_EVENT_CLASS: CUDA graph node creation
+            bi(s, 4, n.gtid);
+            bi(s, 5, n.name);
+            bi(s, 6, n.node);
+            if (n.original)
+                bi(s, 7, n.original);
+            else
+                bn(s, 7);
+            db.step(s);
+        }
+    }
+
+    // ---- kernels
     if (k.size()) {
         db.exec(kDdlKernel);
         auto* s = db.prepare(insert_sql("CUPTI_ACTIVITY_KIND_KERNEL", 28));
-        int64_t graph_node = 0;
         for (size_t i = 0; i < k.size(); ++i) {
             bi(s, 1, k.start[i]);
             bi(s, 2, k.end[i]);
@@ -480,7 +565,7 @@ void write_nsys_sqlite(const Trace& trace, const std::string& path)
             bi(s, 25, static_cast<int64_t>(i) + 1);
             bi(s, 26, sh.shared_memory);
             if (k.flags[i] & KernelTable::kGraphNode)
-                bi(s, 27, ++graph_node);
+                bi(s, 27, kernel_node[i]);
             else
                 bn(s, 27);
             bi(s, 28, 0);
@@ -601,6 +686,8 @@ void write_nsys_sqlite(const Trace& trace, const std::string& path)
             "VALUES (?,?,?,?,?,?,?)");
         int64_t range_id = 0;
         for (size_t i = 0; i < r.size(); ++i) {
+            if (r.kind[i] == RangeKind::PythonFunction)
+                continue;   // Python frames have no NVTX form
             const bool start_end = r.kind[i] == RangeKind::StartEnd;
             bi(s, 1, r.start[i]);
             bi(s, 2, r.end[i]);

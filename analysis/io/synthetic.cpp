@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace sl {
@@ -99,6 +101,36 @@ const OpDef kSample = {kArgmax, "reduce_kernel", 6'000, 8, 1, 1, 32, 16, 1, 38, 
 const OpDef kAllReduce = {"ncclKernel_AllReduce_RING_LL_Sum_bf16(ncclWorkElem)",
                           "ncclKernel_AllReduce_RING_LL_Sum_bf16", 19'000, 2, 1, 1, 512, 1, 1, 96, 0, false};
 
+// A gpt-oss-like MoE layer through triton_kernels (vLLM's and SGLang's MXFP4 path): durations are computed per step
+// from the tokens (see moe_ns), the launch shapes are those of the real kernels' tiles.
+const OpDef kMoeRouter = {"nvjet_tst_64x8_64x16_1x1_v_bz_TNT", "nvjet_tst_64x8_64x16_1x1_v_bz_TNT", 6'000, 32, 1, 1,
+                          384, 1, 1, 168, 213'504, true};
+const OpDef kMoeTopk = {"_topk_forward", "_topk_forward", 4'000, 8, 1, 1, 256, 1, 1, 64, 0, false};
+const OpDef kMoeRouting = {"_combined_routing_compute", "_combined_routing_compute", 4'500, 32, 1, 1, 256, 1, 1, 64,
+                           0, false};
+const OpDef kMoeUp = {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu",
+                      "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", 0, 1024, 1, 1, 256, 1, 1, 128, 65'536,
+                      false};
+const OpDef kMoeDown = {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", "_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1",
+                        0, 1024, 1, 1, 256, 1, 1, 128, 65'536, false};
+const OpDef kMoeFinalize = {"_finalize_matmul_scatter_bf16", "_finalize_matmul_scatter_bf16", 4'000, 64, 1, 1, 256, 1,
+                            1, 64, 0, false};
+
+// The model the kernels stand for (synth_model_config_json): Llama-2-7B-shaped.
+constexpr int64_t kHidden = 4096, kInter = 11008, kQkv = 12288, kVocab = 32000;
+
+// A CPU op as record_shapes writes it.
+struct CpuOpSpec {
+    std::string name, dims, types, concrete;
+};
+
+CpuOpSpec mm_spec(int64_t m, int64_t k, int64_t n)
+{
+    const std::string d = "[[" + std::to_string(m) + ", " + std::to_string(k) + "], [" + std::to_string(k) + ", " +
+                          std::to_string(n) + "]]";
+    return {"aten::mm", d, R"(["c10::BFloat16", "c10::BFloat16"])", R"(["", ""])"};
+}
+
 // splitmix64: fast, deterministic, good enough for timing jitter.
 struct Rng {
     uint64_t s;
@@ -121,7 +153,13 @@ public:
     Builder(const SynthOptions& o, Trace& t) : o_(o), t_(t), rng_{o.seed * 0x2545F4914F6CDD1Dull + 7} {}
 
     void run();
+    void run_capture();
 
+private:
+    void setup();
+    void capture_window();
+
+public:
 private:
     int64_t jit(int64_t mean)
     {
@@ -157,6 +195,167 @@ private:
             t_.ranges.end[idx] = std::max(cpu_, t_.ranges.start[idx] + 1);
     }
 
+    // ---- record_shapes: CPU ops around launches, joined by External id ----------------------------------------
+    struct OpScope {
+        size_t range = SIZE_MAX;
+        int64_t outer_ext = 0;
+    };
+    bool shapes() const { return (o_.record_shapes && !in_graph_replay_) || capture_mode_; }
+    OpScope open_op(const CpuOpSpec& spec)
+    {
+        OpScope sc;
+        if (!shapes())
+            return sc;
+        if (nvtx_ops_) {
+            // emit_nvtx: the op, its sequence number and the input sizes in the range's text.
+            const int64_t n = next_ext_++;
+            sc.range = t_.ranges.append(cpu_, cpu_,
+                                        t_.strings.intern(spec.name + ", seq = " + std::to_string(n) + ", op_id = " +
+                                                          std::to_string(n) + ", sizes = " + spec.dims),
+                                        thread_, RangeKind::PushPop);
+            sc.outer_ext = -1;
+            cpu_ += jit(1'500);
+            return sc;
+        }
+        sc.outer_ext = cur_ext_;
+        cur_ext_ = next_ext_++;
+        const StrId name = t_.strings.intern(spec.name);
+        sc.range = t_.ranges.append(cpu_, cpu_, name, thread_, RangeKind::CpuOp);
+        const size_t r = t_.op_args.append(OpArgsTable::kCpuOp, cpu_, cpu_, name);
+        t_.op_args.pid[r] = o_.pid;
+        t_.op_args.external_id[r] = cur_ext_;
+        t_.op_args.input_dims[r] = spec.dims;
+        t_.op_args.input_types[r] = spec.types;
+        t_.op_args.concrete_inputs[r] = spec.concrete;
+        cpu_ += jit(1'500);
+        return sc;
+    }
+    void close_op(const OpScope& sc)
+    {
+        if (sc.range == SIZE_MAX)
+            return;
+        cpu_ += jit(800);
+        t_.ranges.end[sc.range] = cpu_;
+        if (sc.outer_ext < 0)
+            return;   // an emit_nvtx range: no op_args row
+        // The op_args row of the same op: the last one with the range's start and name.
+        for (size_t r = t_.op_args.size(); r-- > 0;)
+            if (t_.op_args.source[r] == OpArgsTable::kCpuOp && t_.op_args.start[r] == t_.ranges.start[sc.range] &&
+                t_.op_args.name[r] == t_.ranges.name[sc.range]) {
+                t_.op_args.end[r] = cpu_;
+                break;
+            }
+        cur_ext_ = sc.outer_ext;
+    }
+    // The launch call just made carries the open op's External id and names its kernel.
+    void note_launch(uint32_t corr, StrId kernel)
+    {
+        if (!shapes() || cur_ext_ == 0 || nvtx_ops_)
+            return;
+        const size_t r = t_.op_args.append(OpArgsTable::kLaunch, t_.api.start.back(), t_.api.end.back(), kernel);
+        t_.op_args.pid[r] = o_.pid;
+        t_.op_args.external_id[r] = cur_ext_;
+        t_.op_args.correlation[r] = corr;
+    }
+    // nn.Module frames (the capture trace's python stacks).
+    size_t open_module(const char* name)
+    {
+        if (!capture_mode_ || nvtx_ops_)
+            return SIZE_MAX;
+        return t_.ranges.append(cpu_, cpu_, t_.strings.intern(name), thread_, RangeKind::PyModule);
+    }
+    void close_module(size_t idx)
+    {
+        if (idx != SIZE_MAX)
+            t_.ranges.end[idx] = std::max(cpu_, t_.ranges.start[idx] + 1);
+    }
+    // The CPU op of a layer's launch, for `tokens` rows (the vLLM custom ops and aten ops these kernels run under).
+    static CpuOpSpec op_spec(int op, int64_t tokens)
+    {
+        const std::string T = std::to_string(tokens), B = "\"c10::BFloat16\"", S = "\"Scalar\"";
+        switch (op) {
+        case Qkv: return mm_spec(tokens, kHidden, kQkv);
+        case OProj: return mm_spec(tokens, kHidden, kHidden);
+        case GateUp: return mm_spec(tokens, kHidden, 2 * kInter);
+        case Down: return mm_spec(tokens, kInter, kHidden);
+        case RmsNorm:
+        case RmsNorm2:
+            return {"_C::rms_norm", "[[" + T + ", 4096], [" + T + ", 4096], [4096], []]",
+                    "[" + B + ", " + B + ", " + B + ", " + S + "]", R"(["", "", "", "1e-05"])"};
+        case Rotary:
+            return {"_C::rotary_embedding", "[[" + T + "], [" + T + ", 4096], [" + T + ", 4096], [], [4096, 128], []]",
+                    "[\"long int\", " + B + ", " + B + ", " + S + ", " + B + ", " + S + "]",
+                    R"(["", "", "", "128", "", "True"])"};
+        case KvWrite:
+            return {"_C_cache_ops::reshape_and_cache_flash",
+                    "[[" + T + ", 32, 128], [" + T + ", 32, 128], [4096, 16, 32, 128], [4096, 16, 32, 128], [" + T +
+                        "]]",
+                    "[" + B + ", " + B + ", " + B + ", " + B + ", \"long int\"]", R"(["", "", "", "", ""])"};
+        case Attn:
+            return {"vllm::unified_attention_with_output",
+                    "[[" + T + ", 32, 128], [" + T + ", 32, 128], [" + T + ", 32, 128], [" + T + ", 32, 128]]",
+                    "[" + B + ", " + B + ", " + B + ", " + B + "]", R"(["", "", "", ""])"};
+        case Add:
+            return {"aten::add", "[[" + T + ", 4096], [" + T + ", 4096], []]", "[" + B + ", " + B + ", " + S + "]",
+                    R"(["", "", "1"])"};
+        case SiluMul:
+            return {"_C::silu_and_mul", "[[" + T + ", 11008], [" + T + ", 22016]]", "[" + B + ", " + B + "]",
+                    R"(["", ""])"};
+        default: break;
+        }
+        return {};
+    }
+    static CpuOpSpec lm_head_spec(int64_t tokens) { return mm_spec(tokens, kHidden, kVocab); }
+    static CpuOpSpec sample_spec(int64_t tokens)
+    {
+        return {"aten::argmax", "[[" + std::to_string(tokens) + ", 32000], [], []]", R"(["float", "Scalar", "Scalar"])",
+                R"(["", "-1", "False"])"};
+    }
+    static CpuOpSpec all_reduce_spec(int64_t tokens)
+    {
+        return {"vllm::all_reduce", "[[" + std::to_string(tokens) + ", 4096]]", R"(["c10::BFloat16"])", R"([""])"};
+    }
+
+    // An MoE layer's MLP: router GEMM, then under vllm::moe_forward the top-k, routing, the expert GEMMs and the
+    // finalize scatter. emit(def, ids, mean_ns, spec) launches one kernel inside its CPU op (spec may be null).
+    template <typename Emit> void moe_block(int64_t tokens, Emit&& emit)
+    {
+        const std::string T = std::to_string(tokens), E = std::to_string(o_.moe_experts);
+        const CpuOpSpec router = mm_spec(tokens, kHidden, o_.moe_experts);
+        emit(kMoeRouter, moe_ids_[0], kMoeRouter.ns, &router);
+        const OpScope moe = open_op({"vllm::moe_forward", "[[" + T + ", 4096], [" + T + ", " + E + "], [], []]",
+                                     R"(["c10::BFloat16", "c10::BFloat16", "", ""])", R"(["", "", "", ""])"});
+        const CpuOpSpec topk = {"TopK", "[[" + T + ", " + E + "], [], [], [], [], [], []]",
+                                R"(["c10::BFloat16", "Scalar", "Scalar", "Scalar", "Scalar", "", ""])",
+                                "[\"\", \"" + std::to_string(o_.moe_top_k) + "\", \"True\", \"1\", \"True\", \"\", \"\"]"};
+        emit(kMoeTopk, moe_ids_[1], kMoeTopk.ns, &topk);
+        emit(kMoeRouting, moe_ids_[2], kMoeRouting.ns, nullptr);
+        emit(kMoeUp, moe_ids_[3], moe_ns(true, tokens), nullptr);
+        emit(kMoeDown, moe_ids_[4], moe_ns(false, tokens), nullptr);
+        emit(kMoeFinalize, moe_ids_[5], kMoeFinalize.ns, nullptr);
+        close_op(moe);
+    }
+
+    // A launch call of the graph's capture: it adds the node, nothing runs.
+    void captured_launch(const OpDef& def, const OpIds& ids)
+    {
+        const int64_t a0 = cpu_, a1 = a0 + jit(o_.launch_api_ns);
+        const uint32_t corr = api(a0, a1, def.cublas ? n_launch_ex_ : n_launch_, ApiClass::Runtime);
+        note_launch(corr, ids.name);
+        cpu_ = a1 + jit(o_.host_overhead_ns);
+    }
+
+    // Expert GEMM time: the touched experts' MXFP4 weights (width h) at 55 % of the H100's bandwidth, or their FLOPs
+    // at 400 TFLOP/s, whichever is longer.
+    int64_t moe_ns(bool up, int64_t tokens) const
+    {
+        const double E = o_.moe_experts, k = o_.moe_top_k, T = static_cast<double>(tokens), h = kHidden;
+        const double touched = E * (1.0 - std::pow((E - k) / E, T));
+        const double g = up ? 2.0 : 1.0;
+        const double bytes = touched * g * h * h * 0.5, flops = 2.0 * T * k * g * h * h;
+        return static_cast<int64_t>(std::max(bytes / (3.35e12 * 0.55), flops / 400e12) * 1e9) + 3'000;
+    }
+
     void add_kernel(const OpDef& def, const OpIds& ids, int64_t start, int64_t dur, uint32_t corr, uint32_t stream,
                     uint8_t flags)
     {
@@ -185,6 +384,7 @@ private:
             cpu_ = std::max(cpu_, compute_free_) + jit(o_.host_starve_gap_ns);
         const int64_t a0 = cpu_, a1 = a0 + jit(o_.launch_api_ns);
         const uint32_t corr = api(a0, a1, def.cublas ? n_launch_ex_ : n_launch_, ApiClass::Runtime);
+        note_launch(corr, ids.name);
         int64_t k0 = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
         const bool stalled = stall_until_ > 0;
         if (stalled) {
@@ -318,11 +518,17 @@ private:
         extra_acc_ += extra_rate_;
         const int extra = static_cast<int>(extra_acc_);
         extra_acc_ -= extra;
+        const int64_t tokens = prefill ? o_.prefill_tokens : o_.batch;
+        auto go = [&](int op) {
+            const OpScope sc = shapes() ? open_op(op_spec(op, tokens)) : OpScope{};
+            launch(defs[op], ids[static_cast<size_t>(op)], dur(op));
+            close_op(sc);
+        };
         size_t attn_r = SIZE_MAX, mlp_r = SIZE_MAX;
         if (extra >= 1)
             attn_r = open_range(n_attention_);
         for (int op = RmsNorm; op <= Add; ++op) {
-            launch(defs[op], ids[static_cast<size_t>(op)], dur(op));
+            go(op);
             if (op == OProj)
                 all_reduce();
         }
@@ -331,8 +537,17 @@ private:
             h2d_copies(true);
         if (extra >= 2)
             mlp_r = open_range(n_mlp_);
-        for (int op = RmsNorm2; op <= Down; ++op)
-            launch(defs[op], ids[static_cast<size_t>(op)], dur(op));
+        if (o_.moe_experts > 0) {
+            go(RmsNorm2);
+            moe_block(tokens, [&](const OpDef& def, const OpIds& id, int64_t mean, const CpuOpSpec* spec) {
+                const OpScope sc = spec ? open_op(*spec) : OpScope{};
+                launch(def, id, kdur(jit(mean)));
+                close_op(sc);
+            });
+        } else {
+            for (int op = RmsNorm2; op <= Down; ++op)
+                go(op);
+        }
         all_reduce();
         close_range(mlp_r);
         close_range(lr);
@@ -340,17 +555,25 @@ private:
 
     void step_tail(const OpDef* defs, const std::vector<OpIds>& ids)
     {
-        launch(defs[RmsNorm], ids[RmsNorm], kdur(jit(kDecode[RmsNorm].ns)));
-        launch(kLmHead, ids_lm_head_, kdur(jit(kLmHead.ns)));
-        launch(kSample, ids_sample_, kdur(jit(kSample.ns)));
+        auto go = [&](const OpDef& def, const OpIds& id, int64_t mean, const CpuOpSpec& spec) {
+            const OpScope sc = shapes() ? open_op(spec) : OpScope{};
+            launch(def, id, kdur(jit(mean)));
+            close_op(sc);
+        };
+        go(defs[RmsNorm], ids[RmsNorm], kDecode[RmsNorm].ns, op_spec(RmsNorm, o_.batch));
+        go(kLmHead, ids_lm_head_, kLmHead.ns, lm_head_spec(o_.batch));
+        go(kSample, ids_sample_, kSample.ns, sample_spec(o_.batch));
         item_sync();
     }
 
-    // A decode step replayed as one CUDA graph (node-level trace): one cudaGraphLaunch, kernels back to back.
+    // A decode step replayed as one CUDA graph (node-level trace): one cudaGraphLaunch, kernels back to back. In
+    // capture mode, the same nodes as launch calls between cudaStreamBeginCapture and EndCapture (run_capture), each
+    // inside its CPU op, under the model's nn.Module frames.
     void graph_step(int64_t context)
     {
         const int64_t a0 = cpu_, a1 = a0 + jit(9'000);
-        const uint32_t corr = api(a0, a1, n_graph_launch_, ApiClass::Runtime);
+        const uint32_t corr = capture_mode_ ? 0 : api(a0, a1, n_graph_launch_, ApiClass::Runtime);
+        in_graph_replay_ = !capture_mode_;
         int64_t t = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
         const bool stalled = stall_until_ > 0;
         if (stalled) {
@@ -360,21 +583,57 @@ private:
         auto node = [&](const OpDef& def, const OpIds& ids, int64_t mean, uint32_t stream) {
             if (done())
                 return;
+            if (capture_mode_) {
+                captured_launch(def, ids);
+                return;
+            }
             const int64_t d = kdur(jit(mean));
             add_kernel(def, ids, t, d, corr, stream, KernelTable::kGraphNode);
             t += d + jit(700);
         };
+        auto emit = [&](const OpDef& def, const OpIds& ids, int64_t mean, const CpuOpSpec* spec) {
+            const OpScope sc = spec ? open_op(*spec) : OpScope{};
+            node(def, ids, mean, kSynthComputeStream);
+            close_op(sc);
+        };
+        const int64_t b = o_.batch;
+        const CpuOpSpec reduce = all_reduce_spec(b);
+        const size_t model = open_module("LlamaForCausalLM");
         for (int l = 0; l < o_.layers; ++l) {
-            for (int op = RmsNorm; op <= Down; ++op) {
-                node(kDecode[op], decode_ids_[static_cast<size_t>(op)], kDecode[op].ns + (op == Attn ? context * 4 : 0),
-                     kSynthComputeStream);
-                if (o_.nccl && (op == OProj || op == Down))
-                    node(kAllReduce, ids_allreduce_, kAllReduce.ns, kSynthComputeStream);
+            const size_t layer = open_module("LlamaDecoderLayer");
+            const size_t attn = open_module("LlamaAttention");
+            for (int op = RmsNorm; op <= Add; ++op) {
+                const CpuOpSpec spec = op_spec(op, b);
+                emit(kDecode[op], decode_ids_[static_cast<size_t>(op)], kDecode[op].ns + (op == Attn ? context * 4 : 0),
+                     &spec);
+                if (o_.nccl && op == OProj)
+                    emit(kAllReduce, ids_allreduce_, kAllReduce.ns, &reduce);
             }
+            close_module(attn);
+            const size_t mlp = open_module(o_.moe_experts > 0 ? "GptOssMLP" : "LlamaMLP");
+            if (o_.moe_experts > 0) {
+                const CpuOpSpec spec = op_spec(RmsNorm2, b);
+                emit(kDecode[RmsNorm2], decode_ids_[RmsNorm2], kDecode[RmsNorm2].ns, &spec);
+                moe_block(b, emit);
+            } else {
+                for (int op = RmsNorm2; op <= Down; ++op) {
+                    const CpuOpSpec spec = op_spec(op, b);
+                    emit(kDecode[op], decode_ids_[static_cast<size_t>(op)], kDecode[op].ns, &spec);
+                }
+            }
+            if (o_.nccl)
+                emit(kAllReduce, ids_allreduce_, kAllReduce.ns, &reduce);
+            close_module(mlp);
+            close_module(layer);
         }
-        node(kDecode[RmsNorm], decode_ids_[RmsNorm], kDecode[RmsNorm].ns, kSynthComputeStream);
-        node(kLmHead, ids_lm_head_, kLmHead.ns, kSynthComputeStream);
-        node(kSample, ids_sample_, kSample.ns, kSynthComputeStream);
+        const CpuOpSpec norm = op_spec(RmsNorm, b), head = lm_head_spec(b), sample = sample_spec(b);
+        emit(kDecode[RmsNorm], decode_ids_[RmsNorm], kDecode[RmsNorm].ns, &norm);
+        emit(kLmHead, ids_lm_head_, kLmHead.ns, &head);
+        emit(kSample, ids_sample_, kSample.ns, &sample);
+        close_module(model);
+        in_graph_replay_ = false;
+        if (capture_mode_)
+            return;
         compute_free_ = t;
         cpu_ = a1 + jit(o_.host_overhead_ns);
         if (stalled)
@@ -392,6 +651,11 @@ private:
     double step_scale_ = 1.0;   // warm-up steps: kernels slower by this
     int64_t stall_until_ = 0;   // the next launched kernel starts no earlier (event_stall_ns); 0 = none
     double extra_rate_ = 0, extra_acc_ = 0;
+    bool capture_mode_ = false;     // run_capture(): launch calls of the graph's capture, no kernels
+    bool nvtx_ops_ = false;         // CPU ops as emit_nvtx NVTX ranges (the capture inside an nsys trace)
+    bool in_graph_replay_ = false;  // inside a replayed graph: no CPU ops
+    int64_t cur_ext_ = 0, next_ext_ = 1;
+    std::vector<OpIds> moe_ids_;
     std::vector<uint8_t> api_flags_;
     StrId n_launch_ = 0, n_launch_ex_ = 0, n_cu_launch_ex_ = 0, n_memcpy_async_ = 0, n_stream_sync_ = 0,
           n_graph_launch_ = 0, n_attention_ = 0, n_mlp_ = 0, n_memcpy_sync_ = 0, n_wait_event_ = 0;
@@ -400,10 +664,14 @@ private:
     OpIds ids_lm_head_{}, ids_sample_{}, ids_allreduce_{};
 };
 
-void Builder::run()
+void Builder::setup()
 {
     if (o_.layers <= 0 || o_.layers > 100000)
         throw std::invalid_argument("synthetic trace: layers must be in 1..100000");
+    if (o_.moe_experts < 0 || o_.moe_experts > 1024 || (o_.moe_experts > 0 && (o_.moe_top_k < 1 || o_.moe_top_k > o_.moe_experts)))
+        throw std::invalid_argument("synthetic trace: MoE needs 1..1024 experts and a top-k between 1 and the experts");
+    if (o_.batch < 1)
+        throw std::invalid_argument("synthetic trace: batch must be 1 or more");
     auto& meta = t_.meta;
     meta.format = "synthetic";
     meta.tool_version = "sightline-synthetic";
@@ -459,6 +727,47 @@ void Builder::run()
     ids_lm_head_ = ids(kLmHead);
     ids_sample_ = ids(kSample);
     ids_allreduce_ = ids(kAllReduce);
+    for (const OpDef* def : {&kMoeRouter, &kMoeTopk, &kMoeRouting, &kMoeUp, &kMoeDown, &kMoeFinalize})
+        moe_ids_.push_back(ids(*def));
+}
+
+void Builder::capture_window()
+{
+    auto& s = t_.strings;
+    const bool was = capture_mode_;
+    capture_mode_ = true;
+    nvtx_ops_ = !was;   // inside the replay's own trace (nsys): the ops as emit_nvtx ranges
+    const int64_t b0 = cpu_;
+    api(b0, b0 + jit(2'500), s.intern("cudaStreamBeginCapture_v10000"), ApiClass::Runtime);
+    cpu_ = t_.api.end.back() + jit(o_.host_overhead_ns);
+    graph_step(o_.context_tokens);
+    const int64_t e0 = cpu_;
+    api(e0, e0 + jit(6'500), s.intern("cudaStreamEndCapture_v10000"), ApiClass::Runtime);
+    cpu_ = t_.api.end.back() + jit(o_.host_overhead_ns);
+    api(cpu_, cpu_ + jit(400'000), s.intern("cudaGraphInstantiateWithFlags_v11040"), ApiClass::Runtime);
+    cpu_ = t_.api.end.back() + jit(o_.step_host_ns);
+    compute_free_ = std::max(compute_free_, cpu_);
+    capture_mode_ = was;
+    nvtx_ops_ = false;
+}
+
+void Builder::run_capture()
+{
+    capture_mode_ = true;
+    setup();
+    cpu_ = o_.start_ns;
+    compute_free_ = copy_free_ = comm_free_ = o_.start_ns;
+    capture_window();
+    t_.meta.capture_start = o_.start_ns - 1'000'000;
+    t_.meta.capture_end = cpu_ + 1'000'000;
+    t_.finish();
+}
+
+void Builder::run()
+{
+    setup();
+    auto& s = t_.strings;
+    auto& meta = t_.meta;
 
     const int64_t per_layer = kLayerOps + (o_.nccl ? 2 : 0);
     const int64_t per_step = per_layer * o_.layers + 3;
@@ -492,6 +801,8 @@ void Builder::run()
     cpu_ = o_.start_ns;
     compute_free_ = copy_free_ = comm_free_ = o_.start_ns;
     int64_t context = o_.context_tokens;
+    if (o_.cuda_graphs && o_.capture_in_trace)
+        capture_window();
 
     const int64_t P = o_.prefill_tokens, B = o_.batch;
     // The step's name as its framework writes it (serving annotations), from its batch: C prefill requests of q
@@ -514,6 +825,23 @@ void Builder::run()
     };
     const bool serving = !o_.step_annotation.empty();
 
+    if (o_.jit_compile_ns > 0) {
+        // Upload the inputs, then compile before the first kernel: the GPU idles behind the host's JIT.
+        h2d_copies(false);
+        cpu_ += jit(o_.host_overhead_ns);
+        const int64_t total = o_.jit_compile_ns, pre = total / 20, nvrtc_ns = total * 4 / 5,
+                      load = std::min<int64_t>(2'000'000, total / 10), post = total - pre - nvrtc_ns - load;
+        const size_t compile = open_range(s.intern("KernelExecutor::compileFusion"));
+        cpu_ += pre;
+        const size_t nvrtc = open_range(s.intern("nvrtcCompileProgram"));
+        cpu_ += nvrtc_ns;
+        close_range(nvrtc);
+        cpu_ += post;
+        api(cpu_, cpu_ + load, s.intern("cuModuleLoadData"), ApiClass::Driver);
+        cpu_ += load;
+        close_range(compile);
+        cpu_ += jit(o_.host_overhead_ns);
+    }
     for (int p = 0; p < o_.prefill_steps && !done(); ++p) {
         const size_t r = open_range(s.intern(serving ? serving_name(1, 0, 0) : "prefill " + std::to_string(p)));
         h2d_copies(false);
@@ -613,7 +941,11 @@ std::string synth_model_config_json(const SynthOptions& o)
            "  \"max_position_embeddings\": 4096,\n"
            "  \"rms_norm_eps\": 1e-05,\n"
            "  \"rope_theta\": 10000.0,\n"
-           "  \"tie_word_embeddings\": false,\n"
+           "  \"tie_word_embeddings\": false,\n" +
+           (o.moe_experts > 0 ? "  \"num_local_experts\": " + std::to_string(o.moe_experts) +
+                                    ",\n  \"experts_per_token\": " + std::to_string(o.moe_top_k) +
+                                    ",\n  \"moe_intermediate_size\": 4096,\n"
+                              : std::string()) +
            "  \"torch_dtype\": \"bfloat16\"\n"
            "}\n";
 }
@@ -623,6 +955,14 @@ Trace make_synthetic_trace(const SynthOptions& options)
     Trace t;
     Builder b(options, t);
     b.run();
+    return t;
+}
+
+Trace make_synthetic_capture_trace(const SynthOptions& options)
+{
+    Trace t;
+    Builder b(options, t);
+    b.run_capture();
     return t;
 }
 

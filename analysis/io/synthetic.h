@@ -94,9 +94,30 @@ struct SynthOptions {
     // "execute_context_N(T)_generation_M(M)", and every mixed_every-th decode step also runs one prefill chunk of
     // prefill_tokens tokens (its kernels prefill-sized), named with N = 1. 0 = off.
     int mixed_every = 0;
+    // JIT compilation before the first kernel (nvFuser-style): the first step's inputs are uploaded, then the host
+    // spends jit_compile_ns in an NVTX range "KernelExecutor::compileFusion", 80 % of it in a nested
+    // "nvrtcCompileProgram" range, and loads the compiled module (cuModuleLoadData, 2 ms) before the first launch.
+    // The GPU idles behind it. 0 = off.
+    int64_t jit_compile_ns = 0;
     // Host/device clock offset (issue 13): added to every GPU time after generation, as a profiler whose GPU clock
     // is not synchronised with the host clock would write it. 0 = one clock.
     int64_t clock_offset_ns = 0;
+
+    // ---- serving: recorded shapes, MoE, the graph's capture ----------------------------------------------------
+    // record_shapes: the GEMM launches (and the MoE block) run inside CPU ops carrying "Input Dims" / "Input type"
+    // for `batch` tokens per decode step, joined to their launches by External id, as the PyTorch profiler writes
+    // them with record_shapes=True (kept in a Kineto output).
+    bool record_shapes = false;
+    // MoE decode (a gpt-oss-like layer through triton_kernels): every layer's MLP is a router GEMM (h -> E), then
+    // under vllm::moe_forward a TopK (k in its Concrete Inputs), routing, the matmul_ogs up GEMM with swiglu and
+    // the down GEMM over MXFP4 expert weights of width h, and the finalize scatter. 0 = a dense MLP.
+    int moe_experts = 0;
+    int moe_top_k = 4;
+    // With cuda_graphs: the graph's capture at the start of the trace itself, as an nsys profile of a server's
+    // start-up holds it — cudaStreamBeginCapture, one launch call per node under PyTorch emit_nvtx-style NVTX ranges
+    // ("aten::mm, seq = N, op_id = N, sizes = [[8, 4096], [4096, 12288]]"), cudaStreamEndCapture — so an nsys output
+    // carries graph-node creation events (CUDA_GRAPH_NODE_EVENTS) the replayed kernels' graphNodeId lead back to.
+    bool capture_in_trace = false;
     // Serving-step annotations, as the frameworks write them, instead of "prefill N" / "decode_step N" (and instead
     // of the older batch names of mixed_every):
     //   "vllm"   execute_{N}_context_{C}(sq…sk…sqsq…sqsk…)_generation_{G}(sq…sk…sqsq…sqsk…) on every step;
@@ -106,7 +127,9 @@ struct SynthOptions {
     // With mixed_every > 0 every mixed_every-th decode step also runs a prefill chunk of prefill_tokens tokens (a
     // first chunk: Σk = Σq). Decode requests each attend to context_tokens + step KV tokens.
     std::string step_annotation;
-    int batch = 8;                    // decode requests per step in those annotations (the kernels are batch 8's)
+    // Decode requests (one token each) per decode step: the shapes record_shapes writes and the step annotations'
+    // batch (the kernels' durations are batch 8's whatever it is).
+    int batch = 8;
     // A queued kernel blocked on an event: the first decode step opens with cudaStreamWaitEvent, launches its first
     // kernel (queued at once) and then blocks the host in a synchronous cudaMemcpy; the kernel starts only
     // event_stall_ns after the GPU went idle (as SGLang's overlap scheduler shows). 0 = off.
@@ -121,6 +144,13 @@ SynthOptions synth_preset(std::string_view name);
 
 // Builds the trace and calls Trace::finish(). meta.format is "synthetic".
 Trace make_synthetic_trace(const SynthOptions& options);
+
+// The trace of capturing the decode graph make_synthetic_trace(options) replays (options.cuda_graphs), as a server
+// writes it with the profiler on during capture: one cudaStreamBeginCapture .. cudaStreamEndCapture window on the
+// host thread holding one launch call per node of the graph, in the replay's order, each naming its kernel (args
+// "kernel") and carrying the External id of its CPU op with the shapes of options.batch tokens, under nn.Module
+// frames (LlamaForCausalLM > LlamaDecoderLayer > ...); no kernel runs. Write it with write_kineto_json.
+Trace make_synthetic_capture_trace(const SynthOptions& options);
 
 // A Hugging Face style config.json for the model the synthetic kernels stand for: a Llama-2-7B-shaped model
 // (hidden 4096, intermediate 11008, 32 heads, 32 KV heads, vocab 32000, bf16) with options.layers layers, so

@@ -13,6 +13,13 @@ namespace {
 
 json fraction(double f) { return f < 0 ? json(nullptr) : json(f); }
 
+// NVTX ranges, annotations and CPU ops: `ranges` is nvtx_ranges + cpu_ops; Python frames are counted apart.
+size_t host_ranges_without_python(const Trace& t)
+{
+    return static_cast<size_t>(std::count_if(t.ranges.kind.begin(), t.ranges.kind.end(),
+                                             [](RangeKind k) { return k != RangeKind::PythonFunction; }));
+}
+
 json stats_json(const Stats& s)
 {
     return json{{"count", s.count}, {"total_ns", s.total}, {"avg_ns", s.avg},   {"median_ns", s.median},
@@ -98,7 +105,7 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
                   {"memcpys", t.memcpy.size()},
                   {"memsets", t.memset.size()},
                   {"api_calls", t.api.size()},
-                  {"ranges", t.ranges.size()},
+                  {"ranges", host_ranges_without_python(t)},
                   {"kernel_time_ns", r.kernel_time_ns}};
     add_time_base_json(j["trace"], t, r);   // issue 13: windows, warnings, utilisation
     j["workload"] = workload_to_json(r.workload);
@@ -203,6 +210,8 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
         largest.push_back(std::move(gj));
     }
     j["gaps"] = {{"count", r.idle.gaps.size()}, {"histogram", std::move(hist)}, {"largest", std::move(largest)}};
+    // Host-side causes of idle (compilation, autotuning, module loading, allocator), on the trace clock as the gaps.
+    j["host_causes"] = host_causes_to_json(r.host_causes, 0);
 
     // Launch statistics.
     {

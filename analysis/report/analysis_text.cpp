@@ -74,7 +74,11 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
     // What the trace is, and what to read first (issue 13).
     const WorkloadResult& W = r.workload;
     os << "  workload: " << workload_kind_name(W.kind) << ", " << execution_mode_name(W.execution)
-       << (W.framework.empty() ? std::string() : ", " + W.framework) << "; capture window "
+       << (W.framework.empty() ? std::string() : ", " + W.framework)
+       << (!W.moe.detected ? std::string()
+                           : ", MoE" + (W.moe.experts > 0 ? " " + std::to_string(W.moe.experts) + " experts" : std::string()) +
+                                 (W.moe.top_k > 0 ? " top-" + std::to_string(W.moe.top_k) : std::string()))
+       << "; capture window "
        << format_ns(static_cast<double>(t.meta.capture_end - t.meta.capture_start)) << " ("
        << (t.meta.capture_source.empty() ? std::string("events") : t.meta.capture_source)
        << "), times from the capture start\n";

@@ -315,8 +315,10 @@ static std::string warning_words(const BuildContext& cx, const WorkloadWarning& 
         msg = cx.f("wmsg.unsupported_events_dropped", {fmt_count(a), arg("kinds")});
     else if (c == "capture_too_short" && num("capture_ns", a) && num("kernels", b) && num("min_capture_ns", x) &&
              num("min_kernels", y))
-        msg = cx.f("wmsg.capture_too_short", {fmt_duration(double(a)), fmt_count(b), fmt_duration(double(x)),
-                                              fmt_count(y)});
+        msg = cx.f(arg("short_of") == "kernels" ? "wmsg.capture_too_few_kernels"
+                   : arg("short_of") == "time"  ? "wmsg.capture_too_brief"
+                                                : "wmsg.capture_too_short",
+                   {fmt_duration(double(a)), fmt_count(b), fmt_duration(double(x)), fmt_count(y)});
     else if (c == "warmup_included" && arg("cause") == "module_loads" && num("loads", a))
         msg = cx.f("wmsg.warmup_module_loads", {fmt_count(a)});
     else if (c == "warmup_included" && arg("cause") == "few_decode_steps" && num("decode_steps", a))
@@ -427,7 +429,10 @@ static Section build_environment(BuildContext& cx)
         kv.items.push_back({"kernels", cx.s("kv.kernels"), vcount(int64_t(t->kernels.size()))});
         kv.items.push_back({"memcpys", cx.s("kv.memcpys"), vcount(int64_t(t->memcpy.size()))});
         kv.items.push_back({"api_calls", cx.s("kv.api_calls"), vcount(int64_t(t->api.size()))});
-        kv.items.push_back({"nvtx_ranges", cx.s("kv.ranges"), vcount(int64_t(t->ranges.size()))});
+        kv.items.push_back({"nvtx_ranges", cx.s("kv.ranges"),
+                            vcount(int64_t(std::count_if(t->ranges.kind.begin(), t->ranges.kind.end(), [](RangeKind k) {
+                                return k != RangeKind::PythonFunction;   // Python frames are not ranges of this count
+                            })))});
         kv.items.push_back({"processes", cx.s("kv.processes"), vcount(int64_t(t->meta.processes.size()))});
         sec.blocks.push_back(std::move(kv));
     }

@@ -2,6 +2,7 @@
 #include "analysis/report/report_sections.h"
 
 #include "analysis/roofline/ncu_match.h"
+#include "analysis/diagnosis/ledger.h"
 #include "analysis/diagnosis/ncu_target.h"
 
 #include "analysis/timeline/analysis.h"
@@ -575,6 +576,14 @@ static void record_analysis_options(BuildContext& cx, const AnalysisResult& a)
     cx.thresholds["phases.prefill_factor"] = fmt_sig(o.phases.prefill_factor, 3);
     cx.thresholds["phases.step_regex"] = o.phases.step_regex.empty() ? "—" : o.phases.step_regex;
     cx.thresholds["focus.top_k"] = std::to_string(o.focus.top_k);
+    // The time ledger's severity table (diagnosis/ledger.h): high, medium and low from the bounded end-to-end gain
+    // and the confidence; idle findings gated below gate_fraction of the wall.
+    const LedgerOptions lo;
+    cx.thresholds["ledger.high_fraction"] = fmt_sig(lo.high_fraction, 3);
+    cx.thresholds["ledger.high_confidence"] = fmt_sig(lo.high_confidence, 3);
+    cx.thresholds["ledger.medium_fraction"] = fmt_sig(lo.medium_fraction, 3);
+    cx.thresholds["ledger.low_fraction"] = fmt_sig(lo.low_fraction, 3);
+    cx.thresholds["ledger.gate_fraction"] = fmt_sig(lo.gate_fraction, 3);
     cx.thresholds["classes.file"] = a.classes.source.empty()
                                         ? "kernel_classes.json"
                                         : std::filesystem::path(a.classes.source).filename().string();

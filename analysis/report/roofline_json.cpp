@@ -216,6 +216,12 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
             j["e_roof_inconsistent"] = *cl.e_roof_inconsistent;
             j["consistency_warning"] = cl.inconsistency;
         }
+        if (!cl.chain.empty()) {   // an unfused elementwise chain, compared as one (roofline.h)
+            j["chain"] = cl.chain;
+            j["chain_t_theory_ns"] = opt(cl.chain_theory_ns);
+            j["chain_t_actual_ns"] = opt(cl.chain_actual_ns);
+            j["class_e_roof"] = opt(cl.class_e_roof);
+        }
         classes.push_back(j);
     }
     json focus = json::array();

@@ -31,6 +31,10 @@ json shape_roofline_to_json(const ShapeRooflineResult& r)
         j["pct_of_roof"] = p.pct_of_roof ? json(*p.pct_of_roof) : json(nullptr);
         j["roof_inconsistent"] = p.roof_inconsistent;
         j["kernel_names"] = p.kernel_names;
+        if (p.family == "moe")
+            j["moe"] = {{"tokens", p.moe_tokens}, {"hidden", p.moe_hidden}, {"inter", p.moe_inter},
+                        {"experts", p.moe_experts}, {"topk", p.moe_topk}, {"gated", p.moe_gated},
+                        {"weight_dtype", p.moe_weight_dtype}, {"active_experts", p.moe_active_experts}};
         pts.push_back(std::move(j));
     }
     json out;
@@ -38,6 +42,7 @@ json shape_roofline_to_json(const ShapeRooflineResult& r)
     out["calls_joined"] = r.calls_joined;
     out["kernels_joined"] = r.kernels_joined;
     out["kernel_ns_joined"] = r.kernel_ns_joined;
+    out["kernels_from_capture"] = r.kernels_from_capture;
     out["gpu"] = r.gpu.empty() ? json(nullptr) : json(r.gpu);
     out["mem_bw_Bps"] = r.mem_bw_Bps ? json(*r.mem_bw_Bps) : json(nullptr);
     out["points"] = std::move(pts);

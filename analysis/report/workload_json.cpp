@@ -24,6 +24,38 @@ json workload_to_json(const WorkloadResult& w)
     json warnings = json::array();
     for (const auto& x : w.warnings)
         warnings.push_back(warning_json(x));
+    json signs = json::array();
+    for (const auto& f : w.framework_evidence)
+        signs.push_back({{"framework", f.framework}, {"kind", f.kind}, {"names", f.names}, {"weight", f.weight},
+                         {"example", f.example}});
+    json captures = json::array();
+    for (const auto& c : w.captures)
+        captures.push_back({{"file", c.path},
+                            {"source", c.source},
+                            {"batch_size", c.batch_size > 0 ? json(c.batch_size) : json(nullptr)},
+                            {"mode", c.mode.empty() ? json(nullptr) : json(c.mode)},
+                            {"graphs", c.graphs},
+                            {"captured_launches", c.captured_launches},
+                            {"replays", c.replays},
+                            {"kernels_replayed", c.kernels_replayed},
+                            {"kernels_matched", c.kernels_matched},
+                            {"used", c.used}});
+    const json replay = {{"kernels", w.graph_kernels},
+                         {"kernels_with_op", w.graph_kernels_joined},
+                         {"kernel_ns", w.graph_kernel_ns},
+                         {"time_share", w.graph_time_share},
+                         {"captures", std::move(captures)}};
+    json moe = nullptr;
+    if (w.moe.detected)
+        moe = {{"experts", w.moe.experts > 0 ? json(w.moe.experts) : json(nullptr)},
+               {"top_k", w.moe.top_k > 0 ? json(w.moe.top_k) : json(nullptr)},
+               {"source", w.moe.source.empty() ? json(nullptr) : json(w.moe.source)},
+               {"expert_gemm_kernels", w.moe.expert_gemm_kernels},
+               {"expert_gemm_ns", w.moe.expert_gemm_ns},
+               {"routing_kernels", w.moe.routing_kernels},
+               {"routing_ns", w.moe.routing_ns},
+               {"gpu_share", w.moe.gpu_share},
+               {"implementations", w.moe.implementations}};
     return {{"kind", workload_kind_name(w.kind)},
             {"execution", execution_mode_name(w.execution)},
             {"framework", w.framework.empty() ? json(nullptr) : json(w.framework)},
@@ -33,6 +65,9 @@ json workload_to_json(const WorkloadResult& w)
             {"graph_launches", w.graph_launches},
             {"training_signs", w.training_signs},
             {"inference_signs", w.inference_signs},
+            {"framework_evidence", std::move(signs)},
+            {"graph_replay", std::move(replay)},
+            {"moe", std::move(moe)},
             {"vendor", w.vendor.empty() ? json(nullptr) : json(w.vendor)},
             {"vendor_evidence", w.vendor_evidence},
             {"warnings", std::move(warnings)}};
@@ -44,11 +79,14 @@ void add_time_base_json(json& j, const Trace& t, const AnalysisResult& r)
     j["capture_source"] = m.capture_source;
     j["reported_capture_ns"] = m.reported_capture_ns;
     j["clock_shift_ns"] = m.clock_shift_ns;
-    int64_t nvtx = 0, cpu_ops = 0;
+    int64_t nvtx = 0, cpu_ops = 0, python = 0;
     for (size_t i = 0; i < t.ranges.size(); ++i)
-        (t.ranges.kind[i] == RangeKind::CpuOp ? cpu_ops : nvtx) += 1;
+        (t.ranges.kind[i] == RangeKind::CpuOp            ? cpu_ops
+         : t.ranges.kind[i] == RangeKind::PythonFunction ? python
+                                                         : nvtx) += 1;
     j["nvtx_ranges"] = nvtx;
     j["cpu_ops"] = cpu_ops;
+    j["python_functions"] = python;
 
     // GPU activity window: first GPU op start .. last GPU op end over every device.
     int64_t lo = INT64_MAX, hi = INT64_MIN, busy = 0, device_windows = 0;

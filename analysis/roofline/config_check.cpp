@@ -57,19 +57,50 @@ ConfigShapeCheck check_config_shapes(const Trace& t, const ModelConfig& m, int64
     tp = std::max<int64_t>(1, tp);
     std::map<std::pair<int64_t, int64_t>, int64_t> calls;   // (K, N) -> calls
     const OpArgsTable& a = t.op_args;
+    // A CPU op the capture join copied in from a graph's capture ran once per graph launch that replayed it.
+    std::vector<int64_t> times(a.size(), 1);
+    {
+        std::set<std::pair<int32_t, int32_t>> replays;   // (op row, graph launch)
+        for (size_t j = 0; j < t.graph_ops.size(); ++j)
+            if (const int32_t o = t.graph_ops.op[j]; o >= 0 && static_cast<size_t>(o) < a.size())
+                replays.insert({o, t.kernels.launch_api[t.graph_ops.kernel[j]]});
+        for (const auto& [o, launch] : replays)
+            times[static_cast<size_t>(o)] = 0;
+        for (const auto& [o, launch] : replays)
+            times[static_cast<size_t>(o)] += 1;
+    }
+    bool shapes = false;
     for (size_t i = 0; i < a.size(); ++i) {
         if (a.source[i] != OpArgsTable::kCpuOp || a.input_dims[i].empty())
             continue;
+        shapes = true;
         const auto kn = weight_dims(t.str(a.name[i]), a.input_dims[i]);
-        if (kn.first > 0)
-            ++calls[kn];
+        if (kn.first > 0 && times[i] > 0)
+            calls[kn] += times[i];
     }
     for (const auto& [kn, c] : calls) {
         r.gemm_calls += c;
         r.weight_elements += double(c) * double(kn.first) * double(kn.second);
     }
     if (r.gemm_calls == 0) {
-        r.reason = "the trace records no GEMM shapes (record_shapes)";
+        // Say why: no shapes recorded at all, or shapes recorded but the GEMMs ran inside graph replays (which carry
+        // no CPU ops) with no capture trace joined.
+        int64_t replayed = 0;
+        for (size_t i = 0; i < t.kernels.size(); ++i) {
+            const int32_t api = t.kernels.launch_api[i];
+            replayed += (t.kernels.flags[i] & KernelTable::kGraphNode) ||
+                        (api >= 0 && static_cast<size_t>(api) < t.api.size() &&
+                         (t.api.flags[static_cast<size_t>(api)] & kApiGraphLaunch));
+        }
+        if (!shapes)
+            r.reason = "the trace records no GEMM shapes (record_shapes)";
+        else if (replayed > 0 && t.graph_ops.size() == 0)
+            r.reason = "the trace records shapes, but its GEMMs ran in CUDA/HIP graph replay (" +
+                       std::to_string(replayed) +
+                       " kernels), which carries no CPU ops or shapes: give the trace of the graph capture "
+                       "(--capture-trace, or a capture_traces/ folder beside the trace)";
+        else
+            r.reason = "the trace records shapes, but no aten::mm / aten::addmm call";
         return r;
     }
     const int64_t h = m.hidden_size, H = m.num_heads, Hkv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_heads;

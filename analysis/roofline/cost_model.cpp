@@ -145,11 +145,11 @@ void apply_weight_formats(std::vector<OpCost>& ops, const ModelConfig& m, const 
 }
 
 void mlp(std::vector<OpCost>& ops, const ModelConfig& m, double T, double width, const Dims& x, const char* prefix,
-         double weight_factor = 1.0)
+         double weight_factor = 1.0, const char* gemm_class = "gemm")
 {
     auto nm = [&](const char* base) { return std::string(prefix) + base; };
     auto g = [&](const std::string& n, double in, double out) {
-        OpCost c = gemm("", T, in, out, x, "gemm", weight_factor);
+        OpCost c = gemm("", T, in, out, x, gemm_class, weight_factor);
         c.name = n;
         ops.push_back(c);
     };
@@ -231,7 +231,7 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
         const double touched = E * (1 - std::pow(1 - k / E, T));
         ops.push_back(gemm("router", T, x.h, E, x, "moe_routing"));
         // Experts: Tk routed rows; weights of `touched` experts are read.
-        mlp(ops, m, T * k, static_cast<double>(m.moe_intermediate_size), x, "experts_", touched);
+        mlp(ops, m, T * k, static_cast<double>(m.moe_intermediate_size), x, "experts_", touched, "moe_gemm");
         if (m.shared_expert_intermediate > 0)
             mlp(ops, m, T, static_cast<double>(m.shared_expert_intermediate), x, "shared_");
     } else {

@@ -28,6 +28,7 @@
 // MoE layer: router GEMM (h -> E), then with k experts per token, Tk = T*k routed rows and
 //     U = E*(1 - (1 - k/E)^T) distinct experts expected to be touched (uniform routing):
 //     experts_gate/up: FLOPs = 2*Tk*h*Ie  Bytes = U*h*Ie*w + Tk*h*a + Tk*Ie*a;  experts_down likewise (Ie -> h);
+//     (op class moe_gemm, so the Roofline's MoE row carries the weights of the experts the batch touches);
 //     experts_act_mul: 5*Tk*Ie FLOPs, 3*Tk*Ie*a bytes; shared experts are a dense MLP of width Is over T tokens.
 // Once per model: embedding (Bytes = T*h*w + T*h*a), final_norm (over T tokens), lm_head (GEMM over b rows in
 // decode; in prefill over b rows — the last token of each sequence — or all T rows with prefill_all_logits).
@@ -97,7 +98,7 @@ struct CostOptions {
 
 struct OpCost {
     std::string name;                   // "q_proj", "attention", ...
-    std::string op_class;               // kernel_classes.json ids: "gemm", "attention", "reduction" (softmax),
+    std::string op_class;               // kernel_classes.json ids: "gemm", "moe_gemm", "attention", "reduction" (softmax),
                                         // "norm", "rotary", "activation",
                                         // "elementwise", "kv_cache", "embedding", "moe_routing"
     int64_t count = 0;                  // instances summed (layers)

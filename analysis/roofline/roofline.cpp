@@ -102,6 +102,11 @@ RooflineReport make_roofline(const CostModelResult& cost, const RooflineOptions&
     return r;
 }
 
+bool is_elementwise_chain_class(const std::string& c)
+{
+    return c == "elementwise" || c == "norm" || c == "rotary" || c == "activation" || c == "reduction";
+}
+
 RooflineReport join_roofline(const CostModelResult& cost, const std::vector<MeasuredPhase>& measured,
                              const RooflineOptions& options)
 {
@@ -129,6 +134,39 @@ RooflineReport join_roofline(const CostModelResult& cost, const std::vector<Meas
             it->t_actual_ns = static_cast<double>(it->measured_total_ns) / static_cast<double>(passes);
             if (it->t_theory_ns && *it->t_actual_ns > 0)
                 it->e_roof = *it->t_theory_ns / *it->t_actual_ns;
+        }
+    }
+    // Unfused elementwise chains: per phase, when a chain class has theory but no kernel of its own, the chain
+    // classes are compared as one (ClassEfficiency::chain).
+    for (const std::string phase : {"prefill", "decode"}) {
+        bool unfused = false, measured = false;
+        double theory = 0, actual = 0;
+        std::vector<std::string> members;
+        for (const auto& c : r.classes) {
+            if (c.phase != phase || !is_elementwise_chain_class(c.op_class))
+                continue;
+            if (c.t_theory_ns && *c.t_theory_ns > 0 && c.measured_total_ns <= 0)
+                unfused = true;
+            if (c.measured_total_ns > 0)
+                measured = true;
+            if (c.t_theory_ns)
+                theory += *c.t_theory_ns;
+            if (c.t_actual_ns)
+                actual += *c.t_actual_ns;
+            if (c.measured_total_ns > 0 || (c.t_theory_ns && *c.t_theory_ns > 0))
+                members.push_back(c.op_class);
+        }
+        if (!unfused || !measured || theory <= 0 || actual <= 0)
+            continue;
+        for (auto& c : r.classes) {
+            if (c.phase != phase || !is_elementwise_chain_class(c.op_class))
+                continue;
+            c.chain = members;
+            c.chain_theory_ns = theory;
+            c.chain_actual_ns = actual;
+            c.class_e_roof = c.e_roof;
+            if (c.measured_total_ns > 0)
+                c.e_roof = theory / actual;
         }
     }
     for (auto& c : r.classes) {

@@ -53,7 +53,19 @@ struct ClassEfficiency {
     // (no finding can cite it) and `inconsistency` names the likely causes, most likely first.
     std::optional<double> e_roof_inconsistent;
     std::string inconsistency;
+    // An unfused elementwise chain: the cost model's norm, rotary, activation (act * up), residual add and softmax
+    // are each one fused kernel, while an eager run (Hugging Face, PyTorch) spreads them over generic elementwise,
+    // copy and reduction kernels, so a class alone compares kernels with the wrong theory (the residual adds' theory
+    // against every RMSNorm and rotary piece). When a chain class has theory but no kernel of its own in a phase, the
+    // chain classes of that phase are compared as one: `chain` lists them, chain_theory_ns / chain_actual_ns are
+    // their sums per pass, and e_roof (and the focus set) hold the chain's E_roof — how far the unfused chain is from
+    // a fused one, which fusion recovers; class_e_roof is the class alone.
+    std::vector<std::string> chain;
+    std::optional<double> chain_theory_ns, chain_actual_ns, class_e_roof;
 };
+
+// The classes of the elementwise chain (above): elementwise, norm, rotary, activation, reduction.
+bool is_elementwise_chain_class(const std::string& op_class);
 
 // Above this, T_theory / T_actual is a data-consistency problem (dtype, tensor parallelism, shape, GPU), not an
 // efficiency: 5 % over the roof absorbs clock and datasheet rounding.

@@ -2,7 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "analysis/timeline/step_grammar.h"
+#include "analysis/trace/kernel_ops.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -189,7 +192,8 @@ std::optional<Cost> gemm_cost(std::string_view op, const OpInputs& in)
     // Output: the input's element size, except fp8 _scaled_mm, whose result is bf16 unless the trace says otherwise.
     const int eo = op == "aten::_scaled_mm" ? 2 : std::max(ea, 1);
     c.flops = 2.0 * batch * m * n * k;
-    c.bytes = static_cast<double>(batch) * (m * k * ea + k * n * eb + m * n * eo) + extra;
+    // No element sizes (shapes from NVTX text carry no dtypes): the traffic is unknown, not one byte an element.
+    c.bytes = ea > 0 && eb > 0 ? static_cast<double>(batch) * (m * k * ea + k * n * eb + m * n * eo) + extra : 0.0;
     c.dtype_text = in.types[a];
     c.shape = batch > 1 ? fmt_shape({{"batch", batch}, {"M", m}, {"N", n}, {"K", k}})
                         : fmt_shape({{"M", m}, {"N", n}, {"K", k}});
@@ -375,18 +379,224 @@ std::optional<Cost> op_cost(std::string_view op, const OpInputs& in)
     return std::nullopt;
 }
 
-struct Key3 {
-    int32_t rank;
-    int64_t pid, id;
-    bool operator==(const Key3& o) const { return rank == o.rank && pid == o.pid && id == o.id; }
+
+// ---- MoE: per expert GEMM, as TraceLens models it (PerfModel/extensions/moe_perf_model_extensions.py) ------------
+//   E_active = E·(1 − ((E − k)/E)^M)          distinct experts M tokens touch with k experts each (uniform routing)
+//   up   (gate+up when gated, g = 2):  FLOPs = 2·M·K·N·k·g      bytes = M·K·a + E_active·g·K·N·w + M·N·k·a
+//   down:                              FLOPs = 2·M·N·K·k        bytes = M·N·k·a + E_active·N·K·w + M·K·a
+//   fused (one kernel for both):       FLOPs = up + down + M·K·(2k − 1) (the weighted sum of the k outputs)
+//                                      bytes = M·K·a + E_active·(g + 1)·K·N·w + M·K·a
+// with M tokens, K hidden, N the expert width, a / w bytes per activation / weight element.
+struct MoeShape {
+    int64_t tokens = 0, hidden = 0, inter = 0, experts = 0, topk = 0;
+    bool gated = false;
+    double act_bytes = 2, weight_bytes = 2;
+    std::string act_type, weight_dtype;     // "c10::BFloat16"; "fp4" | "fp8" | the act type
+    bool inter_assumed = false;             // N not in the trace: taken equal to K (TraceLens's assumption)
 };
-struct Key3Hash {
-    size_t operator()(const Key3& k) const
-    {
-        return std::hash<int64_t>()((k.id * 0x9E3779B97F4A7C15ull) ^ (static_cast<uint64_t>(k.pid) << 7) ^
-                                    static_cast<uint64_t>(k.rank));
+
+double moe_active(const MoeShape& m)
+{
+    const double E = static_cast<double>(m.experts), k = static_cast<double>(m.topk);
+    return E * (1.0 - std::pow((E - k) / E, static_cast<double>(m.tokens)));
+}
+
+std::string moe_shape_text(const MoeShape& m, const char* stage)
+{
+    std::string s = fmt_shape({{"tokens", m.tokens}, {"hidden", m.hidden}, {"inter", m.inter},
+                               {"experts", m.experts}, {"topk", m.topk}});
+    s += m.gated ? " gated" : "";
+    s += std::string(" ") + stage;
+    s += " w=" + m.weight_dtype;
+    if (m.inter_assumed)
+        s += " (inter = hidden assumed)";
+    return s;
+}
+
+Cost moe_cost(const MoeShape& m, const std::string& stage)
+{
+    Cost c;
+    c.family = "moe";
+    const double M = static_cast<double>(m.tokens), K = static_cast<double>(m.hidden),
+                 N = static_cast<double>(m.inter), k = static_cast<double>(m.topk), g = m.gated ? 2.0 : 1.0;
+    const double act = moe_active(m), a = m.act_bytes, w = m.weight_bytes;
+    if (stage == "up") {
+        c.flops = 2 * M * K * N * k * g;
+        c.bytes = M * K * a + act * g * K * N * w + M * N * k * a;
+    } else if (stage == "down") {
+        c.flops = 2 * M * N * K * k;
+        c.bytes = M * N * k * a + act * N * K * w + M * K * a;
+    } else {
+        c.flops = 2 * M * K * N * k * g + 2 * M * N * K * k + M * K * (2 * k - 1);
+        c.bytes = M * K * a + act * (g + 1) * K * N * w + M * K * a;
     }
+    c.dtype_text = m.act_type;
+    c.shape = moe_shape_text(m, stage.c_str());
+    return c;
+}
+
+std::string lower_text(std::string_view s)
+{
+    std::string o(s);
+    for (char& ch : o)
+        ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return o;
+}
+
+// Weight element size from an expert-GEMM kernel's name (MXFP4 / FP8 kernels say so), else the activation's.
+void weight_from_kernel(MoeShape& m, std::string_view kernel)
+{
+    const std::string n = lower_text(kernel);
+    if (n.find("fp4") != std::string::npos) {
+        m.weight_bytes = 0.5;
+        m.weight_dtype = "fp4";
+    } else if (n.find("fp8") != std::string::npos || n.find("e4m3") != std::string::npos) {
+        m.weight_bytes = 1;
+        m.weight_dtype = "fp8";
+    }
+}
+
+bool is_expert_gemm_kernel(std::string_view name)
+{
+    const std::string n = lower_text(name);
+    return n.find("matmul_ogs") != std::string::npos || n.find("fused_moe_kernel") != std::string::npos ||
+           n.find("moe_gemm") != std::string::npos || n.find("ck_moe") != std::string::npos ||
+           n.find("fmoe") != std::string::npos || n.find("grouped_gemm") != std::string::npos;
+}
+
+// (tokens, experts) -> k, from the router's top-k CPU ops: triton_kernels' TopK (k in Concrete Inputs[1]),
+// aten::topk, and vLLM's topk_softmax (topk_weights [T, k] first, the gating logits [T, E] last).
+std::map<std::pair<int64_t, int64_t>, int64_t> router_topk(const Trace& t)
+{
+    std::map<std::pair<int64_t, int64_t>, int64_t> out;
+    const OpArgsTable& a = t.op_args;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a.source[i] != OpArgsTable::kCpuOp || a.input_dims[i].empty())
+            continue;
+        const std::string_view n = t.str(a.name[i]);
+        const bool topk = n == "TopK" || n == "aten::topk";
+        const bool softmax = n.find("topk_softmax") != std::string_view::npos;
+        if (!topk && !softmax)
+            continue;
+        OpInputs in;
+        if (!parse_inputs(a.input_dims[i], a.input_types[i], a.concrete_inputs[i], in) || in.dims.empty())
+            continue;
+        if (topk && in.dims[0].size() == 2 && in.concrete.size() > 1) {
+            char* end = nullptr;
+            const long long k = std::strtoll(in.concrete[1].c_str(), &end, 10);
+            if (end && *end == '\0' && k > 0)
+                out[{in.dims[0][0], in.dims[0][1]}] = k;
+        } else if (softmax && in.dims.size() >= 4 && in.dims[0].size() == 2 && in.dims.back().size() == 2) {
+            out[{in.dims.back()[0], in.dims.back()[1]}] = in.dims[0][1];
+        }
+    }
+    return out;
+}
+
+struct MoePart {
+    Cost cost;
+    std::string op;                     // "moe_up" | "moe_down" | "moe_fused"
+    std::vector<uint32_t> kernels;
+    MoeShape shape;
 };
+
+// The expert GEMMs of one MoE call, each a point of its own. Empty when the op is not an MoE op this models, or its
+// shapes do not say enough (warning set).
+std::vector<MoePart> moe_parts(const Trace& t, std::string_view op, const OpInputs& in,
+                               const std::vector<uint32_t>& kernels,
+                               const std::map<std::pair<int64_t, int64_t>, int64_t>& topk_of, std::string& why)
+{
+    std::vector<MoePart> out;
+    std::vector<uint32_t> gemms;
+    for (uint32_t k : kernels)
+        if (is_expert_gemm_kernel(t.str(t.kernels.name[k])))
+            gemms.push_back(k);
+    std::sort(gemms.begin(), gemms.end(), [&](uint32_t x, uint32_t y) { return t.kernels.start[x] < t.kernels.start[y]; });
+    if (gemms.empty())
+        return out;
+    MoeShape m;
+    auto tensor2 = [&](size_t i) { return i < in.dims.size() && in.is_tensor[i] && in.dims[i].size() == 2; };
+    auto tensor3 = [&](size_t i) { return i < in.dims.size() && in.is_tensor[i] && in.dims[i].size() == 3; };
+    if (op == "vllm::moe_forward") {
+        // (hidden_states [M, K], router_logits [M, E], ...): the expert width is not in the trace.
+        if (!tensor2(0) || !tensor2(1)) {
+            why = "vllm::moe_forward without 2-D hidden states and router logits";
+            return out;
+        }
+        m.tokens = in.dims[0][0];
+        m.hidden = in.dims[0][1];
+        m.experts = in.dims[1][1];
+        m.inter = m.hidden;
+        m.inter_assumed = true;
+        const auto it = topk_of.find({m.tokens, m.experts});
+        if (it == topk_of.end()) {
+            why = "no router top-k op for " + std::to_string(m.tokens) + " tokens over " + std::to_string(m.experts) +
+                  " experts";
+            return out;
+        }
+        m.topk = it->second;
+    } else {
+        // Fused-experts ops: (hidden_states [M, K], w1 [E, g·N, K'], w2 [E, K, N'], topk_weights [M, k], ...);
+        // K' < K and N' < N when int4 weights are packed.
+        if (!tensor2(0) || !tensor3(1) || !tensor3(2) || !tensor2(3)) {
+            why = std::string(op) + " without (hidden states, w1, w2, top-k weights) shapes";
+            return out;
+        }
+        m.tokens = in.dims[0][0];
+        m.hidden = in.dims[0][1];
+        m.experts = in.dims[1][0];
+        const int64_t pack = in.dims[1][2] > 0 ? std::max<int64_t>(1, m.hidden / in.dims[1][2]) : 1;
+        m.inter = in.dims[2][2] * pack;
+        m.gated = in.dims[1][1] == 2 * m.inter;
+        m.topk = in.dims[3][1];
+        const int wb = torch_type_bytes(in.types[1]);
+        if (wb > 0) {
+            m.weight_bytes = static_cast<double>(wb) / static_cast<double>(pack);
+            m.weight_dtype = pack > 1 ? "int4" : in.types[1];
+        }
+    }
+    if (m.tokens <= 0 || m.hidden <= 0 || m.inter <= 0 || m.experts <= 0 || m.topk <= 0 || m.topk > m.experts) {
+        why = std::string(op) + " with shapes that are not an MoE layer's";
+        return out;
+    }
+    m.act_type = in.types[0];
+    m.act_bytes = std::max(1, torch_type_bytes(in.types[0]));
+    if (m.weight_dtype.empty()) {
+        m.weight_bytes = m.act_bytes;
+        m.weight_dtype = in.types[0];
+    }
+    weight_from_kernel(m, t.str(t.kernels.name[gemms.front()]));
+    if (gemms.size() == 1) {
+        MoePart p;
+        p.op = "moe_fused";
+        p.shape = m;
+        p.cost = moe_cost(m, "fused");
+        p.kernels = gemms;
+        out.push_back(std::move(p));
+        return out;
+    }
+    for (size_t i = 0; i < gemms.size(); ++i) {
+        MoePart p;
+        p.op = i == 0 ? "moe_up" : "moe_down";
+        p.shape = m;
+        const std::string name = lower_text(t.str(t.kernels.name[gemms[i]]));
+        if (op == "vllm::moe_forward")   // the activation is fused into the up GEMM's name: _swiglu / _glu
+            p.shape.gated = i == 0 && (name.find("_swiglu") != std::string::npos || name.find("_glu") != std::string::npos);
+        else if (i > 0)
+            p.shape.gated = false;
+        weight_from_kernel(p.shape, name);
+        p.cost = moe_cost(p.shape, i == 0 ? "up" : "down");
+        p.kernels = {gemms[i]};
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+bool is_moe_op(std::string_view op)
+{
+    return op == "vllm::moe_forward" || op.find("fused_experts") != std::string_view::npos ||
+           op.find("fused_moe") != std::string_view::npos;
+}
 
 } // namespace
 
@@ -423,34 +633,25 @@ ShapeRooflineResult shape_roofline(const Trace& trace, const GpuSpec* spec)
         if (spec->mem_bw_Bps > 0)
             r.mem_bw_Bps = spec->mem_bw_Bps;
     }
-    std::unordered_map<Key3, size_t, Key3Hash> op_of_ext, ext_of_launch;
-    for (size_t i = 0; i < a.size(); ++i) {
-        if (a.source[i] == OpArgsTable::kCpuOp && !a.input_dims[i].empty()) {
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a.source[i] == OpArgsTable::kCpuOp && !a.input_dims[i].empty())
             ++r.ops_with_shapes;
-            if (a.external_id[i] != 0)
-                op_of_ext[{a.rank[i], a.pid[i], a.external_id[i]}] = i;   // a later (inner) duplicate wins
-        } else if (a.source[i] == OpArgsTable::kLaunch) {
-            ext_of_launch[{a.rank[i], a.pid[i], static_cast<int64_t>(a.correlation[i])}] = i;
-        }
-    }
     if (r.ops_with_shapes == 0)
         return r;
-    // Kernels per shaped CPU op.
-    std::unordered_map<size_t, std::vector<uint32_t>> kernels_of_op;
+    // Kernels per call of a shaped CPU op, eager or replayed from a graph (KernelOps: one call per op row, and per
+    // graph launch for replayed kernels).
+    const KernelOps kops(trace);
+    std::map<std::pair<int32_t, int32_t>, std::vector<uint32_t>> kernels_of_call;
     const auto& k = trace.kernels;
     for (size_t i = 0; i < k.size(); ++i) {
-        if (k.correlation[i] == 0)
+        const auto c = kops.call(i);
+        if (c.first == kNoIndex || a.input_dims[static_cast<size_t>(c.first)].empty())
             continue;
-        const int32_t rank = k.device[i] < trace.meta.devices.size() ? trace.meta.devices[k.device[i]].rank : 0;
-        const int64_t pid = k.process[i] < trace.meta.processes.size() ? trace.meta.processes[k.process[i]].pid : 0;
-        auto l = ext_of_launch.find({rank, pid, static_cast<int64_t>(k.correlation[i])});
-        if (l == ext_of_launch.end())
-            continue;
-        auto o = op_of_ext.find({rank, pid, a.external_id[l->second]});
-        if (o == op_of_ext.end())
-            continue;
-        kernels_of_op[o->second].push_back(static_cast<uint32_t>(i));
+        kernels_of_call[c].push_back(static_cast<uint32_t>(i));
+        if (kops.replayed(i))
+            ++r.kernels_from_capture;
     }
+    const auto topk_of = router_topk(trace);
     struct Acc {
         ShapePoint p;
         double flops = 0, bytes = 0;
@@ -458,19 +659,76 @@ ShapeRooflineResult shape_roofline(const Trace& trace, const GpuSpec* spec)
     };
     std::map<std::tuple<std::string, std::string, std::string>, Acc> acc;
     int64_t unparsable = 0, no_annotation = 0;
+    std::map<std::string, int64_t> moe_unmodelled;
     // Serving frameworks' attention operators take their cost from the step annotation (loaded only when the trace
     // has such an operator).
     std::optional<StepGrammar> grammar;
     std::optional<StepAnnotations> annotations;
-    for (const auto& [row, kern] : kernels_of_op) {
+    // key_extra splits one (op, dims, types) into several points: per expert GEMM for MoE, per step batch and
+    // kernel path for serving attention.
+    auto add = [&](const std::string& op, const std::string& dims, const std::string& types, const Cost& cost,
+                   const std::vector<uint32_t>& kern, const MoeShape* moe, const std::string& key_extra) {
+        int64_t ns = 0;
+        for (uint32_t ki : kern)
+            ns += k.end[ki] - k.start[ki];
+        auto& g = acc[{op, dims + (moe ? cost.shape : std::string()) + key_extra, types}];
+        if (g.p.calls == 0) {
+            g.p.op = op;
+            g.p.family = cost.family;
+            g.p.input_dims = dims;
+            g.p.input_types = types;
+            g.p.shape = cost.shape;
+            const auto prec = torch_type_precision(cost.dtype_text);
+            g.p.dtype = prec ? precision_name(*prec) : cost.dtype_text;
+            g.p.flops_per_call = cost.flops;
+            g.p.bytes_per_call = cost.bytes;
+            if (moe) {
+                g.p.moe_tokens = moe->tokens;
+                g.p.moe_hidden = moe->hidden;
+                g.p.moe_inter = moe->inter;
+                g.p.moe_experts = moe->experts;
+                g.p.moe_topk = moe->topk;
+                g.p.moe_gated = moe->gated;
+                g.p.moe_weight_dtype = moe->weight_dtype;
+                g.p.moe_active_experts = moe_active(*moe);
+            }
+        }
+        if (ns > 0) {
+            const double t = cost.flops / static_cast<double>(ns) / 1e3;
+            g.p.min_call_tflops = g.p.calls == 0 ? t : std::min(g.p.min_call_tflops, t);
+            g.p.max_call_tflops = g.p.calls == 0 ? t : std::max(g.p.max_call_tflops, t);
+        }
+        g.p.calls += 1;
+        g.p.kernels += static_cast<int64_t>(kern.size());
+        g.p.kernel_ns += ns;
+        g.flops += cost.flops;
+        g.bytes += cost.bytes;
+        for (uint32_t ki : kern) {
+            g.name_ns[k.name[ki]] += k.end[ki] - k.start[ki];
+            g.p.kernel_rows.push_back(ki);
+        }
+        r.calls_joined += 1;
+        r.kernels_joined += static_cast<int64_t>(kern.size());
+        r.kernel_ns_joined += ns;
+    };
+    for (const auto& [call, kern] : kernels_of_call) {
+        const size_t row = static_cast<size_t>(call.first);
         OpInputs in;
         if (!parse_inputs(a.input_dims[row], a.input_types[row], a.concrete_inputs[row], in)) {
             ++unparsable;
             continue;
         }
         const std::string op(trace.str(a.name[row]));
+        if (is_moe_op(op)) {
+            std::string why;
+            for (const MoePart& part : moe_parts(trace, op, in, kern, topk_of, why))
+                add(part.op, a.input_dims[row], a.input_types[row], part.cost, part.kernels, &part.shape, std::string());
+            if (!why.empty())
+                moe_unmodelled[why] += 1;
+            continue;
+        }
         std::optional<Cost> cost;
-        std::string group = a.input_dims[row];
+        std::string key_extra;
         if (op.find("::") != std::string::npos && op.rfind("aten::", 0) != 0) {
             if (!grammar)
                 grammar = StepGrammar::load();
@@ -498,48 +756,19 @@ ShapeRooflineResult shape_roofline(const Trace& trace, const GpuSpec* spec)
                     names.push_back(k.name[ki]);
                 std::sort(names.begin(), names.end());
                 names.erase(std::unique(names.begin(), names.end()), names.end());
-                group += "|" + cost.value_or(Cost{}).shape;
+                key_extra += "|" + cost.value_or(Cost{}).shape;
                 for (StrId n : names)
-                    group += "|" + std::to_string(n);
+                    key_extra += "|" + std::to_string(n);
             }
         }
         if (!cost)
             cost = op_cost(op, in);
         if (!cost)
             continue;
-        int64_t ns = 0;
-        for (uint32_t ki : kern)
-            ns += k.end[ki] - k.start[ki];
-        auto& g = acc[{op, group, a.input_types[row]}];
-        if (g.p.calls == 0) {
-            g.p.op = op;
-            g.p.family = cost->family;
-            g.p.input_dims = a.input_dims[row];
-            g.p.input_types = a.input_types[row];
-            g.p.shape = cost->shape;
-            const auto prec = torch_type_precision(cost->dtype_text);
-            g.p.dtype = prec ? precision_name(*prec) : cost->dtype_text;
-            g.p.flops_per_call = cost->flops;
-            g.p.bytes_per_call = cost->bytes;
-        }
-        if (ns > 0) {
-            const double t = cost->flops / static_cast<double>(ns) / 1e3;
-            g.p.min_call_tflops = g.p.calls == 0 ? t : std::min(g.p.min_call_tflops, t);
-            g.p.max_call_tflops = g.p.calls == 0 ? t : std::max(g.p.max_call_tflops, t);
-        }
-        g.p.calls += 1;
-        g.p.kernels += static_cast<int64_t>(kern.size());
-        g.p.kernel_ns += ns;
-        g.flops += cost->flops;
-        g.bytes += cost->bytes;
-        for (uint32_t ki : kern) {
-            g.name_ns[k.name[ki]] += k.end[ki] - k.start[ki];
-            g.p.kernel_rows.push_back(ki);
-        }
-        r.calls_joined += 1;
-        r.kernels_joined += static_cast<int64_t>(kern.size());
-        r.kernel_ns_joined += ns;
+        add(op, a.input_dims[row], a.input_types[row], *cost, kern, nullptr, key_extra);
     }
+    for (const auto& [why, n] : moe_unmodelled)
+        r.warnings.push_back("MoE: " + std::to_string(n) + " calls not modelled (" + why + ")");
     if (unparsable > 0)
         r.warnings.push_back(std::to_string(unparsable) + " CPU ops have \"Input Dims\" that are not a JSON list; skipped");
     if (no_annotation > 0)
@@ -564,7 +793,7 @@ ShapeRooflineResult shape_roofline(const Trace& trace, const GpuSpec* spec)
         std::optional<double> peak;
         if (spec) {
             const auto prec = parse_precision(p.dtype);
-            if (p.family == "gemm" || p.family == "attention")
+            if (p.family == "gemm" || p.family == "attention" || p.family == "moe")
                 peak = prec ? spec->peaks.get(*prec) : std::nullopt;
             else
                 peak = spec->peaks.fp32;

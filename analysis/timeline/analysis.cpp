@@ -34,6 +34,7 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     r.nvtx = project_nvtx(t, o.nvtx, control);
     stage(0.8, "phases");
     r.workload = analyze_workload(t, o.workload);
+    add_moe_workload(r.workload, t, r.classes, c);
     PhaseClasses pc;
     pc.attention = c.class_index("attention");
     pc.gemm = c.class_index("gemm");
@@ -48,6 +49,7 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     release_free_memory();
     stage(0.85, "idle");
     r.idle = analyze_idle(t, o.idle);
+    r.host_causes = find_host_causes(t, r.idle, HostCausePatterns::load(o.host_causes.patterns_file), o.host_causes);
     stage(0.9, "weights");
     r.weights = analyze_weight_streaming(t, o.weights);
     r.focus = focus_top_k(r.classes, o.focus);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "analysis/timeline/focus.h"
+#include "analysis/timeline/host_causes.h"
 #include "analysis/timeline/idle.h"
 #include "analysis/timeline/launch_stats.h"
 #include "analysis/trace/load_control.h"
@@ -31,6 +32,7 @@ struct AnalysisOptions {
     WeightStreamingOptions weights;    // per-layer range-name regexes
     FocusOptions focus;                // top_k = 10
     WorkloadOptions workload;          // capture too short below 20 ms or 50 kernels
+    HostCauseOptions host_causes;      // patterns file (empty = resources/host_causes.json)
     size_t max_gaps_listed = 200;      // largest gaps written to JSON / text (all stay in the result)
 };
 
@@ -48,6 +50,7 @@ struct AnalysisResult {
     WeightStreamingResult weights;
     FocusResult focus;
     WorkloadResult workload;           // kind, execution, framework, trace-level warnings (issue 13)
+    HostCauseResult host_causes;       // compilation / autotuning / module loading / allocator idle (host_causes.h)
 };
 
 // Loads the classifier from options.classes_file (or the shipped file) and runs everything. Throws TraceError on a

@@ -41,6 +41,8 @@ NvtxProjectionResult project_nvtx(const Trace& t, const NvtxProjectionOptions& o
         case RangeKind::StartEnd: return true;
         case RangeKind::UserAnnotation: return o.include_user_annotations;
         case RangeKind::CpuOp: return o.include_cpu_ops;
+        case RangeKind::PyModule:
+        case RangeKind::PythonFunction: return false;
         }
         return false;
     };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -71,6 +73,15 @@ OpClassifier OpClassifier::from_json(const nlohmann::json& doc, const std::strin
         else
             throw TraceError(source, where, "kind contains|prefix|regex", kind);
         pat.lower = lower(pat.text);
+        if (p.contains("after")) {
+            if (!p["after"].is_string() || c.class_index(p["after"].get<std::string>()) < 0)
+                throw TraceError(source, where, "\"after\": a class listed under \"classes\"", describe_json(p["after"]));
+            pat.after = c.class_index(p["after"].get<std::string>());
+            const nlohmann::json w = p.value("within", nlohmann::json(2));
+            if (!w.is_number_integer() || w.get<int64_t>() < 1 || w.get<int64_t>() > 16)
+                throw TraceError(source, where, "\"within\": an integer 1..16", describe_json(w));
+            pat.within = static_cast<int>(w.get<int64_t>());
+        }
         if (pat.kind == PatternKind::Regex) {
             try {
                 pat.re = std::regex(pat.text, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
@@ -110,6 +121,23 @@ int OpClassifier::class_index(std::string_view id) const
     return -1;
 }
 
+bool OpClassifier::matches(size_t i, std::string_view name) const
+{
+    if (i >= patterns_.size())
+        return false;
+    const Pattern& p = patterns_[i];
+    const std::string low = lower(name);
+    std::string_view base = low;
+    if (base.substr(0, 5) == "void ")
+        base.remove_prefix(5);
+    switch (p.kind) {
+    case PatternKind::Contains: return low.find(p.lower) != std::string::npos;
+    case PatternKind::Prefix: return base.substr(0, p.lower.size()) == p.lower;
+    case PatternKind::Regex: return std::regex_search(name.begin(), name.end(), p.re);
+    }
+    return false;
+}
+
 OpClassifier::Match OpClassifier::classify(std::string_view name) const
 {
     const std::string low = lower(name);
@@ -118,6 +146,8 @@ OpClassifier::Match OpClassifier::classify(std::string_view name) const
         base.remove_prefix(5);
     for (size_t i = 0; i < patterns_.size(); ++i) {
         const Pattern& p = patterns_[i];
+        if (p.after >= 0)   // a sequence pattern: per kernel, in classify_ops
+            continue;
         bool hit = false;
         switch (p.kind) {
         case PatternKind::Contains: hit = low.find(p.lower) != std::string::npos; break;
@@ -191,6 +221,60 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
                     r.kernel_class[i] = static_cast<int16_t>(routing);
             }
     }
+    // Sequence patterns: a kernel of a name a sequence pattern matches goes to the pattern's class when one of the
+    // `within` kernels before it on its stream (device, stream; start order) is of class `after`.
+    struct Moved {
+        int64_t ns = 0, count = 0;
+        std::set<StrId> names;
+    };
+    std::map<std::pair<int, int>, Moved> moved_by;   // (from, to) class
+    {
+        std::vector<int> seq(r.names.size(), -1);
+        bool any = false;
+        const auto& pats = c.patterns();
+        for (size_t j = 0; j < r.names.size(); ++j)
+            for (size_t pi = 0; pi < pats.size(); ++pi)
+                if (pats[pi].after >= 0 && pats[pi].cls != r.names[j].cls && c.matches(pi, t.str(r.names[j].name))) {
+                    seq[j] = static_cast<int>(pi);
+                    any = true;
+                    break;
+                }
+        if (any) {
+            std::vector<uint32_t> order(k.size());
+            for (size_t i = 0; i < k.size(); ++i)
+                order[i] = static_cast<uint32_t>(i);
+            std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+                if (k.device[a] != k.device[b]) return k.device[a] < k.device[b];
+                if (k.stream[a] != k.stream[b]) return k.stream[a] < k.stream[b];
+                return k.start[a] < k.start[b];
+            });
+            std::vector<int16_t> recent;   // classes of the last kernels on the current stream, newest last
+            for (size_t o = 0; o < order.size(); ++o) {
+                const uint32_t i = order[o];
+                if (o > 0 && (k.device[i] != k.device[order[o - 1]] || k.stream[i] != k.stream[order[o - 1]]))
+                    recent.clear();
+                const StrId n = k.name[i];
+                const int32_t sl = n < slot.size() ? slot[n] : -1;
+                const int16_t before = r.kernel_class[i];
+                if (sl >= 0 && seq[static_cast<size_t>(sl)] >= 0) {
+                    const auto& p = pats[static_cast<size_t>(seq[static_cast<size_t>(sl)])];
+                    const size_t w = std::min(recent.size(), static_cast<size_t>(p.within));
+                    for (size_t b = recent.size() - w; b < recent.size(); ++b)
+                        if (recent[b] == p.after) {
+                            r.kernel_class[i] = static_cast<int16_t>(p.cls);
+                            Moved& m = moved_by[{before, p.cls}];
+                            m.ns += k.end[i] - k.start[i];
+                            m.count += 1;
+                            m.names.insert(n);
+                            break;
+                        }
+                }
+                recent.push_back(before);   // the name's class: a moved mul does not make the next one move
+                if (recent.size() > 16)
+                    recent.erase(recent.begin());
+            }
+        }
+    }
     for (const auto& nc : r.names) {
         auto& ct = r.classes[static_cast<size_t>(nc.cls)];
         ct.time_ns += nc.time_ns;
@@ -198,6 +282,15 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
         ct.distinct_names += 1;
         if (nc.pattern < 0)
             r.unmatched.push_back(nc);
+    }
+    for (const auto& [fromto, m] : moved_by) {
+        auto& from = r.classes[static_cast<size_t>(fromto.first)];
+        auto& to = r.classes[static_cast<size_t>(fromto.second)];
+        from.time_ns -= m.ns;
+        from.count -= m.count;
+        to.time_ns += m.ns;
+        to.count += m.count;
+        to.distinct_names += static_cast<int64_t>(m.names.size());
     }
     if (c.memcpy_index() >= 0) {
         auto& ct = r.classes[static_cast<size_t>(c.memcpy_index())];

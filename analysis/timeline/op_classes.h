@@ -2,7 +2,8 @@
 // Operator classes of GPU kernel names (GEMM, attention, norm, ...), driven by resources/kernel_classes.json.
 //
 // The classifier tries the file's patterns in order; the first match wins. Every distinct name is classified once
-// (names are interned, so the work is per StrId, not per kernel). memcpy/memset rows of the trace count as
+// (names are interned, so the work is per StrId, not per kernel); sequence patterns ("after" a class, "within" N
+// kernels on the stream) then reclass single kernels of a name by what ran just before them. memcpy/memset rows of the trace count as
 // class "memcpy_memset" without name matching. Names that match no pattern fall into "other" and are listed, with
 // their time, so users can extend the file (a user file with the same layout replaces the shipped one).
 
@@ -28,6 +29,12 @@ public:
         PatternKind kind = PatternKind::Contains;
         std::string lower;           // lower-cased text (Contains/Prefix)
         std::regex re;               // Regex
+        // A sequence pattern ("after": class id, "within": N): it applies per kernel, not per name — to a kernel
+        // whose name matches and one of the `within` kernels before it on its stream is of class `after` (HF's gated
+        // MLP runs silu, the up GEMM, then a plain elementwise mul: that mul is the activation's). classify()
+        // skips it; classify_ops() applies it over the kernels in stream order. -1 = a name pattern.
+        int after = -1;
+        int within = 0;
     };
     struct Match {
         int cls = 0;                 // class index
@@ -49,6 +56,8 @@ public:
     // Chinese labels ("label_zh_CN" in the file; the English label when absent).
     const std::vector<std::string>& class_labels_zh_CN() const { return labels_zh_; }
     const std::vector<Pattern>& patterns() const { return patterns_; }
+    // Whether `name` matches pattern i's text (whatever its kind).
+    bool matches(size_t i, std::string_view name) const;
     // Index of a class id, or -1.
     int class_index(std::string_view id) const;
     int other_index() const { return other_; }

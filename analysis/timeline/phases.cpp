@@ -333,7 +333,7 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             }
             std::vector<int8_t> rflag(t.strings.size(), -1);   // 0 no, 1 step, 2 prefill
             for (size_t i = 0; i < t.ranges.size(); ++i) {
-                if (t.ranges.kind[i] == RangeKind::CpuOp || !range_kept(i))
+                if (!is_nvtx_like(t.ranges.kind[i]) || !range_kept(i))
                     continue;
                 const StrId n = t.ranges.name[i];
                 int8_t& f = rflag[n < rflag.size() ? n : 0];

@@ -221,7 +221,9 @@ const char* range_style(RangeKind k)
     case RangeKind::PushPop: return "PushPop";
     case RangeKind::StartEnd: return "StartEnd";
     case RangeKind::UserAnnotation: return "Annotation";
-    case RangeKind::CpuOp: break;
+    case RangeKind::CpuOp:
+    case RangeKind::PyModule:
+    case RangeKind::PythonFunction: break;
     }
     return nullptr;
 }

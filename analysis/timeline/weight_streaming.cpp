@@ -71,7 +71,7 @@ WeightStreamingResult analyze_weight_streaming(const Trace& t, const WeightStrea
     };
     std::vector<Hit> hits;
     for (size_t i = 0; i < t.ranges.size(); ++i) {
-        if (t.ranges.kind[i] == RangeKind::CpuOp)
+        if (!is_nvtx_like(t.ranges.kind[i]))
             continue;
         const NameRole& nr = role_of(t.ranges.name[i]);
         if (nr.role > kNone)

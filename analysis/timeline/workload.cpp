@@ -3,8 +3,18 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
+#include <regex>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <set>
+
+#include "analysis/io/graph_join.h"
+#include "analysis/io/model_config.h"
+#include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/phases.h"
 #include "analysis/trace/clock_offset.h"
 
@@ -205,7 +215,8 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         }
     };
     for (size_t i = 0; i < t.ranges.size(); ++i)
-        visit(t.ranges.name[i], false);
+        if (t.ranges.kind[i] != RangeKind::PythonFunction)   // Python frames name code, not the workload's phases
+            visit(t.ranges.name[i], false);
     for (size_t i = 0; i < t.gpu_ranges.size(); ++i)
         visit(t.gpu_ranges.name[i], false);
     for (size_t i = 0; i < t.kernels.size(); ++i)
@@ -289,24 +300,171 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     else if (t.kernels.size() > 0)
         r.evidence.push_back("execution: every kernel launched one by one (no CUDA graph launches)");
 
-    // ---- framework -------------------------------------------------------------------------------------------
-    if ((all & kVllm) || has(py, "vllm"))
-        r.framework = "vLLM";
-    else if ((all & kSglang) || has(py, "sglang"))
-        r.framework = "SGLang";
-    else if ((all & kTrtllm) || has(py, "tensorrt_llm"))
-        r.framework = "TensorRT-LLM";
-    else if (all & kLlamaCpp)
-        r.framework = "llama.cpp";
-    else if (has(py, "transformers"))
-        r.framework = "Hugging Face transformers";
-    else if (all & kTorch)
-        r.framework = "PyTorch";
-    if (!r.framework.empty())
-        r.evidence.push_back("framework: " + r.framework +
-                             (has(py, "transformers") && r.framework == "Hugging Face transformers"
-                                  ? " (python stacks under transformers/)"
-                                  : r.framework == "PyTorch" ? " (aten:: operators)" : " (range or kernel names)"));
+    // ---- framework: every sign weighed -------------------------------------------------------------------------
+    {
+        struct Kind {
+            const char* framework;
+            const char* kind;
+            int64_t weight;
+        };
+        // (framework, kind) -> distinct names and an example.
+        std::map<std::pair<std::string, std::string>, std::pair<std::set<std::string>, int64_t>> signs;
+        auto sign = [&](const char* fw, const char* kind, int64_t weight, std::string_view example) {
+            auto& e = signs[{fw, kind}];
+            if (e.first.size() < 16)
+                e.first.insert(std::string(example.substr(0, 120)));
+            e.second = weight;
+        };
+        std::vector<uint8_t> looked(t.strings.size(), 0);   // 1 as a range, 2 as a kernel, 4 as a CPU op
+        auto range_name = [&](StrId id) {
+            if (id >= looked.size() || (looked[id] & 1))
+                return;
+            looked[id] |= 1;
+            const std::string_view n = t.str(id);
+            const std::string l = lower(n);
+            if (n.rfind("step[", 0) == 0 || has(l, "forwardmode.extend") || has(l, "forward_extend") ||
+                has(l, "forward_decode"))
+                sign("SGLang", "range grammar", 3, n);
+            if (has(l, "execute_model") || has(l, "execute_context_"))
+                sign("vLLM", "range grammar", 3, n);
+            static const std::regex serving(R"(^execute_\d+_context_\d+)");
+            if (std::regex_search(n.begin(), n.end(), serving)) {
+                sign("vLLM", "range grammar", 1, n);
+                sign("SGLang", "range grammar", 1, n);
+            }
+            if (has(l, "tensorrt_llm") || has(l, "trtllm"))
+                sign("TensorRT-LLM", "range grammar", 3, n);
+            if (has(l, "llama_decode") || has(l, "ggml"))
+                sign("llama.cpp", "range grammar", 3, n);
+        };
+        auto op_name = [&](StrId id) {
+            if (id >= looked.size() || (looked[id] & 4))
+                return;
+            looked[id] |= 4;
+            const std::string_view n = t.str(id);
+            if (n.rfind("vllm::", 0) == 0 || n.rfind("_C::", 0) == 0 || n.rfind("_moe_C::", 0) == 0 ||
+                n.rfind("_C_cache_ops::", 0) == 0 || n.rfind("_rocm_C::", 0) == 0)
+                sign("vLLM", "cpu operators", 2, n);
+            if (n.rfind("sgl_kernel::", 0) == 0 || n.rfind("sglang::", 0) == 0 || n.rfind("sglang_", 0) == 0)
+                sign("SGLang", "cpu operators", 2, n);
+            if (n.rfind("trtllm::", 0) == 0 || n.rfind("tensorrt_llm::", 0) == 0)
+                sign("TensorRT-LLM", "cpu operators", 2, n);
+        };
+        auto kernel_name = [&](StrId id) {
+            if (id >= looked.size() || (looked[id] & 2))
+                return;
+            looked[id] |= 2;
+            const std::string_view n = t.str(id);
+            const std::string l = lower(n);
+            if (has(l, "sgl_") || has(l, "sglang"))
+                sign("SGLang", "kernel names", 2, n);
+            if (has(l, "tensorrt_llm") || has(l, "trtllm"))
+                sign("TensorRT-LLM", "kernel names", 2, n);
+            if (has(l, "ggml"))
+                sign("llama.cpp", "kernel names", 2, n);
+            if (has(l, "vllm::") || has(l, "vllm_"))
+                sign("vLLM", "kernel names", 1, n);
+        };
+        for (size_t i = 0; i < t.ranges.size(); ++i) {
+            if (t.ranges.kind[i] == RangeKind::CpuOp)
+                op_name(t.ranges.name[i]);
+            else if (t.ranges.kind[i] != RangeKind::PyModule)
+                range_name(t.ranges.name[i]);
+        }
+        for (size_t i = 0; i < t.gpu_ranges.size(); ++i)
+            range_name(t.gpu_ranges.name[i]);
+        for (size_t i = 0; i < t.op_args.size(); ++i)
+            if (t.op_args.source[i] == OpArgsTable::kCpuOp)
+                op_name(t.op_args.name[i]);
+        for (size_t i = 0; i < t.kernels.size(); ++i)
+            kernel_name(t.kernels.name[i]);
+        for (const auto& [pkg, fw] : {std::pair<const char*, const char*>{"vllm", "vLLM"}, {"sglang", "SGLang"},
+                                      {"tensorrt_llm", "TensorRT-LLM"}})
+            if (has(py, pkg))
+                sign(fw, "python stacks", 3, std::string(pkg) + "/");
+        auto names = [&](const std::string& n) {
+            const std::string l = lower(n);
+            if (has(l, "vllm"))
+                sign("vLLM", "process name", 4, n);
+            if (has(l, "sglang"))
+                sign("SGLang", "process name", 4, n);
+            if (has(l, "tensorrt_llm") || has(l, "trtllm"))
+                sign("TensorRT-LLM", "process name", 4, n);
+        };
+        for (const auto& p : t.meta.processes)
+            names(p.name);
+        for (const auto& th : t.meta.threads)
+            names(th.name);
+
+        std::map<std::string, int64_t> score;
+        for (const auto& [key, e] : signs) {
+            FrameworkSign f;
+            f.framework = key.first;
+            f.kind = key.second;
+            f.names = static_cast<int64_t>(e.first.size());
+            f.weight = e.second * std::min<int64_t>(f.names, 5);
+            f.example = e.first.empty() ? std::string() : *e.first.begin();
+            score[f.framework] += f.weight;
+            r.framework_evidence.push_back(std::move(f));
+        }
+        std::stable_sort(r.framework_evidence.begin(), r.framework_evidence.end(),
+                         [](const FrameworkSign& a, const FrameworkSign& b) { return a.weight > b.weight; });
+        std::string best;
+        int64_t best_score = 0;
+        for (const char* fw : {"vLLM", "SGLang", "TensorRT-LLM", "llama.cpp"})   // ties: this order
+            if (const auto it = score.find(fw); it != score.end() && it->second > best_score) {
+                best = fw;
+                best_score = it->second;
+            }
+        if (!best.empty()) {
+            r.framework = best;
+            std::string used, against;
+            for (const auto& f : r.framework_evidence) {
+                std::string item = f.kind + " (" + std::to_string(f.names) + (f.names == 1 ? " name" : " names") +
+                                   ", e.g. \"" + shorten(f.example) + "\")";
+                if (f.framework == best)
+                    used += (used.empty() ? "" : "; ") + item;
+            }
+            for (const auto& [fw, sc] : score)
+                if (fw != best)
+                    against += (against.empty() ? "" : ", ") + fw + " " + std::to_string(sc);
+            r.evidence.push_back("framework: " + best + " (weight " + std::to_string(best_score) + ": " + used + ")" +
+                                 (against.empty() ? std::string() : " over " + against));
+        } else if (has(py, "transformers")) {
+            r.framework = "Hugging Face transformers";
+            r.evidence.push_back("framework: Hugging Face transformers (python stacks under transformers/)");
+        } else if (all & kTorch) {
+            r.framework = "PyTorch";
+            r.evidence.push_back("framework: PyTorch (aten:: operators)");
+        }
+    }
+
+    // ---- graph replay: what the capture join recovered ----------------------------------------------------------
+    {
+        int64_t total_ns = 0, graph_ns = 0;
+        for (size_t i = 0; i < t.kernels.size(); ++i) {
+            const int64_t d = t.kernels.end[i] - t.kernels.start[i];
+            total_ns += d;
+            const int32_t a = t.kernels.launch_api[i];
+            const bool replayed = (t.kernels.flags[i] & KernelTable::kGraphNode) ||
+                                  (a >= 0 && static_cast<size_t>(a) < t.api.size() &&
+                                   (t.api.flags[static_cast<size_t>(a)] & kApiGraphLaunch));
+            if (replayed)
+                graph_ns += d;
+        }
+        r.graph_kernel_ns = graph_ns;
+        r.graph_time_share = total_ns > 0 ? static_cast<double>(graph_ns) / static_cast<double>(total_ns) : 0;
+        int64_t joined_ns = 0;
+        for (size_t j = 0; j < t.graph_ops.size(); ++j) {
+            const uint32_t k = t.graph_ops.kernel[j];
+            if (k < t.kernels.size() && t.graph_ops.op[j] != kNoIndex) {
+                ++r.graph_kernels_joined;
+                joined_ns += t.kernels.end[k] - t.kernels.start[k];
+            }
+        }
+        r.captures = t.meta.captures;
+        r.graph_joined_ns = joined_ns;
+    }
 
     // ---- vendor ----------------------------------------------------------------------------------------------
     detect_vendor(t, r);   // its evidence in vendor_evidence
@@ -345,15 +503,93 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
                               {{"events", std::to_string(n)}, {"kinds", list}}});
     }
     const int64_t capture = t.meta.capture_end - t.meta.capture_start;
-    if (gpu_ops > 0 && (capture < o.min_capture_ns || static_cast<int64_t>(t.kernels.size()) < o.min_kernels))
+    const bool too_brief = capture < o.min_capture_ns;
+    const bool too_few = static_cast<int64_t>(t.kernels.size()) < o.min_kernels;
+    if (gpu_ops > 0 && (too_brief || too_few)) {
+        // Say which limit the capture is under: a 1.4 s capture with 36 kernels is short of kernels, not of time.
+        const std::string kernels = std::to_string(t.kernels.size());
+        std::string why;
+        if (too_brief && too_few)
+            why = "it is shorter than " + ms_text(o.min_capture_ns) + " and holds fewer than " +
+                  std::to_string(o.min_kernels) + " kernels";
+        else if (too_brief)
+            why = "it is shorter than " + ms_text(o.min_capture_ns);
+        else
+            why = "it holds fewer than " + std::to_string(o.min_kernels) + " kernels";
         r.warnings.push_back({"capture_too_short",
-                              "the capture (" + ms_text(capture) + ", " + std::to_string(t.kernels.size()) +
-                                  " kernels) is too short for a verdict: below " + ms_text(o.min_capture_ns) +
-                                  " or " + std::to_string(o.min_kernels) + " kernels; findings are indicative only",
+                              "the capture (" + ms_text(capture) + ", " + kernels +
+                                  " kernels) is too small for a verdict: " + why + "; findings are indicative only",
                               {{"capture_ns", std::to_string(capture)},
-                               {"kernels", std::to_string(t.kernels.size())},
+                               {"kernels", kernels},
                                {"min_capture_ns", std::to_string(o.min_capture_ns)},
-                               {"min_kernels", std::to_string(o.min_kernels)}}});
+                               {"min_kernels", std::to_string(o.min_kernels)},
+                               {"short_of", too_brief && too_few ? "both" : too_brief ? "time" : "kernels"}}});
+    // Graph replay: the capture joined, or how much ran without CPU ops and shapes, and how to record them.
+    for (const auto& c : r.captures) {
+        if (!c.used)
+            continue;
+        const std::string file = std::filesystem::path(c.path).filename().string();
+        const std::string from = c.source == "beside"        ? "found beside the trace in capture_traces/"
+                                 : c.source == "option"      ? "given with --capture-trace"
+                                 : c.source == "graph-nodes" ? "recorded in this nsys export: the NVTX ranges open "
+                                                               "when each graph node was created"
+                                                             : "given as an input and recognised as a graph capture";
+        std::string what = c.batch_size > 0 ? "batch " + std::to_string(c.batch_size) : std::string();
+        if (!c.mode.empty())
+            what += (what.empty() ? "" : ", ") + c.mode;
+        r.warnings.push_back(
+            {"graph_capture_joined",
+             "graph replay joined to its capture " + file + (what.empty() ? "" : " (" + what + ")") + ", " + from +
+                 ": " + std::to_string(c.kernels_matched) + " of " + std::to_string(c.kernels_replayed) +
+                 " replayed kernels matched their captured twin (" + std::to_string(c.replays) +
+                 " graph launches, " + std::to_string(c.captured_launches) +
+                 " captured launches); they inherit its CPU ops, modules and shapes",
+             {{"file", c.path},
+              {"source", c.source},
+              {"batch_size", std::to_string(c.batch_size)},
+              {"mode", c.mode},
+              {"matched", std::to_string(c.kernels_matched)},
+              {"replayed", std::to_string(c.kernels_replayed)},
+              {"replays", std::to_string(c.replays)},
+              {"captured_launches", std::to_string(c.captured_launches)}}});
+    }
+    if (const int64_t without = r.graph_kernels - r.graph_kernels_joined; r.graph_kernels > 0 && without > 0) {
+        int64_t total_ns = 0;
+        for (size_t i = 0; i < t.kernels.size(); ++i)
+            total_ns += t.kernels.end[i] - t.kernels.start[i];
+        const int64_t ns = r.graph_kernel_ns - r.graph_joined_ns;
+        const double share = total_ns > 0 ? 100.0 * static_cast<double>(ns) / static_cast<double>(total_ns) : 0;
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%.1f", share);
+        const bool joined_some = r.graph_kernels_joined > 0;
+        r.warnings.push_back(
+            {"graph_replay_without_shapes",
+             std::to_string(without) + (joined_some ? " of the " + std::to_string(r.graph_kernels) : std::string()) +
+                 " kernels (" + pct + " % of GPU kernel time) ran in CUDA/HIP graph replay " +
+                 (joined_some ? "without a captured twin" : "with no capture trace joined") +
+                 ": a graph launch carries no CPU op, so they have no operator, module, shapes or dtype, and the "
+                 "measured throughput, config check and Roofline points leave them out. Record the graph capture "
+                 "with the profiler on and pass it with --capture-trace (or put it in capture_traces/ beside the "
+                 "trace): vLLM --profiler-config.profiler torch --profiler-config.capture_torch_profiler True "
+                 "(written to <torch_profiler_dir>/capture_traces), SGLang --enable-profile-cuda-graph (with "
+                 "SGLANG_GRAPH_BATCH_CAPTURE=1 from 0.5.13); nsys: --cuda-graph-trace=node",
+             {{"kernels", std::to_string(without)},
+              {"graph_kernels", std::to_string(r.graph_kernels)},
+              {"kernel_ns", std::to_string(ns)},
+              {"share_pct", pct}}});
+    }
+    if (is_capture_trace(t)) {
+        int64_t launches = 0;
+        for (size_t i = 0; i < t.api.size(); ++i)
+            launches += (t.api.flags[i] & kApiLaunch) ? 1 : 0;
+        r.warnings.push_back({"graph_capture_trace",
+                              "this is the trace of a CUDA/HIP graph capture: " + std::to_string(launches) +
+                                  " kernel launches, most of them between stream Begin/EndCapture calls, add graph "
+                                  "nodes that never run here (" + std::to_string(t.kernels.size()) +
+                                  " kernels ran); it is not a run to judge: give it with --capture-trace beside "
+                                  "the trace of the replay, whose kernels then inherit its CPU ops and shapes",
+                              {{"launches", std::to_string(launches)}, {"kernels", std::to_string(t.kernels.size())}}});
+    }
     int64_t loads = 0;
     std::vector<int8_t> load_name(t.strings.size(), -1);
     for (size_t i = 0; i < t.api.size(); ++i) {
@@ -395,6 +631,141 @@ void add_phase_warnings(WorkloadResult& w, const PhaseResult& p, int64_t origin_
         w.warnings.push_back({"warmup_included", "too few decode steps (" + std::to_string(p.decode_steps) +
                                                      ") to leave warm-up out: TPOT includes the first steps",
                               {{"cause", "few_decode_steps"}, {"decode_steps", std::to_string(p.decode_steps)}}});
+}
+
+} // namespace sl
+
+namespace sl {
+
+namespace {
+
+// Integer dims of argument i of a recorded "Input Dims" list ({} when not a tensor).
+std::vector<int64_t> dims_of(const nlohmann::json& d, size_t i)
+{
+    std::vector<int64_t> out;
+    if (!d.is_array() || i >= d.size() || !d[i].is_array())
+        return out;
+    for (const auto& x : d[i]) {
+        if (!x.is_number_integer())
+            return {};
+        out.push_back(x.get<int64_t>());
+    }
+    return out;
+}
+
+} // namespace
+
+void add_moe_workload(WorkloadResult& w, const Trace& t, const OpClassResult& classes, const OpClassifier& c)
+{
+    MoeWorkload& m = w.moe;
+    const int gemm = c.class_index("moe_gemm"), routing = c.class_index("moe_routing");
+    std::set<std::string> impl;
+    for (const auto& nc : classes.names) {
+        if (nc.cls != gemm && nc.cls != routing)
+            continue;
+        if (nc.cls == gemm) {
+            m.expert_gemm_kernels += nc.count;
+            m.expert_gemm_ns += nc.time_ns;
+        } else {
+            m.routing_kernels += nc.count;
+            m.routing_ns += nc.time_ns;
+        }
+        if (nc.pattern >= 0 && static_cast<size_t>(nc.pattern) < c.patterns().size())
+            impl.insert(c.patterns()[static_cast<size_t>(nc.pattern)].framework);
+    }
+    m.implementations.assign(impl.begin(), impl.end());
+    m.gpu_share = classes.kernel_time_ns > 0
+                      ? static_cast<double>(m.expert_gemm_ns + m.routing_ns) / static_cast<double>(classes.kernel_time_ns)
+                      : 0;
+    // Experts and top-k from the shapes of the MoE and router ops.
+    std::map<int64_t, int64_t> experts_seen, topk_seen;   // value -> calls
+    bool moe_ops = false;
+    const OpArgsTable& a = t.op_args;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (a.source[i] != OpArgsTable::kCpuOp || a.input_dims[i].empty())
+            continue;
+        const std::string_view n = t.str(a.name[i]);
+        const bool moe_forward = n == "vllm::moe_forward";
+        const bool fused = has(n, "fused_experts") || has(n, "fused_moe");
+        const bool topk = n == "TopK";
+        const bool topk_softmax = has(n, "topk_softmax");
+        if (!moe_forward && !fused && !topk && !topk_softmax)
+            continue;
+        const nlohmann::json d = nlohmann::json::parse(a.input_dims[i], nullptr, false);
+        if (moe_forward) {
+            moe_ops = true;
+            if (const auto r = dims_of(d, 1); r.size() == 2 && r[1] > 0)
+                ++experts_seen[r[1]];
+        } else if (fused) {
+            const auto w1 = dims_of(d, 1), tw = dims_of(d, 3);
+            if (w1.size() == 3 && tw.size() == 2 && w1[0] > 0 && tw[1] > 0) {
+                moe_ops = true;
+                ++experts_seen[w1[0]];
+                ++topk_seen[tw[1]];
+            }
+        } else if (topk) {
+            // triton_kernels' router: TopK(logits [T, E], k, ...), k in Concrete Inputs[1].
+            const nlohmann::json ci = nlohmann::json::parse(a.concrete_inputs[i], nullptr, false);
+            if (ci.is_array() && ci.size() > 1 && ci[1].is_string()) {
+                char* end = nullptr;
+                const std::string ks = ci[1].get<std::string>();
+                const long long k = std::strtoll(ks.c_str(), &end, 10);
+                if (!ks.empty() && end && *end == '\0' && k > 0)
+                    ++topk_seen[k];
+            }
+        } else if (const auto tw = dims_of(d, 0), logits = d.is_array() && !d.empty() ? dims_of(d, d.size() - 1)
+                                                                                     : std::vector<int64_t>{};
+                   tw.size() == 2 && logits.size() == 2 && tw[1] > 0) {
+            // vLLM topk_softmax(topk_weights [T, k], topk_ids, token_expert_indices, gating_output [T, E]).
+            ++topk_seen[tw[1]];
+            ++experts_seen[logits[1]];
+        }
+    }
+    auto most = [](const std::map<int64_t, int64_t>& v) {
+        int64_t best = 0, calls = 0;
+        for (const auto& [x, n] : v)
+            if (n > calls) {
+                best = x;
+                calls = n;
+            }
+        return best;
+    };
+    m.detected = m.expert_gemm_kernels > 0 || moe_ops;
+    if (!m.detected)
+        return;
+    if (m.source != "config") {
+        m.experts = most(experts_seen);
+        m.top_k = m.experts > 0 ? std::min(most(topk_seen), m.experts) : most(topk_seen);
+        m.source = m.experts > 0 || m.top_k > 0 ? "shapes" : "";
+    }
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.1f", 100.0 * m.gpu_share);
+    std::string line = "MoE: " + std::to_string(m.expert_gemm_kernels) + " expert GEMM and " +
+                       std::to_string(m.routing_kernels) + " routing kernels, " + pct + " % of kernel time";
+    if (!m.implementations.empty()) {
+        line += " (";
+        for (size_t i = 0; i < m.implementations.size(); ++i)
+            line += (i ? ", " : "") + m.implementations[i];
+        line += ")";
+    }
+    if (m.experts > 0 || m.top_k > 0)
+        line += "; " + (m.experts > 0 ? std::to_string(m.experts) : std::string("?")) + " experts, top-" +
+                (m.top_k > 0 ? std::to_string(m.top_k) : std::string("?")) + " from the " +
+                (m.source == "config" ? "model config" : "ops' shapes");
+    w.evidence.push_back(line);
+}
+
+void set_moe_from_config(WorkloadResult& w, const ModelConfig& cfg)
+{
+    if (!cfg.is_moe())
+        return;
+    MoeWorkload& m = w.moe;
+    m.detected = true;
+    m.experts = cfg.num_experts;
+    m.top_k = cfg.experts_per_token;
+    m.source = "config";
+    w.evidence.push_back("MoE: " + std::to_string(m.experts) + " experts, top-" + std::to_string(m.top_k) +
+                         " from the model config");
 }
 
 } // namespace sl

@@ -15,10 +15,24 @@
 // Execution: share of kernels replayed from CUDA graphs (nsys --cuda-graph-trace=node, Kineto graph ids) and
 // cudaGraphLaunch calls: none -> eager, all -> cuda-graphs, both -> mixed; no kernels -> none.
 // Vendor (NVIDIA / AMD): see WorkloadResult::vendor.
-// Framework, where the trace names it: vLLM (`execute_model`, `execute_context_N(..)_generation_M(..)`, vllm
-// python stacks), SGLang (EXTEND/DECODE forward modes, sglang stacks), TensorRT-LLM (tensorrt_llm kernels, NVTX),
-// llama.cpp (ggml kernels / ranges), Hugging Face transformers (python stacks under transformers/), plain PyTorch
-// (aten:: operators and nothing more specific).
+// Framework, where the trace names it, weighing every sign (framework_evidence lists each with its weight):
+//   process / thread names  `VLLM::EngineCore`, `VLLM::Worker` (vLLM), `sglang::scheduler` (SGLang)      weight 4
+//   Python stacks           frames under vllm/, sglang/, tensorrt_llm/                                   weight 3
+//   range grammar           SGLang `step[EXTEND|DECODE|MIXED|IDLE ...]`, EXTEND/DECODE forward modes;     weight 3
+//                           vLLM `execute_model`, `execute_context_N(..)_generation_M(..)`; the
+//                           `execute_N_context_C(..)_generation_G(..)` grammar both write               weight 1 each
+//   CPU operators           `vllm::`, `_C::`, `_moe_C::`, `_C_cache_ops::` (vLLM); `sgl_kernel::`,
+//                           `sglang::` (SGLang)                                                           weight 2
+//   kernel names            `sgl_` / `sglang` (SGLang), `tensorrt_llm` / `trtllm` (TensorRT-LLM),
+//                           `ggml` (llama.cpp): weight 2; a `vllm::` kernel or template argument: weight 1
+//                           (SGLang runs some of vLLM's kernels)
+// Each kind counts its distinct names up to 5 (a name seen 3 times counts once); the framework with the largest
+// sum wins. Then Hugging Face transformers (python stacks under transformers/), plain PyTorch (aten:: operators and
+// nothing more specific).
+// MoE (add_moe_workload): expert GEMM and routing kernels (op classes moe_gemm / moe_routing), MoE CPU ops
+// (vllm::moe_forward, *fused_experts*, *fused_moe*), the expert count and top-k from their shapes (router logits
+// [T, E], a TopK / topk / topk_softmax op's k, fused-experts weights [E, ...] and top-k weights [T, k]), or from the
+// model config (set_moe_from_config: it wins).
 // Pure: reads the trace and the phases, returns a value.
 
 #include <cstdint>
@@ -43,6 +57,26 @@ struct WorkloadWarning {
     std::map<std::string, std::string> args;
 };
 
+struct MoeWorkload {
+    bool detected = false;                 // MoE kernels or ops in the trace, or an MoE model config
+    int64_t experts = 0, top_k = 0;        // 0 = not known
+    std::string source;                    // where experts / top-k came from: "config" | "shapes" | "" (unknown)
+    int64_t expert_gemm_kernels = 0, routing_kernels = 0;
+    int64_t expert_gemm_ns = 0, routing_ns = 0;
+    double gpu_share = 0;                  // (expert GEMMs + routing) / summed kernel time
+    std::vector<std::string> implementations;   // the kernel families seen ("triton_kernels (matmul_ogs)", ...)
+};
+
+// One sign of the framework, as weighed (see above).
+struct FrameworkSign {
+    std::string framework;                 // "vLLM", "SGLang", ...
+    std::string kind;                      // "process name" | "python stacks" | "range grammar" | "cpu operators"
+                                           // | "kernel names"
+    int64_t names = 0;                     // distinct names of that kind (capped at 5 in the weight)
+    int64_t weight = 0;                    // weight of the kind x min(names, 5)
+    std::string example;
+};
+
 struct WorkloadOptions {
     int64_t min_capture_ns = 20'000'000;   // a capture shorter than 20 ms ...
     int64_t min_kernels = 50;              // ... or with fewer kernels is too short for a verdict
@@ -56,6 +90,13 @@ struct WorkloadResult {
                                            // "Hugging Face transformers", "PyTorch"; empty when the trace does not say
     std::vector<std::string> evidence;     // what kind, execution and framework were recognised from
     int64_t graph_kernels = 0, eager_kernels = 0, graph_launches = 0;
+    // Graph replay: replayed kernels whose CPU op was recovered from the graph's capture trace (graph_join.h), the
+    // replayed kernels' summed time and its share of all kernel time; the capture traces joined.
+    int64_t graph_kernels_joined = 0, graph_kernel_ns = 0, graph_joined_ns = 0;
+    double graph_time_share = 0;
+    std::vector<GraphCaptureJoin> captures;
+    std::vector<FrameworkSign> framework_evidence;   // every sign weighed, largest weight first
+    MoeWorkload moe;
     int64_t training_signs = 0, inference_signs = 0;   // distinct names that point each way
     std::vector<WorkloadWarning> warnings; // trace-level: also written as trace.warnings[]
     // The GPU vendor, "NVIDIA" or "AMD" (empty when the trace does not say), and what says so: the runtime's API
@@ -68,6 +109,15 @@ struct WorkloadResult {
 
 // Kind, execution, framework and the trace-level warnings. Warm-up is added by add_phase_warnings().
 WorkloadResult analyze_workload(const Trace& trace, const WorkloadOptions& options = {});
+
+struct OpClassResult;
+class OpClassifier;
+// MoE from the op classes and the trace's shapes (see above).
+void add_moe_workload(WorkloadResult& workload, const Trace& trace, const OpClassResult& classes,
+                      const OpClassifier& classifier);
+struct ModelConfig;
+// An MoE model config names the experts and top-k (it wins over the trace's shapes).
+void set_moe_from_config(WorkloadResult& workload, const ModelConfig& model);
 
 struct PhaseResult;
 // Adds what the step analysis found about warm-up: "warmup_excluded" (steps left out of the steady-state window,

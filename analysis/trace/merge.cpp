@@ -163,6 +163,16 @@ Trace merge_traces(std::vector<Trace> parts)
         auto thr = [thr_off](uint32_t x) { return x + thr_off; };
         auto api = [api_off](int32_t a) { return a == kNoIndex ? kNoIndex : a + api_off; };
 
+        // Graph-replayed kernels joined to their capture: kernel and op_args rows move by what the parts before hold.
+        {
+            const auto k_off = static_cast<uint32_t>(out.kernels.size());
+            const auto o_off = static_cast<int32_t>(out.op_args.size());
+            const GraphOpTable& g = p.graph_ops;
+            for (size_t j = 0; j < g.size(); ++j)
+                out.graph_ops.append(g.kernel[j] + k_off, g.op[j] == kNoIndex ? kNoIndex : g.op[j] + o_off,
+                                     str(g.chain[j]), str(g.module[j]));
+            om.captures.insert(om.captures.end(), pm.captures.begin(), pm.captures.end());
+        }
         // Kernels.
         {
             auto& o = out.kernels;

@@ -162,6 +162,22 @@ size_t OpArgsTable::append(uint8_t src, int64_t s, int64_t e, StrId n)
     return source.size() - 1;
 }
 
+int32_t GraphOpTable::find(size_t kernel_row) const
+{
+    const auto it = std::lower_bound(kernel.begin(), kernel.end(), static_cast<uint32_t>(kernel_row));
+    if (it == kernel.end() || *it != kernel_row)
+        return kNoIndex;
+    return static_cast<int32_t>(it - kernel.begin());
+}
+
+void GraphOpTable::append(uint32_t kernel_row, int32_t op_row, StrId chain_id, StrId module_id)
+{
+    kernel.push_back(kernel_row);
+    op.push_back(op_row);
+    chain.push_back(chain_id);
+    module.push_back(module_id);
+}
+
 uint16_t Trace::device_index(int32_t device_id, int32_t rank)
 {
     for (size_t i = 0; i < meta.devices.size(); ++i)
@@ -286,6 +302,7 @@ size_t Trace::memory_bytes() const
          vbytes(a.api_class) + vbytes(a.flags);
     b += vbytes(memcpy.start) * 9 / 2 + vbytes(memset.start) * 4 + vbytes(syncs.start) * 4;
     b += vbytes(ranges.start) * 3 + vbytes(marks.time) * 2 + vbytes(gpu_ranges.start) * 3;
+    b += vbytes(graph_ops.kernel) * 4;
     return b;
 }
 

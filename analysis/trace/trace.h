@@ -148,8 +148,18 @@ struct SyncTable {
     size_t append(int64_t start_ns, int64_t end_ns);
 };
 
-// ---- Host ranges: NVTX ranges, Kineto user annotations and CPU ops ---------------------------------------------
-enum class RangeKind : uint8_t { PushPop = 0, StartEnd = 1, UserAnnotation = 2, CpuOp = 3 };
+// ---- Host ranges: NVTX ranges, Kineto user annotations, CPU ops and Python frames -------------------------------
+// PyModule: a Kineto python_function "nn.Module: Name" frame, named Name; read only for the trace of a graph capture,
+// where it names the module a captured kernel ran under (analysis/io/graph_join.h).
+// PythonFunction: any other Kineto python_function frame (with_stack / with_modules; in an ordinary trace also the
+// "nn.Module: Name_N" frames, named as written), for the CPU flame chart and the module a CPU op ran in.
+// Neither CPU ops nor Python frames are NVTX ranges: analyses that read NVTX skip them.
+enum class RangeKind : uint8_t { PushPop = 0, StartEnd = 1, UserAnnotation = 2, CpuOp = 3, PyModule = 4, PythonFunction = 5 };
+// NVTX ranges and Kineto user annotations (what NVTX analyses read), not CPU ops or Python frames.
+inline bool is_nvtx_like(RangeKind k)
+{
+    return k != RangeKind::CpuOp && k != RangeKind::PyModule && k != RangeKind::PythonFunction;
+}
 struct RangeTable {
     std::vector<int64_t> start, end;          // end is the trace end for ranges that never closed
     std::vector<StrId> name;                  // text (with "domain:" prefix for non-default NVTX domains)
@@ -180,7 +190,9 @@ struct GpuRangeTable {
 // What record_shapes and the NCCL/RCCL instrumentation write into Kineto "args" and the columnar tables do not hold:
 // input shapes/dtypes of CPU ops, collective metadata, and the "External id" that joins a CPU op to its launches.
 // Rows come in three kinds: a CPU op (with shapes or collective args), a launch (cuda_runtime/cuda_driver call
-// carrying an External id: its (pid, correlation) -> External id), and a kernel that itself carries collective args.
+// carrying an External id: its (pid, correlation) -> External id; its name is the kernel it launched when the trace
+// says so in args "kernel", as ROCm traces and graph-capture traces do, else 0), and a kernel that itself carries
+// collective args.
 // Keyed by (rank, pid, correlation / External id) so it needs no index into the other tables. Empty for nsys.
 struct OpArgsTable {
     enum Source : uint8_t { kCpuOp = 0, kLaunch = 1, kKernel = 2 };
@@ -198,6 +210,39 @@ struct OpArgsTable {
     std::vector<int64_t> in_nelems, out_nelems, group_size;
     size_t size() const { return source.size(); }
     size_t append(uint8_t src, int64_t start_ns, int64_t end_ns, StrId name_id);
+};
+
+// ---- Graph-replayed kernels joined to their capture (side table: rows only for joined kernels) -------------------
+// A kernel replayed from a CUDA/HIP graph has no CPU op of its own: its launch is the graph launch, shared by every
+// kernel of the graph. The capture join (analysis/io/graph_join.h) matches it to its twin in the trace of the graph's
+// capture and records here the CPU op that launched the twin (copied into op_args as a kCpuOp row, with its shapes),
+// the chain of CPU ops around it and the module it ran under. 16 bytes per joined kernel. Read it through
+// KernelOps (analysis/trace/kernel_ops.h), which answers the same question for eager kernels.
+struct GraphOpTable {
+    std::vector<uint32_t> kernel;   // Trace::kernels row, ascending
+    std::vector<int32_t> op;        // Trace::op_args row (kCpuOp) of the twin's CPU op; kNoIndex when it had none
+    std::vector<StrId> chain;       // the CPU ops around the launch, outermost first, " > " between ("" = none)
+    std::vector<StrId> module;      // the module path it ran under, outermost first, " > " between ("" = unknown)
+    size_t size() const { return kernel.size(); }
+    // Row of this table for a kernel row, or kNoIndex (binary search).
+    int32_t find(size_t kernel_row) const;
+    void append(uint32_t kernel_row, int32_t op_row, StrId chain_id, StrId module_id);
+};
+
+// One capture trace joined to the replay (what the join used and found; the output says it).
+struct GraphCaptureJoin {
+    std::string path;               // the capture trace file
+    std::string source;             // "option" (--capture-trace) | "beside" (a capture_traces/ folder beside the trace)
+                                    // | "input" (given as a trace file and recognised as a capture) | "graph-nodes"
+                                    // (an nsys export's own graph-node creation events; path is the trace itself)
+    int64_t batch_size = 0;         // from execution_details.json beside it (0 = not named)
+    std::string mode;               // "FULL", "PIECEWISE", ... from execution_details.json ("" = not named)
+    int64_t graphs = 0;             // capture windows (BeginCapture .. EndCapture) in it
+    int64_t captured_launches = 0;  // kernel launches inside them
+    int64_t replays = 0;            // graph launches of the replay joined to it
+    int64_t kernels_replayed = 0;   // kernels of those replays
+    int64_t kernels_matched = 0;    // of them, matched to a captured twin
+    bool used = false;              // false: read but no replay matched it (another capture fit better)
 };
 
 // ---- Metadata ----------------------------------------------------------------------------------------------------
@@ -263,6 +308,7 @@ struct TraceMeta {
     // clock then). Equal to capture_* when nothing was shifted.
     int64_t uncorrected_capture_start = 0, uncorrected_capture_end = 0;
     std::map<std::string, int64_t> dropped_events;   // event kinds the reader does not understand -> count dropped
+    std::vector<GraphCaptureJoin> captures;          // graph-capture traces joined to this one (graph_join.h)
 };
 
 struct Trace {
@@ -273,10 +319,11 @@ struct Trace {
     MemsetTable memset;
     ApiTable api;
     SyncTable syncs;
-    RangeTable ranges;              // NVTX ranges, user annotations, CPU ops
+    RangeTable ranges;              // NVTX ranges, user annotations, CPU ops, Python frames
     MarkTable marks;
     GpuRangeTable gpu_ranges;
     OpArgsTable op_args;            // Kineto record_shapes / collective args (see OpArgsTable)
+    GraphOpTable graph_ops;         // graph-replayed kernels joined to their capture (see GraphOpTable)
 
     std::string_view str(StrId id) const { return strings.view(id); }
 

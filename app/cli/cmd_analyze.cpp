@@ -32,12 +32,13 @@ int run_report(const std::vector<std::string>& argv);   // cmd_report.cpp
 namespace {
 
 constexpr const char* kSynopsis =
-    "analyze TRACE... [--format text|json|md|pdf|html] [--detail summary|full] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
+    "analyze TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json|md|pdf|html] [--detail summary|full] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
     "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] "
     "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [-o FILE]";
 
 struct AnalyzeRequest {
     AnalysisOptions options;
+    LoadOptions load;           // --capture-trace, --no-capture-search
     RooflineRequest roofline;   // --model/--gpu/--batch/--prompt/--context/--ncu (Roofline issue)
     std::string format = "text";
     std::string output;
@@ -118,6 +119,21 @@ const std::vector<OptionSpec>& option_table()
              if (!parse_number(v, 0, 1e6, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--warmup-steps needs an integer >= 0, not '" + v + "'";
              r.options.phases.warmup_steps = static_cast<int>(x);
+             return {};
+         }},
+        // Graph replay (analysis/io/graph_join.h): the trace of the graph capture gives replayed kernels their ops.
+        {"--capture-trace", true, "trace of the server's CUDA/HIP graph capture, a file or a folder (repeatable): "
+                                  "replayed kernels inherit its CPU ops, modules and shapes; default: a "
+                                  "capture_traces/ folder beside the trace",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             if (v.empty())
+                 return "--capture-trace needs a file or folder";
+             r.load.capture_traces.push_back(v);
+             return {};
+         }},
+        {"--no-capture-search", false, "do not look for a capture_traces/ folder beside the trace",
+         [](AnalyzeRequest& r, const std::string&) -> std::string {
+             r.load.find_captures = false;
              return {};
          }},
         // Roofline (analysis/report/roofline_json.h): theory from config.json joined with this trace's class times per phase.
@@ -303,12 +319,21 @@ int run_analyze(const std::vector<std::string>& argv)
 
     if (req.format == "md" || req.format == "pdf" || req.format == "html")
         return run_report(argv);   // the shareable report: same options, cmd_report.cpp
+    // Every file named on the command line; the files the pipeline reads on its own (rules, data files) are noted
+    // as they are read (output_file.h), so write_output checks those too.
+    std::vector<std::string> inputs = args.positional;
+    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
+                                 &req.options.classes_file, &req.kb_path})
+        if (!p->empty())
+            inputs.push_back(*p);
+    check_output(req.output, inputs);
 
     std::string text;
     Diagnosis diag;
     try {
         PipelineOptions popt;
         popt.analysis = req.options;
+        popt.load = req.load;
         popt.roofline = req.roofline;
         popt.rules_dir = req.rules_dir;
         popt.kb_path = req.kb_path;
@@ -331,14 +356,13 @@ int run_analyze(const std::vector<std::string>& argv)
         }
         diag = r.diagnosis;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
-    if (!write_output(req.output, text))
-        return kExitInput;
+    write_output(req.output, text, inputs, req.format == "json");
     if (!req.fail_on.empty()) {
         const auto gate = parse_severity(req.fail_on);
         const auto worst = max_severity(diag.eval.findings);

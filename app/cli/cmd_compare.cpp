@@ -92,6 +92,10 @@ int run_compare(const std::vector<std::string>& argv)
     }
     const bool record = args.flag("--record");
     const std::string output = args.has("-o") ? args.value("-o") : args.value("--output");
+    std::vector<std::string> inputs = before_paths;
+    inputs.insert(inputs.end(), after_paths.begin(), after_paths.end());
+    inputs.push_back(args.value("--kb", KnowledgeBase::default_path()));   // skipped when it does not exist
+    check_output(output, inputs);
 
     std::string text;
     try {
@@ -121,7 +125,7 @@ int run_compare(const std::vector<std::string>& argv)
         // suggestions are still judged when the default knowledge base exists.
         const std::string kb_path = args.value("--kb", KnowledgeBase::default_path());
         if (record || args.has("--kb") || std::filesystem::exists(kb_path)) {
-            KnowledgeBase kb(kb_path);
+            KnowledgeBase kb(kb_path, record ? KnowledgeBase::Access::ReadWrite : KnowledgeBase::Access::ReadOnly);
             const std::string before_hash = file_hash(before_path);
             const std::string after_hash = file_hash(after_path);
             std::optional<int64_t> before_run;
@@ -144,13 +148,13 @@ int run_compare(const std::vector<std::string>& argv)
         else
             text = compare_to_text(r);
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
-    return write_output(output, text) ? kExitOk : kExitInput;
+    return write_output(output, text, inputs, format == "json") ? kExitOk : kExitInput;
 }
 
 const bool registered = register_command({"compare", kSynopsis, &run_compare});

@@ -130,10 +130,10 @@ int run_deep_dive(const std::vector<std::string>& argv)
         std::cout << "Analysis with the counters: " << plan.analysis_json << "\n";
         return kExitOk;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
 }

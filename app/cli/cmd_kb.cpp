@@ -54,7 +54,10 @@ int run_kb(const std::vector<std::string>& argv)
     if (format != "text" && format != "json")
         return usage("--format must be text or json");
     try {
-        KnowledgeBase kb(args.value("--kb", KnowledgeBase::default_path()));
+        // list and history only read: a read-only knowledge base (file or file system) works, and nothing is created.
+        const bool reading = sub == "list" || sub == "history";
+        KnowledgeBase kb(args.value("--kb", KnowledgeBase::default_path()),
+                         reading ? KnowledgeBase::Access::ReadOnly : KnowledgeBase::Access::ReadWrite);
         std::ostringstream out;
         if (sub == "record") {
             if (args.positional.size() != 2)
@@ -158,12 +161,12 @@ int run_kb(const std::vector<std::string>& argv)
         } else {
             return usage("unknown subcommand '" + sub + "'");
         }
-        return write_output("", out.str()) ? kExitOk : kExitInput;
+        return write_output("", out.str(), {}, format == "json") ? kExitOk : kExitInput;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
 }

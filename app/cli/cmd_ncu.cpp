@@ -26,6 +26,8 @@ int run(const std::vector<std::string>& args)
         std::cerr << "usage: sightline-cli ncu FILE [--format text|json] [--decimal .|,] [-o FILE]\n";
         return kExitUsage;
     }
+    const std::string output = a.value("-o");
+    check_output(output, a.positional);
     NcuReadOptions o;
     if (!dec.empty())
         o.decimal_separator = dec[0];
@@ -39,7 +41,7 @@ int run(const std::vector<std::string>& args)
     } else {
         out = ncu_to_text(r);
     }
-    return write_output(a.value("-o"), out) ? kExitOk : kExitInput;
+    return write_output(output, out, a.positional, format == "json") ? kExitOk : kExitInput;
 }
 
 const bool registered =

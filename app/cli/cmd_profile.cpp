@@ -156,10 +156,10 @@ int run_profile(const std::vector<std::string>& argv)
         set_report_writer(req);
         return finish(profile_command(req, nsys, cli_io()));
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
 }
@@ -275,10 +275,10 @@ int run_verify(const std::vector<std::string>& argv)
         }
         return kExitOk;
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
 }

@@ -10,7 +10,9 @@
 
 #include "analysis/trace/errors.h"
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/io/load.h"
+#include "analysis/io/output_file.h"
 #include "analysis/report/report_html.h"
 #include "analysis/report/report_json.h"
 #include "analysis/report/report_markdown.h"
@@ -21,6 +23,9 @@
 #include "model/chart_render.h"
 #include "model/report_pdf.h"
 
+#include <QBuffer>
+#include <QDir>
+#include <QFileInfo>
 #include <QGuiApplication>
 #endif
 
@@ -31,11 +36,12 @@ int run_report(const std::vector<std::string>& argv);
 namespace {
 
 constexpr const char* kSynopsis =
-    "report TRACE... --format md|pdf|json|html [-o FILE] [--detail summary|full] [--lang en|zh_CN] [--title T] [--run-id ID] "
+    "report TRACE... --format md|pdf|json|html [--capture-trace PATH]... [-o FILE] [--detail summary|full] [--lang en|zh_CN] [--title T] [--run-id ID] "
     "[--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L]] [--ncu FILE] [--rules DIR] "
     "[--no-rules] [--kb PATH] [--fail-on high|medium|low] [analyze options]";
 
 struct ReportRequest {
+    LoadOptions load;           // --capture-trace, --no-capture-search
     report::PipelineOptions pipeline;
     report::ReportOptions report;
     std::string format;
@@ -111,6 +117,16 @@ const std::vector<OptionSpec>& option_table()
          [](R& r, const std::string& v) -> std::string { r.report.generated_at = v; return {}; }},
         {"--model-name", true, "model name shown in the environment",
          [](R& r, const std::string& v) -> std::string { r.report.model = v; return {}; }},
+        {"--capture-trace", true, "trace of the graph capture, a file or a folder (repeatable); default: a "
+                                  "capture_traces/ folder beside the trace",
+         [](R& r, const std::string& v) -> std::string {
+             if (v.empty())
+                 return "--capture-trace needs a file or folder";
+             r.load.capture_traces.push_back(v);
+             return {};
+         }},
+        {"--no-capture-search", false, "do not look for a capture_traces/ folder beside the trace",
+         [](R& r, const std::string&) -> std::string { r.load.find_captures = false; return {}; }},
         {"--model", true, "HF config.json: adds the Roofline",
          [](R& r, const std::string& v) -> std::string { r.pipeline.model_config = v; return {}; }},
         {"--model-index", true, "model.safetensors.index.json checked against --model",
@@ -203,6 +219,31 @@ void ensure_gui_app()
     static char* argv[] = {name, nullptr};
     static QGuiApplication app(argc, argv);
 }
+
+// Markdown charts as "<stem>_files/<chart id>.png" beside the .md (the same files and links as the GUI's
+// markdownPngWriter), each written as a checked output: never over an input, never half-written.
+std::function<std::string(const report::Chart&)> png_writer(const std::string& md_path, report::Lang lang,
+                                                             const std::vector<std::string>& inputs)
+{
+    const QFileInfo md(QString::fromStdString(md_path));
+    const QString dir_name = md.completeBaseName() + QStringLiteral("_files");
+    const QString dir = md.absoluteDir().filePath(dir_name);
+    return [dir, dir_name, lang, inputs](const report::Chart& c) -> std::string {
+        const QString file = QString::fromStdString(c.id) + QStringLiteral(".png");
+        const std::string path = QDir(dir).filePath(file).toStdString();
+        QByteArray png;
+        QBuffer buffer(&png);
+        buffer.open(QIODevice::WriteOnly);
+        if (!renderChart(c, reportChartSize(c), 2.0, lang).save(&buffer, "PNG"))
+            throw OutputError(path, "the chart could not be encoded as PNG");
+        std::error_code ec;
+        std::filesystem::create_directories(dir.toStdString(), ec);
+        if (ec)
+            throw OutputError(dir.toStdString(), "cannot create the directory (" + ec.message() + ")");
+        write_output_file(path, std::string_view(png.constData(), static_cast<size_t>(png.size())), inputs);
+        return (dir_name + QLatin1Char('/') + file).toStdString();
+    };
+}
 #endif
 
 } // namespace
@@ -232,10 +273,19 @@ int run_report(const std::vector<std::string>& argv)
     if (!req.detail_given)
         req.report.detail = req.format == "json" ? report::Detail::Full : report::Detail::Summary;
 
+    // Every file named on the command line; rule and data files are noted as they are read (output_file.h).
+    std::vector<std::string> files = args.positional;
+    for (const std::string* p : {&req.pipeline.model_config, &req.pipeline.model_index, &req.pipeline.gpu_file,
+                                 &req.pipeline.ncu_file, &req.pipeline.analysis.classes_file, &req.pipeline.kb_path})
+        if (!p->empty())
+            files.push_back(*p);
+    check_output(req.output, files);
+
     std::optional<report::PipelineResults> results;
     std::string text;
+    int pdf_pages = 0;
     try {
-        const Trace trace = load_traces(args.positional);
+        const Trace trace = load_workspace(args.positional, req.load);
         req.pipeline.trace_files = args.positional;
         results = report::run_pipeline(trace, req.pipeline);
         std::vector<std::string> inputs = args.positional;
@@ -255,30 +305,31 @@ int run_report(const std::vector<std::string>& argv)
 #ifdef SIGHTLINE_HAVE_QT
             if (!req.output.empty()) {
                 ensure_gui_app();
-                mo.write_image = markdownPngWriter(QString::fromStdString(req.output), rep.lang);
+                mo.write_image = png_writer(req.output, rep.lang, files);
             }
 #endif
             text = report::to_markdown(rep, mo) + "\n";
         } else {
 #ifdef SIGHTLINE_HAVE_QT
             ensure_gui_app();
-            const PdfResult pr = writeReportPdf(rep, QString::fromStdString(req.output));
-            if (!pr.ok) {
-                std::cerr << "sightline-cli: " << pr.error.toStdString() << "\n";
-                return kExitInput;
-            }
-            std::cerr << "wrote " << req.output << " (" << pr.pages << " pages)\n";
+            QByteArray pdf;
+            const PdfResult pr = renderReportPdf(rep, pdf);
+            if (!pr.ok)
+                throw OutputError(req.output, pr.error.toStdString());
+            text.assign(pdf.constData(), static_cast<size_t>(pdf.size()));
+            pdf_pages = pr.pages;
 #endif
         }
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     } catch (const KbError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
-    if (req.format != "pdf" && !write_output(req.output, text))
-        return kExitInput;
+    write_output(req.output, text, files, req.format == "json" || req.format == "pdf");
+    if (req.format == "pdf")
+        std::cerr << "wrote " << terminal_safe(req.output) << " (" << pdf_pages << " pages)\n";
     if (!req.fail_on.empty() && results && results->findings) {
         const auto gate = parse_severity(req.fail_on);
         const auto worst = max_severity(*results->findings);

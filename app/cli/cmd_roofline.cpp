@@ -61,6 +61,11 @@ int run(const std::vector<std::string>& args)
                      "[--context L] [--format text|json]\n";
         return kExitUsage;
     }
+    std::vector<std::string> inputs = {model_path};
+    for (const char* f : {"--index", "--gpu-file"})
+        if (a.has(f))
+            inputs.push_back(a.value(f));
+    check_output(a.value("-o"), inputs);
     CostOptions o;
     struct IntOpt { const char* name; int64_t* dst; };
     for (const IntOpt& io : {IntOpt{"--batch", &o.batch}, IntOpt{"--prompt", &o.prompt}, IntOpt{"--context", &o.context},
@@ -109,7 +114,7 @@ int run(const std::vector<std::string>& args)
     } else {
         out = roofline_to_text(report, model, &res);
     }
-    return write_output(a.value("-o"), out) ? kExitOk : kExitInput;
+    return write_output(a.value("-o"), out, inputs, format == "json") ? kExitOk : kExitInput;
 }
 
 const bool registered = register_command(

@@ -1,4 +1,4 @@
-// sightline-cli summary TRACE... [--format text|json] [--rank N] [--top-gaps N] [-o FILE]
+// sightline-cli summary TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json] [--rank N] [--top-gaps N] [-o FILE]
 #include <iostream>
 
 #include "analysis/trace/errors.h"
@@ -27,7 +27,7 @@ bool parse_int(const std::string& s, long long lo, long long hi, long long& out)
 int usage_error(const std::string& msg)
 {
     std::cerr << "sightline-cli summary: " << msg << "\n"
-              << "usage: sightline-cli summary TRACE... [--format text|json] [--rank N] [--top-gaps N] [-o FILE]\n";
+              << "usage: sightline-cli summary TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json] [--rank N] [--top-gaps N] [-o FILE]\n";
     return kExitUsage;
 }
 
@@ -35,7 +35,8 @@ int run_summary(const std::vector<std::string>& argv)
 {
     Args args;
     std::string error;
-    if (!parse_args(argv, {"--format", "--rank", "--top-gaps", "-o", "--output"}, {}, args, error))
+    if (!parse_args(argv, {"--format", "--rank", "--top-gaps", "-o", "--output", "--capture-trace"},
+                    {"--no-capture-search"}, args, error))
         return usage_error(error);
     if (args.positional.empty())
         return usage_error("no trace file given");
@@ -56,22 +57,28 @@ int run_summary(const std::vector<std::string>& argv)
         options.top_gaps = static_cast<size_t>(n);
     }
     const std::string out_path = args.value("-o", args.value("--output"));
+    check_output(out_path, args.positional);
 
     Trace trace;
     try {
-        trace = load_traces(args.positional);
+        LoadOptions load;
+        for (const auto& [name, value] : args.options)
+            if (name == "--capture-trace")
+                load.capture_traces.push_back(value);
+        load.find_captures = !args.flag("--no-capture-search");
+        trace = load_workspace(args.positional, load);
     } catch (const TraceError& e) {
-        std::cerr << "sightline-cli: " << e.what() << "\n";
+        print_error(e.what());
         return kExitInput;
     }
     const Summary summary = summarize(trace, options);
     const std::string text =
         format == "json" ? summary_to_json(trace, summary).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" : summary_to_text(trace, summary);
-    return write_output(out_path, text) ? kExitOk : kExitInput;
+    return write_output(out_path, text, args.positional, format == "json") ? kExitOk : kExitInput;
 }
 
 const bool registered = register_command(
-    {"summary", "summary TRACE... [--format text|json] [--rank N] [--top-gaps N] [-o FILE]", &run_summary});
+    {"summary", "summary TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json] [--rank N] [--top-gaps N] [-o FILE]", &run_summary});
 
 } // namespace
 } // namespace sl::cli

@@ -1,9 +1,11 @@
 #pragma once
 // sightline-cli subcommands register themselves here, one file each (cmd_<name>.cpp).
 //
-// Exit codes: 0 success, 1 a --fail-on gate fired, 2 bad input (clear error on stderr), 64 usage error.
+// Exit codes: 0 success, 1 a --fail-on gate fired, 2 bad input (clear error on stderr; an output that is an input
+// too), 3 an external tool failed, 4 an output could not be written, 64 usage error, 130 interrupted.
 
 #include <functional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -12,7 +14,14 @@ namespace sl::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitGate = 1;
 inline constexpr int kExitInput = 2;
+inline constexpr int kExitTool = 3;          // an external tool is missing, too old, or failed
+inline constexpr int kExitOutput = 4;        // an output could not be written (the message names the path and why)
 inline constexpr int kExitUsage = 64;
+inline constexpr int kExitInterrupted = 130; // SIGINT/SIGTERM: temporaries removed, previous outputs kept
+
+// The lines `--help` prints about the exit codes and the limit options every command takes.
+extern const char* const kExitCodesHelp;
+extern const char* const kLimitOptionsHelp;
 
 struct Command {
     const char* name;
@@ -34,7 +43,8 @@ struct Args {
     std::vector<std::pair<std::string, std::string>> options;   // in order; flags have an empty value
 };
 // Parses args; `value_options` lists the options that take a value (e.g. {"--format","-o"}). Unknown options and
-// missing values are usage errors: returns false and fills error.
+// missing values are usage errors: returns false and fills error. "--" ends the options: every argument after it
+// is positional, so `summary -- -x.sqlite` reads the file "-x.sqlite".
 bool parse_args(const std::vector<std::string>& args, const std::vector<std::string>& value_options,
                 const std::vector<std::string>& flag_options, Args& out, std::string& error);
 
@@ -72,7 +82,22 @@ bool apply_options(const Args& args, const std::vector<OptionSpec<Request>>& tab
     return true;
 }
 
-// Writes text to -o FILE when given, else stdout. Returns false (and prints an error) when the file cannot be written.
-bool write_output(const std::string& path, const std::string& text);
+// Writes text to -o FILE when given (through a temporary renamed into place, output_file.h), else to standard
+// output. Text for a terminal or a text file has its control characters escaped (text_output()); pass raw = true
+// for JSON and other formats whose bytes must stay as built. Returns true; throws OutputIsInput (main: exit 2) when
+// FILE is one of the command's inputs (those read so far and `inputs`), OutputError (main: exit 4) when it cannot be
+// written.
+bool write_output(const std::string& path, const std::string& text, const std::vector<std::string>& inputs = {},
+                  bool raw = false);
+
+// Refuses, before any work, an output that is one of the inputs named on the command line (throws OutputIsInput).
+void check_output(const std::string& path, const std::vector<std::string>& inputs);
+
+// Text output with every control character but newline and tab written as \xNN, so names and paths cannot move the
+// cursor or clear the screen (names with newlines are escaped by the readers).
+std::string text_output(std::string_view text);
+
+// "sightline-cli: MESSAGE" on stderr, the message made safe for a terminal (input_bounds.h terminal_safe()).
+void print_error(const std::string& message);
 
 } // namespace sl::cli

@@ -16,6 +16,10 @@ struct HelpText {
 
 // Options shared by analyze and report (both run the same pipeline).
 #define SL_PIPELINE_OPTIONS                                                                                          \
+    "  --capture-trace PATH   trace of the server's CUDA/HIP graph capture, a file or a folder (repeatable):\n"      \
+    "                         replayed kernels inherit its CPU ops, modules and shapes; default: a\n"               \
+    "                         capture_traces/ folder beside the trace\n"                                           \
+    "  --no-capture-search    do not look for a capture_traces/ folder beside the trace\n"                          \
     "  --model CONFIG.json    Hugging Face config.json: adds the Roofline (time floor per class and phase)\n"       \
     "  --model-index FILE     model.safetensors.index.json checked against --model\n"                               \
     "  --gpu NAME             GPU spec row (e.g. H100-SXM); default: the trace's device name\n"                     \
@@ -44,6 +48,9 @@ const HelpText kHelp[] = {
      "  --format text|json     output format (default text; json is sightline.summary/1)\n"
      "  --rank N               only this rank when several traces are given\n"
      "  --top-gaps N           how many of the largest gaps to list\n"
+     "  --capture-trace PATH   trace of the graph capture, a file or a folder (repeatable); default: a\n"
+     "                         capture_traces/ folder beside the trace\n"
+     "  --no-capture-search    do not look for a capture_traces/ folder beside the trace\n"
      "  -o, --output FILE      write to FILE instead of standard output\n"},
     {"analyze",
      "Runs the whole diagnosis: idle time attributed to host, kernel and sync wait, launch and sync statistics, "
@@ -151,6 +158,13 @@ const HelpText kHelp[] = {
      "  --nccl                 NCCL collectives, serialised with compute\n"
      "  --nccl-overlap         NCCL collectives overlapping compute\n"
      "  --cuda-graphs          launches through CUDA graphs\n"
+     "  --with-capture         with --cuda-graphs: the trace of the graph's capture too (Kineto: in\n"
+     "                         capture_traces/ beside the output, with execution_details.json; nsys: inside the\n"
+     "                         export, with its graph-node creation events)\n"
+     "  --record-shapes        CPU ops with their input shapes around the launches (Kineto output)\n"
+     "  --batch B              tokens per decode step the shapes say (default 8)\n"
+     "  --moe-experts E        an MoE decode: every layer's MLP is E experts (triton_kernels matmul_ogs, MXFP4)\n"
+     "  --moe-top-k K          experts per token (default 4)\n"
      "  --no-nvtx              no NVTX ranges\n"
      "  --warmup-heavy N       N slow warm-up decode steps at the start (lazy loads, first-call tuning)\n"
      "  --mixed-every N        every Nth step is a mixed chunked-prefill + decode step (vLLM-style ranges)\n"
@@ -160,6 +174,8 @@ const HelpText kHelp[] = {
      "  --batch B              decode requests per step in those names (default 8)\n"
      "  --event-stall-ms MS    the first decode step's first kernel is queued behind cudaStreamWaitEvent and\n"
      "                         starts MS later, while the host blocks in a synchronous cudaMemcpy\n"
+     "  --jit-compile-ms MS    before the first kernel, MS of JIT compilation on the host (an NVTX\n"
+     "                         KernelExecutor::compileFusion range with NVRTC inside) while the GPU idles\n"
      "  --config-out FILE      also write the model config.json of the trace\n"
      "  --quiet                print nothing on success\n"
      "  -o, --output FILE      the trace to write (required)\n"},
@@ -209,9 +225,12 @@ const HelpText kHelp[] = {
 
 bool is_help_request(const std::vector<std::string>& args)
 {
-    for (const auto& a : args)
+    for (const auto& a : args) {
+        if (a == "--")
+            return false;   // after "--": file names, or the profiled command's own arguments
         if (a == "-h" || a == "--help")
             return true;
+    }
     return false;
 }
 
@@ -224,8 +243,14 @@ std::string command_help(const Command& c)
             out << "\n" << h.what << "\n\nOptions:\n" << h.options;
             break;
         }
-    out << "  -h, --help             print this help and exit\n"
-        << "\nExit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input, 64 usage error.\n";
+    out << "  -h, --help             print this help and exit\n";
+    // compare, profile, verify and deep-dive give "--" a meaning of their own (the AFTER runs, the command).
+    bool own_separator = false;
+    for (const char* n : {"compare", "profile", "verify", "deep-dive"})
+        own_separator |= std::strcmp(c.name, n) == 0;
+    if (!own_separator)
+        out << "  --                     end of the options: what follows is a file name even when it starts with '-'\n";
+    out << "\n" << kLimitOptionsHelp << "\n" << kExitCodesHelp << "\n";
     return out.str();
 }
 

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "analysis/profile_loop.h"
+#include "app/cli/command.h"
 
 namespace sl::cli {
 
-inline constexpr int kExitTool = 3;          // an external tool is missing, too old, or failed
-inline constexpr int kExitInterrupted = 130; // Ctrl-C: children stopped, partial results kept
+// kExitTool (3) and kExitInterrupted (130) are in command.h with the other exit codes.
 
 // SIGINT/SIGTERM set this flag (the first time; a second Ctrl-C ends sightline-cli at once).
 std::atomic<bool>& interrupted();

@@ -1,10 +1,16 @@
 // sightline-cli: the headless front end. Same pipeline, same numbers as the GUI.
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <new>
+#include <unistd.h>
 
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/output_file.h"
+#include "analysis/trace/errors.h"
 #include "app/cli/command.h"
 #include "app/cli/help.h"
 
@@ -17,72 +23,171 @@ static void usage(FILE* out)
     for (const auto& c : commands())
         std::fprintf(out, "  sightline-cli %s\n", c.synopsis);
     std::fprintf(out, "\n'sightline-cli COMMAND --help' describes a command and its options.\n");
-    std::fprintf(out, "\nEvery command takes --max-input-size SIZE (e.g. 128G, or none) to raise the input size limits.\n");
-    std::fprintf(out, "\nExit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input, 64 usage error.\n");
+    std::fprintf(out, "\n%s", kLimitOptionsHelp);
+    std::fprintf(out, "\n%s\n", kExitCodesHelp);
 }
 
-// Removes --max-input-size SIZE / --max-input-size=SIZE from args and applies it. False (after a message) when the
-// value is not a size.
-static bool take_max_input_size(std::vector<std::string>& args)
+namespace {
+
+// Options every command takes: the limits on what an input may become in memory (input_bounds.h).
+struct LimitOption {
+    const char* name;
+    bool count;                      // a plain number (a ratio), not a size
+    void (*apply)(uint64_t);
+};
+const LimitOption kLimitOptions[] = {
+    {"--max-input-size", false, sl::set_input_size_override},
+    {"--max-inflated-size", false, sl::set_inflated_size_override},
+    {"--max-inflate-ratio", true, sl::set_inflate_ratio_override},
+    {"--max-name-bytes", false, sl::set_name_bytes_override},
+    {"--max-memory", false, sl::set_memory_budget_override},
+};
+
+bool parse_count(const std::string& v, uint64_t& out)
 {
-    static const std::string opt = "--max-input-size";
+    if (v == "none" || v == "unlimited") {
+        out = UINT64_MAX;
+        return true;
+    }
+    if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    out = std::stoull(v);
+    return out > 0;
+}
+
+// Removes the limit options (OPTION VALUE / OPTION=VALUE) from args, before a "--" only, and applies them. False
+// (after a message) when a value is not a size.
+bool take_limit_options(std::vector<std::string>& args)
+{
     for (size_t i = 0; i < args.size(); ++i) {
-        std::string value;
-        size_t n = 0;
-        if (args[i] == opt && i + 1 < args.size()) {
-            value = args[i + 1];
-            n = 2;
-        } else if (args[i].rfind(opt + "=", 0) == 0) {
-            value = args[i].substr(opt.size() + 1);
-            n = 1;
-        } else if (args[i] == opt) {
-            std::fprintf(stderr, "sightline-cli: --max-input-size needs a value (e.g. 128G, or none)\n");
-            return false;
-        } else {
-            continue;
+        if (args[i] == "--")
+            break;
+        for (const auto& o : kLimitOptions) {
+            const std::string opt = o.name;
+            std::string value;
+            size_t n = 0;
+            if (args[i] == opt && i + 1 < args.size()) {
+                value = args[i + 1];
+                n = 2;
+            } else if (args[i].rfind(opt + "=", 0) == 0) {
+                value = args[i].substr(opt.size() + 1);
+                n = 1;
+            } else if (args[i] == opt) {
+                std::fprintf(stderr, "sightline-cli: %s needs a value (e.g. %s, or none)\n", o.name, o.count ? "128" : "128G");
+                return false;
+            } else {
+                continue;
+            }
+            uint64_t x = 0;
+            if (o.count ? !parse_count(value, x) : !sl::parse_size(value, x)) {
+                std::fprintf(stderr, "sightline-cli: %s: expected %s, found %s\n", o.name,
+                             o.count ? "a whole number such as 64, or none" : "a size such as 512M, 128G or none",
+                             sl::quote_prefix(value).c_str());
+                return false;
+            }
+            o.apply(x);
+            args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i + n));
+            --i;
+            break;
         }
-        uint64_t bytes = 0;
-        if (!sl::parse_size(value, bytes)) {
-            std::fprintf(stderr, "sightline-cli: --max-input-size: expected a size such as 512M, 128G or none, found '%s'\n",
-                         value.c_str());
-            return false;
-        }
-        sl::set_input_size_override(bytes);
-        args.erase(args.begin() + static_cast<std::ptrdiff_t>(i), args.begin() + static_cast<std::ptrdiff_t>(i + n));
-        --i;
     }
     return true;
 }
+
+// SIGINT / SIGTERM in any command: the temporaries of outputs being written are removed (the previous files stay),
+// one line says so, exit 130. profile, verify and deep-dive install their own handler (loop.cpp), which stops the
+// running profiler first and keeps what is done.
+extern "C" void on_signal(int)
+{
+    sl::remove_temporaries_signal_safe();
+    static const char msg[] = "\nsightline-cli: interrupted\n";
+    [[maybe_unused]] auto w = ::write(2, msg, sizeof msg - 1);
+    ::_exit(kExitInterrupted);
+}
+
+void install_signal_handlers()
+{
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    ::sigaction(SIGINT, &sa, nullptr);
+    ::sigaction(SIGTERM, &sa, nullptr);
+}
+
+// The names of the inputs read so far, for an out-of-memory message outside a reader.
+std::string inputs_text()
+{
+    const auto in = sl::noted_input_files();
+    std::string s;
+    for (size_t i = 0; i < in.size() && i < 3; ++i)
+        s += (i ? ", " : "") + in[i];
+    if (in.size() > 3)
+        s += ", ...";
+    return s;
+}
+
+// Standard output is checked once more at the end (what was printed with std::cout or printf): `> /dev/full`
+// fails with a message instead of exit 0.
+int finish_stdout(int rc)
+{
+    errno = 0;
+    std::cout.flush();   // (flushes stdout too: the streams are synchronised)
+    if (std::fflush(stdout) == 0 && !std::ferror(stdout) && std::cout.good())
+        return rc;
+    const int e = errno ? errno : EIO;
+    print_error(std::string("cannot write standard output: ") + std::strerror(e));
+    return rc == kExitOk || rc == kExitGate ? kExitOutput : rc;
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
     if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
         usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? kExitUsage : kExitOk;
+        return finish_stdout(argc < 2 ? kExitUsage : kExitOk);
     }
     if (!std::strcmp(argv[1], "--version")) {
         std::printf("sightline-cli %s\n", SIGHTLINE_VERSION);
-        return kExitOk;
+        return finish_stdout(kExitOk);
     }
     for (const auto& c : commands()) {
         if (std::strcmp(c.name, argv[1]) == 0) {
             std::vector<std::string> args(argv + 2, argv + argc);
             if (is_help_request(args)) {
                 std::fputs(command_help(c).c_str(), stdout);
-                return kExitOk;
+                return finish_stdout(kExitOk);
             }
-            // --max-input-size SIZE (any command): the one override of every input size limit (issue 17).
-            if (!take_max_input_size(args))
+            // The limit options (any command): --max-input-size (issue 17) and the limits on inflated content,
+            // names and memory.
+            if (!take_limit_options(args))
                 return kExitUsage;
+            install_signal_handlers();
+            int rc = kExitInput;
             try {
-                return c.run(args);
+                rc = c.run(args);
+            } catch (const sl::OutputIsInput& e) {
+                print_error(e.what());
+                rc = kExitInput;
+            } catch (const sl::OutputError& e) {
+                print_error(e.what());
+                rc = kExitOutput;
+            } catch (const std::bad_alloc&) {
+                const auto in = sl::noted_input_files();
+                print_error(in.empty() ? std::string("out of memory")
+                                       : sl::out_of_memory_error(in.back()).what() +
+                                             (in.size() > 1 ? " (inputs: " + inputs_text() + ")" : std::string()));
+                rc = kExitInput;
             } catch (const std::exception& e) {
-                std::cerr << "sightline-cli: " << e.what() << "\n";
-                return kExitInput;
+                print_error(e.what());
+                rc = kExitInput;
             }
+            return finish_stdout(rc);
         }
     }
-    std::fprintf(stderr, "sightline-cli: unknown command '%s'\n\n", argv[1]);
+    std::fprintf(stderr, "sightline-cli: unknown command '%s'\n\n", sl::terminal_safe(argv[1]).c_str());
     usage(stderr);
     return kExitUsage;
 }

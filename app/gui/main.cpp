@@ -8,6 +8,7 @@
 #include <QTimer>
 #include <QTranslator>
 
+#include "analysis/io/load.h"
 #include "main_window.h"
 #include "scale_drive.h"
 #include "visible_text.h"
@@ -16,6 +17,7 @@
 #include "model/workbench_settings.h"
 #include "widgets/roofline_view.h"
 #include "widgets/search_bar.h"
+#include "widgets/timeline_view.h"
 
 int main(int argc, char** argv)
 {
@@ -45,6 +47,17 @@ int main(int argc, char** argv)
     QCommandLineOption find(QStringLiteral("find"), QString(), QStringLiteral("text"));
     find.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(find);
+    // Visual checks: the timeline's window and a selected range as fractions of the GPU activity ("0.4:0.45"), and
+    // the lanes scrolled to the first CPU-operator flame chart.
+    QCommandLineOption windowFraction(QStringLiteral("window"), QString(), QStringLiteral("a:b"));
+    windowFraction.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(windowFraction);
+    QCommandLineOption rangeFraction(QStringLiteral("range"), QString(), QStringLiteral("a:b"));
+    rangeFraction.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(rangeFraction);
+    QCommandLineOption scrollCpu(QStringLiteral("scroll-to-cpu-ops"));
+    scrollCpu.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(scrollCpu);
     QCommandLineOption layoutReport(QStringLiteral("layout-report"), QString(), QStringLiteral("file"));
     layoutReport.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(layoutReport);
@@ -72,6 +85,12 @@ int main(int argc, char** argv)
     QCommandLineOption driveBench(QStringLiteral("drive-bench"), QString(), QStringLiteral("file"));
     driveBench.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(driveBench);
+    // The trace of a server's CUDA/HIP graph capture: replayed kernels inherit its CPU ops and shapes (graph_join.h).
+    QCommandLineOption captureTrace(QStringLiteral("capture-trace"),
+                                    QObject::tr("Trace of the graph capture, a file or a folder (repeatable); default: "
+                                                "a capture_traces/ folder beside the trace."),
+                                    QStringLiteral("path"));
+    parser.addOption(captureTrace);
     parser.addOption(pane);
     parser.addOption(select);
     parser.addOption(language);
@@ -95,6 +114,14 @@ int main(int argc, char** argv)
     sl::setInterfaceLanguage(lang);
 
     sl::MainWindow window;
+    if (parser.isSet(captureTrace)) {
+        sl::LoadOptions load;
+        for (const QString& c : parser.values(captureTrace))
+            load.capture_traces.push_back(c.toStdString());
+        window.jobRunner()->setLoader([load](const std::vector<std::string>& paths, const sl::LoadControl& control) {
+            return sl::load_workspace(paths, load, control);
+        });
+    }
     if (parser.isSet(language)) {
         // Findings come from the rules in the interface's language too.
         sl::WorkbenchSettings settings = window.jobRunner()->settings();
@@ -129,6 +156,34 @@ int main(int argc, char** argv)
     if (parser.isSet(select))
         QObject::connect(&window, &sl::MainWindow::jobFinished, &window,
                          [&window, k = parser.value(select).toLongLong()] { window.selectKernel(k); });
+    // "a:b" as fractions of the GPU activity window, in ns.
+    auto fractions = [](const QString& text, const sl::TimelineIndex& idx) -> std::pair<qint64, qint64> {
+        const QStringList ab = text.split(QLatin1Char(':'));
+        const double a = ab.value(0).toDouble(), b = ab.value(1, QStringLiteral("1")).toDouble();
+        const double span = double(idx.gpuEnd() - idx.gpuStart());
+        return {idx.gpuStart() + qint64(a * span), idx.gpuStart() + qint64(b * span)};
+    };
+    if (parser.isSet(windowFraction) || parser.isSet(rangeFraction) || parser.isSet(scrollCpu))
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, [&, fractions] {
+            const auto idx = window.document()->timeline();
+            if (!idx)
+                return;
+            if (parser.isSet(windowFraction)) {
+                const auto [a, b] = fractions(parser.value(windowFraction), *idx);
+                window.timeline()->setWindow({a, b});
+            }
+            if (parser.isSet(rangeFraction)) {
+                const auto [a, b] = fractions(parser.value(rangeFraction), *idx);
+                window.showRange(a, b);
+            }
+            if (parser.isSet(scrollCpu))
+                for (size_t i = 0; i < idx->lanes().size(); ++i)
+                    if (idx->lanes()[i].rangeKinds & (1u << uint8_t(sl::RangeKind::CpuOp))) {
+                        // the thread's API lane above its operators, when there is one
+                        window.timeline()->scrollToLane(i > 0 && idx->lanes()[i - 1].kind == sl::LaneKind::ApiThread ? int(i) - 1 : int(i));
+                        break;
+                    }
+        });
 
     if (parser.isSet(compare)) {
         // Opens the compare pane against AFTER once the trace is loaded; a screenshot waits for the comparison.

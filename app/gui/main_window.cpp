@@ -1,7 +1,9 @@
 #include "main_window.h"
 
 #include <algorithm>
+#include <cmath>
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
@@ -18,7 +20,12 @@
 #include <QHeaderView>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QJsonArray>
 #include <QLabel>
+#include <QLineEdit>
+#include <QComboBox>
+#include <QPlainTextEdit>
+#include <QTextEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -28,6 +35,7 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTreeView>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QTimer>
 #include <QToolButton>
@@ -67,6 +75,7 @@
 #include "widgets/trace_header.h"
 #include "widgets/deep_dive_dialog.h"
 #include "widgets/profile_dialog.h"
+#include "widgets/range_stats_view.h"
 
 namespace sl {
 
@@ -76,9 +85,33 @@ const char* kRecentKey = "recentFiles";
 const char* kGeometryKey = "mainWindow/geometry";
 const char* kStateKey = "mainWindow/state";
 const char* kAutoLayoutKey = "mainWindow/autoLayout";
+const char* kStateSizeKey = "mainWindow/stateSize";
+const char* kDockShareKey = "mainWindow/dockShares";
 // Bumped when panes are added (or the first view changes), so a layout saved by an older build does not hide the
 // new ones.
-constexpr int kLayoutVersion = 3;
+constexpr int kLayoutVersion = 4;
+// The first view gives the timeline at least this share of the window's height.
+constexpr double kTimelineShare = 0.5;
+
+// A widget that takes typed text (line edits, spin boxes, editable combo boxes and text edits).
+bool takesText(const QWidget* w)
+{
+    if (!w)
+        return false;
+    if (qobject_cast<const QLineEdit*>(w) || qobject_cast<const QAbstractSpinBox*>(w))
+        return true;
+    if (const auto* c = qobject_cast<const QComboBox*>(w))
+        return c->isEditable();
+    if (const auto* t = qobject_cast<const QTextEdit*>(w))
+        return !t->isReadOnly();
+    if (const auto* t = qobject_cast<const QPlainTextEdit*>(w))
+        return !t->isReadOnly();
+    return false;
+}
+
+// Shown on screen: visible, and not behind another tab of its dock group (a tabified dock's hidden pages are
+// invisible; a dock's page that is not raised has no visible region).
+bool onScreen(const QWidget* w) { return w && w->isVisible() && !w->visibleRegion().isEmpty(); }
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
@@ -106,6 +139,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);
     connect(runner_, &JobRunner::gapHistogramReady, document_, &Document::setGapHistogram);
     connect(runner_, &JobRunner::analysisReady, document_, &Document::setAnalysis);
+    connect(runner_, &JobRunner::classDensityReady, document_, &Document::setClassDensity);
     connect(runner_, &JobRunner::analysisFailed, this,
             [this](const QString& m) { statusLabel_->setToolTip(tr("Analysis failed: %1").arg(m)); });
     connect(runner_, &JobRunner::finished, this, &MainWindow::onFinished);
@@ -154,6 +188,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         timeline_->setIndex(document_->timeline());
         searchBar_->setIndex(document_->timeline());
     });
+    connect(document_, &Document::classDensityChanged, this, [this] { timeline_->setClassDensity(document_->classDensity()); });
     setCentralWidget(central_);
 
     // Panes.
@@ -181,7 +216,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto addDock = [this](QWidget* w, const QString& title, const QString& objectName, Qt::DockWidgetArea area) {
         auto* dock = new QDockWidget(title, this);
         dock->setObjectName(objectName);
-        dock->setWidget(w);
+        if (area == Qt::BottomDockWidgetArea) {
+            // A bottom pane under a timeline given half the window may be shorter than its controls need: it scrolls
+            // then, instead of holding the whole tab group (and the timeline) to its tallest tab's minimum.
+            auto* scroll = new QScrollArea(dock);
+            scroll->setObjectName(objectName + QStringLiteral("Scroll"));
+            scroll->setFrameShape(QFrame::NoFrame);
+            scroll->setWidgetResizable(true);
+            scroll->setWidget(w);
+            scroll->setMinimumHeight(fontMetrics().height() * 5);
+            dock->setWidget(scroll);
+        } else {
+            dock->setWidget(w);
+        }
         addDockWidget(area, dock);
         viewMenu_->addAction(dock->toggleViewAction());
         return dock;
@@ -229,6 +276,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     tabifyDockWidget(suggestionsDock, compareDock_);
     compareDock_->hide();
     connect(compareView_, &CompareView::comparisonFinished, this, &MainWindow::comparisonFinished);
+
+    // Range: the aggregate table of a Shift+drag on the timeline; shown (and raised) when a range is selected.
+    rangeView_ = new RangeStatsView(this);
+    rangeDock_ = addDock(rangeView_, tr("Range"), QStringLiteral("rangeDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(compareDock_, rangeDock_);
+    rangeDock_->hide();
+    connect(timeline_, &TimelineView::rangeSelected, this, [this](TimeRange r) { showRange(r.start, r.end); });
+    // A bin of the Gaps pane zooms the timeline to its gaps: the keys go back there, so F fits them again.
+    connect(gaps, &GapHistogramView::bucketSelected, this, [this](int bin) {
+        if (bin >= 0)
+            timeline_->setFocus(Qt::OtherFocusReason);
+    });
     findingsDock->raise();   // the first view: the headline, the timeline and the findings
 
     overview_ = new OverviewPanel(this);
@@ -262,8 +321,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         d->setMinimumWidth(std::max(280, fm.horizontalAdvance(QLatin1Char('m')) * 22));
     overviewDock->setMinimumHeight(fm.height() * 10);
     detailsDock->setMinimumHeight(fm.height() * 6);
-    for (QDockWidget* d : {kernelDock, deviceDock, gapsDock, rooflineDock, findingsDock, suggestionsDock, compareDock_})
-        d->setMinimumHeight(fm.height() * 9);
+    // The bottom panes keep a few rows; the timeline above them gets at least half the window (fitFirstView).
+    for (QDockWidget* d : {kernelDock, deviceDock, gapsDock, rooflineDock, findingsDock, suggestionsDock, compareDock_, rangeDock_})
+        d->setMinimumHeight(fm.height() * 7);
     defaultState_ = saveState(kLayoutVersion);
     viewMenu_->addSeparator();
     viewMenu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
@@ -283,12 +343,90 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     QSettings settings;
     if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
         resize(1280, 800);
-    if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion))
+    if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion)) {
         QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);   // once the window has its real size
-    else
+    } else {
         autoLayout_ = settings.value(QLatin1String(kAutoLayoutKey), false).toBool();
+        if (!autoLayout_)
+            QTimer::singleShot(0, this, &MainWindow::scaleRestoredDocks);   // at the window's real size
+    }
     updateRecentMenu();
     applySettings(runner_->settings());
+    // The keyboard starts with the timeline (not the first line edit of the tab chain, which may be a dock page
+    // behind another), and keys for widgets that are not on screen are taken back (eventFilter).
+    timeline_->setFocus(Qt::OtherFocusReason);
+    qApp->installEventFilter(this);
+}
+
+void MainWindow::showRange(qint64 start, qint64 end)
+{
+    const TimeRange r{std::min(start, end), std::max(start, end)};
+    selection_->setRange(r);
+    rangeView_->showRange(document_->timeline(), document_->analysis(), r);
+    rangeDock_->show();
+    rangeDock_->raise();
+    timeline_->setFocus(Qt::OtherFocusReason);   // the keys stay with the timeline (Z zooms to the range)
+}
+
+void MainWindow::focusTimeline(bool force)
+{
+    if (QApplication::activeModalWidget() && QApplication::activeModalWidget() != this)
+        return;   // a dialog still has the keys
+    QWidget* f = QApplication::focusWidget();
+    if (!force && f && f->window() == this && onScreen(f) && takesText(f))
+        return;   // the user is typing in a field on screen
+    timeline_->setFocus(Qt::OtherFocusReason);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event)
+{
+    const QEvent::Type type = event->type();
+    if (type == QEvent::KeyPress || type == QEvent::ShortcutOverride) {
+        auto* w = qobject_cast<QWidget*>(watched);
+        // Only the key's first receiver, the focus widget (not the parents an unaccepted key is passed on to).
+        if (w && w == QApplication::focusWidget() && w->window() == this && w != timeline_ && !onScreen(w)) {
+            // A widget that is not on screen (the filter field of a dock page behind another tab): its keys go to the
+            // timeline (or nowhere while the timeline is not shown), and a menu shortcut (Ctrl+E) is not overridden.
+            if (type == QEvent::ShortcutOverride) {
+                event->ignore();
+                return true;
+            }
+            if (onScreen(timeline_)) {
+                timeline_->setFocus(Qt::OtherFocusReason);
+                QCoreApplication::sendEvent(timeline_, event);
+            } else {
+                w->clearFocus();
+            }
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::scaleRestoredDocks()
+{
+    // The panes' shares of the window as they were saved, applied to this window's size: a layout saved at
+    // 1920×1080 keeps its proportions at 1280×720 instead of its pixel sizes.
+    const QJsonObject shares =
+        QJsonDocument::fromJson(QSettings().value(QLatin1String(kDockShareKey)).toByteArray()).object();
+    QList<QDockWidget*> wide, tall;
+    QList<int> widths, heights;
+    for (QDockWidget* d : findChildren<QDockWidget*>()) {
+        const QJsonArray s = shares.value(d->objectName()).toArray();
+        if (s.size() != 2 || d->isFloating() || !onScreen(d))
+            continue;
+        const Qt::DockWidgetArea area = dockWidgetArea(d);
+        if (area == Qt::LeftDockWidgetArea || area == Qt::RightDockWidgetArea) {
+            wide << d;
+            widths << std::max(d->minimumWidth(), int(std::lround(s[0].toDouble() * width())));
+        }
+        tall << d;
+        heights << std::max(d->minimumHeight(), int(std::lround(s[1].toDouble() * height())));
+    }
+    if (!wide.isEmpty())
+        resizeDocks(wide, widths, Qt::Horizontal);
+    if (!tall.isEmpty())
+        resizeDocks(tall, heights, Qt::Vertical);
 }
 
 MainWindow::~MainWindow() = default;
@@ -304,7 +442,7 @@ void MainWindow::applyDefaultDockSizes()
         return;
     resizeDocks({overviewDock}, {std::max(std::max(380, overviewDock->minimumWidth()), width() / 4)}, Qt::Horizontal);
     resizeDocks({overviewDock, detailsDock}, {height() * 3 / 5, height() * 2 / 5}, Qt::Vertical);
-    resizeDocks({findingsDock}, {height() / 2}, Qt::Vertical);
+    resizeDocks({findingsDock}, {int(height() * (1 - kTimelineShare)) / 2}, Qt::Vertical);
     scheduleFit();
 }
 
@@ -320,8 +458,9 @@ void MainWindow::fitFirstView()
 {
     if (!autoLayout_ || !isVisible() || central_->currentWidget() != content_)
         return;
-    // Timeline: the height of its lanes (at least its minimum, at most 55 % of the height it shares with the bottom
-    // panes, which keep rows to read); the rest goes to the raised bottom pane (Findings on the first view).
+    // Timeline: at least half the window's height, more when its lanes need it (up to 70 % of the height it shares
+    // with the bottom panes, which keep rows to read); the rest goes to the raised bottom pane (Findings on the first
+    // view). The bottom pane never goes under its minimum.
     bool changed = false;
     QDockWidget* bottom = nullptr;   // the raised tab of the bottom group
     for (QDockWidget* d : findChildren<QDockWidget*>())
@@ -332,12 +471,20 @@ void MainWindow::fitFirstView()
         }
     if (bottom) {
         const int shared = timeline_->height() + bottom->height();
-        const int need = std::clamp(timeline_->preferredHeight(), timeline_->minimumHeight(),
-                                    std::max(timeline_->minimumHeight(), shared * 55 / 100));
-        const int target = std::max(bottom->minimumHeight(), bottom->height() + timeline_->height() - need);
+        const int half = int(std::ceil(height() * kTimelineShare)) + 2;
+        const int need = std::max({timeline_->minimumHeight(), half,
+                                   std::min(timeline_->preferredHeight(), shared * 70 / 100)});
+        const int target = std::max(bottom->minimumHeight(), shared - need);
+        // resizeDocks sizes the tab group, tab bar included: what the last request gave the pane itself tells how
+        // much of it the tab bar took.
+        if (bottomAsked_ > 0 && bottomAsked_ >= bottom->height())
+            bottomChrome_ = std::min(60, bottomAsked_ - bottom->height());
         if (std::abs(target - bottom->height()) > 2) {
-            resizeDocks({bottom}, {target}, Qt::Vertical);
+            bottomAsked_ = target + bottomChrome_;
+            resizeDocks({bottom}, {bottomAsked_}, Qt::Vertical);
             changed = true;
+        } else {
+            bottomAsked_ = 0;
         }
     }
     // Overview: its headline and top findings unscrolled where the column allows (Details keeps its minimum and
@@ -389,6 +536,10 @@ void MainWindow::resizeEvent(QResizeEvent* event)
 
 bool MainWindow::event(QEvent* event)
 {
+    // A dialog closed (the window is active again): the timeline takes the keys back unless a text field on screen
+    // had them.
+    if (event->type() == QEvent::WindowActivate)
+        QTimer::singleShot(0, this, [this] { focusTimeline(false); });
     // A press on a splitter between panes (the window shows the split cursor there): dragging it makes the layout
     // the user's (kept as it is from then on, and restored as saved).
     if (event->type() == QEvent::MouseButtonPress)
@@ -423,9 +574,11 @@ QString MainWindow::layoutReport() const
         if (!d->isVisible() || d->visibleRegion().isEmpty())   // shown, and the raised tab of its group
             continue;
         QJsonObject extra;
-        if (d->widget() == overview_)
+        const auto* scroll = qobject_cast<const QScrollArea*>(d->widget());
+        const QWidget* pane = scroll && scroll->objectName().endsWith(QLatin1String("Scroll")) ? scroll->widget() : d->widget();
+        if (pane == overview_)
             extra.insert(QStringLiteral("headline_visible"), overview_->headlineVisible());
-        if (d->widget() == findings_) {
+        if (pane == findings_) {
             // Findings (top-level rows) shown whole in the tree without scrolling.
             const QTreeView* tree = findings_->tree();
             const QAbstractItemModel* m = tree->model();
@@ -514,8 +667,8 @@ void MainWindow::jumpToLongest(uint32_t nameId)
 void MainWindow::createActions()
 {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::chooseFiles);
-    open->setShortcut(QKeySequence::Open);
+    openAction_ = file->addAction(tr("&Open…"), this, &MainWindow::chooseFiles);
+    openAction_->setShortcut(QKeySequence::Open);
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     closeAction_ = file->addAction(tr("&Close"), this, [this] {
         runner_->cancel();
@@ -616,6 +769,7 @@ void MainWindow::openFiles(const QStringList& paths)
         return;
     }
     runner_->open(absolute);
+    focusTimeline(true);
 }
 
 sl::NcuView* MainWindow::openNcuView(const QString& path)
@@ -646,6 +800,7 @@ void MainWindow::chooseFiles()
         return;
     settings.setValue(QStringLiteral("lastDirectory"), QFileInfo(files.first()).absolutePath());
     openFiles(files);
+    focusTimeline(true);   // the dialog is gone: the keys belong to the timeline, not to what had them before
 }
 
 void MainWindow::onStarted(const QStringList& paths)
@@ -705,6 +860,7 @@ void MainWindow::onTraceChanged()
     info_->setToolTip(TraceHeader::toolTip(*trace, paths));
     timeline_->setIndex(document_->timeline());
     central_->setCurrentWidget(content_);
+    focusTimeline(false);   // the welcome page is gone: its focus was nowhere
 }
 
 void MainWindow::addRecent(const QStringList& paths)
@@ -1006,6 +1162,13 @@ void MainWindow::closeEvent(QCloseEvent* event)
     settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
     settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
     settings.setValue(QLatin1String(kAutoLayoutKey), autoLayout_);
+    // Each pane's share of the window, so a restore at another size keeps the proportions (scaleRestoredDocks).
+    QJsonObject shares;
+    for (const QDockWidget* d : findChildren<QDockWidget*>())
+        if (!d->isFloating() && onScreen(d) && width() > 0 && height() > 0)
+            shares.insert(d->objectName(), QJsonArray{double(d->width()) / width(), double(d->height()) / height()});
+    settings.setValue(QLatin1String(kDockShareKey), QJsonDocument(shares).toJson(QJsonDocument::Compact));
+    settings.setValue(QLatin1String(kStateSizeKey), size());
     runner_->cancel();
     event->accept();
 }

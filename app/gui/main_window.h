@@ -23,6 +23,7 @@ class JobRunner;
 class KbSession;
 class NcuView;
 class OverviewPanel;
+class RangeStatsView;
 class SearchBar;
 class Selection;
 class SuggestionsView;
@@ -52,12 +53,24 @@ public:
     // pipeline and report as `sightline-cli report`. Emits reportWritten when done.
     // full: every table and the appendix (sightline-cli report --detail full); else the summary to forward.
     void exportReportTo(const QString& path, bool full = false);
+    // Selects a time range as a Shift+drag on the timeline does and shows its aggregate table (the Range pane).
+    void showRange(qint64 start, qint64 end);
     // View › Reset Layout: the first-launch arrangement of the panes and their sizes.
     void resetLayout();
+    // Whether the layout follows the window and the trace (true until the user drags a splitter or floats a pane;
+    // false: the user's, restored as saved and scaled to the window's size).
+    bool automaticLayout() const { return autoLayout_; }
+    void setAutomaticLayout(bool automatic) { autoLayout_ = automatic; }
     // Each shown pane's size and minimum size, one JSON object per line (used by the layout tests and --layout-report).
     QString layoutReport() const;
     // Edit › Find (Ctrl+F, /): the timeline's search bar.
     SearchBar* searchBar() const { return searchBar_; }
+    TimelineView* timeline() const { return timeline_; }
+    RangeStatsView* rangeView() const { return rangeView_; }
+    QAction* openAction() const { return openAction_; }
+    QAction* exportAction() const { return exportAction_; }
+    // File › Open's dialog, and what it does once a file is chosen (openFiles, then the timeline takes the keys).
+    void chooseFiles();
 
 signals:
     // The current job ended (loaded, failed or cancelled); used by --screenshot.
@@ -72,6 +85,9 @@ protected:
     void closeEvent(QCloseEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     bool event(QEvent* event) override;
+    // Keys never reach a widget that is not on screen (a line edit of a dock tab behind another): they go to the
+    // timeline, and its shortcuts are not taken from the menus (installed on the application).
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void createActions();
@@ -83,8 +99,11 @@ private:
     void onProgress(double fraction, const QString& stage);
     void onFinished(bool ok);
     void onFailed(const QString& message);
-    void chooseFiles();
     void exportReport();
+    // The timeline takes the keyboard (after an open, after a dialog closes) unless a text field on screen has it.
+    void focusTimeline(bool force);
+    // A layout restored from another window size: the panes keep their share of the window (kDockShareKey).
+    void scaleRestoredDocks();
     void setLanguage(const QString& code);
     void editPreferences();
     // File › Profile… and Deep-dive Focus Set… (the analysis loop: widgets/profile_dialog.h, deep_dive_dialog.h).
@@ -119,6 +138,9 @@ private:
     SuggestionsView* suggestions_ = nullptr;
     CompareView* compareView_ = nullptr;
     QDockWidget* compareDock_ = nullptr;
+    RangeStatsView* rangeView_ = nullptr;
+    QDockWidget* rangeDock_ = nullptr;
+    QAction* openAction_ = nullptr;
 
     QMenu* recentMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;
@@ -138,6 +160,8 @@ private:
     QTimer* fitTimer_ = nullptr;
     bool separatorPressed_ = false;
     int fitPasses_ = 0;
+    int bottomAsked_ = 0;    // the bottom pane's height fitFirstView asked for last (0: none pending)
+    int bottomChrome_ = 0;   // what its tab group takes beside the pane (the tab bar)
 };
 
 } // namespace sl

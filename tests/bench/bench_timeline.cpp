@@ -1,7 +1,10 @@
 // Timeline rendering benchmark: a generated 10^6-kernel trace, 200 frames rendered offscreen at random zoom levels
 // and positions; prints median and p99 frame time (target p99 <= 16 ms) and the level-of-detail index memory
 // against the trace memory (target <= 20 %), and the index build time single-threaded and parallel (target <= 3 s at
-// 10^7 kernels), with the index's size per lane.
+// 10^7 kernels), with the index's size per lane. Then the same frames with the class density (merged blocks drawn
+// per pixel column by operator class, and the overview track), its build time and memory as ratios of the index's;
+// and frames of the same trace with a CPU-operator flame chart (two CPU ops around every launch call and three
+// Python frames around them), built and drawn from the same kind of index.
 //   bench_timeline [kernels=1000000] [frames=200] [width=1920] [height=1080]
 #include <QApplication>
 #include <QElapsedTimer>
@@ -13,6 +16,8 @@
 #include <time.h>
 
 #include "analysis/io/synthetic.h"
+#include "analysis/timeline/analysis.h"
+#include "model/class_density.h"
 #include "model/selection.h"
 #include "model/timeline_index.h"
 #include "widgets/timeline_view.h"
@@ -180,5 +185,94 @@ int main(int argc, char** argv)
                 cpu[std::min(cpu.size() - 1, size_t(double(cpu.size()) * 0.99))], cpu.back());
     std::printf("memory: index %.1f MiB vs trace %.1f MiB = %.1f %% (target <= 20 %%)\n", idxMb, traceMb,
                 100.0 * idxMb / traceMb);
+
+    // The same random windows drawn again: returns sorted frame times.
+    auto drawFrames = [&](sl::TimelineView& v, const sl::TimelineIndex& idx, uint64_t seed, int n) {
+        std::mt19937_64 r(seed);
+        const int64_t a0 = idx.start(), a1 = idx.end();
+        std::uniform_real_distribution<double> lz(std::log(2e3), std::log(double(std::max<int64_t>(a1 - a0, 3000))));
+        std::uniform_real_distribution<double> ps(0, 1);
+        std::vector<double> out;
+        for (int f = 0; f < n; ++f) {
+            const auto dur = int64_t(std::exp(lz(r)));
+            const int64_t s0 = a0 + int64_t(ps(r) * double(std::max<int64_t>(1, a1 - a0 - dur)));
+            v.setWindow({s0, s0 + dur});
+            timer.restart();
+            QPainter p(&image);
+            v.render(p);
+            p.end();
+            out.push_back(timer.nsecsElapsed() / 1e6);
+        }
+        std::sort(out.begin(), out.end());
+        return out;
+    };
+    auto p99Of = [](const std::vector<double>& v) { return v[std::min(v.size() - 1, size_t(double(v.size()) * 0.99))]; };
+
+    // ---- Class density: merged blocks per pixel column by class, and the overview track.
+    {
+        timer.restart();
+        auto analysis = std::make_shared<const sl::AnalysisResult>(sl::analyze(*trace, sl::AnalysisOptions{}));
+        const double analyzeMs = timer.nsecsElapsed() / 1e6;
+        timer.restart();
+        auto density = sl::ClassDensity::build(index, analysis);
+        const double densityMs = timer.nsecsElapsed() / 1e6;
+        sl::TimelineView plain(&selection), mixed(&selection);
+        for (sl::TimelineView* v : {&plain, &mixed}) {
+            v->resize(width, height);
+            v->setIndex(index);
+            v->setAnalysis(analysis);
+        }
+        mixed.setClassDensity(density);
+        const std::vector<double> base = drawFrames(plain, *index, 7, frames);   // the baseline first
+        const std::vector<double> withMix = drawFrames(mixed, *index, 7, frames);
+        std::printf("class density: built in %.0f ms = %.2f of the index build (analysis %.0f ms), %.1f MiB = %.1f %% of "
+                    "the index\n",
+                    densityMs, densityMs / std::max(buildMs, 1e-3), analyzeMs, double(density->memoryBytes()) / 1048576.0,
+                    100.0 * double(density->memoryBytes()) / double(std::max<size_t>(1, index->memoryBytes())));
+        std::printf("frames with classes (dominant colour): median %.2f ms  p99 %.2f ms\n", base[base.size() / 2],
+                    p99Of(base));
+        std::printf("frames with the class mix and overview: median %.2f ms  p99 %.2f ms  max %.2f ms; ratio p99 mix / "
+                    "dominant colour = %.2f (target p99 <= 16 ms)\n",
+                    withMix[withMix.size() / 2], p99Of(withMix), withMix.back(), p99Of(withMix) / std::max(p99Of(base), 1e-3));
+    }
+
+    // ---- CPU operators: the same trace with two CPU ops around each launch call and three Python frames around
+    // each pair, on the launching thread (a record_shapes + with_stack Kineto trace's shape).
+    {
+        sl::Trace withOps = sl::make_synthetic_trace(o);   // the same trace again (the generator is deterministic)
+        const sl::StrId linear = withOps.strings.intern("aten::linear"), mm = withOps.strings.intern("aten::mm");
+        const sl::StrId mod = withOps.strings.intern("nn.Module: Linear_0"), fwd = withOps.strings.intern("linear.py(125): forward");
+        const sl::StrId call = withOps.strings.intern("module.py(1750): _call_impl");
+        for (size_t a = 0; a < trace->api.size(); ++a) {
+            const int64_t s = trace->api.start[a], e = trace->api.end[a];
+            const uint32_t th = trace->api.thread[a];
+            withOps.ranges.append(s - 600, e + 300, call, th, sl::RangeKind::PythonFunction);
+            withOps.ranges.append(s - 500, e + 250, mod, th, sl::RangeKind::PythonFunction);
+            withOps.ranges.append(s - 400, e + 200, fwd, th, sl::RangeKind::PythonFunction);
+            withOps.ranges.append(s - 300, e + 150, linear, th, sl::RangeKind::CpuOp);
+            withOps.ranges.append(s - 100, e + 50, mm, th, sl::RangeKind::CpuOp);
+        }
+        withOps.finish();
+        auto opsTrace = std::make_shared<const sl::Trace>(std::move(withOps));
+        timer.restart();
+        auto opsIndex = sl::TimelineIndex::build(opsTrace);
+        const double opsBuildMs = timer.nsecsElapsed() / 1e6;
+        sl::Selection sel;
+        sl::TimelineView v(&sel);
+        v.resize(width, height);
+        v.setIndex(opsIndex);
+        // Every lane unfolded (the Python frames too), so the flame chart is drawn.
+        for (int l = 0; l < v.laneCount(); ++l)
+            if (v.isGroupHead(l))
+                v.setFolded(l, false);
+        int flameLanes = 0;
+        for (const sl::TimelineLane& l : opsIndex->lanes())
+            flameLanes += l.kind == sl::LaneKind::HostRanges || l.kind == sl::LaneKind::Python;
+        const std::vector<double> f = drawFrames(v, *opsIndex, 9, frames);
+        std::printf("CPU ops: %zu ranges in %d flame-chart lanes; index built in %.0f ms = %.2f of the index without them, "
+                    "%.1f MiB; frames median %.2f ms  p99 %.2f ms  max %.2f ms (target p99 <= 16 ms)\n",
+                    opsTrace->ranges.size(), flameLanes, opsBuildMs, opsBuildMs / std::max(buildMs, 1e-3),
+                    double(opsIndex->memoryBytes()) / 1048576.0, f[f.size() / 2], p99Of(f), f.back());
+    }
     return 0;
 }

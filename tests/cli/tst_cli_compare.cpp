@@ -178,12 +178,15 @@ TEST(CliAnalyzeFindings, FindingsFailOnAndUserRules)
     EXPECT_EQ(run("analyze " + healthy + " --fail-on high -o " + dir + "/b.txt", &out, true), 0) << out;
     EXPECT_EQ(run("analyze " + starved + " --fail-on critical", &out, true), 64);
 
-    // A user rules directory switches the two high rules off; a broken file there is reported, the rest still run.
+    // A user rules directory switches off the rules that see the starved run's idle (severity follows the bounded
+    // gain: any one of them left would take the idle and rate high); a broken file there is reported, the rest still
+    // run.
     const std::string rules = dir + "/rules";
     std::filesystem::create_directories(rules);
     {
         std::ofstream(rules + "/off.json")
-            << R"({"rules": [{"id": "decode-host-bound", "enabled": false}, {"id": "gpu-idle-fraction", "enabled": false}]})";
+            << R"({"rules": [{"id": "decode-host-bound", "enabled": false}, {"id": "gpu-idle-fraction", "enabled": false},
+                            {"id": "nsys-gpu-time-util", "enabled": false}, {"id": "nsys-gpu-gaps", "enabled": false}]})";
         std::ofstream(rules + "/broken.json") << R"({"rules": [{"id": "half", "scope": "trace", "condition": "x >"}]})";
     }
     const int rc = run("analyze " + starved + " --rules " + rules + " --fail-on high -o " + dir + "/c.txt", &out, true);

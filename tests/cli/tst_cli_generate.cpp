@@ -87,8 +87,39 @@ TEST(CliGenerate, BadUsageIsExit64)
     EXPECT_EQ(test::run_command(cli() + " generate --kernels 1000 --steps 3 -o " + dir + "/x.sqlite", &log, true), 64);
     EXPECT_NE(log.find("not both"), std::string::npos) << log;
     EXPECT_FALSE(std::filesystem::exists(dir + "/x.sqlite"));
-    // An unwritable destination is bad input (exit 2), not a crash.
+    // An unwritable destination is an output error (exit 4) naming the path, not a crash.
     log.clear();
-    EXPECT_EQ(test::run_command(cli() + " generate -o " + dir + "/no/such/dir/x.sqlite", &log, true), 2);
+    EXPECT_EQ(test::run_command(cli() + " generate -o " + dir + "/no/such/dir/x.sqlite", &log, true), 4);
     EXPECT_NE(log.find("x.sqlite"), std::string::npos) << log;
+}
+
+// Serving traces: a graph replay with the trace of its capture in capture_traces/ beside it (Kineto), which analyze
+// finds and joins; an MoE decode with recorded shapes; and the usage the options need.
+TEST(CliGenerate, ServingTracesWithCaptureAndMoe)
+{
+    const std::string dir = test::scratch_dir("cli_generate_serving");
+    const std::string out = dir + "/replay.json.gz";
+    std::string log;
+    ASSERT_EQ(test::run_command(cli() + " generate --steps 3 --layers 2 --prefill 0 --cuda-graphs --with-capture "
+                                        "--moe-experts 16 --moe-top-k 2 --batch 4 --quiet -o '" + out + "'",
+                                &log, true),
+              0)
+        << log;
+    EXPECT_TRUE(std::filesystem::exists(dir + "/capture_traces/graph_capture_rank_0.pt.trace.json.gz"));
+    ASSERT_TRUE(std::filesystem::exists(dir + "/capture_traces/execution_details.json"));
+    std::string json;
+    ASSERT_EQ(test::run_command(cli() + " analyze '" + out + "' --format json", &json), 0);
+    // 3 graph launches x (2 layers x (7 attention-side + norm + 6 MoE kernels) + 3), every one matched to its twin.
+    const int64_t replayed = 3 * (2 * 14 + 3);
+    EXPECT_NE(json.find("\"kernels_with_op\": " + std::to_string(replayed)), std::string::npos) << json.substr(0, 2000);
+    EXPECT_NE(json.find("\"graph_capture_joined\""), std::string::npos);
+    EXPECT_NE(json.find("\"experts\": 16"), std::string::npos);
+    EXPECT_NE(json.find("\"top_k\": 2"), std::string::npos);
+    EXPECT_NE(json.find("\"moe_up\""), std::string::npos);
+
+    // --with-capture needs graphs; a top-k above the experts is refused.
+    EXPECT_EQ(test::run_command(cli() + " generate --with-capture --quiet -o '" + dir + "/x.json'", &log, true), 64);
+    EXPECT_EQ(test::run_command(cli() + " generate --moe-experts 4 --moe-top-k 8 --quiet -o '" + dir + "/y.json'", &log,
+                                true),
+              64);
 }

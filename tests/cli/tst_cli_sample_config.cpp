@@ -61,12 +61,13 @@ TEST(CliSampleConfig, GeneratorWritesTheSampleModel)
     EXPECT_EQ(r["model"]["parameters"].get<int64_t>(), 6'738'415'616);
     EXPECT_EQ(r["model"]["num_hidden_layers"], 32);
 
-    // Unwritable config path: an input error, not a crash.
+    // Unwritable config path: an output error (exit 4) naming the path, not a crash.
     EXPECT_EQ(run("generate --preset decode --quiet -o " + dir + "/x.sqlite --config-out " + dir +
                       "/no/such/dir/c.json",
                   &out, true),
-              2)
+              4)
         << out;
+    EXPECT_NE(out.find("cannot write " + dir + "/no/such/dir/c.json: No such file or directory"), std::string::npos) << out;
 }
 
 TEST(CliSampleConfig, SampleRooflineHasPlausiblePerClassERoof)

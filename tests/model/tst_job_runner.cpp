@@ -6,6 +6,9 @@
 #include <thread>
 
 #include <QFile>
+#include <fstream>
+#include <new>
+#include <zlib.h>
 #include <QTemporaryDir>
 
 #include "analysis/pipeline.h"
@@ -51,6 +54,36 @@ std::vector<std::string> ruleIds(const std::vector<Finding>& fs)
     for (const Finding& f : fs)
         ids.push_back(f.rule + "|" + f.subject);
     return ids;
+}
+
+// One gzip member holding text (members inflate to the concatenation of their contents).
+std::string gzipMember(const std::string& text)
+{
+    z_stream z{};
+    deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY);
+    std::string out(deflateBound(&z, static_cast<uLong>(text.size())) + 64, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+// A Kineto trace of python_function events (one 1 MB argument each) that inflates to `inflated` bytes, written as
+// one gzip member repeated: about a thousandth of that on disk.
+void writeGzipBomb(const std::string& path, uint64_t inflated)
+{
+    const std::string event = "{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"forward\",\"pid\":1,\"tid\":1,"
+                              "\"ts\":1,\"dur\":1,\"args\":{\"pad\":\"" + std::string(1 << 20, 'a') + "\"}},\n";
+    const std::string m = gzipMember(event);
+    std::ofstream out(path, std::ios::binary);
+    out << gzipMember("{\"schemaVersion\":1,\"traceEvents\":[\n");
+    for (uint64_t i = 0; i < inflated / event.size(); ++i)
+        out << m;
+    out << gzipMember("{\"ph\":\"X\",\"cat\":\"python_function\",\"name\":\"end\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1}]}");
 }
 
 } // namespace
@@ -248,6 +281,39 @@ private slots:
         runner.open({config});
         QTRY_COMPARE(failed.count(), 1);
         QVERIFY(failed.at(0).at(0).toString().contains(QStringLiteral("at least one trace")));
+    }
+
+    // An allocation that fails while loading or analysing: the error names the file and says what ran out, never a
+    // bare "std::bad_alloc" (the GUI's error dialog shows this text).
+    void outOfMemoryIsALocatedError()
+    {
+        JobRunner runner;
+        runner.setLoader([](const std::vector<std::string>&, const LoadControl&) -> Trace { throw std::bad_alloc(); });
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        runner.open({QStringLiteral("/data/huge.json.gz")});
+        QTRY_COMPARE(failed.count(), 1);
+        const QString msg = failed.at(0).at(0).toString();
+        QVERIFY2(msg.contains(QStringLiteral("/data/huge.json.gz")), qPrintable(msg));
+        QVERIFY2(msg.contains(QStringLiteral("out of memory")), qPrintable(msg));
+        QVERIFY2(msg.contains(QStringLiteral("--max-memory")), qPrintable(msg));
+        QVERIFY2(!msg.contains(QStringLiteral("std::bad_alloc")), qPrintable(msg));
+    }
+
+    // A .json.gz inflating to 10 GB (a few MB of repeated gzip members): the real loader stops at the inflated-size
+    // limit and the error names the file, the place and the limit.
+    void inflatingGzIsRefusedWithALocatedError()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("bomb.json.gz")).toStdString();
+        writeGzipBomb(path, uint64_t{10} << 30);
+        JobRunner runner;   // the real loader
+        QSignalSpy failed(&runner, &JobRunner::failed);
+        runner.open({QString::fromStdString(path)});
+        QTRY_COMPARE_WITH_TIMEOUT(failed.count(), 1, 120000);
+        const QString msg = failed.at(0).at(0).toString();
+        QVERIFY2(msg.startsWith(QString::fromStdString(path + " (inflated byte ")), qPrintable(msg));
+        QVERIFY2(msg.contains(QStringLiteral("of inflated content (64 MiB plus 64 times the")), qPrintable(msg));
+        QVERIFY2(msg.contains(QStringLiteral("--max-inflate-ratio")), qPrintable(msg));
     }
 
     void errorsAreReported()

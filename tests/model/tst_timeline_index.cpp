@@ -1,6 +1,7 @@
 // Timeline coordinate math (data-driven) and the level-of-detail index: lanes, visible-slice search, hit testing,
 // merged spans, range statistics — on hand-built traces with hand-computed answers.
 #include <QTest>
+#include <functional>
 
 #include <algorithm>
 #include <cstdlib>
@@ -234,18 +235,94 @@ private slots:
         QCOMPARE(lodLevel(2048), 11);
     }
 
+    // A Kineto thread's host ranges: annotations and CPU ops nest among themselves, Python frames among themselves
+    // (a with_stack trace is tens of frames deep above the ops; the ops' flame chart does not inherit that depth).
+    // Checked against an oracle that counts, for each range, the ranges of its family on its thread enclosing it, on
+    // random properly nested stacks where frames and ops interleave.
+    void flameChartFamilies()
+    {
+        std::mt19937_64 rng(7);
+        auto t = std::make_shared<Trace>();
+        const uint32_t threads[2] = {t->thread_index(1, 1, 1), t->thread_index(2, 1, 2)};
+        const StrId names[4] = {t->strings.intern("ProfilerStep#1"), t->strings.intern("aten::linear"),
+                                t->strings.intern("nn.Module: Linear_0"), t->strings.intern("model.py(10): forward")};
+        // A random tree of nested intervals per thread; each node is an annotation, an op or a Python frame.
+        std::function<void(uint32_t, int64_t, int64_t, int)> grow = [&](uint32_t th, int64_t s, int64_t e, int level) {
+            const int children = level > 6 ? 0 : int(rng() % 4);
+            int64_t at = s + 1;
+            for (int c = 0; c < children && at + 4 < e; ++c) {
+                const int64_t len = std::max<int64_t>(2, int64_t(rng() % uint64_t(std::max<int64_t>(2, (e - at) / 2))));
+                const int64_t cs = at, ce = std::min(e - 1, at + len);
+                const int pick = int(rng() % 4);
+                const RangeKind k = pick == 0 ? RangeKind::UserAnnotation : pick == 1 ? RangeKind::CpuOp : RangeKind::PythonFunction;
+                t->ranges.append(cs, ce, names[pick], th, k);
+                grow(th, cs, ce, level + 1);
+                at = ce + 1 + int64_t(rng() % 5);
+            }
+        };
+        for (uint32_t th : threads)
+            for (int root = 0; root < 20; ++root) {
+                const int64_t s = int64_t(root) * 1'000'000;
+                t->ranges.append(s, s + 900'000, names[3], th, RangeKind::PythonFunction);
+                grow(th, s, s + 900'000, 0);
+            }
+        t->finish();
+        const auto idx = TimelineIndex::build(t);
+        const RangeTable& R = t->ranges;
+        auto family = [&](uint32_t r) { return R.kind[r] == RangeKind::PythonFunction ? 1 : 0; };
+        size_t seenRanges = 0, python = 0, deepOps = 0;
+        for (const TimelineLane& lane : idx->lanes()) {
+            if (lane.kind != LaneKind::HostRanges && lane.kind != LaneKind::Python)
+                continue;
+            for (uint32_t i = 0; i < lane.items.size(); ++i) {
+                const uint32_t r = idx->ref(lane, i).row;
+                ++seenRanges;
+                QCOMPARE(R.thread[r], lane.thread);
+                QCOMPARE(family(r), lane.kind == LaneKind::Python ? 1 : 0);
+                python += lane.kind == LaneKind::Python;
+                int enclosing = 0;
+                for (uint32_t q = 0; q < R.size(); ++q)
+                    enclosing += q != r && R.thread[q] == R.thread[r] && family(q) == family(r) &&
+                                 R.start[q] <= R.start[r] && R.end[q] >= R.end[r] &&
+                                 (R.start[q] < R.start[r] || R.end[q] > R.end[r] || q < r);
+                QCOMPARE(int(lane.depth), enclosing);
+                // the trace's own depth counts every kind: an op under Python frames is deeper there
+                deepOps += lane.kind == LaneKind::HostRanges && R.depth[r] > lane.depth;
+            }
+        }
+        QCOMPARE(seenRanges, size_t(R.size()));
+        QVERIFY(python > 40);
+        QVERIFY(deepOps > 10);
+        // per thread: the API lane (none here), then the host-range depths, then the Python depths
+        int prevKind = -1;
+        uint32_t prevThread = UINT32_MAX;
+        for (const TimelineLane& lane : idx->lanes()) {
+            if (lane.thread != prevThread)
+                prevKind = -1;
+            QVERIFY(int(lane.kind) >= prevKind);
+            prevKind = int(lane.kind);
+            prevThread = lane.thread;
+        }
+    }
+
     void lanes()
     {
         const auto idx = TimelineIndex::build(smallTrace());
         const auto& lanes = idx->lanes();
-        // stream 7, stream 13, gaps of GPU 0, API of thread 0, NVTX depth 0, NVTX depth 1
+        // stream 7, stream 13, gaps of GPU 0, API of thread 0, host ranges depth 0, depth 1
         QCOMPARE(lanes.size(), size_t(6));
         QCOMPARE(lanes[0].kind, LaneKind::Stream);
         QCOMPARE(lanes[0].stream, 7u);
         QCOMPARE(lanes[1].stream, 13u);
+        // stream 7 holds kernels, stream 13 the copy: what their labels say
+        QCOMPARE(lanes[0].kernels, 3u);
+        QCOMPARE(lanes[0].copies + lanes[0].memsets, 0u);
+        QCOMPARE(lanes[1].kernels, 0u);
+        QCOMPARE(lanes[1].copies, 1u);
         QCOMPARE(lanes[2].kind, LaneKind::Gaps);
         QCOMPARE(lanes[3].kind, LaneKind::ApiThread);
-        QCOMPARE(lanes[4].kind, LaneKind::Nvtx);
+        QCOMPARE(lanes[4].kind, LaneKind::HostRanges);
+        QCOMPARE(lanes[4].rangeKinds, uint8_t(1u << uint8_t(RangeKind::PushPop)));
         QCOMPARE(lanes[5].depth, uint8_t(1));
         // busy: [100,400) and [1000,1100): one gap [400,1000)
         QCOMPARE(lanes[2].items.size(), size_t(1));
@@ -377,11 +454,11 @@ private slots:
                 byDevice[t.memcpy.device[i]].emplace_back(t.memcpy.start[i], (1u << 29) | i, t.memcpy.end[i]);
             }
             const auto& lanes = idx->lanes();
+            // NVTX ranges and CPU ops nest together (no Python frames here): the trace's own depths
             std::set<std::pair<uint32_t, uint8_t>> depths;
             for (uint32_t r = 0; r < t.ranges.size(); ++r)
-                if (t.ranges.kind[r] != RangeKind::CpuOp)
-                    depths.insert({t.ranges.thread[r], t.ranges.depth[r]});
-            QCOMPARE(lanes.size(), streams.size() + 2 + 2 + depths.size());   // 5 or 6 streams, 2 gap lanes, 2 API, NVTX depths
+                depths.insert({t.ranges.thread[r], t.ranges.depth[r]});
+            QCOMPARE(lanes.size(), streams.size() + 2 + 2 + depths.size());   // 5 or 6 streams, 2 gap lanes, 2 API, range depths
             size_t li = 0;
             uint16_t dev = lanes[0].device;
             auto checkGaps = [&](uint16_t device) {
@@ -420,14 +497,24 @@ private slots:
             }
             checkGaps(dev);
             QCOMPARE(lanes[li].kind, LaneKind::ApiThread);
-            QCOMPARE(lanes[li + 1].kind, LaneKind::Nvtx);
-            size_t nvtxItems = 0;
-            for (const TimelineLane& lane : lanes)
-                nvtxItems += lane.kind == LaneKind::Nvtx ? lane.items.size() : 0;
+            QCOMPARE(lanes[li + 1].kind, LaneKind::HostRanges);
+            size_t rangeItems = 0;
+            for (const TimelineLane& lane : lanes) {
+                if (lane.kind != LaneKind::HostRanges)
+                    continue;
+                rangeItems += lane.items.size();
+                // every item of a lane is a range of its thread at its depth
+                for (uint32_t i = 0; i < lane.items.size(); ++i) {
+                    const uint32_t r = idx->ref(lane, i).row;
+                    QCOMPARE(t.ranges.thread[r], lane.thread);
+                    QCOMPARE(t.ranges.depth[r], lane.depth);
+                    QVERIFY(lane.rangeKinds & (1u << uint8_t(t.ranges.kind[r])));
+                }
+            }
             size_t pushPop = 0;
             for (uint32_t r = 0; r < t.ranges.size(); ++r)
                 pushPop += t.ranges.kind[r] == RangeKind::PushPop;
-            QCOMPARE(nvtxItems, pushPop);   // the PushPop ranges only, not the CPU ops
+            QCOMPARE(rangeItems, size_t(t.ranges.size()));   // NVTX ranges and the CPU ops, nested in one chart
             QCOMPARE(pushPop, size_t(seed == 3 ? 201 : 200));
 
             int storedLevels = 0, longSpans = 0;

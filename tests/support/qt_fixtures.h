@@ -195,6 +195,7 @@ inline void wireRunner(JobRunner& runner, Document& doc)
     QObject::connect(&runner, &JobRunner::timelineReady, &doc, &Document::setTimeline);
     QObject::connect(&runner, &JobRunner::gapHistogramReady, &doc, &Document::setGapHistogram);
     QObject::connect(&runner, &JobRunner::analysisReady, &doc, &Document::setAnalysis);
+    QObject::connect(&runner, &JobRunner::classDensityReady, &doc, &Document::setClassDensity);
     QObject::connect(&runner, &JobRunner::rooflineReady, &doc, &Document::setRoofline);
     QObject::connect(&runner, &JobRunner::rooflineFailed, &doc, &Document::setRooflineError);
     QObject::connect(&runner, &JobRunner::shapesReady, &doc, &Document::setShapes);

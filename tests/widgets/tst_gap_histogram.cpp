@@ -331,18 +331,53 @@ private slots:
         // a real click on the middle of the tallest fine bar selects that bin and exactly its gaps
         view.selectBucket(-1);
         QVERIFY(sel.highlightedGaps().empty());
-        size_t tallest = 0;
-        for (size_t bin = 0; bin < e.gaps.size(); ++bin)
+        size_t tallest = 0, smallest = SIZE_MAX;
+        for (size_t bin = 0; bin < e.gaps.size(); ++bin) {
             if (e.gaps[bin].size() > e.gaps[tallest].size())
                 tallest = bin;
+            if (!e.gaps[bin].empty() && (smallest == SIZE_MAX || e.gaps[bin].size() < e.gaps[smallest].size()))
+                smallest = bin;
+        }
         QChart* chart = view.chartView()->chart();
-        const QPointF scene = chart->mapToPosition(QPointF(double(tallest), double(e.gaps[tallest].size()) / 2),
+        // The count axis is logarithmic: the tallest bar is log10(1 + n) high, and the smallest bin's bar is still
+        // more than a sliver beside it (a third of a decade at least).
+        QVERIFY(e.gaps[smallest].size() * 10 < e.gaps[tallest].size());
+        const QPointF tallTop = chart->mapToPosition(QPointF(double(tallest), GapHistogramView::logHeight(int64_t(e.gaps[tallest].size()))),
+                                                     chart->series().first());
+        const QPointF smallTop = chart->mapToPosition(QPointF(double(smallest), GapHistogramView::logHeight(int64_t(e.gaps[smallest].size()))),
+                                                      chart->series().first());
+        const QPointF base = chart->mapToPosition(QPointF(double(smallest), 0), chart->series().first());
+        QVERIFY2(base.y() - smallTop.y() >= (base.y() - tallTop.y()) * 0.1,
+                 qPrintable(QStringLiteral("%1 px beside %2 px").arg(base.y() - smallTop.y()).arg(base.y() - tallTop.y())));
+        const QPointF scene = chart->mapToPosition(QPointF(double(tallest), GapHistogramView::logHeight(int64_t(e.gaps[tallest].size())) / 2),
                                                    chart->series().first());
         QSignalSpy spy(&view, &GapHistogramView::bucketSelected);
         QTest::mouseClick(view.chartView()->viewport(), Qt::LeftButton, {}, view.chartView()->mapFromScene(scene));
         QTRY_COMPARE(spy.count(), 1);
         QCOMPARE(view.selectedBucket(), int(tallest));
         QCOMPARE(sel.highlightedGaps(), e.gaps[tallest]);
+        // ... and the timeline spans them (what F fits): from the first to the last gap of the bin.
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        for (int64_t g : e.gaps[tallest]) {
+            lo = std::min(lo, idle.gaps[size_t(g)].start);
+            hi = std::max(hi, idle.gaps[size_t(g)].end);
+        }
+        QVERIFY(timeline.window().start <= lo && timeline.window().end >= hi);
+        QVERIFY(timeline.window().duration() <= (hi - lo) * 13 / 10);
+        QCOMPARE(timeline.highlightedGapsExtent(), (timeline::Window{lo, hi}));
+        // F fits them again after the view moved (the selected gap, the bin's largest, is one of them).
+        timeline.setWindow({lo, lo + 1000});
+        timeline.fitSelection();
+        const int64_t margin = std::max<int64_t>(1, (hi - lo) / 10);
+        QCOMPARE(timeline.window(), (timeline::Window{lo - margin, hi + margin}));
+        // A click high in the smallest bin's column, far above its bar, selects that bin: the whole column counts.
+        const QPointF above = chart->mapToPosition(QPointF(double(smallest), GapHistogramView::logHeight(int64_t(e.gaps[tallest].size())) * 0.95),
+                                                   chart->series().first());
+        QVERIFY(above.y() < smallTop.y() - 10);
+        QTest::mouseClick(view.chartView()->viewport(), Qt::LeftButton, {}, view.chartView()->mapFromScene(above));
+        QTRY_COMPARE(spy.count(), 2);
+        QCOMPARE(view.selectedBucket(), int(smallest));
+        QCOMPARE(sel.highlightedGaps(), e.gaps[smallest]);
 
         // back to the summary buckets: the fine bin's highlight is dropped, buckets select by the summary's ranges
         view.fineBinsButton()->click();

@@ -1,6 +1,7 @@
 // TimelineView: hit testing through widget coordinates, click -> shared selection, keys zoom/pan/fit, range
 // selection by Shift+drag, and painting at every zoom without crashing (offscreen).
 #include <QImage>
+#include <QLocale>
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <QPainter>
@@ -402,8 +403,9 @@ private slots:
     }
 
     // At full zoom the decode trace's kernels are far narrower than a pixel: the block under the cursor says
-    // "N kernels" with N equal to the GPU ops of that stream starting inside the block's span (counted here from the
-    // trace), and its span.
+    // "N kernels" ("N copies" on the copy stream) with N equal to the GPU ops of that stream starting inside the
+    // block's span and inside the visible window (counted here from the trace): a block reaching past the window's
+    // edge counts only what is visible.
     void mergedBlockTooltipCountsItsKernels()
     {
         Selection sel;
@@ -431,21 +433,28 @@ private slots:
                     if (y < 0)
                         break;
                     const QPoint at((run.x0 + run.x1) / 2, y);
-                    // independent count: GPU ops on the lane's device and stream starting within the span
-                    int64_t n = 0;
+                    // independent count: GPU ops on the lane's device and stream starting within the span, and
+                    // overlapping the visible window
+                    int64_t n = 0, inSpan = 0;
                     const TimelineLane& lane = lanes[li];
+                    const auto w = view.window();
                     auto count = [&](const auto& table) {
                         for (size_t i = 0; i < table.size(); ++i)
                             if (table.device[i] == lane.device && table.stream[i] == lane.stream &&
-                                table.start[i] >= run.start && table.start[i] < run.end)
-                                ++n;
+                                table.start[i] >= run.start && table.start[i] < run.end) {
+                                ++inSpan;
+                                n += table.end[i] > w.start && table.start[i] < w.end;
+                            }
                     };
                     count(trace->kernels);
                     count(trace->memcpy);
                     count(trace->memset);
                     const QString tip = view.tooltipAt(at);
-                    QVERIFY2(tip.contains(QStringLiteral("<b>%1 kernels</b>").arg(n)), qPrintable(tip));
-                    QCOMPARE(int64_t(run.count), n);
+                    const QString what = lane.kernels == 0 ? QStringLiteral("copies") : QStringLiteral("kernels");
+                    QVERIFY2(tip.contains(QStringLiteral("<b>%1 %2</b>").arg(QLocale().toString(qlonglong(n)), what)),
+                             qPrintable(tip));
+                    QCOMPARE(int64_t(run.count), inSpan);
+                    QCOMPARE(int64_t(run.visible), n);
                     ++checked;
                     break;   // one block per lane and zoom
                 }

@@ -432,7 +432,7 @@ private slots:
         QChart* chart = w.gaps.chartView()->chart();
         auto* series = qobject_cast<QStackedBarSeries*>(chart->series().value(0));
         QVERIFY(series);
-        const QPointF inChart = chart->mapToPosition(QPointF(bucket, double(expected.size()) / 2), series);
+        const QPointF inChart = chart->mapToPosition(QPointF(bucket, GapHistogramView::logHeight(int64_t(expected.size())) / 2), series);
         const QPoint at = w.gaps.chartView()->mapFromScene(chart->mapToScene(inChart));
         QSignalSpy selected(&w.gaps, &GapHistogramView::bucketSelected);
         QTest::mouseClick(w.gaps.chartView()->viewport(), Qt::LeftButton, Qt::NoModifier, at);

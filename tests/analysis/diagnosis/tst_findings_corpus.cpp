@@ -160,8 +160,10 @@ void check_ledger(const PipelineResult& r, const std::string& name)
         EXPECT_LE(c.granted_ns, c.cap_ns * (1 + 1e-9) + 1) << f.rule << " " << f.subject;
         EXPECT_LE(c.cap_ns, c.available_ns * (1 + 1e-9) + 1) << f.rule << " " << f.subject;
         EXPECT_LE(f.expected_gain.high, 1.0 + 1e-9) << f.rule;
-        EXPECT_LE(f.severity, c.rule_severity) << f.rule;
-        EXPECT_EQ(f.severity, std::min(c.rule_severity, severity_for_gain(f.expected_gain.fraction))) << f.rule;
+        // Severity from the bounded gain and confidence, both ways for a measured gain (ledger.h).
+        EXPECT_EQ(f.severity, ledger_severity(c.rule_severity, f.expected_gain.fraction, f.confidence.value,
+                                              f.expected_gain.computed, false))
+            << f.rule;
         for (const auto& s : f.suggestions)
             EXPECT_LE(s.gain_low, s.gain_high) << f.rule << "/" << s.id;
         sum_fraction += f.expected_gain.fraction;
@@ -774,6 +776,152 @@ TEST(FindingsCorpus, QwenH100SuggestsFusion)
     EXPECT_EQ(high, 0);
     EXPECT_LE(medium, 1);
     count_false_alarms(r, kStarvationVerdicts);
+}
+
+// The same Qwen trace with its model config (tests/data/models/qwen1.5_0.5b_chat_config.json) at the shape its
+// record_shapes say (batch 16, 559 tokens): the Roofline's elementwise classes run at E_roof ~0.05 against a theory of
+// fused kernels, and before one claim per kernel "Profile the elementwise operators with Nsight Compute … up to 31.9
+// %" (class:elementwise (prefill)) and "Fuse the elementwise chains … up to 28.9 %" (class:elementwise-copy) promised
+// 60.8 % of the wall from the same ~29 ms of kernels. Now the chain is compared as one, the pools share their kernels,
+// the first action is fusion, and the actions that remove elementwise time together promise at most half of it.
+TEST(FindingsCorpus, QwenH100WithConfigClaimsElementwiseOnce)
+{
+    const auto files = test::shared_files("kineto/tracelens", {".json.gz"});
+    std::string path;
+    for (const auto& f : files)
+        if (f.find("Qwen1.5") != std::string::npos)
+            path = f;
+    if (path.empty())
+        GTEST_SKIP() << "no shared data";
+    PipelineOptions o;
+    o.rule_dirs = {shipped_rules_dir()};
+    o.roofline.model = test::source_dir() + "/tests/data/models/qwen1.5_0.5b_chat_config.json";
+    o.roofline.cost.batch = 16;
+    o.roofline.cost.prompt = 559;
+    const auto r = run_pipeline_on(std::make_shared<const Trace>(load_trace(path)), o);
+    check_ledger(r, path);
+    const Headline& h = r.diagnosis.headline;
+    ASSERT_TRUE(r.roofline.report);
+    // The unfused chain is compared as one: its E_roof is the chain's, above the class alone.
+    bool chain = false;
+    for (const auto& c : r.roofline.report->classes)
+        if (c.op_class == "elementwise" && c.phase == "prefill") {
+            ASSERT_FALSE(c.chain.empty());
+            ASSERT_TRUE(c.e_roof && c.class_e_roof);
+            EXPECT_GT(*c.e_roof, *c.class_e_roof);
+            chain = true;
+        }
+    EXPECT_TRUE(chain);
+    ASSERT_FALSE(h.actions.empty()) << h.statement.en;
+    EXPECT_EQ(h.actions.front().rule, "elementwise-fusion") << h.statement.en;
+    // Half of the elementwise (kernel-mix) time bounds every action that removes elementwise kernel time.
+    double elementwise = 0;
+    for (const auto& a : h.actions)
+        if (a.removes == "class:elementwise-copy" || a.removes.rfind("class:elementwise", 0) == 0 ||
+            a.removes.rfind("class:activation", 0) == 0 || a.removes.rfind("class:norm", 0) == 0 ||
+            a.removes.rfind("class:rotary", 0) == 0 || a.removes.rfind("class:reduction", 0) == 0)
+            elementwise += a.gain_ns;
+    EXPECT_GT(elementwise, 0.0);
+    EXPECT_LE(elementwise, 0.5 * h.kernel_mix.ns * 1.0001) << h.statement.en;
+    // Every finding on the elementwise kernels together: no more than half of them either.
+    double all = 0;
+    for (const auto& f : r.diagnosis.eval.findings)
+        if (f.expected_gain.ledger && f.expected_gain.ledger->entry.rfind("class:", 0) == 0 &&
+            f.expected_gain.ledger->entry.find("gemm") == std::string::npos &&
+            f.expected_gain.ledger->entry.find("attention") == std::string::npos &&
+            f.expected_gain.ledger->entry.find("embedding") == std::string::npos)
+            all += *f.expected_gain.ns;
+    EXPECT_LE(all, 0.5 * h.kernel_mix.ns * 1.0001);
+    // HF's gated MLP: silu, then the up GEMM, then a plain mul — the mul is the activation's too: one per silu, and
+    // no other mul (the RMSNorm and rotary muls stay elementwise).
+    int64_t silu = 0;
+    for (size_t i = 0; i < r.trace->kernels.size(); ++i)
+        silu += r.trace->str(r.trace->kernels.name[i]).find("silu_kernel") != std::string_view::npos;
+    EXPECT_GT(silu, 0);
+    for (const auto& c : r.analysis.classes.classes)
+        if (c.id == "activation") {
+            EXPECT_EQ(c.count, 2 * silu);
+        }
+    std::printf("[corpus] Qwen with config: first action %s %.1f %% of wall; elementwise actions %.1f %% (half of the "
+                "elementwise time: %.1f %%)\n",
+                h.actions.front().rule.c_str(), 100 * h.actions.front().gain_fraction, 100 * elementwise / h.wall_ns,
+                100 * 0.5 * h.kernel_mix.ns / h.wall_ns);
+}
+
+// `sightline-cli generate --sync-every-step --layers 1 --prefill 0`: a decode loop that synchronises every step and loses about a
+// third of its wall behind the sync (one layer per step: the per-step host round trip weighs most). The finding that
+// removes it is high whatever its rule's default (medium), so `--fail-on high` fires on it.
+TEST(FindingsCorpus, PlantedSyncLoopIsHigh)
+{
+    SynthOptions o = synth_preset("decode");
+    o.sync_every_step = true;
+    o.layers = 1;
+    o.prefill_steps = 0;
+    const auto r = run_synth(o);
+    check_ledger(r, "sync-every-step, 1 layer");
+    const Finding* f = find_verdict(r, {"sync-bound"});
+    ASSERT_NE(f, nullptr);
+    const double idle_sync = r.diagnosis.headline.sync_wait_ns;
+    EXPECT_GT(idle_sync / r.diagnosis.headline.wall_ns, 1.0 / 3.0);
+    EXPECT_GT(f->expected_gain.fraction, 1.0 / 3.0) << f->rule;
+    EXPECT_EQ(f->expected_gain.ledger->rule_severity, Severity::Medium) << f->rule;
+    EXPECT_EQ(f->severity, Severity::High) << f->rule;
+    ASSERT_TRUE(max_severity(r.diagnosis.eval.findings));
+    EXPECT_EQ(*max_severity(r.diagnosis.eval.findings), Severity::High);
+    // The headline's first action is that time, said once.
+    ASSERT_FALSE(r.diagnosis.headline.actions.empty());
+    EXPECT_EQ(r.diagnosis.headline.actions.front().removes, "idle:sync");
+    EXPECT_NEAR(r.diagnosis.headline.actions.front().gain_fraction, f->expected_gain.fraction, 1e-9);
+}
+
+// `sightline-cli generate --jit-compile-ms 300`: the inputs are uploaded, then the host spends 300 ms in an NVTX range
+// KernelExecutor::compileFusion (NVRTC inside it) before the first kernel; the GPU idles behind it. A human says: the
+// run is held up by JIT compilation, start-up cost, and the steady state after it is GPU-bound. The headline says
+// compilation with the range as evidence, the compilation finding takes that idle before any generic host-bound
+// finding, and the steady-state judgement leaves it out.
+TEST(FindingsCorpus, PlantedJitCompileIsHeadlinedAsCompilation)
+{
+    SynthOptions o = synth_preset("decode");
+    o.jit_compile_ns = 300'000'000;
+    const auto r = run_synth(o);
+    check_ledger(r, "jit-compile");
+    const Headline& h = r.diagnosis.headline;
+    EXPECT_EQ(h.bound, "host") << h.statement.en;
+    EXPECT_EQ(h.verdict, "compilation") << h.statement.en;
+    EXPECT_NE(h.statement.en.find("KernelExecutor::compileFusion"), std::string::npos) << h.statement.en;
+    EXPECT_NE(h.statement.en.find("JIT compilation"), std::string::npos) << h.statement.en;
+    EXPECT_NE(h.statement.zh_CN.find("KernelExecutor::compileFusion"), std::string::npos) << h.statement.zh_CN;
+    ASSERT_FALSE(h.host_causes.empty());
+    EXPECT_EQ(h.host_causes.front().id, "compilation");
+    EXPECT_GT(h.startup_idle_ns, 0.95 * 300e6);
+    const Finding* f = find_verdict(r, {"compilation"});
+    ++score().planted;
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->rule, "host-jit-compilation");
+    EXPECT_EQ(f->severity, Severity::High);
+    EXPECT_EQ(f->expected_gain.ledger->entry, "idle:host:compilation");
+    EXPECT_NEAR(*f->expected_gain.ns, h.startup_idle_ns, 1e3);
+    // The range is the evidence: among the finding's links, with its time.
+    bool linked = false;
+    for (const auto& lr : f->links.time_ranges)
+        linked = linked || lr.label.find("KernelExecutor::compileFusion") != std::string::npos;
+    EXPECT_TRUE(linked);
+    EXPECT_NE(std::find(f->links.nvtx_ranges.begin(), f->links.nvtx_ranges.end(), "KernelExecutor::compileFusion"),
+              f->links.nvtx_ranges.end());
+    ASSERT_FALSE(h.actions.empty());
+    EXPECT_EQ(h.actions.front().rule, "host-jit-compilation");
+    // Generic host-bound findings get only what compilation left of the host wait: nothing of the 300 ms.
+    for (const auto& x : r.diagnosis.eval.findings)
+        if (x.verdict == "host-bound" || x.verdict == "idle-gaps") {
+            EXPECT_LT(*x.expected_gain.ns, 0.1 * 300e6) << x.rule;
+        }
+    if (f->severity >= Severity::Medium)
+        ++score().recalled;
+    // Without the plant: no compilation anywhere, and the same run is GPU-bound.
+    const auto plain = run_synth(synth_preset("decode"));
+    EXPECT_EQ(find_verdict(plain, {"compilation"}), nullptr);
+    EXPECT_TRUE(plain.diagnosis.headline.bound == "gpu-memory" || plain.diagnosis.headline.bound == "gpu-compute");
+    std::printf("[corpus] planted JIT compile: %s\n", h.statement.en.c_str());
 }
 
 // Last (gtest runs tests in order within the file): the corpus score.

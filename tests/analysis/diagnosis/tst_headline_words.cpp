@@ -56,7 +56,9 @@ TEST(HeadlineWords, EveryShippedLedgerEntryHasWords)
         classes.classes.push_back(t);
     }
     for (const char* key : {"wall", "busy", "idle", "idle:launch", "idle:host", "idle:kernel", "idle:sync", "idle:other",
-                            "copy:h2d-exposed", "comm:exposed", "comm:straggler-wait", "class:elementwise-copy"})
+                            "copy:h2d-exposed", "comm:exposed", "comm:straggler-wait", "class:elementwise-copy",
+                            "idle:host:compilation", "idle:host:autotuning", "idle:host:module_loading",
+                            "idle:host:allocator"})
         expect_words(ledger_entry_words(key, &classes), key);
     const LocalText gemm = ledger_entry_words("class:gemm (decode)", &classes);
     EXPECT_EQ(gemm.en, "GEMM / GEMV time in decode");
@@ -71,6 +73,8 @@ TEST(HeadlineWords, EveryShippedLedgerEntryHasWords)
             EXPECT_NE(t.label_zh_CN, t.label) << t.id;
         }
     }
+    EXPECT_EQ(ledger_entry_words("idle:host:compilation").en, "GPU idle time while the host compiles kernels (JIT)");
+    EXPECT_EQ(ledger_entry_words("idle:host:compilation").zh_CN, "主机 JIT 编译内核期间的 GPU 空闲时间");
     // Unknown keys come back as they are rather than as made-up words.
     EXPECT_EQ(ledger_entry_words("future:thing").en, "future:thing");
 }

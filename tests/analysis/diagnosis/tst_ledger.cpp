@@ -76,9 +76,9 @@ const Finding* by_rule(const std::vector<Finding>& v, const std::string& id)
 
 } // namespace
 
-// Two findings claim the host wait (12 ms): one asks 10 ms, the other 14 ms (capped at 12 by the entry). They share
-// the 12 ms in proportion 10 : 12, so 5.4545 ms and 6.5455 ms, together exactly 12 ms.
-TEST(Ledger, FindingsOnOneEntryShareIt)
+// Two findings claim the host wait (12 ms): one asks 10 ms, the other 14 ms (capped at 12 by the entry). They are
+// views of the same nanoseconds: the larger claim keeps them — b is granted the 12 ms, a what b left: nothing.
+TEST(Ledger, FindingsOnOneEntryLargerClaimKeepsIt)
 {
     RuleSet rules;
     rules.rules = {rule("a", "trace", "idle:host", ""), rule("b", "trace", "idle:host", "")};
@@ -88,12 +88,17 @@ TEST(Ledger, FindingsOnOneEntryShareIt)
     const Ledger L = apply_ledger(f, scopes, rules);
     ASSERT_EQ(f.size(), 2u);
     const double a = *by_rule(f, "a")->expected_gain.ns, b = *by_rule(f, "b")->expected_gain.ns;
-    EXPECT_NEAR(a, 1.2e7 * 10.0 / 22.0, 1);
-    EXPECT_NEAR(b, 1.2e7 * 12.0 / 22.0, 1);
-    EXPECT_NEAR(a + b, 1.2e7, 1);
+    EXPECT_NEAR(a, 0, 1);
+    EXPECT_NEAR(b, 1.2e7, 1);
     EXPECT_NEAR(L.find("idle:host")->granted_ns, 1.2e7, 1);
-    EXPECT_NEAR(by_rule(f, "a")->expected_gain.fraction, a / 1e8, 1e-12);
+    EXPECT_NEAR(by_rule(f, "b")->expected_gain.fraction, 0.12, 1e-12);
     EXPECT_NEAR(by_rule(f, "a")->expected_gain.ledger->unbounded_fraction, 0.10, 1e-12);
+    // Two claims that fit side by side are both granted in full: 4 ms and 6 ms of the 12.
+    std::vector<Finding> g = {finding("a", ScopeKind::Trace, "trace", 0.04, 4e6),
+                              finding("b", ScopeKind::Trace, "trace", 0.06, 6e6)};
+    apply_ledger(g, scopes, rules);
+    EXPECT_NEAR(*by_rule(g, "a")->expected_gain.ns, 4e6, 1);
+    EXPECT_NEAR(*by_rule(g, "b")->expected_gain.ns, 6e6, 1);
 }
 
 // A deeper claim is settled first: "idle:host" takes 12 ms; a generic "idle" claim of 60 % of the wall (60 ms) gets
@@ -177,4 +182,125 @@ TEST(Ledger, RangesAndSuggestionsAreBounded)
     EXPECT_LE(f[0].expected_gain.high, 1920 / 1e8 + 1e-15);
     EXPECT_LE(f[0].suggestions[0].gain_high, 1920 / 1e8 + 1e-15);
     EXPECT_EQ(f[0].severity, Severity::Info);
+}
+
+namespace {
+
+MetricScope class_scope(const std::string& subject, double total_ns)
+{
+    MetricScope s;
+    s.kind = ScopeKind::OpClass;
+    s.subject = subject;
+    s.metrics = {{"trace_wall_ns", 1e8}, {"total_ns", total_ns}};
+    return s;
+}
+
+// Ten kernels of 3 ms: rows 0..5 are the elementwise kernels of prefill, rows 0..9 all the kernel-mix kernels
+// (elementwise, copies, norms), rows 6..7 a GEMM.
+KernelPools ten_kernels()
+{
+    KernelPools p;
+    p.kernel_ns.assign(10, 3e6);
+    p.rows = [](const std::string& e) -> std::optional<std::vector<uint32_t>> {
+        if (e == "class:elementwise (prefill)")
+            return std::vector<uint32_t>{0, 1, 2, 3, 4, 5};
+        if (e == "class:elementwise-copy")
+            return std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 8, 9};
+        if (e == "class:gemm (prefill)")
+            return std::vector<uint32_t>{6, 7};
+        return std::nullopt;
+    };
+    return p;
+}
+
+} // namespace
+
+// One claim per kernel (the Qwen case): the fusion of all kernel-mix kernels (8 kernels, 24 ms) claims half of them,
+// 12 ms; a Roofline finding on the elementwise kernels of prefill (6 of those 8, 18 ms) claims 15 ms; a GEMM finding
+// claims 3 ms of its own 6 ms. The Roofline claim is the larger: it keeps the six shared kernels and is granted its
+// 15 ms; fusion keeps only the two kernels nobody larger took (6 ms), its claim and cap shrink to 6/24 of themselves —
+// 3 ms. Together they promise 18 ms of the 24 ms pool union, never 27 ms. The GEMM pool shares nothing.
+TEST(Ledger, OverlappingKernelPoolsAreClaimedOnce)
+{
+    RuleSet rules;
+    rules.rules = {rule("fusion", "trace", "class:elementwise-copy", "elementwise_copy_ns"),
+                   rule("roofline", "op_class", "class:{subject}", "total_ns"),
+                   rule("gemm", "op_class", "class:{subject}", "total_ns")};
+    MetricScope t = trace_scope();
+    t.metrics["elementwise_copy_ns"] = 2.4e7;
+    std::vector<MetricScope> scopes = {t, class_scope("elementwise (prefill)", 1.8e7), class_scope("gemm (prefill)", 6e6)};
+    std::vector<Finding> f = {finding("fusion", ScopeKind::Trace, "trace", 0.12, 1.2e7),
+                              finding("roofline", ScopeKind::OpClass, "elementwise (prefill)", 0.15, std::nullopt),
+                              finding("gemm", ScopeKind::OpClass, "gemm (prefill)", 0.03, std::nullopt)};
+    const KernelPools pools = ten_kernels();
+    const Ledger L = apply_ledger(f, scopes, rules, {}, &pools);
+    const auto* fusion = by_rule(f, "fusion");
+    const auto* roof = by_rule(f, "roofline");
+    ASSERT_NE(fusion, nullptr);
+    ASSERT_NE(roof, nullptr);
+    EXPECT_NEAR(*roof->expected_gain.ns, 1.5e7, 1);
+    EXPECT_NEAR(*fusion->expected_gain.ns, 3e6, 1);
+    EXPECT_NEAR(fusion->expected_gain.ledger->overlap_ns, 1.8e7, 1);
+    ASSERT_EQ(fusion->expected_gain.ledger->overlaps.size(), 1u);
+    EXPECT_EQ(fusion->expected_gain.ledger->overlaps[0], "class:elementwise (prefill)");
+    EXPECT_NEAR(fusion->expected_gain.ledger->available_ns, 6e6, 1);
+    EXPECT_NEAR(*by_rule(f, "gemm")->expected_gain.ns, 3e6, 1);
+    EXPECT_EQ(by_rule(f, "gemm")->expected_gain.ledger->overlap_ns, 0);
+    EXPECT_NEAR(L.find("class:elementwise-copy")->overlap_ns, 1.8e7, 1);
+    // The other way round: fusion's claim the larger (20 ms), it keeps all eight kernels and the Roofline finding on
+    // six of them gets nothing.
+    std::vector<Finding> g = {finding("fusion", ScopeKind::Trace, "trace", 0.20, 2e7),
+                              finding("roofline", ScopeKind::OpClass, "elementwise (prefill)", 0.15, std::nullopt)};
+    apply_ledger(g, scopes, rules, {}, &pools);
+    EXPECT_NEAR(*by_rule(g, "fusion")->expected_gain.ns, 2e7, 1);
+    EXPECT_NEAR(*by_rule(g, "roofline")->expected_gain.ns, 0, 1);
+    EXPECT_EQ(by_rule(g, "roofline")->severity, Severity::Info);
+    // Without pools the two entries are taken as disjoint: 35 ms promised from 24 ms of kernels.
+    std::vector<Finding> h = {finding("fusion", ScopeKind::Trace, "trace", 0.20, 2e7),
+                              finding("roofline", ScopeKind::OpClass, "elementwise (prefill)", 0.15, std::nullopt)};
+    apply_ledger(h, scopes, rules);
+    EXPECT_NEAR(*by_rule(h, "fusion")->expected_gain.ns + *by_rule(h, "roofline")->expected_gain.ns, 3.5e7, 1);
+}
+
+// Severity both ways: a measured gain of a third of the wall is high whatever the rule's default (medium), and a
+// measured 1 % is low under a high default; a range-only gain stays at most the default; a check keeps its severity;
+// a high gain with low confidence is medium.
+TEST(Ledger, SeverityFollowsTheMeasuredGainBothWays)
+{
+    RuleSet rules;
+    rules.rules = {rule("sync", "phase", "idle:sync", "", "medium"), rule("tiny", "trace", "idle:host", "", "high"),
+                   rule("guess", "trace", "idle:other", "", "low")};
+    MetricScope t = trace_scope();
+    t.metrics["sync_wait_ns"] = 3.4e7;
+    t.metrics["idle_ns"] = 5.3e7;
+    t.metrics["busy_ns"] = 4.7e7;
+    t.metrics["other_wait_ns"] = 5e6;
+    MetricScope ph;
+    ph.kind = ScopeKind::Phase;
+    ph.subject = "decode";
+    ph.metrics = {{"trace_wall_ns", 1e8}, {"wall_ns", 1e8}, {"step_count", 100}, {"tpot_median_ns", 1e6}};
+    std::vector<MetricScope> scopes = {t, ph};
+    Finding guess = finding("guess", ScopeKind::Trace, "trace", 0.2, std::nullopt, Severity::Low);
+    guess.expected_gain.computed = false;
+    guess.expected_gain.low = 0.1;
+    guess.expected_gain.high = 0.3;
+    std::vector<Finding> f = {finding("sync", ScopeKind::Phase, "decode", 0.34, std::nullopt, Severity::Medium),
+                              finding("tiny", ScopeKind::Trace, "trace", 0.01, 1e6, Severity::High), guess};
+    apply_ledger(f, scopes, rules);
+    const Finding* sync = by_rule(f, "sync");
+    ASSERT_NE(sync, nullptr);
+    EXPECT_NEAR(sync->expected_gain.fraction, 0.34, 1e-9);
+    EXPECT_EQ(sync->severity, Severity::High);
+    EXPECT_EQ(sync->expected_gain.ledger->rule_severity, Severity::Medium);
+    EXPECT_EQ(by_rule(f, "tiny")->severity, Severity::Low);
+    // 5 % granted (medium by the table), but a range only: at most its default, low.
+    EXPECT_NEAR(by_rule(f, "guess")->expected_gain.fraction, 0.05, 1e-9);
+    EXPECT_EQ(by_rule(f, "guess")->severity, Severity::Low);
+    // Low confidence caps a high gain at medium.
+    std::vector<Finding> g = {finding("sync", ScopeKind::Phase, "decode", 0.34, std::nullopt, Severity::Medium)};
+    g[0].confidence.value = 0.3;
+    apply_ledger(g, scopes, rules);
+    EXPECT_EQ(g[0].severity, Severity::Medium);
+    // A check keeps its severity whatever its gain.
+    EXPECT_EQ(ledger_severity(Severity::High, 0.0, 0.9, true, true), Severity::High);
 }

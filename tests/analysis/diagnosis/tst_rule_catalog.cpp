@@ -41,7 +41,9 @@ Metrics healthy(ScopeKind k)
                 {"comm_ranks", 2}, {"collectives_matched", 100}, {"collective_skew_mean_ns", 2e3},
                 {"collective_skew_max_ns", 1e4}, {"straggler_rank", 1}, {"straggler_makes_others_wait", 0},
                 {"straggler_last_fraction", 0.5}, {"straggler_wait_ns", 2e5}, {"straggler_exposed_wait_ns", 1e5},
-                {"straggler_exposed_wait_fraction", 1e-4}, {"graph_fraction", 0}, {"prefill_compute_bound", 0},
+                {"straggler_exposed_wait_fraction", 1e-4}, {"moe_detected", 0}, {"moe_gemm_ns", 0},
+                {"moe_routing_ns", 0}, {"moe_fraction", 0}, {"moe_experts", 0}, {"moe_top_k", 0},
+                {"graph_fraction", 0}, {"prefill_compute_bound", 0},
                 {"dependency_wait_ns", 0}, {"dependency_wait_fraction", 0}, {"max_gap_fraction", 0.001},
                 {"sync_dependency_overlap_ns", 0}};
     case ScopeKind::Device:
@@ -73,6 +75,10 @@ Metrics healthy(ScopeKind k)
                 {"shared_bank_conflict_ratio", 0.01}, {"stall_memory_dependency_fraction", 0.2},
                 {"sm_throughput_pct", 85}, {"memory_throughput_pct", 40}, {"waves_per_sm", 4},
                 {"time_fraction", 0.1}, {"wall_fraction", 0.08}};
+    case ScopeKind::HostCause:
+        return {{"trace_wall_ns", 1e9}, {"idle_ns", 1e6}, {"idle_fraction", 0.001}, {"host_ns", 2e6},
+                {"before_gpu_ns", 0}, {"count", 3}, {"is_compilation", 0}, {"is_autotuning", 0},
+                {"is_module_loading", 0}, {"is_allocator", 0}};
     }
     return {};
 }
@@ -119,6 +125,8 @@ const std::vector<Trigger>& triggers()
          {{"h2d_fraction", 0.3}, {"h2d_overlap_fraction", 0.1}, {"h2d_ns", 3e8}, {"weights_detected", 1}}},
         {"h2d-copy-exposed", {{"h2d_overlap_fraction", 0.1}, {"h2d_ns", 1e8}, {"h2d_loop_exposed_ns", 9e7}}},
         {"elementwise-fusion", {{"elementwise_copy_fraction", 0.6}, {"elementwise_copy_ns", 5e8}}},
+        {"moe-experts-dominate", {{"moe_detected", 1}, {"moe_fraction", 0.7}, {"moe_gemm_ns", 6e8}, {"moe_routing_ns", 5e7},
+                                  {"moe_experts", 32}, {"moe_top_k", 4}}},
         {"weight-streaming-low-cache-hit", {{"layer_cache_hit_rate", 0.2}}},
         {"roofline-low-efficiency", {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}}},
         {"theory-vs-measurement", {{"retest_measured_ns", 4.5e6}, {"retest_delta_fraction", -0.5}, {"retest_abs_delta_fraction", 0.5}}},
@@ -132,6 +140,10 @@ const std::vector<Trigger>& triggers()
         {"ncu-latency-bound-stalls", {{"stall_memory_dependency_fraction", 0.7}}},
         {"ncu-sol-latency", {{"sm_throughput_pct", 30}, {"memory_throughput_pct", 35}}},
         {"ncu-small-grid", {{"sm_throughput_pct", 20}, {"memory_throughput_pct", 25}, {"waves_per_sm", 0.4}}},
+        {"host-jit-compilation", {{"is_compilation", 1}, {"idle_ns", 3e8}, {"idle_fraction", 0.3}, {"host_ns", 3.1e8}}},
+        {"host-autotuning", {{"is_autotuning", 1}, {"idle_ns", 5e7}, {"idle_fraction", 0.05}, {"host_ns", 6e7}}},
+        {"host-module-loading", {{"is_module_loading", 1}, {"idle_ns", 2e7}, {"idle_fraction", 0.02}, {"count", 12}}},
+        {"host-allocator-stalls", {{"is_allocator", 1}, {"idle_ns", 3e7}, {"idle_fraction", 0.03}, {"count", 400}}},
     };
     return t;
 }
@@ -151,7 +163,7 @@ std::vector<MetricScope> healthy_scopes()
 {
     std::vector<MetricScope> v;
     for (auto k : {ScopeKind::Trace, ScopeKind::Device, ScopeKind::Phase, ScopeKind::OpClass, ScopeKind::Kernel,
-                   ScopeKind::NcuLaunch})
+                   ScopeKind::NcuLaunch, ScopeKind::HostCause})
         v.push_back(scope_of(k, {}));
     return v;
 }

@@ -219,13 +219,19 @@ TEST(KinetoReader, ModernSchemaMapsEveryCategory)
     EXPECT_EQ(t.syncs.api[0], 2);
     EXPECT_EQ(t.syncs.stream[0], 7u);
 
-    // cpu_op and user_annotation become ranges (python_function is skipped); the annotation encloses the op.
-    ASSERT_EQ(t.ranges.size(), 2u);
+    // cpu_op, user_annotation and python_function become ranges; the annotation encloses the op and the Python
+    // frame (same start, shorter: inside it), and the frame is still open when the op starts.
+    ASSERT_EQ(t.ranges.size(), 3u);
     for (size_t i = 0; i < t.ranges.size(); ++i) {
         if (t.ranges.kind[i] == RangeKind::CpuOp) {
             EXPECT_EQ(t.str(t.ranges.name[i]), "aten::mm");
             EXPECT_EQ(t.ranges.start[i], 999500);
             EXPECT_EQ(t.ranges.end[i], 1019750);
+            EXPECT_EQ(t.ranges.depth[i], 2u);
+        } else if (t.ranges.kind[i] == RangeKind::PythonFunction) {
+            EXPECT_EQ(t.str(t.ranges.name[i]), "x.py(1): f");
+            EXPECT_EQ(t.ranges.start[i], 999000);
+            EXPECT_EQ(t.ranges.end[i], 1000000);
             EXPECT_EQ(t.ranges.depth[i], 1u);
         } else {
             EXPECT_EQ(t.ranges.kind[i], RangeKind::UserAnnotation);
@@ -456,7 +462,8 @@ TEST(KinetoReader, LongIntegersAreReadAsSimdjsonReadsThem)
 {
     // Integers of 19 and 20 digits where integers are read (a real ROCm trace has 9223372036854775800): the one pass
     // leaves them to simdjson, without overflowing on the way (UBSan caught the first version in the fuzzer), and
-    // the trace is the one the simdjson path builds from the same events.
+    // the trace is the one the simdjson path builds from the same events. A correlation of 20 digits is beyond any
+    // 64-bit integer: that event is skipped and counted, the same way on both paths.
     const std::string events = R"J({"traceEvents": [
   {"ph": "X", "cat": "kernel", "name": "k", "pid": 9223372036854775800, "tid": 7, "ts": 10, "dur": 5, "args": {"correlation": 49371111111111111111, "device": 0, "stream": 7, "grid": [12345678901234567890, 1, 1]}},
   {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 8, "dur": 1, "args": {"correlation": 1234567890123456789, "External id": 999999999999999999}},
@@ -465,8 +472,14 @@ TEST(KinetoReader, LongIntegersAreReadAsSimdjsonReadsThem)
     const std::string slow = everyEventTheSimdjsonWay(events);
     ASSERT_NE(slow, events);
     const Trace a = read_string("long.json", events), b = read_string("long.json", slow);
-    ASSERT_EQ(a.kernels.size(), 2u);
-    ASSERT_EQ(b.kernels.size(), 2u);
+    ASSERT_EQ(a.kernels.size(), 1u);
+    ASSERT_EQ(b.kernels.size(), 1u);
+    for (const Trace* t : {&a, &b}) {
+        bool counted = false;
+        for (const auto& w : t->meta.warnings)
+            counted |= w.find("1 event skipped for args.correlation that is not an integer in range") != std::string::npos;
+        EXPECT_TRUE(counted);
+    }
     KinetoWriteOptions opt;
     opt.gzip = false;
     write_kineto_json(a, scratch() + "/long_fast_out.json", opt);

@@ -111,7 +111,7 @@ Expected expected_from_dom(const json& doc)
                 x.runtime_correlations.insert(args["correlation"].get<int64_t>());
         } else if (cat == "cuda_sync") {
             ++x.syncs;
-        } else if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation") {
+        } else if (cat == "cpu_op" || cat == "Operator" || cat == "user_annotation" || cat == "python_function") {
             ++x.cpu_ranges;
         } else if (cat == "gpu_user_annotation") {
             ++x.gpu_ranges;

@@ -343,9 +343,14 @@ TEST(NcuCrafted, DetailsPageWithSwappedLocale)
     NcuReadOptions o;
     o.decimal_separator = '.';
     const NcuReport forced = read_ncu(fixture("details_locale_de.csv"), o);
-    // With '.' forced, "10,24" reads as ten hundred twenty-four and "1.234.567" is no number at all.
-    EXPECT_DOUBLE_EQ(num(forced.launches[0], "dram__cycles_elapsed.avg.per_second"), 1024e9);
+    // With '.' forced, "10,24" is a misplaced digit group (not ten hundred twenty-four, as "1,2,3" is not 123) and
+    // "1.234.567" is no number at all; both are counted in the warning.
+    EXPECT_FALSE(forced.launches[0].number("dram__cycles_elapsed.avg.per_second").has_value());
     EXPECT_FALSE(forced.launches[0].number("gpc__cycles_elapsed.max").has_value());
+    bool warned = false;
+    for (const auto& w : forced.warnings)
+        warned |= w.find("with misplaced digit-group or decimal separators were not read as numbers") != std::string::npos;
+    EXPECT_TRUE(warned);
 }
 
 TEST(NcuCrafted, BadFilesGiveClearErrors)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -70,7 +71,7 @@ TEST(OpClasses, RealNamesFromTheSharedTraces)
         {"void flashinfer::sampling::TopKTopPSamplingFromProbKernel<1024u, (cub::BlockScanAlgorithm)0, 4u, false, float, int>(float*)", "sampling"},
         {"void vllm::moe::topkGatingSoftmax<8, 128, 4, 16, int>(float const*)", "moe_routing"},
         {"void vllm::moe::moe_align_block_size_kernel<int>(int const*)", "moe_routing"},
-        {"fused_moe_kernel", "gemm"},
+        {"fused_moe_kernel", "moe_gemm"},
         {"matmul_kernel_persistent", "gemm"},
         {"triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0", "norm"},
         {"triton_poi_fused_add_1", "elementwise"},
@@ -235,9 +236,11 @@ TEST(OpClasses, InductorTritonKernelsInTheSharedTraces)
     EXPECT_NE(framework_of(c, "triton_helper"), "PyTorch Inductor (2.0 names)");
 }
 
-// FlashInfer and MoE grouped GEMMs. None of the traces in shared/data runs FlashInfer or an MoE model, so these are
-// the kernel names as the libraries' sources declare them (flashinfer/attention/prefill.cuh, decode.cuh,
-// cascade.cuh; vLLM fused_moe.py and csrc/moe; TensorRT-LLM moe_gemm; CUTLASS grouped GEMM; AITER fmoe).
+// FlashInfer and MoE expert GEMMs and routing. None of the traces in shared/data runs FlashInfer, so these are the
+// kernel names as the libraries' sources declare them (flashinfer/attention/prefill.cuh, decode.cuh, cascade.cuh;
+// vLLM fused_moe.py and csrc/moe; TensorRT-LLM moe_gemm; CUTLASS grouped GEMM; AITER fmoe); the triton_kernels MoE
+// names are those of the vLLM gpt-oss decode in shared/data (kineto/tracelens/vllm_decode_full). Expert GEMMs are
+// their own class (moe_gemm), apart from dense GEMMs, and their routing is moe_routing, not sampling.
 TEST(OpClasses, FlashInferAndMoeGroupedGemms)
 {
     const OpClassifier c = OpClassifier::load();
@@ -248,19 +251,83 @@ TEST(OpClasses, FlashInferAndMoeGroupedGemms)
         {"void flashinfer::BatchDecodeWithPagedKVCacheKernelMLA<(flashinfer::PosEncodingMode)0, 2u, 4u>(Params)", "attention", "FlashInfer"},
         {"void flashinfer::PersistentVariableLengthMergeStatesKernel<8u, 16u, 8u, 4u, __nv_bfloat16, __nv_bfloat16, int>(__nv_bfloat16*)", "attention", "FlashInfer (split-KV merge)"},
         {"void flashinfer::AppendPagedKVCacheKernel<128u, 8u, __nv_bfloat16, int>(flashinfer::paged_kv_t<__nv_bfloat16, int>)", "kv_cache", "FlashInfer"},
-        {"fused_moe_kernel", "gemm", "vLLM (Triton fused MoE)"},
-        {"fused_moe_kernel_gptq_awq", "gemm", "vLLM (Triton fused MoE)"},
-        {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > > > > >(Params)", "gemm", "CUTLASS 3 grouped GEMM (MoE)"},
-        {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_grouped_bf16_128x128_64x3_tn_align8>(Params)", "gemm", "CUTLASS 2 grouped GEMM (MoE)"},
-        {"void tensorrt_llm::kernels::cutlass_kernels::moe_gemm_kernel<__nv_bfloat16, __nv_bfloat16>(Params)", "gemm", "TensorRT-LLM / vLLM CUTLASS MoE GEMM"},
-        {"void grouped_gemm::CutlassGroupedGemm<__nv_bfloat16>(Params)", "gemm", "grouped GEMM (MoE)"},
+        {"fused_moe_kernel", "moe_gemm", "vLLM (Triton fused MoE)"},
+        {"fused_moe_kernel_gptq_awq", "moe_gemm", "vLLM (Triton fused MoE)"},
+        {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecialized<4, cute::tuple<cute::C<1>, cute::C<1>, cute::C<1> > > > > >(Params)", "moe_gemm", "CUTLASS 3 grouped GEMM (MoE)"},
+        {"void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_grouped_bf16_128x128_64x3_tn_align8>(Params)", "moe_gemm", "CUTLASS 2 grouped GEMM (MoE)"},
+        {"void tensorrt_llm::kernels::cutlass_kernels::moe_gemm_kernel<__nv_bfloat16, __nv_bfloat16>(Params)", "moe_gemm", "TensorRT-LLM / vLLM CUTLASS MoE GEMM"},
+        {"void grouped_gemm::CutlassGroupedGemm<__nv_bfloat16>(Params)", "moe_gemm", "grouped GEMM (MoE)"},
         {"void deep_gemm::fp8_gemm_kernel<128u, 128u, 128u>(Params)", "gemm", "DeepGEMM"},
-        {"void aiter::fmoe_bf16_g1u1_subGU_256(Params)", "gemm", "AITER fused MoE (asm)"},
+        {"void aiter::fmoe_bf16_g1u1_subGU_256(Params)", "moe_gemm", "AITER fused MoE (asm)"},
         {"void vllm::moe::moe_align_block_size_kernel<int>(int const*)", "moe_routing", "vLLM / SGLang"},
         {"void vllm::moe::topkGatingSoftmax<8, 128, 4, 16, int>(float const*)", "moe_routing", "vLLM"},
+        {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", "moe_gemm", "triton_kernels matmul_ogs (vLLM / SGLang gpt-oss)"},
+        {"_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1", "moe_gemm", "triton_kernels matmul_ogs (vLLM / SGLang gpt-oss)"},
+        {"_topk_forward", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_combined_routing_compute", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_combined_routing_memset", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_sum_bitmatrix_rows", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        {"_finalize_matmul_scatter_bf16", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
     };
     for (const auto& [name, cls, fw] : cases) {
         EXPECT_EQ(class_of(c, name), cls) << name;
         EXPECT_EQ(framework_of(c, name), fw) << name;
+    }
+}
+
+// A sequence pattern (kernel_classes.json: "after" a class, "within" N kernels on the stream): Hugging Face's gated
+// MLP runs silu(gate), the up GEMM, then a plain elementwise mul; that mul is the activation's. On stream 7: silu,
+// GEMM, mul (moved: the silu is 2 kernels back), add, mul (stays: no activation within 2), and on stream 8 a mul
+// right after a silu of stream 7 in time but not on its stream (stays). Totals follow the kernels, not the names.
+TEST(OpClasses, GatedMlpMulIsActivation)
+{
+    const char* silu = "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::silu_kernel"
+                       "(at::TensorIteratorBase&)::{lambda()#1}>(int)";
+    const char* mul = "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::BFloat16, "
+                      "c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<float> >, "
+                      "std::array<char*, 3ul> >(int)";
+    const char* add = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, "
+                      "std::array<char*, 3ul> >(int)";
+    Trace t;
+    t.meta.devices.push_back({});
+    auto k = [&](int64_t s, int64_t e, const char* name, uint32_t stream) {
+        const size_t r = t.kernels.append(s, e, t.strings.intern(name));
+        t.kernels.stream[r] = stream;
+    };
+    k(0, 10, silu, 7);
+    k(10, 50, "nvjet_tst_128x8_64x12_2x1_v_bz_TNT", 7);
+    k(50, 65, mul, 7);      // -> activation
+    k(65, 70, add, 7);
+    k(70, 80, mul, 7);      // stays elementwise
+    k(11, 19, mul, 8);      // other stream: stays
+    t.finish();
+    const OpClassifier c = OpClassifier::load();
+    const OpClassResult r = classify_ops(t, c);
+    const int act = c.class_index("activation"), elem = c.class_index("elementwise");
+    ASSERT_GE(act, 0);
+    ASSERT_GE(elem, 0);
+    EXPECT_EQ(class_of(c, mul), "elementwise");   // by name alone: elementwise
+    std::map<int64_t, int> cls;   // by start time (finish() may reorder rows)
+    for (size_t i = 0; i < t.kernels.size(); ++i)
+        cls[t.kernels.start[i]] = r.kernel_class[i];
+    EXPECT_EQ(cls[0], act);
+    EXPECT_EQ(cls[50], act);
+    EXPECT_EQ(cls[70], elem);
+    EXPECT_EQ(cls[11], elem);
+    const auto& a = r.classes[static_cast<size_t>(act)];
+    const auto& e = r.classes[static_cast<size_t>(elem)];
+    EXPECT_EQ(a.count, 2);
+    EXPECT_EQ(a.time_ns, 10 + 15);
+    EXPECT_EQ(e.count, 3);
+    EXPECT_EQ(e.time_ns, 5 + 10 + 8);
+
+    // A sequence pattern naming a class that does not exist is a clear error.
+    const std::string p = sl::test::scratch_dir("op_classes_seq") + "/bad.json";
+    std::ofstream(p) << R"({"classes":[{"id":"a"}],"patterns":[{"class":"a","match":"x","after":"nope"}]})";
+    try {
+        OpClassifier::load(p);
+        ADD_FAILURE() << "no error";
+    } catch (const TraceError& err) {
+        EXPECT_NE(std::string(err.what()).find("after"), std::string::npos) << err.what();
     }
 }

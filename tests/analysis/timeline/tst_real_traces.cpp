@@ -114,6 +114,38 @@ TEST(RealTraces, WhatAHumanSees)
         }
         EXPECT_FALSE(a.workload.evidence.empty());
 
+        // MoE: what the table says a reader sees (experts and top-k where it names them).
+        if (e.contains("moe")) {
+            EXPECT_EQ(a.workload.moe.detected, e["moe"].get<bool>());
+            if (e.contains("moe_experts")) {
+                EXPECT_EQ(a.workload.moe.experts, e["moe_experts"].get<int64_t>());
+            }
+            if (e.contains("moe_top_k")) {
+                EXPECT_EQ(a.workload.moe.top_k, e["moe_top_k"].get<int64_t>());
+            }
+        }
+        // A replay with its capture beside it: the capture_traces/ folder is found and joined (every replayed kernel
+        // matched to its twin), never merged as a rank.
+        if (e.contains("capture_trace")) {
+            ASSERT_FALSE(a.workload.captures.empty()) << "the capture beside the trace was not joined";
+            const auto& c = a.workload.captures.front();
+            EXPECT_TRUE(c.used);
+            EXPECT_EQ(c.source, "beside");
+            EXPECT_NE(c.path.find(e["capture_trace"].get<std::string>()), std::string::npos) << c.path;
+            EXPECT_EQ(c.kernels_matched, c.kernels_replayed);
+            EXPECT_EQ(a.workload.graph_kernels_joined, a.workload.graph_kernels);
+            EXPECT_EQ(t.meta.world_size, 1);
+            for (const auto& d : t.meta.devices)
+                EXPECT_EQ(d.rank, 0);
+        }
+        // The trace of a graph capture says what it is.
+        if (e.contains("role") && e["role"] == "capture") {
+            bool said = false;
+            for (const auto& w : a.workload.warnings)
+                said = said || w.code == "graph_capture_trace";
+            EXPECT_TRUE(said) << "a capture trace not recognised as one";
+        }
+
         // The GPU vendor, and the spec-database row every device is identified as (by name, else its properties:
         // an AMD device with an empty or generic name, or properties listed under another device id).
         if (e.contains("vendor")) {
@@ -182,12 +214,16 @@ TEST(RealTraces, WhatAHumanSees)
             EXPECT_LT(j["trace"]["gpu_utilization"].get<double>(), 1.0);
         }
         EXPECT_EQ(j["workload"]["kind"], e["kind"]);
-        // cpu_op events are CPU operators, not NVTX ranges.
-        int64_t cpu_ops = 0;
-        for (size_t i = 0; i < t.ranges.size(); ++i)
+        // cpu_op events are CPU operators and python_function events Python frames, neither NVTX ranges.
+        int64_t cpu_ops = 0, python = 0;
+        for (size_t i = 0; i < t.ranges.size(); ++i) {
             cpu_ops += t.ranges.kind[i] == RangeKind::CpuOp;
+            python += t.ranges.kind[i] == RangeKind::PythonFunction;
+        }
         EXPECT_EQ(j["trace"]["cpu_ops"].get<int64_t>(), cpu_ops);
-        EXPECT_EQ(j["trace"]["nvtx_ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - cpu_ops);
+        EXPECT_EQ(j["trace"]["python_functions"].get<int64_t>(), python);
+        EXPECT_EQ(j["trace"]["nvtx_ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - cpu_ops - python);
+        EXPECT_EQ(j["trace"]["ranges"].get<int64_t>(), static_cast<int64_t>(t.ranges.size()) - python);
 
         // Serving steps (the entries that list them): each step's kind and batch composition as its annotation
         // states it, in order.
@@ -268,4 +304,45 @@ TEST(RealTraces, WhatAHumanSees)
     }
     EXPECT_EQ(checked, static_cast<int>(tab["traces"].size())) << "a listed trace is missing from shared data";
     std::printf("checked %d real traces against tests/data/real_traces.json\n", checked);
+}
+
+// The trace of a graph capture given beside its replay (two inputs, as a user would try) is joined to the replay, not
+// merged as rank 1: the replay's kernels stay the only kernels, every replayed kernel gets its twin's CPU op.
+TEST(RealTraces, CaptureTraceGivenAsInputIsJoinedNotARank)
+{
+    const auto dir = sl::test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
+    int checked = 0;
+    const json tab = table();
+    for (const auto& e : tab["traces"]) {
+        if (!e.contains("capture_of"))
+            continue;
+        const std::string capture = *dir + "/" + e["file"].get<std::string>();
+        const std::string replay = *dir + "/" + e["capture_of"].get<std::string>();
+        if (!std::filesystem::exists(capture) || !std::filesystem::exists(replay))
+            continue;
+        SCOPED_TRACE(e["file"].get<std::string>());
+        LoadOptions lo;
+        lo.find_captures = false;   // only what is given
+        const Trace alone = load_workspace({replay}, lo);
+        const Trace both = load_workspace({replay, capture}, lo);
+        EXPECT_EQ(both.kernels.size(), alone.kernels.size());
+        EXPECT_EQ(both.meta.devices.size(), alone.meta.devices.size());
+        for (const auto& d : both.meta.devices)
+            EXPECT_EQ(d.rank, 0);
+        ASSERT_EQ(both.meta.captures.size(), 1u);
+        EXPECT_EQ(both.meta.captures[0].source, "input");
+        EXPECT_TRUE(both.meta.captures[0].used);
+        EXPECT_EQ(both.meta.captures[0].kernels_matched, both.meta.captures[0].kernels_replayed);
+        EXPECT_GT(both.graph_ops.size(), 0u);
+        EXPECT_EQ(alone.graph_ops.size(), 0u);
+        // The order of the inputs does not matter.
+        const Trace swapped = load_workspace({capture, replay}, lo);
+        EXPECT_EQ(swapped.kernels.size(), alone.kernels.size());
+        EXPECT_EQ(swapped.graph_ops.size(), both.graph_ops.size());
+        ++checked;
+    }
+    if (checked == 0)
+        GTEST_SKIP() << "no capture trace with its replay in shared data";
 }

@@ -1,0 +1,316 @@
+// The assembled workbench window (app/gui/main_window.cpp, linked as the sightline_workbench library): who owns the
+// keyboard after a trace is opened through File › Open's dialog (driven as a user drives it: Ctrl+O, the path typed
+// into the dialog, Enter) and from the command line (MainWindow::openFiles, what main() calls), and the share of the
+// window's height the timeline gets at 1280×720 and 1920×1080, fresh and restored from the other size.
+//
+// The keys go through the window (QTest on its QWindow: the application's shortcut map, then the focus widget), as
+// a user's keys do. Before the fix, after Ctrl+O the W keys went into the Kernels tab's filter field, hidden behind
+// the Findings tab, and Ctrl+E did nothing.
+#include <QAbstractItemView>
+#include <QApplication>
+#include <QCompleter>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+#include <cmath>
+#include <functional>
+
+#include "analysis/io/kineto_writer.h"
+#include "analysis/io/synthetic.h"
+#include "main_window.h"
+#include "model/job_runner.h"
+#include "widgets/summary_table_view.h"
+#include "widgets/timeline_view.h"
+
+using namespace sl;
+
+namespace {
+
+QString tmpDir()
+{
+    const QByteArray d = qgetenv("SIGHTLINE_TEST_TMP");
+    const QString dir = (d.isEmpty() ? QDir::tempPath() : QString::fromLocal8Bit(d)) + QStringLiteral("/main_window");
+    QDir().mkpath(dir);
+    return dir;
+}
+
+// A small decode trace written as Kineto JSON (so the open goes through the real reader).
+QString sampleTrace()
+{
+    const QString path = tmpDir() + QStringLiteral("/decode.json");
+    if (!QFileInfo::exists(path)) {
+        SynthOptions o = synth_preset("decode");
+        o.decode_steps = 12;
+        write_kineto_json(make_synthetic_trace(o), path.toStdString());
+    }
+    return path;
+}
+
+// Runs `handle` on the next modal dialog of type D once it is up (polled, so it also works inside the dialog's own
+// event loop); returns a flag that says it ran.
+template <class D>
+std::shared_ptr<bool> onNextDialog(std::function<void(D*)> handle)
+{
+    auto done = std::make_shared<bool>(false);
+    auto* timer = new QTimer;
+    timer->setInterval(20);
+    auto tries = std::make_shared<int>(0);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, handle, done, tries] {
+        if (qEnvironmentVariableIsSet("TST_DEBUG"))
+            qDebug() << "modal" << QApplication::activeModalWidget() << QApplication::activeWindow();
+        if (auto* d = qobject_cast<D*>(QApplication::activeModalWidget())) {
+            timer->stop();
+            timer->deleteLater();
+            *done = true;
+            handle(d);
+        } else if (++*tries > 500) {
+            timer->stop();
+            timer->deleteLater();
+        }
+    });
+    timer->start();
+    return done;
+}
+
+SummaryTableView* kernelsTable(MainWindow& w)
+{
+    for (auto* t : w.findChildren<SummaryTableView*>())
+        if (t->filterEdit())
+            return t;
+    return nullptr;
+}
+
+void press(MainWindow& w, Qt::Key key, Qt::KeyboardModifiers mods = Qt::NoModifier)
+{
+    QTest::keyClick(w.windowHandle(), key, mods);
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+
+    // A closed dialog leaves the main window inactive on the offscreen platform (no window manager gives it back):
+    // activate it as the window manager does. Which widget then has the keys is the window's own focus widget,
+    // what the fix sets (before it, the hidden filter field of the Kernels tab).
+    static void reactivate(MainWindow& w)
+    {
+        if (QApplication::activeWindow() == &w)
+            return;
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+    }
+
+    void clearSettings()
+    {
+        QSettings s;
+        s.clear();
+        s.sync();
+    }
+
+    // W zooms the timeline three times and Ctrl+E opens the export dialog: the keys reach them through the window.
+    void keysReachTheTimeline(MainWindow& w)
+    {
+        TimelineView* t = w.timeline();
+        QVERIFY(t->index());
+        reactivate(w);
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(t));
+        const timeline::Window before = t->window();
+        for (int i = 0; i < 3; ++i)
+            press(w, Qt::Key_W);
+        const double ratio = double(t->window().duration()) / double(before.duration());
+        QVERIFY2(std::fabs(ratio - 0.7 * 0.7 * 0.7) < 0.01, qPrintable(QString::number(ratio)));
+        // Nothing went to the hidden Kernels filter (it would have emptied the table).
+        SummaryTableView* kernels = kernelsTable(w);
+        QVERIFY(kernels);
+        QVERIFY2(kernels->filterEdit()->text().isEmpty(), qPrintable(kernels->filterEdit()->text()));
+        QString title;
+        const auto seen = onNextDialog<QFileDialog>([&title](QFileDialog* d) {
+            title = d->windowTitle();
+            d->reject();
+        });
+        press(w, Qt::Key_E, Qt::ControlModifier);
+        QTRY_VERIFY(*seen);
+        QCOMPARE(title, MainWindow::tr("Export Report"));
+        // Closing the dialog gives the keys back to the timeline.
+        QCOMPARE(w.focusWidget(), static_cast<QWidget*>(t));
+        reactivate(w);
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(t));
+        const int64_t d = t->window().duration();
+        press(w, Qt::Key_S);
+        QVERIFY(t->window().duration() > d);
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QApplication::setOrganizationName(QStringLiteral("SightlineTest"));
+        QApplication::setApplicationName(QStringLiteral("tst_main_window"));
+        qApp->setProperty("sightlineNoDialogs", true);   // no message boxes (a failed load would block)
+    }
+
+    void init() { clearSettings(); }
+
+    // File › Open: Ctrl+O, the path typed into the dialog's file name field, Enter. The Kernels filter had the
+    // keyboard before (the user typed there, then raised the Findings tab over it): after the open, the timeline
+    // has it, W zooms and Ctrl+E exports.
+    void openThroughTheDialogGivesTheTimelineTheKeys()
+    {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        SummaryTableView* kernels = kernelsTable(w);
+        QVERIFY(kernels);
+        w.raisePane(QStringLiteral("kernels"));
+        kernels->filterEdit()->setFocus();
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(kernels->filterEdit()));
+        w.raisePane(QStringLiteral("findings"));
+        QTRY_VERIFY(kernels->filterEdit()->visibleRegion().isEmpty());
+
+        const QString path = sampleTrace();
+        QSignalSpy finished(&w, &MainWindow::jobFinished);
+        const auto typed = onNextDialog<QFileDialog>([path](QFileDialog* d) {
+            auto* name = d->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+            if (qEnvironmentVariableIsSet("TST_DEBUG"))
+                qDebug() << "file dialog" << d << name << d->findChildren<QLineEdit*>();
+            QVERIFY(name);
+            // The path as pasted into the field (typed key by key, QFileDialog follows each "/" into the folder
+            // and the completer rewrites the text as it goes).
+            name->setFocus();
+            name->setText(path);
+            // The file name completer's popup (if it opened) would take the Enter: close it first, as Esc would.
+            if (name->completer() && name->completer()->popup() && name->completer()->popup()->isVisible())
+                name->completer()->popup()->hide();
+            QTest::keyClick(name, Qt::Key_Return);
+            if (qEnvironmentVariableIsSet("TST_DEBUG"))
+                qDebug() << "after Enter: visible" << d->isVisible() << "text" << name->text() << d->selectedFiles();
+        });
+        press(w, Qt::Key_O, Qt::ControlModifier);
+        QTRY_VERIFY(*typed);
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(finished.first().first().toBool(), true);
+        QCOMPARE(w.document()->paths(), QStringList{QFileInfo(path).absoluteFilePath()});
+        keysReachTheTimeline(w);
+    }
+
+    // The command line: main() shows the window, then opens the files.
+    void openFromTheCommandLineGivesTheTimelineTheKeys()
+    {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy finished(&w, &MainWindow::jobFinished);
+        w.openFiles({sampleTrace()});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        keysReachTheTimeline(w);
+    }
+
+    // Keys sent to a widget that is not on screen go to the timeline, and do not stop a menu shortcut.
+    void hiddenFieldsTakeNoKeys()
+    {
+        MainWindow w;
+        w.resize(1280, 720);
+        w.show();
+        w.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&w));
+        QSignalSpy finished(&w, &MainWindow::jobFinished);
+        w.openFiles({sampleTrace()});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        SummaryTableView* kernels = kernelsTable(w);
+        w.raisePane(QStringLiteral("kernels"));
+        kernels->filterEdit()->setFocus();
+        QTRY_COMPARE(QApplication::focusWidget(), static_cast<QWidget*>(kernels->filterEdit()));
+        // On screen and focused: the field takes the typing.
+        press(w, Qt::Key_G);
+        QCOMPARE(kernels->filterEdit()->text(), QStringLiteral("g"));
+        kernels->filterEdit()->clear();
+        w.raisePane(QStringLiteral("findings"));
+        QTRY_VERIFY(kernels->filterEdit()->visibleRegion().isEmpty());
+        const int64_t d = w.timeline()->window().duration();
+        press(w, Qt::Key_W);
+        QVERIFY(kernels->filterEdit()->text().isEmpty());
+        QVERIFY(w.timeline()->window().duration() < d);
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w.timeline()));
+    }
+
+    // The first view gives the timeline at least half the window's height at 1280×720 and 1920×1080, and keeps it
+    // when the layout saved at one size is restored at the other.
+    void timelineGetsHalfTheHeight_data()
+    {
+        QTest::addColumn<QSize>("first");
+        QTest::addColumn<QSize>("second");
+        QTest::newRow("1280x720 then 1920x1080") << QSize(1280, 720) << QSize(1920, 1080);
+        QTest::newRow("1920x1080 then 1280x720") << QSize(1920, 1080) << QSize(1280, 720);
+    }
+    void timelineGetsHalfTheHeight()
+    {
+        QFETCH(QSize, first);
+        QFETCH(QSize, second);
+        for (const QSize& size : {first, second}) {
+            MainWindow w;
+            w.resize(size);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QCOMPARE(w.size(), size);
+            QSignalSpy finished(&w, &MainWindow::jobFinished);
+            w.openFiles({sampleTrace()});
+            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+            QTest::qWait(300);
+            if (qEnvironmentVariableIsSet("TST_DEBUG"))
+                qDebug().noquote() << w.layoutReport();
+            QTRY_VERIFY2(w.timeline()->height() >= size.height() / 2,
+                         qPrintable(QStringLiteral("timeline %1 px of %2").arg(w.timeline()->height()).arg(size.height())));
+            // Not more than the bottom panes can give: the raised one (Findings) keeps its minimum.
+            auto* findings = w.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+            QVERIFY(findings && findings->isVisible());
+            QVERIFY(findings->height() >= findings->minimumHeight());
+            w.close();   // saves the layout the next window restores
+        }
+    }
+
+    // A layout the user arranged (automatic layout off) and saved at 1920×1080 keeps its proportions when restored
+    // at 1280×720: the bottom pane's share of the height, not its pixels (which would leave the timeline 2–3 lanes).
+    void userLayoutRestoredToScale()
+    {
+        int findingsAt1080 = 0, timelineAt1080 = 0;
+        {
+            MainWindow w;
+            w.resize(1920, 1080);
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QSignalSpy finished(&w, &MainWindow::jobFinished);
+            w.openFiles({sampleTrace()});
+            QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+            QTest::qWait(200);
+            w.setAutomaticLayout(false);   // what dragging a splitter does
+            auto* findings = w.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+            w.resizeDocks({findings}, {320}, Qt::Vertical);
+            QTRY_VERIFY(std::abs(findings->height() - 320) < 40);
+            findingsAt1080 = findings->height();
+            timelineAt1080 = w.timeline()->height();
+            w.close();
+        }
+        MainWindow w;
+        QVERIFY(!w.automaticLayout());
+        w.resize(1280, 720);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* findings = w.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+        const int want = findingsAt1080 * 720 / 1080;
+        QTRY_VERIFY2(std::abs(findings->height() - want) <= 12,
+                     qPrintable(QStringLiteral("Findings %1 px, %2 px at 1080 -> %3 expected").arg(findings->height()).arg(findingsAt1080).arg(want)));
+        QVERIFY(w.timeline()->height() * 1080 >= timelineAt1080 * 720 * 8 / 10);
+    }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"
