@@ -524,6 +524,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
                                {"min_capture_ns", std::to_string(o.min_capture_ns)},
                                {"min_kernels", std::to_string(o.min_kernels)},
                                {"short_of", too_brief && too_few ? "both" : too_brief ? "time" : "kernels"}}});
+    }
     // Graph replay: the capture joined, or how much ran without CPU ops and shapes, and how to record them.
     for (const auto& c : r.captures) {
         if (!c.used)
