@@ -2,11 +2,18 @@
 # Writes docs/cli.md from the programs' own --help, so the reference cannot drift from what the CLI accepts (the man
 # pages come from the same text, packaging/linux/make-man.sh). Rerun after a command or option changes:
 #   packaging/make-cli-doc.sh [BUILD_DIR=build/dev] [OUT=docs/cli.md]
+# --check writes nothing and fails, with the difference, when docs/cli.md is not what the build's --help gives
+# (ctest packaging_cli_doc_current):
+#   packaging/make-cli-doc.sh --check BUILD_DIR
 set -euo pipefail
+check=0
+if [ "${1:-}" = "--check" ]; then check=1; shift; fi
 cd "$(dirname "$0")/.."
 build="${1:-build/dev}"
 out="${2:-docs/cli.md}"
 cli="$build/app/sightline-cli"
+# Under a sanitizer build the help text is the same; a leak report at exit (Qt's font caches) must not fail it.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 gui="$build/app/sightline"
 [ -x "$cli" ] || { echo "make-cli-doc.sh: no $cli (build the sightline-cli target first)" >&2; exit 2; }
 top=$("$cli" --help)
@@ -66,10 +73,19 @@ a refusal or an HTTP error leaves them as they were (`review.status` is `failed`
 EOF
   if [ -x "$gui" ]; then
     printf '\n## `sightline`, the workbench\n\n```text\n'
-    QT_QPA_PLATFORM=offscreen "$gui" --help 2>/dev/null | sed 's|^Usage: [^ ]*/sightline |Usage: sightline |' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
+    { QT_QPA_PLATFORM=offscreen "$gui" --help 2>/dev/null || true; } |
+      sed 's|^Usage: [^ ]*/sightline |Usage: sightline |' | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}'
     printf '```\n\nThe panes, menus and keys: [user-guide.md](user-guide.md).\n'
   fi
 } > "$tmp"
+if [ "$check" = 1 ]; then
+  if ! diff -u "$out" "$tmp"; then
+    echo "$out is not what $cli --help says: run packaging/make-cli-doc.sh $build and commit $out" >&2
+    exit 1
+  fi
+  echo "$out matches --help"
+  exit 0
+fi
 mv "$tmp" "$out"
 trap - EXIT
 echo "$out: $(wc -l < "$out") lines, $(printf '%s\n' $commands | wc -l) commands"
