@@ -7,7 +7,8 @@ random bf16 weights, a static KV cache. Modes:
 
   prefill       batch --prefill-batch, --prompt tokens, one forward per profiler step
   decode-eager  batch --batch, one token per step, every kernel launched from Python (as HF generate does)
-  decode-graph  the same decode step captured once in a CUDA graph and replayed (as vLLM / SGLang do)
+  decode-graph  the same decode step captured once in a CUDA graph and replayed (as vLLM / SGLang do); the capture
+                is profiled too, into DIR/capture_traces/ with execution_details.json (as vLLM and SGLang keep it)
 
 Each profiled mode writes DIR/<mode>.pt.trace.json.gz through torch.profiler (CPU + CUDA, record_shapes=True,
 ProfilerStep#N per step), and config.json (Hugging Face format) describes the model for Sightline's Roofline.
@@ -196,6 +197,30 @@ def profiler(args, steps, warmup):
                    schedule=schedule(wait=1, warmup=warmup, active=steps, repeat=1))
 
 
+def profiler_plain(args):
+    """A profiler with no schedule: it records everything between start() and stop() (the graph's capture)."""
+    from torch.profiler import ProfilerActivity, profile
+    acts = [ProfilerActivity.CPU]
+    if args.device == "cuda":
+        acts.append(ProfilerActivity.CUDA)
+    return profile(activities=acts, record_shapes=True, with_modules=True)
+
+
+def save_capture(prof, out_dir, batch):
+    cdir = os.path.join(out_dir, "capture_traces")
+    os.makedirs(cdir, exist_ok=True)
+    name = f"capture_{batch}_FULL.pt.trace.json"
+    raw = os.path.join(cdir, name)
+    prof.export_chrome_trace(raw)
+    with open(raw, "rb") as f, gzip.open(raw + ".gz", "wb", compresslevel=9) as z:
+        shutil.copyfileobj(f, z)
+    os.remove(raw)
+    with open(os.path.join(cdir, "execution_details.json"), "w") as f:
+        json.dump([{"file": name + ".gz", "batch_size": batch, "mode": "FULL"}], f, indent=2)
+        f.write("\n")
+    print(f"capture: wrote {raw}.gz ({os.path.getsize(raw + '.gz')} bytes)", flush=True)
+
+
 def save(prof, out_dir, mode):
     raw = os.path.join(out_dir, mode + ".pt.trace.json")
     prof.export_chrome_trace(raw)
@@ -278,8 +303,18 @@ def run_decode(args, model, graph, mode=None, stop_check=False):
                 step()
         torch.cuda.current_stream().wait_stream(s)
         g = torch.cuda.CUDAGraph()
+        # The capture itself under the profiler, as vLLM (--profiler-config.capture_torch_profiler) and SGLang
+        # (--enable-profile-cuda-graph) record it: DIR/capture_traces/<file> with an execution_details.json naming
+        # each capture's batch and mode, beside the replay trace, so the replayed kernels can be joined to the CPU
+        # ops and shapes that launched them at capture.
+        cap = None if args.no_profile else profiler_plain(args)
+        if cap:
+            cap.start()
         with torch.cuda.graph(g):
             nxt = step()
+        if cap:
+            cap.stop()
+            save_capture(cap, args.out, args.batch)
         run = lambda: (g.replay(), nxt)[1]                        # noqa: E731
     else:
         run = step

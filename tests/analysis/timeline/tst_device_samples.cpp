@@ -331,3 +331,50 @@ TEST(DeviceSamples, TheReportRooflineDrawsNoPointAboveTheRoof)
         EXPECT_GT(points, 0);
     }
 }
+
+// An NVIDIA graph replay with the trace of its capture beside it (tests/data/device/graph-capture, recorded on an
+// H200 by record_samples.py --mode decode-graph): CUDA's capture trace names no kernel on its launch calls (ROCm's
+// do), so every replayed kernel is joined to its captured launch by position. The capture_traces/ folder is found
+// beside the trace, all 16 x 384 replayed kernels inherit their CPU op, and every decode GEMM shape is measured —
+// the same calls, kernels and TFLOP/s as oracle_gemm.py, which joins the two raw files by position with nothing but
+// Python's json module.
+TEST(DeviceSamples, NvidiaGraphReplayJoinsItsCaptureByPosition)
+{
+    const std::string dir = sample("graph-capture");
+    PipelineOptions po;
+    po.roofline.model = sample("config.json");
+    po.rule_dirs = {sl::test::source_dir() + "/resources/rules"};
+    const PipelineResult r = run_pipeline({dir + "/decode-graph.pt.trace.json.gz"}, po);
+    const WorkloadResult& w = r.analysis.workload;
+    ASSERT_EQ(w.captures.size(), 1u);
+    EXPECT_TRUE(w.captures[0].used);
+    EXPECT_EQ(w.captures[0].source, "beside");
+    EXPECT_EQ(w.captures[0].batch_size, 8);
+
+    std::ifstream in(dir + "/oracle_gemm.json");
+    ASSERT_TRUE(in) << "oracle_gemm.json";
+    const nlohmann::json oracle = nlohmann::json::parse(in);
+    EXPECT_EQ(w.captures[0].kernels_replayed, oracle["replayed_kernels"].get<int64_t>());
+    EXPECT_EQ(w.captures[0].kernels_matched, oracle["joined_kernels"].get<int64_t>());
+    EXPECT_EQ(w.graph_kernels_joined, w.graph_kernels);
+    EXPECT_EQ(r.shapes.kernels_from_capture, oracle["replayed_kernels"].get<int64_t>());
+    ASSERT_EQ(oracle["gemms"].size(), 5u);
+    for (const auto& g : oracle["gemms"]) {
+        const std::string shape = "M=" + std::to_string(g["M"].get<int64_t>()) + " N=" +
+                                  std::to_string(g["N"].get<int64_t>()) + " K=" + std::to_string(g["K"].get<int64_t>());
+        const ShapePoint* p = nullptr;
+        for (const auto& x : r.shapes.points)
+            if (x.op == "aten::mm" && x.shape == shape)
+                p = &x;
+        ASSERT_NE(p, nullptr) << shape << " not measured";
+        EXPECT_EQ(p->calls, g["calls"].get<int64_t>()) << shape;
+        EXPECT_EQ(p->kernels, g["kernels"].get<int64_t>()) << shape;
+        EXPECT_NEAR(p->tflops, g["tflops"].get<double>(), 0.001 * g["tflops"].get<double>()) << shape;
+    }
+    // Nothing waits on the host in a graph replay; CUDA graphs are not advised for it.
+    EXPECT_NE(r.diagnosis.headline.bound, "host");
+    for (const auto& f : r.diagnosis.eval.findings)
+        if (f.severity == Severity::High || f.severity == Severity::Medium)
+            for (const auto& sg : f.suggestions)
+                EXPECT_EQ(sg.text.en.find("CUDA Graph"), std::string::npos) << f.rule << "/" << sg.id;
+}
