@@ -191,9 +191,13 @@ const char* host_cause_verdict(const std::string& id)
 // "1,465"
 std::string count_text(int64_t n)
 {
-    std::string s = std::to_string(n);
-    for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3)
-        s.insert(static_cast<size_t>(i), ",");
+    const std::string digits = std::to_string(n < 0 ? -(n + 1) + uint64_t{1} : static_cast<uint64_t>(n));
+    std::string s = n < 0 ? "-" : "";
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            s += ',';
+        s += digits[i];
+    }
     return s;
 }
 
