@@ -3,6 +3,7 @@
 // the Roofline of the launches with the roofs of the GPU the file implies (108 SMs: the A100 row), and row ↔ point
 // selection both ways. QAbstractItemModelTester watches the launch model.
 #include <QAbstractItemModelTester>
+#include <QChartView>
 #include <QFile>
 #include <QHeaderView>
 #include <QItemSelectionModel>
