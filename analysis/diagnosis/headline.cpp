@@ -385,7 +385,10 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
             if (g.duration() > top->duration())
                 top = &g;
         const double d = double(top->duration());
-        if (d >= opt.stall_idle_share * h.idle_ns && d >= opt.idle_fraction * W)
+        // A host-wait gap that start-up causes cover (the host compiling before the first kernel) is start-up,
+        // already taken out of W above and said as such below: not a stall of the steady state.
+        const bool startup_gap = startup > 0 && top->cause == GapCause::HostWait && startup >= 0.5 * d;
+        if (!startup_gap && d < W && d >= opt.stall_idle_share * h.idle_ns && d >= opt.idle_fraction * W)
             h.stall = describe_stall(trace, an, *top, W);
     }
     // Bound, over the window without the dominant stall (the whole window when there is none).

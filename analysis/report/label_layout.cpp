@@ -134,8 +134,10 @@ std::vector<LabelPlacement> place_labels(const std::vector<LabelRequest>& labels
                 if (segment_hits_rect(c.line, q))
                     return false;
             for (const LabelMarker& m : o.markers) {
-                const bool own = std::hypot(m.x - l.x, m.y - l.y) < 0.5;
-                if (!own && segment_point_distance(c.line, m.x, m.y) < m.r + 0.5)
+                // Its own marker, and those overlapping it (one blob on the chart: a leader out of a crowd has to
+                // cross them), are not in its way.
+                const bool blob = std::hypot(m.x - l.x, m.y - l.y) < m.r + l.r;
+                if (!blob && segment_point_distance(c.line, m.x, m.y) < m.r + 0.5)
                     return false;
             }
         }

@@ -5,7 +5,8 @@
 //
 // Free means: inside the bounds; overlapping no label placed before, no marker (every point's circle, labelled or
 // not), no obstacle rectangle (roof labels, the legend) and, in the first pass, no line (the roofs); a leader line
-// crosses no placed label and no other marker. Labels are placed in the order given: put the most important first.
+// crosses no placed label and no other marker (markers overlapping its own are one blob with it: a leader out of a
+// crowd crosses them). Labels are placed in the order given: put the most important first.
 // Candidates, nearest first: right of the marker, left, above, below, the four corners; then rings at growing
 // distances in 16 directions, joined to the marker by a leader line. A second pass lets the labels that found no
 // place cross the lines.

@@ -57,7 +57,8 @@ std::string check(const std::vector<LabelRequest>& req, const LabelLayoutOptions
                   a.line.y1 <= a.box.y1 + 1e-9))
                 return who + "'s leader does not reach its label";
             for (const LabelMarker& m : o.markers)
-                if (std::hypot(m.x - req[i].x, m.y - req[i].y) > 0.5 && segment_point_distance(a.line, m.x, m.y) < m.r)
+                if (std::hypot(m.x - req[i].x, m.y - req[i].y) >= m.r + req[i].r &&
+                    segment_point_distance(a.line, m.x, m.y) < m.r)
                     return who + "'s leader crosses another marker";
         }
     }
