@@ -28,7 +28,9 @@ if ! [ -e "$sysroot/usr/lib/aarch64-linux-gnu/libsimdjson.so" ]; then
   for d in "$sysroot"/debs/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
 fi
 build=build/aarch64
-cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/packaging/aarch64-toolchain.cmake" \
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/packaging/aarch64-toolchain.cmake" "${launcher[@]}" \
   -DSIGHTLINE_AARCH64_SYSROOT="$sysroot" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSIGHTLINE_BUILD_GUI=OFF -DSIGHTLINE_BUILD_BENCH=OFF \
   -DSIGHTLINE_SHARED_DATA="$PWD/../shared/data"
