@@ -1491,6 +1491,14 @@ after</source>
         <source>host-side causes (compilation, module loading, allocator)</source>
         <translation>主机侧成因（编译、模块加载、分配器）</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>bounded by</source>
+        <translation>上限为</translation>
+    </message>
 </context>
 <context>
     <name>sl::FindingsView</name>
@@ -1787,6 +1795,18 @@ after</source>
     <message>
         <source>rule %1</source>
         <translation>规则 %1</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>increase</source>
+        <translation>应提高</translation>
+    </message>
+    <message>
+        <source>decrease</source>
+        <translation>应降低</translation>
     </message>
 </context>
 <context>
@@ -4241,11 +4261,11 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Compute-bound at E_roof %1 (%2 in %3, from the model config)</source>
-        <translation>受算力限制，E_roof %1（%3 阶段的 %2，来自模型配置）</translation>
+        <translation>受算力限制，E_roof %1（%3阶段的 %2，来自模型配置）</translation>
     </message>
     <message>
         <source>Memory-bound at E_roof %1 (%2 in %3, from the model config)</source>
-        <translation>受访存限制，E_roof %1（%3 阶段的 %2，来自模型配置）</translation>
+        <translation>受访存限制，E_roof %1（%3阶段的 %2，来自模型配置）</translation>
     </message>
     <message>
         <source>Latency-bound: SM %1 and memory %2 of peak, both under 60 % (ncu launch %3)</source>
@@ -4257,7 +4277,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Measured above the roof (%1 in %2, T_theory/T_actual %3): wrong dtype, parallelism, shape or GPU</source>
-        <translation>实测值高于屋顶（%2 阶段的 %1，T_theory/T_actual %3）：数据类型、并行方式、形状或 GPU 有误</translation>
+        <translation>实测值高于屋顶（%2阶段的 %1，T_theory/T_actual %3）：数据类型、并行方式、形状或 GPU 有误</translation>
     </message>
     <message>
         <source>Launch-bound: it runs %1, its launch call took %2 — the CPU cannot launch kernels this short as fast as the GPU runs them</source>
@@ -4306,6 +4326,10 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>%1 · %2</source>
         <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>dependency wait</source>
+        <translation>依赖等待</translation>
     </message>
 </context>
 <context>
