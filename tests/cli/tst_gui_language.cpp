@@ -241,7 +241,7 @@ TEST(GuiLanguage, ScreenshotsOfTheRooflineHoverAndTheVerdict)
                 << out;
             const std::string text = slurp(stem + "_verdict.txt");
             // The verdict line, from the trace's own shapes (no model config).
-            EXPECT_NE(text.find(lang == "en" ? "Verdict:" : "结论："), std::string::npos) << text.substr(0, 800);
+            EXPECT_NE(text.find(lang == "en" ? "Verdict:" : "判定："), std::string::npos) << text.substr(0, 800);
             EXPECT_NE(text.find("BF16"), std::string::npos) << text.substr(0, 800);
             if (lang == "zh_CN") {
                 const auto bad = english_in(text, ok);
