@@ -635,8 +635,9 @@ void FindingsView::updateDetail()
     // The scope and its subject in the interface's words ("phase: decode" reads "阶段：解码").
     h += QStringLiteral("<p>%1 · %2 · <span style=\"white-space:nowrap\">%3</span></p>")
              .arg(FindingsModel::severityLabel(f->severity).toHtmlEscaped(),
-                  tr("%1: %2")
-                      .arg(FindingsModel::scopeLabel(f->scope), FindingsModel::subjectLabel(f->subject))
+                  (f->scope == ScopeKind::Trace
+                       ? FindingsModel::scopeLabel(f->scope)   // not "whole trace: whole trace"
+                       : tr("%1: %2").arg(FindingsModel::scopeLabel(f->scope), FindingsModel::subjectLabel(f->subject)))
                       .toHtmlEscaped(),
                   tr("rule %1").arg(qs(f->rule)).toHtmlEscaped());   // the rule file's id (not the JSON verdict token)
     h += QStringLiteral("<p>%1</p>").arg(esc(f->explanation.get(lang)));
