@@ -570,7 +570,7 @@ after</source>
     </message>
     <message>
         <source>Trace:</source>
-        <translation>追踪：</translation>
+        <translation>trace：</translation>
     </message>
     <message>
         <source>Section set:</source>
@@ -606,7 +606,7 @@ after</source>
     </message>
     <message>
         <source>The trace has no kernels: there is no focus set to profile.</source>
-        <translation>该追踪没有内核：没有可剖析的关注集。</translation>
+        <translation>该 trace 没有内核：没有可剖析的关注集。</translation>
     </message>
     <message numerus="yes">
         <source>%n kernel(s): %1</source>
@@ -2204,7 +2204,7 @@ after</source>
     </message>
     <message>
         <source>Run ncu on the open trace&apos;s focus set and open the counters with it</source>
-        <translation>对已打开追踪的关注集运行 ncu，并连同计数器一起打开</translation>
+        <translation>对已打开 trace 的关注集运行 ncu，并连同计数器一起打开</translation>
     </message>
     <message>
         <source>&amp;Tools</source>
@@ -3258,7 +3258,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Prompt tokens per prefill pass (s).</source>
-        <translation>每轮预填充的 prompt token 数（s）。</translation>
+        <translation>每轮预填充的提示词 token 数（s）。</translation>
     </message>
     <message>
         <source>KV-cache length at decode (L).</source>
@@ -3270,7 +3270,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Prompt tokens:</source>
-        <translation>Prompt token 数：</translation>
+        <translation>提示词 token 数：</translation>
     </message>
     <message>
         <source>Context length:</source>
@@ -3513,7 +3513,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Fit the whole trace</source>
-        <translation>显示整个跟踪</translation>
+        <translation>显示整个 trace</translation>
     </message>
     <message>
         <source>Z</source>
@@ -3569,7 +3569,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Close the trace</source>
-        <translation>关闭跟踪</translation>
+        <translation>关闭 trace</translation>
     </message>
     <message>
         <source>Export the report</source>
