@@ -21,6 +21,8 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QTabWidget>
+#include <QAbstractItemView>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTranslator>
@@ -38,6 +40,8 @@
 #include "model/workbench_settings.h"
 #include "tests/support/qt_fixtures.h"
 #include "visible_text.h"
+#include "widgets/settings_dialog.h"
+#include "widgets/shortcuts.h"
 
 using namespace sl;
 
@@ -138,9 +142,10 @@ QStringList englishIn(const QStringList& texts, const std::set<QString>& ok, con
             text.replace(v, QStringLiteral("…"));
         // Commands and key names are typed as they are: "nsys profile", "Ctrl+Enter".
         text.replace(QStringLiteral("nsys profile"), QStringLiteral("nsys"));
+        text.remove(QStringLiteral("Hugging Face"));   // a company's name
         static const QRegularExpression keys(QStringLiteral("\\b(Ctrl|Shift|Alt|Enter|Esc|Tab)\\b"));
         text.remove(keys);
-        static const QRegularExpression identifier(QStringLiteral("^[a-z]+:[a-z_]+$"));   // "idle:host"
+        static const QRegularExpression identifier(QStringLiteral("^[a-z]+:[a-z_-]+$"));   // "idle:host", "class:elementwise-copy"
         QStringList kept;
         for (const QString& tok : text.split(QLatin1Char(' '), Qt::SkipEmptyParts))
             // (and identifiers: a rule's condition and metric keys, "is_decode > 0", as the rule files write them, and
@@ -302,6 +307,52 @@ private slots:
                 verbatim << QString::fromStdString(r).simplified();
         }
         const QStringList bad = englishIn(texts, ok, verbatim);
+        QVERIFY2(bad.isEmpty(), qPrintable(QStringLiteral("%1 text(s) with English:\n").arg(bad.size()) +
+                                           bad.join(QLatin1Char('\n'))));
+    }
+
+    // The dialogs of the Settings and Help menus: each tab of Preferences, and every cell of the shortcuts table.
+    void noEnglishInTheDialogs()
+    {
+        QVERIFY(useLanguage(QStringLiteral("zh_CN")).sightline);
+        const Trace empty;
+        std::set<QString> ok = allowedWords(empty);
+        // The GPU rows of the Roofline's database are product names ("NVIDIA H100 SXM5 80GB").
+        for (const char* w : {"GeForce", "Instinct", "Radeon", "Tesla", "Quadro", "Ampere", "Hopper", "Blackwell"})
+            ok.insert(QString::fromLatin1(w));
+        QStringList texts;
+        auto cells = [&texts](QWidget* d) {
+            for (QAbstractItemView* v : d->findChildren<QAbstractItemView*>())
+                if (v->isVisible() && v->model())
+                    for (int r = 0; r < v->model()->rowCount(); ++r)
+                        for (int c = 0; c < v->model()->columnCount(); ++c)
+                            texts << QStringLiteral("cell\t") + v->model()->index(r, c).data().toString();
+        };
+        {
+            WorkbenchSettings settings = WorkbenchSettings::load();
+            settings.language = QStringLiteral("zh_CN");   // as saved by a user who runs it in Chinese
+            SettingsDialog d(settings);
+            d.resize(900, 700);
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            for (QTabWidget* tabs : d.findChildren<QTabWidget*>())
+                for (int i = 0; i < tabs->count(); ++i) {
+                    tabs->setCurrentIndex(i);
+                    QApplication::processEvents();
+                    texts << visibleTexts(&d);
+                }
+        }
+        {
+            ShortcutsDialog d;
+            d.resize(900, 700);
+            d.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&d));
+            texts << visibleTexts(&d);
+            cells(&d);
+        }
+        texts.removeDuplicates();
+        QVERIFY2(texts.size() > 30, qPrintable(texts.join(QLatin1Char('\n'))));
+        const QStringList bad = englishIn(texts, ok);
         QVERIFY2(bad.isEmpty(), qPrintable(QStringLiteral("%1 text(s) with English:\n").arg(bad.size()) +
                                            bad.join(QLatin1Char('\n'))));
     }
