@@ -256,6 +256,14 @@ QString FindingsModel::gainText(const ExpectedGain& g)
     return tr("%1–%2").arg(formatPercent(g.low), formatPercent(g.high));
 }
 
+QString FindingsModel::basisText(const ExpectedGain& g)
+{
+    QString s = qs(g.basis);
+    // analysis/diagnosis/ledger.cpp appends "; bounded by " and the time-ledger entry that caps the gain.
+    s.replace(QStringLiteral("bounded by "), tr("bounded by") + QLatin1Char(' '));
+    return s;
+}
+
 QString FindingsModel::subjectLabel(const std::string& subject)
 {
     auto phase = [](const QString& p) {
@@ -634,9 +642,9 @@ QVariant FindingsModel::findingData(int row, const Finding& f, int column, int r
     case Qt::ToolTipRole:
         switch (column) {
         case TitleColumn: return text(f.explanation);
-        case SubjectColumn: return QStringLiteral("%1: %2").arg(scopeLabel(f.scope), subjectLabel(f.subject));
+        case SubjectColumn: return tr("%1: %2").arg(scopeLabel(f.scope), subjectLabel(f.subject));
         case GainColumn:
-            return f.expected_gain.computed ? tr("Computed from the metrics: %1").arg(qs(f.expected_gain.basis))
+            return f.expected_gain.computed ? tr("Computed from the metrics: %1").arg(basisText(f.expected_gain))
                                             : tr("The rule's range (the metrics did not give a number)");
         case ConfidenceColumn: {
             QStringList lines{tr("prior %1 × data quality %2 × history %3")

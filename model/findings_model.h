@@ -95,6 +95,9 @@ public:
     static QString kindLabel(RowKind k);
     // "12.3 % · 1.23 ms" (computed) or "5.0–30.0 %" (rule range).
     static QString gainText(const ExpectedGain& g);
+    // How a computed gain was computed: the formula as the core writes it, its "bounded by <ledger entry>" in the
+    // interface's words ("host_wait_per_step_ns / tpot_median_ns; bounded by idle:host").
+    static QString basisText(const ExpectedGain& g);
     // "high · 0.72"
     static QString confidenceText(const Confidence& c);
     // "GPU idle share of the window = 34.5 %  (rule: idle_fraction > 20.0 %)", the metric named in `lang`.

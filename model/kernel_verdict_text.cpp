@@ -10,6 +10,7 @@
 #include "analysis/roofline/gpu_specs.h"
 #include "analysis/trace/trace.h"
 #include "model/document.h"
+#include "model/findings_model.h"
 #include "model/units.h"
 
 namespace sl {
@@ -44,6 +45,7 @@ QString VerdictText::line(const KernelVerdict& v)
         case GapCause::HostWait: return tr("host wait");
         case GapCause::KernelWait: return tr("kernel wait");
         case GapCause::SyncWait: return tr("sync wait");
+        case GapCause::DependencyWait: return tr("dependency wait");
         case GapCause::Other: break;
         }
         return tr("other");
@@ -68,7 +70,7 @@ QString VerdictText::line(const KernelVerdict& v)
         } else {
             s = (compute ? tr("Compute-bound at E_roof %1 (%2 in %3, from the model config)")
                          : tr("Memory-bound at E_roof %1 (%2 in %3, from the model config)"))
-                    .arg(how, qs(v.op_class), qs(v.phase));
+                    .arg(how, qs(v.op_class), FindingsModel::subjectLabel(v.phase));
         }
         break;
     }
@@ -81,7 +83,7 @@ QString VerdictText::line(const KernelVerdict& v)
         s = v.source == VerdictSource::Shapes
                 ? tr("Measured above the roof (%1): wrong GPU row or dtype").arg(shape)
                 : tr("Measured above the roof (%1 in %2, T_theory/T_actual %3): wrong dtype, parallelism, shape or GPU")
-                      .arg(qs(v.op_class), qs(v.phase),
+                      .arg(qs(v.op_class), FindingsModel::subjectLabel(v.phase),
                            QLocale().toString(v.e_roof_inconsistent.value_or(0), 'f', 2));
         break;
     case VerdictKind::LaunchBound:

@@ -24,6 +24,27 @@
             <numerusform>%n training iterations</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n prefill request(s)</source>
+        <translation>
+            <numerusform>%n prefill request</numerusform>
+            <numerusform>%n prefill requests</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n decode request(s)</source>
+        <translation>
+            <numerusform>%n decode request</numerusform>
+            <numerusform>%n decode requests</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n serving step(s): %1</source>
+        <translation>
+            <numerusform>%n serving step: %1</numerusform>
+            <numerusform>%n serving steps: %1</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sl::CompareView</name>
@@ -52,6 +73,13 @@
         <translation>
             <numerusform>among the %n operator with the most time</numerusform>
             <numerusform>among the %n operators with the most time</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… and %n more</numerusform>
+            <numerusform>… and %n more</numerusform>
         </translation>
     </message>
 </context>
@@ -194,6 +222,16 @@
     </message>
 </context>
 <context>
+    <name>sl::NcuView</name>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %n launch(es)</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; · %2 · %n launch</numerusform>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; · %2 · %n launches</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>sl::OverviewPanel</name>
     <message numerus="yes">
         <source>%n gap(s)</source>
@@ -214,6 +252,30 @@
         <translation>
             <numerusform>%n earlier run on a similar environment.</numerusform>
             <numerusform>%n earlier runs on a similar environment.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>sl::RangeStatsView</name>
+    <message numerus="yes">
+        <source>%Ln kernel(s), %1</source>
+        <translation>
+            <numerusform>%Ln kernel, %1</numerusform>
+            <numerusform>%Ln kernels, %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln copies, %1</source>
+        <translation>
+            <numerusform>%Ln copy, %1</numerusform>
+            <numerusform>%Ln copies, %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln API call(s), %1</source>
+        <translation>
+            <numerusform>%Ln API call, %1</numerusform>
+            <numerusform>%Ln API calls, %1</numerusform>
         </translation>
     </message>
 </context>
@@ -299,13 +361,6 @@
 <context>
     <name>sl::TimelineView</name>
     <message numerus="yes">
-        <source>%n kernels</source>
-        <translation>
-            <numerusform>%n kernel</numerusform>
-            <numerusform>%n kernels</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
         <source>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel(s)</source>
         <translation>
             <numerusform>Range %1 (%2 – %3) · busy %4 · idle %5 · %n kernel</numerusform>
@@ -313,24 +368,59 @@
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n idle gaps</source>
+        <source>Python (%n level(s))</source>
         <translation>
-            <numerusform>%n idle gap</numerusform>
-            <numerusform>%n idle gaps</numerusform>
+            <numerusform>Python (%n level)</numerusform>
+            <numerusform>Python (%n levels)</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n API calls</source>
+        <source>%1 · Python (%n level(s))</source>
         <translation>
-            <numerusform>%n API call</numerusform>
-            <numerusform>%n API calls</numerusform>
+            <numerusform>%1 · Python (%n level)</numerusform>
+            <numerusform>%1 · Python (%n levels)</numerusform>
         </translation>
     </message>
     <message numerus="yes">
-        <source>%n ranges</source>
+        <source>%Ln copies</source>
         <translation>
-            <numerusform>%n range</numerusform>
-            <numerusform>%n ranges</numerusform>
+            <numerusform>%Ln copy</numerusform>
+            <numerusform>%Ln copies</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln kernels</source>
+        <translation>
+            <numerusform>%Ln kernel</numerusform>
+            <numerusform>%Ln kernels</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln ops</source>
+        <translation>
+            <numerusform>%Ln op</numerusform>
+            <numerusform>%Ln ops</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln idle gaps</source>
+        <translation>
+            <numerusform>%Ln idle gap</numerusform>
+            <numerusform>%Ln idle gaps</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln API calls</source>
+        <translation>
+            <numerusform>%Ln API call</numerusform>
+            <numerusform>%Ln API calls</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln ranges</source>
+        <translation>
+            <numerusform>%Ln range</numerusform>
+            <numerusform>%Ln ranges</numerusform>
         </translation>
     </message>
 </context>
@@ -369,6 +459,34 @@
         <translation>
             <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first step</numerusform>
             <numerusform>too few decode steps (%n) to leave warm-up out: TPOT includes the first steps</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too small for a verdict: it holds fewer than %2 kernels; findings are indicative only</source>
+        <translation>
+            <numerusform>the capture (%1, %n kernel) is too small for a verdict: it holds fewer than %2 kernels; findings are indicative only</numerusform>
+            <numerusform>the capture (%1, %n kernels) is too small for a verdict: it holds fewer than %2 kernels; findings are indicative only</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too small for a verdict: it is shorter than %2; findings are indicative only</source>
+        <translation>
+            <numerusform>the capture (%1, %n kernel) is too small for a verdict: it is shorter than %2; findings are indicative only</numerusform>
+            <numerusform>the capture (%1, %n kernels) is too small for a verdict: it is shorter than %2; findings are indicative only</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>none of the %n launch(es) of the Nsight Compute file matches a kernel of the trace (%1): the file is of another run</source>
+        <translation>
+            <numerusform>the %n launch of the Nsight Compute file matches no kernel of the trace (%1): the file is of another run</numerusform>
+            <numerusform>none of the %n launches of the Nsight Compute file matches a kernel of the trace (%1): the file is of another run</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of the %n launch(es) of the Nsight Compute file match no kernel of the trace (%2): their counters are joined to no kernel</source>
+        <translation>
+            <numerusform>%1 of the %n launch of the Nsight Compute file matches no kernel of the trace (%2): their counters are joined to no kernel</numerusform>
+            <numerusform>%1 of the %n launches of the Nsight Compute file match no kernel of the trace (%2): their counters are joined to no kernel</numerusform>
         </translation>
     </message>
 </context>

@@ -15,6 +15,10 @@
         <source>User interface language (en, zh_CN).</source>
         <translation>界面语言（en、zh_CN）。</translation>
     </message>
+    <message>
+        <source>Trace of the graph capture, a file or a folder (repeatable); default: a capture_traces/ folder beside the trace.</source>
+        <translation>图捕获时的 trace，可以是文件或目录（可重复）；默认：trace 旁的 capture_traces/ 目录。</translation>
+    </message>
 </context>
 <context>
     <name>TraceHeader</name>
@@ -75,6 +79,68 @@
     <message>
         <source>Every time is measured from the capture start.</source>
         <translation>所有时间均从采集开始计时。</translation>
+    </message>
+    <message>
+        <source>prefill-only</source>
+        <translation>纯预填充</translation>
+    </message>
+    <message>
+        <source>prefill-heavy</source>
+        <translation>预填充为主</translation>
+    </message>
+    <message>
+        <source>mixed</source>
+        <translation>混合</translation>
+    </message>
+    <message>
+        <source>decode-heavy</source>
+        <translation>解码为主</translation>
+    </message>
+    <message>
+        <source>decode-only</source>
+        <translation>纯解码</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n prefill request(s)</source>
+        <translation>
+            <numerusform>%n 个预填充请求</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 个 token</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n decode request(s)</source>
+        <translation>
+            <numerusform>%n 个解码请求</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 KV tokens</source>
+        <translation>%1 个 KV token</translation>
+    </message>
+    <message>
+        <source>serving step: %1</source>
+        <translation>服务步：%1</translation>
+    </message>
+    <message>
+        <source>serving step: %1, %2</source>
+        <translation>服务步：%1，%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n serving step(s): %1</source>
+        <translation>
+            <numerusform>%n 个服务步：%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 Python frames</source>
+        <translation>%1 个 Python 帧</translation>
     </message>
 </context>
 <context>
@@ -207,15 +273,15 @@ after</source>
     </message>
     <message>
         <source>Idle: host wait</source>
-        <translation>空闲：等待主机</translation>
+        <translation>空闲：主机等待</translation>
     </message>
     <message>
         <source>Idle: kernel wait</source>
-        <translation>空闲：等待内核</translation>
+        <translation>空闲：内核等待</translation>
     </message>
     <message>
         <source>Idle: sync wait</source>
-        <translation>空闲：等待同步</translation>
+        <translation>空闲：同步等待</translation>
     </message>
     <message>
         <source>Idle: other</source>
@@ -504,7 +570,7 @@ after</source>
     </message>
     <message>
         <source>Trace:</source>
-        <translation>追踪：</translation>
+        <translation>trace：</translation>
     </message>
     <message>
         <source>Section set:</source>
@@ -540,7 +606,7 @@ after</source>
     </message>
     <message>
         <source>The trace has no kernels: there is no focus set to profile.</source>
-        <translation>该追踪没有内核：没有可剖析的关注集。</translation>
+        <translation>该 trace 没有内核：没有可剖析的关注集。</translation>
     </message>
     <message numerus="yes">
         <source>%n kernel(s): %1</source>
@@ -589,11 +655,11 @@ after</source>
     </message>
     <message>
         <source>Grid</source>
-        <translation>Grid</translation>
+        <translation>网格</translation>
     </message>
     <message>
         <source>Block</source>
-        <translation>Block</translation>
+        <translation>线程块</translation>
     </message>
     <message>
         <source>Registers per thread</source>
@@ -713,11 +779,7 @@ after</source>
     </message>
     <message>
         <source>Roofline</source>
-        <translation>Roofline</translation>
-    </message>
-    <message>
-        <source>No Roofline: open a model config.json with the trace.</source>
-        <translation>无 Roofline：请与 trace 一起打开模型的 config.json。</translation>
+        <translation>Roofline 分析</translation>
     </message>
     <message>
         <source>The cost model has no operator of class %1 in this phase.</source>
@@ -837,7 +899,7 @@ after</source>
     </message>
     <message>
         <source>memset</source>
-        <translation>memset</translation>
+        <translation>内存设置</translation>
     </message>
     <message>
         <source>Around the gap</source>
@@ -916,6 +978,104 @@ after</source>
     <message>
         <source>none: started %1 before the call returned</source>
         <translation>无：在启动调用返回前 %1 已开始执行</translation>
+    </message>
+    <message>
+        <source>Operator</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>CPU op</source>
+        <translation>CPU 算子</translation>
+    </message>
+    <message>
+        <source> (from the graph&apos;s capture trace)</source>
+        <translation>（来自该图捕获时的 trace）</translation>
+    </message>
+    <message>
+        <source>unknown: replayed from a CUDA/HIP graph, whose launch carries no CPU op; give the trace of the graph&apos;s capture (--capture-trace)</source>
+        <translation>未知：由 CUDA/HIP 图重放，图启动不带 CPU 算子；请提供该图捕获时的 trace（--capture-trace）</translation>
+    </message>
+    <message>
+        <source>Input shapes</source>
+        <translation>输入形状</translation>
+    </message>
+    <message>
+        <source>Input types</source>
+        <translation>输入类型</translation>
+    </message>
+    <message>
+        <source>Operator chain</source>
+        <translation>算子调用链</translation>
+    </message>
+    <message>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>Verdict:</source>
+        <translation>判定：</translation>
+    </message>
+    <message>
+        <source>Operator · shape</source>
+        <translation>算子 · 形状</translation>
+    </message>
+    <message>
+        <source>Of the %1 roof</source>
+        <translation>占 %1 屋顶</translation>
+    </message>
+    <message>
+        <source>The model&apos;s Roofline needs its config.json (File › Open with the trace, or Settings › Preferences).</source>
+        <translation>模型的 Roofline 需要其 config.json（文件 › 打开，与 trace 一起打开；或 设置 › 首选项）。</translation>
+    </message>
+    <message>
+        <source>CPU operator</source>
+        <translation>CPU 算子</translation>
+    </message>
+    <message>
+        <source>Replayed from a CUDA graph: these are the operators around the graph launch.</source>
+        <translation>由 CUDA 图重放：以下是图启动前后的算子。</translation>
+    </message>
+    <message>
+        <source>Python frame</source>
+        <translation>Python 帧</translation>
+    </message>
+    <message>
+        <source>Annotation</source>
+        <translation>用户标注</translation>
+    </message>
+    <message>
+        <source>NVTX range</source>
+        <translation>NVTX 区间</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Inside</source>
+        <translation>所在层级</translation>
+    </message>
+    <message>
+        <source>Kernels launched (%1)</source>
+        <translation>启动的内核（%1）</translation>
+    </message>
+    <message>
+        <source>GPU time</source>
+        <translation>GPU 时间</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… 另有 %n 个</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The next operation was already queued and waited on a stream wait (an event of another stream) before it could start: a dependency, not the host.</source>
+        <translation>下一个操作已经入队，但在开始之前等待了流等待（另一条流上的事件）：这是依赖，不是主机造成的。</translation>
+    </message>
+    <message>
+        <source>Waited on</source>
+        <translation>等待对象</translation>
     </message>
 </context>
 <context>
@@ -1005,7 +1165,7 @@ after</source>
     </message>
     <message>
         <source>trace</source>
-        <translation>trace</translation>
+        <translation>整个 trace</translation>
     </message>
     <message>
         <source>device</source>
@@ -1302,6 +1462,42 @@ after</source>
     <message>
         <source>%1 = %2  (rule: %3 %4 %5)</source>
         <translation>%1 = %2（规则：%3 %4 %5）</translation>
+    </message>
+    <message>
+        <source>host-side cause</source>
+        <translation>主机侧成因</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>mixed</source>
+        <translation>混合</translation>
+    </message>
+    <message>
+        <source>whole trace</source>
+        <translation>整个 trace</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>host-side causes (compilation, module loading, allocator)</source>
+        <translation>主机侧成因（编译、模块加载、分配器）</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>bounded by</source>
+        <translation>上限为</translation>
     </message>
 </context>
 <context>
@@ -1600,6 +1796,18 @@ after</source>
         <source>rule %1</source>
         <translation>规则 %1</translation>
     </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>increase</source>
+        <translation>应提高</translation>
+    </message>
+    <message>
+        <source>decrease</source>
+        <translation>应降低</translation>
+    </message>
 </context>
 <context>
     <name>sl::GapHistogramView</name>
@@ -1610,10 +1818,6 @@ after</source>
     <message>
         <source>Gap length</source>
         <translation>间隙长度</translation>
-    </message>
-    <message>
-        <source>Gaps</source>
-        <translation>空闲间隙</translation>
     </message>
     <message numerus="yes">
         <source>&lt;b&gt;%1&lt;/b&gt;: %n gap(s), %2 in all</source>
@@ -1648,6 +1852,10 @@ after</source>
     <message>
         <source>Gap length (bin start)</source>
         <translation>间隙长度（区间起点）</translation>
+    </message>
+    <message>
+        <source>Gaps (log scale)</source>
+        <translation>间隙数（对数刻度）</translation>
     </message>
 </context>
 <context>
@@ -1915,10 +2123,6 @@ after</source>
         <translation>导出报告</translation>
     </message>
     <message>
-        <source>PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)</source>
-        <translation>PDF (*.pdf);;Markdown (*.md);;HTML (*.html);;JSON (*.json)</translation>
-    </message>
-    <message>
         <source>Writing the report…</source>
         <translation>正在生成报告…</translation>
     </message>
@@ -1936,7 +2140,7 @@ after</source>
     </message>
     <message>
         <source>Roofline</source>
-        <translation>Roofline</translation>
+        <translation>Roofline 分析</translation>
     </message>
     <message>
         <source>Findings</source>
@@ -2000,7 +2204,7 @@ after</source>
     </message>
     <message>
         <source>Run ncu on the open trace&apos;s focus set and open the counters with it</source>
-        <translation>对已打开追踪的关注集运行 ncu，并连同计数器一起打开</translation>
+        <translation>对已打开 trace 的关注集运行 ncu，并连同计数器一起打开</translation>
     </message>
     <message>
         <source>&amp;Tools</source>
@@ -2039,6 +2243,168 @@ after</source>
         <translation>
             <numerusform>将 %n 条诊断结论及其证据以 JSON 发送到 %1？trace 本身不会发送。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Range</source>
+        <translation>时间范围</translation>
+    </message>
+    <message>
+        <source>Nsight Compute — %1</source>
+        <translation>Nsight Compute — %1</translation>
+    </message>
+    <message>
+        <source>Opened %1 (Nsight Compute, no trace)</source>
+        <translation>已打开 %1（Nsight Compute，无 trace）</translation>
+    </message>
+    <message>
+        <source>Cannot open %1: %2</source>
+        <translation>无法打开 %1：%2</translation>
+    </message>
+    <message>
+        <source>PDF, summary (*.pdf)</source>
+        <translation>PDF，摘要 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Markdown, summary (*.md)</source>
+        <translation>Markdown，摘要 (*.md)</translation>
+    </message>
+    <message>
+        <source>HTML, summary (*.html)</source>
+        <translation>HTML，摘要 (*.html)</translation>
+    </message>
+    <message>
+        <source>PDF, full detail with the appendix (*.pdf)</source>
+        <translation>PDF，完整详情含附录 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Markdown, full detail with the appendix (*.md)</source>
+        <translation>Markdown，完整详情含附录 (*.md)</translation>
+    </message>
+    <message>
+        <source>HTML, full detail with the appendix (*.html)</source>
+        <translation>HTML，完整详情含附录 (*.html)</translation>
+    </message>
+    <message>
+        <source>JSON (*.json)</source>
+        <translation>JSON (*.json)</translation>
+    </message>
+</context>
+<context>
+    <name>sl::NcuLaunchModel</name>
+    <message>
+        <source>Elapsed cycles ÷ SM clock: the file has no duration</source>
+        <translation>经过周期数 ÷ SM 时钟：文件中没有耗时</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1（理论 %2）</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>耗时</translation>
+    </message>
+    <message>
+        <source>Grid</source>
+        <translation>网格</translation>
+    </message>
+    <message>
+        <source>Block</source>
+        <translation>线程块</translation>
+    </message>
+    <message>
+        <source>DRAM bytes</source>
+        <translation>DRAM 字节数</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
+    </message>
+    <message>
+        <source>Intensity</source>
+        <translation>算术强度</translation>
+    </message>
+    <message>
+        <source>Achieved</source>
+        <translation>实际算力</translation>
+    </message>
+    <message>
+        <source>SM %</source>
+        <translation>SM %</translation>
+    </message>
+    <message>
+        <source>Memory %</source>
+        <translation>内存 %</translation>
+    </message>
+    <message>
+        <source>DRAM %</source>
+        <translation>DRAM %</translation>
+    </message>
+    <message>
+        <source>Occupancy</source>
+        <translation>占用率</translation>
+    </message>
+    <message>
+        <source>L1 hit</source>
+        <translation>L1 命中率</translation>
+    </message>
+    <message>
+        <source>L2 hit</source>
+        <translation>L2 命中率</translation>
+    </message>
+    <message>
+        <source>Tensor pipe</source>
+        <translation>Tensor 管线</translation>
+    </message>
+    <message>
+        <source>Top stall</source>
+        <translation>主要停顿原因</translation>
+    </message>
+    <message>
+        <source>ncu rules</source>
+        <translation>ncu 规则</translation>
+    </message>
+</context>
+<context>
+    <name>sl::NcuView</name>
+    <message>
+        <source>Reading %1 …</source>
+        <translation>正在读取 %1 …</translation>
+    </message>
+    <message>
+        <source>The Nsight Compute file could not be read:
+%1</source>
+        <translation>无法读取 Nsight Compute 文件：
+%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt; · %2 · %n launch(es)</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; · %2 · %n 次启动</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>GPU not identified: no roofs</source>
+        <translation>无法识别 GPU：没有屋顶</translation>
+    </message>
+    <message>
+        <source>roofs of %1</source>
+        <translation>%1 的屋顶</translation>
+    </message>
+    <message>
+        <source>no trace: the counters are not joined to kernels on a timeline</source>
+        <translation>无 trace：计数器未关联到时间线上的内核</translation>
+    </message>
+    <message>
+        <source>Note: %1</source>
+        <translation>注意：%1</translation>
     </message>
 </context>
 <context>
@@ -2225,6 +2591,10 @@ after</source>
         <source>Not enough in the trace to say what limits the run</source>
         <translation>trace 中的信息不足以判断是什么限制了本次运行</translation>
     </message>
+    <message>
+        <source>Limited by dependencies: queued work waits on events of other streams</source>
+        <translation>受依赖限制：已入队的工作在等待其他流上的事件</translation>
+    </message>
 </context>
 <context>
     <name>sl::ProfileDialog</name>
@@ -2339,6 +2709,106 @@ after</source>
     <message>
         <source>Cancelling: stopping nsys and the command…</source>
         <translation>正在取消：停止 nsys 和命令…</translation>
+    </message>
+</context>
+<context>
+    <name>sl::RangeStatsModel</name>
+    <message>
+        <source>Class</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Kernel</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>拷贝</translation>
+    </message>
+    <message>
+        <source>API call</source>
+        <translation>API 调用</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Group</source>
+        <translation>分组</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Count</source>
+        <translation>次数</translation>
+    </message>
+    <message>
+        <source>Time in range</source>
+        <translation>范围内时间</translation>
+    </message>
+    <message>
+        <source>Average</source>
+        <translation>平均</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Time in range (ns)</source>
+        <translation>范围内时间（ns）</translation>
+    </message>
+    <message>
+        <source>Average (ns)</source>
+        <translation>平均（ns）</translation>
+    </message>
+    <message>
+        <source>Bytes</source>
+        <translation>字节数</translation>
+    </message>
+</context>
+<context>
+    <name>sl::RangeStatsView</name>
+    <message>
+        <source>Copy as TSV</source>
+        <translation>复制为 TSV</translation>
+    </message>
+    <message>
+        <source>Copy the table as tab-separated values (times in ns), for a spreadsheet</source>
+        <translation>将表格复制为制表符分隔的值（时间单位为 ns），可粘贴到电子表格</translation>
+    </message>
+    <message>
+        <source>Shift+drag on the timeline to sum up a time range here.</source>
+        <translation>在时间线上 Shift+拖动，即可在此汇总一个时间范围。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Range %1&lt;/b&gt; (%2 – %3)</source>
+        <translation>&lt;b&gt;范围 %1&lt;/b&gt;（%2 – %3）</translation>
+    </message>
+    <message>
+        <source>summing…</source>
+        <translation>正在汇总…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln kernel(s), %1</source>
+        <translation>
+            <numerusform>%Ln 个内核，%1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln copies, %1</source>
+        <translation>
+            <numerusform>%Ln 次拷贝，%1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln API call(s), %1</source>
+        <translation>
+            <numerusform>%Ln 次 API 调用，%1</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2622,6 +3092,22 @@ Open the config.json together with the trace (File › Open, select both files),
             <numerusform>… 另有 %n 个内核名</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>FLOPs: %1, DRAM bytes: %2</source>
+        <translation>FLOPs：%1，DRAM 字节数：%2</translation>
+    </message>
+    <message>
+        <source>FLOPs per pass: %1, bytes per pass: %2</source>
+        <translation>每轮 FLOPs：%1，每轮字节数：%2</translation>
+    </message>
+    <message>
+        <source>Share of the trace&apos;s kernel time: %1</source>
+        <translation>占 trace 内核时间：%1</translation>
+    </message>
 </context>
 <context>
     <name>sl::SearchBar</name>
@@ -2772,7 +3258,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Prompt tokens per prefill pass (s).</source>
-        <translation>每轮预填充的 prompt token 数（s）。</translation>
+        <translation>每轮预填充的提示词 token 数（s）。</translation>
     </message>
     <message>
         <source>KV-cache length at decode (L).</source>
@@ -2784,7 +3270,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Prompt tokens:</source>
-        <translation>Prompt token 数：</translation>
+        <translation>提示词 token 数：</translation>
     </message>
     <message>
         <source>Context length:</source>
@@ -3019,7 +3505,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>A / D, Left / Right</source>
-        <translation>A / D、Left / Right</translation>
+        <translation>A / D、← / →</translation>
     </message>
     <message>
         <source>Pan left / right</source>
@@ -3027,7 +3513,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Fit the whole trace</source>
-        <translation>显示整个跟踪</translation>
+        <translation>显示整个 trace</translation>
     </message>
     <message>
         <source>Z</source>
@@ -3074,16 +3560,8 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>Shift+拖动</translation>
     </message>
     <message>
-        <source>Select a time range and show its statistics</source>
-        <translation>选择时间范围并显示其统计</translation>
-    </message>
-    <message>
         <source>Click</source>
         <translation>单击</translation>
-    </message>
-    <message>
-        <source>Select a kernel and show its launch call</source>
-        <translation>选中内核并显示其启动调用</translation>
     </message>
     <message>
         <source>Open files</source>
@@ -3091,7 +3569,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Close the trace</source>
-        <translation>关闭跟踪</translation>
+        <translation>关闭 trace</translation>
     </message>
     <message>
         <source>Export the report</source>
@@ -3138,10 +3616,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>F</translation>
     </message>
     <message>
-        <source>Fit the selection (range, kernel or gap), or the whole trace when nothing is selected</source>
-        <translation>适配选中内容（时间范围、内核或间隙）；未选中时适配整个 trace</translation>
-    </message>
-    <message>
         <source>0</source>
         <translation>0</translation>
     </message>
@@ -3172,6 +3646,42 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Save the annotation</source>
         <translation>保存备注</translation>
+    </message>
+    <message>
+        <source>Fit the selection (range, kernel, CPU operator, the gaps of a histogram bin, or gap), or the whole trace when nothing is selected</source>
+        <translation>适配选中内容（时间范围、内核、CPU 算子、直方图区间的间隙或单个间隙）；未选中任何内容时显示整个 trace</translation>
+    </message>
+    <message>
+        <source>Select a time range and show its aggregate table (Range pane)</source>
+        <translation>选择一个时间范围并显示其汇总表（时间范围面板）</translation>
+    </message>
+    <message>
+        <source>Select a kernel (with its launch call and CPU operator) or a CPU operator (with its kernels)</source>
+        <translation>选中一个内核（连同其启动调用和 CPU 算子）或一个 CPU 算子（连同其内核）</translation>
+    </message>
+    <message>
+        <source>Click a ▸ / ▾ label</source>
+        <translation>单击 ▸ / ▾ 标签</translation>
+    </message>
+    <message>
+        <source>Fold or unfold a flame chart (CPU operators, Python frames)</source>
+        <translation>折叠或展开火焰图（CPU 算子、Python 帧）</translation>
+    </message>
+    <message>
+        <source>Drag the labels&apos; edge</source>
+        <translation>拖动标签栏的边缘</translation>
+    </message>
+    <message>
+        <source>Widen or narrow the lane labels</source>
+        <translation>加宽或收窄泳道标签</translation>
+    </message>
+    <message>
+        <source>Click or drag in the overview</source>
+        <translation>在概览轨道中单击或拖动</translation>
+    </message>
+    <message>
+        <source>Centre the view there, or show what the drag spans</source>
+        <translation>将视图居中到该处，或显示拖动所覆盖的范围</translation>
     </message>
 </context>
 <context>
@@ -3449,22 +3959,12 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>%1 · CUDA API</translation>
     </message>
     <message>
-        <source>%1 · NVTX %2</source>
-        <translation>%1 · NVTX %2</translation>
-    </message>
-    <message>
         <source>[CUDA memset]</source>
         <translation>[CUDA memset]</translation>
     </message>
     <message>
         <source>idle</source>
         <translation>空闲</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n kernels</source>
-        <translation>
-            <numerusform>%n 个内核</numerusform>
-        </translation>
     </message>
     <message>
         <source>No trace loaded</source>
@@ -3484,7 +3984,7 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>Grid %1×%2×%3 · Block %4×%5×%6</source>
-        <translation>Grid %1×%2×%3 · Block %4×%5×%6</translation>
+        <translation>网格 %1×%2×%3 · 线程块 %4×%5×%6</translation>
     </message>
     <message>
         <source>Registers/thread %1</source>
@@ -3500,15 +4000,15 @@ Open the config.json together with the trace (File › Open, select both files),
     </message>
     <message>
         <source>host wait</source>
-        <translation>等待主机</translation>
+        <translation>主机等待</translation>
     </message>
     <message>
         <source>kernel wait</source>
-        <translation>等待内核</translation>
+        <translation>内核等待</translation>
     </message>
     <message>
         <source>sync wait</source>
-        <translation>等待同步</translation>
+        <translation>同步等待</translation>
     </message>
     <message>
         <source>other</source>
@@ -3525,24 +4025,6 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Cause: %1</source>
         <translation>原因：%1</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n idle gaps</source>
-        <translation>
-            <numerusform>%n 个空闲间隙</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n API calls</source>
-        <translation>
-            <numerusform>%n 次 API 调用</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n ranges</source>
-        <translation>
-            <numerusform>%n 个区间</numerusform>
-        </translation>
     </message>
     <message>
         <source>Click for the kernels around it and what the CPU did.</source>
@@ -3581,6 +4063,273 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Finding the idle gaps…</source>
         <translation>正在查找空闲间隙…</translation>
+    </message>
+    <message>
+        <source>dependency wait</source>
+        <translation>依赖等待</translation>
+    </message>
+    <message>
+        <source>%1 · Stream %2 · copies</source>
+        <translation>%1 · 流 %2 · 拷贝</translation>
+    </message>
+    <message>
+        <source>CPU ops %1</source>
+        <translation>CPU 算子 %1</translation>
+    </message>
+    <message>
+        <source>NVTX %1</source>
+        <translation>NVTX %1</translation>
+    </message>
+    <message>
+        <source>CPU ops</source>
+        <translation>CPU 算子</translation>
+    </message>
+    <message>
+        <source>NVTX</source>
+        <translation>NVTX</translation>
+    </message>
+    <message>
+        <source>%1 · CPU ops</source>
+        <translation>%1 · CPU 算子</translation>
+    </message>
+    <message>
+        <source>%1 · NVTX</source>
+        <translation>%1 · NVTX</translation>
+    </message>
+    <message>
+        <source>Python %1</source>
+        <translation>Python %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Python (%n level(s))</source>
+        <translation>
+            <numerusform>Python（%n 层）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 · Python (%n level(s))</source>
+        <translation>
+            <numerusform>%1 · Python（%n 层）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln copies</source>
+        <translation>
+            <numerusform>%Ln 次拷贝</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln kernels</source>
+        <translation>
+            <numerusform>%Ln 个内核</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln ops</source>
+        <translation>
+            <numerusform>%Ln 个算子</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln idle gaps</source>
+        <translation>
+            <numerusform>%Ln 个空闲间隙</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln API calls</source>
+        <translation>
+            <numerusform>%Ln 次 API 调用</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln ranges</source>
+        <translation>
+            <numerusform>%Ln 个区间</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Overview · GPU busy %1</source>
+        <translation>概览 · GPU 忙碌 %1</translation>
+    </message>
+    <message>
+        <source>CPU operator</source>
+        <translation>CPU 算子</translation>
+    </message>
+    <message>
+        <source>Python frame</source>
+        <translation>Python 帧</translation>
+    </message>
+    <message>
+        <source>Annotation</source>
+        <translation>用户标注</translation>
+    </message>
+    <message>
+        <source>NVTX range</source>
+        <translation>NVTX 区间</translation>
+    </message>
+    <message>
+        <source>Click for the kernels it launched.</source>
+        <translation>点击查看它启动的内核。</translation>
+    </message>
+    <message>
+        <source>Busy %1 of the span</source>
+        <translation>该范围内忙碌 %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Overview&lt;/b&gt; at %1</source>
+        <translation>&lt;b&gt;概览&lt;/b&gt;，位于 %1</translation>
+    </message>
+    <message>
+        <source>GPU busy %1</source>
+        <translation>GPU 忙碌 %1</translation>
+    </message>
+    <message>
+        <source>Click to centre the view here, drag to choose what it shows.</source>
+        <translation>单击将视图居中到此处，拖动选择要显示的范围。</translation>
+    </message>
+</context>
+<context>
+    <name>sl::VerdictText</name>
+    <message>
+        <source>Compute-bound</source>
+        <translation>受算力限制</translation>
+    </message>
+    <message>
+        <source>Memory-bound</source>
+        <translation>受访存限制</translation>
+    </message>
+    <message>
+        <source>Latency-bound</source>
+        <translation>受延迟限制</translation>
+    </message>
+    <message>
+        <source>Inconsistent</source>
+        <translation>数据不一致</translation>
+    </message>
+    <message>
+        <source>Launch-bound</source>
+        <translation>受内核启动限制</translation>
+    </message>
+    <message>
+        <source>Grid smaller than a wave</source>
+        <translation>网格不足一个波次</translation>
+    </message>
+    <message>
+        <source>Idle before it</source>
+        <translation>运行前空闲</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>host wait</source>
+        <translation>主机等待</translation>
+    </message>
+    <message>
+        <source>kernel wait</source>
+        <translation>内核等待</translation>
+    </message>
+    <message>
+        <source>sync wait</source>
+        <translation>同步等待</translation>
+    </message>
+    <message>
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <source>Compute-bound: SM throughput at %1 of peak (ncu launch %2)</source>
+        <translation>受算力限制：SM 吞吐达到峰值的 %1（ncu 启动 %2）</translation>
+    </message>
+    <message>
+        <source>Memory-bound: memory throughput at %1 of peak (ncu launch %2)</source>
+        <translation>受访存限制：内存吞吐达到峰值的 %1（ncu 启动 %2）</translation>
+    </message>
+    <message>
+        <source>, measured on another launch of this kernel</source>
+        <translation>，测自该内核的另一次启动</translation>
+    </message>
+    <message>
+        <source>Compute-bound at %1 of the %2 roof (%3)</source>
+        <translation>受算力限制，达到 %2 屋顶的 %1（%3）</translation>
+    </message>
+    <message>
+        <source>Memory-bound at %1 of the %2 roof (%3)</source>
+        <translation>受访存限制，达到 %2 屋顶的 %1（%3）</translation>
+    </message>
+    <message>
+        <source>Compute-bound at E_roof %1 (%2 in %3, from the model config)</source>
+        <translation>受算力限制，E_roof %1（%3阶段的 %2，来自模型配置）</translation>
+    </message>
+    <message>
+        <source>Memory-bound at E_roof %1 (%2 in %3, from the model config)</source>
+        <translation>受访存限制，E_roof %1（%3阶段的 %2，来自模型配置）</translation>
+    </message>
+    <message>
+        <source>Latency-bound: SM %1 and memory %2 of peak, both under 60 % (ncu launch %3)</source>
+        <translation>受延迟限制：SM 为峰值的 %1，内存为峰值的 %2，均低于 60 %（ncu 启动 %3）</translation>
+    </message>
+    <message>
+        <source>Measured above the roof (%1): wrong GPU row or dtype</source>
+        <translation>实测值高于屋顶（%1）：GPU 规格行或数据类型有误</translation>
+    </message>
+    <message>
+        <source>Measured above the roof (%1 in %2, T_theory/T_actual %3): wrong dtype, parallelism, shape or GPU</source>
+        <translation>实测值高于屋顶（%2阶段的 %1，T_theory/T_actual %3）：数据类型、并行方式、形状或 GPU 有误</translation>
+    </message>
+    <message>
+        <source>Launch-bound: it runs %1, its launch call took %2 — the CPU cannot launch kernels this short as fast as the GPU runs them</source>
+        <translation>受内核启动限制：它运行 %1，而其启动调用耗时 %2——对这么短的内核，CPU 的启动速度跟不上 GPU 的执行速度</translation>
+    </message>
+    <message>
+        <source>Grid smaller than a wave: %1 blocks on %2 SMs leave most of the GPU idle</source>
+        <translation>网格不足一个波次：%1 个线程块分布在 %2 个 SM 上，GPU 大部分处于空闲</translation>
+    </message>
+    <message>
+        <source>Idle before it: the GPU waited %1 (%2), longer than the kernel ran (%3)</source>
+        <translation>运行前空闲：GPU 等待了 %1（%2），比该内核的运行时间（%3）还长</translation>
+    </message>
+    <message>
+        <source>an ncu profile of this kernel (File › Deep-dive Focus Set…)</source>
+        <translation>该内核的 ncu 剖析（文件 › 深入剖析关注集…）</translation>
+    </message>
+    <message>
+        <source>shapes in the trace (profile with record_shapes=True)</source>
+        <translation>trace 中的形状（以 record_shapes=True 采集）</translation>
+    </message>
+    <message>
+        <source>the model&apos;s config.json (File › Open, or Settings › Preferences)</source>
+        <translation>模型的 config.json（文件 › 打开，或 设置 › 首选项）</translation>
+    </message>
+    <message>
+        <source>Unknown — what would tell: %1</source>
+        <translation>未知——可据以判定的信息：%1</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>shorter than its launch (%1 vs a %2 call)</source>
+        <translation>比其启动还短（%1，启动调用 %2）</translation>
+    </message>
+    <message>
+        <source>grid smaller than a wave (%1 blocks on %2 SMs)</source>
+        <translation>网格不足一个波次（%1 个线程块，%2 个 SM）</translation>
+    </message>
+    <message>
+        <source>idle %1 before it (%2)</source>
+        <translation>运行前空闲 %1（%2）</translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
+    <message>
+        <source>dependency wait</source>
+        <translation>依赖等待</translation>
     </message>
 </context>
 <context>
@@ -3661,6 +4410,42 @@ Open the config.json together with the trace (File › Open, select both files),
         <source>%n warm-up step(s) left out of the steady-state window %1 – %2</source>
         <translation>
             <numerusform>%n 个预热步未计入稳态窗口 %1 – %2</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>ncu file of another GPU</source>
+        <translation>ncu 文件来自另一款 GPU</translation>
+    </message>
+    <message>
+        <source>ncu kernels not in the trace</source>
+        <translation>ncu 内核不在 trace 中</translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too small for a verdict: it holds fewer than %2 kernels; findings are indicative only</source>
+        <translation>
+            <numerusform>采集（%1，%n 个内核）过小，不足以下结论：少于 %2 个内核；诊断结论仅供参考</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the capture (%1, %n kernel(s)) is too small for a verdict: it is shorter than %2; findings are indicative only</source>
+        <translation>
+            <numerusform>采集（%1，%n 个内核）过小，不足以下结论：短于 %2；诊断结论仅供参考</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the Nsight Compute file was profiled on another GPU than the trace&apos;s (%1): its counters describe %2, not %3; joined anyway, read them with care</source>
+        <translation>Nsight Compute 文件是在与 trace 不同的 GPU 上采集的（%1）：其计数器描述的是 %2，而不是 %3；仍已关联，请谨慎解读</translation>
+    </message>
+    <message numerus="yes">
+        <source>none of the %n launch(es) of the Nsight Compute file matches a kernel of the trace (%1): the file is of another run</source>
+        <translation>
+            <numerusform>Nsight Compute 文件的 %n 次启动都与 trace 中的内核不匹配（%1）：该文件来自另一次运行</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of the %n launch(es) of the Nsight Compute file match no kernel of the trace (%2): their counters are joined to no kernel</source>
+        <translation>
+            <numerusform>Nsight Compute 文件的 %n 次启动中有 %1 次与 trace 中的任何内核都不匹配（%2）：其计数器未关联到任何内核</numerusform>
         </translation>
     </message>
 </context>

@@ -62,7 +62,8 @@ QString si(double v, const QString& unit)
 
 QString pct(double v) { return QStringLiteral("%1 %").arg(QLocale().toString(v, 'f', 1)); }
 
-std::string uiLang() { return QLocale().name().startsWith(QLatin1String("zh")) ? "zh_CN" : "en"; }
+// The language the interface runs in (sightline --language or the saved one), not the system's locale.
+std::string uiLang() { return interfaceLanguage().startsWith(QLatin1String("zh")) ? "zh_CN" : "en"; }
 
 class Html {
 public:

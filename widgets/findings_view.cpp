@@ -632,9 +632,13 @@ void FindingsView::updateDetail()
              .arg(FindingsModel::severityColor(f->severity).name())
              .arg(detailRow_ + 1)
              .arg(esc(f->title.get(lang)));
-    h += QStringLiteral("<p>%1 · %2: %3 · <span style=\"white-space:nowrap\">%4</span></p>")
+    // The scope and its subject in the interface's words ("phase: decode" reads "阶段：解码").
+    h += QStringLiteral("<p>%1 · %2 · <span style=\"white-space:nowrap\">%3</span></p>")
              .arg(FindingsModel::severityLabel(f->severity).toHtmlEscaped(),
-                  FindingsModel::scopeLabel(f->scope).toHtmlEscaped(), esc(f->subject),
+                  (f->scope == ScopeKind::Trace
+                       ? FindingsModel::scopeLabel(f->scope)   // not "whole trace: whole trace"
+                       : tr("%1: %2").arg(FindingsModel::scopeLabel(f->scope), FindingsModel::subjectLabel(f->subject)))
+                      .toHtmlEscaped(),
                   tr("rule %1").arg(qs(f->rule)).toHtmlEscaped());   // the rule file's id (not the JSON verdict token)
     h += QStringLiteral("<p>%1</p>").arg(esc(f->explanation.get(lang)));
     h += reviewDetailHtml(detailRow_);
@@ -667,7 +671,7 @@ void FindingsView::updateDetail()
         h += tr("<b>%1</b> of the end-to-end time").arg(formatPercent(g.fraction));
         if (g.ns)
             h += QStringLiteral(" (<b>%1</b>)").arg(formatDuration(int64_t(*g.ns)));
-        h += QStringLiteral("<br>") + tr("computed: %1").arg(QStringLiteral("<code>%1</code>").arg(esc(g.basis)));
+        h += QStringLiteral("<br>") + tr("computed: %1").arg(QStringLiteral("<code>%1</code>").arg(FindingsModel::basisText(g).toHtmlEscaped()));
     } else {
         h += tr("<b>%1 to %2</b> of the end-to-end time").arg(formatPercent(g.low), formatPercent(g.high));
         h += QStringLiteral("<br>") + tr("the rule's range: the metrics did not give a number");
@@ -704,7 +708,10 @@ void FindingsView::updateDetail()
             QStringList meta{range.isEmpty() ? tr("no direct gain") : tr("gain %1").arg(range),
                              idx.data(Qt::DisplayRole).toString()};
             if (!s.metric.empty())
-                meta << tr("measured by %1 (%2)").arg(qs(s.metric), qs(s.direction));
+                meta << tr("measured by %1 (%2)")
+                            .arg(qs(s.metric), s.direction == "increase" ? tr("increase")
+                                               : s.direction == "decrease" ? tr("decrease")
+                                                                           : qs(s.direction));
             if (!state.isEmpty())
                 meta << tr("state: <b>%1</b>").arg(state.toHtmlEscaped());
             h += QStringLiteral("<small>%1</small></p>").arg(meta.join(QStringLiteral(" · ")));

@@ -2,13 +2,11 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QFile>
-#include <QLibraryInfo>
-#include <QLocale>
 #include <QSettings>
 #include <QTimer>
-#include <QTranslator>
 
 #include "analysis/io/load.h"
+#include "language.h"
 #include "main_window.h"
 #include "scale_drive.h"
 #include "visible_text.h"
@@ -102,16 +100,7 @@ int main(int argc, char** argv)
     const QString lang = parser.isSet(language)
                              ? parser.value(language)
                              : QSettings().value(QStringLiteral("language"), QStringLiteral("en")).toString();
-    QTranslator qtTranslator, appTranslator;
-    // The English catalogue carries the plural forms; the others translate everything.
-    if (lang != QLatin1String("en") &&
-        qtTranslator.load(QLocale(lang), QStringLiteral("qtbase"), QStringLiteral("_"),
-                          QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-        QApplication::installTranslator(&qtTranslator);
-    if (appTranslator.load(QStringLiteral(":/i18n/sightline_") + lang) ||
-        appTranslator.load(QStringLiteral(":/i18n/sightline_en")))
-        QApplication::installTranslator(&appTranslator);
-    sl::setInterfaceLanguage(lang);
+    sl::installLanguage(lang);
 
     sl::MainWindow window;
     if (parser.isSet(captureTrace)) {
