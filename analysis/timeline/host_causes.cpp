@@ -80,6 +80,8 @@ const char* range_source(RangeKind k)
     case RangeKind::StartEnd: return "nvtx";
     case RangeKind::UserAnnotation: return "annotation";
     case RangeKind::CpuOp: return "cpu_op";
+    case RangeKind::PyModule:
+    case RangeKind::PythonFunction: return "python";
     }
     return "nvtx";
 }
@@ -243,6 +245,10 @@ HostCauseResult find_host_causes(const Trace& t, const IdleResult& idle, const H
     };
     const auto& R = t.ranges;
     for (size_t i = 0; i < R.size(); ++i) {
+        // Python frames name code, not what the host is doing for the GPU (re.compile is no JIT compile): the
+        // NVTX ranges, annotations and CPU ops around them do.
+        if (R.kind[i] == RangeKind::PyModule || R.kind[i] == RangeKind::PythonFunction)
+            continue;
         const int c = cls_of(range_cls, R.name[i], false);
         if (c >= 0)
             add(c, rank_of_thread(R.thread[i]), R.start[i], R.end[i], R.name[i], range_source(R.kind[i]));
