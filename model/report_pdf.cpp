@@ -159,12 +159,26 @@ QString reportToRichText(const Report& r)
     return h;
 }
 
+namespace {
+// The whole document laid out again from the top, now. QTextDocumentLayout lays a document out lazily (the rest on
+// a timer, which never fires without an event loop, as in the CLI) and, after a block format changes, only around
+// that block: a page break set that way left the blocks after it without lines, and they were never drawn (the
+// full report's appendix headings were missing from the PDF). Setting the page size lays out from scratch, and
+// pageCount() finishes the layout.
+void relayout(QTextDocument& doc)
+{
+    doc.setPageSize(doc.pageSize());
+    (void)doc.pageCount();
+}
+} // namespace
+
 int keepHeadingsWithContent(QTextDocument& doc)
 {
     const qreal pageH = doc.pageSize().height();
     if (!(pageH > 0))
         return 0;
     QAbstractTextDocumentLayout* layout = doc.documentLayout();
+    relayout(doc);
     auto pageOf = [&](const QTextBlock& b) { return int(std::floor(layout->blockBoundingRect(b).top() / pageH)); };
     auto isHeading = [](const QTextBlock& b) { return b.blockFormat().headingLevel() > 0; };
     auto isEmpty = [](const QTextBlock& b) {
@@ -210,13 +224,14 @@ int keepHeadingsWithContent(QTextDocument& doc)
         QTextBlockFormat f = first.blockFormat();
         f.setPageBreakPolicy(f.pageBreakPolicy() | QTextFormat::PageBreak_AlwaysBefore);
         c.setBlockFormat(f);
+        relayout(doc);
         ++moved;
         from = first;
     }
     return moved;
 }
 
-std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF& pageSize)
+std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF& pageSize, QPaintDevice* device)
 {
     auto doc = std::make_unique<QTextDocument>();
     QFont f;
@@ -230,8 +245,13 @@ std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF
     for (const Chart* c : r.charts())
         doc->addResource(QTextDocument::ImageResource, QUrl(QStringLiteral("chart:") + QString::fromStdString(c->id)),
                          renderChart(*c, reportChartSize(*c), 3.0, r.lang));
-    doc->setPageSize(pageSize);
     doc->setHtml(reportToRichText(r));
+    // The page ends depend on the font metrics of the device the document is drawn on: headings are kept with
+    // their content once, on that device's layout (page breaks set for another device's metrics stay and leave
+    // pages part empty).
+    if (device)
+        doc->documentLayout()->setPaintDevice(device);
+    doc->setPageSize(pageSize);
     keepHeadingsWithContent(*doc);
     return doc;
 }
@@ -273,10 +293,7 @@ PdfResult renderReportPdf(const Report& r, QByteArray& pdf)
     }
     const QRect pageRect = writer.pageLayout().paintRectPixels(writer.resolution());
     const QSizeF body(pageRect.width(), pageRect.height() - kFooterPx);
-    auto doc = buildReportDocument(r, body);
-    doc->documentLayout()->setPaintDevice(&writer);
-    doc->setPageSize(body);
-    keepHeadingsWithContent(*doc);   // the paint device's font metrics moved the page ends
+    auto doc = buildReportDocument(r, body, &writer);
     const int pages = doc->pageCount();
 
     QFont footerFont;

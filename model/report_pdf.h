@@ -12,6 +12,7 @@
 
 #include <memory>
 
+class QPaintDevice;
 class QTextDocument;
 
 namespace sl {
@@ -33,8 +34,10 @@ PdfResult renderReportPdf(const report::Report& report, QByteArray& pdf);
 QString reportToRichText(const report::Report& report);
 
 // The laid-out document for a page of `pageSize` (device-independent pixels at 96 dpi), charts added as image
-// resources. Used by writeReportPdf and by the GUI's print preview.
-std::unique_ptr<QTextDocument> buildReportDocument(const report::Report& report, const QSizeF& pageSize);
+// resources. Used by writeReportPdf and by the GUI's print preview. With `device`, the document is laid out with that
+// paint device's font metrics (the page ends keepHeadingsWithContent works on are the ones drawn there).
+std::unique_ptr<QTextDocument> buildReportDocument(const report::Report& report, const QSizeF& pageSize,
+                                                   QPaintDevice* device = nullptr);
 
 // Moves every heading (h1-h6: section titles, table captions) that would end a page to the next page, with the
 // headings right above it, by a page break before it; `doc` must have its page size set. Returns how many moved.
