@@ -901,12 +901,18 @@ static void summarise(Report& r, BuildContext& cx)
         r.sections.push_back(std::move(*findings));
     }
     if (std::optional<Section> roof = take("roofline")) {
+        // The verdict, the GPU's roofs and the chart; the cost model's tables (per class and phase, per operator)
+        // and the Nsight Compute deep dive (the kernels to profile and the ncu command) are the full report's: with
+        // them the sample's summary ran to 10 pages.
         roof->blocks.erase(std::remove_if(roof->blocks.begin(), roof->blocks.end(),
                                           [](const Block& b) {
                                               const Table* t = std::get_if<Table>(&b);
-                                              return t && t->id == "roofline_operators";
+                                              return t && (t->id == "roofline_operators" || t->id == "roofline_classes");
                                           }),
                            roof->blocks.end());
+        roof->children.erase(std::remove_if(roof->children.begin(), roof->children.end(),
+                                            [](const Section& c) { return c.id == "roofline.focus"; }),
+                             roof->children.end());
         r.sections.push_back(std::move(*roof));
     }
     for (const char* id : {"environment", "seen_before"})

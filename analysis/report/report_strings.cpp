@@ -496,10 +496,12 @@ static const std::vector<StringEntry> kTable = {
      "Nsight Compute 文件的 {1} 次启动中有 {0} 次与 trace 中的任何内核都不匹配（{2}）：其计数器未关联到任何内核。"},
     {"txt.summary_detail",
      "This is the summary report. The full report adds every finding, the launch, synchronisation, overlap, "
-     "decode-step, gap and memory tables, the cost model's operators and the appendix (thresholds, rule files, missing "
-     "data): sightline-cli report TRACE --detail full, or Export Report with “Full detail”.",
-     "这是摘要报告。完整报告还包含全部诊断结论、启动、同步、重叠、Decode 步、空闲间隙与内存操作表、成本模型的各算子以及附录"
-     "（阈值、规则文件、缺失的数据）：sightline-cli report TRACE --detail full，或在“导出报告”中选择“完整内容”。"},
+     "decode-step, gap and memory tables, the cost model's tables, the kernels to look at first with their profiler "
+     "command and the appendix (thresholds, rule files, missing data): sightline-cli report TRACE --detail full, or "
+     "Export Report with “Full detail”.",
+     "这是摘要报告。完整报告还包含全部诊断结论、启动、同步、重叠、Decode 步、空闲间隙与内存操作表、成本模型的各表、"
+     "优先查看的内核及其剖析命令以及附录（阈值、规则文件、缺失的数据）：sightline-cli report TRACE --detail full，"
+     "或在“导出报告”中选择“完整内容”。"},
     {"txt.summary_more_findings", "{0} more finding(s) are told in full in the full report (--detail full).",
      "另有 {0} 条诊断结论的详情见完整报告（--detail full）。"},
 
