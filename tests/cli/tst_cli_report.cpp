@@ -79,14 +79,26 @@ TEST(CliReport, MarkdownHtmlAndChinese)
 {
     const std::string dir = test::scratch_dir("cli_report_md");
     std::string log;
+    // The default Markdown report is the summary, titled with the trace's name ("sync" from sync.sqlite).
     ASSERT_EQ(run("report '" + trace_path() + "' --format md -o '" + dir + "/r.md'", &log, true), 0) << log;
     const std::string md = slurp(dir + "/r.md");
-    EXPECT_EQ(md.rfind("# GPU inference performance report", 0), 0u);
+    EXPECT_EQ(md.rfind("# sync — GPU inference performance report", 0), 0u) << md.substr(0, 200);
     EXPECT_NE(md.find("| ---: |"), std::string::npos);
-    // With Qt the charts are PNG files next to the .md, linked relatively; without, data tables.
+    // With Qt the charts are PNG files next to the .md, linked relatively; without, data tables. The summary has
+    // the executive summary's chart and no gap histogram (the gap tables are the full report's).
     if (fs::exists(dir + "/r_files")) {
-        EXPECT_NE(md.find("](r_files/gap_histogram.png)"), std::string::npos);
-        EXPECT_TRUE(fs::exists(dir + "/r_files/gap_histogram.png"));
+        EXPECT_NE(md.find("](r_files/summary_idle_causes.png)"), std::string::npos);
+        EXPECT_TRUE(fs::exists(dir + "/r_files/summary_idle_causes.png"));
+        EXPECT_EQ(md.find("gap_histogram"), std::string::npos);
+        EXPECT_FALSE(fs::exists(dir + "/r_files/gap_histogram.png"));
+    }
+    ASSERT_EQ(run("report '" + trace_path() + "' --format md --detail full -o '" + dir + "/full.md'", &log, true), 0)
+        << log;
+    const std::string full = slurp(dir + "/full.md");
+    EXPECT_EQ(full.rfind("# sync — GPU inference performance report", 0), 0u);
+    if (fs::exists(dir + "/full_files")) {
+        EXPECT_NE(full.find("](full_files/gap_histogram.png)"), std::string::npos);
+        EXPECT_TRUE(fs::exists(dir + "/full_files/gap_histogram.png"));
     }
     ASSERT_EQ(run("analyze '" + trace_path() + "' --format html --lang zh_CN -o '" + dir + "/r.html'", &log, true), 0)
         << log;
