@@ -28,6 +28,7 @@ std::function<bool(const std::string&, const std::string&)> markdownReportWriter
                     inputs.push_back(*extra);
             report::ReportOptions ro;
             ro.lang = lang;
+            ro.detail = report::Detail::Summary;   // `report --format md`'s default: the report people forward
             report::describe_workload(ro, po);
             const report::Report rep = report::build_report(report::report_inputs(trace, results, ro, inputs));
             report::MarkdownOptions mo;

@@ -19,8 +19,9 @@ namespace sl {
 
 // For ProfileRequest::write_report: the representative run's report.md exactly as `sightline-cli report TRACE
 // --format md -o FILE` writes it (load the trace, report::run_pipeline with `options`, describe_workload,
-// build_report, to_markdown with the charts as PNG files in "<stem>_files/" beside it), in `lang`. It runs on the
-// loop's worker; false when the trace cannot be read or the file cannot be written.
+// build_report with md's default detail, the summary, to_markdown with the charts as PNG files in "<stem>_files/"
+// beside it), in `lang`. It runs on the loop's worker; false when the trace cannot be read or the file cannot be
+// written.
 std::function<bool(const std::string& trace, const std::string& md)> markdownReportWriter(report::PipelineOptions options,
                                                                                          report::Lang lang);
 
