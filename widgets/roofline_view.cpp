@@ -573,15 +573,16 @@ void RooflineView::placeLabels()
     // Compute roofs: right-aligned above the line, else below it, else further left along the flat part of the
     // roof, one step at a time. Pass 1 keeps every label clear of markers, of other labels and of other roofs'
     // lines; a label that found no place then (a short dock squeezes FP8, BF16 and TF32 into a few pixels) tries
-    // again in pass 2 with roof lines allowed through it, and the GEMM precision's roof, always named, finally over
-    // markers too. Labels never overlap each other; one that finds no place at all is hidden (the ridge point's
-    // tooltip still names the roof).
-    auto tryPlace = [&](RoofLabel& l, bool markersToo, bool roofsToo, bool slide = false) {
+    // again in pass 2 with roof lines allowed through it, and the GEMM precision's roof, always named, finally past
+    // its ridge. Labels never overlap each other or a marker; one that finds no place at all is hidden (the ridge
+    // point's tooltip still names the roof).
+    auto tryPlace = [&](RoofLabel& l, bool markersToo, bool roofsToo, bool slide = false, bool pastRidge = false) {
         const QRectF br = l.item->boundingRect();
         const QPointF at = c->mapToPosition(l.at, highlightSeries_);
         QRectF above(at.x() - br.width() - 6, at.y() - br.height() - 1, br.width(), br.height());
         QRectF below(at.x() - br.width() - 6, at.y() + 2, br.width(), br.height());
-        const double roofLeft = std::max(plot.left(), c->mapToPosition(l.from, highlightSeries_).x());
+        const double roofLeft =
+            pastRidge ? plot.left() : std::max(plot.left(), c->mapToPosition(l.from, highlightSeries_).x());
         const double step = std::max(12.0, br.width() / 4);
         for (double x = above.left();; x -= step) {   // the right end always, then leftwards while on the roof
             above.moveLeft(x);
@@ -650,9 +651,12 @@ void RooflineView::placeLabels()
             unplaced.push_back(&l);
     }
     for (RoofLabel* l : unplaced) {
-        // Never over a marker: the GEMM roof slides between its neighbours' labels before it gives up (the ridge
-        // point's tooltip still names it).
-        const bool ok = tryPlace(*l, true, false) || (l->gemm && tryPlace(*l, true, false, true));
+        // Never over a marker: the GEMM roof slides between its neighbours' labels, and, on a chart where its flat
+        // part is shorter than its name or crowded with markers (a 400×300 dock), goes on leftwards at its height
+        // past the ridge, so the roof the findings measure against is always named without hiding a point. Other
+        // roofs that find no place are hidden (the ridge point's tooltip still names them).
+        const bool ok = tryPlace(*l, true, false) ||
+                        (l->gemm && (tryPlace(*l, true, false, true) || tryPlace(*l, true, false, true, true)));
         l->item->setVisible(ok);
     }
 
