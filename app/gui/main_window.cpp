@@ -427,6 +427,28 @@ void MainWindow::scaleRestoredDocks()
         resizeDocks(wide, widths, Qt::Horizontal);
     if (!tall.isEmpty())
         resizeDocks(tall, heights, Qt::Vertical);
+    // resizeDocks sizes a tabbed pane's whole group, its tab bar included, while the shares are the panes' own
+    // sizes (closeEvent): once the layout has run, a pane that came out short by its tab bar is asked again for its
+    // share plus what the tab bar took (the bottom group: Findings got 170 px of 196 at 720 px high).
+    QTimer::singleShot(0, this, [this, wide, widths, tall, heights] {
+        auto again = [this](const QList<QDockWidget*>& docks, QList<int> sizes, Qt::Orientation o) {
+            bool any = false;
+            for (qsizetype i = 0; i < docks.size(); ++i) {
+                const int got = o == Qt::Horizontal ? docks[i]->width() : docks[i]->height();
+                const int chrome = sizes[i] - got;
+                if (chrome > 2 && chrome <= 60 && !tabifiedDockWidgets(docks[i]).isEmpty()) {
+                    sizes[i] += chrome;
+                    any = true;
+                }
+            }
+            if (any)
+                resizeDocks(docks, sizes, o);
+        };
+        if (!wide.isEmpty())
+            again(wide, widths, Qt::Horizontal);
+        if (!tall.isEmpty())
+            again(tall, heights, Qt::Vertical);
+    });
 }
 
 MainWindow::~MainWindow() = default;
