@@ -20,8 +20,10 @@
 
 namespace sl::report {
 
-// A kernel name short enough for a chart axis: the function's base name ("void ns::foo<T>(args)" -> "foo").
-std::string kernel_base_name(std::string_view name)
+// A kernel name short enough for a chart axis: the function's unqualified name ("void ns::foo<T>(args)" -> "foo");
+// unlike sl::kernel_base_name (roofline.h, the name used for matching) it also drops the scope, and falls back to the
+// first 40 characters of the name when nothing is left.
+std::string kernel_short_name(std::string_view name)
 {
     std::string_view s = name;
     if (s.rfind("void ", 0) == 0)
@@ -105,7 +107,7 @@ static Section top_kernels_section(BuildContext& cx)
     ch.y_unit = "%";
     Series s{cx.s("axis.share_kernel_time"), {}, ""};
     for (size_t i = 0; i < std::min<size_t>(n, 10); ++i) {
-        ch.categories.push_back(kernel_base_name(rows[i].name));
+        ch.categories.push_back(kernel_short_name(rows[i].name));
         s.values.push_back(rows[i].percent);
     }
     ch.series.push_back(std::move(s));
@@ -635,7 +637,7 @@ std::string ncu_command(const std::vector<std::string>& kernel_names)
 {
     std::vector<std::string> bases;
     for (const std::string& n : kernel_names) {
-        std::string b = regex_escape(kernel_base_name(n));
+        std::string b = regex_escape(kernel_short_name(n));
         if (!b.empty() && std::find(bases.begin(), bases.end(), b) == bases.end())
             bases.push_back(b);
     }
@@ -744,7 +746,7 @@ static void roofline_model_blocks(BuildContext& cx, Section& sec, const Roofline
         for (const NcuLaunch& l : ncu->launches) {
             const NcuLaunchMetrics m = compute_ncu_metrics(l);
             if (m.intensity && m.achieved_flops_per_s && *m.intensity > 0 && *m.achieved_flops_per_s > 0)
-                ch.points.push_back({"#" + std::to_string(l.id) + " " + kernel_base_name(l.name), *m.intensity,
+                ch.points.push_back({"#" + std::to_string(l.id) + " " + kernel_short_name(l.name), *m.intensity,
                                      *m.achieved_flops_per_s, "ncu"});
         }
     }
@@ -981,7 +983,7 @@ void headline_time_sentences(BuildContext& cx, std::vector<std::string>& out)
     }
     if (sm && !sm->kernels.by_name.empty()) {
         const StatRow& top = sm->kernels.by_name.front();
-        out.push_back(cx.f("hl.top_kernel", {fmt_count(sm->kernels.count), kernel_base_name(top.name),
+        out.push_back(cx.f("hl.top_kernel", {fmt_count(sm->kernels.count), kernel_short_name(top.name),
                                              fmt_fixed(top.percent, 1)}));
     }
 }

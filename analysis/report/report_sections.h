@@ -35,8 +35,9 @@ Value vbytes(double b);
 Value vtext(std::string t);
 std::string sha256_hex_cached(BuildContext& cx, const std::string& path);
 
-// A kernel name short enough for a chart axis: "void ns::foo<T>(args)" -> "foo".
-std::string kernel_base_name(std::string_view name);
+// A kernel name short enough for a chart axis, the headline or an ncu -k regex: its unqualified function name
+// ("void ns::foo<T>(args)" -> "foo"; sl::kernel_base_name keeps the scope).
+std::string kernel_short_name(std::string_view name);
 
 // The exact ncu command line for the given kernels (regex of their base names).
 std::string ncu_command(const std::vector<std::string>& kernel_names);
