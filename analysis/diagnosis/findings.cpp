@@ -1,6 +1,7 @@
 #include "analysis/diagnosis/findings.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -108,16 +109,34 @@ void rank_findings(std::vector<Finding>& findings)
 
 namespace {
 
-// "NAME (ncu #7)" -> NAME and 7; false for any other subject.
-bool split_ncu_subject(const std::string& subject, std::string& name, std::string& id)
+constexpr std::string_view kNcuOpen = " (ncu #";
+
+} // namespace
+
+std::string ncu_launch_subject(std::string_view kernel, int64_t id)
 {
-    const size_t at = subject.rfind(" (ncu #");
-    if (at == std::string::npos || subject.empty() || subject.back() != ')')
-        return false;
-    name = subject.substr(0, at);
-    id = subject.substr(at + 7, subject.size() - at - 8);
-    return !id.empty();
+    std::string s(kernel);
+    s += kNcuOpen;
+    s += std::to_string(id);
+    s += ')';
+    return s;
 }
+
+std::optional<NcuLaunchRef> parse_ncu_launch_subject(std::string_view subject)
+{
+    const size_t at = subject.rfind(kNcuOpen);
+    if (at == std::string_view::npos || subject.back() != ')')
+        return std::nullopt;
+    const std::string_view id = subject.substr(at + kNcuOpen.size(), subject.size() - at - kNcuOpen.size() - 1);
+    NcuLaunchRef r;
+    const auto [end, ec] = std::from_chars(id.data(), id.data() + id.size(), r.id);
+    if (id.empty() || ec != std::errc() || end != id.data() + id.size())
+        return std::nullopt;
+    r.kernel = std::string(subject.substr(0, at));
+    return r;
+}
+
+namespace {
 
 void replace_all(std::string& s, const std::string& from, const std::string& to)
 {
@@ -139,10 +158,12 @@ void merge_ncu_launch_findings(std::vector<Finding>& findings)
     std::vector<std::pair<std::string, std::string>> key_of(findings.size());
     for (size_t i = 0; i < findings.size(); ++i) {
         const Finding& f = findings[i];
-        std::string name, id;
-        if (f.scope != ScopeKind::NcuLaunch || !split_ncu_subject(f.subject, name, id))
+        if (f.scope != ScopeKind::NcuLaunch)
             continue;
-        key_of[i] = {f.rule, name};
+        const auto launch = parse_ncu_launch_subject(f.subject);
+        if (!launch)
+            continue;
+        key_of[i] = {f.rule, launch->kernel};
         auto [it, fresh] = groups.try_emplace(key_of[i]);
         Group& g = it->second;
         if (fresh)
@@ -166,15 +187,16 @@ void merge_ncu_launch_findings(std::vector<Finding>& findings)
             continue;   // the group's place is its first finding's
         Finding f = std::move(findings[g.best]);
         if (g.count > 1) {
-            std::string name, id;
-            split_ncu_subject(f.subject, name, id);
+            NcuLaunchRef launch = *parse_ncu_launch_subject(f.subject);
+            const std::string& name = launch.kernel;
+            const std::string id = std::to_string(launch.id);
             const std::string more = std::to_string(g.count - 1);
             const std::string en_tail = " (ncu #" + id + " and " + more + " more launch" + (g.count > 2 ? "es" : "") + ")";
             const std::string zh_tail = "（ncu #" + id + " 等 " + std::to_string(g.count) + " 次启动）";
             const std::string en = name + en_tail;
             // Texts name the kernel by its short name (bind_metrics) or, where it has none, by the subject.
             const std::string shown = kernel_display_name(name);
-            const std::string shown_subject = shown + " (ncu #" + id + ")";
+            const std::string shown_subject = ncu_launch_subject(shown, launch.id);
             for (LocalText* t : {&f.title, &f.explanation}) {
                 replace_all(t->en, f.subject, en);
                 replace_all(t->zh_CN, f.subject, name + zh_tail);
@@ -184,6 +206,8 @@ void merge_ncu_launch_findings(std::vector<Finding>& findings)
                 }
             }
             f.subject = en;
+            launch.launches = static_cast<int64_t>(g.count);
+            f.ncu_launch = std::move(launch);
             f.links.kernel_ids = g.kernels;
             Evidence e;
             e.metric = "ncu_launches_flagged";
@@ -310,19 +334,23 @@ nlohmann::json finding_to_json(const Finding& f)
     for (const auto& r : f.links.time_ranges)
         ranges.push_back(json{{"start_ns", r.start}, {"end_ns", r.end}, {"label", r.label}});
     json links{{"kernel_ids", f.links.kernel_ids}, {"time_ranges", ranges}, {"nvtx_ranges", f.links.nvtx_ranges}};
-    return json{{"rule", f.rule},
-                {"verdict", f.verdict},
-                {"severity", severity_name(f.severity)},
-                {"scope", scope_kind_name(f.scope)},
-                {"subject", f.subject},
-                {"title", text_json(f.title)},
-                {"explanation", text_json(f.explanation)},
-                {"confidence", conf},
-                {"expected_gain", gain},
-                {"evidence", ev},
-                {"suggestions", sug},
-                {"links", links},
-                {"references", f.references}};
+    json out{{"rule", f.rule},
+             {"verdict", f.verdict},
+             {"severity", severity_name(f.severity)},
+             {"scope", scope_kind_name(f.scope)},
+             {"subject", f.subject},
+             {"title", text_json(f.title)},
+             {"explanation", text_json(f.explanation)},
+             {"confidence", conf},
+             {"expected_gain", gain},
+             {"evidence", ev},
+             {"suggestions", sug},
+             {"links", links},
+             {"references", f.references}};
+    if (f.ncu_launch)
+        out["ncu_launch"] = json{{"kernel", f.ncu_launch->kernel}, {"id", f.ncu_launch->id},
+                                 {"launches", f.ncu_launch->launches}};
+    return out;
 }
 
 nlohmann::json findings_to_json(const std::vector<Finding>& findings)

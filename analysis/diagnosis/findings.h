@@ -117,6 +117,17 @@ struct Suggestion {
     std::string direction;               // "decrease" | "increase"
 };
 
+// One Nsight Compute launch as a finding's subject says it: "NAME (ncu #ID)".
+struct NcuLaunchRef {
+    std::string kernel;                  // the launch's kernel name, as ncu gives it
+    int64_t id = 0;                      // ncu's launch id
+    int64_t launches = 1;                // launches of this kernel where the rule holds (merge_ncu_launch_findings)
+};
+// The subject of an ncu_launch scope: "NAME (ncu #ID)"; parse_ncu_launch_subject is its inverse (nullopt for any
+// other subject, a merged one's "NAME (ncu #7 and 13 more launches)" included). The one place either is spelled.
+std::string ncu_launch_subject(std::string_view kernel, int64_t id);
+std::optional<NcuLaunchRef> parse_ncu_launch_subject(std::string_view subject);
+
 struct Finding {
     std::string rule;
     std::string verdict;
@@ -130,6 +141,7 @@ struct Finding {
     Confidence confidence;
     std::vector<Suggestion> suggestions;
     std::vector<std::string> references;
+    std::optional<NcuLaunchRef> ncu_launch;   // the launch, for an ncu_launch finding (its subject as data)
 
     double rank_score() const { return expected_gain.fraction * confidence.value; }
 };
@@ -142,8 +154,8 @@ void rank_findings(std::vector<Finding>& findings);
 // (ncu --launch-count 200 over a decode step measures each GEMM dozens of times) fired once per launch, 190 of a
 // report's 219 findings, each claiming the kernel's whole time. Keeps the launch with the highest rank score in
 // each (rule, kernel) group, in the place of the group's first finding; its subject becomes "NAME (ncu #7 and 13 more
-// launches)" (titles and explanations follow, in both languages), its kernel links the group's, and an evidence
-// row ncu_launches_flagged counts the group. Other findings are left as they are.
+// launches)" (titles and explanations follow, in both languages), its kernel links the group's, an evidence row
+// ncu_launches_flagged and ncu_launch.launches count the group. Other findings are left as they are.
 void merge_ncu_launch_findings(std::vector<Finding>& findings);
 
 // Highest severity among the findings; nullopt when there are none.

@@ -682,9 +682,8 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             const auto x = compute_ncu_metrics(L);
             MetricScope s;
             s.kind = ScopeKind::NcuLaunch;
-            const std::string launch = " (ncu #" + std::to_string(L.id) + ")";
-            s.subject = L.name + launch;
-            say_kernel_by_short_name(s, kernel_display_name(L.name) + launch);
+            s.subject = ncu_launch_subject(L.name, L.id);
+            say_kernel_by_short_name(s, ncu_launch_subject(kernel_display_name(L.name), L.id));
             // The launch's own kernel, as ncu filters it (its place among the matched launches is not known here).
             if (const std::string base = ncu_base_name(L.name); !base.empty())
                 s.sources[kNcuKernelsKey] = "-k regex:'^(.*::)?" + ncu_regex_escape(base) + "$' --launch-count 1";

@@ -574,6 +574,8 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
             f.severity = rule.severity;
             f.scope = scope.kind;
             f.subject = scope.subject;
+            if (scope.kind == ScopeKind::NcuLaunch)
+                f.ncu_launch = parse_ncu_launch_subject(scope.subject);
             f.links = scope.links;
             f.references = rule.references;
             f.title = {fill_placeholders(rule.title.en, scope, opt.trace_path),

@@ -455,12 +455,38 @@ TEST(Rules, NcuLaunchFindingsMergePerRuleAndKernel)
     ASSERT_FALSE(v[0].evidence.empty());
     EXPECT_EQ(v[0].evidence.back().metric, "ncu_launches_flagged");
     EXPECT_EQ(v[0].evidence.back().value, 3);
+    ASSERT_TRUE(v[0].ncu_launch);   // the subject as data: the kept launch and the group's size
+    EXPECT_EQ(v[0].ncu_launch->kernel, "gemm");
+    EXPECT_EQ(v[0].ncu_launch->id, 9);
+    EXPECT_EQ(v[0].ncu_launch->launches, 3);
+    const auto j = finding_to_json(v[0]);
+    ASSERT_TRUE(j.contains("ncu_launch"));
+    EXPECT_EQ(j["ncu_launch"]["kernel"], "gemm");
+    EXPECT_EQ(j["ncu_launch"]["id"], 9);
+    EXPECT_EQ(j["ncu_launch"]["launches"], 3);
+    EXPECT_FALSE(finding_to_json(v[1]).contains("ncu_launch"));   // other scopes: no key
     EXPECT_EQ(v[1].subject, "trace");
     EXPECT_EQ(v[2].rule, "occupancy");
     EXPECT_EQ(v[2].subject, "gemm (ncu #9)");   // alone in its group: as it was
     EXPECT_TRUE(v[2].evidence.empty());
     EXPECT_EQ(v[3].subject, "other (ncu #5)");
     EXPECT_EQ(v[4].scope, ScopeKind::Kernel);
+}
+
+// The ncu-launch subject is written and read in one place: "NAME (ncu #ID)" and back, a kernel name with its own
+// parentheses and " (ncu #" inside included; a merged subject or any other text is not a launch.
+TEST(Rules, NcuLaunchSubjectRoundTrips)
+{
+    EXPECT_EQ(ncu_launch_subject("void gemm<int>(float*)", 7), "void gemm<int>(float*) (ncu #7)");
+    const auto r = parse_ncu_launch_subject("void f (ncu #1)(int) (ncu #12)");
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->kernel, "void f (ncu #1)(int)");
+    EXPECT_EQ(r->id, 12);
+    EXPECT_FALSE(parse_ncu_launch_subject("gemm (ncu #9 and 2 more launches)"));
+    EXPECT_FALSE(parse_ncu_launch_subject("gemm (ncu #)"));
+    EXPECT_FALSE(parse_ncu_launch_subject("ncu #1"));
+    EXPECT_FALSE(parse_ncu_launch_subject("gemm (decode)"));
+    EXPECT_FALSE(parse_ncu_launch_subject(""));
 }
 
 // Every shipped suggestion has a form per vendor (or says it has none for one), and each form speaks its vendor's

@@ -201,6 +201,15 @@ TEST(DeviceSamples, NcuFindingsAreOnePerRuleAndKernelNotOnePerLaunch)
         ++ncu_findings;
         const std::string name = f.subject.substr(0, f.subject.rfind(" (ncu #"));
         EXPECT_TRUE(seen.insert({f.rule, name}).second) << f.rule << " twice for " << name;
+        // the subject as data: its kernel, and as many launches as the evidence counts (one when not merged)
+        ASSERT_TRUE(f.ncu_launch) << f.subject;
+        EXPECT_EQ(f.ncu_launch->kernel, name);
+        EXPECT_NE(f.subject.find("#" + std::to_string(f.ncu_launch->id)), std::string::npos) << f.subject;
+        int64_t launches = 1;
+        for (const auto& e : f.evidence)
+            if (e.metric == "ncu_launches_flagged")
+                launches = static_cast<int64_t>(e.value);
+        EXPECT_EQ(f.ncu_launch->launches, launches) << f.subject;
         for (const auto& e : f.evidence)
             if (e.metric == "ncu_launches_flagged") {
                 ++merged;
