@@ -1,7 +1,5 @@
 #include "analysis/roofline/config_check.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,34 +9,23 @@
 #include <utility>
 
 #include "analysis/io/model_config.h"
+#include "analysis/roofline/gemm_dims.h"
 #include "analysis/trace/trace.h"
 
 namespace sl {
 
 namespace {
 
-// (K, N) of the weight operand of a GEMM CPU op, or {0, 0}.
+// (K, N) of the weight operand of a GEMM CPU op (mm, _scaled_mm, addmm: the ops a model's linear layers become), or
+// {0, 0}.
 std::pair<int64_t, int64_t> weight_dims(std::string_view op, const std::string& dims_text)
 {
-    size_t a = 0;
-    if (op == "aten::mm" || op == "aten::_scaled_mm")
-        a = 0;
-    else if (op == "aten::addmm")
-        a = 1;   // bias first
-    else
+    if (op != "aten::mm" && op != "aten::_scaled_mm" && op != "aten::addmm")
         return {0, 0};
-    const nlohmann::json d = nlohmann::json::parse(dims_text, nullptr, false);
-    if (!d.is_array() || d.size() < a + 2)
+    const auto g = gemm_dims(op, dims_text);
+    if (!g || g->b_k <= 0 || g->n <= 0 || g->k != g->b_k)
         return {0, 0};
-    const auto& x = d[a];
-    const auto& w = d[a + 1];
-    if (!x.is_array() || !w.is_array() || x.size() != 2 || w.size() != 2 || !w[0].is_number_integer() ||
-        !w[1].is_number_integer() || !x[1].is_number_integer())
-        return {0, 0};
-    const int64_t k = w[0].get<int64_t>(), n = w[1].get<int64_t>();
-    if (k <= 0 || n <= 0 || x[1].get<int64_t>() != k)
-        return {0, 0};
-    return {k, n};
+    return {g->b_k, g->n};
 }
 
 std::string fmt(const char* f, double v)

@@ -1,4 +1,5 @@
 #include "analysis/roofline/shape_throughput.h"
+#include "analysis/roofline/gemm_dims.h"
 
 #include <nlohmann/json.hpp>
 
@@ -75,12 +76,6 @@ struct Cost {
     std::string dtype_text;     // the input type the roof follows
 };
 
-bool is_gemm(std::string_view op)
-{
-    return op == "aten::mm" || op == "aten::addmm" || op == "aten::bmm" || op == "aten::baddbmm" ||
-           op == "aten::linear" || op == "aten::matmul" || op == "aten::_scaled_mm";
-}
-
 int causal_index(std::string_view op)
 {
     if (op == "aten::scaled_dot_product_attention") return 5;
@@ -141,53 +136,64 @@ double arg_bytes(const OpInputs& in, size_t i)
     return static_cast<double>(numel(in.dims[i])) * torch_type_bytes(in.types[i]);
 }
 
-std::optional<Cost> gemm_cost(std::string_view op, const OpInputs& in)
+// The GEMM dimensions of a parsed call (gemm_dims.h).
+std::optional<GemmDims> gemm_dims_of(std::string_view op, const OpInputs& in)
 {
-    Cost c;
-    c.family = "gemm";
     auto t = [&](size_t i) { return i < in.dims.size() && in.is_tensor[i]; };
-    int64_t batch = 1, m = 0, n = 0, k = 0;
-    size_t a = 0, b = 1;
-    double extra = 0;
+    GemmDims g;
     if (op == "aten::mm" || op == "aten::_scaled_mm") {
         if (!t(0) || !t(1) || in.dims[0].size() != 2 || in.dims[1].size() != 2)
             return std::nullopt;
-        m = in.dims[0][0]; k = in.dims[0][1]; n = in.dims[1][1];
+        g.m = in.dims[0][0]; g.k = in.dims[0][1]; g.n = in.dims[1][1]; g.b_k = in.dims[1][0];
     } else if (op == "aten::addmm") {
         if (!t(1) || !t(2) || in.dims[1].size() != 2 || in.dims[2].size() != 2)
             return std::nullopt;
-        a = 1; b = 2;
-        m = in.dims[1][0]; k = in.dims[1][1]; n = in.dims[2][1];
-        extra = arg_bytes(in, 0);
+        g.a = 1; g.b = 2;
+        g.m = in.dims[1][0]; g.k = in.dims[1][1]; g.n = in.dims[2][1]; g.b_k = in.dims[2][0];
     } else if (op == "aten::bmm" || op == "aten::baddbmm") {
-        a = op == "aten::bmm" ? 0 : 1;
-        b = a + 1;
+        g.a = op == "aten::bmm" ? 0 : 1;
+        g.b = g.a + 1;
+        const size_t a = g.a, b = g.b;
         if (!t(a) || !t(b) || in.dims[a].size() != 3 || in.dims[b].size() != 3)
             return std::nullopt;
-        batch = in.dims[a][0]; m = in.dims[a][1]; k = in.dims[a][2]; n = in.dims[b][2];
-        if (a == 1)
-            extra = arg_bytes(in, 0);
+        g.batch = in.dims[a][0]; g.m = in.dims[a][1]; g.k = in.dims[a][2]; g.n = in.dims[b][2];
+        g.b_k = in.dims[b][1];
     } else if (op == "aten::linear") {
         if (!t(0) || !t(1) || in.dims[1].size() != 2 || in.dims[0].empty())
             return std::nullopt;
         const Dims& x = in.dims[0];
-        m = numel(Dims(x.begin(), x.end() - 1)); k = x.back(); n = in.dims[1][0];
-        extra = arg_bytes(in, 2);
+        g.m = numel(Dims(x.begin(), x.end() - 1)); g.k = x.back(); g.n = in.dims[1][0]; g.b_k = in.dims[1][1];
     } else if (op == "aten::matmul") {
         if (!t(0) || !t(1) || in.dims[0].size() < 2 || in.dims[1].size() < 2)
             return std::nullopt;
         const Dims& x = in.dims[0];
         const Dims& y = in.dims[1];
-        k = x.back(); n = y.back();
+        g.k = x.back(); g.n = y.back(); g.b_k = y[y.size() - 2];
         if (y.size() == 2) {
-            m = numel(Dims(x.begin(), x.end() - 1));
+            g.m = numel(Dims(x.begin(), x.end() - 1));
         } else {
-            m = x[x.size() - 2];
-            batch = numel(Dims(x.begin(), x.end() - 2));
+            g.m = x[x.size() - 2];
+            g.batch = numel(Dims(x.begin(), x.end() - 2));
         }
     } else {
         return std::nullopt;
     }
+    return g;
+}
+
+std::optional<Cost> gemm_cost(std::string_view op, const OpInputs& in)
+{
+    const auto g = gemm_dims_of(op, in);
+    if (!g)
+        return std::nullopt;
+    Cost c;
+    c.family = "gemm";
+    const int64_t batch = g->batch, m = g->m, n = g->n, k = g->k;
+    const size_t a = g->a, b = g->b;
+    // The bias (addmm, baddbmm: the first argument; linear: the third) is read once more.
+    const double extra = op == "aten::addmm" || op == "aten::baddbmm" ? arg_bytes(in, 0)
+                         : op == "aten::linear"                       ? arg_bytes(in, 2)
+                                                                      : 0.0;
     const int ea = torch_type_bytes(in.types[a]), eb = torch_type_bytes(in.types[b]);
     // Output: the input's element size, except fp8 _scaled_mm, whose result is bf16 unless the trace says otherwise.
     const int eo = op == "aten::_scaled_mm" ? 2 : std::max(ea, 1);
@@ -319,7 +325,7 @@ private:
 
 std::optional<Cost> op_cost(std::string_view op, const OpInputs& in)
 {
-    if (is_gemm(op))
+    if (is_gemm_op(op))
         return gemm_cost(op, in);
     if (causal_index(op) >= 0)
         return attention_cost(op, in);
@@ -599,6 +605,20 @@ bool is_moe_op(std::string_view op)
 }
 
 } // namespace
+
+bool is_gemm_op(std::string_view op)
+{
+    return op == "aten::mm" || op == "aten::addmm" || op == "aten::bmm" || op == "aten::baddbmm" ||
+           op == "aten::linear" || op == "aten::matmul" || op == "aten::_scaled_mm";
+}
+
+std::optional<GemmDims> gemm_dims(std::string_view op, const std::string& input_dims)
+{
+    OpInputs in;
+    if (!is_gemm_op(op) || !parse_inputs(input_dims, std::string(), std::string(), in))
+        return std::nullopt;
+    return gemm_dims_of(op, in);
+}
 
 int torch_type_bytes(std::string_view t)
 {

@@ -1,5 +1,6 @@
 // Measured throughput from Kineto's recorded shapes (analysis/roofline/shape_throughput.h), issue 15.
 #include "analysis/io/kineto_reader.h"
+#include "analysis/roofline/gemm_dims.h"
 #include "analysis/roofline/gpu_specs.h"
 #include "analysis/roofline/shape_throughput.h"
 #include "tests/support/test_env.h"
@@ -109,6 +110,38 @@ TEST(ShapeThroughput, GemmAttentionNormFromShapesJoinedThroughExternalId)
     EXPECT_DOUBLE_EQ(ln->flops_per_call, 5.0 * 64 * 1024);
     EXPECT_DOUBLE_EQ(ln->bytes_per_call, 4.0 * (64 * 1024 + 1024 + 1024 + 64 * 1024));
     EXPECT_EQ(ln->dtype, "fp32");
+}
+
+// The one GEMM-dims reader (gemm_dims.h), op by op, against PyTorch's own argument order: mm(A, B), addmm(bias, A,
+// B), bmm(A, B), baddbmm(bias, A, B), linear(x, W[N, K], bias), matmul with a 2-D or a batched B.
+TEST(ShapeThroughput, GemmDimsFollowEachOpsArgumentOrder)
+{
+    auto dims = [](const char* op, const char* text) { return gemm_dims(op, text); };
+    auto same = [](const std::optional<GemmDims>& g, int64_t batch, int64_t m, int64_t n, int64_t k, int64_t b_k,
+                   size_t a, size_t b) {
+        ASSERT_TRUE(g);
+        EXPECT_EQ(g->batch, batch);
+        EXPECT_EQ(g->m, m);
+        EXPECT_EQ(g->n, n);
+        EXPECT_EQ(g->k, k);
+        EXPECT_EQ(g->b_k, b_k);
+        EXPECT_EQ(g->a, a);
+        EXPECT_EQ(g->b, b);
+    };
+    same(dims("aten::mm", "[[8, 64], [64, 96]]"), 1, 8, 96, 64, 64, 0, 1);
+    same(dims("aten::_scaled_mm", "[[8, 64], [64, 96], [], []]"), 1, 8, 96, 64, 64, 0, 1);
+    same(dims("aten::addmm", "[[96], [8, 64], [64, 96], [], []]"), 1, 8, 96, 64, 64, 1, 2);
+    same(dims("aten::bmm", "[[4, 8, 64], [4, 64, 32]]"), 4, 8, 32, 64, 64, 0, 1);
+    same(dims("aten::baddbmm", "[[4, 8, 32], [4, 8, 64], [4, 64, 32], [], []]"), 4, 8, 32, 64, 64, 1, 2);
+    same(dims("aten::linear", "[[2, 8, 64], [96, 64], [96]]"), 1, 16, 96, 64, 64, 0, 1);
+    same(dims("aten::matmul", "[[2, 8, 64], [64, 96]]"), 1, 16, 96, 64, 64, 0, 1);
+    same(dims("aten::matmul", "[[2, 3, 8, 64], [2, 3, 64, 32]]"), 6, 8, 32, 64, 64, 0, 1);
+    same(dims("aten::mm", "[[8, 64], [32, 96]]"), 1, 8, 96, 64, 32, 0, 1);   // read as given: b_k tells the mismatch
+    EXPECT_FALSE(dims("aten::add", "[[8, 64], [8, 64]]"));                  // no GEMM
+    EXPECT_FALSE(dims("aten::mm", "[[8, 64, 1], [64, 96]]"));               // wrong rank
+    EXPECT_FALSE(dims("aten::mm", "[[[8, 64]], [64, 96]]"));                // a TensorList is not one tensor
+    EXPECT_FALSE(dims("aten::addmm", "[[96], [8, 64]]"));                   // B missing
+    EXPECT_FALSE(dims("aten::mm", "not json"));
 }
 
 TEST(ShapeThroughput, NoShapesNoPointsAndUnknownGpuGivesNoRoof)
