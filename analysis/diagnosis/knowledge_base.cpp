@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include "analysis/io/sqlite_uri.h"
+
 namespace sl {
 
 namespace fs = std::filesystem;
@@ -204,28 +206,9 @@ KnowledgeBase::KnowledgeBase(const std::string& path, int busy_timeout_ms)
 {
 }
 
-namespace {
-
-std::string percent_encode(const std::string& p)
-{
-    std::string out;
-    for (unsigned char c : p) {
-        if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7F) {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out;
-}
-
-} // namespace
-
 void KnowledgeBase::open_file(int flags, bool uri)
 {
-    const std::string name = uri ? "file:" + percent_encode(path_) + "?immutable=1" : path_;
+    const std::string name = uri ? sqlite_file_uri(path_, "immutable=1") : path_;
     if (sqlite3_open_v2(name.c_str(), &db_, flags | SQLITE_OPEN_FULLMUTEX | (uri ? SQLITE_OPEN_URI : 0), nullptr) !=
         SQLITE_OK) {
         std::string m = db_ ? sqlite3_errmsg(db_) : "out of memory";

@@ -1,6 +1,7 @@
 #include "analysis/io/model_config.h"
 
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/json_input.h"
 #include "analysis/trace/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -614,14 +615,7 @@ ModelConfig load_model_config(const std::string& config_path, const std::string&
 
     const std::string index_text =
         read_input_file(index_path, InputKind::WeightIndex, "a readable model.safetensors.index.json");
-    json idx;
-    try {
-        idx = json::parse(index_text);
-    } catch (const json::parse_error& e) {
-        throw TraceError(index_path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
-    } catch (const json::exception& e) {
-        throw TraceError(index_path, "", "valid JSON with finite numbers", e.what());
-    }
+    json idx = parse_json_input(index_text, index_path);
     if (!idx.is_object() || !idx.contains("weight_map") || !idx.at("weight_map").is_object())
         throw TraceError(index_path, "weight_map", "an object mapping tensor names to files", "it is missing");
     const json& wm = idx.at("weight_map");

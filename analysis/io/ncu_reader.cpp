@@ -463,6 +463,31 @@ struct ShortRows {
     }
 };
 
+// The next record after an ncu CSV's header (both the details page and the raw page): blank lines and ncu's own
+// "==PROF==" lines passed over, a quote left open and more fields than the header's (one more: a trailing comma)
+// refused with the line; false at the end of the text. line counts the records read.
+bool next_data_record(const std::string& text, size_t& pos, std::vector<std::string>& fields, size_t& line,
+                      size_t header_fields, const std::string& file)
+{
+    bool open_quote = false;
+    while (read_csv_record(text, pos, fields, &open_quote)) {
+        ++line;
+        if (open_quote)
+            throw TraceError(file, "line " + std::to_string(line), "a closing quote (RFC-4180 field)",
+                             "a quoted field running to the end of the file");
+        if (fields.size() == 1 && trim(fields[0]).empty())
+            continue;
+        if (!fields.empty() && fields[0].rfind("==PROF==", 0) == 0)
+            continue;
+        if (fields.size() > header_fields + 1)
+            throw TraceError(file, "line " + std::to_string(line),
+                             "at most " + std::to_string(header_fields) + " fields (the header's count)",
+                             std::to_string(fields.size()) + " fields");
+        return true;
+    }
+    return false;
+}
+
 void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t line, const std::string& file,
                        const NcuReadOptions& opt)
 {
@@ -488,20 +513,7 @@ void parse_details_csv(NcuReport& r, const std::string& text, size_t pos, size_t
     };
     std::vector<Row> rows;
     std::vector<std::string> fields, values;
-    bool open_quote = false;
-    while (read_csv_record(text, pos, fields, &open_quote)) {
-        ++line;
-        if (open_quote)
-            throw TraceError(file, "line " + std::to_string(line), "a closing quote (RFC-4180 field)",
-                             "a quoted field running to the end of the file");
-        if (fields.size() == 1 && trim(fields[0]).empty())
-            continue;
-        if (!fields.empty() && fields[0].rfind("==PROF==", 0) == 0)
-            continue;
-        if (fields.size() > header.size() + 1)
-            throw TraceError(file, "line " + std::to_string(line),
-                             "at most " + std::to_string(header.size()) + " fields (the header's count)",
-                             std::to_string(fields.size()) + " fields");
+    while (next_data_record(text, pos, fields, line, header.size(), file)) {
         if (fields.size() < 2)
             throw TraceError(file, "line " + std::to_string(line), "a CSV row of the ncu details page",
                              excerpt(fields.empty() ? std::string() : fields[0]));
@@ -565,21 +577,8 @@ void parse_raw_csv(NcuReport& r, const std::string& text, size_t pos, size_t lin
     std::vector<size_t> row_lines;
     std::vector<std::string> fields, values;
     bool units_seen = false;
-    bool open_quote = false;
     ShortRows short_rows;
-    while (read_csv_record(text, pos, fields, &open_quote)) {
-        ++line;
-        if (open_quote)
-            throw TraceError(file, "line " + std::to_string(line), "a closing quote (RFC-4180 field)",
-                             "a quoted field running to the end of the file");
-        if (fields.size() == 1 && trim(fields[0]).empty())
-            continue;
-        if (!fields.empty() && fields[0].rfind("==PROF==", 0) == 0)
-            continue;
-        if (fields.size() > header.size() + 1)
-            throw TraceError(file, "line " + std::to_string(line),
-                             "at most " + std::to_string(header.size()) + " fields (the header's count)",
-                             std::to_string(fields.size()) + " fields");
+    while (next_data_record(text, pos, fields, line, header.size(), file)) {
         if (!units_seen && trim(field(fields, 0)).empty()) {   // the units row: empty ID
             for (size_t i = 0; i < header.size(); ++i)
                 units[i] = field(fields, static_cast<int>(i));

@@ -31,6 +31,7 @@
 
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/parallel.h"
+#include "analysis/io/sqlite_uri.h"
 #include "analysis/trace/checked_math.h"
 #include "analysis/trace/errors.h"
 
@@ -51,21 +52,6 @@ std::string quote_ident(const std::string& s)
         q += c;
     }
     return q + "\"";
-}
-
-std::string percent_encode_path(const std::string& p)
-{
-    std::string out;
-    for (unsigned char c : p) {
-        if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7F) {
-            char buf[4];
-            std::snprintf(buf, sizeof buf, "%%%02X", c);
-            out += buf;
-        } else {
-            out += static_cast<char>(c);
-        }
-    }
-    return out;
 }
 
 std::string printable_prefix(const char* buf, size_t n)
@@ -595,7 +581,7 @@ void Reader::open()
     struct stat st {};
     if (::stat(path_.c_str(), &st) == 0)
         file_size_ = static_cast<int64_t>(st.st_size);
-    uri_ = "file:" + percent_encode_path(path_) + (wal ? "?mode=ro&immutable=1" : "?mode=ro&immutable=0");
+    uri_ = sqlite_file_uri(path_, wal ? "mode=ro&immutable=1" : "mode=ro&immutable=0");
     open_connection(db_);
 }
 

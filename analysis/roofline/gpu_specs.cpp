@@ -1,6 +1,7 @@
 #include "analysis/roofline/gpu_specs.h"
 
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/json_input.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/resources.h"
 
@@ -230,30 +231,14 @@ GpuDatabase GpuDatabase::load(const std::string& path)
 {
     GpuDatabase db;
     const std::string text = read_input_file(path, InputKind::DataFile, "a readable GPU spec file (gpus.json)");
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw TraceError(path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
-    } catch (const json::exception& e) {
-        throw TraceError(path, "", "valid JSON with finite numbers", e.what());
-    }
-    db.merge_json(doc, path);   // rows keep their file order
+    db.merge_json(parse_json_input(text, path), path);   // rows keep their file order
     return db;
 }
 
 void GpuDatabase::merge_file(const std::string& path)
 {
     const std::string text = read_input_file(path, InputKind::DataFile, "a readable GPU spec file");
-    json doc;
-    try {
-        doc = json::parse(text);
-    } catch (const json::parse_error& e) {
-        throw TraceError(path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
-    } catch (const json::exception& e) {
-        throw TraceError(path, "", "valid JSON with finite numbers", e.what());
-    }
-    merge_json(doc, path);
+    merge_json(parse_json_input(text, path), path);
 }
 
 void GpuDatabase::merge_json(const json& doc, const std::string& origin)

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/json_input.h"
 #include "analysis/io/resources.h"
 #include "analysis/trace/errors.h"
 
@@ -154,15 +155,7 @@ HostCausePatterns HostCausePatterns::from_json(const nlohmann::json& doc, const 
 HostCausePatterns HostCausePatterns::load_file(const std::string& path)
 {
     const std::string text = read_input_file(path, InputKind::DataFile, "a readable host-causes JSON file");
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw TraceError(path, "byte " + std::to_string(e.byte), "valid JSON", e.what());
-    } catch (const nlohmann::json::exception& e) {
-        throw TraceError(path, "", "valid JSON with finite numbers", e.what());
-    }
-    return from_json(doc, path);
+    return from_json(parse_json_input(text, path), path);
 }
 
 HostCausePatterns HostCausePatterns::load(const std::string& user_file)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -17,6 +18,7 @@
 #include "analysis/io/model_config.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/roofline/gpu_specs.h"
+#include "analysis/timeline/host_causes.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/trace/errors.h"
 #include "tests/support/test_env.h"
@@ -102,6 +104,44 @@ TEST(InputBounds, SizeLimitNamesTheLimitAndTheFlag)
     set_input_size_override(std::numeric_limits<uint64_t>::max());
     const std::string msg2 = error_of([&] { load_model_config(p); });   // now parsed: the fields are missing
     EXPECT_NE(msg2.find("hidden_size"), std::string::npos) << msg2.substr(0, 300);
+}
+
+// Every JSON data file the core reads (a GPU spec file, loaded or merged; kernel classes; host causes; a weight index)
+// says bad JSON the one way (io/json_input.h): the file and the byte where the text stops being JSON, or a number no
+// double holds.
+TEST(InputBounds, BadJsonInEveryDataFileIsSaidTheOneWay)
+{
+    const std::string dir = test::scratch_dir("bad_json_files");
+    auto write = [&](const std::string& name, const std::string& text) {
+        const std::string p = dir + "/" + name;
+        std::ofstream(p) << text;
+        return p;
+    };
+    const std::string cut = write("cut.json", "{\"a\": [1, 2");
+    const std::string huge = write("huge.json", "{\"a\": 1e999}");
+    const std::string config = write("config.json", R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,)"
+                                                     R"("intermediate_size":128,"num_hidden_layers":2,"vocab_size":256})");
+    const std::vector<std::pair<std::string, std::function<void(const std::string&)>>> loaders = {
+        {"gpu spec file", [](const std::string& p) { GpuDatabase::load(p); }},
+        {"merged gpu spec file", [](const std::string& p) { GpuDatabase::load_default().merge_file(p); }},
+        {"kernel classes", [](const std::string& p) { OpClassifier::load_file(p); }},
+        {"host causes", [](const std::string& p) { HostCausePatterns::load_file(p); }},
+        {"weight index", [&](const std::string& p) { load_model_config(config, p); }},
+    };
+    for (const auto& [what, load] : loaders) {
+        auto error_of = [&](const std::string& p) -> std::string {
+            try {
+                load(p);
+            } catch (const TraceError& e) {
+                return e.what();
+            }
+            return "no error";
+        };
+        const std::string a = error_of(cut), b = error_of(huge);
+        EXPECT_EQ(a.rfind(cut + " (byte ", 0), 0u) << what << ": " << a;
+        EXPECT_NE(a.find("expected valid JSON"), std::string::npos) << what << ": " << a;
+        EXPECT_EQ(b.rfind(huge + ": expected valid JSON with finite numbers", 0), 0u) << what << ": " << b;
+    }
 }
 
 TEST(InputBounds, ParseSize)

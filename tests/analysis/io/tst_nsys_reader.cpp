@@ -244,6 +244,24 @@ TEST(NsysReader, WriterFollowsTheNsysDdl)
     EXPECT_EQ(joined[0][0], "3094");
 }
 
+// The export is opened read-only through a SQLite "file:" URI (io/sqlite_uri.h): a path with the bytes a URI reads
+// otherwise ('%', '?', '#', a space, UTF-8) still opens the file it names, with the same rows as a plain path.
+TEST(NsysReader, APathAUriWouldMisreadOpensTheFileItNames)
+{
+    const std::string dir = test::scratch_dir("nsys_uri");
+    const Trace t = make_synthetic_trace(synth_preset("decode"));
+    const std::string plain = dir + "/plain.sqlite";
+    const std::string odd = dir + "/a 100%25 b?mode=rw#x \xc3\xa9.sqlite";
+    write_nsys_sqlite(t, plain);
+    write_nsys_sqlite(t, odd);
+    const Trace a = read_nsys_sqlite(plain);
+    const Trace b = read_nsys_sqlite(odd);
+    EXPECT_EQ(b.kernels.size(), 3094u);
+    EXPECT_EQ(b.kernels.size(), a.kernels.size());
+    EXPECT_EQ(b.api.size(), a.api.size());
+    EXPECT_EQ(b.meta.source_path, odd);
+}
+
 // A hand-made export: the schema-drift cases the reader must tolerate.
 TEST(NsysReader, SchemaDriftCases)
 {
