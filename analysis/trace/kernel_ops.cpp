@@ -6,8 +6,10 @@ namespace sl {
 
 size_t KernelOps::KeyHash::operator()(const Key& k) const
 {
-    return std::hash<int64_t>()((k.id * static_cast<int64_t>(0x9E3779B97F4A7C15ull)) ^
-                                (static_cast<int64_t>(static_cast<uint64_t>(k.pid) << 7)) ^ k.rank);
+    // Mixed in unsigned arithmetic: a signed product overflows (undefined behaviour, caught by UBSan).
+    const uint64_t h = (static_cast<uint64_t>(k.id) * 0x9E3779B97F4A7C15ull) ^ (static_cast<uint64_t>(k.pid) << 7) ^
+                       static_cast<uint64_t>(static_cast<int64_t>(k.rank));
+    return std::hash<uint64_t>()(h);
 }
 
 KernelOps::KernelOps(const Trace& trace) : t_(trace)

@@ -318,18 +318,20 @@ TEST(CostModel, StepShapeAttentionIsTraceLensInferenceAttention)
         const ModelConfig m = config(32, 8, 128);
         CostOptions o;
         o.prefill_shape = StepShape{15, 15360, 15360, 15728640, 15728640};
-        const OpCost& a = op(layer_costs(m, Phase::Prefill, o), "attention");
+        const auto costs = layer_costs(m, Phase::Prefill, o);   // op() returns a reference into it
+        const OpCost& a = op(costs, "attention");
         EXPECT_DOUBLE_EQ(a.tensor_flops, 128.84901888e9);
         EXPECT_DOUBLE_EQ(a.bytes / (1024.0 * 1024.0), 300.0);
         // The rest of the pass runs over Σq tokens with the mean request shape.
-        const OpCost& q = op(layer_costs(m, Phase::Prefill, o), "q_proj");
+        const OpCost& q = op(costs, "q_proj");
         EXPECT_DOUBLE_EQ(q.flops, 2.0 * 15360 * 4096 * 4096);
     }
     {
         const ModelConfig m = config(64, 8, 64);
         CostOptions o;
         o.decode_shape = StepShape{32, 32, 55086, 32, 55086};
-        const OpCost& a = op(layer_costs(m, Phase::Decode, o), "attention");
+        const auto costs = layer_costs(m, Phase::Decode, o);
+        const OpCost& a = op(costs, "attention");
         EXPECT_DOUBLE_EQ(a.tensor_flops, 0.902529024e9);
         EXPECT_DOUBLE_EQ(a.bytes / (1024.0 * 1024.0), 108.08984375);
         const CostModelResult r = estimate_costs(m, h100(), o);
