@@ -21,13 +21,13 @@ if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/
     libsqlite3-dev:arm64 zlib1g-dev:arm64 libgtest-dev:arm64 libgmock-dev:arm64 libcurl4-openssl-dev:arm64 \
     libsimdjson14:arm64 libmuparser2v5:arm64 nlohmann-json3-dev
 fi
-sysroot="$PWD/build/aarch64-sysroot"
+build=build/aarch64
+sysroot="$PWD/$build/sysroot"   # inside the cross build folder: build/ holds only build folders
 if ! [ -e "$sysroot/usr/lib/aarch64-linux-gnu/libsimdjson.so" ]; then
   mkdir -p "$sysroot/debs"
   (cd "$sysroot/debs" && apt-get download libsimdjson-dev:arm64 libsimdjson14:arm64 libmuparser-dev:arm64 libmuparser2v5:arm64 2>/dev/null)
   for d in "$sysroot"/debs/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
 fi
-build=build/aarch64
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
 cmake -S . -B "$build" -G Ninja -DCMAKE_TOOLCHAIN_FILE="$PWD/packaging/aarch64-toolchain.cmake" "${launcher[@]}" \
