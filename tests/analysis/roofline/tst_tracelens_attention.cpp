@@ -16,52 +16,14 @@
 #include "analysis/pipeline.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/roofline/shape_throughput.h"
+#include "tests/support/csv.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
 
 namespace {
 
-// RFC 4180 rows: quoted fields may hold commas and doubled quotes (the kernel-details column does).
-std::vector<std::vector<std::string>> read_csv(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string s = ss.str();
-    std::vector<std::vector<std::string>> rows(1);
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < s.size(); ++i) {
-        const char c = s[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < s.size() && s[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            rows.back().push_back(std::move(field));
-            field.clear();
-        } else if (c == '\n') {
-            rows.back().push_back(std::move(field));
-            field.clear();
-            rows.emplace_back();
-        } else if (c != '\r') {
-            field += c;
-        }
-    }
-    if (!field.empty() || !rows.back().empty())
-        rows.back().push_back(std::move(field));
-    while (!rows.empty() && rows.back().empty())
-        rows.pop_back();
-    return rows;
-}
+using test::read_csv_rows;
 
 struct TlRow {
     std::string op;
@@ -71,7 +33,7 @@ struct TlRow {
 
 std::vector<TlRow> tracelens_rows(const std::string& csv)
 {
-    const auto rows = read_csv(csv);
+    const auto rows = read_csv_rows(csv);
     std::vector<TlRow> out;
     if (rows.empty())
         return out;

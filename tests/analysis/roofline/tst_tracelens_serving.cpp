@@ -23,50 +23,17 @@
 
 #include "analysis/io/load.h"
 #include "analysis/roofline/shape_throughput.h"
+#include "tests/support/csv.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
 
 namespace {
 
-// RFC 4180 CSV: quoted fields may hold commas, newlines and doubled quotes.
+// TraceLens CSV rows keyed by the header (tests/support/csv.h reads the RFC 4180 text).
 std::vector<std::map<std::string, std::string>> read_csv(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
-    std::vector<std::vector<std::string>> rows(1);
-    std::string field;
-    bool quoted = false;
-    for (size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-                field += '"';
-                ++i;
-            } else if (c == '"') {
-                quoted = false;
-            } else {
-                field += c;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            rows.back().push_back(std::move(field));
-            field.clear();
-        } else if (c == '\n' || c == '\r') {
-            if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n')
-                ++i;
-            rows.back().push_back(std::move(field));
-            field.clear();
-            rows.emplace_back();
-        } else {
-            field += c;
-        }
-    }
-    if (!field.empty() || !rows.back().empty())
-        rows.back().push_back(std::move(field));
+    const std::vector<std::vector<std::string>> rows = test::read_csv_rows(path);
     std::vector<std::map<std::string, std::string>> out;
     if (rows.empty())
         return out;
