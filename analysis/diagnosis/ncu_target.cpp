@@ -66,9 +66,13 @@ std::string NcuTarget::ncu_args() const
 std::string kernel_include_regex(const std::vector<std::string>& base_names)
 {
     std::string re;
-    for (const std::string& n : base_names)
-        if (!n.empty())
-            re += (re.empty() ? "" : "|") + ncu_regex_escape(n);
+    for (const std::string& n : base_names) {
+        if (n.empty())
+            continue;
+        if (!re.empty())
+            re += '|';
+        re += ncu_regex_escape(n);
+    }
     if (re.empty())
         return {};
     std::string quoted = "'(";
@@ -93,8 +97,11 @@ NcuTarget ncu_target(const Trace& tr, const AnalysisResult& a, const std::vector
     if (t.names.empty())
         return t;
     std::string alt;
-    for (const auto& n : t.names)
-        alt += (alt.empty() ? "" : "|") + ncu_regex_escape(n);
+    for (const auto& n : t.names) {
+        if (!alt.empty())
+            alt += '|';
+        alt += ncu_regex_escape(n);
+    }
     t.regex = "^(.*::)?(" + alt + ")$";
     // ncu counts launches that match the filter, i.e. every kernel whose base name is one of `names` (also other
     // full names sharing a base name).
