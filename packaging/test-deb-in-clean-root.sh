@@ -41,14 +41,17 @@ for f in /usr/bin/sightline /usr/bin/sightline-cli /usr/share/sightline/gpus.jso
 done
 
 echo "== sightline-cli in the clean root (no build tree, no SIGHTLINE_RESOURCES)"
+# No program's output is piped into head or grep -q here: they exit at the first line they need, the writer then
+# dies of SIGPIPE (exit 141), and pipefail makes that the script's failure. Each output is captured whole first.
 in_root sightline-cli --version
-in_root sightline-cli analyze --help | head -1
+help="$(in_root sightline-cli analyze --help)"
+printf '%s\n' "${help%%$'\n'*}"
 out="$(in_root sh -c 'cd / && sightline-cli analyze /usr/share/sightline/samples/llm_decode_sample.sqlite \
         --model /usr/share/sightline/samples/llm_decode_sample.config.json --prompt 512')"
-echo "$out" | head -40
-echo "$out" | grep -q 'Findings' || { echo "analyze printed no findings (rules not found?)" >&2; exit 1; }
-in_root sh -c 'cd / && sightline-cli analyze /usr/share/sightline/samples/llm_decode_sample.sqlite --format json' \
-  | grep -q '"schema": *"sightline.analysis/1"' || { echo "analyze --format json failed" >&2; exit 1; }
+printf '%s\n' "$out" | sed -n 1,40p
+case "$out" in *Findings*) ;; *) echo "analyze printed no findings (rules not found?)" >&2; exit 1 ;; esac
+json="$(in_root sh -c 'cd / && sightline-cli analyze /usr/share/sightline/samples/llm_decode_sample.sqlite --format json')"
+grep -q '"schema": *"sightline.analysis/1"' <<<"$json" || { echo "analyze --format json failed" >&2; exit 1; }
 echo "== sightline (GUI) --version, offscreen"
 in_root env QT_QPA_PLATFORM=offscreen sightline --version
 
