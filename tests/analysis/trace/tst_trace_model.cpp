@@ -136,3 +136,31 @@ TEST(Stats, MatchesNsysDefinitions)
     EXPECT_DOUBLE_EQ(percentile(p, 50), 30);
     EXPECT_DOUBLE_EQ(percentile(p, 90), 46);
 }
+
+// compute_stats against an independent oracle (tests/analysis/trace/stats_oracle.py: exact rational variance,
+// 60-digit square root, the nearest double): the mean and the sample standard deviation are the doubles nearest to
+// their exact values, on every host (no long double, whose width differs between x86-64 and AArch64).
+TEST(TraceModel, StatsMatchTheExactOracle)
+{
+    struct Case {
+        int64_t n, base, spread;
+        double stddev, mean;
+    };
+    const Case cases[] = {
+        {2, 0, 3, 0.7071067811865476, 0.5},
+        {1000, 1000000, 100000, 28290.854409919175, 1051222.0},
+        {4097, 1125899906842624, 1099511627776, 39745898134.20448, 1125944412991488.0},
+        {3, 5, 1, 0.0, 5.0},
+        {100000, 12345, 7, 2.0000049999437497, 12348.00002},
+        {5, -1099511627776, 1000, 291.5921809651281, -1099511627404.0},
+    };
+    for (const Case& c : cases) {
+        std::vector<int64_t> v;
+        for (int64_t i = 0; i < c.n; ++i)
+            v.push_back(c.base + (7919 * i * i + 104729 * i) % c.spread);
+        const sl::Stats s = sl::compute_stats(v);
+        EXPECT_EQ(s.stddev, c.stddev) << "n=" << c.n << " base=" << c.base << " spread=" << c.spread;
+        EXPECT_EQ(s.avg, c.mean) << "n=" << c.n << " base=" << c.base;
+        EXPECT_EQ(s.count, c.n);
+    }
+}
