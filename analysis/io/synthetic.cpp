@@ -350,7 +350,13 @@ private:
     int64_t moe_ns(bool up, int64_t tokens) const
     {
         const double E = o_.moe_experts, k = o_.moe_top_k, T = static_cast<double>(tokens), h = kHidden;
-        const double touched = E * (1.0 - std::pow((E - k) / E, T));
+        // (1 - k/E)^tokens by squaring: plain multiplications round the same on every IEEE host, while libm's pow
+        // may take another code path (an FMA variant on x86-64) and differ in the last bit.
+        double miss = 1.0, base = (E - k) / E;
+        for (int64_t e = tokens; e > 0; e >>= 1, base *= base)
+            if (e & 1)
+                miss *= base;
+        const double touched = E * (1.0 - miss);
         const double g = up ? 2.0 : 1.0;
         const double bytes = touched * g * h * h * 0.5, flops = 2.0 * T * k * g * h * h;
         return static_cast<int64_t>(std::max(bytes / (3.35e12 * 0.55), flops / 400e12) * 1e9) + 3'000;
