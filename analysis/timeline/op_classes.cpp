@@ -153,6 +153,15 @@ OpClassifier::Match OpClassifier::classify(std::string_view name) const
     return {other_, -1};
 }
 
+bool runs_once_per_layer(int64_t launches, int64_t attention_launches, int64_t gemm_launches)
+{
+    if (launches <= 0)
+        return false;
+    if (attention_launches > 0)
+        return 2 * launches >= attention_launches;
+    return gemm_launches > 0 && 8 * launches > gemm_launches;
+}
+
 OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassOptions& o)
 {
     OpClassResult r;
@@ -202,7 +211,8 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
         std::vector<uint8_t> moved(r.names.size(), 0);
         bool any = false;
         for (size_t j = 0; j < r.names.size(); ++j)
-            if (attention_kernels > 0 && r.names[j].cls == sampling && 2 * r.names[j].count >= attention_kernels) {
+            if (attention_kernels > 0 && r.names[j].cls == sampling &&
+                runs_once_per_layer(r.names[j].count, attention_kernels, 0)) {
                 r.names[j].cls = routing;
                 moved[j] = 1;
                 any = true;

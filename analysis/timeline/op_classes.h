@@ -106,6 +106,14 @@ struct OpClassResult {
     int64_t kernel_time_ns = 0;                // Σ kernel durations (the percent base, nsys convention)
 };
 
+// Whether a top-k/sampling-class kernel launched `launches` times runs once per layer (a MoE router) rather than
+// once per decode step (the sampler): when it runs at least half as often as the attention kernels, or, in a trace
+// with no attention kernels, more than once per 8 GEMMs. The one rule behind both uses: classify_ops moves such a
+// kernel name to moe_routing (only on the attention evidence: with no attention kernels it cannot tell a router
+// from a busy sampler, so it leaves the class alone), and the step finder refuses the sampling class as a step
+// boundary when all its launches together run per layer (PhaseOptions::per_layer_guard).
+bool runs_once_per_layer(int64_t launches, int64_t attention_launches, int64_t gemm_launches);
+
 // O(kernels + distinct names · patterns).
 OpClassResult classify_ops(const Trace& trace, const OpClassifier& classifier, const OpClassOptions& options = {});
 

@@ -12,6 +12,7 @@
 
 #include "analysis/trace/errors.h"
 #include "analysis/timeline/nvtx_projection.h"
+#include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/overlap.h"
 #include "analysis/trace/stats.h"
 
@@ -445,8 +446,7 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                 n_attn += pc.attention >= 0 && c == pc.attention;
                 n_gemm += pc.gemm >= 0 && c == pc.gemm;
             }
-            const bool per_layer = o.per_layer_guard && n_samp > 0 &&
-                                   (n_attn > 0 ? 2 * n_samp >= n_attn : (n_gemm > 0 && 8 * n_samp > n_gemm));
+            const bool per_layer = o.per_layer_guard && runs_once_per_layer(n_samp, n_attn, n_gemm);
             if (!per_layer)
                 steps = boundary_steps([&](uint32_t ki) { return kernel_class[ki] == sampling_class; });
             // The most frequent sampling-class kernel name (ties: the lower string id): the boundary kernel when

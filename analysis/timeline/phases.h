@@ -62,8 +62,7 @@ struct PhaseOptions {
     // tuning, allocator growth) are warm-up too, and left out of the steady-state window.
     double warmup_factor = 2.0;
     // Sampling-kernel boundaries that repeat once per layer are not sampling kernels (a MoE router's top-k runs in
-    // every layer): refused when there are at least half as many of them as attention kernels, or, with no
-    // attention kernels, more than one per 8 GEMMs.
+    // every layer): refused when runs_once_per_layer (op_classes.h) says so of all their launches together.
     bool per_layer_guard = true;
     // The step grammar (resources/step_grammar.json layout); empty = the shipped file.
     std::string step_grammar_file;

@@ -331,3 +331,18 @@ TEST(OpClasses, GatedMlpMulIsActivation)
         EXPECT_NE(std::string(err.what()).find("after"), std::string::npos) << err.what();
     }
 }
+
+// One rule for "this top-k runs once per layer": its edges as the step finder and the classifier both use them.
+TEST(OpClasses, RunsOncePerLayerEdges)
+{
+    // With attention kernels: at least half as many launches as attention (a router in every layer).
+    EXPECT_TRUE(sl::runs_once_per_layer(32, 64, 0));
+    EXPECT_FALSE(sl::runs_once_per_layer(31, 64, 0));
+    EXPECT_FALSE(sl::runs_once_per_layer(16, 64, 10'000));   // the GEMM count does not matter beside attention
+    // Without attention: more than one per 8 GEMMs.
+    EXPECT_TRUE(sl::runs_once_per_layer(17, 0, 128));
+    EXPECT_FALSE(sl::runs_once_per_layer(16, 0, 128));
+    // Nothing known, or nothing launched: no claim.
+    EXPECT_FALSE(sl::runs_once_per_layer(5, 0, 0));
+    EXPECT_FALSE(sl::runs_once_per_layer(0, 64, 0));
+}
