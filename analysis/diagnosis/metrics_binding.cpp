@@ -533,6 +533,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["is_decode"] = dec;
             m["is_gemm"] = c.op_class == "gemm";
             m["is_attention"] = c.op_class == "attention";
+            m["is_elementwise_chain"] = is_elementwise_chain_class(c.op_class);
             m["total_ns"] = double(c.measured_total_ns);
             m["time_fraction"] = safe_div(double(c.measured_total_ns), phase_total[c.phase]);
             // Gains are fractions of end-to-end time: a class holding 80 % of a phase's kernel time holds less of the
@@ -595,6 +596,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             m["trace_wall_ns"] = trace_wall;
             m["is_gemm"] = c.id == "gemm";
             m["is_attention"] = c.id == "attention";
+            m["is_elementwise_chain"] = is_elementwise_chain_class(c.id);
             m["count"] = double(c.count);
             m["total_ns"] = double(c.time_ns);
             m["time_fraction"] = safe_div(double(c.time_ns), double(C.kernel_time_ns));

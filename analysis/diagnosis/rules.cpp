@@ -294,6 +294,9 @@ Rule parse_rule(const json& j, const std::string& file)
             if (s.risk != "low" && s.risk != "medium" && s.risk != "high")
                 throw std::runtime_error("suggestion '" + s.id + "': risk must be low, medium or high");
             s.verify = get_string(sj, "verify");
+            s.when = get_string(sj, "when");
+            if (!s.when.empty())
+                s.when_variables = used_variables(s.when, "suggestion '" + s.id + "' when");
             s.metric = get_string(sj, "metric");
             s.direction = get_string(sj, "direction", s.metric.empty() ? "" : "decrease");
             if (!s.direction.empty() && s.direction != "decrease" && s.direction != "increase")
@@ -533,8 +536,12 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
     for (const Rule& rule : rules.rules) {
         ++res.rules_evaluated;
         CompiledExpr cond, gain, gain_ns;
+        std::vector<CompiledExpr> whens(rule.suggestions.size());
         try {
             cond.compile(rule.condition, rule.variables);
+            for (size_t i = 0; i < rule.suggestions.size(); ++i)
+                if (!rule.suggestions[i].when.empty())
+                    whens[i].compile(rule.suggestions[i].when, rule.suggestions[i].when_variables);
             if (!rule.gain_expr.empty())
                 gain.compile(rule.gain_expr, used_variables(rule.gain_expr, "gain.expr"));
             if (!rule.gain_ns_expr.empty())
@@ -660,10 +667,20 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
             if (!gain.ok || !g.computed)
                 c.reasons.push_back("expected gain is the rule's range, not computed from this trace");
 
-            for (const RuleSuggestion& rs : rule.suggestions) {
+            for (size_t si = 0; si < rule.suggestions.size(); ++si) {
+                const RuleSuggestion& rs = rule.suggestions[si];
                 const auto form = resolve_suggestion_form(rs, opt.vendor);
                 if (!form)
                     continue;   // no form for this trace's vendor
+                if (whens[si].ok && whens[si].bind(scope, nullptr)) {
+                    double holds_here = 1;
+                    try {
+                        holds_here = whens[si].parser.Eval();
+                    } catch (const mu::Parser::exception_type&) {
+                    }
+                    if (std::isfinite(holds_here) && holds_here == 0.0)
+                        continue;   // not this scope's fix
+                }
                 Suggestion s;
                 s.id = rs.id;
                 s.text = {fill_placeholders(form->text.en, scope, opt.trace_path),

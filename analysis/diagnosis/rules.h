@@ -45,6 +45,11 @@ struct RuleSuggestion {
     // vendor-neutral and shown everywhere. See resolve_suggestion_form().
     std::map<std::string, SuggestionForm> forms;
     std::vector<std::string> no_form_for;
+    // "when": a condition on the finding's scope metrics (the condition's syntax); the suggestion is shown only where
+    // it holds (an operator class's fix depends on the class: a tuned library for a GEMM, fusion for an elementwise
+    // chain). A metric the scope lacks does not hide it. Empty: always shown.
+    std::string when;
+    std::vector<std::string> when_variables;
 };
 
 // The form of a suggestion for a trace's vendor ("NVIDIA", "AMD", or "" when unknown): that vendor's form, its

@@ -61,7 +61,7 @@ Metrics healthy(ScopeKind k)
                 {"retest_abs_delta_fraction", 0.1}, {"retest_config_shapes", 0}, {"graph_fraction", 0},
                 {"dependency_wait_ns", 0}};
     case ScopeKind::OpClass:
-        return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"memory_bound", 0},
+        return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"is_elementwise_chain", 0}, {"memory_bound", 0},
                 {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4}, {"wall_fraction", 0.3},
                 {"intensity", 300}, {"t_theory_ns", 8e5}, {"t_actual_ns", 1e6}, {"distance_to_roof", 1.25}};
     case ScopeKind::Kernel:
@@ -233,6 +233,36 @@ TEST(RuleCatalog, EachRuleFiresOnItsTrigger)
             EXPECT_TRUE(f->expected_gain.computed) << t.rule << ": gain '" << rule->gain_expr << "' not computable";
         }
     }
+}
+
+// A suggestion's "when" follows the scope: an operator class far from its roof is told to take a tuned library
+// when it is a GEMM or attention, and to fuse or remove the work when it is an elementwise chain (a tuned GEMM
+// library does nothing for a copy); a scope without the metric shows both.
+TEST(RuleCatalog, ClassFixFollowsTheClass)
+{
+    const auto suggestions = [](const Metrics& set) {
+        std::set<std::string> ids;
+        for (const auto& f : evaluate_rules(shipped(), {scope_of(ScopeKind::OpClass, set)}).findings)
+            if (f.rule == "roofline-low-efficiency")
+                for (const auto& s : f.suggestions)
+                    ids.insert(s.id);
+        return ids;
+    };
+    const Metrics low = {{"e_roof", 0.1}, {"distance_to_roof", 10}, {"t_theory_ns", 1e5}};
+    Metrics chain = low, gemm = low;
+    chain["is_elementwise_chain"] = 1;
+    chain["is_gemm"] = 0;
+    gemm["is_elementwise_chain"] = 0;
+    EXPECT_EQ(suggestions(chain), (std::set<std::string>{"ncu-deep-dive", "fuse-chain"}));
+    EXPECT_EQ(suggestions(gemm), (std::set<std::string>{"ncu-deep-dive", "better-kernel"}));
+    MetricScope unknown = scope_of(ScopeKind::OpClass, low);
+    unknown.metrics.erase("is_elementwise_chain");
+    std::set<std::string> ids;
+    for (const auto& f : evaluate_rules(shipped(), {unknown}).findings)
+        if (f.rule == "roofline-low-efficiency")
+            for (const auto& s : f.suggestions)
+                ids.insert(s.id);
+    EXPECT_EQ(ids, (std::set<std::string>{"ncu-deep-dive", "better-kernel", "fuse-chain"}));
 }
 
 // A few hand-computed gains, so the formulas in the files are what the documentation says.
@@ -610,4 +640,24 @@ TEST(RuleCatalogOnTraces, NcuScopesFromARealExport)
             EXPECT_EQ(s->metrics.at("is_gemm"), 1) << s->subject;
         }
     }
+}
+
+// The placeholder for the user's own command reads in the report's language; the command around it does not change.
+TEST(RuleCatalog, VerifyPlaceholderInTheReportLanguage)
+{
+    const std::string v = "nsys profile -o after <your inference command> && sightline-cli compare a after.nsys-rep";
+    EXPECT_EQ(verify_for(v, "en"), v);
+    EXPECT_EQ(verify_for(v, "zh_CN"), "nsys profile -o after <你的推理命令> && sightline-cli compare a after.nsys-rep");
+    EXPECT_EQ(verify_for("a <your inference command>; b <your inference command>", "zh_CN"),
+              "a <你的推理命令>; b <你的推理命令>");
+    EXPECT_EQ(verify_for("no placeholder", "zh_CN"), "no placeholder");
+    // Every shipped verify command that leaves the user's command open says so with the one placeholder.
+    for (const Rule& r : shipped().rules)
+        for (const auto& s : r.suggestions) {
+            std::vector<std::string> cmds{s.verify};
+            for (const auto& [vendor, form] : s.forms)
+                cmds.push_back(form.verify);
+            for (const auto& c : cmds)
+                EXPECT_EQ(c.find("<your command>"), std::string::npos) << r.id << "/" << s.id;
+        }
 }
