@@ -730,7 +730,7 @@ QVariant FindingsModel::childData(const Finding& f, const Child& c, int column, 
             state = SuggestionModel::stateLabel(*st);
         tip = main + QLatin1Char('\n') + tr("Knowledge-base key: %1/%2").arg(qs(f.rule), qs(s.id));
         if (!s.verify.empty())
-            tip += QLatin1Char('\n') + tr("Verify: %1").arg(qs(s.verify));
+            tip += QLatin1Char('\n') + tr("Verify: %1").arg(qs(verify_for(s.verify, lang_)));
         break;
     }
     case KernelLinkRow: {

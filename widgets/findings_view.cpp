@@ -454,7 +454,7 @@ void FindingsView::onAnchor(const QUrl& url)
         return;
     const QString scheme = url.scheme();
     if (scheme == QLatin1String("copy") && size_t(i) < f->suggestions.size())
-        QApplication::clipboard()->setText(qs(f->suggestions[size_t(i)].verify));
+        QApplication::clipboard()->setText(qs(verify_for(f->suggestions[size_t(i)].verify, model_->language())));
     else if (scheme == QLatin1String("kernel"))
         activate(model_->linkIndex(detailRow_, FindingsModel::KernelLinkRow, i));
     else if (scheme == QLatin1String("range"))
@@ -467,7 +467,7 @@ void FindingsView::copyCurrentCommand()
 {
     const Finding* f = model_->finding(detailRow_);
     if (f && detailSuggestion_ >= 0 && size_t(detailSuggestion_) < f->suggestions.size())
-        QApplication::clipboard()->setText(qs(f->suggestions[size_t(detailSuggestion_)].verify));
+        QApplication::clipboard()->setText(qs(verify_for(f->suggestions[size_t(detailSuggestion_)].verify, model_->language())));
 }
 
 void FindingsView::showContextMenu(const QPoint& pos)
@@ -719,7 +719,7 @@ void FindingsView::updateDetail()
                 h += QStringLiteral("<table width=\"100%\" cellspacing=0 cellpadding=4><tr><td bgcolor=\"%1\">"
                                     "<code style=\"white-space:pre-wrap\">%2</code></td></tr></table>"
                                     "<p><a href=\"copy:%3\">%4</a></p>")
-                         .arg(palette().color(QPalette::AlternateBase).name(), esc(s.verify))
+                         .arg(palette().color(QPalette::AlternateBase).name(), esc(verify_for(s.verify, lang)))
                          .arg(i)
                          .arg(tr("Copy command"));
         }

@@ -39,6 +39,18 @@ std::optional<ScopeKind> parse_scope_kind(std::string_view s)
     return std::nullopt;
 }
 
+std::string verify_for(const std::string& verify, std::string_view lang)
+{
+    static constexpr std::string_view kPlaceholder = "<your inference command>";
+    if (lang.rfind("zh", 0) != 0)
+        return verify;
+    std::string out;
+    size_t from = 0;
+    for (size_t at; (at = verify.find(kPlaceholder, from)) != std::string::npos; from = at + kPlaceholder.size())
+        out.append(verify, from, at - from).append("<你的推理命令>");
+    return out.append(verify, from, std::string::npos);
+}
+
 const char* severity_name(Severity s)
 {
     switch (s) {

@@ -59,6 +59,10 @@ struct LocalText {
     const std::string& get(std::string_view lang) const { return (lang.rfind("zh", 0) == 0 && !zh_CN.empty()) ? zh_CN : en; }
 };
 
+// A verify command as shown in a language: the placeholder for the user's own command in that language
+// ("<your inference command>", "<你的推理命令>"); the rest is a shell command and stays as it is.
+std::string verify_for(const std::string& verify, std::string_view lang);
+
 struct Evidence {
     std::string metric;
     double value = 0;

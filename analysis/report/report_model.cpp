@@ -615,7 +615,7 @@ static Section build_findings(BuildContext& cx)
             }
             if (!s.verify.empty()) {
                 fs.blocks.push_back(Paragraph{cx.s("lbl.verify")});
-                fs.blocks.push_back(Code{"sh", s.verify});
+                fs.blocks.push_back(Code{"sh", verify_for(s.verify, lang_code(cx.lang))});
             }
         }
         for (const std::string& r : f->confidence.reasons)
@@ -674,7 +674,7 @@ static Section build_executive_summary(BuildContext& cx, Section& time)
             if (h.actions[i].verify.empty())
                 continue;
             sec.blocks.push_back(Paragraph{cx.f("hl.verify_action", {std::to_string(i + 1)})});
-            sec.blocks.push_back(Code{"sh", h.actions[i].verify});
+            sec.blocks.push_back(Code{"sh", verify_for(h.actions[i].verify, lang_code(cx.lang))});
         }
     }
     // The key chart: what the verdict is about.

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/diagnosis/findings.h"
 #include "analysis/io/load.h"
 #include "analysis/report/report_strings.h"
 #include "analysis/roofline/gpu_specs.h"
@@ -118,7 +119,8 @@ void verbatim_texts(const nlohmann::json& j, std::vector<std::string>& to)
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (it.key() == "verify" && it.value().is_string()) {
                 // The command's literal parts: the placeholders ({trace}, {kernel_regex}) are filled in the window.
-                const std::string v = it.value().get<std::string>();
+                // (as the Chinese window shows it: the user's-command placeholder in Chinese)
+                const std::string v = sl::verify_for(it.value().get<std::string>(), "zh_CN");
                 size_t from = 0;
                 for (size_t open = v.find('{'); from < v.size(); open = v.find('{', from)) {
                     const std::string part = v.substr(from, open == std::string::npos ? std::string::npos : open - from);

@@ -302,7 +302,7 @@ private slots:
         for (const Finding& f : w.document()->diagnosis()->eval.findings) {
             for (const Suggestion& sg : f.suggestions)
                 if (!sg.verify.empty())
-                    verbatim << QString::fromStdString(sg.verify).simplified();
+                    verbatim << QString::fromStdString(verify_for(sg.verify, "zh_CN")).simplified();
             for (const std::string& r : f.references)
                 verbatim << QString::fromStdString(r).simplified();
         }
