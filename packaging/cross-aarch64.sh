@@ -44,6 +44,9 @@ ctest --test-dir "$build" -R '^analysis_' --output-on-failure -j "$(nproc)" || s
 if [ -n "$x86_cli" ] && [ -d ../shared/data ]; then
   tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
   n=0; same=0
+  # Both read this tree's resources: the JSON names the rules and classes files it used, and an x86-64 CLI built in
+  # another checkout would otherwise name that checkout's (and could read other rules).
+  export SIGHTLINE_RESOURCES="$PWD/resources"
   while IFS= read -r f; do
     "$x86_cli" analyze "$f" --format json -o "$tmp/x86.json" >/dev/null 2>&1 || true
     qemu-aarch64 -L / "$build/app/sightline-cli" analyze "$f" --format json -o "$tmp/arm.json" >/dev/null 2>&1 || true

@@ -166,6 +166,15 @@ private:
         const double f = 1.0 + o_.jitter * (2.0 * rng_.unit() - 1.0);
         return std::max<int64_t>(1, static_cast<int64_t>(static_cast<double>(mean) * f));
     }
+    // max(a + jit(pa), b + jit(pb)) with b's jitter drawn first. Written as two jit() arguments of one call, the
+    // order of the draws was unspecified: GCC's x86-64 code drew right to left, its AArch64 code left to right, so
+    // the same seed planted another trace on an Arm host. This keeps the x86-64 order the goldens were made with.
+    int64_t later_of(int64_t a, int64_t pa, int64_t b, int64_t pb)
+    {
+        const int64_t jb = jit(pb);
+        const int64_t ja = jit(pa);
+        return std::max(a + ja, b + jb);
+    }
     bool done() const { return o_.total_kernels > 0 && static_cast<int64_t>(t_.kernels.size()) >= o_.total_kernels; }
 
     uint32_t api(int64_t start, int64_t end, StrId name, ApiClass cls)
@@ -391,7 +400,7 @@ private:
         const int64_t a0 = cpu_, a1 = a0 + jit(o_.launch_api_ns);
         const uint32_t corr = api(a0, a1, def.cublas ? n_launch_ex_ : n_launch_, ApiClass::Runtime);
         note_launch(corr, ids.name);
-        int64_t k0 = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
+        int64_t k0 = later_of(a0, o_.launch_latency_ns, compute_free_, 1'000);
         const bool stalled = stall_until_ > 0;
         if (stalled) {
             k0 = std::max(k0, stall_until_);   // queued behind the stream wait: runs when the event completes
@@ -410,7 +419,7 @@ private:
     {
         const int64_t a0 = cpu_;
         const uint32_t corr = api(a0, 0, n_memcpy_sync_, ApiClass::Runtime);
-        const int64_t c0 = std::max(a0 + jit(4'000), compute_free_ + jit(1'000));
+        const int64_t c0 = later_of(a0, 4'000, compute_free_, 1'000);
         const int64_t c1 = c0 + jit(1'600);
         const size_t m = t_.memcpy.append(c0, c1, 8, CopyKind::HtoD);
         t_.memcpy.src_kind[m] = MemKind::Pageable;
@@ -431,7 +440,7 @@ private:
         const int64_t a0 = cpu_, a1 = a0 + jit(o_.launch_api_ns + 1'500);
         const uint32_t corr = api(a0, a1, n_cu_launch_ex_, ApiClass::Driver);
         const int64_t dur = kdur(kAllReduce.ns);
-        int64_t k0 = std::max(a0 + jit(o_.launch_latency_ns), comm_free_ + jit(1'000));
+        int64_t k0 = later_of(a0, o_.launch_latency_ns, comm_free_, 1'000);
         if (!o_.nccl_overlaps_compute)
             k0 = std::max(k0, compute_free_ + jit(1'000));   // waits for the producer kernel
         add_kernel(kAllReduce, ids_allreduce_, k0, dur, corr, kSynthCommStream, 0);
@@ -456,7 +465,7 @@ private:
         for (int i = 0; i < o_.h2d_copies_per_step; ++i) {
             const int64_t a0 = cpu_;
             int64_t a1 = a0 + jit(3'000);
-            int64_t c0 = std::max(a0 + jit(4'000), copy_free_ + jit(1'000));
+            int64_t c0 = later_of(a0, 4'000, copy_free_, 1'000);
             if (!for_next_step && !o_.copy_overlaps_compute)
                 c0 = std::max(c0, compute_free_ + jit(1'000));
             const int64_t dur = jit(static_cast<int64_t>(static_cast<double>(each) / bw * 1e9) + 1'500);
@@ -485,7 +494,7 @@ private:
         // cudaMemcpyAsync D2H of the sampled token ids on the compute stream ...
         const int64_t a0 = cpu_, a1 = a0 + jit(3'500);
         const uint32_t corr = api(a0, a1, n_memcpy_async_, ApiClass::Runtime);
-        const int64_t c0 = std::max(a0 + jit(4'000), compute_free_ + jit(1'000));
+        const int64_t c0 = later_of(a0, 4'000, compute_free_, 1'000);
         const int64_t c1 = c0 + jit(1'600);
         const size_t m = t_.memcpy.append(c0, c1, 8, CopyKind::DtoH);
         t_.memcpy.src_kind[m] = MemKind::Device;
@@ -497,7 +506,7 @@ private:
         compute_free_ = c1;
         // ... then cudaStreamSynchronize: the host blocks until the copy is done.
         const int64_t s0 = a1 + jit(1'000);
-        const int64_t s1 = std::max(s0 + jit(1'500), c1 + jit(1'500));
+        const int64_t s1 = later_of(s0, 1'500, c1, 1'500);
         const uint32_t scorr = api(s0, s1, n_stream_sync_, ApiClass::Runtime);
         const size_t s = t_.syncs.append(s0, s1);
         t_.syncs.device[s] = dev_;
@@ -580,7 +589,7 @@ private:
         const int64_t a0 = cpu_, a1 = a0 + jit(9'000);
         const uint32_t corr = capture_mode_ ? 0 : api(a0, a1, n_graph_launch_, ApiClass::Runtime);
         in_graph_replay_ = !capture_mode_;
-        int64_t t = std::max(a0 + jit(o_.launch_latency_ns), compute_free_ + jit(1'000));
+        int64_t t = later_of(a0, o_.launch_latency_ns, compute_free_, 1'000);
         const bool stalled = stall_until_ > 0;
         if (stalled) {
             t = std::max(t, stall_until_);   // the replay is queued behind the stream wait
