@@ -211,8 +211,7 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
         std::vector<uint8_t> moved(r.names.size(), 0);
         bool any = false;
         for (size_t j = 0; j < r.names.size(); ++j)
-            if (attention_kernels > 0 && r.names[j].cls == sampling &&
-                runs_once_per_layer(r.names[j].count, attention_kernels, 0)) {
+            if (r.names[j].cls == sampling && runs_once_per_layer(r.names[j].count, attention_kernels, 0)) {
                 r.names[j].cls = routing;
                 moved[j] = 1;
                 any = true;

@@ -28,7 +28,7 @@ int compare_dyadic(u128 L, int k, u128 q, u128 r, u128 den)
         return -1;
     u128 f = 0;
     for (int i = 0; i < k; ++i) {   // long division, one bit a step
-        r <<= 1;                     // r < den <= 2^64: no overflow
+        r <<= 1;                     // r < den = n (n - 1) < 2^126: no overflow
         f <<= 1;
         if (r >= den) {
             r -= den;
