@@ -404,8 +404,12 @@ QString DetailsPanel::kernelHtml(size_t i) const
 
     h.section(tr("Launch configuration"));
     const LaunchShape& sh = k.launch_shape(i);
-    h.rowPlain(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z));
-    h.rowPlain(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(sh.block_x).arg(sh.block_y).arg(sh.block_z));
+    if (sh.grid_x > 0 && sh.block_x > 0) {
+        h.rowPlain(tr("Grid"), QStringLiteral("%1 × %2 × %3").arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z));
+        h.rowPlain(tr("Block"), QStringLiteral("%1 × %2 × %3").arg(sh.block_x).arg(sh.block_y).arg(sh.block_z));
+    } else {
+        h.rowPlain(tr("Grid · block"), tr("not recorded in the trace"));
+    }
     if (sh.registers_per_thread)
         h.rowPlain(tr("Registers per thread"), QString::number(sh.registers_per_thread));
     if (sh.shared_memory)

@@ -1578,9 +1578,10 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
         }
         html += QStringLiteral("<br>") + tr("Stream %1").arg(k.stream[r.row]);
         const LaunchShape& sh = k.launch_shape(r.row);
-        html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")
-                                              .arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z)
-                                              .arg(sh.block_x).arg(sh.block_y).arg(sh.block_z);
+        if (sh.grid_x > 0 && sh.block_x > 0)   // never a launch shape the trace does not record
+            html += QStringLiteral("<br>") + tr("Grid %1×%2×%3 · Block %4×%5×%6")
+                                                  .arg(sh.grid_x).arg(sh.grid_y).arg(sh.grid_z)
+                                                  .arg(sh.block_x).arg(sh.block_y).arg(sh.block_z);
         if (sh.registers_per_thread)
             html += QStringLiteral("<br>") + tr("Registers/thread %1").arg(sh.registers_per_thread);
         if (k.name[r.row] != k.short_name[r.row])

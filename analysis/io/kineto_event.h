@@ -64,7 +64,7 @@ struct Event {
     // args
     bool has_corr = false, has_stream = false, has_device = false, graph = false;
     int64_t corr = 0, stream = 0, device = 0, regs = 0, smem = 0, bytes = 0;
-    int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    int64_t grid[3] = {0, 0, 0}, block[3] = {0, 0, 0};   // 0: the trace does not record the launch shape
     double blocks_per_sm = NAN, warps_per_sm = NAN, occupancy = NAN;
     std::string_view arg_name, sync_kind;
     std::string_view launch_kernel;   // args "kernel" of a launch call: the kernel it launched (ROCm, graph capture)

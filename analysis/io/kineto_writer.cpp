@@ -238,8 +238,10 @@ void write_all(const Trace& t, Out& o, const KinetoWriteOptions& opt)
             o.raw(", \"blocks per SM\": ").dbl(k.blocks_per_sm[i]);
             o.raw(", \"warps per SM\": ").dbl(k.warps_per_sm[i]);
         }
-        o.raw(", \"grid\": [").num(sh.grid_x).raw(", ").num(sh.grid_y).raw(", ").num(sh.grid_z);
-        o.raw("], \"block\": [").num(sh.block_x).raw(", ").num(sh.block_y).raw(", ").num(sh.block_z).raw("]");
+        if (sh.grid_x > 0 && sh.block_x > 0) {   // a launch shape the trace did not record is not written
+            o.raw(", \"grid\": [").num(sh.grid_x).raw(", ").num(sh.grid_y).raw(", ").num(sh.grid_z);
+            o.raw("], \"block\": [").num(sh.block_x).raw(", ").num(sh.block_y).raw(", ").num(sh.block_z).raw("]");
+        }
         if (stats)
             o.raw(", \"est. achieved occupancy %\": ").dbl(k.est_occupancy_pct[i]);
         if (k.flags[i] & KernelTable::kGraphNode)
