@@ -257,6 +257,46 @@ std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpCl
     return measured_times(trace, cls, ids, pre, prefill_passes, decode_passes);
 }
 
+std::vector<std::string> kernel_name_tokens(std::string_view name, size_t limit)
+{
+    // Words that one demangler writes and another leaves out or spells otherwise: ncu's CSV drops "native::", writes
+    // "(unnamed)" for "(anonymous namespace)", "[lambda() (instance 3)]" for "{lambda()#3}" and "2" for "2ul";
+    // builtin type names.
+    static const char* const kSkip[] = {"void",  "native", "anonymous", "namespace", "unnamed",  "lambda",
+                                        "instance", "operator", "const", "at", "c10", "std", "unsigned", "int",
+                                        "long", "float", "bool", "char", "TensorIteratorBase", "TensorIterator",
+                                        // integer literal suffixes: "2ul" in one, "2" in the other
+                                        "u", "l", "ul", "lu", "ll", "ull", "llu"};
+    std::vector<std::string> out;
+    size_t i = 0;
+    while (i < name.size() && out.size() < limit) {
+        const char c = name[i];
+        const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+        const bool digit = c >= '0' && c <= '9';
+        if (!alpha && !digit) {
+            ++i;
+            continue;
+        }
+        size_t j = i + 1;
+        while (j < name.size()) {
+            const char d = name[j];
+            const bool word = (d >= 'A' && d <= 'Z') || (d >= 'a' && d <= 'z') || d == '_' || (d >= '0' && d <= '9');
+            if (!word || (digit && !(d >= '0' && d <= '9')))
+                break;
+            ++j;
+        }
+        const std::string_view tok = name.substr(i, j - i);
+        i = j;
+        // ncu names a lambda's parameters T1, T2, ...: the parameter list begins there.
+        if (tok.size() >= 2 && tok[0] == 'T' && tok.find_first_not_of("0123456789", 1) == std::string_view::npos)
+            break;
+        if (std::find(std::begin(kSkip), std::end(kSkip), tok) != std::end(kSkip))
+            continue;
+        out.emplace_back(tok);
+    }
+    return out;
+}
+
 std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace)
 {
     std::vector<int64_t> out(ncu.launches.size(), -1);
@@ -291,13 +331,42 @@ std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace)
     }
     for (const auto& [id, rows] : by_short)
         add(by_full, std::string(trace.str(id)), rows);
-    std::unordered_map<std::string, size_t> next_full, next_base;
+    // Distinct trace names by their words (kernel_name_tokens); an ncu name's group is every trace name whose words
+    // agree with its own up to the shorter of the two (at least three words), merged in start order.
+    constexpr size_t kTokens = 8;
+    std::vector<std::pair<std::vector<std::string>, const std::vector<size_t>*>> words;
+    for (const auto& [id, rows] : by_name)
+        words.emplace_back(kernel_name_tokens(trace.str(id), kTokens), &rows);
+    std::unordered_map<std::string, std::vector<size_t>> token_groups;
+    auto token_group = [&](const std::string& nm) -> const std::vector<size_t>& {
+        auto [it, fresh] = token_groups.try_emplace(nm);
+        if (!fresh)
+            return it->second;
+        const std::vector<std::string> w = kernel_name_tokens(nm, kTokens);
+        if (w.size() < 3)
+            return it->second;
+        for (const auto& [tw, rows] : words) {
+            const size_t n = std::min(w.size(), tw.size());
+            if (n >= 3 && std::equal(w.begin(), w.begin() + std::ptrdiff_t(n), tw.begin()))
+                it->second.insert(it->second.end(), rows->begin(), rows->end());
+        }
+        std::stable_sort(it->second.begin(), it->second.end(), by_start);
+        return it->second;
+    };
+    std::unordered_map<std::string, size_t> next_full, next_base, next_token;
     for (size_t j = 0; j < ncu.launches.size(); ++j) {
         const std::string& nm = ncu.launches[j].name;
         if (auto it = by_full.find(nm); it != by_full.end()) {
             size_t& k = next_full[nm];
             if (k < it->second.size())
                 out[j] = static_cast<int64_t>(it->second[k++]);
+            continue;
+        }
+        // The same kernel named by another demangler: the words of the name agree up to where the shorter stops.
+        if (const std::vector<size_t>& rows = token_group(nm); !rows.empty()) {
+            size_t& k = next_token[nm];
+            if (k < rows.size())
+                out[j] = static_cast<int64_t>(rows[k++]);
             continue;
         }
         const std::string base = kernel_base_name(nm);

@@ -11,8 +11,9 @@
 // The measured side is a plain map (class id -> ns per phase) so this join does not depend on how classes and
 // phases were found; measured_times_from_trace() fills it from the op-class and phase analyses.
 //
-// ncu launches are joined to trace kernels by name (exact, then the function name without "void", template
-// arguments and parameters), the n-th ncu launch of a name to the n-th trace kernel of that name in start order.
+// ncu launches are joined to trace kernels by name (exact; then the words of the name as two demanglers agree on
+// them, kernel_name_tokens; then the function name without "void", template arguments and parameters), the n-th ncu
+// launch of a name to the n-th trace kernel of that name in start order.
 
 #include "analysis/roofline/config_check.h"
 #include "analysis/roofline/cost_model.h"
@@ -115,6 +116,11 @@ std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpCl
 
 // For each ncu launch (in report order) the index of the matching trace kernel, or -1.
 std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace);
+
+// The words of a kernel's name for matching across demanglers (at most `limit`): identifiers and numbers, without
+// the words one demangler writes and another does not ("native", "(anonymous namespace)", lambda spellings, builtin
+// types), up to ncu's lambda parameters (T1, T2, ...).
+std::vector<std::string> kernel_name_tokens(std::string_view name, size_t limit);
 
 // Name used for matching: without a leading "void ", template arguments and the parameter list.
 std::string kernel_base_name(std::string_view name);

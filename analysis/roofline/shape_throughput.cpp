@@ -82,6 +82,7 @@ int causal_index(std::string_view op)
     if (op == "aten::_scaled_dot_product_flash_attention") return 4;
     if (op == "aten::_scaled_dot_product_efficient_attention") return 6;
     if (op == "aten::_scaled_dot_product_cudnn_attention") return 6;
+    if (op == "aten::_cudnn_attention_forward") return 10;   // (q, k, v, bias, cum_seq_q, cum_seq_k, max_q, max_k, lse, dropout, is_causal, ...)
     if (op == "aten::_flash_attention_forward") return 8;
     if (op == "aten::_efficient_attention_forward") return 9;
     return -1;

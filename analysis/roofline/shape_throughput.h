@@ -9,7 +9,8 @@
 // launch). Per call:
 //
 //   FLOPs         GEMM family (mm, addmm, bmm, baddbmm, linear, matmul, _scaled_mm):  2·M·N·K (·batch)
-//                 attention (scaled_dot_product_*, _flash_attention_forward, _efficient_attention_forward):
+//                 attention (scaled_dot_product_*, _flash_attention_forward, _efficient_attention_forward,
+//                     _cudnn_attention_forward):
 //                     4·B·Hq·D·pairs, pairs = Sq·Sk, or for causal (bottom-right aligned, as flash-attn does)
 //                     Sq·(Sk−Sq) + Sq·(Sq+1)/2 when Sq ≤ Sk; GQA is carried by Hq ≠ Hk (K/V bytes use Hk)
 //                 MoE, per expert GEMM (TraceLens's model; M tokens, K hidden, N expert width, k experts per token
