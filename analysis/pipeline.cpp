@@ -12,6 +12,8 @@
 #include "analysis/diagnosis/rules.h"
 #include "analysis/report/collectives_json.h"
 #include "analysis/report/shape_roofline_json.h"
+#include "analysis/report/kernel_verdicts_json.h"
+#include "analysis/roofline/roofline.h"
 
 namespace sl {
 
@@ -35,6 +37,21 @@ ShapeRooflineResult shapes_for_trace(const Trace& t, const RooflineRequest& req)
 }
 
 } // namespace
+
+KernelVerdictInputs kernel_verdict_inputs(const PipelineResult& r, std::vector<int64_t>& ncu_join)
+{
+    KernelVerdictInputs in;
+    in.trace = r.trace.get();
+    in.analysis = &r.analysis;
+    in.roofline = r.roofline.report ? &*r.roofline.report : nullptr;
+    if (r.roofline.ncu && r.trace) {
+        ncu_join = join_ncu_to_trace(*r.roofline.ncu, *r.trace);
+        in.ncu = &*r.roofline.ncu;
+        in.ncu_join = &ncu_join;
+    }
+    in.shapes = r.shapes.points.empty() ? nullptr : &r.shapes;
+    return in;
+}
 
 PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const PipelineOptions& options,
                                const LoadControl& control,
@@ -70,6 +87,11 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     }
     r.shapes = shapes_for_trace(t, options.roofline);
     r.collectives = collective_stats(t);
+    control.check();
+    {
+        std::vector<int64_t> ncu_join;
+        r.kernels = kernel_verdict_summaries(kernel_verdict_inputs(r, ncu_join));
+    }
     control.check();
     if (options.run_rules) {
         DiagnoseOptions dopt;
@@ -124,6 +146,10 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
         j["shape_roofline"] = shape_roofline_to_json(r.shapes);
     if (r.collectives.kernels > 0)
         j["collectives"] = collectives_to_json(r.collectives);
+    if (r.trace && !r.kernels.empty()) {
+        j["kernels"] = kernel_summaries_to_json(*r.trace, r.kernels);
+        j["kernels_total"] = r.kernels.size();
+    }
     j["findings"] = findings_to_json(r.diagnosis.eval.findings);
     j["rules"] = diagnosis_meta_json(r.diagnosis);
     if (r.trace && options_ran_rules(r))
@@ -137,6 +163,7 @@ std::string pipeline_to_text(const PipelineResult& r)
            analysis_to_text(*r.trace, r.analysis) + (r.roofline.text.empty() ? "" : "\n" + r.roofline.text) +
            (r.shapes.ops_with_shapes > 0 ? "\n" + shape_roofline_to_text(r.shapes) : std::string()) +
            (r.collectives.kernels > 0 ? "\n" + collectives_to_text(r.collectives) : std::string()) +
+           (r.trace && !r.kernels.empty() ? "\n" + kernel_summaries_to_text(*r.trace, r.kernels) : std::string()) +
            "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings);
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/io/load.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/trace/load_control.h"
+#include "analysis/diagnosis/kernel_verdict.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/report/roofline_json.h"
 #include "analysis/roofline/shape_throughput.h"
@@ -40,6 +41,9 @@ struct PipelineResult {
     RooflineOutput roofline;       // json/text plus report and ncu when requested
     ShapeRooflineResult shapes;    // measured throughput from Kineto shapes (empty without record_shapes)
     CollectiveStats collectives;   // NCCL/RCCL bytes, bandwidth, exposed time, rank skew
+    // One verdict per distinct kernel (name + launch shape), largest total time first: the JSON's `kernels`, and
+    // what the workbench's Details line says of each launch (analysis/diagnosis/kernel_verdict.h).
+    std::vector<KernelVerdictSummary> kernels;
     Diagnosis diagnosis;
 };
 
@@ -50,6 +54,10 @@ enum class PipelineStage { Loaded, Summarised, Analysed, Roofline, Diagnosed };
 PipelineResult run_pipeline(const std::vector<std::string>& paths, const PipelineOptions& options,
                             const LoadControl& control = {},
                             const std::function<void(PipelineStage, const PipelineResult&)>& on_stage = {});
+
+// The verdict inputs every kernel of r shares (its analysis, Roofline, ncu launches, shapes); `ncu_join` must outlive
+// the result and is filled here (join_ncu_to_trace of r's ncu file, empty without one).
+KernelVerdictInputs kernel_verdict_inputs(const PipelineResult& r, std::vector<int64_t>& ncu_join);
 
 // Runs the stages after loading on a trace the caller already has.
 PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const PipelineOptions& options,

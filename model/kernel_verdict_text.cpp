@@ -3,11 +3,8 @@
 #include <QLocale>
 #include <QStringList>
 
-#include <map>
-#include <mutex>
 #include <string>
 
-#include "analysis/roofline/gpu_specs.h"
 #include "analysis/trace/trace.h"
 #include "model/document.h"
 #include "model/findings_model.h"
@@ -30,14 +27,13 @@ QString VerdictText::kindLabel(VerdictKind k)
     case VerdictKind::MemoryBound: return tr("Memory-bound");
     case VerdictKind::LatencyBound: return tr("Latency-bound");
     case VerdictKind::Inconsistent: return tr("Inconsistent");
-    case VerdictKind::LaunchBound: return tr("Launch-bound");
-    case VerdictKind::SmallGrid: return tr("Grid smaller than a wave");
-    case VerdictKind::IdleBefore: return tr("Idle before it");
     case VerdictKind::Unknown: break;
     }
     return tr("Unknown");
 }
 
+// The same line as kernel_verdict_text (analysis/diagnosis/kernel_verdict.cpp), word for word in English: a test
+// (tests/widgets/tst_panels.cpp) holds the two equal on real traces, so what the CLI prints is what Details says.
 QString VerdictText::line(const KernelVerdict& v)
 {
     auto idleCause = [](GapCause c) {
@@ -52,6 +48,8 @@ QString VerdictText::line(const KernelVerdict& v)
     };
     const QString how = v.fraction ? pct(*v.fraction) : QStringLiteral("?");
     const QString shape = (qs(v.op) + QLatin1Char(' ') + qs(v.shape)).trimmed();
+    const QString launch = QString::number(v.ncu_launch);
+    const QString other = v.ncu_same_name_only ? tr(", measured on another launch of this kernel") : QString();
     QString s;
     switch (v.kind) {
     case VerdictKind::ComputeBound:
@@ -60,13 +58,17 @@ QString VerdictText::line(const KernelVerdict& v)
         if (v.source == VerdictSource::Ncu) {
             s = (compute ? tr("Compute-bound: SM throughput at %1 of peak (ncu launch %2)")
                          : tr("Memory-bound: memory throughput at %1 of peak (ncu launch %2)"))
-                    .arg(how)
-                    .arg(v.ncu_launch);
-            if (v.ncu_same_name_only)
-                s += tr(", measured on another launch of this kernel");
+                    .arg(how, launch) +
+                other;
+        } else if (v.reason == VerdictReason::StridedElementwise) {
+            s = tr("Compute-bound (instruction issue): PyTorch's strided elementwise loop over %1 waves spends its "
+                   "issue slots on index arithmetic")
+                    .arg(QString::number(v.waves.value_or(0), 'f', 1));
+            if (v.fraction)
+                s += tr(" (memory at %1 of its roof)").arg(how);
         } else if (v.source == VerdictSource::Shapes) {
-            s = (compute ? tr("Compute-bound at %1 of the %2 roof (%3)") : tr("Memory-bound at %1 of the %2 roof (%3)"))
-                    .arg(how, qs(v.dtype).toUpper(), shape);
+            s = compute ? tr("Compute-bound at %1 of the %2 roof (%3)").arg(how, qs(v.dtype).toUpper(), shape)
+                        : tr("Memory-bound at %1 of the memory roof (%2)").arg(how, shape);
         } else {
             s = (compute ? tr("Compute-bound at E_roof %1 (%2 in %3, from the model config)")
                          : tr("Memory-bound at E_roof %1 (%2 in %3, from the model config)"))
@@ -75,81 +77,73 @@ QString VerdictText::line(const KernelVerdict& v)
         break;
     }
     case VerdictKind::LatencyBound:
-        s = tr("Latency-bound: SM %1 and memory %2 of peak, both under 60 % (ncu launch %3)")
-                .arg(pct(v.sm_pct.value_or(0) / 100), pct(v.memory_pct.value_or(0) / 100))
-                .arg(v.ncu_launch);
+        switch (v.reason) {
+        case VerdictReason::ShortKernel:
+            s = tr("Latency-bound: it runs %1, under the %2 a kernel needs to approach any roof")
+                    .arg(formatDuration(v.duration_ns), formatDuration(kLatencyFloorNs));
+            break;
+        case VerdictReason::SmallGrid:
+            s = tr("Latency-bound: %1 blocks on %2 SMs leave most SMs without work").arg(v.blocks).arg(v.sm_count);
+            break;
+        case VerdictReason::BelowSixty:
+            if (v.source == VerdictSource::ModelConfig)
+                s = tr("Latency-bound: E_roof %1, under 60 % (%2 in %3, from the model config)")
+                        .arg(how, qs(v.op_class), FindingsModel::subjectLabel(v.phase));
+            else
+                s = (v.side == "compute" ? tr("Latency-bound: %1 of its compute roof, under 60 % (%2)")
+                                         : tr("Latency-bound: %1 of its memory roof, under 60 % (%2)"))
+                        .arg(how, shape);
+            break;
+        default:
+            s = tr("Latency-bound: SM %1 and memory %2 of peak, both under 60 % (ncu launch %3)")
+                    .arg(pct(v.sm_pct.value_or(0) / 100), pct(v.memory_pct.value_or(0) / 100), launch) +
+                other;
+            break;
+        }
         break;
     case VerdictKind::Inconsistent:
         s = v.source == VerdictSource::Shapes
                 ? tr("Measured above the roof (%1): wrong GPU row or dtype").arg(shape)
                 : tr("Measured above the roof (%1 in %2, T_theory/T_actual %3): wrong dtype, parallelism, shape or GPU")
                       .arg(qs(v.op_class), FindingsModel::subjectLabel(v.phase),
-                           QLocale().toString(v.e_roof_inconsistent.value_or(0), 'f', 2));
+                           QString::number(v.e_roof_inconsistent.value_or(0), 'f', 2));
         break;
-    case VerdictKind::LaunchBound:
-        return tr("Launch-bound: it runs %1, its launch call took %2 — the CPU cannot launch kernels this short as "
-                  "fast as the GPU runs them")
-            .arg(formatDuration(v.duration_ns), formatDuration(v.launch_call_ns));
-    case VerdictKind::SmallGrid:
-        return tr("Grid smaller than a wave: %1 blocks on %2 SMs leave most of the GPU idle")
-            .arg(v.blocks)
-            .arg(v.sm_count);
-    case VerdictKind::IdleBefore:
-        return tr("Idle before it: the GPU waited %1 (%2), longer than the kernel ran (%3)")
-            .arg(formatDuration(v.idle_ns), idleCause(v.idle_cause), formatDuration(v.duration_ns));
     case VerdictKind::Unknown: {
         QStringList what;
         for (const std::string& w : v.would_tell)
-            what << (w == "ncu"      ? tr("an ncu profile of this kernel (File › Deep-dive Focus Set…)")
-                     : w == "shapes" ? tr("shapes in the trace (profile with record_shapes=True)")
-                                     : tr("the model's config.json (File › Open, or Settings › Preferences)"));
-        return tr("Unknown — what would tell: %1").arg(what.join(tr("; ")));
+            what << (w == "ncu"      ? tr("an ncu profile of this kernel")
+                     : w == "shapes" ? tr("shapes in the trace (record_shapes=True)")
+                                     : tr("the model's config.json"));
+        s = tr("Unknown — what would tell: %1").arg(what.join(QStringLiteral("; ")));
+        break;
     }
     }
-    if (v.cause) {
-        QString c;
-        switch (*v.cause) {
-        case VerdictKind::LaunchBound:
-            c = tr("shorter than its launch (%1 vs a %2 call)")
-                    .arg(formatDuration(v.duration_ns), formatDuration(v.launch_call_ns));
-            break;
-        case VerdictKind::SmallGrid: c = tr("grid smaller than a wave (%1 blocks on %2 SMs)").arg(v.blocks).arg(v.sm_count); break;
-        case VerdictKind::IdleBefore:
-            c = tr("idle %1 before it (%2)").arg(formatDuration(v.idle_ns), idleCause(v.idle_cause));
-            break;
-        default: break;
-        }
-        if (!c.isEmpty())
-            s = tr("%1 · %2").arg(s, c);
+    QString c;
+    switch (v.host) {
+    case HostClause::LaunchBound:
+        c = tr("launch-bound: the GPU waited %1 for it, and its launch call took %2, longer than it runs")
+                .arg(formatDuration(v.idle_ns), formatDuration(v.launch_call_ns));
+        break;
+    case HostClause::WaitedForLaunch:
+        c = (v.graph_node >= 0 ? tr("the GPU waited %1 for its graph launch") : tr("the GPU waited %1 for its launch"))
+                .arg(formatDuration(v.idle_ns));
+        break;
+    case HostClause::IdleBefore:
+        c = tr("idle %1 before it (%2)").arg(formatDuration(v.idle_ns), idleCause(v.idle_cause));
+        break;
+    case HostClause::GraphReplay:
+        c = tr("node %1 of %2 of its graph replay").arg(v.graph_node + 1).arg(v.graph_nodes);
+        if (v.idle_ns > 0)
+            c += tr(", idle %1 before it (%2)").arg(formatDuration(v.idle_ns), idleCause(v.idle_cause));
+        break;
+    case HostClause::None: break;
     }
+    if (!c.isEmpty())
+        s = tr("%1 · %2").arg(s, c);
     return s;
 }
 
-int VerdictText::smCount(const Trace& t, uint16_t device)
-{
-    if (device >= t.meta.devices.size())
-        return 0;
-    const DeviceInfo& d = t.meta.devices[device];
-    if (d.sm_count > 0)
-        return d.sm_count;
-    // The spec row of the device, looked up once per device name.
-    static std::mutex mutex;
-    static std::map<std::string, int> cache;
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto it = cache.find(d.name);
-    if (it != cache.end())
-        return it->second;
-    int n = 0;
-    try {
-        static const GpuDatabase db = GpuDatabase::load_default();
-        if (const GpuSpec* g = db.identify(d).spec)
-            n = g->sm_count;
-    } catch (const std::exception&) {
-        n = 0;
-    }
-    cache.emplace(d.name, n);
-    return n;
-}
+int VerdictText::smCount(const Trace& t, uint16_t device) { return device_sm_count(t, device); }
 
 KernelVerdict VerdictText::forKernel(const Trace& trace, const AnalysisResult* analysis,
                                      const RooflineOutput* roofline, const ShapeRooflineResult* shapes, int64_t kernel,

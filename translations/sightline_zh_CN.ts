@@ -1077,6 +1077,14 @@ after</source>
         <source>Waited on</source>
         <translation>等待对象</translation>
     </message>
+    <message>
+        <source>Grid · block</source>
+        <translation>网格 · 线程块</translation>
+    </message>
+    <message>
+        <source>not recorded in the trace</source>
+        <translation>trace 中未记录</translation>
+    </message>
 </context>
 <context>
     <name>sl::DeviceModel</name>
@@ -4208,18 +4216,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>数据不一致</translation>
     </message>
     <message>
-        <source>Launch-bound</source>
-        <translation>受内核启动限制</translation>
-    </message>
-    <message>
-        <source>Grid smaller than a wave</source>
-        <translation>网格不足一个波次</translation>
-    </message>
-    <message>
-        <source>Idle before it</source>
-        <translation>运行前空闲</translation>
-    </message>
-    <message>
         <source>Unknown</source>
         <translation>未知</translation>
     </message>
@@ -4256,10 +4252,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>受算力限制，达到 %2 屋顶的 %1（%3）</translation>
     </message>
     <message>
-        <source>Memory-bound at %1 of the %2 roof (%3)</source>
-        <translation>受访存限制，达到 %2 屋顶的 %1（%3）</translation>
-    </message>
-    <message>
         <source>Compute-bound at E_roof %1 (%2 in %3, from the model config)</source>
         <translation>受算力限制，E_roof %1（%3阶段的 %2，来自模型配置）</translation>
     </message>
@@ -4280,44 +4272,8 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>实测值高于屋顶（%2阶段的 %1，T_theory/T_actual %3）：数据类型、并行方式、形状或 GPU 有误</translation>
     </message>
     <message>
-        <source>Launch-bound: it runs %1, its launch call took %2 — the CPU cannot launch kernels this short as fast as the GPU runs them</source>
-        <translation>受内核启动限制：它运行 %1，而其启动调用耗时 %2——对这么短的内核，CPU 的启动速度跟不上 GPU 的执行速度</translation>
-    </message>
-    <message>
-        <source>Grid smaller than a wave: %1 blocks on %2 SMs leave most of the GPU idle</source>
-        <translation>网格不足一个波次：%1 个线程块分布在 %2 个 SM 上，GPU 大部分处于空闲</translation>
-    </message>
-    <message>
-        <source>Idle before it: the GPU waited %1 (%2), longer than the kernel ran (%3)</source>
-        <translation>运行前空闲：GPU 等待了 %1（%2），比该内核的运行时间（%3）还长</translation>
-    </message>
-    <message>
-        <source>an ncu profile of this kernel (File › Deep-dive Focus Set…)</source>
-        <translation>该内核的 ncu 剖析（文件 › 深入剖析关注集…）</translation>
-    </message>
-    <message>
-        <source>shapes in the trace (profile with record_shapes=True)</source>
-        <translation>trace 中的形状（以 record_shapes=True 采集）</translation>
-    </message>
-    <message>
-        <source>the model&apos;s config.json (File › Open, or Settings › Preferences)</source>
-        <translation>模型的 config.json（文件 › 打开，或 设置 › 首选项）</translation>
-    </message>
-    <message>
         <source>Unknown — what would tell: %1</source>
         <translation>未知——可据以判定的信息：%1</translation>
-    </message>
-    <message>
-        <source>; </source>
-        <translation>；</translation>
-    </message>
-    <message>
-        <source>shorter than its launch (%1 vs a %2 call)</source>
-        <translation>比其启动还短（%1，启动调用 %2）</translation>
-    </message>
-    <message>
-        <source>grid smaller than a wave (%1 blocks on %2 SMs)</source>
-        <translation>网格不足一个波次（%1 个线程块，%2 个 SM）</translation>
     </message>
     <message>
         <source>idle %1 before it (%2)</source>
@@ -4330,6 +4286,70 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>dependency wait</source>
         <translation>依赖等待</translation>
+    </message>
+    <message>
+        <source>Compute-bound (instruction issue): PyTorch&apos;s strided elementwise loop over %1 waves spends its issue slots on index arithmetic</source>
+        <translation>受算力限制（指令发射）：PyTorch 的跨步逐元素循环覆盖 %1 个 wave，发射槽耗在索引计算上</translation>
+    </message>
+    <message>
+        <source> (memory at %1 of its roof)</source>
+        <translation>（访存为其屋顶的 %1）</translation>
+    </message>
+    <message>
+        <source>Memory-bound at %1 of the memory roof (%2)</source>
+        <translation>受访存限制，达到访存屋顶的 %1（%2）</translation>
+    </message>
+    <message>
+        <source>Latency-bound: it runs %1, under the %2 a kernel needs to approach any roof</source>
+        <translation>受延迟限制：它运行 %1，低于内核接近任何屋顶所需的 %2</translation>
+    </message>
+    <message>
+        <source>Latency-bound: %1 blocks on %2 SMs leave most SMs without work</source>
+        <translation>受延迟限制：%1 个线程块分布在 %2 个 SM 上，多数 SM 无事可做</translation>
+    </message>
+    <message>
+        <source>Latency-bound: E_roof %1, under 60 % (%2 in %3, from the model config)</source>
+        <translation>受延迟限制：E_roof %1，低于 60 %（%3阶段的 %2，来自模型配置）</translation>
+    </message>
+    <message>
+        <source>Latency-bound: %1 of its compute roof, under 60 % (%2)</source>
+        <translation>受延迟限制：为其算力屋顶的 %1，低于 60 %（%2）</translation>
+    </message>
+    <message>
+        <source>Latency-bound: %1 of its memory roof, under 60 % (%2)</source>
+        <translation>受延迟限制：为其访存屋顶的 %1，低于 60 %（%2）</translation>
+    </message>
+    <message>
+        <source>an ncu profile of this kernel</source>
+        <translation>该内核的 ncu 剖析</translation>
+    </message>
+    <message>
+        <source>shapes in the trace (record_shapes=True)</source>
+        <translation>trace 中的张量形状（record_shapes=True）</translation>
+    </message>
+    <message>
+        <source>the model&apos;s config.json</source>
+        <translation>模型的 config.json</translation>
+    </message>
+    <message>
+        <source>launch-bound: the GPU waited %1 for it, and its launch call took %2, longer than it runs</source>
+        <translation>受内核启动限制：GPU 为它等待了 %1，其启动调用耗时 %2，比它的运行时间更长</translation>
+    </message>
+    <message>
+        <source>the GPU waited %1 for its graph launch</source>
+        <translation>GPU 为其图启动等待了 %1</translation>
+    </message>
+    <message>
+        <source>the GPU waited %1 for its launch</source>
+        <translation>GPU 为其启动等待了 %1</translation>
+    </message>
+    <message>
+        <source>node %1 of %2 of its graph replay</source>
+        <translation>其图重放中的第 %1 个节点（共 %2 个）</translation>
+    </message>
+    <message>
+        <source>, idle %1 before it (%2)</source>
+        <translation>，运行前空闲 %1（%2）</translation>
     </message>
 </context>
 <context>

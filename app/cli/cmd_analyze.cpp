@@ -21,6 +21,7 @@
 #include "analysis/io/ncu_reader.h"
 #include "analysis/report/report_model.h"
 #include "analysis/report/roofline_json.h"
+#include "analysis/report/kernel_verdicts_json.h"
 #include "analysis/diagnosis/review.h"
 #include "app/cli/command.h"
 #include "app/cli/llm_http.h"
@@ -373,6 +374,135 @@ int run_analyze(const std::vector<std::string>& argv)
 }
 
 const bool registered = register_command({"analyze", kSynopsis, &run_analyze});
+
+// ---- explain: one kernel's verdict, as the workbench's Details line says it --------------------------------------
+constexpr const char* kExplainSynopsis =
+    "explain TRACE... --kernel NAME|ID [--format text|json] [--capture-trace PATH]... [--model config.json [--gpu NAME] "
+    "[--batch B] [--prompt S] [--context L] [--tp N]] [--ncu FILE] [-o FILE]";
+
+int explain_usage(const std::string& msg)
+{
+    std::cerr << "sightline-cli explain: " << msg << "\nusage: sightline-cli " << kExplainSynopsis << "\n"
+              << "  --kernel NAME|ID  a kernel id (its row, as `analyze --format json` kernels[].kernel_id gives it) or\n"
+              << "                    a part of a kernel's name (every distinct kernel whose name contains it)\n"
+              << "  the other options are analyze's\n";
+    return kExitUsage;
+}
+
+int run_explain(const std::vector<std::string>& argv_in)
+{
+    // --kernel is explain's own; the rest are analyze's options.
+    std::vector<std::string> argv;
+    std::string kernel;
+    bool have_kernel = false;
+    for (size_t i = 0; i < argv_in.size(); ++i) {
+        const std::string& a = argv_in[i];
+        if (a == "--") {
+            argv.insert(argv.end(), argv_in.begin() + std::ptrdiff_t(i), argv_in.end());
+            break;
+        }
+        if (a == "--kernel") {
+            if (i + 1 >= argv_in.size())
+                return explain_usage("--kernel needs a kernel name or id");
+            kernel = argv_in[++i];
+            have_kernel = true;
+        } else if (a.rfind("--kernel=", 0) == 0) {
+            kernel = a.substr(9);
+            have_kernel = true;
+        } else {
+            argv.push_back(a);
+        }
+    }
+    Args args;
+    std::string error;
+    if (!parse_table_args(argv, option_table(), args, error))
+        return explain_usage(error);
+    if (args.positional.empty())
+        return explain_usage("no trace file given");
+    if (!have_kernel || kernel.empty())
+        return explain_usage("--kernel NAME|ID is required");
+    AnalyzeRequest req;
+    if (!apply_options(args, option_table(), req, error))
+        return explain_usage(error);
+    if (req.format != "text" && req.format != "json")
+        return explain_usage("--format must be text or json, not '" + req.format + "'");
+    std::vector<std::string> inputs = args.positional;
+    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
+                                 &req.options.classes_file})
+        if (!p->empty())
+            inputs.push_back(*p);
+    check_output(req.output, inputs);
+
+    std::string text;
+    try {
+        PipelineOptions popt;
+        popt.analysis = req.options;
+        popt.load = req.load;
+        popt.roofline = req.roofline;
+        popt.run_rules = false;
+        const PipelineResult r = run_pipeline(args.positional, popt);
+        const Trace& t = *r.trace;
+        // An id: that launch, and the distinct kernel it belongs to. A name: every distinct kernel containing it.
+        std::optional<int64_t> id;
+        if (!kernel.empty() && kernel.find_first_not_of("0123456789") == std::string::npos && kernel.size() < 19)
+            id = std::stoll(kernel);
+        std::vector<const KernelVerdictSummary*> hits;
+        std::optional<KernelVerdict> launch;
+        if (id) {
+            if (*id < 0 || size_t(*id) >= t.kernels.size()) {
+                print_error(args.positional.front() + ": no kernel with id " + kernel + " (the trace has " +
+                            std::to_string(t.kernels.size()) + " kernels, ids 0.." +
+                            std::to_string(t.kernels.size() == 0 ? 0 : t.kernels.size() - 1) + ")");
+                return kExitInput;
+            }
+            std::vector<int64_t> join;
+            KernelVerdictInputs in = kernel_verdict_inputs(r, join);
+            in.kernel = *id;
+            launch = kernel_verdict(in);
+            for (const auto& s : r.kernels)
+                if (s.name == t.str(t.kernels.name[size_t(*id)]) && s.shape_id == t.kernels.shape[size_t(*id)])
+                    hits.push_back(&s);
+        } else {
+            for (const auto& s : r.kernels)
+                if (s.name.find(kernel) != std::string::npos)
+                    hits.push_back(&s);
+            if (hits.empty()) {
+                print_error(args.positional.front() + ": no kernel whose name contains '" + kernel +
+                            "' (`sightline-cli analyze --format json` lists them under kernels)");
+                return kExitInput;
+            }
+        }
+        if (req.format == "json") {
+            nlohmann::json j;
+            j["schema"] = "sightline.explain/1";
+            j["query"] = kernel;
+            if (launch) {
+                nlohmann::json l = kernel_verdict_to_json(t, *launch);
+                l["kernel_id"] = *id;
+                l["name"] = std::string(t.str(t.kernels.name[size_t(*id)]));
+                l["start_ns"] = t.kernels.start[size_t(*id)];
+                j["launch"] = std::move(l);
+            }
+            nlohmann::json a = nlohmann::json::array();
+            for (const auto* s : hits)
+                a.push_back(kernel_summary_to_json(t, *s));
+            j["kernels"] = std::move(a);
+            text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        } else {
+            if (launch)
+                text += "kernel " + kernel + ": " + std::string(t.str(t.kernels.name[size_t(*id)])) + "\n  verdict:  " +
+                        kernel_verdict_text(*launch) + "\n\n";
+            for (const auto* s : hits)
+                text += kernel_summary_to_text(t, *s) + "\n";
+        }
+    } catch (const TraceError& e) {
+        print_error(e.what());
+        return kExitInput;
+    }
+    return write_output(req.output, text, inputs, req.format == "json") ? kExitOk : kExitOutput;
+}
+
+const bool registered_explain = register_command({"explain", kExplainSynopsis, &run_explain});
 
 } // namespace
 } // namespace sl::cli

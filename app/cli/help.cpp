@@ -52,6 +52,15 @@ const HelpText kHelp[] = {
      "                         capture_traces/ folder beside the trace\n"
      "  --no-capture-search    do not look for a capture_traces/ folder beside the trace\n"
      "  -o, --output FILE      write to FILE instead of standard output\n"},
+    {"explain",
+     "One kernel's verdict, as the workbench's Details line says it: what bounds it (compute, memory or latency, in "
+     "Nsight Compute's Speed-of-Light terms) and how far it is from that bound, from the best evidence there is "
+     "(ncu counters, the trace's recorded shapes, its launch, the model config), and what the GPU did around it "
+     "(waited for its launch, idle before it, its place in a graph replay).",
+     "  --kernel NAME|ID       a kernel id (kernels[].kernel_id of `analyze --format json`, or any launch's row) or a\n"
+     "                         part of a kernel's name: every distinct kernel (name + launch shape) containing it\n"
+     "  --format text|json     output format (default text; json is sightline.explain/1)\n"
+     SL_PIPELINE_OPTIONS},
     {"analyze",
      "Runs the whole diagnosis: idle time attributed to host, kernel and sync wait, launch and sync statistics, "
      "overlap, operator classes, prefill/decode phases and TPOT, NVTX projected onto the GPU, the Roofline (with "

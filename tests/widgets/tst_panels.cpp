@@ -272,8 +272,9 @@ private slots:
     }
 
     // Every kernel's Details open with one verdict line (model/kernel_verdict_text.h over
-    // analysis/diagnosis/kernel_verdict.h), before any other row: without a model config a kernel shorter than its
-    // launch call is launch-bound; with one, a decode GEMM is bound as the cost model says, at its class's E_roof.
+    // analysis/diagnosis/kernel_verdict.h), before any other row: without a model config a kernel the GPU waited for,
+    // whose launch call outlasts it, is launch-bound (and said so only then); with one, a decode GEMM long enough
+    // to be judged is bound as the cost model says, at its class's E_roof.
     void verdictOpensTheDetails()
     {
         for (const bool withModel : {false, true}) {
@@ -294,7 +295,7 @@ private slots:
                 in.sm_count = VerdictText::smCount(t, t.kernels.device[k]);
                 const KernelVerdict v = kernel_verdict(in);
                 if (withModel ? v.source == VerdictSource::ModelConfig && v.op_class == "gemm" && v.phase == "decode"
-                              : v.kind == VerdictKind::LaunchBound)
+                              : v.host == HostClause::LaunchBound)
                     pick = int64_t(k);
             }
             QVERIFY(pick >= 0);
@@ -304,7 +305,7 @@ private slots:
             QVERIFY2(at >= 0, qPrintable(text.left(400)));
             QVERIFY(at < text.indexOf(QStringLiteral("Duration")));
             if (!withModel) {
-                QVERIFY(text.contains(QStringLiteral("Launch-bound: it runs")));
+                QVERIFY2(text.contains(QStringLiteral("launch-bound: the GPU waited")), qPrintable(text.left(600)));
                 const int32_t api = t.kernels.launch_api[size_t(pick)];
                 QVERIFY(text.contains(formatDuration(t.api.end[size_t(api)] - t.api.start[size_t(api)])));
                 QVERIFY(!text.contains(QStringLiteral("No Roofline")));
@@ -315,9 +316,47 @@ private slots:
                     if (c.op_class == "gemm" && c.phase == phase)
                         ce = &c;
                 QVERIFY(ce && ce->e_roof);
-                QVERIFY2(text.contains(QStringLiteral("at E_roof %1 (gemm in decode").arg(formatPercent(*ce->e_roof))),
+                QVERIFY2(text.contains(QStringLiteral("E_roof %1").arg(formatPercent(*ce->e_roof))) &&
+                             text.contains(QStringLiteral("(gemm in decode")),
                          qPrintable(text.left(600)));
             }
+        }
+    }
+
+    // What Details says of a kernel is what `sightline-cli analyze --format json` and `explain` print: on the
+    // project's real H100 decode sample (shapes recorded, eager launches) and the graph-replayed one, for every
+    // distinct kernel, the English Details line of its example launch equals the pipeline's kernels[] text.
+    void verdictLineIsTheCliText()
+    {
+        for (const char* file : {"decode-eager.pt.trace.json.gz", "decode-graph.pt.trace.json.gz"}) {
+            const std::string path =
+                qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() + "/tests/data/device/" + file;
+            PipelineOptions o;
+            o.run_rules = false;
+            const auto r = std::make_shared<const PipelineResult>(run_pipeline({path}, o));
+            QVERIFY(r->kernels.size() > 10);
+            DetailsPanel details;
+            details.setTrace(r->trace);
+            details.setAnalysis(partOf(r, &r->analysis));
+            details.setShapes(partOf(r, &r->shapes));
+            std::vector<int64_t> join;
+            const KernelVerdictInputs shared = kernel_verdict_inputs(*r, join);
+            int compared = 0;
+            for (const KernelVerdictSummary& s : r->kernels) {
+                KernelVerdictInputs in = shared;
+                in.kernel = s.example_kernel;
+                const KernelVerdict v = VerdictText::forKernel(*r->trace, &r->analysis, nullptr, &r->shapes,
+                                                               s.example_kernel, join);
+                const QString cli = QString::fromStdString(kernel_verdict_text(s.verdict));
+                QCOMPARE(VerdictText::line(v), cli);
+                QCOMPARE(QString::fromStdString(kernel_verdict_text(kernel_verdict(in))), cli);
+                if (compared < 12) {   // the pane itself, for the largest kernels
+                    details.showKernel(s.example_kernel);
+                    QVERIFY2(details.text().contains(cli), qPrintable(cli));
+                }
+                ++compared;
+            }
+            QVERIFY(compared > 10);
         }
     }
 
