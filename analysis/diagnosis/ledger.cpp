@@ -287,6 +287,7 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
             comm_exposed += metric(s, "nccl_ns") * (1.0 - std::clamp(metric(s, "comm_overlap_fraction"), 0.0, 1.0));
     }
     std::map<std::string, LedgerEntry> entries;
+    std::map<std::string, double> edge_of;   // the capture-edge idle taken out of each idle entry
     auto add = [&](const std::string& key, double ns) {
         auto& e = entries[key];
         e.key = key;
@@ -301,6 +302,9 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
                      e_sync = metric(*trace, "edge_sync_wait_ns"), e_other = metric(*trace, "edge_other_wait_ns"),
                      e_dep = metric(*trace, "edge_dependency_wait_ns");
         L.edge_ns = std::clamp(e_host + e_kern + e_sync + e_other + e_dep, 0.0, idle);
+        edge_of = {{"idle", L.edge_ns},          {"idle:launch", e_host + e_kern}, {"idle:host", e_host},
+                   {"idle:kernel", e_kern},      {"idle:sync", e_sync},            {"idle:other", e_other},
+                   {"idle:dependency", e_dep}};
         add("wall", L.wall_ns);
         add("busy", busy);
         add("idle", idle - L.edge_ns);
@@ -378,7 +382,13 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
             // A host-blocking call that sat behind a dependency wait: the GPU idled, but on another stream's event
             // (idle:dependency), not on this call; say which, so the sync section's stall and this agree.
             const double behind = trace ? metric(*trace, "sync_dependency_overlap_ns") : 0;
-            if (c.entry == "idle:sync" && behind > 0)
+            const double edge = edge_of.count(c.entry) ? edge_of[c.entry] : 0.0;
+            if (edge > 0 && e.available_ns + edge >= opt.gate_fraction * L.wall_ns)
+                std::snprintf(buf, sizeof buf,
+                              "its idle lies at the capture's edge (%.3g ms before the first step or after the last): "
+                              "the capture's, not the steady state's; %s is %.3g ms without it",
+                              edge / 1e6, c.entry.c_str(), e.available_ns / 1e6);
+            else if (c.entry == "idle:sync" && behind > 0)
                 std::snprintf(buf, sizeof buf,
                               "the GPU was not waiting on it: while the host blocked here (%.3g ms), the GPU's queued "
                               "work was waiting on another stream's event (dependency wait, see idle:dependency)",

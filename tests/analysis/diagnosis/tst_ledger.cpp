@@ -332,6 +332,17 @@ TEST(Ledger, CaptureEdgeIdleIsGrantedToNoFinding)
     // The idle claim gets what the host claim left of the steady idle: 10 - 2 = 8 ms, never the edge's.
     EXPECT_NEAR(*by_rule(f, "idle")->expected_gain.ns, 8e6, 1);
     EXPECT_LE(L.granted_ns(), L.wall_ns - L.edge_ns + 1);
+    // A dependency wait that lies wholly at the edge leaves its finding nothing: suppressed, and the reason says where.
+    RuleSet dep_rules;
+    dep_rules.rules = {rule("dep", "trace", "idle:dependency", "dependency_wait_ns")};
+    MetricScope d = trace_scope();
+    d.metrics["dependency_wait_ns"] = 5e6;
+    d.metrics["edge_dependency_wait_ns"] = 5e6;
+    std::vector<Finding> df = {finding("dep", ScopeKind::Trace, "trace", 0.05, 5e6)};
+    const Ledger D = apply_ledger(df, {d}, dep_rules);
+    EXPECT_TRUE(df.empty());
+    ASSERT_EQ(D.suppressed.size(), 1u);
+    EXPECT_NE(D.suppressed[0].reason.find("capture's edge"), std::string::npos) << D.suppressed[0].reason;
     // Without edges the same findings take the whole 20 ms.
     std::vector<Finding> g = {finding("host", ScopeKind::Trace, "trace", 0.12, 1.2e7),
                               finding("idle", ScopeKind::Trace, "trace", 0.2, 2e7)};
