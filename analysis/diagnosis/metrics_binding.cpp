@@ -257,7 +257,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                                   "edge_sync_wait_ns", "edge_other_wait_ns", "edge_dependency_wait_ns",
                                   "edge_before_ns", "edge_after_ns", "steady_wall_ns", "steady_utilization",
                                   "steady_idle_fraction"})
-                s.sources[k] = "analysis:idle/phases (capture edges)";
+                s.sources[k] = "analysis:idle";   // the idle gaps outside the steps (words in the GUI's sourceLabel)
         }
 
         const auto& L = an.launch;
@@ -843,7 +843,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 if (s.kind == ScopeKind::Kernel || s.kind == ScopeKind::OpClass || s.kind == ScopeKind::Phase)
                     for (const auto& [k, v] : shared) {
                         s.metrics.emplace(k, v);
-                        s.sources.emplace(k, "analysis:idle/phases (whole trace)");
+                        s.sources.emplace(k, k == "torch_compiled" ? "analysis:workload (torch.compile)" : "analysis:idle");
                     }
         }
     }
