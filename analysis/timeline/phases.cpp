@@ -98,10 +98,13 @@ int64_t rows_of(const nlohmann::json& dims)
 std::pair<int64_t, int64_t> op_shape(const Trace& t, int32_t op)
 {
     const std::string_view n = t.str(t.op_args.name[static_cast<size_t>(op)]);
-    const bool attention = n == "aten::scaled_dot_product_attention" ||
-                           n == "aten::_scaled_dot_product_flash_attention" ||
-                           n == "aten::_scaled_dot_product_efficient_attention" ||
-                           n == "aten::_scaled_dot_product_cudnn_attention";
+    // The kernel's op is the innermost: scaled_dot_product_attention's backends down to their forward ops. Queries
+    // are (…, L, E) for the sdpa family and cuDNN's forward, (B, L, H, E) for the flash and memory-efficient ones.
+    const bool bhle = n == "aten::scaled_dot_product_attention" || n == "aten::_scaled_dot_product_flash_attention" ||
+                      n == "aten::_scaled_dot_product_efficient_attention" ||
+                      n == "aten::_scaled_dot_product_cudnn_attention" || n == "aten::_cudnn_attention_forward";
+    const bool blhe = n == "aten::_flash_attention_forward" || n == "aten::_efficient_attention_forward";
+    const bool attention = bhle || blhe;
     // GEMMs by their activation operand: addmm(bias, mat1, mat2) has it second; mm, matmul and linear first.
     const int gemm_input = n == "aten::addmm" ? 1 : (n == "aten::mm" || n == "aten::matmul" || n == "aten::linear") ? 0 : -1;
     if (!attention && gemm_input < 0)
@@ -110,9 +113,9 @@ std::pair<int64_t, int64_t> op_shape(const Trace& t, int32_t op)
     if (!d.is_array())
         return {0, 0};
     if (attention) {
-        if (d.size() < 2 || !d[0].is_array() || d[0].size() < 2)
+        if (d.size() < 2 || !d[0].is_array() || d[0].size() < (blhe ? 4u : 2u))
             return {0, 0};
-        const auto& q = d[0][d[0].size() - 2];
+        const auto& q = blhe ? d[0][1] : d[0][d[0].size() - 2];
         return {q.is_number_integer() && q.get<int64_t>() >= 1 ? q.get<int64_t>() : 0, 0};
     }
     if (d.size() <= static_cast<size_t>(gemm_input) + 1)

@@ -19,7 +19,8 @@ namespace {
 
 struct Planted {
     bool shapes = true;      // record_shapes
-    bool attention = false;  // an attention call per step
+    bool attention = false;  // an attention call per layer
+    bool flash = false;      // ... as the flash backend's forward op, queries (B, L, H, E), the op a kernel's is
 };
 
 // One op, its launch and its kernel; `ts` advances past them.
@@ -54,11 +55,16 @@ std::string planted(const Planted& p)
         for (int g = 0; g < 12; ++g) {
             op(o, "aten::mm", "[" + std::string(prefill ? "[2048,2048]" : "[8,2048]") + ",[2048,2048]]",
                "nvjet_tst_128x64_64x8_1x1_v_bz_TNN", prefill ? 24 : 12, id, ts, p.shapes);
-            if (p.attention && g % 3 == 2)   // four layers of three GEMMs and one attention call
+            if (p.attention && g % 3 == 2 && !p.flash)   // four layers of three GEMMs and one attention call
                 op(o, "aten::scaled_dot_product_attention",
                    prefill ? "[[8,16,256,128],[8,4,256,128],[8,4,256,128]]"
                            : "[[8,16,1,128],[8,4,300,128],[8,4,300,128]]",
                    "fmha_cutlassF_bf16_aligned_64x64_rf_sm80", prefill ? 20 : 10, id, ts, p.shapes);
+            else if (p.attention && g % 3 == 2)
+                op(o, "aten::_flash_attention_forward",
+                   prefill ? "[[8,256,16,128],[8,256,4,128],[8,256,4,128],[],[]]"
+                           : "[[8,1,16,128],[8,300,4,128],[8,300,4,128],[],[]]",
+                   "flash_fwd_kernel", prefill ? 20 : 10, id, ts, p.shapes);
         }
         op(o, "aten::argmax", "[[8,32000]]", "argmax_kernel", 4, id, ts, p.shapes);
         ts += 500;   // the host's loop between steps
@@ -105,6 +111,17 @@ TEST(PhaseShapes, GemmRowsFindThePrefillOfAnEagerDecodeLoop)
 TEST(PhaseShapes, AttentionQueryLengthFindsThePrefillOfGenerate)
 {
     const PhaseResult r = phases_of({true, true}, "attention");
+    ASSERT_EQ(r.steps.size(), 7u);
+    EXPECT_EQ(r.phase_source, "attention_shapes");
+    EXPECT_EQ(r.prefill_steps, 1);
+    EXPECT_EQ(r.decode_steps, 6);
+    EXPECT_TRUE(r.steps.front().prefill);
+}
+
+// The same through the op a kernel is launched by: the flash backend's forward, queries (B, L, H, E).
+TEST(PhaseShapes, FlashForwardQueriesAreReadInTheirLayout)
+{
+    const PhaseResult r = phases_of({true, true, true}, "flash");
     ASSERT_EQ(r.steps.size(), 7u);
     EXPECT_EQ(r.phase_source, "attention_shapes");
     EXPECT_EQ(r.prefill_steps, 1);
