@@ -87,7 +87,9 @@ const std::vector<std::string>& verdict_vocabulary()
         // the GPU idles while the host compiles, autotunes, loads modules or allocates (timeline/host_causes.h)
         "compilation", "autotuning", "module-loading", "allocator-stall",
         // an MoE model's expert GEMMs and routing take most of the GPU time (workload.h, MoE)
-        "moe-bound"};
+        "moe-bound",
+        // idle at the capture's edges, not the steady state's (timeline/capture_edge.h)
+        "capture-edge"};
     return v;
 }
 

@@ -11,6 +11,7 @@
 #include "analysis/diagnosis/ledger.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/timeline/analysis.h"
+#include "analysis/timeline/capture_edge.h"
 #include "analysis/trace/trace.h"
 
 namespace sl {
@@ -70,10 +71,11 @@ int32_t launch_api_of(const Trace& t, OpKind kind, int32_t row)
 }
 
 // The dominant stall: where it lies, what ended it, why, in both languages.
-HeadlineStall describe_stall(const Trace& t, const AnalysisResult& an, const Gap& g, double wall)
+HeadlineStall describe_stall(const Trace& t, const AnalysisResult& an, const Gap& g, double wall, bool capture_edge)
 {
     HeadlineStall s;
     s.dominant = true;
+    s.capture_edge = capture_edge;
     s.start = g.start;
     s.end = g.end;
     s.device = g.device;
@@ -121,6 +123,19 @@ HeadlineStall describe_stall(const Trace& t, const AnalysisResult& an, const Gap
     } else if (s.position == "after_steps") {
         where_en = " after the last step";
         where_zh = "在最后一步之后";
+    }
+    if (capture_edge) {
+        if (where_en.empty()) {   // no steps: the edge is the first or the last kernel
+            int64_t first_kernel = g.end;
+            for (size_t i = 0; i < t.kernels.size(); ++i)
+                if (t.kernels.device[i] == g.device)
+                    first_kernel = std::min(first_kernel, t.kernels.start[i]);
+            const bool before = g.end <= first_kernel;
+            where_en = before ? " before the first kernel" : " after the last kernel";
+            where_zh = before ? "在第一个内核之前" : "在最后一个内核之后";
+        }
+        where_en += ", at the edge of the capture,";
+        where_zh += "（采集的边缘）";
     }
     const std::string len = ms(double(g.duration()));
     std::string why_en, why_zh;
@@ -357,7 +372,17 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
     for (const auto& [ns, id] : mix)
         h.kernel_mix.classes.push_back(id + " " + ms(ns));
     h.kernel_mix.dominant = h.kernel_mix.fraction >= opt.mix_fraction;
-    if (h.kernel_mix.dominant) {
+    if (h.kernel_mix.dominant && an.workload.torch_compile.detected) {
+        // A compiled run is not told to compile: what is left is what Inductor did not fuse.
+        h.kernel_mix.story.en = "Elementwise, copy and normalisation kernels take " + pct(h.kernel_mix.fraction) +
+                                " of GPU kernel time (" + ms(h.kernel_mix.ns) +
+                                ") although the run is compiled (torch.compile): they are what Inductor left unfused "
+                                "(graph breaks, fallbacks, whole-buffer copies of functionalised in-place updates).";
+        h.kernel_mix.story.zh_CN = "逐元素、拷贝和归一化类内核占 GPU 内核时间的 " + pct(h.kernel_mix.fraction) + "（" +
+                                   ms(h.kernel_mix.ns) +
+                                   "），而本次运行已经编译（torch.compile）：它们是 Inductor 未能融合的部分（图中断、回退、"
+                                   "函数化原地更新产生的整块缓冲区拷贝）。";
+    } else if (h.kernel_mix.dominant) {
         h.kernel_mix.story.en = "Elementwise, copy and normalisation kernels take " + pct(h.kernel_mix.fraction) +
                                 " of GPU kernel time (" + ms(h.kernel_mix.ns) +
                                 "): they move bytes rather than compute, so fusing them (torch.compile, fused "
@@ -379,6 +404,7 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
     h.host_wait_ns -= startup;
     // One stall that dominates the window: said as such, and the bound is the rest's.
     const double W = h.wall_ns;
+    const CaptureEdgeIdle edge = capture_edge_idle(trace, an.idle, an.phases, &an.host_causes);
     if (W > 0 && !an.idle.gaps.empty()) {
         const Gap* top = &an.idle.gaps.front();
         for (const Gap& g : an.idle.gaps)
@@ -389,7 +415,8 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         // already taken out of W above and said as such below: not a stall of the steady state.
         const bool startup_gap = startup > 0 && top->cause == GapCause::HostWait && startup >= 0.5 * d;
         if (!startup_gap && d < W && d >= opt.stall_idle_share * h.idle_ns && d >= opt.idle_fraction * W)
-            h.stall = describe_stall(trace, an, *top, W);
+            h.stall = describe_stall(trace, an, *top, W,
+                                     is_capture_edge_gap(edge, static_cast<uint32_t>(top - an.idle.gaps.data())));
     }
     // Bound, over the window without the dominant stall (the whole window when there is none).
     double bw = W, b_idle = h.idle_ns, b_host = h.host_wait_ns, b_kernel = h.kernel_wait_ns, b_sync = h.sync_wait_ns,
@@ -406,6 +433,20 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
         *bucket = std::max(0.0, *bucket - d);
         h.stall.rest_wall_ns = bw;
         h.stall.rest_busy_ns = h.busy_ns;
+    }
+    // ... and without the capture's other edge idle (the stall's share of it is out already), as the ledger grants
+    // none of it.
+    {
+        double* buckets[kGapCauses] = {&b_host, &b_kernel, &b_sync, &b_other, &b_dep};
+        for (size_t c = 0; c < kGapCauses; ++c) {
+            double e = double(edge.ns[c]);
+            if (h.stall.dominant && h.stall.capture_edge && h.stall.cause == gap_cause_name(static_cast<GapCause>(c)))
+                e -= double(h.stall.end - h.stall.start);
+            e = std::clamp(e, 0.0, *buckets[c]);
+            *buckets[c] -= e;
+            bw -= e;
+            b_idle -= e;
+        }
     }
     if (bw <= 0 || h.kernel_ns <= 0) {
         h.bound = "unknown";
@@ -470,7 +511,11 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
             const double not_computing = b_idle + h.comm_exposed_ns;
             const bool dominant = top->first >= opt.cause_fraction * bw && top->first >= 0.5 * not_computing;
             const std::string cause = top->second;
-            if (dominant && cause == "host") {
+            if (dominant && cause == "host" && h.busy_ns >= opt.steady_busy_fraction * bw) {
+                // The host holds the largest share of little idle (an eager prefill before a graph replay), but the
+                // GPU is busy at least steady_busy_fraction of the steady state: nothing says the host limits it.
+                gpu_bound();
+            } else if (dominant && cause == "host") {
                 h.bound = "host";
                 h.verdict = "host-bound";
             } else if (dominant && cause == "sync") {
@@ -728,6 +773,7 @@ nlohmann::json stall_json(const HeadlineStall& s)
                 {"blocking_call", str(s.blocking_call)},
                 {"blocking_overlap_ns", s.blocking_overlap_ns},
                 {"share_of_wall", s.share_of_wall},
+                {"capture_edge", s.capture_edge},
                 {"rest_wall_ns", s.rest_wall_ns},
                 {"statement", json{{"en", s.statement.en}, {"zh_CN", s.statement.zh_CN}}}};
 }

@@ -20,6 +20,10 @@
 // (before the step, inside it, between steps), what ended it and why (for a dependency wait: the stream-wait call
 // and the host-blocking call meanwhile) — and the bound is that of the rest of the window, without it: "one 493 ms
 // stall before the step; the step itself is GPU-bound (compute) at 99.7 % busy". It is never called host-bound.
+// A stall before the first step or after the last is said to lie at the edge of the capture (capture_edge); the
+// bound is judged without any of the capture's edge idle (timeline/capture_edge.h), as the ledger grants none of it.
+// A steady state at least steady_busy_fraction busy is never host-bound: the largest cause of its little idle being
+// the host does not make the host what limits it (it is GPU-bound).
 // verdict maps it to the findings vocabulary (host-bound, sync-bound, communication-bound, memory-bound,
 // compute-bound, balanced, idle-gaps, unknown). actions = the top three findings after the ledger (distinct
 // suggestions, one per ledger entry), with their bounded gains. kernel_mix names the elementwise/copy story when those classes hold
@@ -59,6 +63,7 @@ struct HeadlineOptions {
     double startup_fraction = 0.01;    // host-cause idle share of the wall the statement names
     int64_t short_capture_ns = 60'000'000'000;   // a capture under a minute is a sample: the statement says so
     double stall_idle_share = 0.80;    // one gap holding this share of the idle (and idle_fraction of the wall) is a stall
+    double steady_busy_fraction = 0.85;   // busy share of the steady state at and above which it is never host-bound
 };
 
 // The one stall that dominates the window, when there is one.
@@ -76,6 +81,8 @@ struct HeadlineStall {
     int64_t blocking_overlap_ns = 0;
     double share_of_wall = 0;
     double rest_wall_ns = 0, rest_busy_ns = 0;   // the window without the stall
+    bool capture_edge = false;        // before the first step or after the last (timeline/capture_edge.h): the
+                                      // capture's, not the steady state's
     LocalText statement;              // the sentence the headline opens with
 };
 

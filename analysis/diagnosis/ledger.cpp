@@ -32,6 +32,8 @@ LocalText ledger_entry_words(const std::string& entry, const OpClassResult* clas
         {"wall", {"end-to-end time", "端到端时间"}},
         {"busy", {"GPU busy time", "GPU 忙碌时间"}},
         {"idle", {"GPU idle time", "GPU 空闲时间"}},
+        {"idle:edge", {"GPU idle time at the capture's edges (before the first step, after the last)",
+                       "采集边缘的 GPU 空闲时间（第一步之前、最后一步之后）"}},
         {"idle:launch", {"GPU idle time waiting on launches", "GPU 等待启动的空闲时间"}},
         {"idle:host", {"GPU idle time waiting for the host", "GPU 等待主机的空闲时间"}},
         {"idle:kernel", {"GPU idle time between back-to-back launches (kernel wait)", "连续启动之间的 GPU 空闲时间（内核等待）"}},
@@ -116,7 +118,7 @@ std::string parent_of(const std::string& key)
 {
     if (key == "wall")
         return {};
-    if (key == "idle" || key == "busy")
+    if (key == "idle" || key == "busy" || key == "idle:edge")
         return "wall";
     if (key == "idle:host" || key == "idle:kernel")
         return "idle:launch";
@@ -285,6 +287,7 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
             comm_exposed += metric(s, "nccl_ns") * (1.0 - std::clamp(metric(s, "comm_overlap_fraction"), 0.0, 1.0));
     }
     std::map<std::string, LedgerEntry> entries;
+    std::map<std::string, double> edge_of;   // the capture-edge idle taken out of each idle entry
     auto add = [&](const std::string& key, double ns) {
         auto& e = entries[key];
         e.key = key;
@@ -294,18 +297,44 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
     if (trace) {
         const double busy = metric(*trace, "busy_ns"), idle = metric(*trace, "idle_ns");
         L.wall_ns = busy + idle > 0 ? busy + idle : metric(*trace, "trace_wall_ns");
+        // The capture's edges leave every idle entry of their cause for idle:edge, which no rule claims.
+        const double e_host = metric(*trace, "edge_host_wait_ns"), e_kern = metric(*trace, "edge_kernel_wait_ns"),
+                     e_sync = metric(*trace, "edge_sync_wait_ns"), e_other = metric(*trace, "edge_other_wait_ns"),
+                     e_dep = metric(*trace, "edge_dependency_wait_ns");
+        L.edge_ns = std::clamp(e_host + e_kern + e_sync + e_other + e_dep, 0.0, idle);
+        edge_of = {{"idle", L.edge_ns},          {"idle:launch", e_host + e_kern}, {"idle:host", e_host},
+                   {"idle:kernel", e_kern},      {"idle:sync", e_sync},            {"idle:other", e_other},
+                   {"idle:dependency", e_dep}};
         add("wall", L.wall_ns);
         add("busy", busy);
-        add("idle", idle);
-        const double host = metric(*trace, "host_wait_ns"), kern = metric(*trace, "kernel_wait_ns");
+        add("idle", idle - L.edge_ns);
+        if (L.edge_ns > 0)
+            add("idle:edge", L.edge_ns);
+        const double host = metric(*trace, "host_wait_ns") - e_host, kern = metric(*trace, "kernel_wait_ns") - e_kern;
         add("idle:launch", host + kern);
         add("idle:host", host);
         add("idle:kernel", kern);
-        add("idle:sync", metric(*trace, "sync_wait_ns"));
-        add("idle:other", metric(*trace, "other_wait_ns"));
-        add("idle:dependency", metric(*trace, "dependency_wait_ns"));
+        add("idle:sync", metric(*trace, "sync_wait_ns") - e_sync);
+        add("idle:other", metric(*trace, "other_wait_ns") - e_other);
+        add("idle:dependency", metric(*trace, "dependency_wait_ns") - e_dep);
         add("copy:h2d-exposed", metric(*trace, "h2d_loop_exposed_ns"));
         add("comm:exposed", comm_exposed);
+        // The evidence minimum.
+        L.evidence_busy_ns = busy;
+        L.evidence_kernels = static_cast<int64_t>(metric(*trace, "kernel_count"));
+        L.min_evidence_busy_ns = opt.min_evidence_busy_ns;
+        L.min_evidence_kernels = opt.min_evidence_kernels;
+        L.thin_evidence = trace->metrics.count("kernel_count") && busy < opt.min_evidence_busy_ns &&
+                          L.evidence_kernels < opt.min_evidence_kernels;
+        if (L.thin_evidence) {
+            char buf[320];
+            std::snprintf(buf, sizeof buf,
+                          "%.3g ms of GPU work and %lld kernels: below the evidence minimum (%.3g ms or %lld kernels), "
+                          "so no finding is above low",
+                          busy / 1e6, static_cast<long long>(L.evidence_kernels), opt.min_evidence_busy_ns / 1e6,
+                          static_cast<long long>(opt.min_evidence_kernels));
+            L.thin_evidence_reason = buf;
+        }
     }
     auto scope_of = [&](const Finding& f) -> const MetricScope* {
         for (const auto& s : scopes)
@@ -353,7 +382,13 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
             // A host-blocking call that sat behind a dependency wait: the GPU idled, but on another stream's event
             // (idle:dependency), not on this call; say which, so the sync section's stall and this agree.
             const double behind = trace ? metric(*trace, "sync_dependency_overlap_ns") : 0;
-            if (c.entry == "idle:sync" && behind > 0)
+            const double edge = edge_of.count(c.entry) ? edge_of[c.entry] : 0.0;
+            if (edge > 0 && e.available_ns + edge >= opt.gate_fraction * L.wall_ns)
+                std::snprintf(buf, sizeof buf,
+                              "its idle lies at the capture's edge (%.3g ms before the first step or after the last): "
+                              "the capture's, not the steady state's; %s is %.3g ms without it",
+                              edge / 1e6, c.entry.c_str(), e.available_ns / 1e6);
+            else if (c.entry == "idle:sync" && behind > 0)
                 std::snprintf(buf, sizeof buf,
                               "the GPU was not waiting on it: while the host blocked here (%.3g ms), the GPU's queued "
                               "work was waiting on another stream's event (dependency wait, see idle:dependency)",
@@ -543,6 +578,14 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         if (!drop[i])
             kept.push_back(std::move(findings[i]));
     findings = std::move(kept);
+    // Below the evidence minimum nothing is above low, checks included.
+    if (L.thin_evidence)
+        for (auto& f : findings)
+            if (f.severity == Severity::High || f.severity == Severity::Medium) {
+                f.severity = Severity::Low;
+                auto& basis = f.expected_gain.basis;
+                basis += (basis.empty() ? "" : "; ") + std::string("severity capped at low: ") + L.thin_evidence_reason;
+            }
     rank_findings(findings);
 
     // Entries in tree order (parents first), only those with time or claims.
@@ -576,7 +619,14 @@ nlohmann::json ledger_to_json(const Ledger& l)
                            {"available_ns", s.available_ns},
                            {"claimed_ns", s.claimed_ns},
                            {"reason", s.reason}});
-    return json{{"wall_ns", l.wall_ns}, {"granted_ns", l.granted_ns()}, {"entries", entries}, {"suppressed", sup}};
+    const json evidence{{"thin", l.thin_evidence},
+                        {"reason", l.thin_evidence_reason.empty() ? json() : json(l.thin_evidence_reason)},
+                        {"busy_ns", l.evidence_busy_ns},
+                        {"kernels", l.evidence_kernels},
+                        {"min_busy_ns", l.min_evidence_busy_ns},
+                        {"min_kernels", l.min_evidence_kernels}};
+    return json{{"wall_ns", l.wall_ns}, {"granted_ns", l.granted_ns()}, {"edge_ns", l.edge_ns},
+                {"evidence", evidence},  {"entries", entries},         {"suppressed", sup}};
 }
 
 } // namespace sl

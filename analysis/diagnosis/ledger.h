@@ -3,7 +3,9 @@
 //
 // Entries form a tree over the GPU-active device time of the trace (the end-to-end basis, "wall"):
 //
-//   wall ─┬─ idle ─┬─ idle:launch ─┬─ idle:host ── idle:host:<cause>   gaps the CPU did not feed (idle.h host_wait);
+//   wall ─┬─ idle:edge                               idle at the capture's edges (timeline/capture_edge.h): before
+//         │                                          the first step or after the last; no finding is granted it
+//         ├─ idle ─┬─ idle:launch ─┬─ idle:host ── idle:host:<cause>   gaps the CPU did not feed (idle.h host_wait);
 //         │        │               │                of them, those the host spent compiling, autotuning, loading
 //         │        │               │                modules or allocating (timeline/host_causes.h)
 //         │        │               └─ idle:kernel    launch latency between queued kernels (kernel_wait)
@@ -35,11 +37,20 @@
 // Gating: a finding whose entry is idle time (launch, sync, host, pageable-copy findings) is suppressed when that
 // idle time is below gate_fraction of the wall — the GPU was not waiting on it, so removing it saves nothing.
 //
+// The capture's edges: the trace scope's edge_<cause>_ns metrics (metrics_binding.cpp) are taken out of their idle
+// entries (idle and every entry of that cause) into idle:edge, which no rule claims: a stall before the first step
+// or after the last is the capture's, and a finding that promises to remove idle is granted only the steady state's.
+//
 // Severity follows the bounded end-to-end gain g (share of the wall) and the finding's confidence c, both ways:
 //   high    g >= 10 % and c >= 0.4;   medium  g >= 3 % (or g >= 10 % with c < 0.4);   low  g >= 0.5 %;   else info.
 // A rule of kind "remedy" whose gain the trace measured (gain.computed) gets that severity, above or below the
 // rule's own, which is then only its default; when the gain is only the rule's range (the trace did not measure
 // it), the severity is at most the rule's. A rule of kind "check" keeps its severity.
+//
+// Evidence minimum: a trace whose GPU did less than min_evidence_busy_ns of work *and* ran fewer than
+// min_evidence_kernels kernels (a toy program, a capture that caught a few launches) supports no finding above
+// low, whatever its gains: 2 ms of GPU work or 200 kernels is about one decode step of a small model, the least a
+// statement about a run can rest on. Each finding so capped says why in its gain's basis (Ledger::thin_evidence).
 
 #include <cstdint>
 #include <functional>
@@ -61,6 +72,8 @@ struct LedgerOptions {
     double medium_fraction = 0.03;   // ... medium ...
     double low_fraction = 0.005;     // ... low (below: info)
     double high_confidence = 0.4;    // confidence needed for high (below it a high gain rates medium)
+    double min_evidence_busy_ns = 2'000'000;   // evidence minimum (see above): GPU busy time ...
+    int64_t min_evidence_kernels = 200;         // ... or kernels; below both, no finding above low
 };
 
 // The kernels the busy entries are made of, for the ledger to see which entries overlap. rows(entry) gives the
@@ -99,6 +112,16 @@ struct SuppressedFinding {
 
 struct Ledger {
     double wall_ns = 0;
+    double edge_ns = 0;                         // idle at the capture's edges (entry idle:edge), granted to none
+    // The evidence minimum: what the trace holds, the minimum, and whether it is below it (every finding capped at
+    // low), with the reason in words ("0.187 ms of GPU work and 12 kernels: below 2 ms and 200 kernels").
+    double evidence_busy_ns = 0;
+    int64_t evidence_kernels = 0;
+    double min_evidence_busy_ns = 0;
+    int64_t min_evidence_kernels = 0;
+    bool thin_evidence = false;
+    std::string thin_evidence_reason;
+
     std::vector<LedgerEntry> entries;           // tree order: parents before children
     std::vector<SuppressedFinding> suppressed;
     double granted_ns() const;                  // Σ granted over all entries (<= wall_ns)
@@ -121,8 +144,9 @@ Severity severity_for(double fraction, double confidence, const LedgerOptions& o
 Severity ledger_severity(Severity rule_severity, double fraction, double confidence, bool computed, bool check,
                          const LedgerOptions& options = {});
 
-// {"wall_ns", "granted_ns", "entries": [{key, parent, available_ns, claimed_ns, granted_ns, findings, overlap_ns,
-//  overlaps}],
+// {"wall_ns", "granted_ns", "edge_ns", "evidence": {"thin", "reason", "busy_ns", "kernels", "min_busy_ns",
+//  "min_kernels"},
+//  "entries": [{key, parent, available_ns, claimed_ns, granted_ns, findings, overlap_ns, overlaps}],
 //  "suppressed": [{rule, subject, verdict, time, available_ns, claimed_ns, reason}]}
 nlohmann::json ledger_to_json(const Ledger& l);
 

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/timeline/analysis.h"
+#include "analysis/timeline/capture_edge.h"
 #include "analysis/timeline/collectives.h"
 #include "analysis/trace/trace.h"
 // The Roofline and ncu parts bind when those analyses are part of the build (they landed in parallel with this
@@ -231,6 +232,33 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                               "other_wait_ns", "idle_ns", "busy_ns", "dependency_wait_ns", "dependency_wait_fraction",
                               "max_gap_fraction", "sync_dependency_overlap_ns"})
             s.sources[k] = "analysis:idle";
+        // The capture's edges (timeline/capture_edge.h): idle before the first step or after the last is the
+        // capture's, not the steady state's; the ledger keeps it out of every idle entry. The steady state is the
+        // window without it and without the start-up idle host-side causes cover: the rules that blame the host
+        // read its busy share.
+        {
+            const CaptureEdgeIdle edge = capture_edge_idle(trace, an.idle, an.phases, &an.host_causes);
+            const double edge_ns = double(edge.total_ns());
+            m["edge_idle_ns"] = edge_ns;
+            m["edge_idle_fraction"] = safe_div(edge_ns, window);
+            m["edge_host_wait_ns"] = double(edge.ns[0]);
+            m["edge_kernel_wait_ns"] = double(edge.ns[1]);
+            m["edge_sync_wait_ns"] = double(edge.ns[2]);
+            m["edge_other_wait_ns"] = double(edge.ns[3]);
+            m["edge_dependency_wait_ns"] = double(edge.ns[4]);
+            m["edge_before_ns"] = double(edge.before_ns);
+            m["edge_after_ns"] = double(edge.after_ns);
+            const double startup = std::clamp(double(an.host_causes.idle_ns), 0.0, cause[0]);
+            const double steady = window - edge_ns - startup;
+            m["steady_wall_ns"] = std::max(0.0, steady);
+            m["steady_utilization"] = steady > 0 ? std::min(1.0, busy / steady) : safe_div(busy, window);
+            m["steady_idle_fraction"] = steady > 0 ? std::max(0.0, 1.0 - busy / steady) : safe_div(idle, window);
+            for (const char* k : {"edge_idle_ns", "edge_idle_fraction", "edge_host_wait_ns", "edge_kernel_wait_ns",
+                                  "edge_sync_wait_ns", "edge_other_wait_ns", "edge_dependency_wait_ns",
+                                  "edge_before_ns", "edge_after_ns", "steady_wall_ns", "steady_utilization",
+                                  "steady_idle_fraction"})
+                s.sources[k] = "analysis:idle";   // the idle gaps outside the steps (words in the GUI's sourceLabel)
+        }
 
         const auto& L = an.launch;
         m["kernel_count"] = double(L.kernels);
@@ -250,6 +278,19 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         s.sources["graph_fraction"] = "analysis:launch";
         m["prefill_compute_bound"] = prefill_compute_bound(trace, an) ? 1.0 : 0.0;
         s.sources["prefill_compute_bound"] = "analysis:phases";
+        // The share of the steps' time in prefill passes and prefill-heavy mixed steps (0 without steps): advice
+        // that rests on decode (a larger decode batch) does not go to a run that is mostly prefill.
+        {
+            double prefill = 0, all = 0;
+            for (const auto& st : an.phases.steps) {
+                const double w = double(st.end - st.start);
+                all += w;
+                if (st.kind == StepKind::PrefillOnly || st.kind == StepKind::PrefillHeavy || (st.prefill && !st.mixed))
+                    prefill += w;
+            }
+            m["prefill_step_fraction"] = safe_div(prefill, all);
+            s.sources["prefill_step_fraction"] = "analysis:phases";
+        }
         for (const char* k : {"kernel_count", "launch_count", "launch_api_ns", "launch_overhead_fraction",
                               "short_kernel_count", "short_kernel_fraction", "runtime_outlier_count",
                               "launch_delay_outlier_count", "avg_launch_api_us", "avg_queue_delay_us"})
@@ -348,6 +389,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["moe_top_k"] = double(moe.top_k);
         for (const char* k : {"moe_detected", "moe_gemm_ns", "moe_routing_ns", "moe_fraction", "moe_experts", "moe_top_k"})
             s.sources[k] = "analysis:workload (MoE)";
+        // torch.compile (workload.h): no suggestion to compile a run that is compiled.
+        m["torch_compiled"] = an.workload.torch_compile.detected ? 1.0 : 0.0;
+        s.sources["torch_compiled"] = "analysis:workload (torch.compile)";
         s.sources["weights_detected"] = "analysis:weights";
         if (W.detected && W.hit_rate >= 0) {
             m["layer_cache_hit_rate"] = W.hit_rate;
@@ -781,6 +825,27 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             if (s.links.time_ranges.size() < opt.max_links)
                 s.links.time_ranges.push_back({p.start, p.end, "GPU idle during " + hc.label});
         out.push_back(std::move(s));
+    }
+
+    // What a kernel's or a class's remedy rests on that only the whole trace measures: how busy the GPU is in the
+    // steady state (a launch-side remedy for a GPU that is 90 % busy is contradicted by the trace), and whether the
+    // run is compiled (torch.compile is no remedy for a compiled run).
+    {
+        const MetricScope* whole = nullptr;
+        for (const auto& s : out)
+            if (s.kind == ScopeKind::Trace)
+                whole = &s;
+        if (whole) {
+            const std::map<std::string, double> shared = {
+                {"steady_utilization", whole->metrics.at("steady_utilization")},
+                {"torch_compiled", whole->metrics.at("torch_compiled")}};
+            for (auto& s : out)
+                if (s.kind == ScopeKind::Kernel || s.kind == ScopeKind::OpClass || s.kind == ScopeKind::Phase)
+                    for (const auto& [k, v] : shared) {
+                        s.metrics.emplace(k, v);
+                        s.sources.emplace(k, k == "torch_compiled" ? "analysis:workload (torch.compile)" : "analysis:idle");
+                    }
+        }
     }
 
     // Titles name classes and phases in words (GEMM / GEMV (decode), GEMM / GEMV（解码）), as the headline and the

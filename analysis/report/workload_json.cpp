@@ -68,6 +68,12 @@ json workload_to_json(const WorkloadResult& w)
             {"framework_evidence", std::move(signs)},
             {"graph_replay", std::move(replay)},
             {"moe", std::move(moe)},
+            {"torch_compile", w.torch_compile.detected
+                                  ? json{{"inductor_kernels", w.torch_compile.inductor_kernels},
+                                         {"inductor_kernel_ns", w.torch_compile.inductor_kernel_ns},
+                                         {"compiled_regions", w.torch_compile.compiled_regions},
+                                         {"cuda_graphs", w.torch_compile.cuda_graphs}}
+                                  : json(nullptr)},
             {"vendor", w.vendor.empty() ? json(nullptr) : json(w.vendor)},
             {"vendor_evidence", w.vendor_evidence},
             {"warnings", std::move(warnings)}};

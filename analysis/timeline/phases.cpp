@@ -14,6 +14,7 @@
 #include "analysis/timeline/nvtx_projection.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/overlap.h"
+#include "analysis/trace/kernel_ops.h"
 #include "analysis/trace/stats.h"
 
 namespace sl {
@@ -68,6 +69,101 @@ std::vector<AttentionCall> attention_calls(const Trace& t)
         out.push_back({a.start[i], q.get<int64_t>()});
     }
     std::sort(out.begin(), out.end(), [](const AttentionCall& x, const AttentionCall& y) { return x.start < y.start; });
+    return out;
+}
+
+// What the shapes of a step's kernels say (record_shapes; the CPU op of each kernel, eager or joined from a graph's
+// capture: kernel_ops.h): the query lengths of its attention calls and the median M — the rows, i.e. the tokens — of
+// its GEMMs. A decode step multiplies batch rows (M = b, one token per sequence); a prefill pass batch x prompt rows.
+struct StepShapes {
+    int64_t sq_lo = INT64_MAX, sq_hi = 0;   // attention query lengths (sq_hi 0: none)
+    int64_t gemm_m = 0;                     // median GEMM M (0: none)
+};
+
+// Rows of a (…, K) operand: the product of its leading dims (0 when not a known shape).
+int64_t rows_of(const nlohmann::json& dims)
+{
+    if (!dims.is_array() || dims.size() < 2)
+        return 0;
+    int64_t m = 1;
+    for (size_t i = 0; i + 1 < dims.size(); ++i) {
+        if (!dims[i].is_number_integer() || dims[i].get<int64_t>() < 1)
+            return 0;
+        m *= dims[i].get<int64_t>();
+    }
+    return m;
+}
+
+// One CPU op's (query length, GEMM M); 0 where it is not that kind of op.
+std::pair<int64_t, int64_t> op_shape(const Trace& t, int32_t op)
+{
+    const std::string_view n = t.str(t.op_args.name[static_cast<size_t>(op)]);
+    // The kernel's op is the innermost: scaled_dot_product_attention's backends down to their forward ops. Queries
+    // are (…, L, E) for the sdpa family and cuDNN's forward, (B, L, H, E) for the flash and memory-efficient ones.
+    const bool bhle = n == "aten::scaled_dot_product_attention" || n == "aten::_scaled_dot_product_flash_attention" ||
+                      n == "aten::_scaled_dot_product_efficient_attention" ||
+                      n == "aten::_scaled_dot_product_cudnn_attention" || n == "aten::_cudnn_attention_forward";
+    const bool blhe = n == "aten::_flash_attention_forward" || n == "aten::_efficient_attention_forward";
+    const bool attention = bhle || blhe;
+    // GEMMs by their activation operand: addmm(bias, mat1, mat2) has it second; mm, matmul and linear first.
+    const int gemm_input = n == "aten::addmm" ? 1 : (n == "aten::mm" || n == "aten::matmul" || n == "aten::linear") ? 0 : -1;
+    if (!attention && gemm_input < 0)
+        return {0, 0};
+    const nlohmann::json d = nlohmann::json::parse(t.op_args.input_dims[static_cast<size_t>(op)], nullptr, false);
+    if (!d.is_array())
+        return {0, 0};
+    if (attention) {
+        if (d.size() < 2 || !d[0].is_array() || d[0].size() < (blhe ? 4u : 2u))
+            return {0, 0};
+        const auto& q = blhe ? d[0][1] : d[0][d[0].size() - 2];
+        return {q.is_number_integer() && q.get<int64_t>() >= 1 ? q.get<int64_t>() : 0, 0};
+    }
+    if (d.size() <= static_cast<size_t>(gemm_input) + 1)
+        return {0, 0};
+    return {0, rows_of(d[static_cast<size_t>(gemm_input)])};
+}
+
+// Per step (steps sorted by start, disjoint GPU windows): the shapes of the kernels that start in its window.
+std::vector<StepShapes> step_shapes(const Trace& t, const std::vector<StepInfo>& steps)
+{
+    std::vector<StepShapes> out(steps.size());
+    bool shaped = false;
+    for (size_t i = 0; i < t.op_args.size() && !shaped; ++i)
+        shaped = t.op_args.source[i] == OpArgsTable::kCpuOp && !t.op_args.input_dims[i].empty();
+    if (!shaped || steps.empty())
+        return out;
+    const KernelOps ops(t);
+    std::unordered_map<int32_t, std::pair<int64_t, int64_t>> seen;
+    std::vector<std::vector<int64_t>> ms(steps.size());
+    for (size_t k = 0; k < t.kernels.size(); ++k) {
+        const int64_t ks = t.kernels.start[k];
+        auto it = std::upper_bound(steps.begin(), steps.end(), ks,
+                                   [](int64_t v, const StepInfo& s) { return v < s.end; });
+        if (it == steps.end() || ks < it->start)
+            continue;
+        const int32_t op = ops.op_row(k);
+        if (op < 0)
+            continue;
+        auto [at, fresh] = seen.try_emplace(op);
+        if (fresh)
+            at->second = op_shape(t, op);
+        else
+            continue;   // one op, one sample (split-K GEMMs launch two kernels)
+        const auto [sq, m] = at->second;
+        StepShapes& x = out[static_cast<size_t>(it - steps.begin())];
+        if (sq > 0) {
+            x.sq_lo = std::min(x.sq_lo, sq);
+            x.sq_hi = std::max(x.sq_hi, sq);
+        }
+        if (m > 0)
+            ms[static_cast<size_t>(it - steps.begin())].push_back(m);
+    }
+    for (size_t j = 0; j < steps.size(); ++j)
+        if (!ms[j].empty()) {
+            auto mid = ms[j].begin() + static_cast<std::ptrdiff_t>(ms[j].size() / 2);
+            std::nth_element(ms[j].begin(), mid, ms[j].end());
+            out[j].gemm_m = *mid;
+        }
     return out;
 }
 
@@ -601,6 +697,44 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                 r.phase_source = "attention_shapes";
                 named_batches = true;   // decided per step; the kernel-time rule stays out
             }
+        }
+    }
+    // Otherwise the shapes of each step's kernels (record_shapes, any step source: an eager decode loop delimited by
+    // its sampling kernels, a generate() whose prompt ran as its first step). Attention calls decide as above; without
+    // them, a step whose median GEMM M is at least prefill_min_query_tokens x the smallest step's is a prefill pass
+    // (M = batch x prompt tokens against M = batch: 12 GEMMs at M = 8192 before decode steps at M = 16). Steps the
+    // shapes do not decide are decode steps, as with attention calls.
+    const bool named_prefill = std::any_of(steps.begin(), steps.end(), [](const StepInfo& s) { return s.prefill; });
+    if (!named_batches && !named_prefill && !steps.empty() &&
+        std::is_sorted(steps.begin(), steps.end(), [](const StepInfo& a, const StepInfo& b) { return a.start < b.start; })) {
+        const std::vector<StepShapes> sh = step_shapes(t, steps);
+        int64_t ref = INT64_MAX;
+        for (const auto& x : sh)
+            if (x.gemm_m > 0)
+                ref = std::min(ref, x.gemm_m);
+        bool by_attention = false, by_gemm = false, prefill_found = false;
+        std::vector<int8_t> decided(steps.size(), -1);   // -1 undecided, 0 decode, 1 prefill
+        for (size_t j = 0; j < steps.size(); ++j) {
+            if (sh[j].sq_hi == 1) {
+                decided[j] = 0;
+                by_attention = true;
+            } else if (sh[j].sq_hi > 0 && sh[j].sq_lo >= o.prefill_min_query_tokens) {
+                decided[j] = 1;
+                by_attention = true;
+            } else if (sh[j].gemm_m > 0 && ref < INT64_MAX && sh[j].gemm_m >= o.prefill_min_query_tokens * ref) {
+                decided[j] = 1;
+                by_gemm = true;
+            }
+            prefill_found |= decided[j] == 1;
+        }
+        // The shapes decide when they name a prefill pass, or decode for every step (a decode loop's one-token
+        // queries); a step they say nothing about is left to the kernel-time rule only when they name nothing.
+        const bool all_decode = std::all_of(decided.begin(), decided.end(), [](int8_t d) { return d == 0; });
+        if (prefill_found || all_decode) {
+            for (size_t j = 0; j < steps.size(); ++j)
+                steps[j].prefill = decided[j] == 1;
+            r.phase_source = by_attention ? "attention_shapes" : by_gemm ? "gemm_shapes" : "attention_shapes";
+            named_batches = true;
         }
     }
     if (multi_rank)

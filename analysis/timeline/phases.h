@@ -20,7 +20,10 @@
 // Per step: kernel count, Σ kernel time, wall, busy (union of GPU ops in the window), gap = wall - busy,
 // utilisation = busy / wall, host sync calls and launch calls started in the window.
 // Prefill: in NVTX mode, ranges matching nvtx_prefill_regex or vLLM's batch names; else, with Kineto record_shapes,
-// the query length of the step's attention calls (prefill_min_query_tokens); otherwise a step whose kernel time exceeds prefill_factor × the median step kernel time (prefill runs the same
+// the query length of the step's attention calls (prefill_min_query_tokens); else, in any mode, the shapes of the
+// CPU ops of the step's kernels (kernel_ops.h): attention query lengths as before, then GEMM rows — a step whose
+// median GEMM M is at least prefill_min_query_tokens x the smallest step's is a prefill pass (batch x prompt rows
+// against batch rows), the steps the shapes say nothing of then decode; otherwise a step whose kernel time exceeds prefill_factor × the median step kernel time (prefill runs the same
 // layers over many tokens per launch, so its GEMMs are much longer); prefill_ns = Σ their wall time (TTFT-like).
 // TPOT median/p90 over the decode steps after the first warmup_steps of them (warm-up excluded, and reported).
 // With annotated steps, TPOT comes only from decode-dominated steps (kind decode-only or decode-heavy); a step's
@@ -121,7 +124,8 @@ struct PhaseResult {
     std::string batch_source;
     // What told prefill from decode: "names" (NVTX prefill ranges, serving steps' annotations such as vLLM's
     // execute_… and SGLang's step[…]: their batch composition),
-    // "attention_shapes" (the query length of each step's attention calls, record_shapes), "kernel_time" (a step
+    // "attention_shapes" (the query length of each step's attention calls, record_shapes), "gemm_shapes" (the rows of
+    // each step's GEMMs against the smallest step's, record_shapes), "kernel_time" (a step
     // longer than prefill_factor x the median), "" when no steps.
     std::string phase_source;
 };

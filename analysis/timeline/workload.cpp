@@ -439,6 +439,61 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         }
     }
 
+    // ---- torch.compile (TorchInductor) ------------------------------------------------------------------------
+    {
+        TorchCompile& c = r.torch_compile;
+        std::vector<int8_t> inductor(t.strings.size(), -1);   // per kernel name: -1 not looked at, 0 no, 1 yes
+        std::string kernel_example, region_example;
+        for (size_t i = 0; i < t.kernels.size(); ++i) {
+            const StrId id = t.kernels.name[i];
+            if (id >= inductor.size())
+                continue;
+            if (inductor[id] < 0) {
+                const std::string_view n = t.str(id);
+                inductor[id] = 0;
+                for (const char* p : {"triton_poi_", "triton_per_", "triton_red_", "triton_tem_", "triton_for_"})
+                    if (n.rfind(p, 0) == 0)
+                        inductor[id] = 1;
+                if (inductor[id] && kernel_example.empty())
+                    kernel_example = std::string(n);
+            }
+            if (inductor[id] == 1) {
+                ++c.inductor_kernels;
+                c.inductor_kernel_ns += t.kernels.end[i] - t.kernels.start[i];
+            }
+        }
+        std::vector<int8_t> region(t.strings.size(), -1);
+        for (size_t i = 0; i < t.ranges.size(); ++i) {
+            const StrId id = t.ranges.name[i];
+            if (id >= region.size())
+                continue;
+            if (region[id] < 0) {
+                const std::string_view n = t.str(id);
+                region[id] = n.rfind("Torch-Compiled Region", 0) == 0 || has(n, "CompiledFxGraph") ? 1 : 0;
+                if (region[id] && region_example.empty())
+                    region_example = std::string(n);
+            }
+            c.compiled_regions += region[id] == 1 ? 1 : 0;
+        }
+        constexpr int64_t kInductorKernels = 10;
+        c.detected = c.compiled_regions > 0 || c.inductor_kernels >= kInductorKernels;
+        c.cuda_graphs = c.detected && r.graph_kernels > 0;
+        if (c.detected) {
+            std::string why;
+            if (c.inductor_kernels > 0)
+                why = std::to_string(c.inductor_kernels) + " Inductor Triton kernels (e.g. \"" + shorten(kernel_example) +
+                      "\")";
+            if (c.compiled_regions > 0)
+                why += (why.empty() ? "" : ", ") + std::to_string(c.compiled_regions) + " compiled-region ranges (\"" +
+                       shorten(region_example) + "\")";
+            r.evidence.push_back("torch.compile: " + why + "; its CUDA graphs " +
+                                 (c.cuda_graphs ? "replay " + std::to_string(r.graph_kernels) + " kernels"
+                                                : std::string("are not used (no graph replay)")));
+            if (r.framework.empty() || r.framework == "PyTorch" || r.framework == "Hugging Face transformers")
+                r.framework = (r.framework.empty() ? std::string("PyTorch") : r.framework) + " (torch.compile)";
+        }
+    }
+
     // ---- graph replay: what the capture join recovered ----------------------------------------------------------
     {
         int64_t total_ns = 0, graph_ns = 0;

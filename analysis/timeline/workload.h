@@ -29,6 +29,12 @@
 // Each kind counts its distinct names up to 5 (a name seen 3 times counts once); the framework with the largest
 // sum wins. Then Hugging Face transformers (python stacks under transformers/), plain PyTorch (aten:: operators and
 // nothing more specific).
+// torch.compile (TorchInductor), beside the framework (TorchCompile): Inductor's generated Triton kernels
+// (`triton_poi_…`, `triton_per_…`, `triton_red_…`, `triton_tem_…`, `triton_for_…`) and the ranges it runs under
+// (`Torch-Compiled Region`, `CompiledFxGraph`, `TorchDynamo Cache Lookup`); one compiled region or 10 Inductor kernels
+// are enough. Its CUDA graphs (mode="reduce-overhead", cudagraph trees) are used when kernels of the run are replayed
+// from graphs. A plain PyTorch / Hugging Face framework then reads "PyTorch (torch.compile)"; a serving framework
+// keeps its name (vLLM compiles its model too).
 // MoE (add_moe_workload): expert GEMM and routing kernels (op classes moe_gemm / moe_routing), MoE CPU ops
 // (vllm::moe_forward, *fused_experts*, *fused_moe*), the expert count and top-k from their shapes (router logits
 // [T, E], a TopK / topk / topk_softmax op's k, fused-experts weights [E, ...] and top-k weights [T, k]), or from the
@@ -77,6 +83,15 @@ struct FrameworkSign {
     std::string example;
 };
 
+// torch.compile (see above).
+struct TorchCompile {
+    bool detected = false;
+    int64_t inductor_kernels = 0;          // kernels named as Inductor names its Triton kernels
+    int64_t inductor_kernel_ns = 0;        // their summed time
+    int64_t compiled_regions = 0;          // Torch-Compiled Region / CompiledFxGraph ranges
+    bool cuda_graphs = false;              // its CUDA graphs replay kernels of the run
+};
+
 struct WorkloadOptions {
     int64_t min_capture_ns = 20'000'000;   // a capture shorter than 20 ms ...
     int64_t min_kernels = 50;              // ... or with fewer kernels is too short for a verdict
@@ -87,7 +102,8 @@ struct WorkloadResult {
     WorkloadKind kind = WorkloadKind::Unknown;
     ExecutionMode execution = ExecutionMode::None;
     std::string framework;                 // "vLLM", "SGLang", "TensorRT-LLM", "llama.cpp",
-                                           // "Hugging Face transformers", "PyTorch"; empty when the trace does not say
+                                           // "Hugging Face transformers", "PyTorch", and those two with
+                                           // " (torch.compile)"; empty when the trace does not say
     std::vector<std::string> evidence;     // what kind, execution and framework were recognised from
     int64_t graph_kernels = 0, eager_kernels = 0, graph_launches = 0;
     // Graph replay: replayed kernels whose CPU op was recovered from the graph's capture trace (graph_join.h), the
@@ -97,6 +113,7 @@ struct WorkloadResult {
     std::vector<GraphCaptureJoin> captures;
     std::vector<FrameworkSign> framework_evidence;   // every sign weighed, largest weight first
     MoeWorkload moe;
+    TorchCompile torch_compile;            // torch.compile / TorchInductor (issue 34)
     int64_t training_signs = 0, inference_signs = 0;   // distinct names that point each way
     std::vector<WorkloadWarning> warnings; // trace-level: also written as trace.warnings[]
     // The GPU vendor, "NVIDIA" or "AMD" (empty when the trace does not say), and what says so: the runtime's API

@@ -91,3 +91,47 @@ TEST(CliSeverity, PlantedJitCompileIsTheVerdict)
     // Out of range: a usage error.
     EXPECT_EQ(run("generate --jit-compile-ms -5 -o " + dir + "/bad.sqlite", &out), 64) << out;
 }
+
+// Nothing High without evidence (issue 34): a toy loop of two one-layer steps, its GPU starved by the host, is well
+// under the evidence minimum (2 ms of GPU work, 200 kernels). Its findings are low, so `--fail-on high` and
+// `--fail-on medium` pass while `--fail-on low` still reports them; the JSON says why.
+TEST(CliSeverity, ToyProgramFailsNoHighGate)
+{
+    const std::string dir = sl::test::scratch_dir("cli_toy");
+    const std::string toy = dir + "/toy.sqlite";
+    std::string out;
+    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 0 --host-starved --no-copies --quiet -o " + toy, &out), 0)
+        << out;
+    const json j = analyze_json(toy, dir + "/toy.json");
+    ASSERT_TRUE(j.contains("findings"));
+    ASSERT_FALSE(j["findings"].empty());
+    for (const auto& f : j["findings"])
+        EXPECT_TRUE(f["severity"] == "low" || f["severity"] == "info") << f.dump();
+    const json& ev = j["rules"]["ledger"]["evidence"];
+    EXPECT_EQ(ev["thin"], true) << ev.dump();
+    EXPECT_EQ(ev["min_kernels"], 200);
+    EXPECT_EQ(run("analyze " + toy + " --fail-on high -o " + dir + "/a.txt", &out), 0) << out;
+    EXPECT_EQ(run("analyze " + toy + " --fail-on medium -o " + dir + "/b.txt", &out), 0) << out;
+    EXPECT_EQ(run("analyze " + toy + " --fail-on low -o " + dir + "/c.txt", &out), 1) << out;
+}
+
+// One stall at the edge of a real SGLang capture (493 ms before its one step, half the window): the run is healthy,
+// and `--fail-on high` passes; the stall is reported as the capture's edge.
+TEST(CliSeverity, CaptureEdgeStallFailsNoHighGate)
+{
+    const auto data = sl::test::shared_data_dir();
+    if (!data)
+        GTEST_SKIP() << "../shared/data not present";
+    const std::string trace = *data + "/kineto/tracelens/sglang_prefilldecode/sglang_qwen3-8b_prefilldecode.json.gz";
+    const std::string dir = sl::test::scratch_dir("cli_edge");
+    std::string out;
+    EXPECT_EQ(run("analyze " + trace + " --fail-on high -o " + dir + "/a.txt", &out), 0) << out;
+    const json j = analyze_json(trace, dir + "/edge.json");
+    EXPECT_EQ(j["headline"]["stall"]["capture_edge"], true) << j["headline"]["stall"].dump();
+    bool edge = false;
+    for (const auto& f : j["findings"]) {
+        EXPECT_NE(f["severity"], "high") << f["rule"];
+        edge |= f["rule"] == "capture-edge-stall";
+    }
+    EXPECT_TRUE(edge);
+}

@@ -45,7 +45,10 @@ Metrics healthy(ScopeKind k)
                 {"moe_routing_ns", 0}, {"moe_fraction", 0}, {"moe_experts", 0}, {"moe_top_k", 0},
                 {"graph_fraction", 0}, {"prefill_compute_bound", 0},
                 {"dependency_wait_ns", 0}, {"dependency_wait_fraction", 0}, {"max_gap_fraction", 0.001},
-                {"sync_dependency_overlap_ns", 0}};
+                {"sync_dependency_overlap_ns", 0}, {"edge_idle_ns", 1e6}, {"edge_idle_fraction", 0.001},
+                {"edge_before_ns", 1e6}, {"edge_after_ns", 0}, {"steady_wall_ns", 0.999e9},
+                {"steady_utilization", 0.951}, {"steady_idle_fraction", 0.049}, {"prefill_step_fraction", 0},
+                {"torch_compiled", 0}};
     case ScopeKind::Device:
         return {{"trace_wall_ns", 1e9}, {"wall_ns", 1e9}, {"idle_fraction", 0.05}, {"utilization", 0.95},
                 {"large_gap_count", 2}, {"large_gap_ns", 2e5}, {"gap_threshold_us", 50}, {"max_gap_ns", 1.2e5},
@@ -63,11 +66,12 @@ Metrics healthy(ScopeKind k)
     case ScopeKind::OpClass:
         return {{"trace_wall_ns", 1e9}, {"is_decode", 1}, {"is_attention", 0}, {"is_gemm", 1}, {"is_elementwise_chain", 0}, {"memory_bound", 0},
                 {"compute_bound", 1}, {"batch_size", 64}, {"e_roof", 0.8}, {"time_fraction", 0.4}, {"wall_fraction", 0.3},
-                {"intensity", 300}, {"t_theory_ns", 8e5}, {"t_actual_ns", 1e6}, {"distance_to_roof", 1.25}};
+                {"intensity", 300}, {"t_theory_ns", 8e5}, {"t_actual_ns", 1e6}, {"distance_to_roof", 1.25},
+                {"torch_compiled", 0}};
     case ScopeKind::Kernel:
         return {{"trace_wall_ns", 1e9}, {"count", 1000}, {"total_ns", 2e8}, {"avg_duration_us", 200},
                 {"time_fraction", 0.2}, {"wall_fraction", 0.16}, {"short_kernel_count", 0}, {"short_kernel_fraction", 0},
-                {"avg_launch_api_us", 5}, {"graph_fraction", 0}};
+                {"avg_launch_api_us", 5}, {"graph_fraction", 0}, {"steady_utilization", 0.951}, {"torch_compiled", 0}};
     case ScopeKind::NcuLaunch:
         return {{"is_gemm", 1}, {"tensor_core_utilization", 0.7}, {"achieved_occupancy", 0.5},
                 {"theoretical_occupancy", 0.5}, {"registers_per_thread", 128}, {"dram_throughput_fraction", 0.5},
@@ -92,11 +96,16 @@ struct Trigger {
 const std::vector<Trigger>& triggers()
 {
     static const std::vector<Trigger> t = {
-        {"launch-bound-short-kernels", {{"avg_duration_us", 12}, {"count", 4000}, {"total_ns", 4.8e7}}},
-        {"hta-short-kernels", {{"short_kernel_fraction", 0.8}, {"short_kernel_count", 800}, {"avg_duration_us", 3}}},
-        {"hta-runtime-outliers", {{"runtime_outlier_count", 7}}},
+        {"launch-bound-short-kernels",
+         {{"avg_duration_us", 12}, {"count", 4000}, {"total_ns", 4.8e7}, {"steady_utilization", 0.6}}},
+        {"hta-short-kernels",
+         {{"short_kernel_fraction", 0.8}, {"short_kernel_count", 800}, {"avg_duration_us", 3}, {"steady_utilization", 0.6}}},
+        {"hta-runtime-outliers", {{"runtime_outlier_count", 7}, {"steady_utilization", 0.6}}},
         {"hta-launch-delay-outliers", {{"launch_delay_outlier_count", 3}}},
-        {"launch-overhead-fraction", {{"launch_overhead_fraction", 0.35}, {"launch_api_ns", 3.5e8}}},
+        {"launch-overhead-fraction",
+         {{"launch_overhead_fraction", 0.35}, {"launch_api_ns", 3.5e8}, {"steady_utilization", 0.6}}},
+        {"capture-edge-stall", {{"edge_idle_fraction", 0.6}, {"edge_idle_ns", 6e8}, {"edge_before_ns", 6e8},
+                                {"idle_fraction", 0.65}, {"idle_ns", 6.5e8}, {"steady_utilization", 0.857}}},
         {"nsys-cuda-api-sync", {{"sync_api_fraction", 0.2}, {"sync_api_ns", 2e8}, {"sync_api_count", 50}, {"sync_wait_ns", 5e7}}},
         {"nsys-cuda-memcpy-async-pageable", {{"pageable_async_memcpy_count", 12}, {"pageable_async_memcpy_ns", 3e7}}},
         {"nsys-cuda-memcpy-sync", {{"sync_memcpy_count", 4}, {"sync_memcpy_ns", 2e6}}},
@@ -265,6 +274,62 @@ TEST(RuleCatalog, ClassFixFollowsTheClass)
     EXPECT_EQ(ids, (std::set<std::string>{"ncu-deep-dive", "better-kernel", "fuse-chain"}));
 }
 
+// "A larger decode batch" rests on decode: it is not offered to a run whose steps are mostly prefill, or whose
+// prefill is compute-bound (issue 34: it was the headline of a compute-bound, prefill-heavy mixed step).
+TEST(RuleCatalog, MoeDecodeBatchAdviceOnlyWhereDecodeHolds)
+{
+    const auto suggestions = [](const Metrics& set) {
+        std::set<std::string> ids;
+        for (const auto& f : evaluate_rules(shipped(), {scope_of(ScopeKind::Trace, set)}).findings)
+            if (f.rule == "moe-experts-dominate")
+                for (const auto& s : f.suggestions)
+                    ids.insert(s.id);
+        return ids;
+    };
+    Metrics moe = {{"moe_detected", 1}, {"moe_fraction", 0.7}, {"moe_gemm_ns", 6e8}, {"moe_routing_ns", 5e7}};
+    EXPECT_EQ(suggestions(moe), (std::set<std::string>{"moe-more-tokens-per-expert", "moe-fused-kernel"}));
+    moe["prefill_step_fraction"] = 0.8;
+    EXPECT_EQ(suggestions(moe), (std::set<std::string>{"moe-fused-kernel"}));
+    moe["prefill_step_fraction"] = 0.2;
+    moe["prefill_compute_bound"] = 1;
+    EXPECT_EQ(suggestions(moe), (std::set<std::string>{"moe-fused-kernel"}));
+}
+
+// No torch.compile advice to a compiled run (issue 34: a run of 1,829 Inductor kernels was told to use it): the
+// kernel-mix finding says what Inductor left unfused instead, and the class and launch fixes drop torch.compile.
+TEST(RuleCatalog, CompiledRunIsNotToldToCompile)
+{
+    const auto suggestions = [](ScopeKind kind, const char* rule, const Metrics& set) {
+        std::set<std::string> ids;
+        for (const auto& f : evaluate_rules(shipped(), {scope_of(kind, set)}).findings)
+            if (f.rule == rule)
+                for (const auto& s : f.suggestions) {
+                    ids.insert(s.id);
+                    if (set.at("torch_compiled") > 0) {
+                        EXPECT_EQ(s.text.en.find("torch.compile ("), std::string::npos) << rule << ": " << s.text.en;
+                    }
+                }
+        return ids;
+    };
+    for (const double compiled : {0.0, 1.0}) {
+        const bool c = compiled > 0;
+        EXPECT_EQ(suggestions(ScopeKind::Trace, "elementwise-fusion",
+                              {{"elementwise_copy_fraction", 0.6}, {"elementwise_copy_ns", 5e8}, {"torch_compiled", compiled}}),
+                  (std::set<std::string>{c ? "compiled-leftovers" : "torch-compile"}));
+        const std::set<std::string> chain_fix = c ? std::set<std::string>{"ncu-deep-dive"}
+                                                  : std::set<std::string>{"ncu-deep-dive", "fuse-chain"};
+        EXPECT_EQ(suggestions(ScopeKind::OpClass, "roofline-low-efficiency",
+                              {{"e_roof", 0.1}, {"is_elementwise_chain", 1}, {"is_gemm", 0}, {"torch_compiled", compiled}}),
+                  chain_fix);
+        const std::set<std::string> launch_fix = c ? std::set<std::string>{"cuda-graphs"}
+                                                   : std::set<std::string>{"cuda-graphs", "fuse"};
+        EXPECT_EQ(suggestions(ScopeKind::Kernel, "launch-bound-short-kernels",
+                              {{"avg_duration_us", 12}, {"count", 4000}, {"steady_utilization", 0.6},
+                               {"torch_compiled", compiled}}),
+                  launch_fix);
+    }
+}
+
 // A few hand-computed gains, so the formulas in the files are what the documentation says.
 TEST(RuleCatalog, GainsMatchHandComputedValues)
 {
@@ -282,7 +347,8 @@ TEST(RuleCatalog, GainsMatchHandComputedValues)
     EXPECT_NEAR(g.fraction, 0.3, 1e-12);
     EXPECT_NEAR(*g.ns, 3e6, 1e-6);
     // 4,000 launches x 5 µs = 20 ms, capped by the 48 ms they take, over a 1 s trace: 2 %.
-    g = gain_of("launch-bound-short-kernels", {{"avg_duration_us", 12}, {"count", 4000}, {"total_ns", 4.8e7}});
+    g = gain_of("launch-bound-short-kernels",
+                {{"avg_duration_us", 12}, {"count", 4000}, {"total_ns", 4.8e7}, {"steady_utilization", 0.6}});
     EXPECT_NEAR(g.fraction, 0.02, 1e-12);
     // E_roof 0.1 on a class holding 40 % of its phase's kernel time but 30 % of the wall: reaching tau = 0.3 saves
     // 30 % x (1 - 1/3) of the wall. A gain is a fraction of end-to-end time; the phase share must not enter it (it
@@ -329,7 +395,25 @@ TEST(RuleCatalog, BoundariesFollowTheSources)
     EXPECT_FALSE(fires("straggler-rank", {{"straggler_makes_others_wait", 0}, {"straggler_exposed_wait_fraction", 0.05}}));
     EXPECT_FALSE(fires("ncu-low-occupancy", {{"achieved_occupancy", 0.3}}));
     EXPECT_TRUE(fires("ncu-shared-memory-conflicts", {{"shared_bank_conflict_ratio", 0.1}}));
-    EXPECT_FALSE(fires("launch-bound-short-kernels", {{"avg_duration_us", 50}, {"count", 4000}}));
+    EXPECT_FALSE(fires("launch-bound-short-kernels", {{"avg_duration_us", 50}, {"count", 4000}, {"steady_utilization", 0.6}}));
+    // Launch-side findings need a steady state the GPU does not keep busy (issue 34: a graph replay after an eager
+    // prefill, 89.7 % busy, was told it is host-bound): 85 % busy and above, none of them fires.
+    for (const double busy : {0.84, 0.85})
+        for (const auto& [rule, set] : std::vector<std::pair<const char*, Metrics>>{
+                 {"launch-bound-short-kernels", {{"avg_duration_us", 12}, {"count", 4000}}},
+                 {"hta-short-kernels", {{"short_kernel_fraction", 0.8}, {"avg_duration_us", 3}}},
+                 {"hta-runtime-outliers", {{"runtime_outlier_count", 7}}},
+                 {"launch-overhead-fraction", {{"launch_overhead_fraction", 0.35}}}}) {
+            Metrics m = set;
+            m["steady_utilization"] = busy;
+            EXPECT_EQ(fires(rule, m), busy < 0.85) << rule << " at " << busy;
+        }
+    // Idle at the capture's edges is not the steady state's: 35 % idle of which 10 % before the first step is
+    // 25 % of steady idle, below the 30 % the idle finding needs.
+    EXPECT_TRUE(fires("gpu-idle-fraction", {{"idle_fraction", 0.35}, {"edge_idle_fraction", 0.04}}));
+    EXPECT_FALSE(fires("gpu-idle-fraction", {{"idle_fraction", 0.35}, {"edge_idle_fraction", 0.1}}));
+    EXPECT_FALSE(fires("capture-edge-stall", {{"edge_idle_fraction", 0.099}}));
+    EXPECT_TRUE(fires("capture-edge-stall", {{"edge_idle_fraction", 0.1}}));
     EXPECT_FALSE(fires("launch-bound-short-kernels", {{"avg_duration_us", 10}, {"count", 500}}));
     // Decode rules do not fire on prefill.
     EXPECT_FALSE(fires("decode-host-bound", {{"is_decode", 0}, {"idle_fraction", 0.4}, {"host_wait_share", 0.8}}));
@@ -411,7 +495,10 @@ const std::vector<SynthCase>& synth_cases()
         {"nsys-gpu-time-util", [](SynthOptions& o) { o.host_starved = true; o.host_starve_gap_ns = 60'000; },
          nullptr, {}},
         {"hta-runtime-outliers", [](SynthOptions& o) { o.launch_api_ns = 70'000; }, nullptr, {}},
-        {"launch-bound-short-kernels", [](SynthOptions& o) { o.decode_steps = 80; }, nullptr, {}},
+        // Short kernels are launch-bound only where the GPU waits for them (issue 34): 80 steps of the base decode,
+        // whose queue keeps the GPU busy, no longer fire; the same steps with the host starving the GPU do.
+        {"launch-bound-short-kernels", [](SynthOptions& o) { o.decode_steps = 80; o.host_starved = true; },
+         [](SynthOptions& o) { o.decode_steps = 80; }, {}},
         // Serial copies with no per-layer weight loads: exposed copies, not weight streaming (issue 14).
         {"h2d-copy-exposed",
          [](SynthOptions& o) { o.copy_overlaps_compute = false; o.h2d_bytes_per_step = 64u << 20; }, nullptr, {}},
