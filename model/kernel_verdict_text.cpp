@@ -85,6 +85,10 @@ QString VerdictText::line(const KernelVerdict& v)
         case VerdictReason::SmallGrid:
             s = tr("Latency-bound: %1 blocks on %2 SMs leave most SMs without work").arg(v.blocks).arg(v.sm_count);
             break;
+        case VerdictReason::KernelFloor:
+            s = tr("Latency-bound: the GPU's minimum kernel duration bounds %1 in %2, at E_roof %3 (from the model config)")
+                    .arg(qs(v.op_class), FindingsModel::subjectLabel(v.phase), how);
+            break;
         case VerdictReason::BelowSixty:
             if (v.source == VerdictSource::ModelConfig)
                 s = tr("Latency-bound: E_roof %1, under 60 % (%2 in %3, from the model config)")

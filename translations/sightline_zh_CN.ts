@@ -4312,6 +4312,10 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>受延迟限制：E_roof %1，低于 60 %（%3阶段的 %2，来自模型配置）</translation>
     </message>
     <message>
+        <source>Latency-bound: the GPU&apos;s minimum kernel duration bounds %1 in %2, at E_roof %3 (from the model config)</source>
+        <translation>受延迟限制：GPU 的最短内核时长限定了%2阶段的 %1，E_roof %3（来自模型配置）</translation>
+    </message>
+    <message>
         <source>Latency-bound: %1 of its compute roof, under 60 % (%2)</source>
         <translation>受延迟限制：为其算力屋顶的 %1，低于 60 %（%2）</translation>
     </message>

@@ -134,6 +134,17 @@ bool from_launch(const KernelVerdictInputs& in, KernelVerdict& v)
     return false;
 }
 
+// Above the ridge, a kernel with the GPU's worth of work (at least kComputeBusyNs long, a full wave where the grid
+// is known) that does not reach 60 % of the datasheet's tensor peak is still compute-bound: its SM pipes are the
+// limit, at a lower rate than the boost-clock peak (clocks, tile shapes). ncu's SOL compares with the peak at the
+// clock it ran and counts pipe utilisation, not FLOPs against the datasheet: a prefill GEMM at 35-75 % of the
+// datasheet's bf16 peak is compute-bound there, not latency-bound.
+constexpr int64_t kComputeBusyNs = 4 * kLatencyFloorNs;
+bool busy_above_the_ridge(const KernelVerdict& v)
+{
+    return v.side == "compute" && v.duration_ns >= kComputeBusyNs && (!v.waves || *v.waves >= 1.0);
+}
+
 // 2. The measured shape point holding the kernel.
 bool from_shapes(const KernelVerdictInputs& in, KernelVerdict& v)
 {
@@ -167,7 +178,7 @@ bool from_shapes(const KernelVerdictInputs& in, KernelVerdict& v)
     v.source = VerdictSource::Shapes;
     v.side = p.bound;
     v.fraction = *p.pct_of_roof / 100.0;
-    if (*v.fraction >= kSolBoundFraction) {
+    if (*v.fraction >= kSolBoundFraction || busy_above_the_ridge(v)) {
         v.kind = p.bound == "compute" ? VerdictKind::ComputeBound : VerdictKind::MemoryBound;
         return true;
     }
@@ -221,14 +232,19 @@ bool from_model(const KernelVerdictInputs& in, KernelVerdict& v)
                 bound = o.bound();
             }
     }
-    if (bound != "compute" && bound != "memory")
+    if (bound != "compute" && bound != "memory" && bound != "latency")
         return false;
     v.op_class = cls;
     v.phase = phase;
     v.source = VerdictSource::ModelConfig;
-    v.side = bound;
     v.fraction = *ce->e_roof;
-    if (*v.fraction >= kSolBoundFraction) {
+    if (bound == "latency") {   // the GPU's minimum kernel duration bounds the class, not a roof
+        v.kind = VerdictKind::LatencyBound;
+        v.reason = VerdictReason::KernelFloor;
+        return true;
+    }
+    v.side = bound;
+    if (*v.fraction >= kSolBoundFraction || busy_above_the_ridge(v)) {
         v.kind = bound == "compute" ? VerdictKind::ComputeBound : VerdictKind::MemoryBound;
     } else {
         v.kind = VerdictKind::LatencyBound;
@@ -416,6 +432,7 @@ const char* verdict_reason_name(VerdictReason r)
     case VerdictReason::ShortKernel: return "short_kernel";
     case VerdictReason::SmallGrid: return "small_grid";
     case VerdictReason::StridedElementwise: return "strided_elementwise";
+    case VerdictReason::KernelFloor: return "kernel_floor";
     }
     return "";
 }
@@ -575,6 +592,10 @@ std::string kernel_verdict_text(const KernelVerdict& v)
         case VerdictReason::SmallGrid:
             s = "Latency-bound: " + std::to_string(v.blocks) + " blocks on " + std::to_string(v.sm_count) +
                 " SMs leave most SMs without work";
+            break;
+        case VerdictReason::KernelFloor:
+            s = "Latency-bound: the GPU's minimum kernel duration bounds " + v.op_class + " in " + v.phase +
+                ", at E_roof " + how + " (from the model config)";
             break;
         case VerdictReason::BelowSixty:
             if (v.source == VerdictSource::ModelConfig)

@@ -8,7 +8,9 @@
 //   1. ncu counters of its launch (else of another launch of the same kernel name);
 //   2. the measured shape point holding it (analysis/roofline/shape_throughput.h): its attained fraction of the roof
 //      of its side (compute or memory, by intensity against the ridge); under 60 % it is latency-bound, reaching
-//      60 % it is bound on that side; above the roof is a data inconsistency;
+//      60 % it is bound on that side — except above the ridge with the GPU's worth of work (20 µs or more, a full
+//      wave): compute-bound below the datasheet peak, as ncu sees a big GEMM whose pipes are busy at the clock it
+//      ran; above the roof is a data inconsistency;
 //   3. the launch itself, from the trace alone:
 //        - short kernel: it ran under the GPU's latency floor (kLatencyFloorNs): block dispatch over every SM, a DRAM
 //          round trip and the tail take about 2 µs on Ampere/Hopper, and reaching 60 % of any roof needs them under
@@ -20,7 +22,8 @@
 //          arithmetic: ncu finds its SM throughput above 60 % while memory stays low (the repeat_kv copies of the
 //          project's own H100 sample: SM 73 %, memory 25 %): compute-bound (instruction issue), no fraction known;
 //   4. the model config's Roofline: its operator class in its phase at E_roof of the class (the cost model's
-//      heaviest operator of the class names the side); under 0.6 latency-bound as in 2.
+//      heaviest operator of the class names the side); under 0.6 latency-bound as in 2; a class whose theory is its
+//      kernels' minimum duration (the cost model's bound "latency") is latency-bound (kernel floor).
 // Only when none applies is the kind "unknown", with what would tell (an ncu profile, shapes, the model config).
 //
 // Around the kernel (the host side, from the trace alone; never compared with a whole graph launch):
@@ -51,11 +54,12 @@ struct ShapeRooflineResult;
 enum class VerdictKind : uint8_t { ComputeBound, MemoryBound, LatencyBound, Inconsistent, Unknown };
 enum class VerdictSource : uint8_t { Ncu, Shapes, ModelConfig, Trace, None };
 // Why a latency- or compute-bound verdict holds where no counter says it (None with ncu, or when bound by shapes).
-enum class VerdictReason : uint8_t { None, BelowSixty, ShortKernel, SmallGrid, StridedElementwise };
+enum class VerdictReason : uint8_t { None, BelowSixty, ShortKernel, SmallGrid, StridedElementwise, KernelFloor };
 enum class HostClause : uint8_t { None, LaunchBound, WaitedForLaunch, IdleBefore, GraphReplay };
 const char* verdict_kind_name(VerdictKind k);      // "compute_bound", "memory_bound", "latency_bound", ...
 const char* verdict_source_name(VerdictSource s);  // "ncu", "shapes", "model_config", "trace", "none"
-const char* verdict_reason_name(VerdictReason r);  // "", "below_60_pct", "short_kernel", "small_grid", ...
+const char* verdict_reason_name(VerdictReason r);  // "", "below_60_pct", "short_kernel", "small_grid",
+                                                   // "strided_elementwise", "kernel_floor"
 const char* host_clause_name(HostClause h);        // "", "launch_bound", "waited_for_launch", "idle_before", "graph_replay"
 
 // Under this a kernel cannot reach 60 % of any roof (above).

@@ -412,7 +412,9 @@ TEST(KernelVerdict, ShapesOfTheRealQwenTrace)
         const KernelVerdict v = kernel_verdict(in);
         // A kernel belongs to one call, so one point: that point's numbers.
         ASSERT_EQ(v.source, VerdictSource::Shapes) << p.op << " " << p.shape;
-        if (*p.pct_of_roof >= 60) {
+        const bool busy_compute = p.bound == "compute" && v.duration_ns >= 4 * kLatencyFloorNs &&
+                                  (!v.waves || *v.waves >= 1.0);
+        if (*p.pct_of_roof >= 60 || busy_compute) {
             EXPECT_EQ(v.kind, p.bound == "compute" ? VerdictKind::ComputeBound : VerdictKind::MemoryBound);
         } else {   // under 60 % of its roof: ncu's latency issues (or issue-bound, a strided elementwise loop)
             EXPECT_TRUE(v.kind == VerdictKind::LatencyBound ||
@@ -424,4 +426,32 @@ TEST(KernelVerdict, ShapesOfTheRealQwenTrace)
         ++checked;
     }
     EXPECT_GT(checked, 5);
+}
+
+TEST(KernelVerdict, PrefillGemmsOfTheRealSglangStepAreComputeBound)
+{
+    // SGLang's Qwen3-8B step on an MI300X (../shared/data/kineto/tracelens/sglang_prefilldecode): 15,360 prefill tokens
+    // through GEMMs of M = 15360 at 35-48 % of the datasheet's bf16 peak, hundreds of microseconds each. Their pipes
+    // are the limit at a lower rate than the boost-clock peak: compute-bound, never "latency-bound".
+    const char* shared = std::getenv("SIGHTLINE_SHARED_DATA");
+    const std::string path =
+        std::string(shared ? shared : "") + "/kineto/tracelens/sglang_prefilldecode/sglang_qwen3-8b_prefilldecode.json.gz";
+    if (!shared || !std::ifstream(path))
+        GTEST_SKIP() << "no shared data";
+    PipelineOptions o;
+    o.run_rules = false;
+    const PipelineResult r = run_pipeline({path}, o);
+    int gemms = 0;
+    for (const KernelVerdictSummary& s : r.kernels) {
+        if (s.verdict.op != "aten::mm" || s.verdict.shape.find("M=15360") == std::string::npos)
+            continue;
+        ++gemms;
+        EXPECT_EQ(s.verdict.kind, VerdictKind::ComputeBound) << kernel_verdict_text(s.verdict);
+        EXPECT_EQ(s.verdict.side, "compute");
+        ASSERT_TRUE(s.verdict.fraction);
+        EXPECT_GT(*s.verdict.fraction, 0.3);
+        EXPECT_LT(*s.verdict.fraction, 0.6);
+        EXPECT_EQ(kernel_verdict_text(s.verdict).rfind("Compute-bound at ", 0), 0u) << kernel_verdict_text(s.verdict);
+    }
+    EXPECT_GE(gemms, 3);
 }
