@@ -536,6 +536,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 #if SIGHTLINE_BIND_ROOFLINE
         // Step 2 of the loop: theory of the step's dominant operators vs their measured time (analysis/diagnosis/retest.h).
         if (roof)
+            if (const PhaseCost* pc = roof->cost.phase(decode ? Phase::Decode : Phase::Prefill))
+                m["shape_default"] = pc->batch_from == "default" || pc->kv_from == "default" ? 1.0 : 0.0;
+        if (roof)
             if (const auto rc = retest_check(*roof, decode ? "decode" : "prefill")) {
                 m["retest_theory_ns"] = rc->theory_ns;
                 m["retest_measured_ns"] = rc->measured_ns;
@@ -615,6 +618,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 }
                 if (pc->batch > 0)
                     m["batch_size"] = double(pc->batch);
+                // The theory rests on a default shape (no flag, annotation or recorded shape for its batch or
+                // length): diagnose() keeps the findings that read its E_roof at low severity.
+                m["shape_default"] = pc->batch_from == "default" || pc->kv_from == "default" ? 1.0 : 0.0;
             }
             for (auto& [k, v] : m)
                 s.sources[k] = "roofline";
@@ -861,6 +867,51 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
     return out;
 }
 
+namespace {
+
+// No finding above low severity rests on a default shape: a finding whose rule reads E_roof (e_roof,
+// distance_to_roof) or the theory-vs-measurement gap (retest_*delta_fraction) on a scope whose theory took a default
+// batch or length (shape_default) is capped at low, and its evidence says why — unless the trace's GEMM shapes
+// contradict the config, which no shape explains.
+void cap_default_shape_findings(std::vector<Finding>& findings, const std::vector<MetricScope>& scopes,
+                                const RuleSet& rules)
+{
+    for (Finding& f : findings) {
+        const Rule* rule = rules.find(f.rule);
+        if (!rule)
+            continue;
+        auto reads = [&](const char* v) {
+            return std::find(rule->variables.begin(), rule->variables.end(), v) != rule->variables.end() ||
+                   std::find(rule->gain_variables.begin(), rule->gain_variables.end(), v) !=
+                       rule->gain_variables.end();
+        };
+        if (!reads("e_roof") && !reads("distance_to_roof") && !reads("retest_delta_fraction") &&
+            !reads("retest_abs_delta_fraction"))
+            continue;
+        const auto sc = std::find_if(scopes.begin(), scopes.end(), [&](const MetricScope& s) {
+            return s.kind == f.scope && s.subject == f.subject;
+        });
+        if (sc == scopes.end())
+            continue;
+        const auto it = sc->metrics.find("shape_default");
+        if (it == sc->metrics.end() || it->second <= 0)
+            continue;
+        // A config the trace's own GEMM shapes contradict does not rest on the shape.
+        if (const auto cs = sc->metrics.find("retest_config_shapes"); cs != sc->metrics.end() && cs->second < 0)
+            continue;
+        if (f.severity > Severity::Low)
+            f.severity = Severity::Low;
+        Evidence e;
+        e.metric = "shape_default";
+        e.value = 1;
+        e.source = "roofline: the theory's batch or length is the default (no --batch/--prompt/--context, step "
+                   "annotation or recorded shape): at most low severity";
+        f.evidence.push_back(std::move(e));
+    }
+}
+
+} // namespace
+
 Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const RooflineReport* roofline,
                    const NcuReport* ncu, const DiagnoseOptions& options, const KnowledgeBase* kb)
 {
@@ -891,6 +942,7 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     merge_ncu_launch_findings(d.eval.findings);   // before the ledger: one claim per kernel, not one per launch
     const KernelPools pools = kernel_pools(trace, analysis);
     d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger, &pools);
+    cap_default_shape_findings(d.eval.findings, scopes, rules);
     d.headline = make_headline(trace, analysis, d.eval.findings);
     return d;
 }

@@ -709,9 +709,17 @@ static void roofline_model_blocks(BuildContext& cx, Section& sec, const Roofline
                             Value::num(*c.vector_peak, fmt_si(*c.vector_peak, "FLOP/s"), "FLOP/s")});
     kv.items.push_back(
         {"bandwidth", cx.s("kv.bandwidth"), Value::num(c.bandwidth, fmt_si(c.bandwidth, "B/s"), "B/s")});
-    kv.items.push_back({"shape", cx.s("kv.cost_shape"),
-                        vtext("batch " + std::to_string(c.options.batch) + ", prompt " +
-                              std::to_string(c.options.prompt) + ", context " + std::to_string(c.options.context))});
+    {
+        // Per phase, with where its workload came from (trace, annotation, option, default: roofline.md).
+        std::string shape;
+        for (const PhaseCost& ph : c.phases)
+            shape += (shape.empty() ? "" : "; ") + std::string(phase_name(ph.phase)) + " batch " +
+                     std::to_string(ph.batch) +
+                     (ph.phase == Phase::Prefill ? ", prompt " + std::to_string(ph.query_len)
+                                                 : ", context " + std::to_string(ph.kv_len)) +
+                     " (" + ph.shape_source + ")";
+        kv.items.push_back({"shape", cx.s("kv.cost_shape"), vtext(shape)});
+    }
     kv.items.push_back({"kappa", "κ", Value::num(c.options.kappa, fmt_sig(c.options.kappa, 3), "")});
     sec.blocks.push_back(std::move(kv));
 

@@ -2,12 +2,14 @@
 
 #include "analysis/trace/errors.h"
 #include "analysis/roofline/gpu_specs.h"
+#include "analysis/roofline/trace_shapes.h"
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/trace/trace.h"
 #include "analysis/timeline/collectives.h"
 #include "analysis/timeline/phases.h"
 #include "analysis/timeline/workload.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -115,6 +117,9 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
     g["identified_by"] = res && !res->identified_by.empty() ? json(res->identified_by) : json(nullptr);
     g["evidence"] = res ? json(res->evidence) : json::array();
     g["warp_size"] = c.gpu.expected_warp_size();
+    g["min_kernel_ns"] = positive(c.gpu.min_kernel_ns);
+    g["min_kernel_source"] = c.gpu.min_kernel_ns > 0 ? json(c.gpu.min_kernel_source) : json(nullptr);
+    g["min_kernel_assumed"] = c.gpu.min_kernel_assumed;
     {
         // The vendor's measured (achievable) peaks, where a source gives them; the roofs above stay the datasheet's.
         json a = json::object();
@@ -174,6 +179,8 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
             j["t_compute_ns"] = opt(o.t_compute_ns);
             j["t_memory_ns"] = opt(o.t_memory_ns);
             j["t_theory_ns"] = opt(o.t_theory_ns);
+            j["t_floor_ns"] = opt(o.t_floor_ns);
+            j["shape_source"] = ph.shape_source;
             const auto act = r.operator_actual_ns(o.name, ph.phase);
             j["t_actual_ns"] = opt(act);
             std::string why;   // the causes named for the operator's class in this phase, when it is inconsistent too
@@ -191,6 +198,9 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
         pj["query_len"] = ph.query_len;
         pj["kv_len"] = ph.kv_len;
         pj["tokens"] = ph.tokens;
+        pj["shape_source"] = ph.shape_source;
+        pj["shape_fields"] = {{"batch", ph.batch_from}, {"query_len", ph.query_from}, {"kv_len", ph.kv_from}};
+        pj["shape_evidence"] = ph.shape_evidence.empty() ? json(nullptr) : json(ph.shape_evidence);
         pj["flops"] = ph.flops;
         pj["bytes"] = ph.bytes;
         pj["intensity"] = ph.bytes > 0 ? json(ph.flops / ph.bytes) : json(nullptr);
@@ -212,6 +222,11 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
         j["t_actual_ns"] = opt(cl.t_actual_ns);
         j["measured_total_ns"] = cl.measured_total_ns;
         j["e_roof"] = opt(cl.e_roof);
+        {
+            // Where the workload behind this class's theory came from (its phase's shape).
+            const PhaseCost* pc = c.phase(cl.phase == "prefill" ? Phase::Prefill : Phase::Decode);
+            j["shape_source"] = pc ? json(pc->shape_source) : json(nullptr);
+        }
         if (cl.e_roof_inconsistent) {
             j["e_roof_inconsistent"] = *cl.e_roof_inconsistent;
             j["consistency_warning"] = cl.inconsistency;
@@ -431,6 +446,11 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
                   c.vector_peak ? fmt_num(*c.vector_peak).c_str() : "unknown",
                   c.bandwidth > 0 ? fmt_num(c.bandwidth).c_str() : "unknown", c.options.kappa);
     out += buf;
+    if (c.gpu.min_kernel_ns > 0)
+        out += "Time floor: " + fmt_ns(c.gpu.min_kernel_ns) + " per kernel each operator needs (" +
+               (c.gpu.min_kernel_assumed ? std::string("assumed: no measurement for this GPU, the database default")
+                                         : std::string("the shortest kernel measured on this GPU")) +
+               "; see gpu.min_kernel_source)\n";
     if (c.options.tp > 1 || c.options.tp_source == "trace")
         out += "Tensor parallelism: " + std::to_string(c.options.tp) + " (" +
                (c.options.tp_source == "trace" ? std::string("from the trace's NCCL group size")
@@ -439,9 +459,9 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
     if (r.config_shapes.gemm_calls > 0)
         out += "Config vs the trace's GEMM shapes: " + r.config_shapes.verdict + " (" + r.config_shapes.reason + ")\n";
     for (const auto& ph : c.phases) {
-        std::snprintf(buf, sizeof buf, "\n%s: batch %lld, %lld query tokens/seq, KV length %lld\n",
+        std::snprintf(buf, sizeof buf, "\n%s: batch %lld, %lld query tokens/seq, KV length %lld (shape: %s)\n",
                       phase_name(ph.phase), static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
-                      static_cast<long long>(ph.kv_len));
+                      static_cast<long long>(ph.kv_len), ph.shape_source.c_str());
         out += buf;
         std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class",
                       "weights", "FLOPs", "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
@@ -464,14 +484,16 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
     }
     if (r.measured) {
         out += "\nMeasured per operator class (per pass):\n";
-        std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s %12s %7s\n", "phase", "class", "T_theory", "T_actual",
-                      "E_roof");
+        std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s %12s %7s  %s\n", "phase", "class", "T_theory", "T_actual",
+                      "E_roof", "shape");
         out += buf;
         for (const auto& cl : r.classes) {
             if (!cl.t_actual_ns)
                 continue;
-            std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s %12s %7s\n", cl.phase.c_str(), cl.op_class.c_str(),
-                          fmt_ns(cl.t_theory_ns).c_str(), fmt_ns(cl.t_actual_ns).c_str(), fmt_opt(cl.e_roof).c_str());
+            const PhaseCost* pc = c.phase(cl.phase == "prefill" ? Phase::Prefill : Phase::Decode);
+            std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s %12s %7s  %s\n", cl.phase.c_str(), cl.op_class.c_str(),
+                          fmt_ns(cl.t_theory_ns).c_str(), fmt_ns(cl.t_actual_ns).c_str(), fmt_opt(cl.e_roof).c_str(),
+                          pc ? pc->shape_source.c_str() : "-");
             out += buf;
         }
         std::snprintf(buf, sizeof buf, "\nFocus: the %d operators that take the most time, and any with E_roof below %.2f:\n", r.options.top_k, r.options.tau);
@@ -574,7 +596,7 @@ std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o)
             continue;
         for (double* v : {&sh.requests, &sh.sq, &sh.sk, &sh.sqsq, &sh.sqsk})
             *v /= double(n);
-        (prefill ? o.prefill_shape : o.decode_shape) = sh;
+        sh.source = sh.batch_from = sh.query_from = sh.kv_from = "annotation";
         o.shape_source = "annotation";
         char buf[320];
         std::snprintf(buf, sizeof buf,
@@ -583,9 +605,160 @@ std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o)
                       "use another",
                       prefill ? "prefill" : "decode", static_cast<long long>(n), n == 1 ? "" : "s", format.c_str(),
                       sh.requests, sh.sq, sh.sk, sh.sqsq, sh.sqsk);
+        sh.evidence = buf;
+        (prefill ? o.prefill_shape : o.decode_shape) = sh;
         note += (note.empty() ? "" : "; ") + std::string(buf);
     }
     return note;
+}
+
+namespace {
+
+std::string shape_num(double v)
+{
+    char b[32];
+    if (std::fabs(v - std::round(v)) < 0.05)
+        std::snprintf(b, sizeof b, "%.0f", v);
+    else
+        std::snprintf(b, sizeof b, "%.1f", v);
+    return b;
+}
+
+// What a phase's run says of its shape: the step annotations' sums, else the trace's recorded shapes.
+struct RunShape {
+    StepShape shape;
+    double batch = 0, query = 0, kv = 0;        // per sequence (kv 0: not known)
+    double batch_lo = 0, batch_hi = 0, query_lo = 0, query_hi = 0, kv_lo = 0, kv_hi = 0;
+    std::string said_by;                        // "the decode steps' annotations", "the trace's recorded shapes (…)"
+};
+
+// A phase whose shape rests on a default, said as such.
+std::string default_shape_note(const PhaseCost& ph)
+{
+    std::string fields;
+    if (ph.batch_from == "default")
+        fields = "batch " + std::to_string(ph.batch);
+    if (ph.kv_from == "default")
+        fields += (fields.empty() ? "" : " and ") +
+                  (ph.phase == Phase::Prefill ? "prompt " + std::to_string(ph.query_len)
+                                              : "KV length " + std::to_string(ph.kv_len));
+    return std::string(phase_name(ph.phase)) + " shape: " + fields + " " +
+           (fields.find(" and ") != std::string::npos ? "are" : "is") +
+           " the default (no --batch/--prompt/--context, step annotation or recorded shape says otherwise); "
+           "E_roof findings of this phase are at most low severity";
+}
+
+// A flag value the run contradicts: outside what the run shows by more than 10 %.
+bool contradicts(double flag, double lo, double hi)
+{
+    return flag < lo * 0.9 || flag > hi * 1.1;
+}
+
+} // namespace
+
+std::vector<std::string> resolve_shapes(const Trace& trace, const PhaseResult& phases, CostOptions& o)
+{
+    std::vector<std::string> notes;
+    const bool fb = o.batch_chosen(), fp = o.prompt_chosen(), fc = o.context_chosen();
+    const bool flags = fb || fp || fc;
+    CostOptions ann = o;
+    ann.prefill_shape.reset();
+    ann.decode_shape.reset();
+    shapes_from_steps(phases, ann);
+    const TraceShapes recorded = shapes_from_trace(trace, phases);
+    std::string overall = flags ? "option" : "default";
+    for (const Phase ph : {Phase::Prefill, Phase::Decode}) {
+        const bool prefill = ph == Phase::Prefill;
+        const char* pn = phase_name(ph);
+        std::optional<StepShape>& target = prefill ? o.prefill_shape : o.decode_shape;
+        target.reset();
+        std::optional<RunShape> run;
+        if (const auto& a = prefill ? ann.prefill_shape : ann.decode_shape; a && a->requests > 0) {
+            RunShape r;
+            r.shape = *a;
+            r.batch = r.batch_lo = r.batch_hi = a->requests;
+            r.query = r.query_lo = r.query_hi = a->sq / a->requests;
+            r.kv = r.kv_lo = r.kv_hi = a->sk / a->requests;
+            r.said_by = std::string("the ") + pn + " steps' annotations";
+            run = r;
+        } else if (const auto& t = recorded.of(ph)) {
+            RunShape r;
+            r.shape = t->shape;
+            r.shape.evidence = t->evidence;
+            r.batch = t->batch;
+            r.batch_lo = double(t->batch_min);
+            r.batch_hi = double(t->batch_max);
+            r.query = t->query;
+            r.query_lo = double(t->query_min);
+            r.query_hi = double(t->query_max);
+            if (t->kv > 0) {
+                r.kv = t->kv;
+                r.kv_lo = double(t->kv_min);
+                r.kv_hi = double(t->kv_max);
+            } else {
+                // Decode from GEMMs: the KV length is not in the trace; the caller's context (flag or default).
+                const double L = double(o.context);
+                r.shape.sk = r.shape.requests * L;
+                r.shape.sqsk = r.shape.sq * L;
+                r.shape.sqsq = r.shape.sq;
+                r.shape.kv_from = fc ? "option" : "default";
+                r.shape.evidence += "; KV length " + std::to_string(o.context) +
+                                    (fc ? " (--context)" : " (the default: pass --context N)");
+            }
+            r.said_by = "the trace's recorded shapes (" + std::to_string(t->calls) + " " + t->op + " calls)";
+            run = r;
+        }
+        if (!run)
+            continue;
+        // Flags the run contradicts: warned, naming both values; the flag still wins.
+        auto check = [&](bool set, const char* flag, int64_t v, const char* what, double val, double lo, double hi) {
+            if (!set || val <= 0 || !contradicts(double(v), lo, hi))
+                return;
+            const std::string shown = lo == hi ? shape_num(val) : shape_num(lo) + "–" + shape_num(hi);
+            notes.push_back(std::string(flag) + " " + std::to_string(v) + " contradicts the trace: " + run->said_by +
+                            " say " + what + " " + shown + " in " + pn + "; the Roofline uses " + flag + " " +
+                            std::to_string(v) + " as given");
+        };
+        check(fb, "--batch", o.batch, "batch", run->batch, run->batch_lo, run->batch_hi);
+        if (prefill)
+            check(fp, "--prompt", o.prompt, "a query length of", run->query, run->query_lo, run->query_hi);
+        else if (run->kv > 0)
+            check(fc, "--context", o.context, "a KV length of", run->kv, run->kv_lo, run->kv_hi);
+        const bool b_flag = fb, len_flag = prefill ? fp : fc;
+        if (b_flag && len_flag)
+            continue;   // every field of this phase is the user's: the plain formulas on the options
+        if (!b_flag && !len_flag) {
+            target = run->shape;
+        } else {
+            // Field by field: the flags' values, the run's for the rest.
+            const double b = b_flag ? double(o.batch) : run->batch;
+            const double q = prefill ? (len_flag ? double(o.prompt) : run->query) : run->query;
+            const double L = prefill ? (len_flag ? double(o.prompt) : run->kv > 0 ? run->kv : q)
+                                     : (len_flag ? double(o.context) : run->shape.sk / run->shape.requests);
+            StepShape sh;
+            sh.requests = b;
+            sh.sq = b * q;
+            sh.sk = b * L;
+            sh.sqsq = b * q * q;
+            sh.sqsk = b * q * L;
+            sh.source = "option";
+            sh.batch_from = b_flag ? "option" : run->shape.batch_from;
+            sh.query_from = prefill && len_flag ? "option" : run->shape.query_from;
+            sh.kv_from = len_flag ? "option" : run->shape.kv_from;
+            sh.evidence = std::string(pn) + " shape: batch " + shape_num(b) + (b_flag ? " (--batch)" : " (trace)") +
+                          ", query " + shape_num(q) + ", KV " + shape_num(L) +
+                          (len_flag ? (prefill ? " (--prompt)" : " (--context)") : " (trace)") + "; " +
+                          run->shape.evidence;
+            target = sh;
+        }
+        if (!flags && overall != "annotation")
+            overall = target->source;
+        notes.push_back(target->evidence + (flags || target->source == "annotation"
+                                                ? std::string()   // the annotation's note says it already
+                                                : std::string("; pass --batch/--prompt/--context to use another")));
+    }
+    o.shape_source = overall;
+    return notes;
 }
 
 RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& classes, const PhaseResult& phases,
@@ -623,18 +796,25 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         } else if (copt.tp_source != "option") {
             copt.tp_source = "option";   // a degree set without saying where it came from: the caller's
         }
-        // The shape: the user's --batch/--prompt/--context, else each phase's from its steps' own annotations.
-        std::string shape_note;
-        if (copt.shape_source != "option")
-            shape_note = shapes_from_steps(phases, copt);
+        // The shape, field by field: the user's --batch/--prompt/--context, else each phase's from its steps' own
+        // annotations, else from the trace's recorded shapes, else the defaults (said so).
+        const std::vector<std::string> shape_notes = resolve_shapes(trace, phases, copt);
         const CostModelResult cost = estimate_costs(model, res.spec, copt);
         const auto measured = measured_from_analysis(trace, classes, phases);
         RooflineReport report = join_roofline(cost, measured, request.roofline);
         report.config_shapes = check_config_shapes(trace, model, copt.tp);
         if (!tp_note.empty())
             report.warnings.push_back(tp_note);
-        if (!shape_note.empty())
-            report.warnings.push_back(shape_note);
+        for (const std::string& n : shape_notes)
+            report.warnings.push_back(n);
+        // The defaults, said as such, for each phase the trace measured (a phase it never ran has no E_roof).
+        for (const PhaseCost& ph : cost.phases) {
+            const bool ran = std::any_of(measured.begin(), measured.end(), [&](const MeasuredPhase& m) {
+                return m.phase == phase_name(ph.phase) && !m.class_ns.empty();
+            });
+            if (ran && (ph.batch_from == "default" || ph.kv_from == "default"))
+                report.warnings.push_back(default_shape_note(ph));
+        }
         bool any = false;
         for (const auto& m : measured)
             any |= !m.class_ns.empty();

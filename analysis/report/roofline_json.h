@@ -59,6 +59,14 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
 // o.shape_source "annotation"; returns a note saying so ("" when no step has them).
 std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o);
 
+// The cost model's shape, per phase and field: a field the user chose (CostOptions::batch_chosen, prompt_chosen,
+// context_chosen: a flag, shape_source "option" alone for all three, or a value other than the default) is the user's; the rest come from the phase's step
+// annotations (shapes_from_steps), else from the trace's recorded shapes (trace_shapes.h), else stay the defaults.
+// Sets o.prefill_shape / o.decode_shape and o.shape_source ("option" when a flag set anything, else "annotation",
+// "trace" or "default"); returns notes for people: what each phase's shape was read from, and every flag the trace
+// contradicts (by more than 10 % outside what it shows), naming both values.
+std::vector<std::string> resolve_shapes(const Trace& trace, const PhaseResult& phases, CostOptions& o);
+
 std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, const GpuResolution* gpu = nullptr);
 std::string ncu_to_text(const NcuReport& ncu);
 

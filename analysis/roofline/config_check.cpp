@@ -56,11 +56,35 @@ ConfigShapeCheck check_config_shapes(const Trace& t, const ModelConfig& m, int64
         for (const auto& [o, launch] : replays)
             times[static_cast<size_t>(o)] += 1;
     }
+    // A training step's backward GEMMs multiply by the same weights, transposed (dX = dY · W) or by activations
+    // (dW = dYᵀ · X): counted, they would read as extra forward layers. Autograd runs them inside its
+    // "autograd::engine::evaluate_function: …" ranges; the GEMMs there are left out.
+    std::vector<std::pair<int64_t, int64_t>> backward;
+    for (size_t i = 0; i < t.ranges.size(); ++i)
+        if (t.ranges.kind[i] == RangeKind::CpuOp && t.str(t.ranges.name[i]).rfind("autograd::engine::evaluate_function", 0) == 0)
+            backward.emplace_back(t.ranges.start[i], t.ranges.end[i]);
+    std::sort(backward.begin(), backward.end());
+    // Outermost intervals only, so "the last one starting at or before t" decides.
+    std::vector<std::pair<int64_t, int64_t>> outer;
+    for (const auto& iv : backward)
+        if (outer.empty() || iv.first > outer.back().second)
+            outer.push_back(iv);
+        else
+            outer.back().second = std::max(outer.back().second, iv.second);
+    auto in_backward = [&](int64_t start, int64_t end) {
+        auto it = std::upper_bound(outer.begin(), outer.end(), std::make_pair(start, INT64_MAX));
+        return it != outer.begin() && (it - 1)->first <= start && end <= (it - 1)->second;
+    };
+    int64_t backward_calls = 0;
     bool shapes = false;
     for (size_t i = 0; i < a.size(); ++i) {
         if (a.source[i] != OpArgsTable::kCpuOp || a.input_dims[i].empty())
             continue;
         shapes = true;
+        if (!outer.empty() && in_backward(a.start[i], a.end[i])) {
+            backward_calls += weight_dims(t.str(a.name[i]), a.input_dims[i]).first > 0;
+            continue;
+        }
         const auto kn = weight_dims(t.str(a.name[i]), a.input_dims[i]);
         if (kn.first > 0 && times[i] > 0)
             calls[kn] += times[i];
@@ -138,6 +162,7 @@ ConfigShapeCheck check_config_shapes(const Trace& t, const ModelConfig& m, int64
         }
     }
     r.matched_fraction = matched / r.weight_elements;
+    r.backward_gemm_calls = backward_calls;
     // Layers per pass: every layer runs one query projection (q, or q, k and v fused) and one output projection, in
     // dense and MoE models alike (a MoE pass need not touch every expert). When q is as wide as the hidden size the
     // two share one shape, which the count then holds twice per layer, as it should. A shape the MLP could also

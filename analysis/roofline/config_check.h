@@ -16,6 +16,8 @@
 //                        fused) and of the output projection, halved: every layer runs one of each, in dense and
 //                        MoE models alike (a MoE pass need not touch every expert). 0 (not read) when one of those
 //                        shapes could also be an MLP or lm_head matrix.
+// A training step's backward GEMMs (inside autograd's "autograd::engine::evaluate_function: …" ranges) are left out:
+// they multiply by the same weights transposed, or by activations, and would read as extra forward layers.
 // verdict: "confirmed" (≥ 80 % of the elements match and the layers agree within 20 %), "contradicted" (< 50 % match,
 // or the layers differ by more than 20 %), else "unknown" (no shapes, no lm_head call to count passes, or in
 // between).
@@ -38,6 +40,7 @@ struct ConfigShapeCheck {
     int64_t lm_head_calls = 0;          // forward passes, counted by the lm_head GEMM
     double layers_from_shapes = 0;      // 0 when not read (no lm_head call, or ambiguous shapes)
     int64_t config_layers = 0;
+    int64_t backward_gemm_calls = 0;    // GEMMs of a training step's backward (autograd ranges): not counted above
     std::string verdict = "unknown";    // "confirmed" | "contradicted" | "unknown"
     std::string reason;                 // for people, with the numbers
 };

@@ -13,7 +13,23 @@ std::string OpCost::bound() const
 {
     if (!t_compute_ns || !t_memory_ns)
         return "unknown";
+    if (t_floor_ns && *t_floor_ns > std::max(*t_compute_ns, *t_memory_ns))
+        return "latency";
     return *t_compute_ns >= *t_memory_ns ? "compute" : "memory";
+}
+
+namespace {
+bool all_by_option(const CostOptions& o)
+{
+    return o.shape_source == "option" && !o.batch_set && !o.prompt_set && !o.context_set;
+}
+} // namespace
+
+bool CostOptions::batch_chosen() const { return batch_set || all_by_option(*this) || batch != CostOptions{}.batch; }
+bool CostOptions::prompt_chosen() const { return prompt_set || all_by_option(*this) || prompt != CostOptions{}.prompt; }
+bool CostOptions::context_chosen() const
+{
+    return context_set || all_by_option(*this) || context != CostOptions{}.context;
 }
 
 const PhaseCost* CostModelResult::phase(Phase p) const
@@ -261,6 +277,7 @@ void apply_times(OpCost& op, const CostModelResult& r)
     op.t_compute_ns.reset();
     op.t_memory_ns.reset();
     op.t_theory_ns.reset();
+    op.t_floor_ns.reset();
     bool compute_known = true;
     double tc = 0;
     if (op.tensor_flops > 0) {
@@ -279,8 +296,11 @@ void apply_times(OpCost& op, const CostModelResult& r)
         op.t_compute_ns = tc;
     if (r.bandwidth > 0)
         op.t_memory_ns = op.bytes / r.bandwidth * 1e9;
+    if (r.gpu.min_kernel_ns > 0 && op.count > 0)
+        op.t_floor_ns = static_cast<double>(op.count) * r.gpu.min_kernel_ns;
     if (op.t_compute_ns && op.t_memory_ns)
-        op.t_theory_ns = std::max(*op.t_compute_ns, *op.t_memory_ns) * r.options.kappa;
+        op.t_theory_ns = std::max(std::max(*op.t_compute_ns, *op.t_memory_ns) * r.options.kappa,
+                                  op.t_floor_ns.value_or(0.0));
 }
 
 CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const CostOptions& o)
@@ -344,6 +364,22 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
         pc.query_len = static_cast<int64_t>(std::llround(px.q));
         pc.kv_len = static_cast<int64_t>(std::llround(px.Lkv));
         pc.tokens = static_cast<int64_t>(std::llround(px.T));
+        if (const auto& sh = p == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
+            pc.shape_source = sh->source.empty() ? "annotation" : sh->source;
+            auto field = [&](const std::string& f) { return f.empty() ? pc.shape_source : f; };
+            pc.batch_from = field(sh->batch_from);
+            pc.query_from = field(sh->query_from);
+            pc.kv_from = field(sh->kv_from);
+            pc.shape_evidence = sh->evidence;
+        } else {
+            // The options alone: a field the caller chose is "option", the rest the defaults.
+            auto from = [](bool chosen) { return std::string(chosen ? "option" : "default"); };
+            pc.batch_from = from(o.batch_chosen());
+            pc.kv_from = p == Phase::Prefill ? from(o.prompt_chosen()) : from(o.context_chosen());
+            pc.shape_source = pc.batch_from == "option" || pc.kv_from == "option" ? "option" : "default";
+            // The query length is the prompt's in prefill, and one token in decode whatever the rest says.
+            pc.query_from = p == Phase::Prefill ? pc.kv_from : pc.shape_source;
+        }
         auto add = [&](const OpCost& c) {
             auto it = std::find_if(pc.ops.begin(), pc.ops.end(), [&](const OpCost& e) { return e.name == c.name; });
             OpCost timed = c;
@@ -379,6 +415,7 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
             sum(it->t_compute_ns, timed.t_compute_ns);
             sum(it->t_memory_ns, timed.t_memory_ns);
             sum(it->t_theory_ns, timed.t_theory_ns);
+            sum(it->t_floor_ns, timed.t_floor_ns);
         };
         const auto model_ops = model_level_costs(m, p, o);
         add(model_ops[0]);   // embedding first, in execution order

@@ -41,7 +41,12 @@
 //
 // Time on a GPU (per operator and layer, then summed):
 //     t_compute = tensor_flops / P_gemm + (flops - tensor_flops) / P_fp32,  t_memory = bytes / (BW * bw_efficiency)
-//     T_theory  = max(t_compute, t_memory) * kappa;  bound = compute when t_compute >= t_memory, else memory.
+//     T_theory  = max(max(t_compute, t_memory) * kappa, t_floor);  bound = compute when t_compute >= t_memory, else
+//     memory, or latency when t_floor is above both.
+//     t_floor   = kernels * min_kernel: each operator instance is one kernel, and no kernel runs shorter than the GPU's
+//     minimum kernel duration (GpuSpec::min_kernel_ns, resources/gpus.json), so a decode residual add of 64 KB is
+//     judged against ~0.8 us on an H100, not against the 20 ns its bytes would take at full bandwidth. Without a
+//     minimum for the GPU there is no floor.
 // kappa defaults to 1.0: T_theory is then the plain Roofline bound and E_roof = T_theory / T_actual is the
 // fraction of the roof reached (the design's kappa in [1.1, 2.0] is an empirical loss factor: calibrate it with
 // calibrate_kappa() on measured operators, or pass it). P_gemm is the tensor peak of the GEMM precision (from the
@@ -66,9 +71,15 @@ const char* phase_name(Phase p);   // "prefill" | "decode"
 // Lkv = Σk / b, T = Σq, and fused attention takes its pairs from the sums — paged / chunked prefill
 // Hq·(Σq·k − Σq²/2) (causal within the new chunk, as TraceLens's inference attention model), decode Hq·Σq·k — and
 // reads Q and O for Σq tokens and K and V for Σk.
+// The same struct carries a phase's shape read off the trace's recorded shapes (trace_shapes.h, the means per
+// attention call) and a shape whose fields the user's flags partly set (roofline_for_analysis). Each says where it came
+// from: source "annotation" | "trace" | "option" (a flag set at least one of its fields), and per field.
 struct StepShape {
     double requests = 0;
     double sq = 0, sk = 0, sqsq = 0, sqsk = 0;
+    std::string source;                 // "" = "annotation" (callers that fill the sums only)
+    std::string batch_from, query_from, kv_from;   // "annotation" | "trace" | "option" | "default"
+    std::string evidence;               // what was read, for people
 };
 
 struct CostOptions {
@@ -78,8 +89,17 @@ struct CostOptions {
     // Shapes of a prefill pass and a decode step from the trace's step annotations (roofline_for_analysis sets them
     // when the user gave no --batch/--prompt/--context); shape_source says where the shape came from: "option",
     // "annotation" or "default".
+    // "trace" (recorded shapes, trace_shapes.h) is a fourth value: each phase's own source is PhaseCost::shape_source.
     std::optional<StepShape> prefill_shape, decode_shape;
     std::string shape_source = "default";
+    // Which of batch / prompt / context a flag (or Preferences) set: those win over the trace, field by field. A caller
+    // that sets shape_source "option" without naming a field means all three.
+    bool batch_set = false, prompt_set = false, context_set = false;
+    // Whether the caller chose each field: a flag set it (…_set), or shape_source is "option" with no field named
+    // (all three), or its value is not the default (a caller that set it without saying: API users, Preferences).
+    bool batch_chosen() const;
+    bool prompt_chosen() const;
+    bool context_chosen() const;
     std::string weight_dtype;           // "" = config torch_dtype (bfloat16 when absent)
     std::string act_dtype;              // "" = config torch_dtype
     std::string kv_dtype;               // "" = act dtype
@@ -112,15 +132,25 @@ struct OpCost {
     double weight_bytes = 0;            // those weights' DRAM bytes (scales included)
     std::string weight_dtype;
     std::optional<double> t_compute_ns, t_memory_ns, t_theory_ns;
+    // The time floor: count kernels (one per instance: the theory's operators are each one fused kernel) × the GPU's
+    // minimum kernel duration (GpuSpec::min_kernel_ns); unset when the GPU row has none. T_theory is at least this.
+    std::optional<double> t_floor_ns;
 
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }
-    // "compute", "memory", or "unknown" (a needed peak or the bandwidth is missing)
+    // "compute", "memory", "latency" (the time floor is above both: no kernel of this size reaches either roof), or
+    // "unknown" (a needed peak or the bandwidth is missing)
     std::string bound() const;
 };
 
 struct PhaseCost {
     Phase phase = Phase::Prefill;
     int64_t batch = 0, query_len = 0, kv_len = 0, tokens = 0;
+    // Where this phase's workload came from: "annotation" (serving step annotations), "trace" (recorded shapes),
+    // "option" (--batch/--prompt/--context or Preferences), "default" (nothing to go on: batch 1, prompt 1024,
+    // context 2048); per field; and what was read, for people.
+    std::string shape_source = "default";
+    std::string batch_from = "default", query_from = "default", kv_from = "default";
+    std::string shape_evidence;
     std::vector<OpCost> ops;            // whole-model totals per operator (all layers), in execution order
     double flops = 0, bytes = 0;
     std::optional<double> t_theory_ns;  // sum over operators (unknown if any operator's is unknown)

@@ -180,6 +180,11 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
     str("compute_version", s.compute_version);
     if (!s.compute_version.empty() && !std::regex_match(s.compute_version, std::regex(R"(\d+\.\d+)")))
         throw TraceError(file, where + ".compute_version", "the runtime's major.minor, e.g. \"9.4\"", s.compute_version);
+    num("min_kernel_us", 1e3, s.min_kernel_ns);
+    str("min_kernel_source", s.min_kernel_source);
+    if (s.min_kernel_ns > 0 && s.min_kernel_source.empty())
+        throw TraceError(file, where + ".min_kernel_source", "where min_kernel_us came from (a measurement, a source)",
+                         "none");
     double warp = s.warp_size;
     num("warp_size", 1, warp);
     if (warp != 0 && warp != 32 && warp != 64)
@@ -248,6 +253,15 @@ void GpuDatabase::merge_json(const json& doc, const std::string& origin)
         if (!doc.contains("gpus"))
             throw TraceError(origin, "top level", "an object with a \"gpus\" array (or an array of rows)", "no \"gpus\"");
         list = &doc.at("gpus");
+        if (doc.contains("default_min_kernel_us") && !doc.at("default_min_kernel_us").is_null()) {
+            const json& v = doc.at("default_min_kernel_us");
+            if (!v.is_number() || v.get<double>() <= 0)
+                throw TraceError(origin, "default_min_kernel_us", "a positive number of microseconds", describe_json(v));
+            if (!doc.contains("default_min_kernel_source") || !doc.at("default_min_kernel_source").is_string())
+                throw TraceError(origin, "default_min_kernel_source", "where default_min_kernel_us came from", "none");
+            default_min_kernel_ns_ = v.get<double>() * 1e3;
+            default_min_kernel_source_ = doc.at("default_min_kernel_source").get<std::string>();
+        }
     }
     if (!list->is_array())
         throw TraceError(origin, "gpus", "an array of GPU rows", list->type_name());
@@ -438,7 +452,32 @@ GpuSpec spec_from_device(const DeviceInfo& d)
     return s;
 }
 
+namespace {
+
+// A row without its own minimum kernel duration takes the database's default, marked as assumed.
+void assume_min_kernel(const GpuDatabase& db, GpuSpec& s)
+{
+    if (s.min_kernel_ns > 0 || db.default_min_kernel_ns() <= 0)
+        return;
+    s.min_kernel_ns = db.default_min_kernel_ns();
+    s.min_kernel_source = db.default_min_kernel_source();
+    s.min_kernel_assumed = true;
+}
+
+GpuResolution resolve_gpu_row(const GpuDatabase& db, const std::string& override_name, const DeviceInfo* device);
+
+} // namespace
+
 GpuResolution resolve_gpu(const GpuDatabase& db, const std::string& override_name, const DeviceInfo* device)
+{
+    GpuResolution r = resolve_gpu_row(db, override_name, device);
+    assume_min_kernel(db, r.spec);
+    return r;
+}
+
+namespace {
+
+GpuResolution resolve_gpu_row(const GpuDatabase& db, const std::string& override_name, const DeviceInfo* device)
 {
     GpuResolution r;
     auto note_uncertain = [&](const GpuSpec& s) {
@@ -494,5 +533,7 @@ GpuResolution resolve_gpu(const GpuDatabase& db, const std::string& override_nam
                          "; peak FLOP/s are unknown (pass --gpu NAME or add a row with --gpu-file)");
     return r;
 }
+
+} // namespace
 
 } // namespace sl

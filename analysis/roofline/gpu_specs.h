@@ -53,6 +53,13 @@ struct GpuSpec {
     GpuPeaks achievable;
     double achievable_mem_bw_Bps = 0;
     std::string achievable_source;
+    // The shortest time a kernel takes on this GPU (launch to completion on the device, a kernel that does next to
+    // nothing), in ns; 0 = unknown. The cost model's time floor (cost_model.h): no operator runs faster than the
+    // kernels it needs. min_kernel_source says where the number came from (a measurement on a named trace, or the
+    // database's default: GpuDatabase::default_min_kernel_ns, then min_kernel_assumed).
+    double min_kernel_ns = 0;
+    std::string min_kernel_source;
+    bool min_kernel_assumed = false;
     std::vector<std::string> uncertain_fields;
     bool checked_against_stored_source = false;
     std::string source, notes;
@@ -99,8 +106,16 @@ public:
     const std::vector<GpuSpec>& rows() const { return rows_; }
     std::vector<std::string> names() const;
 
+    // The minimum kernel duration for rows that state none (the file's top-level "default_min_kernel_us" and its
+    // "default_min_kernel_source"); 0 = none. resolve_gpu gives it to such rows, and to GPUs built from a trace,
+    // marked min_kernel_assumed.
+    double default_min_kernel_ns() const { return default_min_kernel_ns_; }
+    const std::string& default_min_kernel_source() const { return default_min_kernel_source_; }
+
 private:
     std::vector<GpuSpec> rows_;
+    double default_min_kernel_ns_ = 0;
+    std::string default_min_kernel_source_;
 };
 
 // A spec made from what a trace says about its device (no peaks). sm_count/bandwidth/clock as given (0 = unknown).

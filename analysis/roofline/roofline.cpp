@@ -54,8 +54,13 @@ std::string inconsistency_causes(const CostModelResult& cost, const ClassEfficie
     const std::string tp = "tensor parallelism: theory is for " +
                            (o.tp > 1 ? "1/" + std::to_string(o.tp) + " of the model" : std::string("the whole model")) +
                            " per GPU (check --tp)";
-    const std::string shape = "shape: batch " + std::to_string(o.batch) + ", prompt " + std::to_string(o.prompt) +
-                              ", context " + std::to_string(o.context) + " (check --batch/--prompt/--context)";
+    std::string shape = "shape: batch " + std::to_string(o.batch) + ", prompt " + std::to_string(o.prompt) +
+                        ", context " + std::to_string(o.context) + " (check --batch/--prompt/--context)";
+    for (const auto& ph : cost.phases)
+        if (phase_name(ph.phase) == c.phase)
+            shape = "shape: batch " + std::to_string(ph.batch) + ", query " + std::to_string(ph.query_len) +
+                    ", KV " + std::to_string(ph.kv_len) + " from " + ph.shape_source +
+                    " (check --batch/--prompt/--context)";
     const std::string gpu = "GPU: " + (cost.gpu.name.empty() ? std::string("unknown") : cost.gpu.name) +
                             " (check --gpu)";
     double tc = 0, tm = 0;
@@ -132,7 +137,8 @@ RooflineReport join_roofline(const CostModelResult& cost, const std::vector<Meas
             }
             it->measured_total_ns += ns;
             it->t_actual_ns = static_cast<double>(it->measured_total_ns) / static_cast<double>(passes);
-            if (it->t_theory_ns && *it->t_actual_ns > 0)
+            // No theory (or none above zero): no E_roof, never a number.
+            if (it->t_theory_ns && *it->t_theory_ns > 0 && *it->t_actual_ns > 0)
                 it->e_roof = *it->t_theory_ns / *it->t_actual_ns;
         }
     }
@@ -165,7 +171,9 @@ RooflineReport join_roofline(const CostModelResult& cost, const std::vector<Meas
             c.chain_theory_ns = theory;
             c.chain_actual_ns = actual;
             c.class_e_roof = c.e_roof;
-            if (c.measured_total_ns > 0)
+            // The chain's E_roof on each measured member that has theory of its own; a member without (a reduction
+            // with no softmax in the theory) has none: its time is in the chain's, its E_roof is not a number.
+            if (c.measured_total_ns > 0 && c.t_theory_ns && *c.t_theory_ns > 0)
                 c.e_roof = theory / actual;
         }
     }

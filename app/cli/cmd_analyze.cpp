@@ -158,31 +158,34 @@ const std::vector<OptionSpec>& option_table()
              r.roofline.gpu_file = v;
              return {};
          }},
-        {"--batch", true, "batch size b of the traced run (Roofline; default 1)",
+        {"--batch", true, "batch size b of the traced run (Roofline; default: the trace's shapes, else 1)",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              double x = 0;
              if (!parse_number(v, 1, 1e7, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--batch needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.batch = static_cast<int64_t>(x);
-             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations
+             r.roofline.cost.batch_set = true;
+             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations and recorded shapes
              return {};
          }},
-        {"--prompt", true, "prompt length s of the prefill (Roofline; default 1024)",
+        {"--prompt", true, "prompt length s of the prefill (Roofline; default: the trace's, else 1024)",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              double x = 0;
              if (!parse_number(v, 1, 1e9, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--prompt needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.prompt = static_cast<int64_t>(x);
-             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations
+             r.roofline.cost.prompt_set = true;
+             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations and recorded shapes
              return {};
          }},
-        {"--context", true, "KV length L of a decode step (Roofline; default 2048)",
+        {"--context", true, "KV length L of a decode step (Roofline; default: the trace's, else 2048)",
          [](AnalyzeRequest& r, const std::string& v) -> std::string {
              double x = 0;
              if (!parse_number(v, 1, 1e9, x) || x != static_cast<double>(static_cast<int64_t>(x)))
                  return "--context needs an integer >= 1, not '" + v + "'";
              r.roofline.cost.context = static_cast<int64_t>(x);
-             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations
+             r.roofline.cost.context_set = true;
+             r.roofline.cost.shape_source = "option";   // wins over the steps' annotations and recorded shapes
              return {};
          }},
         {"--tp", true, "tensor-parallel degree: theory per rank (Roofline; default 1)",

@@ -86,6 +86,9 @@ int run_deep_dive(const std::vector<std::string>& argv)
                 (std::string(o) == "--batch" ? req.pipeline.roofline.cost.batch
                  : std::string(o) == "--prompt" ? req.pipeline.roofline.cost.prompt
                                                 : req.pipeline.roofline.cost.context) = v;
+                (std::string(o) == "--batch" ? req.pipeline.roofline.cost.batch_set
+                 : std::string(o) == "--prompt" ? req.pipeline.roofline.cost.prompt_set
+                                                : req.pipeline.roofline.cost.context_set) = true;
                 req.pipeline.roofline.cost.shape_source = "option";
             }
         for (const auto& [opt, field] : {std::pair{"--launch-skip", &req.launch_skip}, {"--launch-count", &req.launch_count}})

@@ -84,6 +84,8 @@ std::string fill_request(const Args& a, ProfileRequest& req)
             return std::string(opt) + " needs an integer >= 1, not '" + a.value(opt) + "'";
         (std::string(opt) == "--batch" ? roof.cost.batch : std::string(opt) == "--prompt" ? roof.cost.prompt
                                                                                            : roof.cost.context) = v;
+        (std::string(opt) == "--batch" ? roof.cost.batch_set : std::string(opt) == "--prompt" ? roof.cost.prompt_set
+                                                                                               : roof.cost.context_set) = true;
         roof.cost.shape_source = "option";
     }
     if (!roof.model.empty())
@@ -112,10 +114,14 @@ void set_report_writer(ProfileRequest& req)
             rargs.insert(rargs.end(), {"--model", roof.model});
             if (!roof.gpu.empty())
                 rargs.insert(rargs.end(), {"--gpu", roof.gpu});
-            if (roof.cost.shape_source == "option")   // else the report takes the steps' annotated shapes too
-                rargs.insert(rargs.end(), {"--batch", std::to_string(roof.cost.batch), "--prompt",
-                                           std::to_string(roof.cost.prompt), "--context",
-                                           std::to_string(roof.cost.context)});
+            // Only the fields the user set: the report takes the rest from the steps' annotations or the trace's
+            // recorded shapes, as the analysis did.
+            if (roof.cost.batch_set)
+                rargs.insert(rargs.end(), {"--batch", std::to_string(roof.cost.batch)});
+            if (roof.cost.prompt_set)
+                rargs.insert(rargs.end(), {"--prompt", std::to_string(roof.cost.prompt)});
+            if (roof.cost.context_set)
+                rargs.insert(rargs.end(), {"--context", std::to_string(roof.cost.context)});
         }
         return run_report(rargs) == 0;
     };

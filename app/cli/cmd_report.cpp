@@ -138,16 +138,19 @@ const std::vector<OptionSpec>& option_table()
         {"--batch", true, "batch size of the traced run (Roofline)",
          int_option("--batch", 1, 10'000'000, [](R& r, int64_t x) {
              r.pipeline.cost.batch = x;
+             r.pipeline.cost.batch_set = true;
              r.pipeline.cost.shape_source = "option";
          })},
         {"--prompt", true, "prompt length of the prefill (Roofline)",
          int_option("--prompt", 1, 1'000'000'000, [](R& r, int64_t x) {
              r.pipeline.cost.prompt = x;
+             r.pipeline.cost.prompt_set = true;
              r.pipeline.cost.shape_source = "option";
          })},
         {"--context", true, "KV length of a decode step (Roofline)",
          int_option("--context", 1, 1'000'000'000, [](R& r, int64_t x) {
              r.pipeline.cost.context = x;
+             r.pipeline.cost.context_set = true;
              r.pipeline.cost.shape_source = "option";
          })},
         {"--tp", true, "tensor-parallel degree: theory per rank (Roofline)",

@@ -22,11 +22,11 @@ struct HelpText {
     "  --no-capture-search    do not look for a capture_traces/ folder beside the trace\n"                          \
     "  --model CONFIG.json    Hugging Face config.json: adds the Roofline (time floor per class and phase)\n"       \
     "  --model-index FILE     model.safetensors.index.json checked against --model\n"                               \
-    "  --gpu NAME             GPU spec row (e.g. H100-SXM); default: the trace's device name\n"                     \
+    "  --gpu NAME             GPU spec row (e.g. H100-SXM); default: the trace's device name\n"                      \
     "  --gpu-file FILE        extra or corrected GPU spec rows (gpus.json layout)\n"                                \
-    "  --batch B              batch size of the traced run (Roofline; default 1)\n"                                 \
-    "  --prompt S             prompt length of the prefill (Roofline; default 1024)\n"                              \
-    "  --context L            KV length of a decode step (Roofline; default 2048)\n"                                \
+    "  --batch B              batch size of the traced run (Roofline; default: the trace's shapes, else 1)\n"        \
+    "  --prompt S             prompt length of the prefill (Roofline; default: the trace's, else 1024)\n"            \
+    "  --context L            KV length of a decode step (Roofline; default: the trace's, else 2048)\n"              \
     "  --ncu FILE             Nsight Compute export (CSV, text or .ncu-rep) joined to the trace's kernels\n"        \
     "  --rules DIR            rules directory added to (and overriding by id) the shipped rules\n"                  \
     "  --kb PATH              knowledge base whose verified history adjusts the findings' confidence\n"             \

@@ -63,3 +63,70 @@ TEST(CliAnalyzeRoofline, GeneratedDecodeTrace)
                   &out, true),
               64);
 }
+
+// Issue 34 §3: on the real eager decode (batch 8, KV 539 in its recorded shapes; tests/data/device/README.md) with
+// only --model, the Roofline's workload is the trace's and every number says so; no E_roof below 0.01 comes from a
+// default; --batch 1 still wins, with a warning naming both values.
+TEST(CliAnalyzeRoofline, RealDecodeTakesItsShapeFromTheTrace)
+{
+    const std::string trace = src("tests/data/device/decode-eager.pt.trace.json.gz");
+    const std::string config = src("tests/data/device/config.json");
+    std::string out;
+    ASSERT_EQ(run("analyze " + trace + " --model " + config + " --format json", &out), 0) << out;
+    const auto j = nlohmann::json::parse(out);
+    const auto& r = j.at("roofline");
+    EXPECT_EQ(r["options"]["shape_source"], "trace");
+    bool decode = false;
+    for (const auto& p : r["phases"]) {
+        if (p["phase"] != "decode")
+            continue;
+        decode = true;
+        EXPECT_EQ(p["batch"], 8);
+        EXPECT_EQ(p["query_len"], 1);
+        EXPECT_EQ(p["kv_len"], 539);
+        EXPECT_EQ(p["shape_source"], "trace");
+        EXPECT_EQ(p["shape_fields"]["batch"], "trace");
+        EXPECT_NE(p["shape_evidence"].get<std::string>().find("batch 8"), std::string::npos);
+    }
+    EXPECT_TRUE(decode);
+    int measured = 0;
+    for (const auto& c : r["classes"]) {
+        ASSERT_TRUE(c.contains("shape_source"));
+        if (c["phase"] == "decode") {
+            EXPECT_EQ(c["shape_source"], "trace");
+        }
+        if (c["e_roof"].is_number()) {
+            ++measured;
+            EXPECT_FALSE(c["e_roof"].get<double>() < 0.01 && c["shape_source"] == "default") << c.dump();
+            EXPECT_GE(c["e_roof"].get<double>(), 0.01) << c.dump();
+        }
+        if (c["t_theory_ns"].is_null()) {
+            EXPECT_TRUE(c["e_roof"].is_null()) << "no theory, no E_roof: " << c.dump();
+        }
+    }
+    EXPECT_GT(measured, 0);
+    EXPECT_EQ(r["gpu"]["min_kernel_ns"], 832.0);
+    for (const auto& o : r["operators"]) {
+        if (o["t_floor_ns"].is_number() && o["t_theory_ns"].is_number()) {
+            EXPECT_GE(o["t_theory_ns"].get<double>(), o["t_floor_ns"].get<double>() - 1e-6) << o.dump();
+        }
+    }
+    // The text says where the shape came from.
+    ASSERT_EQ(run("analyze " + trace + " --model " + config, &out), 0);
+    EXPECT_NE(out.find("decode: batch 8, 1 query tokens/seq, KV length 539 (shape: trace)"), std::string::npos) << out;
+    // A flag the trace contradicts: it wins, and a warning names both values.
+    ASSERT_EQ(run("analyze " + trace + " --model " + config + " --batch 1 --format json", &out), 0) << out;
+    const auto k = nlohmann::json::parse(out).at("roofline");
+    EXPECT_EQ(k["options"]["shape_source"], "option");
+    bool warned = false;
+    for (const auto& w : k["warnings"])
+        warned |= w.get<std::string>().find("--batch 1 contradicts the trace") != std::string::npos &&
+                  w.get<std::string>().find("batch 8") != std::string::npos;
+    EXPECT_TRUE(warned) << k["warnings"].dump(1);
+    for (const auto& p : k["phases"])
+        if (p["phase"] == "decode") {
+            EXPECT_EQ(p["batch"], 1);
+            EXPECT_EQ(p["shape_fields"]["batch"], "option");
+            EXPECT_EQ(p["shape_fields"]["kv_len"], "trace");
+        }
+}

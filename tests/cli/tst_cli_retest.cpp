@@ -31,10 +31,15 @@ std::string slurp(const std::string& path)
     return ss.str();
 }
 
-json analyze(const std::string& trace, const std::string& config)
+// The shape the generator set its kernel durations for (analysis/io/synthetic.h: batch 8, a 512-token context and
+// prompt): the theory then rests on the user's shape, not on the defaults (which keep a finding at low at most).
+json analyze(const std::string& trace, const std::string& config,
+             const std::string& shape = "--prompt 512 --batch 8 --context 512")
 {
     std::string out;
-    const int rc = sl::test::run_command(cli() + " analyze " + trace + " --model " + config + " --prompt 512 --format json", &out);
+    const int rc = sl::test::run_command(cli() + " analyze " + trace + " --model " + config + " " + shape +
+                                             " --format json",
+                                         &out);
     EXPECT_EQ(rc, 0) << out;
     return json::parse(out);
 }
@@ -96,6 +101,18 @@ TEST(CliRetest, SilentOnTheSampleWithItsOwnConfigFiresOnAPlantedMismatch)
         ASSERT_EQ(first["rule"], "theory-vs-measurement") << "shown first when it fires: " << first.dump();
         EXPECT_EQ(first["subject"], "decode");
         EXPECT_EQ(first["severity"], "high");
+        // The same mismatch on the default batch and context (no flag, annotation or recorded shape): the theory
+        // rests on defaults, so the finding is at most low and its evidence says why.
+        const json d = analyze(trace, pc, "--prompt 512");
+        bool seen = false;
+        for (const auto& f : d["findings"]) {
+            if (f["rule"] != "theory-vs-measurement")
+                continue;
+            seen = true;
+            EXPECT_EQ(f["severity"], "low") << f.dump();
+            EXPECT_EQ(evidence(f, "shape_default"), 1.0);
+        }
+        EXPECT_TRUE(seen) << layers;
         const auto [t, m] = theory_and_measured(a);
         EXPECT_NEAR(evidence(first, "retest_theory_ns"), t, 1e-6 * t);
         EXPECT_NEAR(evidence(first, "retest_measured_ns"), m, 1e-6 * m);

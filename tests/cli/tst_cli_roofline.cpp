@@ -45,7 +45,11 @@ TEST(CliRoofline, JsonForALlamaConfig)
             seen = true;
             EXPECT_DOUBLE_EQ(op["flops"].get<double>(), 2 * 16384.0);   // whole model: 2 layers
             EXPECT_DOUBLE_EQ(op["bytes"].get<double>(), 2 * 8704.0);
-            EXPECT_EQ(op["bound"], "memory");
+            // 8704 B per layer is 2.6 ns at 3350 GB/s: far below the H100's shortest kernel (0.832 us), so the
+            // operator's theory is its time floor, two kernels, and it is latency-bound.
+            EXPECT_EQ(op["bound"], "latency");
+            EXPECT_DOUBLE_EQ(op["t_floor_ns"].get<double>(), 2 * 832.0);
+            EXPECT_DOUBLE_EQ(op["t_theory_ns"].get<double>(), 2 * 832.0);
             EXPECT_TRUE(op["t_actual_ns"].is_null());
         }
     }

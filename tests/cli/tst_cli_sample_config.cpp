@@ -99,13 +99,22 @@ TEST(CliSampleConfig, SampleRooflineHasPlausiblePerClassERoof)
     // Plausible (shape batch 1, prompt 512 = the sample's prefill tokens, context 2048): a 7B-shaped decode step at
     // batch 1 reads every weight once per token, so its GEMMs are memory bound and the sample's GEMM kernels reach
     // ~91 % of the memory roof; decode attention reads a 2048-token KV cache at ~90 %. The small per-token kernels
-    // (norm, rotary, ...) move a few KB each and are launch-latency bound: E_roof well below 1 %, as on real GPUs.
+    // (norm, rotary, ...) move a few KB each: no kernel that small reaches a roof, so their theory is the time floor
+    // (kernels × the H100's shortest kernel, 0.832 us) and they are latency-bound, judged against what a kernel can
+    // do (E_roof ≈ 0.26 for the norms), not against the few ns their bytes would take (E_roof < 1 % before the floor).
     // Nothing exceeds the roof.
     EXPECT_GT(decode["gemm"], 0.6);
     EXPECT_LT(decode["gemm"], 1.0);
     EXPECT_GT(decode["attention"], 0.6);
     EXPECT_LT(decode["attention"], 1.0);
-    EXPECT_LT(decode["norm"], 0.01);
+    EXPECT_GT(decode["norm"], 0.05);
+    EXPECT_LT(decode["norm"], 1.0);
+    for (const auto& o : j["operators"]) {
+        if (o["phase"] == "decode" && o["name"] == "attn_norm") {
+            EXPECT_EQ(o["bound"], "latency");
+            EXPECT_DOUBLE_EQ(o["t_theory_ns"].get<double>(), o["t_floor_ns"].get<double>());
+        }
+    }
     for (const auto* m : {&decode, &prefill})
         for (const auto& [cls, e] : *m) {
             EXPECT_GT(e, 1e-4) << cls;

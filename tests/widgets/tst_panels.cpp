@@ -42,10 +42,14 @@ QString qs(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<
 
 std::shared_ptr<const PipelineResult> planted(bool withModel)
 {
-    auto trace = std::make_shared<const Trace>(make_synthetic_trace(testing::plantedDecode(/*pageableCopies=*/false)));
+    const SynthOptions so = testing::plantedDecode(/*pageableCopies=*/false);
+    auto trace = std::make_shared<const Trace>(make_synthetic_trace(so));
     PipelineOptions o = testing::shippedRulesOptions();
+    // The planted trace's own (Llama-7B-shaped) config: its decode GEMMs stream megabytes of weights and are
+    // memory-bound. A tiny config's operators would all sit at the GPU's time floor (latency-bound), which gives no
+    // model-config bound to show.
     if (withModel)
-        o.roofline.model = qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() + "/tests/data/models/llama_tiny_config.json";
+        o.roofline.model = testing::writeModelConfig(testing::scratchDir(QStringLiteral("panels_config")), so).toStdString();
     return std::make_shared<const PipelineResult>(run_pipeline_on(trace, o));
 }
 
@@ -220,7 +224,7 @@ private slots:
     void kernelDiagnosis()
     {
         const auto r = planted(true);
-        QVERIFY2(r->roofline.report.has_value(), "llama_tiny config joined to the synthetic trace");
+        QVERIFY2(r->roofline.report.has_value(), "the sample config joined to the synthetic trace");
         const Trace& t = *r->trace;
         auto roofline = partOf(r, &r->roofline);
         DetailsPanel details;

@@ -3,6 +3,7 @@
 // hidden size, a MoE trace and config, a dense trace against a MoE config, no lm_head to count passes, and a trace
 // without shapes.
 #include "analysis/io/kineto_reader.h"
+#include "analysis/io/load.h"
 #include "analysis/io/model_config.h"
 #include "analysis/roofline/config_check.h"
 #include "tests/support/test_env.h"
@@ -129,4 +130,21 @@ TEST(ConfigCheck, UnknownWithoutPassesOrShapes)
     const ConfigShapeCheck none = check_config_shapes(trace(kUnfused, 2, 3, true, "aten::linear"), config());
     EXPECT_EQ(none.verdict, "unknown");
     EXPECT_EQ(none.gemm_calls, 0);
+}
+
+// A training step (tests/data/device/train.pt.trace.json.gz: the 8-layer model of config.json, 4 iterations of
+// forward, backward and AdamW) runs its backward GEMMs by the same weights, transposed, inside autograd's
+// evaluate_function ranges: left out, the forward alone counts 8 layers per pass and the config is confirmed, not
+// "contradicted (n layers, the config has 8)".
+TEST(ConfigCheck, ATrainingStepsBackwardGemmsAreNotExtraForwardLayers)
+{
+    const std::string dir = test::source_dir() + "/tests/data/device/";
+    const Trace t = load_trace(dir + "train.pt.trace.json.gz");
+    const ModelConfig m = load_model_config(dir + "config.json");
+    const ConfigShapeCheck c = check_config_shapes(t, m);
+    EXPECT_NE(c.verdict, "contradicted") << c.reason;
+    EXPECT_GT(c.backward_gemm_calls, 0);
+    EXPECT_EQ(c.lm_head_calls, 4) << "one forward pass per iteration";
+    EXPECT_DOUBLE_EQ(c.layers_from_shapes, 8.0) << c.reason;
+    EXPECT_EQ(c.verdict, "confirmed") << c.reason;
 }

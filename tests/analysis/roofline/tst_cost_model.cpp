@@ -24,6 +24,17 @@ const OpCost& op(const std::vector<OpCost>& ops, const std::string& name)
     return none;
 }
 
+StepShape step_shape(double requests, double sq, double sk, double sqsq, double sqsk)
+{
+    StepShape s;
+    s.requests = requests;
+    s.sq = sq;
+    s.sk = sk;
+    s.sqsq = sqsq;
+    s.sqsk = sqsk;
+    return s;
+}
+
 GpuSpec h100()
 {
     return *GpuDatabase::load(test::source_dir() + "/resources/gpus.json").find("H100 SXM");
@@ -102,7 +113,11 @@ TEST(CostModel, LlamaDecodeAndWholeModelTotals)
     EXPECT_DOUBLE_EQ(op(ops, "gate_proj").flops, 32768);
     EXPECT_DOUBLE_EQ(op(ops, "gate_proj").bytes, 17152);
 
-    const CostModelResult r = estimate_costs(m, h100(), o);
+    // The plain Roofline bound: this tiny model's operators are far below the H100's time floor (a kernel takes at
+    // least 0.832 us there), which TimeFloorIsKernelsTimesTheShortestKernel checks; here the floor is left out.
+    GpuSpec plain = h100();
+    plain.min_kernel_ns = 0;
+    const CostModelResult r = estimate_costs(m, plain, o);
     const PhaseCost* d = r.phase(Phase::Decode);
     ASSERT_NE(d, nullptr);
     // Per layer FLOPs: norms 2*512, q/k/v/o 4*16384, rotary 768, attention 8832, adds 2*128, gate/up/down 3*32768,
@@ -134,7 +149,7 @@ TEST(CostModel, LlamaDecodeAndWholeModelTotals)
 
     // kappa scales every time.
     o.kappa = 1.5;
-    const CostModelResult r2 = estimate_costs(m, h100(), o);
+    const CostModelResult r2 = estimate_costs(m, plain, o);
     EXPECT_NEAR(*op(r2.phase(Phase::Decode)->ops, "q_proj").t_theory_ns, 1.5 * 2 * 8704 / 3350.0, 1e-9);
 }
 
@@ -197,6 +212,53 @@ TEST(CostModel, QwenGqaPrefillAndDecode)
 
 // Rule of thumb (reference §d.4): decode GEMMs have intensity ~ 2*b/w FLOP/byte, so they stay memory bound until
 // b ~ (peak / BW) * w / 2 (~295 on H100 SXM at bf16).
+// The time floor (issue 34 §4): an operator's T_theory is at least (kernels it needs) × the GPU's minimum kernel
+// duration, 0.832 us on an H100 SXM (the shortest kernel of the project's H100 traces). Llama tiny decode, b = 2,
+// L = 16: the residual add reads and writes 3·2·64·2 = 768 B per layer, 0.229 ns at 3350 GB/s, so its theory is the
+// floor, 2 layers × 832 ns, and it is latency-bound; a 7B-sized decode q_proj (4096² bf16 weights, 33.6 MB, 10 us)
+// is far above the floor and keeps its memory bound.
+TEST(CostModel, TimeFloorIsKernelsTimesTheShortestKernel)
+{
+    const GpuSpec g = h100();
+    EXPECT_DOUBLE_EQ(g.min_kernel_ns, 832);
+    EXPECT_FALSE(g.min_kernel_source.empty());
+    const ModelConfig m = load_model_config(fixture("llama_tiny_config.json"));
+    CostOptions o;
+    o.batch = 2;
+    o.context = 16;
+    const CostModelResult r = estimate_costs(m, g, o);
+    const OpCost& add = op(r.phase(Phase::Decode)->ops, "attn_add");
+    EXPECT_EQ(add.count, 2);
+    EXPECT_NEAR(*add.t_memory_ns, 2 * 768 / 3350.0, 1e-9);
+    ASSERT_TRUE(add.t_floor_ns);
+    EXPECT_DOUBLE_EQ(*add.t_floor_ns, 2 * 832.0);
+    EXPECT_DOUBLE_EQ(*add.t_theory_ns, 2 * 832.0);
+    EXPECT_EQ(add.bound(), "latency");
+    // The phase's theory: every operator instance at least one kernel: 2 layers × 15 operators + embedding,
+    // final_norm and lm_head, each at the floor here (the tiny model's largest operator moves 34 KB, 10 ns).
+    const PhaseCost* d = r.phase(Phase::Decode);
+    int64_t kernels = 0;
+    for (const auto& c : d->ops)
+        kernels += c.count;
+    EXPECT_EQ(kernels, 2 * 15 + 3);
+    EXPECT_NEAR(*d->t_theory_ns, double(kernels) * 832.0, 1e-6);
+    // kappa scales the roofs, not the floor (no kernel runs shorter, whatever the loss factor).
+    o.kappa = 1.5;
+    EXPECT_DOUBLE_EQ(*op(estimate_costs(m, g, o).phase(Phase::Decode)->ops, "attn_add").t_theory_ns, 2 * 832.0);
+
+    const ModelConfig big = parse_model_config(R"({"model_type":"llama","hidden_size":4096,"num_attention_heads":32,
+        "num_key_value_heads":8,"num_hidden_layers":1,"intermediate_size":11008,"vocab_size":32000,
+        "torch_dtype":"bfloat16"})", "llama7b-like");
+    CostOptions b1;
+    const OpCost& q = op(estimate_costs(big, g, b1).phase(Phase::Decode)->ops, "q_proj");
+    EXPECT_EQ(q.bound(), "memory");
+    EXPECT_NEAR(*q.t_theory_ns, (4096.0 * 4096 * 2 + 2 * 4096 * 2) / 3350.0, 1e-6);
+    // A GPU row without a minimum kernel duration has no floor.
+    GpuSpec none = g;
+    none.min_kernel_ns = 0;
+    EXPECT_FALSE(op(estimate_costs(m, none, o).phase(Phase::Decode)->ops, "attn_add").t_floor_ns);
+}
+
 TEST(CostModel, DecodeGemmIntensityRuleOfThumb)
 {
     const ModelConfig m = parse_model_config(R"({"model_type":"llama","hidden_size":4096,"num_attention_heads":32,
@@ -317,7 +379,7 @@ TEST(CostModel, StepShapeAttentionIsTraceLensInferenceAttention)
     {
         const ModelConfig m = config(32, 8, 128);
         CostOptions o;
-        o.prefill_shape = StepShape{15, 15360, 15360, 15728640, 15728640};
+        o.prefill_shape = step_shape(15, 15360, 15360, 15728640, 15728640);
         const auto costs = layer_costs(m, Phase::Prefill, o);   // op() returns a reference into it
         const OpCost& a = op(costs, "attention");
         EXPECT_DOUBLE_EQ(a.tensor_flops, 128.84901888e9);
@@ -329,7 +391,7 @@ TEST(CostModel, StepShapeAttentionIsTraceLensInferenceAttention)
     {
         const ModelConfig m = config(64, 8, 64);
         CostOptions o;
-        o.decode_shape = StepShape{32, 32, 55086, 32, 55086};
+        o.decode_shape = step_shape(32, 32, 55086, 32, 55086);
         const auto costs = layer_costs(m, Phase::Decode, o);
         const OpCost& a = op(costs, "attention");
         EXPECT_DOUBLE_EQ(a.tensor_flops, 0.902529024e9);

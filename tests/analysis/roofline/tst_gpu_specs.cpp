@@ -221,3 +221,32 @@ TEST(GpuSpecs, UnknownGpuFallsBackToTheTracesOwnRecord)
     EXPECT_NE(r.warnings[0].find("not in the spec database"), std::string::npos);
     EXPECT_NE(r.how.find("Mystery 9000"), std::string::npos);
 }
+
+// The minimum kernel duration behind the cost model's time floor (issue 34 §4): measured on the project's own
+// traces for H100 SXM (0.832 us), H200 SXM (0.800 us) and MI300X (1.919 us), each with its source; any other row
+// takes the database's default (the shortest of those, 0.800 us), marked as assumed.
+TEST(GpuSpecs, MinimumKernelDurationIsMeasuredOrAssumedAndSaysWhich)
+{
+    const GpuDatabase db = GpuDatabase::load_default();
+    for (const auto& [name, ns] : {std::pair<const char*, double>{"H100-SXM", 832}, {"H200", 800}, {"MI300X", 1919}}) {
+        const GpuResolution r = resolve_gpu(db, name, nullptr);
+        EXPECT_DOUBLE_EQ(r.spec.min_kernel_ns, ns) << name;
+        EXPECT_FALSE(r.spec.min_kernel_assumed) << name;
+        EXPECT_NE(r.spec.min_kernel_source.find("Measured"), std::string::npos) << name;
+    }
+    EXPECT_DOUBLE_EQ(db.default_min_kernel_ns(), 800);
+    const GpuResolution b200 = resolve_gpu(db, "B200", nullptr);
+    EXPECT_DOUBLE_EQ(b200.spec.min_kernel_ns, 800);
+    EXPECT_TRUE(b200.spec.min_kernel_assumed);
+    EXPECT_EQ(b200.spec.min_kernel_source, db.default_min_kernel_source());
+    // The default is a lower bound of every measured row's.
+    for (const auto& s : db.rows()) {
+        if (s.min_kernel_ns > 0) {
+            EXPECT_GE(s.min_kernel_ns, db.default_min_kernel_ns()) << s.name;
+        }
+    }
+    // A row that gives a minimum without saying where it came from is refused.
+    GpuDatabase user = GpuDatabase::load_default();
+    EXPECT_THROW(user.merge_json(nlohmann::json::parse(R"({"gpus":[{"name":"X1","min_kernel_us":1.0}]})"), "user.json"),
+                 TraceError);
+}

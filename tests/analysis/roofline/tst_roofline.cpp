@@ -22,7 +22,11 @@ Fixture llama()
 {
     Fixture f;
     f.model = load_model_config(test::source_dir() + "/tests/data/models/llama_tiny_config.json");
-    const GpuSpec h100 = *GpuDatabase::load(test::source_dir() + "/resources/gpus.json").find("H100 SXM");
+    GpuSpec h100 = *GpuDatabase::load(test::source_dir() + "/resources/gpus.json").find("H100 SXM");
+    // The join and the focus set on the plain Roofline bound: this tiny model's operators take a few ns, far below
+    // the H100's time floor (0.832 us a kernel), which tst_cost_model checks; here the floor is left out so the
+    // planted times stay far above the theory.
+    h100.min_kernel_ns = 0;
     CostOptions o;
     o.batch = 2;
     o.prompt = 8;

@@ -1,0 +1,284 @@
+// The cost model's workload from what the trace ran (analysis/roofline/trace_shapes.h, issue 34 §3): each phase's
+// batch, query and KV lengths read off the recorded attention (else GEMM) shapes; flags still win, and a flag the
+// trace contradicts is a warning naming both values; a phase with nothing to go on says so, and no finding above low
+// severity rests on its defaults.
+#include "analysis/io/kineto_reader.h"
+#include "analysis/pipeline.h"
+#include "analysis/roofline/cost_model.h"
+#include "analysis/roofline/trace_shapes.h"
+#include "analysis/timeline/phases.h"
+#include "tests/support/test_env.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+using namespace sl;
+
+namespace {
+
+std::string write_file(const std::string& name, const std::string& text)
+{
+    const std::string path = test::scratch_dir("trace_shapes_" + name) + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+// One CPU op with shapes, its launch and its kernel (ts in µs; the kernel runs at ts + 10 for 2 µs).
+std::string op_events(const std::string& name, const std::string& dims, int ext, double ts)
+{
+    std::ostringstream o;
+    o << R"({"ph":"X","cat":"cpu_op","name":")" << name << R"(","pid":1,"tid":1,"ts":)" << ts
+      << R"(,"dur":5,"args":{"External id":)" << ext << R"(,"Input Dims":)" << dims << "}},\n";
+    o << R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":)" << ts + 1
+      << R"(,"dur":2,"args":{"External id":)" << ext << R"(,"correlation":)" << ext << "}},\n";
+    o << R"({"ph":"X","cat":"kernel","name":"k)" << ext << R"(","pid":0,"tid":7,"ts":)" << ts + 10
+      << R"(,"dur":2,"args":{"device":0,"stream":7,"correlation":)" << ext << "}}";
+    return o.str();
+}
+
+std::string trace_json(const std::vector<std::string>& events)
+{
+    std::string s = R"({"deviceProperties":[{"id":0,"name":"NVIDIA H100 80GB HBM3"}],"traceEvents":[)";
+    for (size_t i = 0; i < events.size(); ++i)
+        s += (i ? ",\n" : "") + events[i];
+    return s + "]}";
+}
+
+// Steps by hand: [start, end) in µs of the events' "ts" (the first op of each planted trace is at ts 100, its
+// kernel at ts 110), prefill or decode.
+PhaseResult steps(std::initializer_list<std::tuple<double, double, bool>> windows, const Trace& t)
+{
+    const int64_t first = *std::min_element(t.kernels.start.begin(), t.kernels.start.end());
+    const int64_t base = first - 110'000;
+    PhaseResult p;
+    for (const auto& [a, b, prefill] : windows) {
+        StepInfo s;
+        s.start = base + static_cast<int64_t>(a * 1000);
+        s.end = base + static_cast<int64_t>(b * 1000);
+        s.prefill = prefill;
+        p.steps.push_back(s);
+    }
+    return p;
+}
+
+std::string sample(const std::string& name) { return test::source_dir() + "/tests/data/device/" + name; }
+
+PipelineResult analyse(const std::string& trace, const CostOptions& cost = {})
+{
+    PipelineOptions po;
+    po.roofline.model = sample("config.json");
+    po.roofline.cost = cost;
+    po.rule_dirs = {test::source_dir() + "/resources/rules"};
+    return run_pipeline({sample(trace)}, po);
+}
+
+bool any_warning(const RooflineReport& r, const std::string& a, const std::string& b = {})
+{
+    return std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& w) {
+        return w.find(a) != std::string::npos && (b.empty() || w.find(b) != std::string::npos);
+    });
+}
+
+} // namespace
+
+// Hand oracle, attention: a prefill step with one SDPA call ([B, H, S, D]: B 2, Sq = Sk = 64) and a decode step with
+// two flash-attention forward calls ([B, S, H, D]: B 4, Sq 1, Sk 100 and 120).
+TEST(TraceShapes, AttentionCallsGiveEachPhaseItsBatchQueryAndKv)
+{
+    const std::string json = trace_json({
+        op_events("aten::scaled_dot_product_attention", "[[2,16,64,128],[2,4,64,128],[2,4,64,128],[],[]]", 1, 100),
+        op_events("aten::_flash_attention_forward", "[[4,1,16,128],[4,100,4,128],[4,100,4,128],[],[]]", 2, 1000),
+        op_events("aten::_flash_attention_forward", "[[4,1,16,128],[4,120,4,128],[4,120,4,128],[],[]]", 3, 1100),
+    });
+    const Trace t = read_kineto_json(write_file("attn.json", json));
+    const PhaseResult p = steps({{0, 500, true}, {900, 1500, false}}, t);
+    const TraceShapes s = shapes_from_trace(t, p);
+    ASSERT_TRUE(s.prefill);
+    ASSERT_TRUE(s.decode);
+    EXPECT_EQ(s.prefill->from, "attention");
+    EXPECT_EQ(s.prefill->calls, 1);
+    EXPECT_DOUBLE_EQ(s.prefill->batch, 2);
+    EXPECT_DOUBLE_EQ(s.prefill->query, 64);
+    EXPECT_DOUBLE_EQ(s.prefill->kv, 64);
+    // Per pass: requests B, Σq = B·Sq, Σk = B·Sk, Σq² = B·Sq², Σq·k = B·Sq·Sk.
+    EXPECT_DOUBLE_EQ(s.prefill->shape.requests, 2);
+    EXPECT_DOUBLE_EQ(s.prefill->shape.sq, 128);
+    EXPECT_DOUBLE_EQ(s.prefill->shape.sk, 128);
+    EXPECT_DOUBLE_EQ(s.prefill->shape.sqsq, 2.0 * 64 * 64);
+    EXPECT_DOUBLE_EQ(s.prefill->shape.sqsk, 2.0 * 64 * 64);
+    EXPECT_EQ(s.prefill->shape.source, "trace");
+
+    EXPECT_EQ(s.decode->op, "aten::_flash_attention_forward");
+    EXPECT_EQ(s.decode->calls, 2);
+    EXPECT_EQ(s.decode->steps, 1);
+    EXPECT_DOUBLE_EQ(s.decode->batch, 4);
+    EXPECT_DOUBLE_EQ(s.decode->query, 1);
+    EXPECT_DOUBLE_EQ(s.decode->kv, 110);
+    EXPECT_EQ(s.decode->kv_min, 100);
+    EXPECT_EQ(s.decode->kv_max, 120);
+    EXPECT_DOUBLE_EQ(s.decode->shape.sk, 440);       // (4·100 + 4·120) / 2
+    EXPECT_DOUBLE_EQ(s.decode->shape.sqsk, 440);
+    EXPECT_DOUBLE_EQ(s.decode->shape.sqsq, 4);
+    EXPECT_NE(s.decode->evidence.find("batch 4, query 1, KV 100–120 (mean 110) from 2 aten::_flash_attention_forward"),
+              std::string::npos)
+        << s.decode->evidence;
+
+    // Without steps the calls are placed by their query length: the same answer here.
+    const TraceShapes u = shapes_from_trace(t, PhaseResult{});
+    ASSERT_TRUE(u.prefill && u.decode);
+    EXPECT_DOUBLE_EQ(u.decode->kv, 110);
+    EXPECT_DOUBLE_EQ(u.prefill->query, 64);
+    EXPECT_EQ(u.decode->steps, 0);
+}
+
+// Hand oracle, GEMMs only: decode M = 16 in 3 of 4 calls (the lm_head's M differs) is batch 16 × 1 token, its KV not
+// read; a prefill aten::linear on a [2, 32, 256] input splits M = 64 into batch 2 × 32 tokens.
+TEST(TraceShapes, WithoutAttentionTheGemmRowsGiveBatchTimesQuery)
+{
+    const std::string json = trace_json({
+        op_events("aten::linear", "[[2,32,256],[512,256],[]]", 1, 100),
+        op_events("aten::linear", "[[2,32,256],[512,256],[]]", 2, 200),
+        op_events("aten::mm", "[[16,256],[256,512]]", 3, 1000),
+        op_events("aten::mm", "[[16,256],[256,512]]", 4, 1100),
+        op_events("aten::mm", "[[16,512],[512,256]]", 5, 1200),
+        op_events("aten::mm", "[[1,256],[256,1000]]", 6, 1300),
+    });
+    const Trace t = read_kineto_json(write_file("gemm.json", json));
+    const TraceShapes s = shapes_from_trace(t, steps({{0, 500, true}, {900, 1500, false}}, t));
+    ASSERT_TRUE(s.prefill && s.decode);
+    EXPECT_EQ(s.prefill->from, "gemm");
+    EXPECT_DOUBLE_EQ(s.prefill->batch, 2);
+    EXPECT_DOUBLE_EQ(s.prefill->query, 32);
+    EXPECT_DOUBLE_EQ(s.prefill->kv, 32);
+    EXPECT_DOUBLE_EQ(s.prefill->shape.sqsq, 2.0 * 32 * 32);
+    EXPECT_EQ(s.decode->from, "gemm");
+    EXPECT_EQ(s.decode->calls, 3);
+    EXPECT_DOUBLE_EQ(s.decode->batch, 16);
+    EXPECT_DOUBLE_EQ(s.decode->query, 1);
+    EXPECT_DOUBLE_EQ(s.decode->kv, 0) << "a GEMM says nothing of the KV length";
+    EXPECT_EQ(s.decode->shape.kv_from, "");
+    // No shapes at all: nothing read.
+    const Trace bare = read_kineto_json(write_file("bare.json", trace_json({R"({"ph":"X","cat":"kernel","name":"k",)"
+                                                                             R"("pid":0,"tid":7,"ts":10,"dur":2,)"
+                                                                             R"("args":{"device":0,"stream":7}})"})));
+    const TraceShapes none = shapes_from_trace(bare, PhaseResult{});
+    EXPECT_FALSE(none.prefill);
+    EXPECT_FALSE(none.decode);
+}
+
+// The real eager decode (tests/data/device/README.md: batch 8, a static KV cache of 539 slots read under a mask):
+// with only --model, the Roofline takes batch 8 and KV 539 from the 128 attention calls of its 16 decode steps, not
+// batch 1 / context 2048, and the cost model's decode attention is the hand-computed one at that shape.
+TEST(TraceShapes, RealEagerDecodeTakesItsBatchAndKvFromTheRecordedShapes)
+{
+    const PipelineResult r = analyse("decode-eager.pt.trace.json.gz");
+    ASSERT_TRUE(r.roofline.report);
+    const RooflineReport& rr = *r.roofline.report;
+    EXPECT_EQ(rr.cost.options.shape_source, "trace");
+    const PhaseCost* d = rr.cost.phase(Phase::Decode);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->shape_source, "trace");
+    EXPECT_EQ(d->batch, 8);
+    EXPECT_EQ(d->query_len, 1);
+    EXPECT_EQ(d->kv_len, 539);
+    EXPECT_EQ(d->batch_from, "trace");
+    EXPECT_EQ(d->kv_from, "trace");
+    EXPECT_NE(d->shape_evidence.find("from 128 "), std::string::npos) << d->shape_evidence;
+    EXPECT_NE(d->shape_evidence.find("in 16 decode steps"), std::string::npos) << d->shape_evidence;
+    EXPECT_TRUE(any_warning(rr, "decode shape from the trace's recorded shapes: batch 8, query 1, KV 539"));
+    // Decode attention per layer (config: 16 heads of 128, 4 KV heads, bf16): pairs = Hq·Σq·k = 16·8·539,
+    // bytes = 2·b·H·d·2 (Q, O) + 2·b·L·Hkv·d·2 (K, V), over 8 layers.
+    const auto att = std::find_if(d->ops.begin(), d->ops.end(), [](const OpCost& o) { return o.name == "attention"; });
+    ASSERT_NE(att, d->ops.end());
+    const double pairs = 16.0 * 8 * 539;
+    EXPECT_NEAR(att->flops, 8 * (4 * 128 * pairs + 5 * pairs), 1e-3);
+    EXPECT_NEAR(att->bytes, 8 * (2.0 * 8 * 16 * 128 * 2 + 2.0 * 8 * 539 * 4 * 128 * 2), 1e-3);
+    // Nothing rests on a default here, and no E_roof comes out below 0.01.
+    for (const auto& c : rr.classes) {
+        if (c.e_roof) {
+            EXPECT_GE(*c.e_roof, 0.01) << c.op_class << " " << c.phase;
+        }
+    }
+    for (const auto& f : r.diagnosis.eval.findings)
+        for (const auto& e : f.evidence)
+            EXPECT_NE(e.metric, "shape_default") << f.rule;
+}
+
+// The real prefill capture: batch 1 × a 2048-token prompt, from its SDPA calls (the default prompt is 1024).
+TEST(TraceShapes, RealPrefillTakesItsPromptFromTheRecordedShapes)
+{
+    const PipelineResult r = analyse("prefill.pt.trace.json.gz");
+    ASSERT_TRUE(r.roofline.report);
+    const PhaseCost* p = r.roofline.report->cost.phase(Phase::Prefill);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->shape_source, "trace");
+    EXPECT_EQ(p->batch, 1);
+    EXPECT_EQ(p->query_len, 2048);
+    EXPECT_EQ(p->tokens, 2048);
+}
+
+// Flags win, field by field, and a flag the trace contradicts is a warning that names both values.
+TEST(TraceShapes, AFlagTheTraceContradictsIsWarnedAndStillWins)
+{
+    CostOptions o;
+    o.batch = 1;
+    o.batch_set = true;
+    o.shape_source = "option";
+    const PipelineResult r = analyse("decode-eager.pt.trace.json.gz", o);
+    ASSERT_TRUE(r.roofline.report);
+    const RooflineReport& rr = *r.roofline.report;
+    EXPECT_TRUE(any_warning(rr, "--batch 1 contradicts the trace", "say batch 8 in decode")) << [&] {
+        std::string s;
+        for (const auto& w : rr.warnings)
+            s += w + "\n";
+        return s;
+    }();
+    const PhaseCost* d = rr.cost.phase(Phase::Decode);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->batch, 1) << "the flag wins";
+    EXPECT_EQ(d->batch_from, "option");
+    EXPECT_EQ(d->kv_len, 539) << "the field no flag set still comes from the trace";
+    EXPECT_EQ(d->kv_from, "trace");
+    EXPECT_EQ(d->shape_source, "option");
+    // A flag the trace agrees with (within 10 % of KV 539) is no warning.
+    CostOptions agree;
+    agree.context = 521;
+    agree.context_set = true;
+    agree.shape_source = "option";
+    const PipelineResult a = analyse("decode-eager.pt.trace.json.gz", agree);
+    ASSERT_TRUE(a.roofline.report);
+    EXPECT_FALSE(any_warning(*a.roofline.report, "contradicts the trace"));
+    EXPECT_EQ(a.roofline.report->cost.phase(Phase::Decode)->kv_len, 521);
+    EXPECT_EQ(a.roofline.report->cost.phase(Phase::Decode)->batch, 8);
+}
+
+// With nothing to go on (the CUDA-graph decode without its capture records no shapes), the defaults are stated as
+// such and every finding that reads an E_roof is at most low, its evidence saying why.
+TEST(TraceShapes, DefaultsAreSaidAndNoFindingAboveLowRestsOnThem)
+{
+    const PipelineResult r = analyse("decode-graph.pt.trace.json.gz");
+    ASSERT_TRUE(r.roofline.report);
+    const RooflineReport& rr = *r.roofline.report;
+    EXPECT_EQ(rr.cost.options.shape_source, "default");
+    const PhaseCost* d = rr.cost.phase(Phase::Decode);
+    ASSERT_NE(d, nullptr);
+    EXPECT_EQ(d->shape_source, "default");
+    EXPECT_TRUE(any_warning(rr, "decode shape: batch 1 and KV length 2048 are the default"));
+    int capped = 0;
+    for (const auto& f : r.diagnosis.eval.findings) {
+        const bool on_default = std::any_of(f.evidence.begin(), f.evidence.end(),
+                                            [](const Evidence& e) { return e.metric == "shape_default"; });
+        const bool reads_eroof = std::any_of(f.evidence.begin(), f.evidence.end(), [](const Evidence& e) {
+            return e.metric == "e_roof" || e.metric == "distance_to_roof";
+        });
+        if (reads_eroof) {
+            EXPECT_TRUE(on_default) << f.rule << " " << f.subject;
+            EXPECT_LE(f.severity, Severity::Low) << f.rule << " " << f.subject;
+        }
+        capped += on_default;
+    }
+    EXPECT_GT(capped, 0) << "the graph decode's classes do read E_roof findings";
+}
