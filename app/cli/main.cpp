@@ -8,6 +8,7 @@
 #include <new>
 #include <unistd.h>
 
+#include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/output_file.h"
 #include "analysis/trace/errors.h"
@@ -94,6 +95,27 @@ bool take_limit_options(std::vector<std::string>& args)
     return true;
 }
 
+// The guard on outputs (any command, output_file.h): `--force` (before a "--" only) is taken out of args and lets an
+// output replace a protected file; the default knowledge base and every `--kb PATH` named are protected, whether the
+// command opens them or not, so `analyze T -o ~/.local/share/sightline/knowledge.db` is refused (exit 2).
+void take_output_guard_options(std::vector<std::string>& args)
+{
+    sl::protect_output_path(sl::KnowledgeBase::default_path(), "the default knowledge base");
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--")
+            break;
+        if (args[i] == "--force") {
+            sl::set_force_overwrite(true);
+            args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+            --i;
+        } else if (args[i] == "--kb" && i + 1 < args.size()) {
+            sl::protect_output_path(args[i + 1], "the knowledge base in use (--kb)");
+        } else if (args[i].rfind("--kb=", 0) == 0) {
+            sl::protect_output_path(args[i].substr(5), "the knowledge base in use (--kb)");
+        }
+    }
+}
+
 // SIGINT / SIGTERM in any command: the temporaries of outputs being written are removed (the previous files stay),
 // one line says so, exit 130. profile, verify and deep-dive install their own handler (loop.cpp), which stops the
 // running profiler first and keeps what is done.
@@ -164,11 +186,15 @@ int main(int argc, char** argv)
             // names and memory.
             if (!take_limit_options(args))
                 return kExitUsage;
+            take_output_guard_options(args);
             install_signal_handlers();
             int rc = kExitInput;
             try {
                 rc = c.run(args);
             } catch (const sl::OutputIsInput& e) {
+                print_error(e.what());
+                rc = kExitInput;
+            } catch (const sl::OutputProtected& e) {
                 print_error(e.what());
                 rc = kExitInput;
             } catch (const sl::OutputError& e) {
