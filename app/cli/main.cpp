@@ -6,6 +6,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
 #include <unistd.h>
 
 #include "analysis/diagnosis/knowledge_base.h"
@@ -17,16 +18,19 @@
 
 using namespace sl::cli;
 
-static void usage(FILE* out)
+static std::string usage_text()
 {
-    std::fprintf(out, "Sightline %s - GPU traces of LLM inference, diagnosed.\n\nUsage: sightline-cli COMMAND [ARGS]\n\n",
-                 SIGHTLINE_VERSION);
+    std::string text = std::string("Sightline ") + SIGHTLINE_VERSION +
+                       " - GPU traces of LLM inference, diagnosed.\n\nUsage: sightline-cli COMMAND [ARGS]\n\n";
     for (const auto& c : commands())
-        std::fprintf(out, "  sightline-cli %s\n", c.synopsis);
-    std::fprintf(out, "\n'sightline-cli COMMAND --help' describes a command and its options.\n");
-    std::fprintf(out, "\n%s", kLimitOptionsHelp);
-    std::fprintf(out, "\n%s\n", kExitCodesHelp);
+        text += std::string("  sightline-cli ") + c.synopsis + "\n";
+    text += "\n'sightline-cli COMMAND --help' describes a command and its options.\n";
+    text += std::string("\n") + kLimitOptionsHelp;
+    text += std::string("\n") + kExitCodesHelp + "\n";
+    return text;
 }
+
+static void usage(FILE* out) { std::fputs(usage_text().c_str(), out); }
 
 namespace {
 
@@ -163,13 +167,29 @@ int finish_stdout(int rc)
     return rc == kExitOk || rc == kExitGate ? kExitOutput : rc;
 }
 
+// Help on standard output, written at once so that a failure keeps its reason: a text longer than stdio's buffer,
+// written to a full output piece by piece, lost ENOSPC before finish_stdout() could report it.
+int print_help(const std::string& text)
+{
+    try {
+        sl::write_standard_output(text);
+    } catch (const sl::OutputError& e) {
+        print_error(e.what());
+        return kExitOutput;
+    }
+    return finish_stdout(kExitOk);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return finish_stdout(argc < 2 ? kExitUsage : kExitOk);
+        if (argc < 2) {
+            usage(stderr);
+            return kExitUsage;
+        }
+        return print_help(usage_text());
     }
     if (!std::strcmp(argv[1], "--version")) {
         std::printf("sightline-cli %s\n", SIGHTLINE_VERSION);
@@ -179,8 +199,7 @@ int main(int argc, char** argv)
         if (std::strcmp(c.name, argv[1]) == 0) {
             std::vector<std::string> args(argv + 2, argv + argc);
             if (is_help_request(args)) {
-                std::fputs(command_help(c).c_str(), stdout);
-                return finish_stdout(kExitOk);
+                return print_help(command_help(c));
             }
             // The limit options (any command): --max-input-size (issue 17) and the limits on inflated content,
             // names and memory.
