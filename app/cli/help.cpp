@@ -30,7 +30,8 @@ struct HelpText {
     "  --ncu FILE             Nsight Compute export (CSV, text or .ncu-rep) joined to the trace's kernels\n"        \
     "  --rules DIR            rules directory added to (and overriding by id) the shipped rules\n"                  \
     "  --kb PATH              knowledge base whose verified history adjusts the findings' confidence\n"             \
-    "  --fail-on LEVEL        exit 1 when a finding of this severity or above fires: high, medium or low\n"         \
+    "  --fail-on LEVEL        exit 1 when a finding of this severity or above fires: high, medium or low;\n"        \
+    "                         exit 2 when a rule file or rule did not load (the gate cannot pass)\n"              \
     "  --tp N                 tensor-parallel ranks the model is split over (Roofline work per rank)\n"           \
     "  --weight-dtype T       weight data type (e.g. bf16, fp8, mxfp4, int4; default from the config)\n"          \
     "  --kv-dtype T           KV-cache data type (default: the activation type)\n"                               \
