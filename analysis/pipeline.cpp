@@ -157,6 +157,20 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
     return j;
 }
 
+// The rule files and rules that did not load or evaluate, for the text output: a warning people cannot miss.
+static std::string rule_problems_text(const Diagnosis& d)
+{
+    const size_t n = d.rule_errors.size() + d.eval.errors.size();
+    if (n == 0)
+        return {};
+    std::string s = "\nWarning: " + std::to_string(n) + " problem(s) with the rules; the rules named were not " +
+                    "evaluated (a --fail-on gate exits 2)\n";
+    for (const auto* errors : {&d.rule_errors, &d.eval.errors})
+        for (const auto& e : *errors)
+            s += "  rule file " + e.file + (e.rule_id.empty() ? "" : ", rule " + e.rule_id) + ": " + e.message + "\n";
+    return s;
+}
+
 std::string pipeline_to_text(const PipelineResult& r)
 {
     return (options_ran_rules(r) ? headline_to_text(r.diagnosis.headline) + "\n" : std::string()) +
@@ -164,7 +178,7 @@ std::string pipeline_to_text(const PipelineResult& r)
            (r.shapes.ops_with_shapes > 0 ? "\n" + shape_roofline_to_text(r.shapes) : std::string()) +
            (r.collectives.kernels > 0 ? "\n" + collectives_to_text(r.collectives) : std::string()) +
            (r.trace && !r.kernels.empty() ? "\n" + kernel_summaries_to_text(*r.trace, r.kernels) : std::string()) +
-           "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings);
+           rule_problems_text(r.diagnosis) + "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings);
 }
 
 } // namespace sl

@@ -59,9 +59,12 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
             }
             r.rule_files[std::filesystem::path(rule.file).filename().string()] = v;
         }
-        for (const RuleError& e : p.diagnosis.rule_errors)
-            r.notes.push_back("rule file " + e.file + (e.rule_id.empty() ? "" : " (" + e.rule_id + ")") + ": " +
-                              e.message);
+        for (const auto* errors : {&p.diagnosis.rule_errors, &p.diagnosis.eval.errors})
+            for (const RuleError& e : *errors) {
+                r.rule_problems.push_back("rule file " + e.file + (e.rule_id.empty() ? "" : " (" + e.rule_id + ")") +
+                                          ": " + e.message);
+                r.notes.push_back(r.rule_problems.back());
+            }
     }
     // Step 1 of the loop: what the knowledge base knows about this environment (the trace's own runs left out).
     if (!o.kb_path.empty() && std::filesystem::exists(o.kb_path)) {

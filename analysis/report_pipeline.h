@@ -50,6 +50,8 @@ struct PipelineResults {
     std::optional<Headline> headline;                // the trace-level verdict (diagnosis/headline.h)
     std::map<std::string, std::string> rule_files;   // path -> "sha256:<first 12 hex>"
     std::vector<std::string> notes;                  // what could not be computed, and why
+    // Rule files and rules that did not load or evaluate (also in notes): a --fail-on gate cannot pass with any.
+    std::vector<std::string> rule_problems;
     std::optional<EnvironmentHistory> environment_history;   // knowledge-base lookup (options.kb_path exists)
     std::string kb_path;
     // The user's decisions on this trace's suggestions as the knowledge base holds them (`kb accept|reject|annotate`,

@@ -33,6 +33,13 @@ int recordCompare(const CompareOutput& o)
     if (beforeHash.empty() || afterHash.empty())
         throw KbError("only traces opened from one file can be recorded (the knowledge base keys runs on the file's "
                       "content hash)");
+    // Two runs that are no A/B pair record nothing, as `compare --record` (compare.h).
+    if (!o.result.comparable()) {
+        std::string why;
+        for (const auto& w : o.result.not_comparable)
+            why += (why.empty() ? "" : "; ") + w;
+        throw KbError("nothing recorded: the runs are not comparable (" + why + ")");
+    }
     KnowledgeBase kb(o.kbPath.toStdString());
     const int64_t b = ensure_kb_run(kb, *o.before, *o.beforeAnalysis, o.result.before_path, beforeHash);
     const int64_t a = ensure_kb_run(kb, *o.after, *o.afterAnalysis, o.result.after_path, afterHash);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/timeline/analysis.h"
+#include "analysis/timeline/workload.h"
 #include "analysis/io/fingerprint.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/trace/trace.h"
@@ -186,6 +187,46 @@ static CompareEnvironment compare_environment(const Trace& before, const Analysi
     return e;
 }
 
+static std::string hardware_words(const CompareEnvironment& e);
+
+// Why BEFORE and AFTER are no A/B pair (compare.h): empty sides, other hardware, another workload.
+static std::vector<std::string> not_comparable_reasons(const Trace& before, const AnalysisResult& ab,
+                                                       const Trace& after, const AnalysisResult& aa,
+                                                       const CompareEnvironment& e)
+{
+    std::vector<std::string> why;
+    const bool empty_b = before.kernels.size() == 0, empty_a = after.kernels.size() == 0;
+    if (empty_b && empty_a)
+        why.push_back("neither BEFORE nor AFTER holds GPU kernels: there is no run to compare");
+    else if (empty_b || empty_a)
+        why.push_back(std::string(empty_b ? "BEFORE (" + before.meta.source_path : "AFTER (" + after.meta.source_path) +
+                      ") holds no GPU kernels: every number would read as a 100 % change");
+    if (!e.same_hardware())
+        why.push_back("different hardware (" + hardware_words(e) + ")");
+    else if (!empty_b && !empty_a) {
+        if (e.before.gpu.empty() != e.after.gpu.empty())
+            why.push_back("the GPU is known in " + std::string(e.before.gpu.empty() ? "AFTER" : "BEFORE") +
+                          " only (" + (e.before.gpu.empty() ? e.after.gpu : e.before.gpu) +
+                          "): the same hardware cannot be checked");
+        if (e.before_gpus != e.after_gpus && (e.before_gpus == 0 || e.after_gpus == 0))
+            why.push_back("different hardware (" + std::to_string(e.before_gpus) + " -> " +
+                          std::to_string(e.after_gpus) + " active GPUs)");
+        const std::string& vb = ab.workload.vendor;
+        const std::string& va = aa.workload.vendor;
+        if (!vb.empty() && !va.empty() && vb != va)
+            why.push_back("different hardware (" + vb + " -> " + va + ")");
+    }
+    const auto kb = ab.workload.kind, ka = aa.workload.kind;
+    if (kb != WorkloadKind::Unknown && ka != WorkloadKind::Unknown && kb != ka)
+        why.push_back(std::string("a different workload (") + workload_kind_name(kb) + " -> " +
+                      workload_kind_name(ka) + ")");
+    const std::string& fb = ab.workload.framework;
+    const std::string& fa = aa.workload.framework;
+    if (!fb.empty() && !fa.empty() && fb != fa)
+        why.push_back("a different workload (" + fb + " -> " + fa + ")");
+    return why;
+}
+
 CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const Trace& after,
                            const AnalysisResult& aa, const CompareOptions& o)
 {
@@ -198,6 +239,7 @@ CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const 
     r.after_metrics = headline_metrics(after, aa);
     r.classes = diff(by_class(ab), by_class(aa), o);
     r.kernels = diff(by_kernel_name(before, ab), by_kernel_name(after, aa), o);
+    r.not_comparable = not_comparable_reasons(before, ab, after, aa, r.environment);
     return r;
 }
 
@@ -355,10 +397,14 @@ void judge_suggestions_runs(CompareResult& r, const std::vector<SuggestionRecord
                           v.e2e_delta < 0 ? "fell" : "rose", std::fabs(v.e2e_delta) * 100, noise * 100);
             v.reason = buf + v.reason;
         }
-        // Another GPU (or another number of them) moves every number: nothing is verified or failed across it.
+        // Another GPU (or another number of them) moves every number: nothing is verified or failed across it; nor
+        // across an empty side or another workload (not_comparable).
         if (!r.environment.same_hardware() && (v.verdict == "verified" || v.verdict == "failed")) {
             v.verdict = "inconclusive";
             v.reason = "different hardware (" + hardware_words(r.environment) + "): " + v.reason;
+        } else if (!r.comparable() && (v.verdict == "verified" || v.verdict == "failed")) {
+            v.verdict = "inconclusive";
+            v.reason = "not comparable (" + r.not_comparable.front() + "): " + v.reason;
         }
         r.verdicts.push_back(std::move(v));
     }
@@ -448,7 +494,10 @@ nlohmann::json compare_to_json(const CompareResult& r)
                 {"op_classes", rows_json(r.classes)},
                 {"kernels", rows_json(r.kernels)},
                 {"kernel_summary", count(r.kernels)},
-                {"verdicts", verdicts}};
+                {"verdicts", verdicts},
+                {"comparable", r.comparable()},
+                {"not_comparable", r.not_comparable},
+                {"recorded", r.recorded ? json(*r.recorded) : json()}};
 }
 
 static std::string fmt_metric_pair(const std::string& k, const CompareResult& r)
@@ -518,6 +567,9 @@ std::string compare_to_text(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
     o << "Compare\n  before: " << r.before_path << "\n  after:  " << r.after_path << "\n";
+    for (const auto& why : r.not_comparable)
+        o << "  Warning: not comparable: " << why << "; no suggestion is verified or failed"
+          << (r.recorded ? ", and nothing was recorded" : "") << "\n";
     if (!r.environment.differences.empty()) {
         o << "\nEnvironment (differs)\n";
         for (const auto& d : r.environment.differences)
@@ -554,6 +606,9 @@ std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
     o << "# Compare\n\n- before: `" << r.before_path << "`\n- after: `" << r.after_path << "`\n\n";
+    for (const auto& why : r.not_comparable)
+        o << "> **Warning:** not comparable: " << why << "; no suggestion is verified or failed"
+          << (r.recorded ? ", and nothing was recorded" : "") << "\n\n";
     if (!r.environment.differences.empty()) {
         if (!r.environment.same_hardware())
             o << "> **Warning:** " << hardware_warning(r.environment) << "\n\n";
@@ -604,6 +659,8 @@ int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResul
 int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run)
 {
     int written = 0;
+    if (!result.comparable())
+        return written;   // a false history would move the suggestion's confidence on similar environments
     for (const SuggestionVerdict& v : result.verdicts) {
         if (v.verdict == "unmeasurable")
             continue;

@@ -17,6 +17,11 @@
 // different hardware (another GPU model or another number of active GPUs) every difference mixes the hardware with
 // the change, so no suggestion is "verified" or "failed" there: the verdict is "inconclusive" and says why. Software
 // differences are listed but do not block a verdict (an upgrade may be the change being verified).
+//
+// Comparable: a verdict needs two runs of the same thing. When a side holds no GPU kernels, when the GPU is another
+// model or known on one side only, another number of GPUs or another vendor, or when the workload differs
+// (inference against training, another serving framework), CompareResult::not_comparable says why: no verdict is
+// "verified" or "failed" then, and record_verdicts() writes nothing (`compare --record` says so instead).
 
 #include <map>
 #include <optional>
@@ -86,6 +91,11 @@ struct CompareResult {
     std::vector<DeltaRow> kernels;    // by |delta| descending
     std::vector<SuggestionVerdict> verdicts;
     CompareOptions options;
+    // Why the two runs are no A/B pair (see above), one sentence each; empty when they are.
+    std::vector<std::string> not_comparable;
+    bool comparable() const { return not_comparable.empty(); }
+    // What `--record` did: nullopt when it was not asked, else the verifications written (0 when refused).
+    std::optional<int> recorded;
 };
 
 // Headline metrics of one run: wall_ns, busy_ns, idle_ns, idle_fraction, utilization, host_wait_ns, kernel_wait_ns,
@@ -128,7 +138,7 @@ int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResul
                       const std::string& hash);
 
 // What `compare --record` writes (CLI and GUI alike): one verification per verdict that could be measured, tied to
-// the two runs. Returns how many were written.
+// the two runs. Returns how many were written: none when the runs are not comparable (result.not_comparable).
 int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run);
 
 nlohmann::json compare_to_json(const CompareResult& r);

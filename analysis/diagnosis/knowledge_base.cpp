@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include "analysis/io/output_file.h"
 #include "analysis/io/sqlite_uri.h"
 
 namespace sl {
@@ -262,6 +263,9 @@ int KnowledgeBase::check_schema()
 KnowledgeBase::KnowledgeBase(const std::string& path, Access access, int busy_timeout_ms)
     : path_(path), read_only_(access == Access::ReadOnly)
 {
+    // No output of this process may replace it (output_file.h), whichever option named it.
+    if (path != ":memory:" && path.rfind("file:", 0) != 0)
+        protect_output_path(path, "the knowledge base in use");
     std::error_code ec;
     const fs::path parent = fs::path(path).parent_path();
     const bool is_default = path == default_path();

@@ -912,6 +912,58 @@ void cap_default_shape_findings(std::vector<Finding>& findings, const std::vecto
 
 } // namespace
 
+const std::set<std::string>& metric_vocabulary()
+{
+    static const std::set<std::string> v = {
+        "achieved_occupancy", "avg_duration_us", "avg_kernel_us", "avg_launch_api_us", "avg_queue_delay_us",
+        "batch_size", "before_gpu_ns", "busy_ns", "capture_ns", "collective_skew_max_ns", "collective_skew_mean_ns",
+        "collectives_matched", "comm_overlap_fraction", "comm_ranks", "compute_bound", "count", "data_quality",
+        "dependency_wait_fraction", "dependency_wait_ns", "distance_to_roof", "dram_throughput_fraction",
+        "duration_ns", "e_roof", "edge_after_ns", "edge_before_ns", "edge_dependency_wait_ns", "edge_host_wait_ns",
+        "edge_idle_fraction", "edge_idle_ns", "edge_kernel_wait_ns", "edge_other_wait_ns", "edge_sync_wait_ns",
+        "elementwise_copy_fraction", "elementwise_copy_ns", "fused_chain", "gap_threshold_us", "graph_fraction",
+        "h2d_bytes", "h2d_fraction", "h2d_loop_exposed_ns", "h2d_ns", "h2d_overlap_fraction", "h2d_setup_ns",
+        "host_ns", "host_wait_ns", "host_wait_per_step_ns", "host_wait_share", "idle_fraction", "idle_ns",
+        "intensity", "is_allocator", "is_attention", "is_autotuning", "is_compilation", "is_decode",
+        "is_elementwise_chain", "is_gemm", "is_module_loading", "kernel_count", "kernel_wait_ns", "kernel_wait_share",
+        "kernels_per_step", "l2_miss_rate", "large_gap_count", "large_gap_ns", "launch_api_ns", "launch_count",
+        "launch_delay_outlier_count", "launch_overhead_fraction", "layer_cache_hit_rate", "layer_load_count",
+        "low_util_chunk_count", "low_util_chunk_fraction", "max_gap_fraction", "max_gap_ns", "memory_bound",
+        "memory_throughput_pct", "min_chunk_utilization", "moe_detected", "moe_experts", "moe_fraction",
+        "moe_gemm_ns", "moe_routing_ns", "moe_top_k", "nccl_exposed_fraction", "nccl_exposed_ns", "nccl_fraction",
+        "nccl_ns", "other_wait_ns", "pageable_async_memcpy_count", "pageable_async_memcpy_ns",
+        "prefill_compute_bound", "prefill_step_fraction", "registers_per_thread", "retest_abs_delta_fraction",
+        "retest_config_shapes", "retest_delta_fraction", "retest_layers_from_shapes", "retest_measured_ns",
+        "retest_theory_ns", "runtime_outlier_count", "shape_default", "shared_bank_conflict_ratio",
+        "shared_bank_conflicts_per_request", "short_kernel_count", "short_kernel_fraction", "sm_throughput_pct",
+        "stall_memory_dependency_fraction", "steady_idle_fraction", "steady_utilization", "steady_wall_ns",
+        "step_count", "straggler_exposed_wait_fraction", "straggler_exposed_wait_ns", "straggler_last_fraction",
+        "straggler_makes_others_wait", "straggler_rank", "straggler_wait_ns", "sync_api_count", "sync_api_fraction",
+        "sync_api_ns", "sync_dependency_overlap_ns", "sync_memcpy_count", "sync_memcpy_ns", "sync_memset_count",
+        "sync_steps_fraction", "sync_wait_ns", "sync_wait_per_step_ns", "syncs_per_step", "t_actual_ns",
+        "t_theory_ns", "tensor_core_utilization", "theoretical_occupancy", "time_fraction", "torch_compiled",
+        "total_ns", "tpot_median_ns", "trace_wall_ns", "utilization", "wall_fraction", "wall_ns", "waves_per_sm",
+        "weights_detected",
+    };
+    return v;
+}
+
+std::vector<std::string> unknown_metrics(const Rule& rule)
+{
+    std::set<std::string> used(rule.variables.begin(), rule.variables.end());
+    for (const auto& g : rule.gain_variables)
+        used.insert(!g.empty() && g[0] == '@' ? g.substr(1) : g);   // "@name": an evidence-only metric
+    for (const auto& s : rule.suggestions)
+        used.insert(s.when_variables.begin(), s.when_variables.end());
+    if (!rule.removes_cap.empty())
+        used.insert(rule.removes_cap);
+    std::vector<std::string> out;
+    for (const auto& n : used)
+        if (!metric_vocabulary().count(n))
+            out.push_back(n);
+    return out;
+}
+
 Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const RooflineReport* roofline,
                    const NcuReport* ncu, const DiagnoseOptions& options, const KnowledgeBase* kb)
 {
@@ -921,6 +973,19 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
         options.rule_dirs.empty() ? std::vector<std::string>{shipped_rules_dir(), default_user_rules_dir()}
                                   : options.rule_dirs;
     RuleSet rules = load_rules(dirs);
+    // A rule naming a metric no scope has (a typo) would never fire, silently: it is a rule error instead.
+    std::erase_if(rules.rules, [&](const Rule& r) {
+        const auto unknown = unknown_metrics(r);
+        if (unknown.empty())
+            return false;
+        std::string list;
+        for (const auto& n : unknown)
+            list += (list.empty() ? "'" : ", '") + n + "'";
+        rules.errors.push_back({r.file, r.id, "unknown metric " + list +
+                                                  " (not evaluated; the metrics are listed in "
+                                                  "resources/schemas/findings.md)"});
+        return true;
+    });
     d.rule_errors = rules.errors;
     d.env = fingerprint_from_trace(trace);
     if (!options.env_extra.model_hash.empty())

@@ -8,6 +8,8 @@
 // express its gain as a share of the end-to-end time.
 
 #include <cstdint>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "analysis/diagnosis/findings.h"
@@ -60,6 +62,14 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
 //  "ledger": ledger_to_json}:
 // what did not load and which rules could not apply for lack of a metric (aggregated per rule and scope kind).
 nlohmann::json diagnosis_meta_json(const Diagnosis& d);
+
+// Every metric name bind_metrics() can give a scope, of any kind: a rule naming another one (a typo) is never
+// evaluated, and diagnose() says so as a rule error, which fails a --fail-on gate. tst_rules checks this list against
+// the names this file's source assigns, so a new metric cannot be left out.
+const std::set<std::string>& metric_vocabulary();
+// The names a rule uses (condition, gain expressions, the suggestions' "when", evidence) that are not in
+// metric_vocabulary(), sorted.
+std::vector<std::string> unknown_metrics(const Rule& rule);
 
 // Per kernel name (largest time first, at most `limit`) for KnowledgeBase::record_run.
 std::vector<OperatorMeasurement> operator_measurements(const Trace& trace, const AnalysisResult& analysis,

@@ -385,16 +385,49 @@ RuleSet load_rules(const std::vector<std::string>& dirs)
 {
     RuleSet set;
     for (const auto& d : dirs) {
-        std::error_code ec;
-        if (d.empty() || !fs::is_directory(d, ec))
+        if (d.empty())
             continue;
+        std::error_code ec;
+        const auto st = fs::status(d, ec);
+        if (!fs::exists(st)) {
+            // The user's default folder need not exist; any other folder was named on purpose (--rules).
+            if (ec && ec != std::errc::no_such_file_or_directory)
+                set.errors.push_back({d, "", "cannot read the rules folder: " + ec.message()});
+            else if (d != default_user_rules_dir())
+                set.errors.push_back({d, "", "no such rules folder"});
+            continue;
+        }
+        if (!fs::is_directory(st)) {
+            set.errors.push_back({d, "", "not a folder: --rules names a folder of *.json rule files, not a file"});
+            continue;
+        }
+        // Every error of the walk (no permission, a symbolic-link loop inside) is a rule error naming the path,
+        // never an exception: a broken entry in the user's default folder must not stop the analysis.
         std::vector<std::string> files;
-        for (const auto& e : fs::directory_iterator(d, ec))
-            if (e.is_regular_file() && e.path().extension() == ".json")
-                files.push_back(e.path().string());
+        fs::directory_iterator it(d, ec), end;
+        if (ec)
+            set.errors.push_back({d, "", "cannot read the rules folder: " + ec.message()});
+        for (; !ec && it != end; it.increment(ec)) {
+            const fs::path p = it->path();
+            if (p.extension() != ".json")
+                continue;
+            std::error_code fec;
+            const auto fst = fs::status(p, fec);
+            if (fec)
+                set.errors.push_back({p.string(), "", "cannot read the rule file: " + fec.message()});
+            else if (fs::is_regular_file(fst))
+                files.push_back(p.string());
+        }
+        if (ec)
+            set.errors.push_back({d, "", "cannot read the rules folder: " + ec.message()});
         std::sort(files.begin(), files.end());
-        for (const auto& f : files)
-            load_rule_file(f, set);
+        for (const auto& f : files) {
+            try {
+                load_rule_file(f, set);
+            } catch (const std::exception& e) {
+                set.errors.push_back({f, "", std::string("cannot load the rule file: ") + e.what()});
+            }
+        }
     }
     std::sort(set.rules.begin(), set.rules.end(), [](const Rule& a, const Rule& b) { return a.id < b.id; });
     return set;

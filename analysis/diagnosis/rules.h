@@ -100,8 +100,9 @@ struct RuleSet {
 Rule parse_rule(const nlohmann::json& j, const std::string& file);
 
 // Loads every *.json in each directory, in order; a later directory overrides rules with the same id (a rule with
-// "enabled": false removes it). A missing directory is skipped silently; a malformed file or rule is recorded in
-// errors and the rest still load.
+// "enabled": false removes it). A missing default_user_rules_dir() is skipped silently; any other missing folder,
+// a path that is a file and not a folder, a folder or file that cannot be read (no permission, a symbolic-link
+// loop), a malformed file or rule is recorded in errors (never thrown) and the rest still load.
 RuleSet load_rules(const std::vector<std::string>& dirs);
 // Appends the rules of one file to `set` (override by id). Returns false when the file failed as a whole.
 bool load_rule_file(const std::string& path, RuleSet& set);

@@ -1,5 +1,6 @@
 #include "analysis/io/load.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -145,10 +146,46 @@ Trace load_traces(const std::vector<std::string>& paths, const LoadControl& cont
     return load_workspace(paths, LoadOptions{}, control);
 }
 
-Trace load_workspace(const std::vector<std::string>& paths, const LoadOptions& options, const LoadControl& control)
+// The paths with every file named twice left out (the same device and inode: `t.json t.json`, overlapping shell
+// globs, a link and its target), the first name kept; `warnings` says which were left out. A path that cannot be
+// stat'ed is kept: its reader says what is wrong with it.
+static std::vector<std::string> distinct_files(const std::vector<std::string>& paths, std::vector<std::string>& warnings)
 {
-    if (paths.empty())
+    std::vector<std::string> out;
+    std::vector<std::pair<dev_t, ino_t>> seen;
+    for (const auto& p : paths) {
+        struct stat st {};
+        if (::stat(p.c_str(), &st) != 0) {
+            out.push_back(p);
+            continue;
+        }
+        const auto id = std::make_pair(st.st_dev, st.st_ino);
+        const auto it = std::find(seen.begin(), seen.end(), id);
+        if (it == seen.end()) {
+            seen.push_back(id);
+            out.push_back(p);
+            continue;
+        }
+        size_t first = 0;
+        for (size_t i = 0; i < out.size(); ++i) {
+            struct stat o {};
+            if (::stat(out[i].c_str(), &o) == 0 && o.st_dev == st.st_dev && o.st_ino == st.st_ino) {
+                first = i;
+                break;
+            }
+        }
+        warnings.push_back(terminal_safe(p) + " is the same file as " + terminal_safe(out[first]) +
+                           " (given twice): read once, as one input, not as two ranks");
+    }
+    return out;
+}
+
+Trace load_workspace(const std::vector<std::string>& given, const LoadOptions& options, const LoadControl& control)
+{
+    if (given.empty())
         throw TraceError("", "", "at least one trace file", "none");
+    std::vector<std::string> twice;
+    const std::vector<std::string> paths = distinct_files(given, twice);
     // The captures a user names are read first (a bad path fails before a long load).
     std::vector<CaptureInput> capture_in;
     for (const auto& c : options.capture_traces)
@@ -213,11 +250,10 @@ Trace load_workspace(const std::vector<std::string>& paths, const LoadOptions& o
         }
         join_graph_captures(parts[i], *use);
     }
-    if (parts.size() == 1) {
-        // join_graph_captures added rows; the reader's temporaries are gone already (load_trace released them).
-        return std::move(parts.front());
-    }
-    return merge_traces(std::move(parts));
+    // join_graph_captures added rows; the reader's temporaries are gone already (load_trace released them).
+    Trace out = parts.size() == 1 ? std::move(parts.front()) : merge_traces(std::move(parts));
+    out.meta.warnings.insert(out.meta.warnings.end(), twice.begin(), twice.end());
+    return out;
 }
 
 } // namespace sl

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analysis/io/output_file.h"
 #include "analysis/trace/errors.h"
 
 namespace sl {
@@ -328,6 +329,8 @@ public:
         exec("PRAGMA journal_mode=OFF");
         exec("PRAGMA synchronous=OFF");
         exec("PRAGMA page_size=4096");
+        // Marks the file as Sightline's (output_file.h): a later output may replace it, unlike a real export.
+        exec("PRAGMA application_id=" + std::to_string(kSightlineSqliteApplicationId));
         exec("BEGIN");
     }
     ~Db()

@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 
 #include "analysis/io/input_bounds.h"
 
@@ -30,7 +32,54 @@ OutputIsInput::OutputIsInput(std::string output, std::string input)
 {
 }
 
+OutputProtected::OutputProtected(std::string output, std::string what_it_is)
+    : std::runtime_error("refusing to write " + terminal_safe(output) + ": it is " + what_it_is +
+                         "; give another output path, or --force to replace it"),
+      output_(std::move(output))
+{
+}
+
 namespace {
+
+struct ProtectedPath {
+    std::string path;   // absolute, normalised
+    std::string what;   // "the default knowledge base"
+};
+std::vector<ProtectedPath>& protected_paths()   // under g_inputs_mutex
+{
+    static std::vector<ProtectedPath> v;
+    return v;
+}
+std::atomic<bool> g_force{false};
+
+// An absolute path with ".", ".." and the links of its existing part resolved, for a file that may not exist yet.
+std::string normal_path(const std::string& p)
+{
+    std::error_code ec;
+    const std::filesystem::path a = std::filesystem::absolute(p, ec);
+    if (ec)
+        return p;
+    const std::filesystem::path c = std::filesystem::weakly_canonical(a, ec);
+    return ec ? a.lexically_normal().string() : c.string();
+}
+
+// The application id of an SQLite database (header offset 68, big-endian); nullopt when the file is no SQLite
+// database (or cannot be read: then there is nothing this process could lose by not reading it either).
+std::optional<uint32_t> sqlite_application_id(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    unsigned char h[72] = {};
+    const ssize_t n = ::pread(fd, h, sizeof h, 0);
+    ::close(fd);
+    static const char kMagic[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f', 'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};
+    if (n < 16 || std::memcmp(h, kMagic, sizeof kMagic) != 0)
+        return std::nullopt;
+    if (n < 72)
+        return 0u;
+    return (uint32_t(h[68]) << 24) | (uint32_t(h[69]) << 16) | (uint32_t(h[70]) << 8) | uint32_t(h[71]);
+}
 
 struct NotedInput {
     dev_t dev;
@@ -169,6 +218,52 @@ void note_input_file(const std::string& path)
     noted().push_back({st.st_dev, st.st_ino, path});
 }
 
+void protect_output_path(const std::string& path, const std::string& what_it_is)
+{
+    if (path.empty())
+        return;
+    const std::string p = normal_path(path);
+    std::lock_guard<std::mutex> lock(g_inputs_mutex);
+    for (const auto& x : protected_paths())
+        if (x.path == p)
+            return;
+    protected_paths().push_back({p, what_it_is});
+}
+
+void set_force_overwrite(bool force) { g_force.store(force); }
+
+void check_output_is_not_protected(const std::string& output)
+{
+    if (output.empty() || g_force.load())
+        return;
+    struct stat out {};
+    const bool exists = ::stat(output.c_str(), &out) == 0;
+    const std::string norm = exists ? std::string() : normal_path(output);
+    std::vector<ProtectedPath> list;
+    {
+        std::lock_guard<std::mutex> lock(g_inputs_mutex);
+        list = protected_paths();
+    }
+    // The file itself and the files SQLite keeps beside it: replacing the write-ahead log loses what it holds.
+    static const char* const kCompanions[][2] = {
+        {"", ""}, {"-wal", "the write-ahead log of "}, {"-shm", "the shared-memory index of "},
+        {"-journal", "the rollback journal of "}};
+    for (const auto& p : list)
+        for (const auto& [suffix, words] : kCompanions) {
+            const std::string candidate = p.path + suffix;
+            struct stat st {};
+            const bool same = exists ? ::stat(candidate.c_str(), &st) == 0 && st.st_dev == out.st_dev &&
+                                           st.st_ino == out.st_ino
+                                     : normal_path(candidate) == norm;
+            if (same)
+                throw OutputProtected(output, std::string(words) + p.what + " (" + terminal_safe(candidate) + ")");
+        }
+    if (exists && S_ISREG(out.st_mode))
+        if (const auto id = sqlite_application_id(output); id && *id != kSightlineSqliteApplicationId)
+            throw OutputProtected(output, "an SQLite database Sightline did not write (a knowledge base, an nsys "
+                                          "export or another program's data)");
+}
+
 std::vector<std::string> noted_input_files()
 {
     std::lock_guard<std::mutex> lock(g_inputs_mutex);
@@ -181,17 +276,22 @@ std::vector<std::string> noted_input_files()
 void check_output_is_not_input(const std::string& output, const std::vector<std::string>& inputs)
 {
     struct stat out {};
-    if (output.empty() || ::stat(output.c_str(), &out) != 0)
+    if (output.empty() || ::stat(output.c_str(), &out) != 0) {
+        check_output_is_not_protected(output);   // a knowledge base not created yet is still the knowledge base
         return;   // nothing there yet (a dangling link included): no input can be lost
+    }
     for (const auto& in : inputs) {
         struct stat st {};
         if (!in.empty() && ::stat(in.c_str(), &st) == 0 && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
             throw OutputIsInput(output, in);
     }
-    std::lock_guard<std::mutex> lock(g_inputs_mutex);
-    for (const auto& n : noted())
-        if (n.dev == out.st_dev && n.ino == out.st_ino)
-            throw OutputIsInput(output, n.path);
+    {
+        std::lock_guard<std::mutex> lock(g_inputs_mutex);
+        for (const auto& n : noted())
+            if (n.dev == out.st_dev && n.ino == out.st_ino)
+                throw OutputIsInput(output, n.path);
+    }
+    check_output_is_not_protected(output);
 }
 
 TempOutput::TempOutput(const std::string& target, const std::vector<std::string>& inputs) : target_(target)

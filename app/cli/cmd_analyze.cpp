@@ -342,9 +342,10 @@ int run_analyze(const std::vector<std::string>& argv)
         popt.rules_dir = req.rules_dir;
         popt.kb_path = req.kb_path;
         const PipelineResult r = run_pipeline(args.positional, popt);
-        for (const auto& e : r.diagnosis.rule_errors)
-            std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : ", rule " + e.rule_id)
-                      << ": " << e.message << "\n";
+        for (const auto* errors : {&r.diagnosis.rule_errors, &r.diagnosis.eval.errors})
+            for (const auto& e : *errors)
+                print_error("warning: rule file " + e.file + (e.rule_id.empty() ? "" : ", rule " + e.rule_id) + ": " +
+                            e.message);
         std::optional<Review> review;
         if (!req.llm_endpoint.empty())
             review = run_review(req, r.diagnosis.eval.findings);
@@ -367,6 +368,12 @@ int run_analyze(const std::vector<std::string>& argv)
         return kExitInput;
     }
     write_output(req.output, text, inputs, req.format == "json");
+    // Fails closed: a gate whose rules did not all load or evaluate has not checked what it promises.
+    if (const size_t problems = diag.rule_errors.size() + diag.eval.errors.size(); !req.fail_on.empty() && problems) {
+        print_error("--fail-on " + req.fail_on + ": the gate cannot pass: " + std::to_string(problems) +
+                    " problem(s) with the rules (above)");
+        return kExitInput;
+    }
     if (!req.fail_on.empty()) {
         const auto gate = parse_severity(req.fail_on);
         const auto worst = max_severity(diag.eval.findings);

@@ -6,7 +6,8 @@
 //
 // A/B verification: what changed between two runs, and for each suggestion accepted on BEFORE (in the knowledge
 // base) whether the metric it promised to move did move. --record writes AFTER as a run and every verdict as a
-// verification into the knowledge base (BEFORE too, when the knowledge base does not know it yet).
+// verification into the knowledge base (BEFORE too, when the knowledge base does not know it yet), unless the two
+// runs are no A/B pair (an empty side, other hardware, another workload: compare.h), which it says on stderr.
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -34,7 +35,8 @@ int usage(const std::string& msg)
     std::cerr << "sightline-cli compare: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n"
               << "  --format     text (default), json or md\n"
               << "  --kb PATH    knowledge base (default " << KnowledgeBase::default_path() << ")\n"
-              << "  --record     write AFTER and the verdicts of accepted suggestions into the knowledge base\n"
+              << "  --record     write AFTER and the verdicts of accepted suggestions into the knowledge base (nothing\n"
+              << "               when a side holds no kernels, or the hardware or the workload differs)\n"
               << "  --threshold  smallest end-to-end change that counts as verified/failed (percent, default 3; "
                  "run-to-run noise raises it)\n"
               << "  --before/--after, or BEFORE... -- AFTER...: several runs of each configuration\n";
@@ -124,8 +126,18 @@ int run_compare(const std::vector<std::string>& argv)
         // The same default knowledge base as `kb` and `analyze` ($XDG_DATA_HOME/...): without --kb the accepted
         // suggestions are still judged when the default knowledge base exists.
         const std::string kb_path = args.value("--kb", KnowledgeBase::default_path());
-        if (record || args.has("--kb") || std::filesystem::exists(kb_path)) {
-            KnowledgeBase kb(kb_path, record ? KnowledgeBase::Access::ReadWrite : KnowledgeBase::Access::ReadOnly);
+        // Two runs that are no A/B pair (an empty side, other hardware, another workload) record nothing: a false
+        // verdict would move the suggestion's confidence on every similar environment.
+        const bool can_record = record && r.comparable();
+        if (record && !can_record) {
+            r.recorded = 0;
+            std::string why;
+            for (const auto& w : r.not_comparable)
+                why += (why.empty() ? "" : "; ") + w;
+            print_error("recorded nothing in " + kb_path + ": the runs are not comparable (" + why + ")");
+        }
+        if (can_record || args.has("--kb") || std::filesystem::exists(kb_path)) {
+            KnowledgeBase kb(kb_path, can_record ? KnowledgeBase::Access::ReadWrite : KnowledgeBase::Access::ReadOnly);
             const std::string before_hash = file_hash(before_path);
             const std::string after_hash = file_hash(after_path);
             std::optional<int64_t> before_run;
@@ -134,10 +146,11 @@ int run_compare(const std::vector<std::string>& argv)
             if (before_run)
                 judge_suggestions_runs(r, kb.suggestions(*before_run, SuggestionState::Accepted), before, ab, after,
                                        aa, more_b, more_a);
-            if (record) {
+            if (can_record) {
                 const int64_t b = before_run ? *before_run : ensure_kb_run(kb, before, ab, before_path, before_hash);
                 const int64_t a = ensure_kb_run(kb, after, aa, after_path, after_hash);
                 const int written = record_verdicts(kb, r, b, a);
+                r.recorded = written;
                 std::cerr << "sightline-cli: recorded " << written << " verdict(s) in " << kb_path << "\n";
             }
         }

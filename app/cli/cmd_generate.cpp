@@ -150,6 +150,9 @@ int run_generate(const std::vector<std::string>& args)
         return kExitUsage;
     }
 
+    // Refused before any work: an output that would replace the knowledge base or a real export (output_file.h).
+    check_output(out, {});
+    check_output(config_out, {out});
     const auto t0 = std::chrono::steady_clock::now();
     const Trace t = make_synthetic_trace(o);
     const auto t1 = std::chrono::steady_clock::now();

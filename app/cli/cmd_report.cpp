@@ -333,6 +333,15 @@ int run_report(const std::vector<std::string>& argv)
     write_output(req.output, text, files, req.format == "json" || req.format == "pdf");
     if (req.format == "pdf")
         std::cerr << "wrote " << terminal_safe(req.output) << " (" << pdf_pages << " pages)\n";
+    if (results)
+        for (const auto& p : results->rule_problems)
+            print_error("warning: " + p);
+    // Fails closed: a gate whose rules did not all load or evaluate has not checked what it promises.
+    if (!req.fail_on.empty() && results && !results->rule_problems.empty()) {
+        print_error("--fail-on " + req.fail_on + ": the gate cannot pass: " +
+                    std::to_string(results->rule_problems.size()) + " problem(s) with the rules (above)");
+        return kExitInput;
+    }
     if (!req.fail_on.empty() && results && results->findings) {
         const auto gate = parse_severity(req.fail_on);
         const auto worst = max_severity(*results->findings);

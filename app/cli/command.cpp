@@ -9,7 +9,8 @@
 namespace sl::cli {
 
 const char* const kExitCodesHelp =
-    "Exit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input (or an output that is one of the inputs), 3 an external "
+    "Exit codes: 0 ok, 1 a --fail-on gate fired, 2 bad input (or an output that is one of the inputs or a knowledge "
+    "base), 3 an external "
     "tool is missing or failed, 4 an output could not be written (full disk, no permission, a closed or full "
     "standard output), 64 usage error, 130 interrupted (SIGINT/SIGTERM; a file being written is left as it was).";
 
@@ -19,7 +20,10 @@ const char* const kLimitOptionsHelp =
     "  --max-inflated-size SIZE  the inflated content of a .gz (default 64G)\n"
     "  --max-inflate-ratio N     the inflated content of a .gz: 64M plus N times the compressed bytes read (default 64)\n"
     "  --max-name-bytes SIZE     the distinct names of a trace (default 128M; one name keeps 16 KiB)\n"
-    "  --max-memory SIZE         memory while loading (default 90 % of RAM, the cgroup limit or ulimit)\n";
+    "  --max-memory SIZE         memory while loading (default 90 % of RAM, the cgroup limit or ulimit)\n"
+    "and this guard on what an output may replace:\n"
+    "  --force                   let -o replace the knowledge base (the default one, or --kb), its -wal/-shm files,\n"
+    "                            or an SQLite database Sightline did not write (refused otherwise: exit 2)\n";
 
 static std::vector<Command>& registry()
 {

@@ -30,7 +30,8 @@ struct HelpText {
     "  --ncu FILE             Nsight Compute export (CSV, text or .ncu-rep) joined to the trace's kernels\n"        \
     "  --rules DIR            rules directory added to (and overriding by id) the shipped rules\n"                  \
     "  --kb PATH              knowledge base whose verified history adjusts the findings' confidence\n"             \
-    "  --fail-on LEVEL        exit 1 when a finding of this severity or above fires: high, medium or low\n"         \
+    "  --fail-on LEVEL        exit 1 when a finding of this severity or above fires: high, medium or low;\n"        \
+    "                         exit 2 when a rule file or rule did not load (the gate cannot pass)\n"              \
     "  --tp N                 tensor-parallel ranks the model is split over (Roofline work per rank)\n"           \
     "  --weight-dtype T       weight data type (e.g. bf16, fp8, mxfp4, int4; default from the config)\n"          \
     "  --kv-dtype T           KV-cache data type (default: the activation type)\n"                               \
@@ -125,7 +126,9 @@ const HelpText kHelp[] = {
      "  --before TRACE         one run before the change (repeat for several runs; same as BEFORE... -- AFTER...)\n"
      "  --after TRACE          one run after the change (repeat for several runs)\n"
      "  --format text|json|md  output format (default text)\n"
-     "  --record               write AFTER and the verdicts of accepted suggestions into the knowledge base\n"
+     "  --record               write AFTER and the verdicts of accepted suggestions into the knowledge base;\n"
+     "                         nothing (and says why) when a side holds no kernels or the hardware or the\n"
+     "                         workload differs\n"
      "  --kb PATH              knowledge base (default $XDG_DATA_HOME/sightline/knowledge.db)\n"
      "  --threshold PCT        relative change that counts as verified or failed (percent, default 3; run-to-run "
      "noise raises it)\n"

@@ -6,8 +6,10 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string>
 #include <unistd.h>
 
+#include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/output_file.h"
 #include "analysis/trace/errors.h"
@@ -16,16 +18,19 @@
 
 using namespace sl::cli;
 
-static void usage(FILE* out)
+static std::string usage_text()
 {
-    std::fprintf(out, "Sightline %s - GPU traces of LLM inference, diagnosed.\n\nUsage: sightline-cli COMMAND [ARGS]\n\n",
-                 SIGHTLINE_VERSION);
+    std::string text = std::string("Sightline ") + SIGHTLINE_VERSION +
+                       " - GPU traces of LLM inference, diagnosed.\n\nUsage: sightline-cli COMMAND [ARGS]\n\n";
     for (const auto& c : commands())
-        std::fprintf(out, "  sightline-cli %s\n", c.synopsis);
-    std::fprintf(out, "\n'sightline-cli COMMAND --help' describes a command and its options.\n");
-    std::fprintf(out, "\n%s", kLimitOptionsHelp);
-    std::fprintf(out, "\n%s\n", kExitCodesHelp);
+        text += std::string("  sightline-cli ") + c.synopsis + "\n";
+    text += "\n'sightline-cli COMMAND --help' describes a command and its options.\n";
+    text += std::string("\n") + kLimitOptionsHelp;
+    text += std::string("\n") + kExitCodesHelp + "\n";
+    return text;
 }
+
+static void usage(FILE* out) { std::fputs(usage_text().c_str(), out); }
 
 namespace {
 
@@ -94,6 +99,27 @@ bool take_limit_options(std::vector<std::string>& args)
     return true;
 }
 
+// The guard on outputs (any command, output_file.h): `--force` (before a "--" only) is taken out of args and lets an
+// output replace a protected file; the default knowledge base and every `--kb PATH` named are protected, whether the
+// command opens them or not, so `analyze T -o ~/.local/share/sightline/knowledge.db` is refused (exit 2).
+void take_output_guard_options(std::vector<std::string>& args)
+{
+    sl::protect_output_path(sl::KnowledgeBase::default_path(), "the default knowledge base");
+    for (size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--")
+            break;
+        if (args[i] == "--force") {
+            sl::set_force_overwrite(true);
+            args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+            --i;
+        } else if (args[i] == "--kb" && i + 1 < args.size()) {
+            sl::protect_output_path(args[i + 1], "the knowledge base in use (--kb)");
+        } else if (args[i].rfind("--kb=", 0) == 0) {
+            sl::protect_output_path(args[i].substr(5), "the knowledge base in use (--kb)");
+        }
+    }
+}
+
 // SIGINT / SIGTERM in any command: the temporaries of outputs being written are removed (the previous files stay),
 // one line says so, exit 130. profile, verify and deep-dive install their own handler (loop.cpp), which stops the
 // running profiler first and keeps what is done.
@@ -141,13 +167,29 @@ int finish_stdout(int rc)
     return rc == kExitOk || rc == kExitGate ? kExitOutput : rc;
 }
 
+// Help on standard output, written at once so that a failure keeps its reason: a text longer than stdio's buffer,
+// written to a full output piece by piece, lost ENOSPC before finish_stdout() could report it.
+int print_help(const std::string& text)
+{
+    try {
+        sl::write_standard_output(text);
+    } catch (const sl::OutputError& e) {
+        print_error(e.what());
+        return kExitOutput;
+    }
+    return finish_stdout(kExitOk);
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
     if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return finish_stdout(argc < 2 ? kExitUsage : kExitOk);
+        if (argc < 2) {
+            usage(stderr);
+            return kExitUsage;
+        }
+        return print_help(usage_text());
     }
     if (!std::strcmp(argv[1], "--version")) {
         std::printf("sightline-cli %s\n", SIGHTLINE_VERSION);
@@ -157,18 +199,21 @@ int main(int argc, char** argv)
         if (std::strcmp(c.name, argv[1]) == 0) {
             std::vector<std::string> args(argv + 2, argv + argc);
             if (is_help_request(args)) {
-                std::fputs(command_help(c).c_str(), stdout);
-                return finish_stdout(kExitOk);
+                return print_help(command_help(c));
             }
             // The limit options (any command): --max-input-size (issue 17) and the limits on inflated content,
             // names and memory.
             if (!take_limit_options(args))
                 return kExitUsage;
+            take_output_guard_options(args);
             install_signal_handlers();
             int rc = kExitInput;
             try {
                 rc = c.run(args);
             } catch (const sl::OutputIsInput& e) {
+                print_error(e.what());
+                rc = kExitInput;
+            } catch (const sl::OutputProtected& e) {
                 print_error(e.what());
                 rc = kExitInput;
             } catch (const sl::OutputError& e) {

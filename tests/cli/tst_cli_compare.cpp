@@ -189,15 +189,21 @@ TEST(CliAnalyzeFindings, FindingsFailOnAndUserRules)
                             {"id": "nsys-gpu-time-util", "enabled": false}, {"id": "nsys-gpu-gaps", "enabled": false}]})";
         std::ofstream(rules + "/broken.json") << R"({"rules": [{"id": "half", "scope": "trace", "condition": "x >"}]})";
     }
-    const int rc = run("analyze " + starved + " --rules " + rules + " --fail-on high -o " + dir + "/c.txt", &out, true);
-    EXPECT_EQ(rc, 0) << out;
+    // Under --fail-on the broken file fails the gate closed (issue 36): exit 2, never a pass.
+    int rc = run("analyze " + starved + " --rules " + rules + " --fail-on high -o " + dir + "/c.txt", &out, true);
+    EXPECT_EQ(rc, 2) << out;
     EXPECT_NE(out.find("broken.json, rule half"), std::string::npos) << out;
+    EXPECT_NE(out.find("the gate cannot pass"), std::string::npos) << out;
     ASSERT_EQ(run("analyze " + starved + " --rules " + rules + " --format json -o " + dir + "/c.json", &out, true), 0);
     std::ifstream in(dir + "/c.json");
     json k = json::parse(in, nullptr, false);
     for (const auto& f : k["findings"])
         EXPECT_NE(f["rule"], "decode-host-bound");
     EXPECT_FALSE(k["findings"].empty());
+    // The rules switched off, nothing broken: the gate passes.
+    std::filesystem::remove(rules + "/broken.json");
+    rc = run("analyze " + starved + " --rules " + rules + " --fail-on high -o " + dir + "/d.txt", &out, true);
+    EXPECT_EQ(rc, 0) << out;
 }
 
 // kb record stores the environment's model hash and shape, so similar-environment lookups can tell models apart.

@@ -152,8 +152,12 @@ TEST(Rules, UserDirectoryOverridesAndDisablesById)
     json d = basic_rule("d", "avg_duration_us < 20");
     write_file(user + "/u.json", json{{"rules", {a2, b_off, d}}}.dump());
 
+    // A folder named on purpose that does not exist is an error (a typo in --rules must not pass a gate silently);
+    // the rest still load.
     RuleSet set = load_rules({shipped, user, "/nonexistent/dir"});
-    EXPECT_TRUE(set.errors.empty());
+    ASSERT_EQ(set.errors.size(), 1u);
+    EXPECT_EQ(set.errors[0].file, "/nonexistent/dir");
+    EXPECT_EQ(set.errors[0].message, "no such rules folder");
     ASSERT_EQ(set.rules.size(), 3u);
     EXPECT_EQ(set.find("a")->condition, "count > 5000");
     EXPECT_EQ(set.find("b"), nullptr);

@@ -89,6 +89,53 @@ TEST(OutputFile, AnInputIsNeverAnOutput)
     EXPECT_EQ(slurp(noted), "also precious");
 }
 
+// The knowledge base and any SQLite database Sightline did not write are never replaced (issue 36), whichever writer
+// is used, unless --force (set_force_overwrite) says so; a file Sightline stamped with its application id may be.
+TEST(OutputFile, AProtectedFileOrAForeignDatabaseIsNeverAnOutput)
+{
+    const std::string kb = dir() + "/knowledge.db";
+    std::string header(100, '\0');
+    header.replace(0, 16, std::string("SQLite format 3\0", 16));
+    spit(kb, header + "rows the user recorded");
+    const std::string kept = slurp(kb);
+    protect_output_path(kb, "the knowledge base in use");
+    EXPECT_THROW(write_output_file(kb, "x"), OutputProtected);
+    EXPECT_THROW(TempOutput t(kb), OutputProtected);
+    EXPECT_THROW(write_output_file(dir() + "/./knowledge.db", "x"), OutputProtected);
+    try {
+        write_output_file(kb + "-wal", "x");   // does not exist: compared by path
+        ADD_FAILURE() << "the write-ahead log was written";
+    } catch (const OutputProtected& e) {
+        EXPECT_NE(std::string(e.what()).find("the write-ahead log of the knowledge base in use"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_FALSE(fs::exists(kb + "-wal"));
+    EXPECT_EQ(slurp(kb), kept);
+
+    // Another program's SQLite database, named by nothing but the output.
+    const std::string foreign = dir() + "/notes.db";
+    spit(foreign, header + "notes");
+    EXPECT_THROW(write_output_file(foreign, "x"), OutputProtected);
+    EXPECT_EQ(slurp(foreign), header + "notes");
+    // The same header with Sightline's application id (offset 68, big-endian): ours, it may be replaced.
+    std::string ours = header;
+    for (int i = 0; i < 4; ++i)
+        ours[68 + static_cast<size_t>(i)] = static_cast<char>((kSightlineSqliteApplicationId >> (24 - 8 * i)) & 0xFF);
+    const std::string mine = dir() + "/planted.sqlite";
+    spit(mine, ours);
+    EXPECT_NO_THROW(write_output_file(mine, "new"));
+    EXPECT_EQ(slurp(mine), "new");
+
+    // --force lifts the guard, never the input one.
+    set_force_overwrite(true);
+    EXPECT_NO_THROW(write_output_file(foreign, "replaced"));
+    EXPECT_EQ(slurp(foreign), "replaced");
+    EXPECT_THROW(write_output_file(foreign, "x", {foreign}), OutputIsInput);
+    set_force_overwrite(false);
+    EXPECT_THROW(write_output_file(kb, "x"), OutputProtected);
+    EXPECT_EQ(slurp(kb), kept);
+}
+
 TEST(OutputFile, ALinkToAnOutputStaysALink)
 {
     const std::string target = dir() + "/real.txt", link = dir() + "/link.txt";
