@@ -61,6 +61,9 @@ nlohmann::json kernel_verdict_to_json(const Trace&, const KernelVerdict& v)
         e["op_class"] = v.op_class;
         e["phase"] = v.phase;
         e["e_roof_inconsistent"] = opt(v.e_roof_inconsistent);
+        if (v.e_roof_inconsistent)   // as every e_roof_inconsistent of the JSON: it says why
+            e["consistency_warning"] = "T_theory / T_actual above 1.05: measured above the roof, a data inconsistency "
+                                       "(wrong dtype, parallelism, shape or GPU), not an efficiency";
     }
     if (v.host != HostClause::None) {
         e["idle_before_ns"] = v.idle_ns;
