@@ -115,9 +115,10 @@ QString VerdictText::line(const KernelVerdict& v)
     case VerdictKind::Unknown: {
         QStringList what;
         for (const std::string& w : v.would_tell)
-            what << (w == "ncu"      ? tr("an ncu profile of this kernel")
-                     : w == "shapes" ? tr("shapes in the trace (record_shapes=True)")
-                                     : tr("the model's config.json"));
+            what << (w == "ncu"             ? tr("an ncu profile of this kernel")
+                     : w == "shapes"        ? tr("shapes in the trace (record_shapes=True)")
+                     : w == "capture_trace" ? tr("the trace of the graph's capture (--capture-trace)")
+                                            : tr("the model's config.json"));
         s = tr("Unknown — what would tell: %1").arg(what.join(QStringLiteral("; ")));
         break;
     }

@@ -4336,6 +4336,10 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>模型的 config.json</translation>
     </message>
     <message>
+        <source>the trace of the graph&apos;s capture (--capture-trace)</source>
+        <translation>该图捕获过程的 trace（--capture-trace）</translation>
+    </message>
+    <message>
         <source>launch-bound: the GPU waited %1 for it, and its launch call took %2, longer than it runs</source>
         <translation>受内核启动限制：GPU 为它等待了 %1，其启动调用耗时 %2，比它的运行时间更长</translation>
     </message>

@@ -338,7 +338,7 @@ void host_side(const KernelVerdictInputs& in, KernelVerdict& v)
     }
     if (graph) {
         v.host = HostClause::GraphReplay;
-        if (gap) {
+        if (gap && gap->duration() >= v.duration_ns) {   // the few hundred ns between graph nodes are not news
             v.idle_ns = gap->duration();
             v.idle_cause = gap->cause;
         }
@@ -551,6 +551,9 @@ KernelVerdict kernel_verdict(const KernelVerdictInputs& in)
             v.would_tell.push_back("shapes");
         if (!in.roofline)
             v.would_tell.push_back("model_config");
+        // A replayed kernel has no CPU op of its own: the trace of the graph's capture gives it its shapes.
+        if (shapes && v.graph_node >= 0)
+            v.would_tell.push_back("capture_trace");
         if (in.ncu)
             v.would_tell.insert(v.would_tell.begin(), "ncu");   // an ncu file without this kernel: profile it
     }
@@ -622,9 +625,10 @@ std::string kernel_verdict_text(const KernelVerdict& v)
         s = "Unknown — what would tell: ";
         for (size_t i = 0; i < v.would_tell.size(); ++i)
             s += std::string(i ? "; " : "") +
-                 (v.would_tell[i] == "ncu"      ? "an ncu profile of this kernel"
-                  : v.would_tell[i] == "shapes" ? "shapes in the trace (record_shapes=True)"
-                                                : "the model's config.json");
+                 (v.would_tell[i] == "ncu"             ? "an ncu profile of this kernel"
+                  : v.would_tell[i] == "shapes"        ? "shapes in the trace (record_shapes=True)"
+                  : v.would_tell[i] == "capture_trace" ? "the trace of the graph's capture (--capture-trace)"
+                                                       : "the model's config.json");
         break;
     }
     }

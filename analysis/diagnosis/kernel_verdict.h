@@ -32,8 +32,9 @@
 //                 short as fast as the GPU runs them;
 //   waited        the GPU waited for this launch, the kernel ran longer than its call;
 //   idle before   the GPU sat idle before it for another cause (sync, dependency, ...), at least as long as it ran;
-//   graph         replayed from a CUDA/HIP graph: its place in its replay (node i of n); a wait for the graph launch
-//                 itself is said only for the replay's first node.
+//   graph         replayed from a CUDA/HIP graph: its place in its replay (node i of n), and the gap before it only
+//                 when it is at least as long as the kernel; a wait for the graph launch itself is said only for the
+//                 replay's first node.
 // A kernel queued behind others (its launch returned before the GPU went idle) never gets a launch clause.
 
 #include <cstdint>
@@ -122,7 +123,8 @@ struct KernelVerdict {
     GapCause idle_cause = GapCause::Other;
     int32_t graph_node = -1, graph_nodes = 0;            // its place in its graph replay
 
-    // Unknown: what would tell, among "ncu", "shapes", "model_config".
+    // Unknown: what would tell, among "ncu", "shapes", "model_config", "capture_trace" (a replayed kernel of a trace
+    // with shapes: its graph's capture gives it its op).
     std::vector<std::string> would_tell;
 };
 
