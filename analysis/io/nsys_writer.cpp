@@ -326,19 +326,26 @@ public:
             db_ = nullptr;
             throw TraceError(path, "", "a writable file", msg);
         }
-        exec("PRAGMA journal_mode=OFF");
-        exec("PRAGMA synchronous=OFF");
-        exec("PRAGMA page_size=4096");
-        // Marks the file as Sightline's (output_file.h): a later output may replace it, unlike a real export.
-        exec("PRAGMA application_id=" + std::to_string(kSightlineSqliteApplicationId));
-        exec("BEGIN");
+        // A throwing constructor runs no destructor: a full disk failing one of these closes the handle here.
+        try {
+            exec("PRAGMA journal_mode=OFF");
+            exec("PRAGMA synchronous=OFF");
+            exec("PRAGMA page_size=4096");
+            // Marks the file as Sightline's (output_file.h): a later output may replace it, unlike a real export.
+            exec("PRAGMA application_id=" + std::to_string(kSightlineSqliteApplicationId));
+            exec("BEGIN");
+        } catch (...) {
+            sqlite3_close_v2(db_);
+            db_ = nullptr;
+            throw;
+        }
     }
     ~Db()
     {
         for (auto* s : stmts_)
             sqlite3_finalize(s);
         if (db_)
-            sqlite3_close(db_);
+            sqlite3_close_v2(db_);
     }
     void exec(const std::string& sql)
     {

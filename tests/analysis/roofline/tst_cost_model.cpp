@@ -250,7 +250,8 @@ TEST(CostModel, TimeFloorIsKernelsTimesTheShortestKernel)
         "num_key_value_heads":8,"num_hidden_layers":1,"intermediate_size":11008,"vocab_size":32000,
         "torch_dtype":"bfloat16"})", "llama7b-like");
     CostOptions b1;
-    const OpCost& q = op(estimate_costs(big, g, b1).phase(Phase::Decode)->ops, "q_proj");
+    const CostModelResult bigCosts = estimate_costs(big, g, b1);
+    const OpCost& q = op(bigCosts.phase(Phase::Decode)->ops, "q_proj");
     EXPECT_EQ(q.bound(), "memory");
     EXPECT_NEAR(*q.t_theory_ns, (4096.0 * 4096 * 2 + 2 * 4096 * 2) / 3350.0, 1e-6);
     // A GPU row without a minimum kernel duration has no floor.
