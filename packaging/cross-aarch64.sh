@@ -23,9 +23,10 @@ if ! command -v aarch64-linux-gnu-g++ >/dev/null || ! command -v qemu-aarch64 >/
 fi
 build=build/aarch64
 sysroot="$PWD/$build/sysroot"   # inside the cross build folder: build/ holds only build folders
-if ! [ -e "$sysroot/usr/lib/aarch64-linux-gnu/libsimdjson.so" ]; then
+if ! [ -e "$sysroot/usr/lib/aarch64-linux-gnu/libsimdjson.so" ] || ! [ -e "$sysroot/usr/lib/aarch64-linux-gnu/libre2.so" ]; then
   mkdir -p "$sysroot/debs"
-  (cd "$sysroot/debs" && apt-get download libsimdjson-dev:arm64 libsimdjson14:arm64 libmuparser-dev:arm64 libmuparser2v5:arm64 2>/dev/null)
+  (cd "$sysroot/debs" && apt-get download libsimdjson-dev:arm64 libsimdjson14:arm64 libmuparser-dev:arm64 libmuparser2v5:arm64 \
+    libre2-dev:arm64 libre2-9:arm64 2>/dev/null)
   for d in "$sysroot"/debs/*.deb; do dpkg-deb -x "$d" "$sysroot"; done
 fi
 launcher=()

@@ -8,9 +8,9 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
-  build-essential cmake ninja-build ccache pkg-config git \
+  build-essential cmake ninja-build ccache lld pkg-config git \
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools qt6-qpa-plugins qt6-translations-l10n libgl-dev \
-  libsqlite3-dev sqlite3 nlohmann-json3-dev libsimdjson-dev zlib1g-dev libmuparser-dev libcurl4-openssl-dev \
+  libsqlite3-dev sqlite3 nlohmann-json3-dev libsimdjson-dev zlib1g-dev libmuparser-dev libre2-dev libcurl4-openssl-dev \
   libgtest-dev libgmock-dev libbenchmark-dev \
   xvfb xauth poppler-utils fonts-noto-cjk python3 \
   help2man librsvg2-bin appstream desktop-file-utils

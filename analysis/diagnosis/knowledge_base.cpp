@@ -13,6 +13,7 @@
 
 #include "analysis/io/output_file.h"
 #include "analysis/io/sqlite_uri.h"
+#include "analysis/io/json_input.h"
 
 namespace sl {
 
@@ -192,7 +193,7 @@ std::map<std::string, double> metrics_from(const std::string& s)
     std::map<std::string, double> m;
     if (s.empty())
         return m;
-    const json j = json::parse(s, nullptr, false);
+    const json j = parse_json_lenient(s);
     if (j.is_object())
         for (auto it = j.begin(); it != j.end(); ++it)
             if (it.value().is_number())
@@ -398,7 +399,7 @@ std::optional<EnvFingerprint> KnowledgeBase::environment(int64_t env_id) const
     e.gpu = q.text(0);
     e.driver = q.text(1);
     e.cuda = q.text(2);
-    const json libs = json::parse(q.text(3), nullptr, false);
+    const json libs = parse_json_lenient(q.text(3));
     if (libs.is_object())
         for (auto it = libs.begin(); it != libs.end(); ++it)
             if (it.value().is_string())

@@ -1,9 +1,10 @@
 #include "analysis/diagnosis/review.h"
+#include "analysis/io/regex.h"
+#include "analysis/io/json_input.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -49,8 +50,8 @@ std::string scrub_paths(const std::string& text)
 {
     // An absolute POSIX path of two components or more, a home-relative path or a Windows drive path, where a word
     // starts (so "tokens/s" and "MB/s/SM" stay).
-    static const std::regex path(R"((^|[\s"'(=,;])((~|[A-Za-z]:)?[/\\][A-Za-z0-9._@+-]+([/\\][A-Za-z0-9._@+-]+)+))");
-    return std::regex_replace(text, path, "$1<path>");
+    static const Regex path(R"((^|[\s"'(=,;])((~|[A-Za-z]:)?[/\\][A-Za-z0-9._@+-]+([/\\][A-Za-z0-9._@+-]+)+))");
+    return path.replace_all(text, "\\1<path>");
 }
 
 nlohmann::json review_request(const std::vector<Finding>& findings, const ReviewRequestOptions& options)
@@ -104,7 +105,7 @@ Review failed_review(std::string error)
 
 Review parse_review_response(const std::string& http_body, const std::vector<Finding>& findings, size_t max_findings)
 {
-    const auto outer = nlohmann::json::parse(http_body, nullptr, false);
+    const auto outer = parse_json_lenient(http_body);
     if (outer.is_discarded() || !outer.is_object())
         return failed_review("the endpoint's answer is not JSON");
     const auto* content = [&]() -> const nlohmann::json* {
@@ -119,7 +120,7 @@ Review parse_review_response(const std::string& http_body, const std::vector<Fin
     }();
     if (!content)
         return failed_review("the endpoint's answer has no choices[0].message.content");
-    const auto answer = nlohmann::json::parse(unfence(content->get<std::string>()), nullptr, false);
+    const auto answer = parse_json_lenient(unfence(content->get<std::string>()));
     if (answer.is_discarded() || !answer.is_object() || !answer.contains("reviews") || !answer["reviews"].is_array())
         return failed_review("the reviewer did not answer with the JSON asked for ({\"reviews\": [...]})");
 

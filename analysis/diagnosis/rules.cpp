@@ -3,11 +3,11 @@
 #include "analysis/diagnosis/ncu_target.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -18,6 +18,8 @@
 #include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/resources.h"
+#include "analysis/io/regex.h"
+#include "analysis/io/json_input.h"
 
 namespace sl {
 
@@ -344,9 +346,10 @@ bool load_rule_file(const std::string& path, RuleSet& set)
             return false;
         }
         try {
-            doc = json::parse(text);
-        } catch (const json::exception& e) {
-            set.errors.push_back({path, "", std::string("not valid JSON: ") + e.what()});
+            doc = parse_json_input(text, path);
+        } catch (const TraceError& e) {
+            set.errors.push_back({path, "", "not valid JSON (" + e.where() + "): expected " + e.expected() + ", found " +
+                                                e.found()});
             return false;
         }
     }
@@ -499,24 +502,50 @@ std::string fill_placeholders(const std::string& text, const MetricScope& scope,
 std::vector<ConditionTerm> condition_terms(const std::string& condition)
 {
     // A comparison of a bare metric with a bare number: "x < 50" or "50 > x". Terms where either side is part of
-    // arithmetic ("x > 0.05 * y", "2 * x > 5") carry no simple threshold and are skipped.
+    // arithmetic ("x > 0.05 * y", "2 * x > 5") carry no simple threshold and are skipped: a match followed (after
+    // spaces) by an operator, a name or a digit is not a term. (RE2 has no look-ahead: that check is done here, and
+    // a match it rejects lets the search go on from the next byte, as the look-ahead's failed match did.)
     static const std::string num = R"([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)";
     static const std::string name = R"([A-Za-z_][A-Za-z0-9_]*)";
     static const std::string cmp = R"((<=|>=|==|!=|<|>))";
-    static const std::regex fwd("(?:^|[(&|!?:,])\\s*(" + name + ")\\s*" + cmp + "\\s*(" + num + ")(?!\\s*[*/^+\\-(A-Za-z_0-9.])");
-    static const std::regex rev("(?:^|[(&|!?:,])\\s*(" + num + ")\\s*" + cmp + "\\s*(" + name + ")(?!\\s*[*/^+\\-(A-Za-z_0-9.])");
+    static const Regex fwd("(?:^|[(&|!?:,])\\s*(" + name + ")\\s*" + cmp + "\\s*(" + num + ")");
+    static const Regex rev("(?:^|[(&|!?:,])\\s*(" + num + ")\\s*" + cmp + "\\s*(" + name + ")");
+    const auto free_after = [&](std::string_view match) {
+        size_t i = static_cast<size_t>(match.data() - condition.data()) + match.size();
+        while (i < condition.size() && std::isspace(static_cast<unsigned char>(condition[i])))
+            ++i;
+        if (i == condition.size())
+            return true;
+        const char c = condition[i];
+        return !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '*' || c == '/' ||
+                 c == '^' || c == '+' || c == '-' || c == '(');
+    };
+    const auto terms = [&](const Regex& re, const auto& add) {
+        std::vector<std::string_view> m;
+        size_t pos = 0;
+        while (pos <= condition.size() && re.search_from(condition, pos, m)) {
+            const size_t start = static_cast<size_t>(m[0].data() - condition.data());
+            if (free_after(m[0])) {
+                add(m);
+                pos = std::max(start + m[0].size(), start + 1);
+            } else {
+                pos = start + 1;
+            }
+        }
+    };
     std::vector<ConditionTerm> out;
-    for (auto it = std::sregex_iterator(condition.begin(), condition.end(), fwd); it != std::sregex_iterator(); ++it)
-        out.push_back({(*it)[1], (*it)[2], std::strtod((*it)[3].str().c_str(), nullptr)});
-    for (auto it = std::sregex_iterator(condition.begin(), condition.end(), rev); it != std::sregex_iterator(); ++it) {
+    terms(fwd, [&](const std::vector<std::string_view>& m) {
+        out.push_back({std::string(m[1]), std::string(m[2]), std::strtod(std::string(m[3]).c_str(), nullptr)});
+    });
+    terms(rev, [&](const std::vector<std::string_view>& m) {
         // "50 > x" reads as "x < 50".
-        std::string op = (*it)[2];
+        std::string op(m[2]);
         if (op == "<") op = ">";
         else if (op == ">") op = "<";
         else if (op == "<=") op = ">=";
         else if (op == ">=") op = "<=";
-        out.push_back({(*it)[3], op, std::strtod((*it)[1].str().c_str(), nullptr)});
-    }
+        out.push_back({std::string(m[3]), op, std::strtod(std::string(m[1]).c_str(), nullptr)});
+    });
     return out;
 }
 

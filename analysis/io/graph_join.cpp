@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <unordered_map>
 
+#include "analysis/io/input_bounds.h"
+#include "analysis/io/json_input.h"
 #include "analysis/io/kineto_reader.h"
 #include "analysis/io/load.h"
+#include "analysis/io/regex.h"
 #include "analysis/trace/errors.h"
 #include "analysis/trace/kernel_ops.h"
 
@@ -52,13 +54,13 @@ std::map<std::string, Details> read_execution_details(const fs::path& dir)
     std::error_code ec;
     if (!fs::is_regular_file(p, ec))
         return out;
-    std::ifstream in(p);
-    if (!in)
-        throw TraceError(p.string(), "", "a readable execution_details.json", "it cannot be read");
-    const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
+    // A data file: its size bound (16 MiB unless --max-input-size) before it is read, its nesting before it is
+    // parsed (a 694 MB file was a bare std::bad_alloc, a 10^6-deep array a stack overflow).
+    const std::string text = read_input_file(p.string(), InputKind::DataFile, "a readable execution_details.json");
+    const nlohmann::json j = parse_json_input(text, p.string());
     if (!j.is_array())
         throw TraceError(p.string(), "top level", "a list of {\"file\", \"batch_size\", \"mode\"} entries",
-                         j.is_discarded() ? "text that is not JSON" : "another JSON value");
+                         "another JSON value");
     for (size_t i = 0; i < j.size(); ++i) {
         const auto& e = j[i];
         const std::string where = "entry " + std::to_string(i + 1);
@@ -94,6 +96,7 @@ struct CapturedLaunch {
 
 struct Window {
     size_t capture = 0;
+    size_t index = 0;                               // the window's place among its capture's Begin/EndCapture pairs
     std::vector<CapturedLaunch> launches;
     std::unordered_map<uint32_t, int32_t> counts;   // base id -> launches
 };
@@ -176,6 +179,7 @@ CaptureWindows capture_windows(const Trace& c, size_t capture_index, Bases& base
     for (size_t w = 0; w < spans.size(); ++w) {
         Window win;
         win.capture = capture_index;
+        win.index = w;
         const auto [lo, hi] = spans[w];
         auto it = std::lower_bound(calls.begin(), calls.end(), lo,
                                    [&](size_t x, int64_t t) { return c.api.start[x] < t; });
@@ -206,6 +210,32 @@ CaptureWindows capture_windows(const Trace& c, size_t capture_index, Bases& base
 }
 
 // ---- alignment ---------------------------------------------------------------------------------------------------
+// The join's cost is bounded (issue 36 §3): one alignment fills at most kMaxAlignCells cells of its band (5 bytes
+// each: 80 MB), and the whole join at most kMaxJoinCells (a few seconds). A replay whose kernels are the window's
+// launches one for one — the common case — is matched in one pass without a table.
+constexpr int64_t kMaxAlignCells = 16'000'000;
+constexpr int64_t kMaxJoinCells = 400'000'000;
+
+// Cells the band of align(a, b) fills.
+int64_t align_cells(int64_t n, int64_t m)
+{
+    if (n == 0 || m == 0)
+        return 0;
+    const int64_t W = std::abs(n - m) + 48;
+    return (n + 1) * std::min<int64_t>(m + 1, 2 * W + 1);
+}
+
+// Whether a and b are the same sequence (b's 0 matching anything): then each a[i] is b[i].
+bool same_sequence(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i] != b[i] && b[i] != 0)
+            return false;
+    return true;
+}
+
 // Longest common subsequence of a (replayed kernels) and b (captured launches) in a band around the diagonal; b's 0
 // matches anything. match[i] = the b position a[i] is aligned to, or -1. Returns the matched count.
 int64_t align(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, std::vector<int32_t>& match)
@@ -214,6 +244,11 @@ int64_t align(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, st
     match.assign(a.size(), -1);
     if (n == 0 || m == 0)
         return 0;
+    if (same_sequence(a, b)) {
+        for (size_t i = 0; i < a.size(); ++i)
+            match[i] = static_cast<int32_t>(i);
+        return n;
+    }
     const int64_t W = std::abs(n - m) + 48;
     auto center = [&](int64_t i) { return i * m / n; };
     auto lo = [&](int64_t i) { return std::max<int64_t>(0, center(i) - W); };
@@ -300,7 +335,7 @@ struct BatchRange {
 
 std::vector<BatchRange> batch_ranges(const Trace& t)
 {
-    static const std::regex re(R"(^execute_(\d+)_|\bbs=(\d+))");
+    static const Regex re(R"(^execute_(\d+)_|\bbs=(\d+))");
     std::vector<BatchRange> out;
     std::vector<int64_t> by_name(t.strings.size(), -2);
     for (size_t i = 0; i < t.ranges.size(); ++i) {
@@ -310,11 +345,10 @@ std::vector<BatchRange> batch_ranges(const Trace& t)
         if (n >= by_name.size())
             continue;
         if (by_name[n] == -2) {
-            const std::string s(t.str(n));
-            std::smatch m;
+            std::vector<std::string_view> m;
             by_name[n] = -1;
-            if (std::regex_search(s, m, re)) {
-                const std::string num = m[1].matched ? m[1].str() : m[2].str();
+            if (re.search(t.str(n), m)) {
+                const std::string num(m[1].data() ? m[1] : m[2]);
                 if (num.size() < 10)
                     by_name[n] = std::stoll(num);
             }
@@ -490,6 +524,7 @@ void join_graph_captures(Trace& replay, const std::vector<LoadedCapture>& captur
         std::vector<std::vector<int32_t>> match;   // per stream, per kernel: position in the window, or -1
     };
     std::map<std::vector<uint32_t>, Choice> seen;   // names of the launch's kernels (streams separated) + batch
+    int64_t join_cells = 0;                          // alignment cells filled so far (bounded: kMaxJoinCells)
     std::vector<std::pair<uint32_t, std::pair<size_t, size_t>>> joined;   // kernel -> (window, position)
     std::vector<int64_t> window_first_api(windows.size(), -1);
     for (const auto& [key, streams] : launches) {
@@ -537,6 +572,28 @@ void join_graph_captures(Trace& replay, const std::vector<LoadedCapture>& captur
                 c.window = static_cast<int64_t>(w);
                 int64_t matched = 0;
                 for (const auto& s : seqs) {
+                    const int64_t cells = same_sequence(s, b) ? 0 : align_cells(static_cast<int64_t>(s.size()),
+                                                                                static_cast<int64_t>(b.size()));
+                    const std::string& capture_path = captures[win.capture].input.path;
+                    if (cells > kMaxAlignCells)
+                        throw TraceError(capture_path,
+                                         "capture window " + std::to_string(win.index + 1) + " (" +
+                                             std::to_string(b.size()) + " launches) against a graph replay of " +
+                                             std::to_string(s.size()) + " kernels",
+                                         "a capture window and a replay the join can align within " +
+                                             std::to_string(kMaxAlignCells / 1'000'000) +
+                                             " million cells (the kernel counts within a few thousand of each other)",
+                                         std::to_string(cells / 1'000'000) + " million cells; leave the capture out "
+                                         "(--no-capture-search, or no --capture-trace) to analyse the replay alone");
+                    join_cells += cells;
+                    if (join_cells > kMaxJoinCells)
+                        throw TraceError(capture_path, "the capture join",
+                                         "captures and replays the join can align within " +
+                                             std::to_string(kMaxJoinCells / 1'000'000) + " million cells in all",
+                                         "more (" + std::to_string(windows.size()) + " capture windows against " +
+                                             std::to_string(launches.size()) + " graph launches of differing "
+                                             "kernels); leave the capture out (--no-capture-search, or no "
+                                             "--capture-trace) to analyse the replay alone");
                     std::vector<int32_t> m;
                     matched += align(s, b, m);
                     c.match.push_back(std::move(m));

@@ -53,6 +53,7 @@
 #include "analysis/io/gzip_stream.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/parallel.h"
+#include "analysis/io/json_input.h"
 
 namespace sl::kineto {
 
@@ -240,6 +241,10 @@ void KinetoReader::capture_meta_value(const std::string& key)
         return;
     }
     nlohmann::json j;
+    size_t deep_at = 0;
+    if (json_nesting(text, kMaxJsonDepth, &deep_at) > kMaxJsonDepth)
+        fail("JSON nested at most " + std::to_string(kMaxJsonDepth) + " deep for top-level key \"" + key + "\"",
+             "deeper nesting at byte " + std::to_string(deep_at) + " of its value");
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& ex) {

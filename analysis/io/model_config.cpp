@@ -3,6 +3,7 @@
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/json_input.h"
 #include "analysis/trace/errors.h"
+#include "analysis/io/regex.h"
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +12,6 @@
 #include <cmath>
 #include <fstream>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -172,7 +172,7 @@ bool module_matches(const std::string& pattern, const std::string& path)
         return false;
     try {
         if (pattern.rfind("re:", 0) == 0)
-            return std::regex_search(path, std::regex("^(?:" + pattern.substr(3) + ")"));
+            return Regex("^(?:" + pattern.substr(3) + ")").search(path);
         if (pattern.find('*') != std::string::npos) {
             std::string re = "^";
             for (char c : pattern) {
@@ -183,10 +183,12 @@ bool module_matches(const std::string& pattern, const std::string& path)
                 else
                     re += std::string("\\") + c;
             }
-            return std::regex_search(path, std::regex(re + "(\\.|$)"));
+            return Regex(re + "(\\.|$)").search(path);
         }
-    } catch (const std::regex_error&) {
-        return false;   // a pattern no regex engine takes matches nothing (the module stays at its default)
+    } catch (const RegexError&) {
+        // A pattern RE2 does not take (a back-reference, a look-around, over kMaxRegexBytes) matches nothing: the
+        // module stays at its default. A downloaded config is untrusted input; RE2 runs it in linear time.
+        return false;
     }
     // A class name (compressed-tensors targets "Linear"): every linear module; a plain name: contained in the path.
     if (std::isupper(static_cast<unsigned char>(pattern[0])) && pattern.find('.') == std::string::npos)
@@ -451,6 +453,11 @@ void parse_quantization(const json& top, ModelConfig& m, const std::string& name
 ModelConfig parse_model_config(const std::string& json_text, const std::string& name)
 {
     json top;
+    size_t deep_at = 0;
+    if (json_nesting(json_text, kMaxJsonDepth, &deep_at) > kMaxJsonDepth)
+        throw TraceError(name, "byte " + std::to_string(deep_at),
+                         "JSON nested at most " + std::to_string(kMaxJsonDepth) + " deep (a Hugging Face config.json)",
+                         "deeper nesting");
     try {
         top = json::parse(json_text);
     } catch (const json::parse_error& e) {
@@ -625,14 +632,14 @@ ModelConfig load_model_config(const std::string& config_path, const std::string&
         m.index_total_bytes = idx.at("metadata").at("total_size").get<int64_t>();
 
     // Layer count: the highest "layers.N." index + 1 among the tensor names.
-    static const std::regex layer_re(R"((?:^|\.)(?:layers|h|blocks)\.(\d+)\.)");
+    static const Regex layer_re(R"((?:^|\.)(?:layers|h|blocks)\.(\d+)\.)");
     int64_t max_layer = -1;
     bool has_lm_head = false;
     for (auto it = wm.begin(); it != wm.end(); ++it) {
-        std::smatch mm;
+        std::vector<std::string_view> mm;
         const std::string& key = it.key();
-        if (std::regex_search(key, mm, layer_re)) {
-            const std::string digits = mm[1].str();
+        if (layer_re.search(key, mm)) {
+            const std::string digits(mm[1]);
             if (digits.size() > 9)   // std::stoll would throw a bare out_of_range past 19 digits
                 throw TraceError(index_path, "weight_map." + quote_prefix(key),
                                  "a layer index below " + std::to_string(kLayers.hi), quote_prefix(digits));

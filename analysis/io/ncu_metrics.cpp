@@ -1,9 +1,9 @@
 #include "analysis/io/ncu_metrics.h"
+#include "analysis/io/regex.h"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <regex>
 
 namespace sl {
 
@@ -274,14 +274,14 @@ NcuLaunchMetrics compute_ncu_metrics(const NcuLaunch& l)
     if (!m.tensor_pipe_pct)
         m.missing.push_back("tensor pipe utilisation");
     // Stalls
-    static const std::regex stall_re(
+    static const Regex stall_re(
         R"(^smsp__(?:average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio|average_warp_latency_issue_stalled_(\w+?)\.ratio|pcsamp_warps_issue_stalled_(\w+))$)");
     std::vector<NcuStall> stalls;
     for (const auto& [k, v] : l.metrics) {
-        std::smatch sm;
-        if (!v.number || !std::regex_match(k, sm, stall_re))
+        std::vector<std::string_view> sm;
+        if (!v.number || !stall_re.full_match(k, sm))
             continue;
-        std::string reason = sm[1].matched ? sm[1].str() : sm[2].matched ? sm[2].str() : sm[3].str();
+        std::string reason(sm[1].data() ? sm[1] : sm[2].data() ? sm[2] : sm[3]);
         if (reason.size() > 11 && reason.compare(reason.size() - 11, 11, "_not_issued") == 0)
             continue;
         stalls.push_back({reason, *v.number});

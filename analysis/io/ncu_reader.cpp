@@ -3,6 +3,7 @@
 #include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/ncu_metrics.h"
+#include "analysis/io/regex.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -291,15 +291,15 @@ std::string excerpt(const std::string& s, size_t n = 80)
 // followed by exactly three digits, repeatedly, then a comma) means a swapped locale.
 char detect_decimal(const std::vector<std::string>& values)
 {
-    static const std::regex comma_decimal(R"(^-?\d{1,3}(\.\d{3})*,\d+$|^-?\d+,\d{1,2}$|^-?\d+,\d{4,}$)");
-    static const std::regex dot_decimal(R"(^-?\d{1,3}(,\d{3})*\.\d+$|^-?\d+\.\d{1,2}$|^-?\d+\.\d{4,}$)");
+    static const Regex comma_decimal(R"(^-?\d{1,3}(\.\d{3})*,\d+$|^-?\d+,\d{1,2}$|^-?\d+,\d{4,}$)");
+    static const Regex dot_decimal(R"(^-?\d{1,3}(,\d{3})*\.\d+$|^-?\d+\.\d{1,2}$|^-?\d+\.\d{4,}$)");
     int comma = 0, dot = 0;
     for (const auto& v : values) {
         if (v.size() > 40 || v.empty())
             continue;
-        if (std::regex_match(v, comma_decimal))
+        if (comma_decimal.full_match(v))
             ++comma;
-        else if (std::regex_match(v, dot_decimal))
+        else if (dot_decimal.full_match(v))
             ++dot;
     }
     return comma > dot ? ',' : '.';
@@ -624,9 +624,9 @@ void parse_raw_csv(NcuReport& r, const std::string& text, size_t pos, size_t lin
 // ncu's console (text) details page.
 void parse_details_text(NcuReport& r, const std::string& text, const std::string& file, const NcuReadOptions& opt)
 {
-    static const std::regex kernel_re(
+    static const Regex kernel_re(
         R"(^  (\S.*) \((\d+), (\d+), (\d+)\)x\((\d+), (\d+), (\d+)\), Context (\d+), Stream (\d+)(?:, Device (\d+))?(?:, CC (\d+\.\d+))?\s*$)");
-    static const std::regex process_re(R"(^\[(\d+)\] (.+)@(.+)$)");
+    static const Regex process_re(R"(^\[(\d+)\] (.+)@(.+)$)");
     std::istringstream in(text);
     std::string ln;
     size_t line = 0;
@@ -644,26 +644,27 @@ void parse_details_text(NcuReport& r, const std::string& text, const std::string
         ++line;
         if (!ln.empty() && ln.back() == '\r')
             ln.pop_back();
-        std::smatch m;
+        std::vector<std::string_view> m;
         if (ln.rfind("==PROF==", 0) == 0 || ln.rfind("==WARNING==", 0) == 0 || ln.rfind("==ERROR==", 0) == 0)
             continue;
-        if (std::regex_match(ln, m, process_re)) {
-            pid = m[1].length() <= 18 ? std::stoll(m[1].str()) : 0;   // stoll throws past 19 digits
-            process = m[2].str();
+        if (process_re.full_match(ln, m)) {
+            pid = m[1].size() <= 18 ? std::stoll(std::string(m[1])) : 0;   // stoll throws past 19 digits
+            process = std::string(m[2]);
             cur = nullptr;
             continue;
         }
-        if (ln.size() > 2 && ln[0] == ' ' && ln[1] == ' ' && ln[2] != ' ' && std::regex_match(ln, m, kernel_re)) {
+        if (ln.size() > 2 && ln[0] == ' ' && ln[1] == ' ' && ln[2] != ' ' && kernel_re.full_match(ln, m)) {
             r.launches.emplace_back();
             cur = &r.launches.back();
             cur->id = static_cast<int64_t>(r.launches.size() - 1);
-            cur->name = m[1].str();
-            cur->grid = "(" + m[2].str() + ", " + m[3].str() + ", " + m[4].str() + ")";
-            cur->block = "(" + m[5].str() + ", " + m[6].str() + ", " + m[7].str() + ")";
-            cur->context = m[8].str();
-            cur->stream = m[9].str();
-            cur->device = m[10].str();
-            cur->cc = m[11].str();
+            const auto str = [&](size_t g) { return std::string(m[g]); };
+            cur->name = str(1);
+            cur->grid = "(" + str(2) + ", " + str(3) + ", " + str(4) + ")";
+            cur->block = "(" + str(5) + ", " + str(6) + ", " + str(7) + ")";
+            cur->context = str(8);
+            cur->stream = str(9);
+            cur->device = str(10);
+            cur->cc = str(11);
             cur->process = process;
             cur->pid = pid;
             section.clear();
@@ -709,18 +710,18 @@ void parse_details_text(NcuReport& r, const std::string& text, const std::string
             continue;
         }
         // Rule message start.
-        static const std::regex rule_re(R"(^    (OPT|INF|WRN|ERR)\s+(.*)$)");
-        if (std::regex_match(ln, m, rule_re)) {
+        static const Regex rule_re(R"(^    (OPT|INF|WRN|ERR)\s+(.*)$)");
+        if (rule_re.full_match(ln, m)) {
             NcuRule ru;
             ru.section = section;
-            ru.type = m[1].str();
-            std::string body = trim(m[2].str());
-            static const std::regex speed_re(R"(^Est\. (Local |Global )?Speedup: ([\d.,]+)%\s*(.*)$)");
-            std::smatch sm;
-            if (std::regex_match(body, sm, speed_re)) {
-                ru.speedup_type = sm[1].str() == "Local " ? "local" : "global";
-                ru.speedup_pct = parse_ncu_number(sm[2].str(), dec);
-                body = trim(sm[3].str());
+            ru.type = std::string(m[1]);
+            std::string body = trim(std::string(m[2]));
+            static const Regex speed_re(R"(^Est\. (Local |Global )?Speedup: ([\d.,]+)%\s*(.*)$)");
+            std::vector<std::string_view> sm;
+            if (speed_re.full_match(body, sm)) {
+                ru.speedup_type = sm[1] == "Local " ? "local" : "global";
+                ru.speedup_pct = parse_ncu_number(std::string(sm[2]), dec);
+                body = trim(std::string(sm[3]));
             }
             ru.description = body;
             cur->rules.push_back(std::move(ru));

@@ -1,10 +1,10 @@
 #include "analysis/io/process.h"
+#include "analysis/io/regex.h"
 
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <regex>
 #include <sstream>
 
 #include <fcntl.h>
@@ -255,12 +255,12 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
 
 std::vector<int> parse_version(const std::string& text)
 {
-    static const std::regex re(R"((\d+)(\.\d+)+)");
-    std::smatch m;
-    if (!std::regex_search(text, m, re))
+    static const Regex re(R"((\d+)(\.\d+)+)");
+    std::vector<std::string_view> m;
+    if (!re.search(text, m))
         return {};
     std::vector<int> v;
-    std::stringstream ss(m.str());
+    std::stringstream ss{std::string(m[0])};
     for (std::string part; std::getline(ss, part, '.');)
         v.push_back(std::atoi(part.c_str()));
     return v;

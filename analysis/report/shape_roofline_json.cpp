@@ -1,4 +1,5 @@
 #include "analysis/report/shape_roofline_json.h"
+#include "analysis/io/json_input.h"
 
 #include <cstdio>
 
@@ -14,8 +15,13 @@ json shape_roofline_to_json(const ShapeRooflineResult& r)
         j["op"] = p.op;
         j["family"] = p.family;
         j["shape"] = p.shape;
-        j["input_dims"] = json::parse(p.input_dims, nullptr, false);
-        j["input_types"] = json::parse(p.input_types, nullptr, false);
+        // The trace's own text where it is not JSON a report can carry (a discarded value would not print as JSON).
+        const auto shapes = [](const std::string& text) {
+            json v = parse_json_lenient(text);
+            return v.is_discarded() ? json(text) : v;
+        };
+        j["input_dims"] = shapes(p.input_dims);
+        j["input_types"] = shapes(p.input_types);
         j["dtype"] = p.dtype;
         j["calls"] = p.calls;
         j["kernels"] = p.kernels;

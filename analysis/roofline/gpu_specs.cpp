@@ -2,6 +2,7 @@
 
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/json_input.h"
+#include "analysis/io/regex.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/resources.h"
 
@@ -12,7 +13,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <regex>
 
 namespace sl {
 
@@ -178,7 +178,7 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
     if (j.contains("peaks_tflops_dense"))
         peaks(j.at("peaks_tflops_dense"), where + ".peaks_tflops_dense", s.peaks);
     str("compute_version", s.compute_version);
-    if (!s.compute_version.empty() && !std::regex_match(s.compute_version, std::regex(R"(\d+\.\d+)")))
+    if (!s.compute_version.empty() && !Regex(R"(\d+\.\d+)").full_match(s.compute_version))
         throw TraceError(file, where + ".compute_version", "the runtime's major.minor, e.g. \"9.4\"", s.compute_version);
     num("min_kernel_us", 1e3, s.min_kernel_ns);
     str("min_kernel_source", s.min_kernel_source);
@@ -210,20 +210,22 @@ void read_row(const json& j, GpuSpec& s, const std::string& file, const std::str
     }
     for (const auto& pat : s.match) {
         try {
-            std::regex re(pat, std::regex::ECMAScript | std::regex::icase);
-        } catch (const std::regex_error&) {
-            throw TraceError(file, where + ".match", "a valid regular expression", pat);
+            Regex re(pat, Regex::Options{.icase = true});
+        } catch (const RegexError& e) {
+            throw TraceError(file, where + ".match", kRegexExpected, e.what());
         }
     }
 }
 
 bool pattern_matches(const GpuSpec& s, std::string_view text)
 {
-    const std::string t(text);
     for (const auto& pat : s.match) {
-        std::regex re(pat, std::regex::ECMAScript | std::regex::icase);
-        if (std::regex_search(t, re))
-            return true;
+        try {
+            if (Regex(pat, Regex::Options{.icase = true}).search(text))
+                return true;
+        } catch (const RegexError&) {
+            // A pattern of a row that was not validated by the loader (a GpuSpec built in code) matches nothing.
+        }
     }
     return false;
 }

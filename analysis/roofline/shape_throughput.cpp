@@ -7,6 +7,7 @@
 
 #include "analysis/timeline/step_grammar.h"
 #include "analysis/trace/kernel_ops.h"
+#include "analysis/io/json_input.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,7 +30,7 @@ struct OpInputs {
 bool parse_inputs(const std::string& dims_text, const std::string& types_text, const std::string& concrete_text,
                   OpInputs& out)
 {
-    const auto dj = nlohmann::json::parse(dims_text, nullptr, false);
+    const auto dj = parse_json_lenient(dims_text);
     if (!dj.is_array())
         return false;
     for (const auto& d : dj) {
@@ -47,11 +48,11 @@ bool parse_inputs(const std::string& dims_text, const std::string& types_text, c
         out.dims.push_back(std::move(v));
         out.is_tensor.push_back(tensor);
     }
-    const auto tj = nlohmann::json::parse(types_text.empty() ? std::string("[]") : types_text, nullptr, false);
+    const auto tj = parse_json_lenient(types_text.empty() ? std::string("[]") : types_text);
     if (tj.is_array())
         for (const auto& t : tj)
             out.types.push_back(t.is_string() ? t.get<std::string>() : std::string());
-    const auto cj = nlohmann::json::parse(concrete_text.empty() ? std::string("[]") : concrete_text, nullptr, false);
+    const auto cj = parse_json_lenient(concrete_text.empty() ? std::string("[]") : concrete_text);
     if (cj.is_array())
         for (const auto& c : cj)
             out.concrete.push_back(c.is_string() ? c.get<std::string>() : std::string());

@@ -4,6 +4,7 @@
 #include "analysis/timeline/phases.h"
 #include "analysis/trace/kernel_ops.h"
 #include "analysis/trace/trace.h"
+#include "analysis/io/json_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,7 @@ struct Attn {
 // Q and K of an attention call: 4-D tensors, the first two arguments.
 std::optional<Attn> read_attention(int layout, const std::string& dims_text)
 {
-    const auto d = nlohmann::json::parse(dims_text, nullptr, false);
+    const auto d = parse_json_lenient(dims_text);
     if (!d.is_array() || d.size() < 2)
         return std::nullopt;
     auto dim4 = [](const nlohmann::json& t, int64_t out[4]) {
@@ -191,7 +192,7 @@ TraceShapes shapes_from_trace(const Trace& t, const PhaseResult& phases)
         if (st)
             gemm_steps[side].insert(st);
         if (op == "aten::linear") {
-            const auto d = nlohmann::json::parse(a.input_dims[row], nullptr, false);
+            const auto d = parse_json_lenient(a.input_dims[row]);
             if (d.is_array() && !d.empty() && d[0].is_array() && d[0].size() == 3 && d[0][0].is_number_integer() &&
                 d[0][1].is_number_integer())
                 gemm_split[side][g->m] = {d[0][0].get<int64_t>(), d[0][1].get<int64_t>()};

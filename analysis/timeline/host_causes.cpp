@@ -138,10 +138,9 @@ HostCausePatterns HostCausePatterns::from_json(const nlohmann::json& doc, const 
         if (kind == "regex") {
             pat.regex = true;
             try {
-                pat.re = std::regex(pat.text, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-            } catch (const std::regex_error& e) {
-                throw TraceError(source, where, "a valid ECMAScript regular expression",
-                                 pat.text + " (" + e.what() + ")");
+                pat.re = Regex(pat.text, Regex::Options{.icase = true});
+            } catch (const RegexError& e) {
+                throw TraceError(source, where, kRegexExpected, e.what());
             }
         } else if (kind != "contains") {
             throw TraceError(source, where, "kind contains|regex", kind);
@@ -171,7 +170,7 @@ int HostCausePatterns::classify(std::string_view name, bool api) const
             continue;
         bool hit = false;
         if (p.regex) {
-            hit = std::regex_search(name.begin(), name.end(), p.re);
+            hit = p.re.search(name);
         } else {
             if (low.empty())
                 low = lower(name);

@@ -22,13 +22,13 @@
 // Pure: reads the trace and the idle analysis, returns a value. O(ranges + API calls + gaps), names classified once.
 
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "analysis/io/regex.h"
 #include "analysis/timeline/idle.h"
 #include "analysis/trace/trace.h"
 
@@ -44,7 +44,7 @@ public:
         bool on_ranges = false, on_api = false;
         bool regex = false;
         std::string text, lower;       // as written / lower-cased (contains)
-        std::regex re;
+        Regex re;
     };
 
     // Parses the host-causes layout (resources/host_causes.json). Throws TraceError naming `source` and the entry on

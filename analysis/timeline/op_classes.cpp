@@ -85,9 +85,9 @@ OpClassifier OpClassifier::from_json(const nlohmann::json& doc, const std::strin
         }
         if (pat.kind == PatternKind::Regex) {
             try {
-                pat.re = std::regex(pat.text, std::regex::ECMAScript | std::regex::icase | std::regex::optimize);
-            } catch (const std::regex_error& e) {
-                throw TraceError(source, where, "a valid ECMAScript regular expression", pat.text + " (" + e.what() + ")");
+                pat.re = Regex(pat.text, Regex::Options{.icase = true});
+            } catch (const RegexError& e) {
+                throw TraceError(source, where, kRegexExpected, e.what());
             }
         }
         c.patterns_.push_back(std::move(pat));
@@ -126,7 +126,7 @@ bool OpClassifier::matches(size_t i, std::string_view name) const
     switch (p.kind) {
     case PatternKind::Contains: return low.find(p.lower) != std::string::npos;
     case PatternKind::Prefix: return base.substr(0, p.lower.size()) == p.lower;
-    case PatternKind::Regex: return std::regex_search(name.begin(), name.end(), p.re);
+    case PatternKind::Regex: return p.re.search(name);
     }
     return false;
 }
@@ -145,7 +145,7 @@ OpClassifier::Match OpClassifier::classify(std::string_view name) const
         switch (p.kind) {
         case PatternKind::Contains: hit = low.find(p.lower) != std::string::npos; break;
         case PatternKind::Prefix: hit = base.substr(0, p.lower.size()) == p.lower; break;
-        case PatternKind::Regex: hit = std::regex_search(name.begin(), name.end(), p.re); break;
+        case PatternKind::Regex: hit = p.re.search(name); break;
         }
         if (hit)
             return {p.cls, static_cast<int>(i)};

@@ -10,11 +10,11 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "analysis/io/regex.h"
 #include "analysis/trace/trace.h"
 
 namespace sl {
@@ -28,7 +28,7 @@ public:
         std::string text;            // as written in the file
         PatternKind kind = PatternKind::Contains;
         std::string lower;           // lower-cased text (Contains/Prefix)
-        std::regex re;               // Regex
+        Regex re;               // Regex
         // A sequence pattern ("after": class id, "within": N): it applies per kernel, not per name — to a kernel
         // whose name matches and one of the `within` kernels before it on its stream is of class `after` (HF's gated
         // MLP runs silu, the up GEMM, then a plain elementwise mul: that mul is the activation's). classify()

@@ -4,18 +4,19 @@
 #include <climits>
 #include <functional>
 #include <numeric>
-#include <regex>
 #include <string_view>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/io/regex.h"
 #include "analysis/trace/errors.h"
 #include "analysis/timeline/nvtx_projection.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/overlap.h"
 #include "analysis/trace/kernel_ops.h"
 #include "analysis/trace/stats.h"
+#include "analysis/io/json_input.h"
 
 namespace sl {
 
@@ -59,7 +60,7 @@ std::vector<AttentionCall> attention_calls(const Trace& t)
         if (n != "aten::scaled_dot_product_attention" && n != "aten::_scaled_dot_product_flash_attention" &&
             n != "aten::_scaled_dot_product_efficient_attention" && n != "aten::_scaled_dot_product_cudnn_attention")
             continue;
-        const nlohmann::json d = nlohmann::json::parse(a.input_dims[i], nullptr, false);
+        const nlohmann::json d = parse_json_lenient(a.input_dims[i]);
         if (!d.is_array() || d.size() < 2 || !d[0].is_array() || !d[1].is_array() || d[0].size() < 2 ||
             d[1].size() < 2 || !d[1][d[1].size() - 2].is_number_integer())
             continue;   // a query and a key of (…, L, E)
@@ -109,7 +110,7 @@ std::pair<int64_t, int64_t> op_shape(const Trace& t, int32_t op)
     const int gemm_input = n == "aten::addmm" ? 1 : (n == "aten::mm" || n == "aten::matmul" || n == "aten::linear") ? 0 : -1;
     if (!attention && gemm_input < 0)
         return {0, 0};
-    const nlohmann::json d = nlohmann::json::parse(t.op_args.input_dims[static_cast<size_t>(op)], nullptr, false);
+    const nlohmann::json d = parse_json_lenient(t.op_args.input_dims[static_cast<size_t>(op)]);
     if (!d.is_array())
         return {0, 0};
     if (attention) {
@@ -383,18 +384,17 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
     };
     std::vector<int8_t> name_flag(t.strings.size(), -1);
     if (!o.step_regex.empty()) {
-        std::regex re;
+        Regex re;
         try {
-            re = std::regex(o.step_regex, std::regex::ECMAScript | std::regex::icase);
-        } catch (const std::regex_error& e) {
-            throw TraceError("options", "step regex", "a valid ECMAScript regular expression",
-                             o.step_regex + " (" + e.what() + ")");
+            re = Regex(o.step_regex, Regex::Options{.icase = true});
+        } catch (const RegexError& e) {
+            throw TraceError("options", "step regex", kRegexExpected, e.what());
         }
         steps = boundary_steps([&](uint32_t ki) {
             const StrId n = k.name[ki];
             int8_t& f = name_flag[n < name_flag.size() ? n : 0];
             if (f < 0)
-                f = std::regex_search(std::string(t.str(n)), re) ? 1 : 0;
+                f = re.search(t.str(n)) ? 1 : 0;
             return f == 1;
         });
         r.source = StepSource::KernelRegex;
@@ -411,21 +411,19 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         // NVTX step ranges.
         std::vector<uint32_t> matched, prefill_ranges;
         if (!o.nvtx_step_regex.empty() && t.ranges.size() > 0) {
-            std::regex re;
+            Regex re;
             try {
-                re = std::regex(o.nvtx_step_regex, std::regex::ECMAScript | std::regex::icase);
-            } catch (const std::regex_error& e) {
-                throw TraceError("options", "NVTX step regex", "a valid ECMAScript regular expression",
-                                 o.nvtx_step_regex + " (" + e.what() + ")");
+                re = Regex(o.nvtx_step_regex, Regex::Options{.icase = true});
+            } catch (const RegexError& e) {
+                throw TraceError("options", "NVTX step regex", kRegexExpected, e.what());
             }
-            std::regex pre;
+            Regex pre;
             const bool use_pre = !o.nvtx_prefill_regex.empty();
             if (use_pre) {
                 try {
-                    pre = std::regex(o.nvtx_prefill_regex, std::regex::ECMAScript | std::regex::icase);
-                } catch (const std::regex_error& e) {
-                    throw TraceError("options", "NVTX prefill regex", "a valid ECMAScript regular expression",
-                                     o.nvtx_prefill_regex + " (" + e.what() + ")");
+                    pre = Regex(o.nvtx_prefill_regex, Regex::Options{.icase = true});
+                } catch (const RegexError& e) {
+                    throw TraceError("options", "NVTX prefill regex", kRegexExpected, e.what());
                 }
             }
             std::vector<int8_t> rflag(t.strings.size(), -1);   // 0 no, 1 step, 2 prefill
@@ -435,10 +433,10 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
                 const StrId n = t.ranges.name[i];
                 int8_t& f = rflag[n < rflag.size() ? n : 0];
                 if (f < 0) {
-                    const std::string s(t.str(n));
-                    f = std::regex_search(s, re)                  ? 1
-                        : (use_pre && std::regex_search(s, pre)) ? 2
-                                                                 : 0;
+                    const std::string_view s = t.str(n);
+                    f = re.search(s)                  ? 1
+                        : (use_pre && pre.search(s)) ? 2
+                                                     : 0;
                 }
                 if (f == 1)
                     matched.push_back(static_cast<uint32_t>(i));

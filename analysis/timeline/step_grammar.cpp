@@ -10,6 +10,7 @@
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/resources.h"
 #include "analysis/trace/errors.h"
+#include "analysis/io/json_input.h"
 
 namespace sl {
 
@@ -180,9 +181,9 @@ StepGrammar StepGrammar::from_json(const nlohmann::json& doc, const std::string&
         fmt.example = f.value("example", std::string());
         const std::string re = f["regex"].get<std::string>();
         try {
-            fmt.re = std::regex(re, std::regex::ECMAScript | std::regex::optimize);
-        } catch (const std::regex_error& e) {
-            throw TraceError(source, where + ".regex", "a valid ECMAScript regular expression", re + " (" + e.what() + ")");
+            fmt.re = Regex(re);
+        } catch (const RegexError& e) {
+            throw TraceError(source, where + ".regex", kRegexExpected, e.what());
         }
         for (const auto& gr : f["groups"]) {
             if (!gr.is_string() || !known_field(gr.get<std::string>()))
@@ -190,8 +191,8 @@ StepGrammar StepGrammar::from_json(const nlohmann::json& doc, const std::string&
                                  describe_json(gr));
             fmt.groups.push_back(gr.get<std::string>());
         }
-        if (fmt.groups.size() != fmt.re.mark_count())
-            throw TraceError(source, where + ".groups", std::to_string(fmt.re.mark_count()) + " names (one per capture group)",
+        if (fmt.groups.size() != static_cast<size_t>(fmt.re.groups()))
+            throw TraceError(source, where + ".groups", std::to_string(fmt.re.groups()) + " names (one per capture group)",
                              std::to_string(fmt.groups.size()));
         for (const char* key : {"modes", "pairs"}) {
             if (!f.contains(key))
@@ -240,13 +241,7 @@ StepGrammar StepGrammar::from_json(const nlohmann::json& doc, const std::string&
 StepGrammar StepGrammar::load_file(const std::string& path)
 {
     const std::string text = read_input_file(path, InputKind::DataFile, "a readable step-grammar JSON file");
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {
-        throw TraceError(path, "", "valid JSON", e.what());
-    }
-    return from_json(doc, path);
+    return from_json(parse_json_input(text, path), path);
 }
 
 StepGrammar StepGrammar::load(const std::string& user_file)
@@ -267,29 +262,27 @@ std::optional<StepBatch> StepGrammar::parse(std::string_view name) const
     for (const Format& f : formats_) {
         if (!f.contains.empty() && name.find(f.contains) == std::string_view::npos)
             continue;
-        std::match_results<std::string_view::const_iterator> m;
-        if (!std::regex_match(name.begin(), name.end(), m, f.re))
+        std::vector<std::string_view> m;
+        if (!f.re.full_match(name, m))
             continue;
         Raw r;
         r.b.format = f.id;
         r.b.framework = f.framework;
         for (size_t gi = 0; gi < f.groups.size(); ++gi) {
             const std::string& field = f.groups[gi];
-            if (field.empty() || !m[gi + 1].matched)
+            if (field.empty() || !m[gi + 1].data())
                 continue;
-            const std::string_view text(&*m[gi + 1].first, static_cast<size_t>(m[gi + 1].length()));
+            const std::string_view text = m[gi + 1];
             if (field == "mode") {
                 for (const auto& [word, mode] : f.modes)
                     if (word == text)
                         r.mode = mode;
             } else if (field == "pairs") {
-                static const std::regex pair_re(R"((\w+)=(\d+))");
-                const std::string body(text);
-                for (auto it = std::sregex_iterator(body.begin(), body.end(), pair_re); it != std::sregex_iterator();
-                     ++it)
+                static const Regex pair_re(R"((\w+)=(\d+))");
+                for (const auto& pm : pair_re.all_matches(text))
                     for (const auto& [key, fld] : f.pairs)
-                        if (key == (*it)[1].str())
-                            set_field(r, fld, to_int((*it)[2].str()));
+                        if (key == pm[1])
+                            set_field(r, fld, to_int(pm[2]));
             } else {
                 set_field(r, field, to_int(text));
             }

@@ -18,10 +18,11 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "analysis/io/regex.h"
 
 namespace sl {
 
@@ -50,7 +51,7 @@ class StepGrammar {
 public:
     struct Format {
         std::string id, framework, contains, example;
-        std::regex re;
+        Regex re;
         std::vector<std::string> groups;                            // field per capture group ("" = ignored)
         std::vector<std::pair<std::string, std::string>> modes;     // word -> "prefill" | "decode" | "mixed"
         std::vector<std::pair<std::string, std::string>> pairs;    // key -> field

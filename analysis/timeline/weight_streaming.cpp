@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
+#include "analysis/io/regex.h"
 #include "analysis/trace/errors.h"
 #include "analysis/timeline/overlap.h"
 
@@ -12,12 +12,12 @@ namespace sl {
 namespace {
 enum Role : int8_t { kNone = 0, kAccess, kTransfer, kPrefetch, kEvict, kHit, kMiss };
 
-std::regex compile(const std::string& s, const char* what)
+Regex compile(const std::string& s, const char* what)
 {
     try {
-        return std::regex(s, std::regex::ECMAScript | std::regex::icase);
-    } catch (const std::regex_error& e) {
-        throw TraceError("options", what, "a valid ECMAScript regular expression", s + " (" + e.what() + ")");
+        return Regex(s, Regex::Options{.icase = true});
+    } catch (const RegexError& e) {
+        throw TraceError("options", what, kRegexExpected, e.what());
     }
 }
 
@@ -33,7 +33,7 @@ WeightStreamingResult analyze_weight_streaming(const Trace& t, const WeightStrea
     if (t.ranges.size() == 0 && t.marks.size() == 0)
         return r;
     // Order: evict and prefetch before transfer ("prefetch_load_layer"), hit/miss before access.
-    const std::pair<Role, std::regex> res[] = {
+    const std::pair<Role, Regex> res[] = {
         {kEvict, compile(o.evict_regex, "evict regex")},
         {kPrefetch, compile(o.prefetch_regex, "prefetch regex")},
         {kHit, compile(o.hit_regex, "hit regex")},
@@ -47,16 +47,16 @@ WeightStreamingResult analyze_weight_streaming(const Trace& t, const WeightStrea
         if (nr.role >= 0)
             return nr;
         nr.role = kNone;
-        const std::string s(t.str(n));
-        std::smatch m;
+        const std::string_view s = t.str(n);
+        std::vector<std::string_view> m;
         for (const auto& [role, re] : res)
-            if (std::regex_search(s, m, re)) {
+            if (re.search(s, m)) {
                 for (size_t g = 1; g < m.size(); ++g)
-                    if (m[g].matched) {
-                        if (m[g].length() > 9)   // not a layer number (std::stoll would throw past 19 digits)
+                    if (m[g].data()) {
+                        if (m[g].size() > 9)   // not a layer number (std::stoll would throw past 19 digits)
                             break;
                         nr.role = role;
-                        nr.layer = std::stoll(m[g].str());
+                        nr.layer = std::stoll(std::string(m[g]));
                         break;
                     }
                 if (nr.role != kNone)

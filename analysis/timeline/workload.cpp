@@ -4,7 +4,6 @@
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
-#include <regex>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -13,10 +12,12 @@
 #include <set>
 
 #include "analysis/io/graph_join.h"
+#include "analysis/io/regex.h"
 #include "analysis/io/model_config.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/phases.h"
 #include "analysis/trace/clock_offset.h"
+#include "analysis/io/json_input.h"
 
 namespace sl {
 
@@ -327,8 +328,8 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
                 sign("SGLang", "range grammar", 3, n);
             if (has(l, "execute_model") || has(l, "execute_context_"))
                 sign("vLLM", "range grammar", 3, n);
-            static const std::regex serving(R"(^execute_\d+_context_\d+)");
-            if (std::regex_search(n.begin(), n.end(), serving)) {
+            static const Regex serving(R"(^execute_\d+_context_\d+)");
+            if (serving.search(n)) {
                 sign("vLLM", "range grammar", 1, n);
                 sign("SGLang", "range grammar", 1, n);
             }
@@ -747,7 +748,7 @@ void add_moe_workload(WorkloadResult& w, const Trace& t, const OpClassResult& cl
         const bool topk_softmax = has(n, "topk_softmax");
         if (!moe_forward && !fused && !topk && !topk_softmax)
             continue;
-        const nlohmann::json d = nlohmann::json::parse(a.input_dims[i], nullptr, false);
+        const nlohmann::json d = parse_json_lenient(a.input_dims[i]);
         if (moe_forward) {
             moe_ops = true;
             if (const auto r = dims_of(d, 1); r.size() == 2 && r[1] > 0)
@@ -761,7 +762,7 @@ void add_moe_workload(WorkloadResult& w, const Trace& t, const OpClassResult& cl
             }
         } else if (topk) {
             // triton_kernels' router: TopK(logits [T, E], k, ...), k in Concrete Inputs[1].
-            const nlohmann::json ci = nlohmann::json::parse(a.concrete_inputs[i], nullptr, false);
+            const nlohmann::json ci = parse_json_lenient(a.concrete_inputs[i]);
             if (ci.is_array() && ci.size() > 1 && ci[1].is_string()) {
                 char* end = nullptr;
                 const std::string ks = ci[1].get<std::string>();

@@ -36,7 +36,7 @@ struct HelpText {
     "  --weight-dtype T       weight data type (e.g. bf16, fp8, mxfp4, int4; default from the config)\n"          \
     "  --kv-dtype T           KV-cache data type (default: the activation type)\n"                               \
     "  --gap-threshold-us N   gaps shorter than this between back-to-back launches are kernel wait (default 30)\n"  \
-    "  --step-regex R         kernel-name regex whose kernels end a decode step\n"                                  \
+    "  --step-regex R         kernel-name regex (RE2, case-insensitive) whose kernels end a decode step\n"         \
     "  --top-k K              kernel names in the focus set (default 10)\n"                                         \
     "  --warmup-steps N       decode steps left out of TPOT as warm-up (default 2)\n"                               \
     "  --classes FILE         kernel-classes JSON replacing the shipped kernel_classes.json\n"                      \

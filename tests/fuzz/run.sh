@@ -14,7 +14,7 @@ ROOT="$PWD"
 SECONDS_PER_TARGET="${1:-60}"
 BUILD="${FUZZ_BUILD:-$ROOT/build/fuzz}"
 JOBS="${FUZZ_JOBS:-1}"
-ALL_TARGETS="nsys_sqlite kineto_json kineto_gzip ncu model_config rules gpu_specs kernel_classes"
+ALL_TARGETS="nsys_sqlite kineto_json kineto_gzip ncu model_config rules gpu_specs kernel_classes regex"
 TARGETS="${FUZZ_TARGETS:-$ALL_TARGETS}"
 
 if [ ! -f "$BUILD/build.ninja" ]; then
@@ -72,6 +72,7 @@ run_one() {
   mkdir -p "$corpus" "$out"
   local max_len=1048576
   [ "$t" = nsys_sqlite ] && max_len=1300000
+  [ "$t" = regex ] && max_len=8192   # pattern and name (a name repeats up to 16 KiB in the harness)
   max_len="${FUZZ_MAX_LEN:-$max_len}"
   # detect_leaks: every target frees what it reads; rss_limit 2 GB; 10 s for one input is a hang.
   ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <regex>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -264,6 +267,54 @@ TEST(Rules, ConditionTerms)
     EXPECT_EQ(m["a"], (std::pair<std::string, double>{"<", 50}));
     EXPECT_EQ(m["b"], (std::pair<std::string, double>{"<=", 0.3}));
     EXPECT_EQ(m["f"], (std::pair<std::string, double>{"!=", 1}));
+}
+
+// condition_terms runs on RE2, which has no look-ahead; the look-ahead reading it had with std::regex is the oracle
+// here, on every shipped rule's condition and on terms at the edges (a number followed by arithmetic, a name, a dot).
+TEST(Rules, ConditionTermsAgreeWithTheLookAheadReading)
+{
+    using Term = std::tuple<std::string, std::string, double>;
+    const auto oracle = [](const std::string& c) {
+        const std::string num = R"([-+]?[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)";
+        const std::string name = R"([A-Za-z_][A-Za-z0-9_]*)";
+        const std::string cmp = R"((<=|>=|==|!=|<|>))";
+        const std::string after = R"((?!\s*[*/^+\-(A-Za-z_0-9.]))";
+        const std::regex fwd(R"((?:^|[(&|!?:,])\s*()" + name + R"()\s*)" + cmp + R"(\s*()" + num + ")" + after);
+        const std::regex rev(R"((?:^|[(&|!?:,])\s*()" + num + R"()\s*)" + cmp + R"(\s*()" + name + ")" + after);
+        const std::map<std::string, std::string> flip = {{"<", ">"}, {">", "<"}, {"<=", ">="}, {">=", "<="}};
+        std::vector<Term> out;
+        for (auto it = std::sregex_iterator(c.begin(), c.end(), fwd); it != std::sregex_iterator(); ++it)
+            out.emplace_back((*it)[1].str(), (*it)[2].str(), std::strtod((*it)[3].str().c_str(), nullptr));
+        for (auto it = std::sregex_iterator(c.begin(), c.end(), rev); it != std::sregex_iterator(); ++it) {
+            const auto f = flip.find((*it)[2].str());
+            out.emplace_back((*it)[3].str(), f == flip.end() ? (*it)[2].str() : f->second,
+                             std::strtod((*it)[1].str().c_str(), nullptr));
+        }
+        return out;
+    };
+    std::vector<std::string> conditions = {
+        "a < 50 && 0.3 >= b || c > 0.05 * d || 2 * e > 5 || (f != 1)", "x < 50abc", "x < 5 * 2", "x<5*2", "x < 5.",
+        "a<=1e5&&b>2", "(a > 1) && (2 < b)", "x > 1 ? y < 2 : z >= 3", "a > -1 && b < +2.5e-3", "n == 0,m != 1",
+        "a > 1 && b > 2 && c > 3", "50 > x", "50 > x * 2", "x >= 0.5 - y", "x > 1e", "_x<1", "x < 5 ) && y > 2",
+        "", "x", "<", "a < 1 < 2"};
+    namespace fs = std::filesystem;
+    for (const auto& e : fs::directory_iterator(test::source_dir() + "/resources/rules")) {
+        std::ifstream in(e.path());
+        const json doc = json::parse(in);
+        for (const auto& r : doc.at("rules"))
+            if (r.contains("condition") && r.at("condition").is_string())
+                conditions.push_back(r.at("condition").get<std::string>());
+    }
+    ASSERT_GT(conditions.size(), 60u);
+    size_t terms = 0;
+    for (const auto& c : conditions) {
+        std::vector<Term> got;
+        for (const auto& t : condition_terms(c))
+            got.emplace_back(t.metric, t.op, t.threshold);
+        EXPECT_EQ(got, oracle(c)) << c;
+        terms += got.size();
+    }
+    EXPECT_GT(terms, 40u);
 }
 
 TEST(Rules, PlaceholdersAreFormattedFromMetricNames)
