@@ -260,6 +260,13 @@ bool Part::bad_event(const Event& e)
     } else if (e.has_stream && (e.stream < INT32_MIN || e.stream > UINT32_MAX)) {   // -1: "any stream" (syncs)
         field = "args.stream";
         value = std::to_string(e.stream);
+    } else if (e.has_ts && (!time_in_range(e.ts) ||
+                            (e.has_dur && !time_in_range(clamp_time(e.ts) +
+                                                         std::clamp(e.dur, int64_t{0}, 2 * kMaxTraceTimeNs))))) {
+        // An event beyond +/-2^61 ns (73 years) of the origin is no event of a capture: dropped, not clamped (one
+        // kernel of dur 1e308 clamped to 2^61 ns made a whole trace "busy 100 % of 2.31e+09 s"; issue 36 §5).
+        field = "ts + dur";   // kineto_reader.cpp words its warning
+        value = "ts " + std::to_string(e.ts) + " ns, dur " + std::to_string(e.has_dur ? e.dur : 0) + " ns";
     } else {   // a correlation id beyond 32 bits is kept as before (ROCm numbers them with 64)
         return false;
     }
@@ -312,7 +319,8 @@ void Part::handle_event(Event& e)
                 python_packages_.insert(std::string(pkg));
         // The module frames, for a graph-capture trace: they name the module each captured kernel ran under.
         static constexpr std::string_view kModule = "nn.Module: ";
-        if (python_modules_ && e.has_ts && e.has_dur && e.dur >= 0 && e.name.substr(0, kModule.size()) == kModule) {
+        if (python_modules_ && e.has_ts && e.has_dur && e.dur >= 0 && e.name.substr(0, kModule.size()) == kModule &&
+            !bad_event(e)) {
             const int64_t start = clamp_time(e.ts);
             const int64_t end = clamp_time(start + std::min(e.dur, 2 * kMaxTraceTimeNs));
             trace_.ranges.append(start, end, intern_name(e.name.substr(kModule.size())), thread_of(e),
@@ -326,10 +334,8 @@ void Part::handle_event(Event& e)
         note_missing_time();
         return;
     }
-    if (bad_event(e))
+    if (bad_event(e))   // out-of-range ids and times among them
         return;
-    if (!time_in_range(e.ts) || !time_in_range(clamp_time(e.ts) + std::clamp(e.dur, int64_t{0}, 2 * kMaxTraceTimeNs)))
-        ++clamped_times_;
     if (e.dur < 0) {
         if (negative_dur_++ == 0)
             trace_.meta.warnings.push_back(kNegativeDurWarning);

@@ -682,14 +682,16 @@ void KinetoReader::finalize()
                              list + ")");
     }
     // Values the events carried that the trace could not keep as they were (input_bounds.h, checked_math.h).
-    if (main_.clamped_times_)
-        m.warnings.push_back(std::to_string(main_.clamped_times_) +
-                             (main_.clamped_times_ == 1 ? " event has a timestamp" : " events have timestamps") +
-                             " beyond +/-2^61 ns (73 years) from the origin; " +
-                             (main_.clamped_times_ == 1 ? "it was" : "they were") + " clamped to that range");
-    for (const auto& [field, b] : main_.bad_fields_)
-        m.warnings.push_back(std::to_string(b.count) + " event" + (b.count == 1 ? "" : "s") + " skipped for " + field +
-                             " that is not an integer in range (first: " + b.first + ")");
+    for (const auto& [field, b] : main_.bad_fields_) {
+        const std::string events = std::to_string(b.count) + " event" + (b.count == 1 ? "" : "s");
+        if (field == "ts + dur")   // dropped, not clamped (issue 36 §5)
+            m.warnings.push_back(events + " dropped: " + (b.count == 1 ? "its time lies" : "their times lie") +
+                                 " beyond +/-2^61 ns (73 years) of the origin, which no capture spans (first: " +
+                                 b.first + ")");
+        else
+            m.warnings.push_back(events + " skipped for " + field + " that is not an integer in range (first: " +
+                                 b.first + ")");
+    }
     if (main_.truncated_names_)
         m.warnings.push_back(std::to_string(main_.truncated_names_) + " names were longer than " +
                              std::to_string(kMaxNameBytes) + " bytes; each was cut there and ends in \"[... N more "

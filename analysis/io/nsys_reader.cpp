@@ -860,7 +860,8 @@ void Reader::read_kernels(sqlite3* db, Part& p)
     while (s.step()) {
         tick(p, row++, "kernels");
         v.begin();
-        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        int64_t st = v.i64(0, "start", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs),
+                en = v.i64(1, "end", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
         const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, u32);
         const auto corr = static_cast<uint32_t>(v.i64(4, "correlationId", 0, false, 0, u32));
@@ -925,7 +926,8 @@ void Reader::read_graph_trace(sqlite3* db, Part& p)
     while (s.step()) {
         tick(p, row++, "CUDA graphs");
         v.begin();
-        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        int64_t st = v.i64(0, "start", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs),
+                en = v.i64(1, "end", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
         const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
         const auto corr = static_cast<uint32_t>(v.i64(4, "correlationId", 0, false, 0, UINT32_MAX));
@@ -978,7 +980,8 @@ void Reader::read_runtime(sqlite3* db, Part& p)
     while (s.step()) {
         tick(p, row++, "API calls");
         v.begin();
-        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        int64_t st = v.i64(0, "start", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs),
+                en = v.i64(1, "end", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         const int64_t cls = v.i64(2, "eventClass");
         const int64_t gtid = v.i64(3, "globalTid");
         const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
@@ -1016,7 +1019,8 @@ void Reader::read_memcpy(sqlite3* db, Part& p)
     while (s.step()) {
         tick(p, row++, "memory copies");
         v.begin();
-        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        int64_t st = v.i64(0, "start", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs),
+                en = v.i64(1, "end", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
         const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
         const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
@@ -1057,7 +1061,8 @@ void Reader::read_memset(sqlite3* db, Part& p)
     while (s.step()) {
         tick(p, row++, "memory sets");
         v.begin();
-        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        int64_t st = v.i64(0, "start", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs),
+                en = v.i64(1, "end", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
         const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
         const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
@@ -1095,7 +1100,8 @@ void Reader::read_syncs(sqlite3* db, Part& p)
     while (s.step()) {
         tick(p, row++, "synchronizations");
         v.begin();
-        int64_t st = v.i64(0, "start", 0, true), en = v.i64(1, "end", 0, true);
+        int64_t st = v.i64(0, "start", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs),
+                en = v.i64(1, "end", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         const int64_t dev_id = v.i64(2, "deviceId", 0, false, INT32_MIN, INT32_MAX);
         const int64_t stream = v.i64(3, "streamId", 0, false, INT32_MIN, UINT32_MAX);
         const int64_t corr = v.i64(4, "correlationId", 0, false, 0, UINT32_MAX);
@@ -1292,9 +1298,9 @@ void Reader::read_nvtx(sqlite3* db, Part& p)
         }
         if (!push_pop && !start_end && !mark)
             continue;
-        int64_t st = v.i64(0, "start", 0, true);
+        int64_t st = v.i64(0, "start", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         const bool is_open = v.null(1);
-        int64_t en = is_open ? st : v.i64(1, "end");
+        int64_t en = is_open ? st : v.i64(1, "end", 0, true, -kMaxTraceTimeNs, kMaxTraceTimeNs);
         if (!v.ok())
             continue;
         uint32_t name = 0;

@@ -68,21 +68,35 @@ TEST(NsysBounds, HugeMaxRowidDoesNotSizeArrays)
     EXPECT_EQ(t.api.size(), plain.api.size());
 }
 
-TEST(NsysBounds, ExtremeTimestampsAreClampedWithAWarning)
+// A time beyond +/-2^61 ns (73 years) of the origin belongs to no capture: its row is dropped, not clamped — one row
+// clamped to 2^61 made the whole trace "busy 100 % of 2.31e+09 s" (issue 36 §5). The warning names the table, the
+// column, the row and the value.
+TEST(NsysBounds, ExtremeTimestampsDropTheirRowWithAWarning)
 {
+    const Trace plain = read_nsys_sqlite(export_with("plain-times", ""));
     const std::string path = export_with("times", "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = -9223372036854775808, "
                                                   "\"end\" = 9223372036854775807 WHERE rowid = "
-                                                  "(SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL);");
+                                                  "(SELECT min(rowid) FROM CUPTI_ACTIVITY_KIND_KERNEL);"
+                                                  "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET \"end\" = 9223372036854775807 "
+                                                  "WHERE rowid = (SELECT max(rowid) FROM CUPTI_ACTIVITY_KIND_RUNTIME);");
     const Trace t = read_nsys_sqlite(path);
     ASSERT_GT(t.kernels.size(), 0u);
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    EXPECT_EQ(t.kernels.size(), plain.kernels.size() - 1);
+    EXPECT_EQ(t.api.size(), plain.api.size() - 1);
+    int64_t lo = INT64_MAX, hi = INT64_MIN, plain_hi = INT64_MIN;
     for (size_t i = 0; i < t.kernels.size(); ++i) {
         lo = std::min(lo, t.kernels.start[i]);
         hi = std::max(hi, t.kernels.end[i]);
     }
-    EXPECT_EQ(lo, -kMaxTraceTimeNs);
-    EXPECT_EQ(hi, kMaxTraceTimeNs);
-    EXPECT_TRUE(has_warning(t, "1 rows have timestamps beyond +/-2^61 ns"));
+    for (size_t i = 0; i < plain.kernels.size(); ++i)
+        plain_hi = std::max(plain_hi, plain.kernels.end[i]);
+    EXPECT_GT(lo, -kMaxTraceTimeNs);
+    EXPECT_LE(hi, plain_hi);
+    EXPECT_EQ(t.meta.capture_end, plain.meta.capture_end);
+    EXPECT_TRUE(has_warning(t, "CUPTI_ACTIVITY_KIND_KERNEL.start: 1 row skipped"));
+    EXPECT_TRUE(has_warning(t, "the integer -9223372036854775808 (outside -2305843009213693952..2305843009213693952)"));
+    EXPECT_TRUE(has_warning(t, "CUPTI_ACTIVITY_KIND_RUNTIME.end: 1 row skipped"));
+    EXPECT_FALSE(has_warning(t, "clamped"));
 }
 
 TEST(NsysBounds, NonUtf8NamesAreKeptEscaped)
