@@ -404,6 +404,15 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
     }
 
     // ---- devices ----------------------------------------------------------------------------------------------
+    // Each device's gaps (in list order) and overlap, found once: a scan of every gap and every overlap row per
+    // device was quadratic in the number of devices (issue 36 §8: 30,000 devices took 9 s here).
+    std::unordered_map<uint16_t, std::vector<Gap>> gaps_of;
+    for (const Gap& g : an.idle.gaps)
+        gaps_of[g.device].push_back(g);
+    std::unordered_map<uint16_t, const DeviceOverlap*> overlap_of;
+    for (const auto& o : an.overlap.devices)
+        overlap_of.insert_or_assign(o.device, &o);
+    static const std::vector<Gap> kNoGaps;
     for (const auto& d : an.idle.devices) {
         MetricScope s;
         s.kind = ScopeKind::Device;
@@ -415,10 +424,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         m["utilization"] = safe_div(double(d.busy_ns), double(d.window_ns));
         m["gap_threshold_us"] = double(opt.gap_threshold_ns) / 1e3;
         double large = 0, large_ns = 0, max_gap = 0;
-        const auto& G = an.idle.gaps;
+        const auto gi = gaps_of.find(d.device);
+        const std::vector<Gap>& G = gi == gaps_of.end() ? kNoGaps : gi->second;
         for (const Gap& g : G) {
-            if (g.device != d.device)
-                continue;
             max_gap = std::max(max_gap, double(g.duration()));
             if (g.duration() > opt.gap_threshold_ns) {
                 ++large;
@@ -434,7 +442,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         // Low-utilisation chunks (nsys gpu_time_util, with the busy union instead of summed concurrency).
         {
             const auto util =
-                chunk_utilization_from_gaps(an.idle.gaps, d.device, d.first_start, d.last_end, opt.util_chunks);
+                chunk_utilization_from_gaps(G, d.device, d.first_start, d.last_end, opt.util_chunks);
             double low = 0, min_u = 1;
             for (double u : util) {
                 min_u = std::min(min_u, u);
@@ -447,19 +455,19 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["min_chunk_utilization"] = min_u;
             }
         }
-        for (const auto& o : an.overlap.devices)
-            if (o.device == d.device) {
-                m["nccl_ns"] = double(o.comm.time_ns);
-                m["nccl_fraction"] = safe_div(double(o.comm.time_ns), double(d.window_ns));
-                m["nccl_exposed_ns"] = double(o.comm.time_ns) * (1.0 - std::max(0.0, o.comm.hidden_fraction));
-                // What the GPU cannot hide: the communication rule's severity and gain come from this share, not
-                // from nccl_fraction (a well-overlapped run has much communication and little of it exposed).
-                m["nccl_exposed_fraction"] = safe_div(m["nccl_exposed_ns"], double(d.window_ns));
-                if (o.comm.hidden_fraction >= 0)
-                    m["comm_overlap_fraction"] = o.comm.hidden_fraction;
-                else
-                    m["comm_overlap_fraction"] = 0;
-            }
+        if (const auto oi = overlap_of.find(d.device); oi != overlap_of.end()) {
+            const DeviceOverlap& o = *oi->second;
+            m["nccl_ns"] = double(o.comm.time_ns);
+            m["nccl_fraction"] = safe_div(double(o.comm.time_ns), double(d.window_ns));
+            m["nccl_exposed_ns"] = double(o.comm.time_ns) * (1.0 - std::max(0.0, o.comm.hidden_fraction));
+            // What the GPU cannot hide: the communication rule's severity and gain come from this share, not
+            // from nccl_fraction (a well-overlapped run has much communication and little of it exposed).
+            m["nccl_exposed_fraction"] = safe_div(m["nccl_exposed_ns"], double(d.window_ns));
+            if (o.comm.hidden_fraction >= 0)
+                m["comm_overlap_fraction"] = o.comm.hidden_fraction;
+            else
+                m["comm_overlap_fraction"] = 0;
+        }
         for (auto& [k, v] : m)
             s.sources[k] = "analysis:idle/overlap";
         out.push_back(std::move(s));

@@ -2,6 +2,7 @@
 #include "analysis/report/workload_json.h"
 #include "analysis/roofline/gpu_specs.h"
 
+#include <unordered_map>
 #include <algorithm>
 #include <optional>
 
@@ -126,6 +127,9 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
 
     // Devices: idle + overlap.
     json devs = json::array();
+    std::unordered_map<uint16_t, const DeviceOverlap*> overlap_of;   // one lookup per device, not a scan (§8)
+    for (const DeviceOverlap& ov : r.overlap.devices)
+        overlap_of.insert_or_assign(ov.device, &ov);
     for (const DeviceIdle& d : r.idle.devices) {
         json dj;
         dj["index"] = d.device;
@@ -146,18 +150,19 @@ json analysis_to_json(const Trace& t, const AnalysisResult& r)
         dj["idle_ns"] = d.idle_ns;
         dj["idle_fraction"] = d.idle_fraction;
         dj["idle_breakdown"] = breakdown_json(d.breakdown);
-        for (const DeviceOverlap& ov : r.overlap.devices)
-            if (ov.device == d.device)
-                dj["overlap"] = {{"compute_ns", ov.compute_ns},
-                                 {"h2d", copy_json(ov.h2d)},
-                                 {"d2h", copy_json(ov.d2h)},
-                                 {"all_copies", copy_json(ov.all_copies)},
-                                 {"communication", copy_json(ov.comm)},
-                                 {"pageable",
-                                  {{"count", ov.pageable_count},
-                                   {"time_ns", ov.pageable_time_ns},
-                                   {"bytes", ov.pageable_bytes},
-                                   {"async_api_count", ov.pageable_async_api_count}}}};
+        if (const auto oi = overlap_of.find(d.device); oi != overlap_of.end()) {
+            const DeviceOverlap& ov = *oi->second;
+            dj["overlap"] = {{"compute_ns", ov.compute_ns},
+                             {"h2d", copy_json(ov.h2d)},
+                             {"d2h", copy_json(ov.d2h)},
+                             {"all_copies", copy_json(ov.all_copies)},
+                             {"communication", copy_json(ov.comm)},
+                             {"pageable",
+                              {{"count", ov.pageable_count},
+                               {"time_ns", ov.pageable_time_ns},
+                               {"bytes", ov.pageable_bytes},
+                               {"async_api_count", ov.pageable_async_api_count}}}};
+        }
         devs.push_back(std::move(dj));
     }
     j["devices"] = std::move(devs);
