@@ -1,9 +1,18 @@
 // sightline: the GUI workbench.  sightline [TRACE...] [--screenshot FILE] [--size WxH] [--language en|zh_CN]
 #include <QApplication>
+#include <QSocketNotifier>
 #include <QCommandLineParser>
 #include <QFile>
 #include <QSettings>
 #include <QTimer>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
 
 #include "analysis/io/load.h"
 #include "language.h"
@@ -16,6 +25,20 @@
 #include "widgets/roofline_view.h"
 #include "widgets/search_bar.h"
 #include "widgets/timeline_view.h"
+
+namespace {
+
+// SIGTERM / SIGINT (a `kill`, Ctrl+C in the terminal that started the workbench) close the window as its close button
+// does: the handler only writes a byte to a pipe, and the event loop closes the window when it reads it.
+int g_quit_pipe[2] = {-1, -1};
+
+void on_quit_signal(int)
+{
+    const char b = 1;
+    [[maybe_unused]] const ssize_t n = ::write(g_quit_pipe[1], &b, 1);
+}
+
+} // namespace
 
 int main(int argc, char** argv)
 {
@@ -220,6 +243,27 @@ int main(int argc, char** argv)
         auto* drive = new sl::ScaleDrive(&window, parser.value(driveBench), 200);
         drive->start();
     }
+    if (::pipe(g_quit_pipe) == 0) {
+        auto* quit = new QSocketNotifier(g_quit_pipe[0], QSocketNotifier::Read, &app);
+        QObject::connect(quit, &QSocketNotifier::activated, &window, [&window] {
+            char b;
+            [[maybe_unused]] const ssize_t n = ::read(g_quit_pipe[0], &b, 1);
+            window.close();   // closeEvent saves the layout and cancels the running job
+            QApplication::quit();
+        });
+        std::signal(SIGTERM, on_quit_signal);
+        std::signal(SIGINT, on_quit_signal);
+    }
     window.openFiles(parser.positionalArguments());
-    return app.exec();
+    const int rc = app.exec();
+    // Quitting ends the process within a second (issue 36 §7): the window's close cancelled the running job, and the
+    // destructors below wait for it; a job still inside a step that checks no cancel flag is not waited for longer.
+    // Nothing the user made is lost: every knowledge-base write is its own transaction, and closeEvent synced the
+    // settings.
+    std::thread([rc] {
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        std::fflush(nullptr);
+        std::_Exit(rc);
+    }).detach();
+    return rc;
 }

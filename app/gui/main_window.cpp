@@ -1191,6 +1191,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
             shares.insert(d->objectName(), QJsonArray{double(d->width()) / width(), double(d->height()) / height()});
     settings.setValue(QLatin1String(kDockShareKey), QJsonDocument(shares).toJson(QJsonDocument::Compact));
     settings.setValue(QLatin1String(kStateSizeKey), size());
+    settings.sync();   // on disk now: the process may end a second after the window closes (main.cpp)
     runner_->cancel();
     event->accept();
 }
