@@ -185,13 +185,31 @@ uint16_t Part::device_of(const Event& e)
         id = e.device;
     else if (e.pid.present && !e.pid.is_string)
         id = e.pid.num;
+    return device_row(id);
+}
+
+uint16_t Part::device_row(int64_t id)
+{
+    // Each id is looked up in O(1): Trace::device_index scans the rows, which at 10^5 distinct ids was quadratic.
+    const auto add = [&] {
+        try {
+            return trace_.device_index(static_cast<int32_t>(id), 0);
+        } catch (const TraceError& e) {
+            throw TraceError(path_ ? *path_ : std::string(), e.where(), e.expected(), e.found());
+        }
+    };
     if (id >= 0 && id < 256) {
         auto& slot = device_cache_[static_cast<size_t>(id)];
         if (slot == 0)
-            slot = static_cast<uint16_t>(trace_.device_index(static_cast<int32_t>(id), 0) + 1);
+            slot = static_cast<uint16_t>(add() + 1);
         return static_cast<uint16_t>(slot - 1);
     }
-    return trace_.device_index(static_cast<int32_t>(id), 0);
+    const auto it = device_rows_.find(id);
+    if (it != device_rows_.end())
+        return it->second;
+    const uint16_t row = add();
+    device_rows_.emplace(id, row);
+    return row;
 }
 
 uint32_t Part::stream_of(const Event& e) const
@@ -528,7 +546,7 @@ void Part::absorb(Part& p)
         p.shapes_[i] = trace_.kernels.intern_shape(s.kernels.shapes[i]);
     p.devices_.resize(s.meta.devices.size());
     for (size_t i = 0; i < p.devices_.size(); ++i)
-        p.devices_[i] = trace_.device_index(s.meta.devices[i].id, 0);
+        p.devices_[i] = device_row(s.meta.devices[i].id);
     p.threads_of_.resize(s.meta.threads.size());
     for (size_t i = 0; i < p.threads_of_.size(); ++i) {
         const ThreadInfo& lt = s.meta.threads[i];

@@ -53,6 +53,7 @@ public:
     int64_t id_number(const IdValue& v);
     int64_t local_num(int64_t v);
     uint16_t device_of(const Event& e);
+    uint16_t device_row(int64_t device_id);   // the trace's row of a device id (created when missing)
     uint32_t stream_of(const Event& e) const;
     StrId intern_name(std::string_view n);
     void add_name_bytes(size_t n);
@@ -105,6 +106,7 @@ private:
     std::unordered_map<std::string, int64_t> string_ids_;
     std::unordered_map<int64_t, int64_t> num_ids_;
     uint16_t device_cache_[256] = {};
+    std::unordered_map<int64_t, uint16_t> device_rows_;   // device ids outside 0..255 -> row (O(1), issue 36 §8)
     std::vector<uint8_t> api_flags_;
 };
 

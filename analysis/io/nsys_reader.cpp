@@ -501,7 +501,16 @@ private:
         if (id == last_dev_id_ && last_dev_ != UINT16_MAX)
             return last_dev_;
         last_dev_id_ = id;
-        last_dev_ = t_.device_index(static_cast<int32_t>(id));
+        if (const auto it = device_rows_.find(id); it != device_rows_.end()) {
+            last_dev_ = it->second;   // O(1): Trace::device_index scans the rows (issue 36 §8)
+            return last_dev_;
+        }
+        try {
+            last_dev_ = t_.device_index(static_cast<int32_t>(id));
+        } catch (const TraceError& e) {
+            throw TraceError(path_, e.where(), e.expected(), e.found());
+        }
+        device_rows_.emplace(id, last_dev_);
         return last_dev_;
     }
     uint16_t process(int64_t global_pid)
@@ -564,6 +573,7 @@ private:
     std::vector<uint8_t> api_flags_;                        // by pool id; 0xFF = not classified yet
 
     int64_t last_dev_id_ = INT64_MIN, last_gpid_ = INT64_MIN, last_gtid_ = INT64_MIN;
+    std::unordered_map<int64_t, uint16_t> device_rows_;   // deviceId -> row
     uint16_t last_dev_ = UINT16_MAX, last_proc_ = UINT16_MAX;
     uint32_t last_thread_ = UINT32_MAX;
     std::unordered_map<int64_t, uint32_t> threads_;

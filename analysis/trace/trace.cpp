@@ -4,7 +4,13 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "analysis/trace/errors.h"
+
 namespace sl {
+
+namespace {
+constexpr size_t kMaxDevices = 65535;   // device rows 0..65534 fit a uint16_t index
+} // namespace
 
 const char* copy_kind_label(CopyKind k)
 {
@@ -183,6 +189,12 @@ uint16_t Trace::device_index(int32_t device_id, int32_t rank)
     for (size_t i = 0; i < meta.devices.size(); ++i)
         if (meta.devices[i].id == device_id && meta.devices[i].rank == rank)
             return static_cast<uint16_t>(i);
+    // A device row index is 16 bits: past 65,535 devices it wrapped, and kernels were silently counted on other
+    // devices (issue 36 §8). The readers put their file's name on this error.
+    if (meta.devices.size() >= kMaxDevices)
+        throw TraceError("", "device id " + std::to_string(device_id),
+                         "at most " + std::to_string(kMaxDevices) + " distinct devices in one trace",
+                         "more distinct device ids");
     DeviceInfo d;
     d.id = device_id;
     d.rank = rank;

@@ -1,0 +1,55 @@
+// 10^5 distinct device ids (issue 36 §8). A device row index is 16 bits: past 65,535 devices it wrapped and kernels
+// were silently counted on other devices; now the file is refused naming it, the device id and the limit. Below the
+// limit every device keeps its own row, and each id is found in O(1) (the row scan per new id was quadratic).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "analysis/io/kineto_reader.h"
+#include "analysis/trace/errors.h"
+#include "tests/support/test_env.h"
+
+using namespace sl;
+
+namespace {
+
+std::string trace_on_devices(const std::string& name, int devices)
+{
+    const std::string path = test::scratch_dir("many_devices_" + name) + "/t.json";
+    std::ofstream out(path);
+    out << R"({"schemaVersion": 1, "traceEvents": [)";
+    for (int i = 0; i < devices; ++i)
+        out << (i ? "," : "") << R"({"ph":"X","cat":"kernel","name":"k","pid":)" << i << R"(,"tid":7,"ts":)"
+            << 10 + 5 * i << R"(,"dur":3,"args":{"device":)" << 1000 + i << R"(,"stream":7}})";
+    out << "]}";
+    return path;
+}
+
+}   // namespace
+
+TEST(ManyDevices, EachDeviceKeepsItsOwnRowBelowTheLimit)
+{
+    const Trace t = read_kineto_json(trace_on_devices("ok", 20000));
+    ASSERT_EQ(t.kernels.size(), 20000u);
+    EXPECT_EQ(t.meta.devices.size(), 20000u);
+    std::set<int32_t> ids;
+    for (size_t i = 0; i < t.kernels.size(); ++i)
+        ids.insert(t.meta.devices[t.kernels.device[i]].id);
+    EXPECT_EQ(ids.size(), 20000u);   // no two kernels share a row (a wrapped index would)
+}
+
+TEST(ManyDevices, PastTheLimitTheFileIsRefusedNamingIt)
+{
+    const std::string path = trace_on_devices("over", 70000);
+    try {
+        read_kineto_json(path);
+        FAIL() << "70,000 devices were read";
+    } catch (const TraceError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(path), std::string::npos) << m;
+        EXPECT_NE(m.find("at most 65535 distinct devices"), std::string::npos) << m;
+        EXPECT_NE(m.find("device id 66535"), std::string::npos) << m;   // the 65,536th id (1000 + 65535)
+    }
+}
