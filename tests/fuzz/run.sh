@@ -14,7 +14,7 @@ ROOT="$PWD"
 SECONDS_PER_TARGET="${1:-60}"
 BUILD="${FUZZ_BUILD:-$ROOT/build/fuzz}"
 JOBS="${FUZZ_JOBS:-1}"
-ALL_TARGETS="nsys_sqlite kineto_json kineto_gzip ncu model_config rules gpu_specs kernel_classes regex"
+ALL_TARGETS="nsys_sqlite kineto_json kineto_gzip ncu model_config rules gpu_specs kernel_classes regex capture_join"
 TARGETS="${FUZZ_TARGETS:-$ALL_TARGETS}"
 
 if [ ! -f "$BUILD/build.ninja" ]; then
@@ -43,6 +43,11 @@ if [ -n "$CLI" ] && [ -x "$CLI" ]; then
   mkdir -p "$WORK/gen"
   "$CLI" generate --preset decode --steps 2 --layers 1 -o "$WORK/gen/decode.sqlite" --config-out "$WORK/gen/config.json" >/dev/null 2>&1 || true
   "$CLI" generate --preset decode --steps 1 --layers 1 --host-starved --sync-every-step -o "$WORK/gen/starved.sqlite" >/dev/null 2>&1 || true
+  # A graph replay and its capture, as one input: the replay, a NUL byte, the capture.
+  if "$CLI" generate --preset decode --steps 2 --layers 1 --cuda-graphs --with-capture -o "$WORK/gen/replay.json" >/dev/null 2>&1; then
+    mkdir -p "$WORK/seeds/capture_join"
+    { cat "$WORK/gen/replay.json"; printf '\0'; gzip -dc "$WORK"/gen/capture_traces/*.json.gz; } > "$WORK/seeds/capture_join/pair" || true
+  fi
   seed nsys_sqlite "$WORK"/gen/*.sqlite
   seed model_config "$WORK/gen/config.json"
 else
@@ -72,6 +77,7 @@ run_one() {
   mkdir -p "$corpus" "$out"
   local max_len=1048576
   [ "$t" = nsys_sqlite ] && max_len=1300000
+  [ "$t" = capture_join ] && max_len=262144
   [ "$t" = regex ] && max_len=8192   # pattern and name (a name repeats up to 16 KiB in the harness)
   max_len="${FUZZ_MAX_LEN:-$max_len}"
   # detect_leaks: every target frees what it reads; rss_limit 2 GB; 10 s for one input is a hang.
