@@ -39,9 +39,15 @@ std::string error_of(const std::string& json)
 
 TEST(ModelConfigBounds, DeeplyNestedValueIsNamedNotDumped)
 {
+    // Nested within the JSON bound: the field is named and the value described, never dumped.
+    const std::string nested = std::string(20, '[') + std::string(20, ']');
+    EXPECT_EQ(error_of(config(nested, "2")), "cfg.json (hidden_size): expected an integer, found an array of 1 element");
+    // 100,000 deep: refused by its nesting before it is parsed (issue 36 §2), at the byte where it goes too deep.
     const std::string deep = std::string(100000, '[') + std::string(100000, ']');
     const std::string msg = error_of(config(deep, "2"));
-    EXPECT_EQ(msg, "cfg.json (hidden_size): expected an integer, found an array of 1 element");
+    EXPECT_NE(msg.find("cfg.json (byte "), std::string::npos) << msg;
+    EXPECT_NE(msg.find("expected JSON nested at most 64 deep"), std::string::npos) << msg;
+    EXPECT_LT(msg.size(), 200u);
 }
 
 TEST(ModelConfigBounds, LayerCountInRange)

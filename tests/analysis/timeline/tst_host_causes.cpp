@@ -176,7 +176,7 @@ TEST(HostCauses, MalformedPatternsNameTheEntry)
               "patterns[0] | a cause listed under \"causes\"");
     EXPECT_EQ(err(json{{"causes", causes},
                        {"patterns", json::array({{{"cause", "compilation"}, {"match", "("}, {"kind", "regex"}}})}}),
-              "patterns[0] | a valid ECMAScript regular expression");
+              "patterns[0] | a regular expression in RE2 syntax (no back-references or look-around)");
     EXPECT_EQ(err(json{{"causes", causes},
                        {"patterns", json::array({{{"cause", "compilation"}, {"match", "x"}, {"on", "gpu"}}})}}),
               "patterns[0] | \"on\": range, api or both");
