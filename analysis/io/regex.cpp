@@ -35,22 +35,30 @@ std::string reason(const re2::RE2& re, std::string_view pattern)
 
 std::string quote_regex(std::string_view pattern)
 {
-    size_t n = std::min(pattern.size(), kRegexQuoteBytes);
-    while (n > 0 && n < pattern.size() && (static_cast<unsigned char>(pattern[n]) & 0xC0) == 0x80)
-        --n;   // not inside a UTF-8 sequence
-    std::string out;
-    out.reserve(n + 8);
+    // At most kRegexQuoteBytes bytes of output (an escaped control character counts its four), never inside a UTF-8
+    // sequence.
     static const char hex[] = "0123456789abcdef";
-    for (size_t i = 0; i < n; ++i) {
+    std::string out;
+    size_t i = 0;
+    while (i < pattern.size()) {
         const unsigned char c = static_cast<unsigned char>(pattern[i]);
+        size_t n = 1;
+        if (c >= 0xC0)
+            while (i + n < pattern.size() && n < 4 && (static_cast<unsigned char>(pattern[i + n]) & 0xC0) == 0x80)
+                ++n;
+        const size_t width = (c < 0x20 || c == 0x7f) ? 4 : n;
+        if (out.size() + width > kRegexQuoteBytes)
+            break;
         if (c < 0x20 || c == 0x7f) {
             out += "\\x";
             out += hex[c >> 4];
             out += hex[c & 15];
-        } else
-            out += static_cast<char>(c);
+        } else {
+            out.append(pattern.substr(i, n));
+        }
+        i += n;
     }
-    if (n < pattern.size())
+    if (i < pattern.size())
         out += "…";
     return out;
 }

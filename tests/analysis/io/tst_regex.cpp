@@ -73,6 +73,13 @@ TEST(Regex, WhatRe2CannotRunIsRefusedAndNamed)
     // Control characters in a quoted pattern are escaped (a message never carries a raw line feed).
     EXPECT_EQ(refusal("(\n").find('\n'), std::string::npos);
     EXPECT_NE(refusal("(\n").find("\\x0a"), std::string::npos);
+    // The quote is bounded in what it prints, escapes included (fuzz target regex: 80 NUL bytes quoted twice, once
+    // from the pattern and once from RE2's fragment, made a 700-byte message).
+    const std::string nuls = "~s\\" + std::string(80, '\0') + ")\\1";
+    EXPECT_LT(refusal(nuls).size(), 300u) << refusal(nuls).size();
+    EXPECT_FALSE(refusal(nuls).empty());
+    EXPECT_LE(quote_regex(std::string(200, '\x01')).size(), kRegexQuoteBytes + std::string("…").size());
+    EXPECT_EQ(quote_regex("日本語"), "日本語");
     // A default Regex matches nothing.
     EXPECT_FALSE(Regex().search(""));
     EXPECT_FALSE(Regex().valid());
