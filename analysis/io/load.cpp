@@ -10,6 +10,7 @@
 
 #include "analysis/io/graph_join.h"
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/input_errors.h"
 #include "analysis/trace/errors.h"
 #include "analysis/trace/release_memory.h"
 #include "analysis/io/kineto_reader.h"
@@ -116,7 +117,11 @@ Trace read_one(const std::string& path, const LoadControl& control)
     const InputFormat f = sniff_file(path);
     switch (f) {
     case InputFormat::Missing:
-        throw TraceError(path, "", "a readable trace file", "no such file or it cannot be read");
+        // check_input_file passed; the file changed since, or could not be opened after all: say what happened.
+        throw TraceError(path, "", "a readable trace file", [&] {
+            const std::string why = input_file_problem(path);
+            return why.empty() ? std::string("a file that cannot be read") : why;
+        }());
     case InputFormat::Empty:
         throw TraceError(path, "", "an nsys SQLite export or a Kineto JSON trace", "an empty (0-byte) file");
     case InputFormat::NsysSqlite:
