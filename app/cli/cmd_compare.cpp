@@ -18,6 +18,7 @@
 #include "analysis/diagnosis/compare.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/load.h"
 #include "analysis/diagnosis/metrics_binding.h"
@@ -163,6 +164,9 @@ int run_compare(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;
