@@ -20,6 +20,7 @@
 // The Roofline and ncu parts bind when those analyses are part of the build (they landed in parallel with this
 // file); without them bind_metrics ignores its roofline/ncu arguments.
 #if __has_include("analysis/roofline/roofline.h") && __has_include("analysis/io/ncu_metrics.h") && __has_include("analysis/io/ncu_reader.h")
+#include "analysis/io/input_bounds.h"
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/roofline/roofline.h"
@@ -1004,7 +1005,8 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
         d.env.seq_len = options.env_extra.seq_len;
     EvalOptions eo;
     eo.lang = options.lang;
-    eo.trace_path = trace.meta.source_path;
+    // {trace} in texts and verification commands: a path holding a line feed is shown escaped, as every name is.
+    eo.trace_path = escape_control_chars(trace.meta.source_path);
     eo.vendor = analysis.workload.vendor;   // each suggestion's form (rules.h)
     for (const auto& s : scopes)
         if (s.kind == ScopeKind::Trace)

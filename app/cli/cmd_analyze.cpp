@@ -24,6 +24,7 @@
 #include "analysis/report/roofline_json.h"
 #include "analysis/report/kernel_verdicts_json.h"
 #include "analysis/diagnosis/review.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 #include "app/cli/llm_http.h"
 
@@ -276,7 +277,7 @@ const std::vector<OptionSpec>& option_table()
 
 int usage_error(const std::string& msg)
 {
-    std::cerr << "sightline-cli analyze: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    std::cerr << "sightline-cli analyze: " << terminal_safe(msg) << "\nusage: sightline-cli " << kSynopsis << "\n";
     for (const auto& o : option_table())
         std::cerr << "  " << o.name << (o.takes_value ? " VALUE" : "") << "  " << o.help << "\n";
     return kExitUsage;
@@ -306,7 +307,7 @@ Review run_review(const AnalyzeRequest& req, const std::vector<Finding>& finding
     if (review.model.empty())
         review.model = req.llm_model;
     if (review.status != "ok")
-        std::cerr << "sightline-cli: the LLM reviewer gave no review (" << review.error << "); the findings stand as they are\n";
+        std::cerr << "sightline-cli: the LLM reviewer gave no review (" << terminal_safe(review.error) << "); the findings stand as they are\n";
     return review;
 }
 
@@ -396,7 +397,7 @@ constexpr const char* kExplainSynopsis =
 
 int explain_usage(const std::string& msg)
 {
-    std::cerr << "sightline-cli explain: " << msg << "\nusage: sightline-cli " << kExplainSynopsis << "\n"
+    std::cerr << "sightline-cli explain: " << terminal_safe(msg) << "\nusage: sightline-cli " << kExplainSynopsis << "\n"
               << "  --kernel NAME|ID  a kernel id (its row, as `analyze --format json` kernels[].kernel_id gives it) or\n"
               << "                    a part of a kernel's name (every distinct kernel whose name contains it)\n"
               << "  the other options are analyze's\n";

@@ -16,6 +16,7 @@
 #include "analysis/io/fingerprint.h"
 #include "analysis/io/load.h"
 #include "analysis/trace/errors.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 #include "app/cli/loop.h"
 
@@ -47,7 +48,7 @@ bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t& out)
 
 int usage(const char* synopsis, const std::string& cmd, const std::string& msg)
 {
-    std::cerr << "sightline-cli " << cmd << ": " << msg << "\nusage: sightline-cli " << synopsis << "\n"
+    std::cerr << "sightline-cli " << cmd << ": " << terminal_safe(msg) << "\nusage: sightline-cli " << synopsis << "\n"
               << "  --nsys-args ARGS  extra nsys profile flags, one string (e.g. \"--delay=5 --duration=20\" or\n"
               << "                    \"--capture-range=nvtx --nvtx-capture=decode\"); after Sightline's own, so they win\n"
               << "  --runs N          profile N times for the run-to-run spread (default 1; 3 or more recommended)\n"
@@ -156,7 +157,7 @@ int run_profile(const std::vector<std::string>& argv)
     install_interrupt_handler();
     const ToolInfo nsys = check_nsys();
     if (!nsys.usable()) {
-        std::cerr << "sightline-cli: " << nsys.error << "\n";
+        std::cerr << "sightline-cli: " << terminal_safe(nsys.error) << "\n";
         return kExitTool;
     }
     try {
@@ -198,7 +199,7 @@ int run_verify(const std::vector<std::string>& argv)
         install_interrupt_handler();
         const ToolInfo nsys = check_nsys();
         if (!nsys.usable()) {
-            std::cerr << "sightline-cli: " << nsys.error << "\n";
+            std::cerr << "sightline-cli: " << terminal_safe(nsys.error) << "\n";
             return kExitTool;
         }
         set_report_writer(req);

@@ -204,7 +204,7 @@ const std::vector<OptionSpec>& option_table()
 
 int usage_error(const std::string& msg)
 {
-    std::cerr << "sightline-cli report: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    std::cerr << "sightline-cli report: " << terminal_safe(msg) << "\nusage: sightline-cli " << kSynopsis << "\n";
     for (const auto& o : option_table())
         std::cerr << "  " << o.name << (o.takes_value ? " VALUE" : "") << "  " << o.help << "\n";
     return kExitUsage;
