@@ -569,7 +569,7 @@ std::string compare_to_text(const CompareResult& r, size_t max_rows)
     std::ostringstream o;
     o << "Compare\n  before: " << terminal_safe(r.before_path) << "\n  after:  " << terminal_safe(r.after_path) << "\n";
     for (const auto& why : r.not_comparable)
-        o << "  Warning: not comparable: " << why << "; no suggestion is verified or failed"
+        o << "  Warning: not comparable: " << terminal_safe(why) << "; no suggestion is verified or failed"
           << (r.recorded ? ", and nothing was recorded" : "") << "\n";
     if (!r.environment.differences.empty()) {
         o << "\nEnvironment (differs)\n";
@@ -608,7 +608,7 @@ std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
     std::ostringstream o;
     o << "# Compare\n\n- before: `" << terminal_safe(r.before_path) << "`\n- after: `" << terminal_safe(r.after_path) << "`\n\n";
     for (const auto& why : r.not_comparable)
-        o << "> **Warning:** not comparable: " << why << "; no suggestion is verified or failed"
+        o << "> **Warning:** not comparable: " << terminal_safe(why) << "; no suggestion is verified or failed"
           << (r.recorded ? ", and nothing was recorded" : "") << "\n\n";
     if (!r.environment.differences.empty()) {
         if (!r.environment.same_hardware())

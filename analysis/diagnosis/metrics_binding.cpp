@@ -1014,6 +1014,17 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     if (kb)
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
+    // Rule texts come from files (the user's folder is anyone's): a title holding a line feed printed a line of its
+    // own in the headline, the text and the report. Escaped once here, as names are, for every output.
+    for (Finding& f : d.eval.findings) {
+        for (std::string* t : {&f.title.en, &f.title.zh_CN, &f.explanation.en, &f.explanation.zh_CN})
+            if (has_control_chars(*t))
+                *t = escape_control_chars(*t);
+        for (auto& sg : f.suggestions)
+            for (std::string* t : {&sg.text.en, &sg.text.zh_CN, &sg.verify})
+                if (has_control_chars(*t))
+                    *t = escape_control_chars(*t);
+    }
     merge_ncu_launch_findings(d.eval.findings);   // before the ledger: one claim per kernel, not one per launch
     const KernelPools pools = kernel_pools(trace, analysis);
     d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger, &pools);

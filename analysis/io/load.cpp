@@ -100,8 +100,6 @@ namespace {
 
 Trace read_one(const std::string& path, const LoadControl& control);
 
-// An allocation that fails anywhere in a reader is a located error: the file, the last place the reader checked
-// the memory budget, the memory in use and the budget (input_bounds.h).
 // The names a trace gives its GPUs, processes, threads and streams, its versions and the readers' warnings, escaped
 // as the readers escape kernel names (escape_control_chars, the rule of terminal_safe): a GPU named
 // "X\nsightline-cli: all good" (nsys TARGET_INFO_GPU, Kineto deviceProperties) printed a line of its own in every
@@ -139,6 +137,8 @@ void escape_meta_names(TraceMeta& m)
     }
 }
 
+// An allocation that fails anywhere in a reader is a located error: the file, the last place the reader checked
+// the memory budget, the memory in use and the budget (input_bounds.h).
 Trace load_one(const std::string& path, const LoadControl& control)
 {
     try {

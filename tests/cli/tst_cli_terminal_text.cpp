@@ -152,3 +152,30 @@ TEST(CliTerminalText, AnAnnotationAndAPathCannotForgeALine)
         expect_terminal_safe(args, out);
     }
 }
+
+// A rule file's title, explanation and suggestion (a rules folder is anyone's) in the headline, the findings and the
+// report.
+TEST(CliTerminalText, ARuleTextCannotForgeALine)
+{
+    const std::string d = test::scratch_dir("cli_terminal_rules");
+    fs::create_directories(d + "/rules");
+    const json forged = std::string("line\n") + kForged + "\x1b[2J";
+    std::ofstream(d + "/rules/evil.json")
+        << R"({"rules": [{"id": "evil-rule", "scope": "trace", "condition": "steady_utilization >= 0", "severity": "low",
+  "kind": "check", "verdict": "capture-edge", "removes": {"time": "none"}, "prior": 0.5,
+  "title": {"en": )" << forged.dump() << R"(, "zh_CN": "x"}, "explanation": {"en": )" << forged.dump()
+        << R"(, "zh_CN": "x"}, "gain": {"range": [0.0, 0.0]},
+  "suggestions": [{"id": "evil-s", "text": {"en": )" << forged.dump() << R"(, "zh_CN": "x"}}]}]})";
+    const std::string trace = d + "/t.sqlite";
+    std::string log;
+    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + q(trace), &log), 0) << log;
+    for (const std::string format : {"text", "md"}) {
+        const std::string args = "analyze " + q(trace) + " --rules " + q(d + "/rules") + " --format " + format;
+        ASSERT_EQ(run(args, &log), 0) << log;
+        expect_terminal_safe(args, log);
+        EXPECT_NE(log.find("evil-rule"), std::string::npos) << log;   // the rule fired
+    }
+    const std::string args = "report " + q(trace) + " --rules " + q(d + "/rules") + " --format md";
+    ASSERT_EQ(run(args, &log), 0) << log;
+    expect_terminal_safe(args, log);
+}
