@@ -6,6 +6,7 @@
 #include "analysis/report/analysis_text.h"
 #include "analysis/diagnosis/findings.h"
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/io/load.h"
 #include "analysis/io/model_config.h"
 #include "analysis/trace/errors.h"
@@ -167,7 +168,8 @@ static std::string rule_problems_text(const Diagnosis& d)
                     "evaluated (a --fail-on gate exits 2)\n";
     for (const auto* errors : {&d.rule_errors, &d.eval.errors})
         for (const auto& e : *errors)
-            s += "  rule file " + e.file + (e.rule_id.empty() ? "" : ", rule " + e.rule_id) + ": " + e.message + "\n";
+            s += "  " + terminal_safe("rule file " + e.file + (e.rule_id.empty() ? "" : ", rule " + e.rule_id) + ": " +
+                                      e.message) + "\n";
     return s;
 }
 

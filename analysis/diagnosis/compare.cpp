@@ -13,6 +13,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/timeline/workload.h"
 #include "analysis/io/fingerprint.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/trace/trace.h"
 
@@ -566,9 +567,9 @@ std::string display_kernel_name(const std::string& name)
 std::string compare_to_text(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
-    o << "Compare\n  before: " << r.before_path << "\n  after:  " << r.after_path << "\n";
+    o << "Compare\n  before: " << terminal_safe(r.before_path) << "\n  after:  " << terminal_safe(r.after_path) << "\n";
     for (const auto& why : r.not_comparable)
-        o << "  Warning: not comparable: " << why << "; no suggestion is verified or failed"
+        o << "  Warning: not comparable: " << terminal_safe(why) << "; no suggestion is verified or failed"
           << (r.recorded ? ", and nothing was recorded" : "") << "\n";
     if (!r.environment.differences.empty()) {
         o << "\nEnvironment (differs)\n";
@@ -605,9 +606,9 @@ std::string compare_to_text(const CompareResult& r, size_t max_rows)
 std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
-    o << "# Compare\n\n- before: `" << r.before_path << "`\n- after: `" << r.after_path << "`\n\n";
+    o << "# Compare\n\n- before: `" << terminal_safe(r.before_path) << "`\n- after: `" << terminal_safe(r.after_path) << "`\n\n";
     for (const auto& why : r.not_comparable)
-        o << "> **Warning:** not comparable: " << why << "; no suggestion is verified or failed"
+        o << "> **Warning:** not comparable: " << terminal_safe(why) << "; no suggestion is verified or failed"
           << (r.recorded ? ", and nothing was recorded" : "") << "\n\n";
     if (!r.environment.differences.empty()) {
         if (!r.environment.same_hardware())

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/io/input_bounds.h"
 #include "analysis/roofline/roofline.h"
 
 namespace sl {
@@ -421,6 +422,8 @@ static std::string evidence_text(const Evidence& e)
     return s;
 }
 
+// The texts of a finding come from rule files (the user's folder is anyone's) filled with names: each is escaped by
+// the one rule of terminal_safe, so no rule text or name prints a line of its own.
 std::string findings_to_text(const std::vector<Finding>& findings, std::string_view lang)
 {
     std::ostringstream o;
@@ -430,21 +433,21 @@ std::string findings_to_text(const std::vector<Finding>& findings, std::string_v
     }
     int i = 0;
     for (const auto& f : findings) {
-        o << ++i << ". [" << severity_name(f.severity) << "] " << f.title.get(lang) << "\n";
-        o << "   rule " << f.rule << ", verdict " << f.verdict << ", " << scope_kind_name(f.scope) << " '"
-          << f.subject << "'\n";
+        o << ++i << ". [" << severity_name(f.severity) << "] " << terminal_safe(f.title.get(lang)) << "\n";
+        o << "   rule " << terminal_safe(f.rule) << ", verdict " << terminal_safe(f.verdict) << ", " << scope_kind_name(f.scope) << " '"
+          << terminal_safe(f.subject) << "'\n";
         o << "   expected gain " << gain_text(f.expected_gain) << ", confidence " << f.confidence.label << " ("
           << fmt("%.2f", f.confidence.value) << ")\n";
         for (const auto& r : f.confidence.reasons)
             o << "     - " << r << "\n";
         if (!f.explanation.get(lang).empty())
-            o << "   " << f.explanation.get(lang) << "\n";
+            o << "   " << terminal_safe(f.explanation.get(lang)) << "\n";
         for (const auto& e : f.evidence)
             o << "   evidence: " << evidence_text(e) << "\n";
         for (const auto& s : f.suggestions) {
-            o << "   -> " << s.text.get(lang) << " " << suggestion_gain_note(s) << "\n";
+            o << "   -> " << terminal_safe(s.text.get(lang)) << " " << suggestion_gain_note(s) << "\n";
             if (!s.verify.empty())
-                o << "      verify: " << s.verify << "\n";
+                o << "      verify: " << terminal_safe(s.verify) << "\n";
         }
     }
     return o.str();
@@ -461,24 +464,24 @@ std::string findings_to_markdown(const std::vector<Finding>& findings, std::stri
     o << "| # | severity | verdict | subject | expected gain | confidence |\n|---|---|---|---|---|---|\n";
     int i = 0;
     for (const auto& f : findings)
-        o << "| " << ++i << " | " << severity_name(f.severity) << " | " << f.verdict << " | " << f.subject << " | "
+        o << "| " << ++i << " | " << severity_name(f.severity) << " | " << terminal_safe(f.verdict) << " | " << terminal_safe(f.subject) << " | "
           << gain_text(f.expected_gain) << " | " << f.confidence.label << " (" << fmt("%.2f", f.confidence.value)
           << ") |\n";
     o << "\n";
     i = 0;
     for (const auto& f : findings) {
-        o << "### " << ++i << ". " << f.title.get(lang) << "\n\n";
-        o << "Rule `" << f.rule << "` on " << scope_kind_name(f.scope) << " `" << f.subject << "`. "
-          << f.explanation.get(lang) << "\n\n";
+        o << "### " << ++i << ". " << terminal_safe(f.title.get(lang)) << "\n\n";
+        o << "Rule `" << terminal_safe(f.rule) << "` on " << scope_kind_name(f.scope) << " `" << terminal_safe(f.subject) << "`. "
+          << terminal_safe(f.explanation.get(lang)) << "\n\n";
         for (const auto& e : f.evidence)
             o << "- " << evidence_text(e) << "\n";
         for (const auto& r : f.confidence.reasons)
             o << "- confidence: " << r << "\n";
         o << "\n";
         for (const auto& s : f.suggestions) {
-            o << "- **" << s.text.get(lang) << "** " << suggestion_gain_note(s);
+            o << "- **" << terminal_safe(s.text.get(lang)) << "** " << suggestion_gain_note(s);
             if (!s.verify.empty())
-                o << " — verify: `" << s.verify << "`";
+                o << " — verify: `" << terminal_safe(s.verify) << "`";
             o << "\n";
         }
         o << "\n";

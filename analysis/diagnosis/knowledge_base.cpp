@@ -1,10 +1,13 @@
 #include "analysis/diagnosis/knowledge_base.h"
+#include "analysis/diagnosis/kb_disk_full.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <unistd.h>
 
@@ -60,13 +63,31 @@ static int64_t now_s()
 
 namespace {
 
+// A failure of SQLite on db (result code rc) that was a full disk: SQLITE_FULL, or an I/O error whose system error
+// says so (the -shm file of the WAL that cannot grow is an I/O error, not SQLITE_FULL).
+bool disk_full(sqlite3* db, int rc)
+{
+    if ((rc & 0xFF) == SQLITE_FULL)
+        return true;
+    const int e = db ? sqlite3_system_errno(db) : 0;
+    return (rc & 0xFF) == SQLITE_IOERR && (e == ENOSPC || e == EDQUOT);
+}
+
+// The error to throw for rc on db: KbDiskFull (exit 4 on the command line) when the disk is full, else KbError.
+[[noreturn]] void throw_kb(sqlite3* db, int rc, const std::string& path, const std::string& message)
+{
+    if (disk_full(db, rc))
+        throw KbDiskFull(path + ": cannot write the knowledge base: " + std::strerror(ENOSPC) + " (" + message + ")");
+    throw KbError(path + ": " + message);
+}
+
 // A prepared statement with positional binding helpers.
 class Stmt {
 public:
     Stmt(sqlite3* db, const char* sql, const std::string& path) : db_(db), path_(path)
     {
-        if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
-            throw KbError(path + ": cannot prepare '" + sql + "': " + sqlite3_errmsg(db));
+        if (const int rc = sqlite3_prepare_v2(db, sql, -1, &st_, nullptr); rc != SQLITE_OK)
+            throw_kb(db, rc, path, std::string("cannot prepare '") + sql + "': " + sqlite3_errmsg(db));
     }
     ~Stmt() { sqlite3_finalize(st_); }
     Stmt(const Stmt&) = delete;
@@ -93,7 +114,7 @@ public:
             return true;
         if (rc == SQLITE_DONE)
             return false;
-        throw KbError(path_ + ": " + sqlite3_errmsg(db_));
+        throw_kb(db_, rc, path_, sqlite3_errmsg(db_));
     }
     void run()
     {
@@ -119,10 +140,10 @@ private:
 void exec(sqlite3* db, const std::string& sql, const std::string& path)
 {
     char* err = nullptr;
-    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    if (const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err); rc != SQLITE_OK) {
         std::string m = err ? err : "unknown error";
         sqlite3_free(err);
-        throw KbError(path + ": " + m + " (in: " + sql.substr(0, 80) + ")");
+        throw_kb(db, rc, path, m + " (in: " + sql.substr(0, 80) + ")");
     }
 }
 
@@ -240,6 +261,8 @@ int KnowledgeBase::check_schema()
             throw KbError(path_ + " is not a Sightline knowledge base: it is not an SQLite database (or it is damaged)");
         if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
             throw KbError(path_ + ": the knowledge base is locked by another program; try again when it is done");
+        if (disk_full(db_, rc))
+            throw_kb(db_, rc, path_, sqlite3_errstr(rc));
         throw KbError(path_ + ": the knowledge base cannot be read (" + sqlite3_errstr(rc) + ")");
     }
     int version = 0;

@@ -20,6 +20,7 @@
 // The Roofline and ncu parts bind when those analyses are part of the build (they landed in parallel with this
 // file); without them bind_metrics ignores its roofline/ncu arguments.
 #if __has_include("analysis/roofline/roofline.h") && __has_include("analysis/io/ncu_metrics.h") && __has_include("analysis/io/ncu_reader.h")
+#include "analysis/io/input_bounds.h"
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/roofline/roofline.h"
@@ -1004,7 +1005,8 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
         d.env.seq_len = options.env_extra.seq_len;
     EvalOptions eo;
     eo.lang = options.lang;
-    eo.trace_path = trace.meta.source_path;
+    // {trace} in texts and verification commands: a path holding a line feed is shown escaped, as every name is.
+    eo.trace_path = escape_control_chars(trace.meta.source_path);
     eo.vendor = analysis.workload.vendor;   // each suggestion's form (rules.h)
     for (const auto& s : scopes)
         if (s.kind == ScopeKind::Trace)
@@ -1012,6 +1014,17 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     if (kb)
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
+    // Rule texts come from files (the user's folder is anyone's): a title holding a line feed printed a line of its
+    // own in the headline, the text and the report. Escaped once here, as names are, for every output.
+    for (Finding& f : d.eval.findings) {
+        for (std::string* t : {&f.title.en, &f.title.zh_CN, &f.explanation.en, &f.explanation.zh_CN})
+            if (has_control_chars(*t))
+                *t = escape_control_chars(*t);
+        for (auto& sg : f.suggestions)
+            for (std::string* t : {&sg.text.en, &sg.text.zh_CN, &sg.verify})
+                if (has_control_chars(*t))
+                    *t = escape_control_chars(*t);
+    }
     merge_ncu_launch_findings(d.eval.findings);   // before the ledger: one claim per kernel, not one per launch
     const KernelPools pools = kernel_pools(trace, analysis);
     d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger, &pools);

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/input_errors.h"
 #include "analysis/io/json_input.h"
 #include "analysis/io/kineto_reader.h"
 #include "analysis/io/load.h"
@@ -401,8 +402,10 @@ std::vector<CaptureInput> capture_inputs(const std::string& path, const std::str
                              "no trace file in it");
         return out;
     }
-    if (!fs::is_regular_file(p, ec))
-        throw TraceError(path, "", "a capture trace file or a folder of them", "no such file or folder");
+    if (!fs::is_regular_file(p, ec)) {
+        const std::string why = input_file_problem(path);   // no such file, a symbolic-link loop, a FIFO, ...
+        throw TraceError(path, "", "a capture trace file or a folder of them", why.empty() ? "no such file or folder" : why);
+    }
     CaptureInput c;
     c.path = path;
     c.source = source;
@@ -461,6 +464,10 @@ bool has_graph_replay(const Trace& t)
 LoadedCapture read_capture(const CaptureInput& input, const LoadControl& control)
 {
     const InputFormat f = sniff_file(input.path);
+    // A capture that cannot be opened is said as such (a symbolic-link loop, no permission), not as a format.
+    if (f == InputFormat::Missing)
+        if (const std::string why = input_file_problem(input.path); !why.empty())
+            throw TraceError(input.path, "", "a graph-capture trace (PyTorch profiler JSON, .json or .json.gz)", why);
     if (f != InputFormat::KinetoJson)
         throw TraceError(input.path, "", "a graph-capture trace (PyTorch profiler JSON, .json or .json.gz)",
                          std::string("a file of another kind (") + input_format_name(f) + ")");

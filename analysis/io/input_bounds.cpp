@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/io/input_errors.h"
 #include "analysis/io/output_file.h"
 #include "analysis/trace/errors.h"
 
@@ -80,21 +81,6 @@ uint64_t pick(const std::atomic<uint64_t>& set, const char* env, uint64_t def, b
         return v;
     const uint64_t e = count ? env_count(env) : env_size(env);
     return e ? e : def;
-}
-
-const char* file_type_name(mode_t m)
-{
-    if (S_ISDIR(m))
-        return "a directory";
-    if (S_ISFIFO(m))
-        return "a FIFO (named pipe)";
-    if (S_ISCHR(m))
-        return "a character device";
-    if (S_ISBLK(m))
-        return "a block device";
-    if (S_ISSOCK(m))
-        return "a socket";
-    return "not a regular file";
 }
 
 } // namespace
@@ -173,13 +159,18 @@ bool parse_size(std::string_view t, uint64_t& bytes)
 
 uint64_t check_input_file(const std::string& path, InputKind kind, const std::string& expected)
 {
+    // What happened, said as such (input_errors.h): a symbolic-link loop, no permission, a FIFO or /dev/stdin.
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
-        throw TraceError(path, "", expected, std::string("no such file or it cannot be read (") + std::strerror(errno) + ")");
+        throw TraceError(path, "", expected, open_error_text(errno));
     if (!S_ISREG(st.st_mode))
-        throw TraceError(path, "", expected + " (a regular file)",
-                         std::string(file_type_name(st.st_mode)) + "; pipes and devices are not read");
+        throw TraceError(path, "", expected + " (a regular file)", not_regular_file_text(st.st_mode));
     note_input_file(path);   // before the size check: an input refused for its size is still no output
+    // stat() does not say whether this user may read the file; open() does (a regular file: it does not block).
+    if (const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY); fd >= 0)
+        ::close(fd);
+    else
+        throw TraceError(path, "", expected, open_error_text(errno));
     const uint64_t size = static_cast<uint64_t>(st.st_size);
     const uint64_t limit = input_size_limit(kind);
     if (size > limit)
@@ -195,7 +186,7 @@ std::string read_input_file(const std::string& path, InputKind kind, const std::
     const uint64_t size = check_input_file(path, kind, expected);
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw TraceError(path, "", expected, std::string("a file that cannot be opened (") + std::strerror(errno) + ")");
+        throw TraceError(path, "", expected, open_error_text(errno));
     std::string out;
     out.resize(static_cast<size_t>(size));
     in.read(out.data(), static_cast<std::streamsize>(size));
@@ -636,7 +627,14 @@ std::string escape_control_chars(std::string_view s)
     };
     for (size_t i = 0; i < s.size(); ++i) {
         const auto c = static_cast<unsigned char>(s[i]);
-        if (c < 0x20 || c == 0x7F) {
+        // The one rule of terminal_safe(): \n, \t and \r as such, every other control character as \xNN.
+        if (c == '\n') {
+            out += "\\n";
+        } else if (c == '\t') {
+            out += "\\t";
+        } else if (c == '\r') {
+            out += "\\r";
+        } else if (c < 0x20 || c == 0x7F) {
             hex(c);
         } else if (c == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
                    static_cast<unsigned char>(s[i + 1]) < 0xA0) {

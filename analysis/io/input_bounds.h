@@ -77,8 +77,8 @@ std::string terminal_safe(std::string_view s);
 
 // True when s holds a control character (C0, DEL, or a C1 control encoded in UTF-8).
 bool has_control_chars(std::string_view s);
-// s with each control character written as \xNN text (a C1 control as its two bytes); the rest unchanged. Readers
-// pass names through it, so a kernel or range name cannot print a line of its own or clear a terminal.
+// s with each control character escaped by the rule of terminal_safe() (\n, \t, \r as such, others as \xNN, a C1
+// control as its two bytes); the rest unchanged. Readers (and load_trace, for GPU names) pass names through it.
 std::string escape_control_chars(std::string_view s);
 
 // stat() before open: the path must name a regular file (a FIFO, device, socket or directory is refused before

@@ -10,6 +10,7 @@
 
 #include "analysis/io/graph_join.h"
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/input_errors.h"
 #include "analysis/trace/errors.h"
 #include "analysis/trace/release_memory.h"
 #include "analysis/io/kineto_reader.h"
@@ -99,12 +100,51 @@ namespace {
 
 Trace read_one(const std::string& path, const LoadControl& control);
 
+// The names a trace gives its GPUs, processes, threads and streams, its versions and the readers' warnings, escaped
+// as the readers escape kernel names (escape_control_chars, the rule of terminal_safe): a GPU named
+// "X\nsightline-cli: all good" (nsys TARGET_INFO_GPU, Kineto deviceProperties) printed a line of its own in every
+// text output, and its finding subjects carried the line feed on. One place, for every reader.
+void escape_meta_names(TraceMeta& m)
+{
+    auto fix = [](std::string& s) {
+        if (has_control_chars(s))
+            s = escape_control_chars(s);
+    };
+    for (auto& d : m.devices) {
+        fix(d.name);
+        fix(d.chip);
+    }
+    for (auto& p : m.processes)
+        fix(p.name);
+    for (auto& t : m.threads)
+        fix(t.name);
+    for (auto& s : m.streams)
+        fix(s.label);
+    fix(m.tool_version);
+    fix(m.schema_version);
+    for (auto& w : m.warnings)
+        fix(w);
+    bool keys = false;
+    for (auto& [k, v] : m.environment) {
+        fix(v);
+        keys = keys || has_control_chars(k);
+    }
+    if (keys) {
+        std::map<std::string, std::string> env;
+        for (auto& [k, v] : m.environment)
+            env[escape_control_chars(k)] = std::move(v);
+        m.environment = std::move(env);
+    }
+}
+
 // An allocation that fails anywhere in a reader is a located error: the file, the last place the reader checked
 // the memory budget, the memory in use and the budget (input_bounds.h).
 Trace load_one(const std::string& path, const LoadControl& control)
 {
     try {
-        return read_one(path, control);
+        Trace t = read_one(path, control);
+        escape_meta_names(t.meta);
+        return t;
     } catch (const std::bad_alloc&) {
         throw out_of_memory_error(path);
     }
@@ -116,7 +156,11 @@ Trace read_one(const std::string& path, const LoadControl& control)
     const InputFormat f = sniff_file(path);
     switch (f) {
     case InputFormat::Missing:
-        throw TraceError(path, "", "a readable trace file", "no such file or it cannot be read");
+        // check_input_file passed; the file changed since, or could not be opened after all: say what happened.
+        throw TraceError(path, "", "a readable trace file", [&] {
+            const std::string why = input_file_problem(path);
+            return why.empty() ? std::string("a file that cannot be read") : why;
+        }());
     case InputFormat::Empty:
         throw TraceError(path, "", "an nsys SQLite export or a Kineto JSON trace", "an empty (0-byte) file");
     case InputFormat::NsysSqlite:

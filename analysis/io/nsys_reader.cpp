@@ -10,6 +10,7 @@
 #include "analysis/io/graph_join.h"
 
 #include <sqlite3.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -30,6 +31,7 @@
 #include <unordered_set>
 
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/input_errors.h"
 #include "analysis/io/parallel.h"
 #include "analysis/io/sqlite_uri.h"
 #include "analysis/trace/checked_math.h"
@@ -42,6 +44,19 @@ namespace sl {
 namespace {
 
 constexpr const char* kExpected = "an Nsight Systems SQLite export";
+
+// An export another process is writing (nsys, sqlite3) is waited for this long, then refused as locked: SQLite's
+// busy handler retries every lock in the meantime. Never called corrupt or truncated.
+constexpr int kBusyTimeoutMs = 2000;
+
+bool is_locked(int rc) { return (rc & 0xFF) == SQLITE_BUSY || (rc & 0xFF) == SQLITE_LOCKED; }
+
+[[noreturn]] void throw_locked(const std::string& path, const std::string& where)
+{
+    throw TraceError(path, where, "an export that no other process is writing",
+                     "a file locked by another process (still locked after " + std::to_string(kBusyTimeoutMs / 1000) +
+                         " s of retries); try again when the process writing it is done");
+}
 
 std::string quote_ident(const std::string& s)
 {
@@ -74,16 +89,17 @@ std::string printable_prefix(const char* buf, size_t n)
 // SQLite header, and is as long as its header says. Returns true when the header says the file is in WAL mode.
 bool precheck_file(const std::string& path)
 {
+    // What happened, said as such (input_errors.h): no such file, a symbolic-link loop, no permission, a FIFO.
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0)
-        throw TraceError(path, "", kExpected, std::string("no such file (") + std::strerror(errno) + ")");
-    if (S_ISDIR(st.st_mode))
-        throw TraceError(path, "", kExpected, "a directory");
+        throw TraceError(path, "", kExpected, open_error_text(errno));
     if (!S_ISREG(st.st_mode))
-        throw TraceError(path, "", kExpected, "not a regular file");
+        throw TraceError(path, "", kExpected, not_regular_file_text(st.st_mode));
     std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw TraceError(path, "", kExpected, std::string("a file that cannot be read (") + std::strerror(errno) + ")");
+    if (!in) {
+        const std::string why = input_file_problem(path);
+        throw TraceError(path, "", kExpected, why.empty() ? std::string("a file that cannot be read") : why);
+    }
     char h[100] = {};
     in.read(h, sizeof h);
     const size_t n = static_cast<size_t>(in.gcount());
@@ -126,10 +142,12 @@ class Stmt {
 public:
     Stmt(sqlite3* db, const std::string& sql, const std::string& path, const std::string& where) : path_(path), where_(where)
     {
-        if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr) != SQLITE_OK) {
+        if (const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &s_, nullptr); rc != SQLITE_OK) {
             const std::string msg = sqlite3_errmsg(db);
             sqlite3_finalize(s_);
             s_ = nullptr;
+            if (is_locked(rc))
+                throw_locked(path, where);
             throw TraceError(path, where, "a readable table", "an SQLite error: " + msg);
         }
     }
@@ -144,6 +162,8 @@ public:
             return true;
         if (rc == SQLITE_DONE)
             return false;
+        if (is_locked(rc))
+            throw_locked(path_, where_);
         throw TraceError(path_, where_, "readable rows",
                          "a corrupt or truncated SQLite file (" + std::string(sqlite3_errstr(rc)) + ": " +
                              sqlite3_errmsg(sqlite3_db_handle(s_)) + ")");
@@ -603,6 +623,8 @@ void Reader::open_connection(sqlite3*& db)
     if (rc != SQLITE_OK)
         throw TraceError(path_, "", kExpected,
                          std::string("a file SQLite cannot open (") + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc)) + ")");
+    // A lock held by a writer is waited for, a bounded time, before the export is refused as locked.
+    sqlite3_busy_timeout(db, kBusyTimeoutMs);
     // Defensive mode: a hostile schema must not run code (triggers, views, untrusted functions) or write anything.
     sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
     sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, nullptr);
@@ -614,9 +636,11 @@ void Reader::open_connection(sqlite3*& db)
 #endif
     for (const char* pragma : {"PRAGMA trusted_schema=OFF", "PRAGMA query_only=ON"}) {
         char* err = nullptr;
-        if (sqlite3_exec(db, pragma, nullptr, nullptr, &err) != SQLITE_OK) {
+        if (const int rc = sqlite3_exec(db, pragma, nullptr, nullptr, &err); rc != SQLITE_OK) {
             const std::string msg = err ? err : "unknown error";
             sqlite3_free(err);
+            if (is_locked(rc))
+                throw_locked(path_, pragma);
             throw TraceError(path_, pragma, kExpected, "a file SQLite cannot read (" + msg + ")");
         }
     }
@@ -627,6 +651,8 @@ void Reader::open_connection(sqlite3*& db)
     if (prc == SQLITE_OK)
         prc = sqlite3_step(probe);
     sqlite3_finalize(probe);
+    if (is_locked(prc))
+        throw_locked(path_, "sqlite_master");
     if (prc != SQLITE_OK && prc != SQLITE_ROW && prc != SQLITE_DONE &&
         (sqlite3_extended_errcode(db) == SQLITE_READONLY_ROLLBACK || (prc & 0xFF) == SQLITE_READONLY)) {
         throw TraceError(path_, "file header", "an export without a pending rollback journal",
@@ -1671,8 +1697,10 @@ Trace read_nsys_sqlite(const std::string& path, const LoadControl& control)
 Trace read_nsys_report(const std::string& path, const LoadControl& control)
 {
     struct stat st {};
-    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
-        throw TraceError(path, "", "an .nsys-rep / .qdrep report", "no such file or not a regular file");
+    if (const std::string why = input_file_problem(path); !why.empty())
+        throw TraceError(path, "", "an .nsys-rep / .qdrep report", why);
+    if (::stat(path.c_str(), &st) != 0)
+        throw TraceError(path, "", "an .nsys-rep / .qdrep report", open_error_text(errno));
     std::string suggested = path;
     if (const auto dot = suggested.rfind('.'); dot != std::string::npos && suggested.find('/', dot) == std::string::npos)
         suggested.resize(dot);
@@ -1710,8 +1738,18 @@ Trace read_nsys_report(const std::string& path, const LoadControl& control)
             argv.push_back(a.data());
         argv.push_back(nullptr);
         pid_t pid = 0;
-        if (posix_spawn(&pid, nsys.c_str(), nullptr, nullptr, argv.data(), environ) != 0)
-            throw TraceError(path, "", "a successful `nsys export`", std::string("nsys could not be started: ") + std::strerror(errno));
+        // nsys gets SIGPIPE as it would from a shell (sightline-cli ignores it, for exit 4 on a closed output).
+        posix_spawnattr_t attr;
+        posix_spawnattr_init(&attr);
+        sigset_t def;
+        sigemptyset(&def);
+        sigaddset(&def, SIGPIPE);
+        posix_spawnattr_setsigdefault(&attr, &def);
+        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+        const int spawned = posix_spawn(&pid, nsys.c_str(), nullptr, &attr, argv.data(), environ);
+        posix_spawnattr_destroy(&attr);
+        if (spawned != 0)
+            throw TraceError(path, "", "a successful `nsys export`", std::string("nsys could not be started: ") + std::strerror(spawned));
         int status = 0;
         while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
         }

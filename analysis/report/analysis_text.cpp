@@ -1,4 +1,5 @@
 #include "analysis/report/analysis_text.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/roofline/gpu_specs.h"
 
 #include <algorithm>
@@ -66,7 +67,9 @@ static std::string clip(std::string_view s, size_t n = 80)
 std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
 {
     std::ostringstream os;
-    os << "Sightline analysis: " << (t.meta.source_path.empty() ? "(trace)" : t.meta.source_path) << " ["
+    // The path as the user typed it, made safe for a terminal (a file name may hold a line feed); the names the
+    // trace gives (kernels, GPUs, ...) were escaped when it was loaded (load.cpp escape_meta_names, the readers).
+    os << "Sightline analysis: " << (t.meta.source_path.empty() ? "(trace)" : terminal_safe(t.meta.source_path)) << " ["
        << t.meta.format << "]\n";
     os << "  wall " << format_ns(static_cast<double>(r.wall_ns)) << ", " << count_of(int64_t(t.kernels.size()), "kernel")
        << " (" << format_ns(static_cast<double>(r.kernel_time_ns)) << "), " << t.memcpy.size() << " memcpy, "

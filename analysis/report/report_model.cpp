@@ -6,6 +6,7 @@
 #include "analysis/report/report_seen_before.h"
 #include "analysis/report/report_sections.h"
 #include "analysis/io/sha256.h"
+#include "analysis/io/input_bounds.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/trace/trace.h"
@@ -96,7 +97,7 @@ std::string trace_display_name(std::string_view source_path)
             break;
     if (files.size() > 1)
         name += " + " + std::to_string(files.size() - 1) + " more";
-    return name;
+    return escape_control_chars(name);   // a file name with a line feed is a title, not two lines
 }
 
 std::string report_file_stem(std::string_view trace_name)
@@ -354,7 +355,7 @@ static Section build_overview(BuildContext& cx, const Report& r)
             fmt += " (" + t->meta.tool_version + ")";
         kv.items.push_back({"trace_format", cx.s("kv.trace_format"), vtext(fmt)});
         if (!t->meta.source_path.empty())
-            kv.items.push_back({"trace_path", cx.s("kv.trace_path"), vtext(t->meta.source_path)});
+            kv.items.push_back({"trace_path", cx.s("kv.trace_path"), vtext(escape_control_chars(t->meta.source_path))});
     }
     // What kind of run it is, and what to know before reading any number (issue 13: the warnings the CLI and the
     // GUI's header show, the report shows too, first).
@@ -569,7 +570,7 @@ static Section build_findings(BuildContext& cx)
         if (auto it = cx.in.options.finding_state.find(key); it != cx.in.options.finding_state.end())
             kv.items.push_back({"state", cx.s("kv.state"), vtext(cx.s("state." + it->second))});
         if (auto it = cx.in.options.finding_note.find(key); it != cx.in.options.finding_note.end())
-            kv.items.push_back({"annotation", cx.s("kv.annotation"), vtext(it->second)});
+            kv.items.push_back({"annotation", cx.s("kv.annotation"), vtext(escape_control_chars(it->second))});
         fs.blocks.push_back(std::move(kv));
 
         // Evidence.

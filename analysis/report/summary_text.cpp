@@ -1,4 +1,5 @@
 #include "analysis/report/summary_text.h"
+#include "analysis/io/input_bounds.h"
 
 #include <algorithm>
 #include <cmath>
@@ -125,7 +126,7 @@ std::string summary_to_text(const Trace& trace, const Summary& s)
 {
     const auto& m = trace.meta;
     std::string out;
-    out += "Sightline summary of " + (m.source_path.empty() ? std::string("(unnamed trace)") : m.source_path) + "\n";
+    out += "Sightline summary of " + (m.source_path.empty() ? std::string("(unnamed trace)") : terminal_safe(m.source_path)) + "\n";
     out += "Format: " + m.format;
     if (!m.tool_version.empty())
         out += "  tool " + m.tool_version;

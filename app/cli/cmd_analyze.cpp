@@ -14,6 +14,7 @@
 #include "analysis/report/analysis_json.h"
 #include "analysis/report/analysis_text.h"
 #include "analysis/trace/errors.h"
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/load.h"
 #include "analysis/diagnosis/metrics_binding.h"
@@ -23,6 +24,7 @@
 #include "analysis/report/roofline_json.h"
 #include "analysis/report/kernel_verdicts_json.h"
 #include "analysis/diagnosis/review.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 #include "app/cli/llm_http.h"
 
@@ -275,7 +277,7 @@ const std::vector<OptionSpec>& option_table()
 
 int usage_error(const std::string& msg)
 {
-    std::cerr << "sightline-cli analyze: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    std::cerr << "sightline-cli analyze: " << terminal_safe(msg) << "\nusage: sightline-cli " << kSynopsis << "\n";
     for (const auto& o : option_table())
         std::cerr << "  " << o.name << (o.takes_value ? " VALUE" : "") << "  " << o.help << "\n";
     return kExitUsage;
@@ -305,7 +307,7 @@ Review run_review(const AnalyzeRequest& req, const std::vector<Finding>& finding
     if (review.model.empty())
         review.model = req.llm_model;
     if (review.status != "ok")
-        std::cerr << "sightline-cli: the LLM reviewer gave no review (" << review.error << "); the findings stand as they are\n";
+        std::cerr << "sightline-cli: the LLM reviewer gave no review (" << terminal_safe(review.error) << "); the findings stand as they are\n";
     return review;
 }
 
@@ -363,6 +365,9 @@ int run_analyze(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;
@@ -392,7 +397,7 @@ constexpr const char* kExplainSynopsis =
 
 int explain_usage(const std::string& msg)
 {
-    std::cerr << "sightline-cli explain: " << msg << "\nusage: sightline-cli " << kExplainSynopsis << "\n"
+    std::cerr << "sightline-cli explain: " << terminal_safe(msg) << "\nusage: sightline-cli " << kExplainSynopsis << "\n"
               << "  --kernel NAME|ID  a kernel id (its row, as `analyze --format json` kernels[].kernel_id gives it) or\n"
               << "                    a part of a kernel's name (every distinct kernel whose name contains it)\n"
               << "  the other options are analyze's\n";

@@ -18,9 +18,11 @@
 #include "analysis/diagnosis/compare.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/load.h"
 #include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {
@@ -32,7 +34,7 @@ constexpr const char* kSynopsis =
 
 int usage(const std::string& msg)
 {
-    std::cerr << "sightline-cli compare: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n"
+    std::cerr << "sightline-cli compare: " << terminal_safe(msg) << "\nusage: sightline-cli " << kSynopsis << "\n"
               << "  --format     text (default), json or md\n"
               << "  --kb PATH    knowledge base (default " << KnowledgeBase::default_path() << ")\n"
               << "  --record     write AFTER and the verdicts of accepted suggestions into the knowledge base (nothing\n"
@@ -151,7 +153,7 @@ int run_compare(const std::vector<std::string>& argv)
                 const int64_t a = ensure_kb_run(kb, after, aa, after_path, after_hash);
                 const int written = record_verdicts(kb, r, b, a);
                 r.recorded = written;
-                std::cerr << "sightline-cli: recorded " << written << " verdict(s) in " << kb_path << "\n";
+                std::cerr << "sightline-cli: recorded " << written << " verdict(s) in " << terminal_safe(kb_path) << "\n";
             }
         }
         if (format == "json")
@@ -163,6 +165,9 @@ int run_compare(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;

@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <iostream>
 
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/trace/errors.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 #include "app/cli/loop.h"
 
@@ -25,7 +27,7 @@ constexpr const char* kSynopsis =
 
 int usage(const std::string& msg)
 {
-    std::cerr << "sightline-cli deep-dive: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n"
+    std::cerr << "sightline-cli deep-dive: " << terminal_safe(msg) << "\nusage: sightline-cli " << kSynopsis << "\n"
               << "  --set          ncu section set: roofline (default) or full\n"
               << "  --launch-skip  matched launches to skip (default: those before the first steady decode step)\n"
               << "  --launch-count matched launches to profile (default: one steady step's launches, at most 200)\n"
@@ -103,7 +105,7 @@ int run_deep_dive(const std::vector<std::string>& argv)
         // The focus set first (a trace without kernels is an input error), then the tool.
         DeepDivePlan plan = deep_dive_plan(req);
         if (plan.target.names.empty()) {
-            std::cerr << "sightline-cli: " << plan.trace << " has no kernels: no focus set to profile\n";
+            std::cerr << "sightline-cli: " << terminal_safe(plan.trace) << " has no kernels: no focus set to profile\n";
             return kExitInput;
         }
         for (const auto& n : plan.target.names)
@@ -114,7 +116,7 @@ int run_deep_dive(const std::vector<std::string>& argv)
         install_interrupt_handler();
         const ToolInfo ncu = check_ncu();
         if (!ncu.usable()) {
-            std::cerr << "sightline-cli: " << ncu.error << "\n";
+            std::cerr << "sightline-cli: " << terminal_safe(ncu.error) << "\n";
             return kExitTool;
         }
         set_ncu_commands(plan, req, ncu);
@@ -135,6 +137,9 @@ int run_deep_dive(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;

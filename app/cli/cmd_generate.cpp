@@ -50,7 +50,7 @@ int run_generate(const std::vector<std::string>& args)
     if (!parse_args(args, values, flags, a, err) || !a.positional.empty()) {
         if (err.empty())
             err = "unexpected argument '" + a.positional.front() + "'";
-        std::cerr << "sightline-cli generate: " << err << "\n";
+        std::cerr << "sightline-cli generate: " << terminal_safe(err) << "\n";
         return kExitUsage;
     }
     const std::string out = a.has("-o") ? a.value("-o") : a.value("--output");
@@ -62,7 +62,7 @@ int run_generate(const std::vector<std::string>& args)
     try {
         o = synth_preset(a.value("--preset", "decode"));
     } catch (const std::invalid_argument& e) {
-        std::cerr << "sightline-cli generate: " << e.what() << "\n";
+        std::cerr << "sightline-cli generate: " << terminal_safe(e.what()) << "\n";
         return kExitUsage;
     }
     int64_t kernels = o.total_kernels, steps = o.decode_steps, layers = o.layers, prefill = o.prefill_steps,

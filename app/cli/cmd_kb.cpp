@@ -12,9 +12,11 @@
 #include "analysis/diagnosis/compare.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/fingerprint.h"
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/load.h"
 #include "analysis/diagnosis/metrics_binding.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {
@@ -26,7 +28,7 @@ constexpr const char* kSynopsis =
 
 int usage(const std::string& msg)
 {
-    std::cerr << "sightline-cli kb: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    std::cerr << "sightline-cli kb: " << terminal_safe(msg) << "\nusage: sightline-cli " << kSynopsis << "\n";
     return kExitUsage;
 }
 
@@ -83,8 +85,7 @@ int run_kb(const std::vector<std::string>& argv)
                 }
             const Diagnosis d = diagnose(trace, an, nullptr, nullptr, dopt, &kb);
             for (const auto& e : d.rule_errors)
-                std::cerr << "sightline-cli: rule file " << e.file << (e.rule_id.empty() ? "" : " rule " + e.rule_id)
-                          << ": " << e.message << "\n";
+                print_error("rule file " + e.file + (e.rule_id.empty() ? "" : " rule " + e.rule_id) + ": " + e.message);
             RunRecord run;
             run.trace_path = path;
             run.trace_hash = file_hash(path);
@@ -122,9 +123,12 @@ int run_kb(const std::vector<std::string>& argv)
                                  {"annotation", s.annotation}, {"text", s.text}});
                 out << a.dump(2) << "\n";
             } else {
+                // What the database holds is text of anyone's making (an annotation, a subject named by a trace):
+                // escaped by the rule of terminal_safe, so a line feed in it cannot print a line of its own.
                 for (const auto& s : rows)
-                    out << s.id << "\trun " << s.run_id << "\t" << suggestion_state_name(s.state) << "\t" << s.key
-                        << "\t" << s.subject << (s.annotation.empty() ? "" : "\t# " + s.annotation) << "\n";
+                    out << s.id << "\trun " << s.run_id << "\t" << suggestion_state_name(s.state) << "\t"
+                        << terminal_safe(s.key) << "\t" << terminal_safe(s.subject)
+                        << (s.annotation.empty() ? "" : "\t# " + terminal_safe(s.annotation)) << "\n";
             }
         } else if (sub == "accept" || sub == "reject" || sub == "annotate") {
             int64_t id = 0;
@@ -154,7 +158,8 @@ int run_kb(const std::vector<std::string>& argv)
                 out << a.dump(2) << "\n";
             } else {
                 for (const auto& v : rows)
-                    out << v.verdict << "\t" << v.suggestion_key << "\t" << v.metric << "\t"
+                    out << terminal_safe(v.verdict) << "\t" << terminal_safe(v.suggestion_key) << "\t"
+                        << terminal_safe(v.metric) << "\t"
                         << format_metric(v.metric, v.before_value) << " -> " << format_metric(v.metric, v.after_value)
                         << "\n";
             }
@@ -165,6 +170,9 @@ int run_kb(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;

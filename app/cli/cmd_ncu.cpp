@@ -1,5 +1,6 @@
 // sightline-cli ncu: Nsight Compute exports (details/raw CSV, text report, .ncu-rep via ncu) read per launch,
 // with what ncu's roofline and SOL sections compute, and ncu's own rule results as evidence.
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
 #include "analysis/io/ncu_reader.h"
@@ -17,7 +18,7 @@ int run(const std::vector<std::string>& args)
     Args a;
     std::string err;
     if (!parse_args(args, {"--format", "-o", "--decimal"}, {}, a, err)) {
-        std::cerr << "sightline-cli ncu: " << err << "\n";
+        std::cerr << "sightline-cli ncu: " << terminal_safe(err) << "\n";
         return kExitUsage;
     }
     const std::string format = a.value("--format", "text");

@@ -10,11 +10,13 @@
 #include <iostream>
 
 #include "analysis/diagnosis/compare.h"
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/diagnosis/run_variance.h"
 #include "analysis/io/fingerprint.h"
 #include "analysis/io/load.h"
 #include "analysis/trace/errors.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 #include "app/cli/loop.h"
 
@@ -46,7 +48,7 @@ bool parse_int(const std::string& s, int64_t lo, int64_t hi, int64_t& out)
 
 int usage(const char* synopsis, const std::string& cmd, const std::string& msg)
 {
-    std::cerr << "sightline-cli " << cmd << ": " << msg << "\nusage: sightline-cli " << synopsis << "\n"
+    std::cerr << "sightline-cli " << cmd << ": " << terminal_safe(msg) << "\nusage: sightline-cli " << synopsis << "\n"
               << "  --nsys-args ARGS  extra nsys profile flags, one string (e.g. \"--delay=5 --duration=20\" or\n"
               << "                    \"--capture-range=nvtx --nvtx-capture=decode\"); after Sightline's own, so they win\n"
               << "  --runs N          profile N times for the run-to-run spread (default 1; 3 or more recommended)\n"
@@ -155,7 +157,7 @@ int run_profile(const std::vector<std::string>& argv)
     install_interrupt_handler();
     const ToolInfo nsys = check_nsys();
     if (!nsys.usable()) {
-        std::cerr << "sightline-cli: " << nsys.error << "\n";
+        std::cerr << "sightline-cli: " << terminal_safe(nsys.error) << "\n";
         return kExitTool;
     }
     try {
@@ -164,6 +166,9 @@ int run_profile(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;
@@ -194,7 +199,7 @@ int run_verify(const std::vector<std::string>& argv)
         install_interrupt_handler();
         const ToolInfo nsys = check_nsys();
         if (!nsys.usable()) {
-            std::cerr << "sightline-cli: " << nsys.error << "\n";
+            std::cerr << "sightline-cli: " << terminal_safe(nsys.error) << "\n";
             return kExitTool;
         }
         set_report_writer(req);
@@ -283,6 +288,9 @@ int run_verify(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "analysis/trace/errors.h"
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/load.h"
@@ -203,7 +204,7 @@ const std::vector<OptionSpec>& option_table()
 
 int usage_error(const std::string& msg)
 {
-    std::cerr << "sightline-cli report: " << msg << "\nusage: sightline-cli " << kSynopsis << "\n";
+    std::cerr << "sightline-cli report: " << terminal_safe(msg) << "\nusage: sightline-cli " << kSynopsis << "\n";
     for (const auto& o : option_table())
         std::cerr << "  " << o.name << (o.takes_value ? " VALUE" : "") << "  " << o.help << "\n";
     return kExitUsage;
@@ -326,6 +327,9 @@ int run_report(const std::vector<std::string>& argv)
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;
+    } catch (const KbDiskFull& e) {   // a full disk under the knowledge base: an output not written
+        print_error(e.what());
+        return kExitOutput;
     } catch (const KbError& e) {
         print_error(e.what());
         return kExitInput;

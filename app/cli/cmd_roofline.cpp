@@ -1,4 +1,5 @@
 // sightline-cli roofline: the theoretical Roofline of an LLM from its config.json on a GPU from the spec database.
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
 #include "analysis/roofline/cost_model.h"
@@ -47,7 +48,7 @@ int run(const std::vector<std::string>& args)
                     {"--model", "--index", "--gpu", "--gpu-file", "--batch", "--prompt", "--context", "--tp", "--weight-dtype",
                      "--act-dtype", "--kv-dtype", "--fa-q-tile", "--kappa", "--bw-efficiency", "--format", "-o"},
                     {"--unfused", "--no-causal-skip", "--all-logits", "--tf32"}, a, err)) {
-        std::cerr << "sightline-cli roofline: " << err << "\n";
+        std::cerr << "sightline-cli roofline: " << terminal_safe(err) << "\n";
         return kExitUsage;
     }
     const std::string model_path = a.value("--model");
@@ -71,13 +72,13 @@ int run(const std::vector<std::string>& args)
     for (const IntOpt& io : {IntOpt{"--batch", &o.batch}, IntOpt{"--prompt", &o.prompt}, IntOpt{"--context", &o.context},
                              IntOpt{"--fa-q-tile", &o.fa_q_tile}, IntOpt{"--tp", &o.tp}}) {
         if (a.has(io.name) && !parse_int(a.value(io.name), *io.dst)) {
-            std::cerr << "sightline-cli roofline: " << io.name << " needs an integer, got '" << a.value(io.name) << "'\n";
+            std::cerr << "sightline-cli roofline: " << io.name << " needs an integer, got '" << terminal_safe(a.value(io.name)) << "'\n";
             return kExitUsage;
         }
     }
     for (auto [name, dst] : {std::pair<const char*, double*>{"--kappa", &o.kappa}, {"--bw-efficiency", &o.bw_efficiency}}) {
         if (a.has(name) && !parse_double(a.value(name), *dst)) {
-            std::cerr << "sightline-cli roofline: " << name << " needs a number, got '" << a.value(name) << "'\n";
+            std::cerr << "sightline-cli roofline: " << name << " needs a number, got '" << terminal_safe(a.value(name)) << "'\n";
             return kExitUsage;
         }
     }

@@ -6,6 +6,7 @@
 #include "analysis/timeline/summary.h"
 #include "analysis/report/summary_json.h"
 #include "analysis/report/summary_text.h"
+#include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
 namespace sl::cli {
@@ -26,7 +27,7 @@ bool parse_int(const std::string& s, long long lo, long long hi, long long& out)
 
 int usage_error(const std::string& msg)
 {
-    std::cerr << "sightline-cli summary: " << msg << "\n"
+    std::cerr << "sightline-cli summary: " << terminal_safe(msg) << "\n"
               << "usage: sightline-cli summary TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json] [--rank N] [--top-gaps N] [-o FILE]\n";
     return kExitUsage;
 }

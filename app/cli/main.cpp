@@ -9,6 +9,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "analysis/diagnosis/kb_disk_full.h"
 #include "analysis/diagnosis/knowledge_base.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/output_file.h"
@@ -140,6 +141,10 @@ void install_signal_handlers()
     sigaddset(&sa.sa_mask, SIGTERM);
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
+    // A reader that closed the pipe (`analyze BIG --format json | head -c 10`) is a write error, not a silent death
+    // by SIGPIPE (rc 141): the write fails with EPIPE and the command says so, exit 4. Children get SIGPIPE back
+    // (process.cpp resets it before exec).
+    ::signal(SIGPIPE, SIG_IGN);
 }
 
 // The names of the inputs read so far, for an out-of-memory message outside a reader.
@@ -217,6 +222,9 @@ int main(int argc, char** argv)
                 print_error(e.what());
                 rc = kExitInput;
             } catch (const sl::OutputError& e) {
+                print_error(e.what());
+                rc = kExitOutput;
+            } catch (const sl::KbDiskFull& e) {
                 print_error(e.what());
                 rc = kExitOutput;
             } catch (const std::bad_alloc&) {

@@ -348,9 +348,9 @@ TEST(CliOutputs, ControlCharactersInPathsAndNamesAreEscaped)
 ]})");
     ASSERT_EQ(run("summary " + q(trace), &log), 0) << log;
     EXPECT_EQ(log.find('\x1b'), std::string::npos) << log;
-    EXPECT_NE(log.find("k\\x1B[31mred\\x0AFAKE"), std::string::npos) << log;
+    EXPECT_NE(log.find("k\\x1B[31mred\\nFAKE"), std::string::npos) << log;
     EXPECT_EQ(log.find("\nFAKE"), std::string::npos) << log;
     // JSON keeps its own escapes of the same name.
     ASSERT_EQ(run("summary --format json " + q(trace), &log), 0) << log;
-    EXPECT_NE(log.find("k\\\\x1B[31mred\\\\x0AFAKE"), std::string::npos) << log.substr(0, 2000);
+    EXPECT_NE(log.find("k\\\\x1B[31mred\\\\nFAKE"), std::string::npos) << log.substr(0, 2000);
 }

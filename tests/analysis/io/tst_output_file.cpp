@@ -269,5 +269,5 @@ TEST(InputBounds, TextForATerminal)
     EXPECT_EQ(terminal_safe("bad \xff byte"), "bad \\xFF byte");
     EXPECT_TRUE(has_control_chars("k\x1b"));
     EXPECT_FALSE(has_control_chars("caf\xc3\xa9"));
-    EXPECT_EQ(escape_control_chars("k\x1b[31m\nx\xc2\x85y"), "k\\x1B[31m\\x0Ax\\xC2\\x85y");
+    EXPECT_EQ(escape_control_chars("k\x1b[31m\nx\xc2\x85y"), "k\\x1B[31m\\nx\\xC2\\x85y");
 }
