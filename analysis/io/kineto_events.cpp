@@ -8,6 +8,7 @@
 
 #include "analysis/trace/checked_math.h"
 #include "analysis/trace/clock_offset.h"
+#include "analysis/trace/device_rows.h"
 #include "analysis/trace/errors.h"
 
 namespace sl::kineto {
@@ -193,7 +194,7 @@ uint16_t Part::device_row(int64_t id)
     // Each id is looked up in O(1): Trace::device_index scans the rows, which at 10^5 distinct ids was quadratic.
     const auto add = [&] {
         try {
-            return trace_.device_index(static_cast<int32_t>(id), 0);
+            return append_device_row(trace_, static_cast<int32_t>(id), 0);   // every row is made here: new
         } catch (const TraceError& e) {
             throw TraceError(path_ ? *path_ : std::string(), e.where(), e.expected(), e.found());
         }

@@ -36,6 +36,7 @@
 #include "analysis/io/sqlite_uri.h"
 #include "analysis/trace/checked_math.h"
 #include "analysis/trace/errors.h"
+#include "analysis/trace/device_rows.h"
 
 extern char** environ;
 
@@ -526,7 +527,7 @@ private:
             return last_dev_;
         }
         try {
-            last_dev_ = t_.device_index(static_cast<int32_t>(id));
+            last_dev_ = append_device_row(t_, static_cast<int32_t>(id));   // every row is made here: new
         } catch (const TraceError& e) {
             throw TraceError(path_, e.where(), e.expected(), e.found());
         }

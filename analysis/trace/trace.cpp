@@ -4,13 +4,10 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "analysis/trace/device_rows.h"
 #include "analysis/trace/errors.h"
 
 namespace sl {
-
-namespace {
-constexpr size_t kMaxDevices = 65535;   // device rows 0..65534 fit a uint16_t index
-} // namespace
 
 const char* copy_kind_label(CopyKind k)
 {
@@ -189,17 +186,22 @@ uint16_t Trace::device_index(int32_t device_id, int32_t rank)
     for (size_t i = 0; i < meta.devices.size(); ++i)
         if (meta.devices[i].id == device_id && meta.devices[i].rank == rank)
             return static_cast<uint16_t>(i);
+    return append_device_row(*this, device_id, rank);
+}
+
+uint16_t append_device_row(Trace& t, int32_t device_id, int32_t rank)
+{
     // A device row index is 16 bits: past 65,535 devices it wrapped, and kernels were silently counted on other
     // devices (issue 36 §8). The readers put their file's name on this error.
-    if (meta.devices.size() >= kMaxDevices)
+    if (t.meta.devices.size() >= kMaxDeviceRows)
         throw TraceError("", "device id " + std::to_string(device_id),
-                         "at most " + std::to_string(kMaxDevices) + " distinct devices in one trace",
+                         "at most " + std::to_string(kMaxDeviceRows) + " distinct devices in one trace",
                          "more distinct device ids");
     DeviceInfo d;
     d.id = device_id;
     d.rank = rank;
-    meta.devices.push_back(std::move(d));
-    return static_cast<uint16_t>(meta.devices.size() - 1);
+    t.meta.devices.push_back(std::move(d));
+    return static_cast<uint16_t>(t.meta.devices.size() - 1);
 }
 
 uint16_t Trace::process_index(int64_t pid, int32_t rank)
