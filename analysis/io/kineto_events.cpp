@@ -534,7 +534,6 @@ void Part::absorb(Part& p)
         if (trace_.strings.size() > before)
             add_name_bytes(s.strings.view(static_cast<StrId>(i)).size());
     }
-    clamped_times_ += p.clamped_times_;
     truncated_names_ += p.truncated_names_;
     for (const auto& [f, b] : p.bad_fields_) {
         auto& m = bad_fields_[f];

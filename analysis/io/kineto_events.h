@@ -63,7 +63,7 @@ public:
         std::string first;
     };
     std::map<std::string, BadField> bad_fields_;   // by field, e.g. "args.device"
-    uint64_t clamped_times_ = 0, truncated_names_ = 0, name_bytes_ = 0;
+    uint64_t truncated_names_ = 0, name_bytes_ = 0;
     uint64_t name_limit_ = name_bytes_limit();
     const std::string* path_ = nullptr;           // for the name-limit error
 

@@ -220,7 +220,7 @@ struct Part {
     uint64_t last_stream_key = UINT64_MAX;
     std::set<uint64_t> streams;                         // (local device << 32) | stream
     int64_t lo = INT64_MAX, hi = INT64_MIN;
-    size_t bad_intervals = 0, clamped_times = 0;
+    size_t bad_intervals = 0;
     std::vector<std::string> warnings;
     // Values of the wrong storage class or out of range, per table and column (see Row).
     struct Bad {
@@ -317,14 +317,10 @@ struct Part {
             streams.insert(key);
         }
     }
-    // Out-of-range timestamps are clamped (counted), an end before its start is set to the start (counted).
+    // An end before its start is set to the start (counted). (Times beyond +/-2^61 ns never get here: the row is
+    // skipped when start or end is read.)
     void fix_interval(int64_t& st, int64_t& en)
     {
-        if (!time_in_range(st) || !time_in_range(en)) {
-            st = clamp_time(st);
-            en = clamp_time(en);
-            ++clamped_times;
-        }
         if (en < st) {
             en = st;
             ++bad_intervals;
@@ -553,19 +549,6 @@ private:
         last_thread_ = it->second;
         return last_thread_;
     }
-    // Out-of-range timestamps are clamped (counted), an end before its start is set to the start (counted).
-    void fix_interval(int64_t& st, int64_t& en)
-    {
-        if (!time_in_range(st) || !time_in_range(en)) {
-            st = clamp_time(st);
-            en = clamp_time(en);
-            ++clamped_times_;
-        }
-        if (en < st) {
-            en = st;
-            ++bad_intervals_;
-        }
-    }
     void widen(int64_t s, int64_t e)
     {
         lo_ = std::min(lo_, s);
@@ -602,7 +585,7 @@ private:
     std::unordered_set<uint32_t> graph_node_corr_;          // written by the kernel task only
     std::vector<std::pair<uint32_t, int64_t>> kernel_nodes_;  // (kernel row, graphNodeId); the kernel task only
     int64_t lo_ = INT64_MAX, hi_ = INT64_MIN;
-    size_t bad_intervals_ = 0, clamped_times_ = 0, truncated_names_ = 0;
+    size_t bad_intervals_ = 0, truncated_names_ = 0;
     int64_t file_size_ = 0;
 };
 
@@ -975,12 +958,6 @@ void Reader::read_graph_trace(sqlite3* db, Part& p)
             ++skipped;
             continue;
         }
-        // Clamped like the other tables' times, so a graph row cannot carry an overflowing time.
-        if (!time_in_range(st) || !time_in_range(en)) {
-            st = clamp_time(st);
-            en = clamp_time(en);
-            ++p.clamped_times;
-        }
         en = std::max(st, en);
         p.widen(st, en);
         const size_t i = t_.kernels.append(st, en, p.graph_name(graph));
@@ -1146,11 +1123,6 @@ void Reader::read_syncs(sqlite3* db, Part& p)
         const int64_t type = v.i64(6, "syncType");
         if (!v.ok())
             continue;
-        if (!time_in_range(st) || !time_in_range(en)) {
-            st = clamp_time(st);
-            en = clamp_time(en);
-            ++p.clamped_times;
-        }
         en = std::max(st, en);
         const size_t i = y.append(st, en);
         y.device[i] = p.device(dev_id);
@@ -1282,7 +1254,6 @@ void Reader::merge(Part& p)
         hi_ = std::max(hi_, p.hi);
     }
     bad_intervals_ += p.bad_intervals;
-    clamped_times_ += p.clamped_times;
     truncated_names_ += p.truncated_names;
     for (auto& w : p.warnings)
         t_.meta.warnings.push_back(std::move(w));
@@ -1576,9 +1547,6 @@ Trace Reader::read()
         meta.warnings.push_back(has("CUPTI_ACTIVITY_KIND_KERNEL")
                                     ? "no GPU activity: the kernel table is empty"
                                     : "no GPU activity: the export has no kernel table (CUPTI_ACTIVITY_KIND_KERNEL)");
-    if (clamped_times_)
-        meta.warnings.push_back(std::to_string(clamped_times_) + " rows have timestamps beyond +/-2^61 ns (73 years) "
-                                "from the origin; they were clamped to that range");
     if (bad_intervals_)
         meta.warnings.push_back(std::to_string(bad_intervals_) + " rows ended before they started; their end was set "
                                 "to their start");
