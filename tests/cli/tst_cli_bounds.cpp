@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/helpers.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -24,14 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string cli() { return SIGHTLINE_CLI; }
-
-std::string q(const std::string& s)
-{
-    std::string r = "'";
-    for (char c : s)
-        r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return r + "'";
-}
 
 int run(const std::string& args, std::string* out)
 {
@@ -100,7 +93,7 @@ TEST(CliBounds, A10GBInflatingGzIsRefusedEarlyInBoundedMemory)
     const uint64_t size = fs::file_size(path);
     EXPECT_LT(size, uint64_t{16} << 20) << "a few MB on disk";
     std::string log;
-    const int rc = run("summary " + q(path), &log);
+    const int rc = run("summary " + test::shell_quote(path), &log);
     EXPECT_EQ(rc, 2) << log;
     EXPECT_NE(log.find(path + " (inflated byte "), std::string::npos) << log;
     EXPECT_NE(log.find("of inflated content (64 MiB plus 64 times the"), std::string::npos) << log;
@@ -108,7 +101,7 @@ TEST(CliBounds, A10GBInflatingGzIsRefusedEarlyInBoundedMemory)
     EXPECT_EQ(log.find("bad_alloc"), std::string::npos) << log;
     EXPECT_LT(children_peak_rss(), uint64_t{512} << 20) << "peak resident memory of the reader";
     // The limits are the user's to raise: a ratio that lets the whole file through is refused at the cap instead.
-    EXPECT_EQ(run("summary --max-inflate-ratio none --max-inflated-size 100M " + q(path), &log), 2) << log;
+    EXPECT_EQ(run("summary --max-inflate-ratio none --max-inflated-size 100M " + test::shell_quote(path), &log), 2) << log;
     EXPECT_NE(log.find("at most 100 MiB of inflated content (the inflated-size cap"), std::string::npos) << log;
 }
 
@@ -131,7 +124,7 @@ TEST(CliBounds, HundredThousandLongNamesStayInsideTheBound)
         out << gzip_member("]}");
     }
     std::string log;
-    const int rc = run("summary --max-inflate-ratio none " + q(path), &log);
+    const int rc = run("summary --max-inflate-ratio none " + test::shell_quote(path), &log);
     EXPECT_EQ(rc, 2) << log;
     EXPECT_NE(log.find(path + " (names (kernel, API, range and operator names)): expected at most 128 MiB of distinct names"),
               std::string::npos)
@@ -148,7 +141,7 @@ TEST(CliBounds, HundredThousandLongNamesStayInsideTheBound)
                 << common << tail;
         out << gzip_member("]}");
     }
-    ASSERT_EQ(run("summary --format json " + q(dir() + "/few.json.gz"), &log), 0) << log.substr(0, 2000);
+    ASSERT_EQ(run("summary --format json " + test::shell_quote(dir() + "/few.json.gz"), &log), 0) << log.substr(0, 2000);
     EXPECT_NE(log.find("3 names were longer than 16384 bytes; each was cut there and ends in \\\"[... N more bytes]\\\""),
               std::string::npos)
         << log.substr(0, 3000);
@@ -159,17 +152,17 @@ TEST(CliBounds, KnowledgeBaseTypoDirectoryIsAnError)
 {
     const std::string trace = dir() + "/t.sqlite";
     std::string log;
-    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + q(trace), &log), 0) << log;
+    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + test::shell_quote(trace), &log), 0) << log;
     const std::string typo = dir() + "/typo/dir/k.db";
-    for (const std::string& args : {"kb list --kb " + q(typo), "kb record " + q(trace) + " --kb " + q(typo),
-                                    "analyze " + q(trace) + " --kb " + q(typo)}) {
+    for (const std::string& args : {"kb list --kb " + test::shell_quote(typo), "kb record " + test::shell_quote(trace) + " --kb " + test::shell_quote(typo),
+                                    "analyze " + test::shell_quote(trace) + " --kb " + test::shell_quote(typo)}) {
         EXPECT_EQ(run(args, &log), 2) << args << "\n" << log;
         EXPECT_NE(log.find("the directory " + dir() + "/typo/dir does not exist"), std::string::npos) << args << "\n" << log;
     }
     EXPECT_FALSE(fs::exists(dir() + "/typo"));
     // A foreign SQLite file (the trace itself) as the knowledge base: a sentence, and the file as it was.
     const std::string before = slurp(trace);
-    for (const std::string& args : {"kb list --kb " + q(trace), "kb record " + q(trace) + " --kb " + q(trace)}) {
+    for (const std::string& args : {"kb list --kb " + test::shell_quote(trace), "kb record " + test::shell_quote(trace) + " --kb " + test::shell_quote(trace)}) {
         EXPECT_EQ(run(args, &log), 2) << args << "\n" << log;
         EXPECT_NE(log.find(trace + " is not a Sightline knowledge base: it is an SQLite database with other tables"),
                   std::string::npos)
@@ -189,15 +182,15 @@ TEST(CliBounds, AReadOnlyKnowledgeBaseCanBeListed)
     const std::string trace = d + "/t.sqlite", kb = d + "/kb/k.db";
     fs::create_directories(d + "/kb");
     std::string log;
-    ASSERT_EQ(run("generate --steps 4 --layers 2 --prefill 1 --host-starved --quiet -o " + q(trace), &log), 0) << log;
-    ASSERT_EQ(run("kb record " + q(trace) + " --kb " + q(kb), &log), 0) << log;
+    ASSERT_EQ(run("generate --steps 4 --layers 2 --prefill 1 --host-starved --quiet -o " + test::shell_quote(trace), &log), 0) << log;
+    ASSERT_EQ(run("kb record " + test::shell_quote(trace) + " --kb " + test::shell_quote(kb), &log), 0) << log;
     std::string listed;
-    ASSERT_EQ(test::run_command(cli() + " kb list --kb " + q(kb), &listed, false), 0);
-    const std::string script = "mount --bind " + q(d + "/kb") + " " + q(d + "/kb") + " && mount -o remount,ro,bind " +
-                               q(d + "/kb") + " || exit 77\n" + cli() + " kb list --kb " + q(kb) + "; echo \"rc=$?\"\n" +
-                               cli() + " kb accept 1 --kb " + q(kb) + " 2>&1; echo \"rc=$?\"\n";
+    ASSERT_EQ(test::run_command(cli() + " kb list --kb " + test::shell_quote(kb), &listed, false), 0);
+    const std::string script = "mount --bind " + test::shell_quote(d + "/kb") + " " + test::shell_quote(d + "/kb") + " && mount -o remount,ro,bind " +
+                               test::shell_quote(d + "/kb") + " || exit 77\n" + cli() + " kb list --kb " + test::shell_quote(kb) + "; echo \"rc=$?\"\n" +
+                               cli() + " kb accept 1 --kb " + test::shell_quote(kb) + " 2>&1; echo \"rc=$?\"\n";
     log.clear();
-    const int rc = test::run_command("unshare -m --propagation private sh -c " + q(script), &log, true);
+    const int rc = test::run_command("unshare -m --propagation private sh -c " + test::shell_quote(script), &log, true);
     if (rc == 77 || log.find("rc=") == std::string::npos)
         GTEST_SKIP() << "cannot make a read-only bind mount here: " << log;
     const size_t first = log.find("rc=");

@@ -15,6 +15,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/helpers.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -23,14 +24,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string cli() { return SIGHTLINE_CLI; }
-
-std::string q(const std::string& s)
-{
-    std::string r = "'";
-    for (char c : s)
-        r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return r + "'";
-}
 
 int shell(const std::string& cmd, std::string* out, bool merge_stderr = true)
 {
@@ -54,7 +47,7 @@ std::string generated(const std::string& dir, const std::string& name, int steps
     const std::string p = dir + "/" + name;
     std::string log;
     EXPECT_EQ(shell(cli() + " generate --steps " + std::to_string(steps) + " --layers " + std::to_string(layers) +
-                        " --prefill 1 --quiet -o " + q(p), &log), 0)
+                        " --prefill 1 --quiet -o " + test::shell_quote(p), &log), 0)
         << log;
     return p;
 }
@@ -70,7 +63,7 @@ TEST(CliErrors, InputsThatCannotBeReadAreNamedAsSuch)
     fs::remove(d + "/b.sqlite");
     fs::create_symlink("b.sqlite", d + "/a.sqlite");
     fs::create_symlink("a.sqlite", d + "/b.sqlite");
-    EXPECT_EQ(shell(cli() + " analyze " + q(d + "/a.sqlite"), &log), 2) << log;
+    EXPECT_EQ(shell(cli() + " analyze " + test::shell_quote(d + "/a.sqlite"), &log), 2) << log;
     EXPECT_NE(log.find(d + "/a.sqlite"), std::string::npos) << log;
     EXPECT_NE(log.find("a symbolic link loop (too many levels of symbolic links)"), std::string::npos) << log;
     EXPECT_EQ(log.find("no such file"), std::string::npos) << log;
@@ -80,7 +73,7 @@ TEST(CliErrors, InputsThatCannotBeReadAreNamedAsSuch)
     const std::string fifo = d + "/pipe.json";
     ::unlink(fifo.c_str());
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    EXPECT_EQ(shell("timeout 60 " + cli() + " analyze " + q(fifo), &log), 2) << log;
+    EXPECT_EQ(shell("timeout 60 " + cli() + " analyze " + test::shell_quote(fifo), &log), 2) << log;
     EXPECT_NE(log.find("a FIFO (named pipe), not a regular file"), std::string::npos) << log;
     EXPECT_EQ(shell("echo '{}' | timeout 60 " + cli() + " analyze /dev/stdin", &log), 2) << log;
     EXPECT_NE(log.find("/dev/stdin"), std::string::npos) << log;
@@ -96,7 +89,7 @@ TEST(CliErrors, InputsThatCannotBeReadAreNamedAsSuch)
             GTEST_SKIP() << "running as root without setpriv: " << log;
         as_user = "setpriv --reuid=65534 --regid=65534 --clear-groups ";
     }
-    const int rc = shell(as_user + cli() + " analyze " + q(trace), &log);
+    const int rc = shell(as_user + cli() + " analyze " + test::shell_quote(trace), &log);
     ::chmod(trace.c_str(), 0644);
     EXPECT_EQ(rc, 2) << log;
     EXPECT_NE(log.find(trace), std::string::npos) << log;
@@ -113,8 +106,8 @@ TEST(CliErrors, AClosedStandardOutputIsExit4)
     for (const std::string format : {"json", "text"}) {
         const std::string err = d + "/err-" + format, rc = d + "/rc-" + format;
         std::string log;
-        ASSERT_EQ(shell("{ timeout 120 " + cli() + " analyze " + q(big) + " --format " + format + " 2>" + q(err) +
-                            "; echo $? >" + q(rc) + "; } | head -c 10 >/dev/null",
+        ASSERT_EQ(shell("{ timeout 120 " + cli() + " analyze " + test::shell_quote(big) + " --format " + format + " 2>" + test::shell_quote(err) +
+                            "; echo $? >" + test::shell_quote(rc) + "; } | head -c 10 >/dev/null",
                         &log),
                   0)
             << log;
@@ -139,16 +132,16 @@ TEST(CliErrors, KbRecordOnAFullDiskIsExit4)
     const std::string trace = generated(d, "t.sqlite", 2, 1);
     const std::string script = d + "/kbfull.sh";
     std::ofstream(script) << "set -u\nd=$(mktemp -d)\nmount -t tmpfs -o size=512k tmpfs \"$d\" || exit 77\n"
-                          << "echo '== first'; " << cli() << " kb record " << q(trace) << " --kb \"$d/kb.db\" 2>&1; echo \"rc=$?\"\n"
+                          << "echo '== first'; " << cli() << " kb record " << test::shell_quote(trace) << " --kb \"$d/kb.db\" 2>&1; echo \"rc=$?\"\n"
                           << "cat /dev/zero > \"$d/fill\" 2>/dev/null\n"
-                          << "echo '== full'; " << cli() << " kb record " << q(trace) << " --kb \"$d/kb.db\" 2>&1; echo \"rc=$?\"\n"
-                          << "echo '== compare'; " << cli() << " compare " << q(trace) << " " << q(trace)
+                          << "echo '== full'; " << cli() << " kb record " << test::shell_quote(trace) << " --kb \"$d/kb.db\" 2>&1; echo \"rc=$?\"\n"
+                          << "echo '== compare'; " << cli() << " compare " << test::shell_quote(trace) << " " << test::shell_quote(trace)
                           << " --record --kb \"$d/kb.db\" 2>&1 >/dev/null; echo \"rc=$?\"\n"
                           << "rm \"$d/fill\"\n"
                           << "echo '== list'; " << cli() << " kb list --kb \"$d/kb.db\" 2>&1; echo \"rc=$?\"\n"
                           << "umount \"$d\"\n";
     std::string log;
-    const int rc = shell("unshare -m --propagation private sh " + q(script), &log);
+    const int rc = shell("unshare -m --propagation private sh " + test::shell_quote(script), &log);
     if (rc == 77)
         GTEST_SKIP() << "cannot mount a tmpfs: " << log;
     ASSERT_EQ(rc, 0) << log;

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/support/helpers.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -24,14 +25,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string cli() { return SIGHTLINE_CLI; }
-
-std::string q(const std::string& s)
-{
-    std::string r = "'";
-    for (char c : s)
-        r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return r + "'";
-}
 
 // Runs a shell command with its output in *out (emptied first).
 int shell(const std::string& cmd, std::string* out, bool merge_stderr)
@@ -75,9 +68,9 @@ const Inputs& inputs()
         i.trace = i.dir + "/t.sqlite";
         i.trace2 = i.dir + "/t2.sqlite";
         std::string log;
-        EXPECT_EQ(shell(cli() + " generate --steps 2 --layers 1 --prefill 1 --quiet -o " + q(i.trace), &log, true), 0)
+        EXPECT_EQ(shell(cli() + " generate --steps 2 --layers 1 --prefill 1 --quiet -o " + test::shell_quote(i.trace), &log, true), 0)
             << log;
-        EXPECT_EQ(shell(cli() + " generate --steps 3 --layers 1 --prefill 1 --seed 9 --quiet -o " + q(i.trace2),
+        EXPECT_EQ(shell(cli() + " generate --steps 3 --layers 1 --prefill 1 --seed 9 --quiet -o " + test::shell_quote(i.trace2),
                                     &log, true), 0)
             << log;
         i.ncu = i.dir + "/n.csv";
@@ -100,11 +93,11 @@ struct Case {
 std::string expand(std::string s, const std::string& out)
 {
     const Inputs& in = inputs();
-    s = replace_all(s, "{T2}", q(in.trace2));
-    s = replace_all(s, "{T}", q(in.trace));
-    s = replace_all(s, "{N}", q(in.ncu));
-    s = replace_all(s, "{M}", q(in.model));
-    return replace_all(s, "{O}", q(out));
+    s = replace_all(s, "{T2}", test::shell_quote(in.trace2));
+    s = replace_all(s, "{T}", test::shell_quote(in.trace));
+    s = replace_all(s, "{N}", test::shell_quote(in.ncu));
+    s = replace_all(s, "{M}", test::shell_quote(in.model));
+    return replace_all(s, "{O}", test::shell_quote(out));
 }
 
 std::string input_path(const std::string& key)
@@ -172,7 +165,7 @@ TEST(CliOutputs, GenerateConfigOutIsNotTheTrace)
 {
     const std::string d = test::scratch_dir("cli_outputs_generate");
     std::string log;
-    EXPECT_EQ(run("generate --steps 1 --layers 1 --quiet -o " + q(d + "/x.sqlite") + " --config-out " + q(d + "/x.sqlite"),
+    EXPECT_EQ(run("generate --steps 1 --layers 1 --quiet -o " + test::shell_quote(d + "/x.sqlite") + " --config-out " + test::shell_quote(d + "/x.sqlite"),
                   &log), 64) << log;
     EXPECT_FALSE(fs::exists(d + "/x.sqlite"));
 }
@@ -183,7 +176,7 @@ TEST(CliOutputs, DevFullIsAnOutputErrorWithThePathAndTheReason)
     for (const auto& c : writing_commands())
         cases.push_back(c.args);
     cases.push_back("generate --steps 1 --layers 1 --quiet -o {O}");
-    cases.push_back("generate --steps 1 --layers 1 --quiet -o " + q(inputs().dir + "/g.sqlite") + " --config-out {O}");
+    cases.push_back("generate --steps 1 --layers 1 --quiet -o " + test::shell_quote(inputs().dir + "/g.sqlite") + " --config-out {O}");
     for (const auto& c : cases) {
         std::string log;
         EXPECT_EQ(run(expand(c, "/dev/full"), &log), 4) << c << "\n" << log;
@@ -245,7 +238,7 @@ TEST(CliOutputs, AFullDiskKeepsThePreviousFile)
     const std::string sh = inputs().dir + "/fulldisk.sh";
     spit(sh, script);
     std::string log;
-    const int rc = shell("unshare -m --propagation private sh " + q(sh), &log, true);
+    const int rc = shell("unshare -m --propagation private sh " + test::shell_quote(sh), &log, true);
     if (rc == 77)
         GTEST_SKIP() << "cannot mount a tmpfs: " << log;
     ASSERT_EQ(rc, 0) << log;
@@ -290,12 +283,12 @@ TEST(CliOutputs, AnInterruptedGenerateLeavesNoFile)
                     spit(out, "previous file");
                 // Big enough to take seconds to write; the signal comes a second after the temporary appears (so it
                 // interrupts the writing, the part that used to leave a cut file), at least a second after the start.
-                const std::string cmd = "timeout 120 " + cli() + " generate --preset scale --kernels 1500000 -o " + q(out) +
-                                        " & pid=$!; sleep 1; i=0; while [ $i -lt 300 ] && ! ls -A " + q(d) +
+                const std::string cmd = "timeout 120 " + cli() + " generate --preset scale --kernels 1500000 -o " + test::shell_quote(out) +
+                                        " & pid=$!; sleep 1; i=0; while [ $i -lt 300 ] && ! ls -A " + test::shell_quote(d) +
                                         " | grep -q sightline-; do sleep 0.1; i=$((i+1)); done; sleep 1; kill -" + sig +
                                         " $pid; wait $pid; echo \"rc=$?\"";
                 std::string log;
-                shell("sh -c " + q(cmd), &log, true);
+                shell("sh -c " + test::shell_quote(cmd), &log, true);
                 if (log.find("rc=0") != std::string::npos)
                     GTEST_SKIP() << "generate finished within a second here";
                 EXPECT_NE(log.find("rc=130"), std::string::npos) << sig << "\n" << log;
@@ -320,13 +313,13 @@ TEST(CliOutputs, DoubleDashEndsTheOptions)
     const std::string d = test::scratch_dir("cli_outputs_dashdash");
     fs::copy_file(inputs().trace, d + "/-x.sqlite", fs::copy_options::overwrite_existing);
     std::string log;
-    EXPECT_EQ(shell("cd " + q(d) + " && " + cli() + " summary -x.sqlite", &log, true), 64) << log;
+    EXPECT_EQ(shell("cd " + test::shell_quote(d) + " && " + cli() + " summary -x.sqlite", &log, true), 64) << log;
     EXPECT_NE(log.find("goes after --"), std::string::npos) << log;
-    EXPECT_EQ(shell("cd " + q(d) + " && " + cli() + " summary --format json -- -x.sqlite", &log, true), 0)
+    EXPECT_EQ(shell("cd " + test::shell_quote(d) + " && " + cli() + " summary --format json -- -x.sqlite", &log, true), 0)
         << log;
     EXPECT_NE(log.find("\"sightline.summary/1\""), std::string::npos) << log.substr(0, 300);
     // Options before "--" still apply; a --help after it is a file name.
-    EXPECT_EQ(shell("cd " + q(d) + " && " + cli() + " summary -- --help", &log, true), 2) << log;
+    EXPECT_EQ(shell("cd " + test::shell_quote(d) + " && " + cli() + " summary -- --help", &log, true), 2) << log;
 }
 
 TEST(CliOutputs, ControlCharactersInPathsAndNamesAreEscaped)
@@ -335,7 +328,7 @@ TEST(CliOutputs, ControlCharactersInPathsAndNamesAreEscaped)
     // A file name that would clear the screen and print a line of its own.
     const std::string evil = d + "/x\x1b[2J\nFAKE LINE.sqlite";
     std::string log;
-    EXPECT_EQ(run("summary " + q(evil), &log), 2) << log;
+    EXPECT_EQ(run("summary " + test::shell_quote(evil), &log), 2) << log;
     EXPECT_EQ(log.find('\x1b'), std::string::npos) << log;
     EXPECT_NE(log.find("x\\x1B[2J\\nFAKE LINE.sqlite"), std::string::npos) << log;
     EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
@@ -346,11 +339,11 @@ TEST(CliOutputs, ControlCharactersInPathsAndNamesAreEscaped)
 {"ph":"X","cat":"kernel","name":"k\u001b[31mred\nFAKE","pid":0,"tid":7,"ts":10,"dur":5,"args":{"device":0,"stream":7,"correlation":1}},
 {"ph":"X","cat":"kernel","name":"plain","pid":0,"tid":7,"ts":20,"dur":5,"args":{"device":0,"stream":7,"correlation":2}}
 ]})");
-    ASSERT_EQ(run("summary " + q(trace), &log), 0) << log;
+    ASSERT_EQ(run("summary " + test::shell_quote(trace), &log), 0) << log;
     EXPECT_EQ(log.find('\x1b'), std::string::npos) << log;
     EXPECT_NE(log.find("k\\x1B[31mred\\nFAKE"), std::string::npos) << log;
     EXPECT_EQ(log.find("\nFAKE"), std::string::npos) << log;
     // JSON keeps its own escapes of the same name.
-    ASSERT_EQ(run("summary --format json " + q(trace), &log), 0) << log;
+    ASSERT_EQ(run("summary --format json " + test::shell_quote(trace), &log), 0) << log;
     EXPECT_NE(log.find("k\\\\x1B[31mred\\\\nFAKE"), std::string::npos) << log.substr(0, 2000);
 }

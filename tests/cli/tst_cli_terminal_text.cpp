@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/support/helpers.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -23,14 +24,6 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string cli() { return SIGHTLINE_CLI; }
-
-std::string q(const std::string& s)
-{
-    std::string r = "'";
-    for (char c : s)
-        r += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return r + "'";
-}
 
 int run(const std::string& args, std::string* out, bool merge_stderr = true)
 {
@@ -78,7 +71,7 @@ std::string nsys_trace(const std::string& dir)
 {
     const std::string p = dir + "/evil_gpu.sqlite";
     std::string log;
-    EXPECT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + q(p), &log), 0) << log;
+    EXPECT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + test::shell_quote(p), &log), 0) << log;
     sqlite3* db = nullptr;
     EXPECT_EQ(sqlite3_open(p.c_str(), &db), SQLITE_OK);
     sqlite3_stmt* st = nullptr;
@@ -99,7 +92,7 @@ TEST(CliTerminalText, AGpuNameCannotForgeALine)
 {
     const std::string d = test::scratch_dir("cli_terminal_gpu");
     for (const std::string& trace : {kineto_trace(d), nsys_trace(d)}) {
-        const std::string t = q(trace);
+        const std::string t = test::shell_quote(trace);
         struct Case {
             std::string args;
             std::string shows;   // what the output shows of the GPU's name ("" when it does not name the GPU)
@@ -132,22 +125,22 @@ TEST(CliTerminalText, AnAnnotationAndAPathCannotForgeALine)
     fs::remove(kb);
     const std::string trace = d + "/plain\n" + kForged + ".sqlite";
     std::string log;
-    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + q(trace), &log), 0) << log;
-    ASSERT_EQ(run("kb record " + q(trace) + " --kb " + q(kb), &log), 0) << log;
+    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + test::shell_quote(trace), &log), 0) << log;
+    ASSERT_EQ(run("kb record " + test::shell_quote(trace) + " --kb " + test::shell_quote(kb), &log), 0) << log;
     expect_terminal_safe("kb record", log);
-    ASSERT_EQ(run("kb annotate 1 " + q("looked at it\n" + std::string(kForged) + "\x1b[2J") + " --kb " + q(kb), &log), 0)
+    ASSERT_EQ(run("kb annotate 1 " + test::shell_quote("looked at it\n" + std::string(kForged) + "\x1b[2J") + " --kb " + test::shell_quote(kb), &log), 0)
         << log;
-    ASSERT_EQ(run("kb list --kb " + q(kb), &log), 0) << log;
+    ASSERT_EQ(run("kb list --kb " + test::shell_quote(kb), &log), 0) << log;
     expect_terminal_safe("kb list", log);
     EXPECT_NE(log.find("# looked at it\\n" + std::string(kForged) + "\\x1B[2J"), std::string::npos) << log;
-    ASSERT_EQ(run("kb list --format json --kb " + q(kb), &log, false), 0) << log;
+    ASSERT_EQ(run("kb list --format json --kb " + test::shell_quote(kb), &log, false), 0) << log;
     const json j = json::parse(log);
     ASSERT_TRUE(j.is_array() && !j.empty()) << log;
     EXPECT_EQ(j[0]["annotation"], "looked at it\n" + std::string(kForged) + "\x1b[2J");   // JSON: the text as it is
 
     for (const std::string args : {"analyze ", "summary ", "report --format md "}) {
         std::string out;
-        const int rc = run(args + q(trace), &out);
+        const int rc = run(args + test::shell_quote(trace), &out);
         EXPECT_TRUE(rc == 0 || rc == 1) << args << " rc " << rc << "\n" << out.substr(0, 2000);
         expect_terminal_safe(args, out);
     }
@@ -168,14 +161,14 @@ TEST(CliTerminalText, ARuleTextCannotForgeALine)
   "suggestions": [{"id": "evil-s", "text": {"en": )" << forged.dump() << R"(, "zh_CN": "x"}}]}]})";
     const std::string trace = d + "/t.sqlite";
     std::string log;
-    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + q(trace), &log), 0) << log;
+    ASSERT_EQ(run("generate --steps 2 --layers 1 --prefill 1 --quiet -o " + test::shell_quote(trace), &log), 0) << log;
     for (const std::string format : {"text", "md"}) {
-        const std::string args = "analyze " + q(trace) + " --rules " + q(d + "/rules") + " --format " + format;
+        const std::string args = "analyze " + test::shell_quote(trace) + " --rules " + test::shell_quote(d + "/rules") + " --format " + format;
         ASSERT_EQ(run(args, &log), 0) << log;
         expect_terminal_safe(args, log);
         EXPECT_NE(log.find("evil-rule"), std::string::npos) << log;   // the rule fired
     }
-    const std::string args = "report " + q(trace) + " --rules " + q(d + "/rules") + " --format md";
+    const std::string args = "report " + test::shell_quote(trace) + " --rules " + test::shell_quote(d + "/rules") + " --format md";
     ASSERT_EQ(run(args, &log), 0) << log;
     expect_terminal_safe(args, log);
 }

@@ -21,6 +21,7 @@
 #include "analysis/timeline/host_causes.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/trace/errors.h"
+#include "tests/support/helpers.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -35,16 +36,6 @@ std::string make_fifo(const std::string& name)
     return p;
 }
 
-template <typename F> std::string error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const TraceError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
-
 struct OverrideReset {
     ~OverrideReset() { set_input_size_override(0); }
 };
@@ -55,9 +46,9 @@ struct OverrideReset {
 TEST(InputBounds, FifoRefusedByEveryReader)
 {
     const std::string fifo = make_fifo("pipe");
-    for (const std::string& msg : {error_of([&] { load_trace(fifo); }), error_of([&] { load_model_config(fifo); }),
-                                   error_of([&] { read_ncu(fifo); }), error_of([&] { GpuDatabase db; db.merge_file(fifo); }),
-                                   error_of([&] { OpClassifier::load_file(fifo); })}) {
+    for (const std::string& msg : {test::error_of([&] { load_trace(fifo); }), test::error_of([&] { load_model_config(fifo); }),
+                                   test::error_of([&] { read_ncu(fifo); }), test::error_of([&] { GpuDatabase db; db.merge_file(fifo); }),
+                                   test::error_of([&] { OpClassifier::load_file(fifo); })}) {
         EXPECT_NE(msg.find(fifo), std::string::npos) << msg;
         EXPECT_NE(msg.find("FIFO"), std::string::npos) << msg;
         EXPECT_NE(msg.find("regular file"), std::string::npos) << msg;
@@ -68,12 +59,12 @@ TEST(InputBounds, FifoRefusedByEveryReader)
 // /dev/zero as --model or an ncu file: a character device, refused at once instead of read without end.
 TEST(InputBounds, DeviceRefused)
 {
-    const std::string a = error_of([] { load_model_config("/dev/zero"); });
+    const std::string a = test::error_of([] { load_model_config("/dev/zero"); });
     EXPECT_NE(a.find("/dev/zero"), std::string::npos) << a;
     EXPECT_NE(a.find("character device"), std::string::npos) << a;
-    const std::string b = error_of([] { read_ncu("/dev/zero"); });
+    const std::string b = test::error_of([] { read_ncu("/dev/zero"); });
     EXPECT_NE(b.find("character device"), std::string::npos) << b;
-    const std::string c = error_of([] { load_trace(test::source_dir()); });
+    const std::string c = test::error_of([] { load_trace(test::source_dir()); });
     EXPECT_NE(c.find("directory"), std::string::npos) << c;
 }
 
@@ -96,13 +87,13 @@ TEST(InputBounds, SizeLimitNamesTheLimitAndTheFlag)
         std::ofstream out(p, std::ios::binary);
         out << "{\"pad\":\"" << std::string((17u << 20), 'x') << "\"}";
     }
-    const std::string msg = error_of([&] { load_model_config(p); });
+    const std::string msg = test::error_of([&] { load_model_config(p); });
     EXPECT_NE(msg.find(p), std::string::npos) << msg.substr(0, 300);
     EXPECT_NE(msg.find("16 MiB"), std::string::npos) << msg.substr(0, 300);
     EXPECT_NE(msg.find("--max-input-size"), std::string::npos) << msg.substr(0, 300);
     EXPECT_LT(msg.size(), 600u);
     set_input_size_override(std::numeric_limits<uint64_t>::max());
-    const std::string msg2 = error_of([&] { load_model_config(p); });   // now parsed: the fields are missing
+    const std::string msg2 = test::error_of([&] { load_model_config(p); });   // now parsed: the fields are missing
     EXPECT_NE(msg2.find("hidden_size"), std::string::npos) << msg2.substr(0, 300);
 }
 

@@ -25,22 +25,13 @@
 #include "analysis/io/nsys_writer.h"
 #include "analysis/io/synthetic.h"
 #include "analysis/trace/errors.h"
+#include "tests/support/helpers.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
 namespace fs = std::filesystem;
 
 namespace {
-
-template <typename F> std::string error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const TraceError& e) {
-        return e.what();
-    }
-    return "(no error)";
-}
 
 // A small nsys export (writer of the synthetic decode trace) at dir/name.sqlite.
 std::string small_export(const std::string& dir, const std::string& name)
@@ -107,9 +98,9 @@ TEST(InputErrors, SymlinkLoopIsEloop)
     fs::create_symlink("b.sqlite", a);
     fs::create_symlink("a.sqlite", b);
     EXPECT_EQ(input_file_problem(a), "a symbolic link loop (too many levels of symbolic links)");
-    for (const std::string& msg : {error_of([&] { load_trace(a); }), error_of([&] { read_nsys_sqlite(a); }),
-                                   error_of([&] { read_nsys_report(a); }), error_of([&] { load_model_config(a); }),
-                                   error_of([&] { capture_inputs(a, "flag"); })}) {
+    for (const std::string& msg : {test::error_of([&] { load_trace(a); }), test::error_of([&] { read_nsys_sqlite(a); }),
+                                   test::error_of([&] { read_nsys_report(a); }), test::error_of([&] { load_model_config(a); }),
+                                   test::error_of([&] { capture_inputs(a, "flag"); })}) {
         EXPECT_NE(msg.find(a), std::string::npos) << msg;
         EXPECT_NE(msg.find("too many levels of symbolic links"), std::string::npos) << msg;
         EXPECT_EQ(msg.find("no such file"), std::string::npos) << msg;
@@ -129,9 +120,9 @@ TEST(InputErrors, UnreadableFileIsPermissionDenied)
     ASSERT_EQ(::chmod(capture.c_str(), 0), 0);
     const std::string msgs = as_unprivileged([&] {
         std::string all = input_file_problem(trace) + "\n";
-        all += error_of([&] { load_trace(trace); }) + "\n";
-        all += error_of([&] { read_nsys_sqlite(trace); }) + "\n";
-        all += error_of([&] { read_capture(CaptureInput{capture, "flag", 0, {}}, LoadControl{}); }) + "\n";
+        all += test::error_of([&] { load_trace(trace); }) + "\n";
+        all += test::error_of([&] { read_nsys_sqlite(trace); }) + "\n";
+        all += test::error_of([&] { read_capture(CaptureInput{capture, "flag", 0, {}}, LoadControl{}); }) + "\n";
         return all;
     });
     size_t lines = 0;
@@ -155,13 +146,13 @@ TEST(InputErrors, FifoAndDeviceAreNotRegularFiles)
     const std::string fifo = d + "/pipe.sqlite";
     ::unlink(fifo.c_str());
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    for (const std::string& msg : {error_of([&] { load_trace(fifo); }), error_of([&] { read_nsys_sqlite(fifo); }),
-                                   error_of([&] { read_nsys_report(fifo); }), error_of([&] { capture_inputs(fifo, "flag"); })}) {
+    for (const std::string& msg : {test::error_of([&] { load_trace(fifo); }), test::error_of([&] { read_nsys_sqlite(fifo); }),
+                                   test::error_of([&] { read_nsys_report(fifo); }), test::error_of([&] { capture_inputs(fifo, "flag"); })}) {
         EXPECT_NE(msg.find(fifo), std::string::npos) << msg;
         EXPECT_NE(msg.find("a FIFO (named pipe), not a regular file"), std::string::npos) << msg;
         EXPECT_EQ(msg.find("no such file"), std::string::npos) << msg;
     }
-    const std::string dev = error_of([] { load_trace("/dev/null"); });
+    const std::string dev = test::error_of([] { load_trace("/dev/null"); });
     EXPECT_NE(dev.find("a character device, not a regular file"), std::string::npos) << dev;
 }
 
@@ -174,7 +165,7 @@ TEST(InputErrors, LockedNsysExportIsRetriedThenRefusedAsLocked)
     ASSERT_EQ(sqlite3_open(path.c_str(), &writer), SQLITE_OK);
     ASSERT_EQ(sqlite3_exec(writer, "BEGIN EXCLUSIVE", nullptr, nullptr, nullptr), SQLITE_OK);
     const auto t0 = std::chrono::steady_clock::now();
-    const std::string msg = error_of([&] { read_nsys_sqlite(path); });
+    const std::string msg = test::error_of([&] { read_nsys_sqlite(path); });
     const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     sqlite3_exec(writer, "ROLLBACK", nullptr, nullptr, nullptr);
     sqlite3_close(writer);

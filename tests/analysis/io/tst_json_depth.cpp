@@ -21,6 +21,7 @@
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/step_grammar.h"
 #include "analysis/trace/errors.h"
+#include "tests/support/helpers.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -44,16 +45,6 @@ std::string write(const std::string& name, const std::string& text)
     return p;
 }
 
-template <typename F> std::string error_of(F&& f)
-{
-    try {
-        f();
-    } catch (const TraceError& e) {
-        return e.what();
-    }
-    return {};
-}
-
 }   // namespace
 
 TEST(JsonDepth, NestingIsCountedOutsideStringsAndStopsAtTheLimit)
@@ -65,7 +56,7 @@ TEST(JsonDepth, NestingIsCountedOutsideStringsAndStopsAtTheLimit)
     EXPECT_EQ(json_nesting(deep(1'000'000), kMaxJsonDepth, &at), kMaxJsonDepth + 1);
     EXPECT_EQ(at, size_t(kMaxJsonDepth));
     EXPECT_EQ(json_nesting(deep(kMaxJsonDepth)), kMaxJsonDepth);
-    const std::string e = error_of([] { parse_json_input(deep(1'000'000), "x.json"); });
+    const std::string e = test::error_of([] { parse_json_input(deep(1'000'000), "x.json"); });
     EXPECT_NE(e.find("x.json"), std::string::npos) << e;
     EXPECT_NE(e.find("byte 64"), std::string::npos) << e;
     EXPECT_NE(e.find("nested at most 64"), std::string::npos) << e;
@@ -84,17 +75,17 @@ TEST(JsonDepth, EveryDataFileRefusesA10To6DeepArrayNamingTheFile)
     ASSERT_EQ(set.errors.size(), 1u);
     EXPECT_NE(set.errors[0].message.find("nested at most"), std::string::npos) << set.errors[0].message;
     // A kernel-class file's `within`.
-    std::string e = error_of([&] {
+    std::string e = test::error_of([&] {
         OpClassifier::load_file(write("classes.json", R"({"classes": [{"id": "other", "label": "Other"}],
             "patterns": [{"class": "other", "match": "x", "after": "other", "within": )" + d + "}]}"));
     });
     EXPECT_NE(e.find("classes.json"), std::string::npos) << e;
     EXPECT_NE(e.find("nested at most"), std::string::npos) << e;
     // A step grammar, a GPU spec file, a config.json.
-    e = error_of([&] { StepGrammar::load_file(write("grammar.json", R"({"formats": )" + d + "}")); });
+    e = test::error_of([&] { StepGrammar::load_file(write("grammar.json", R"({"formats": )" + d + "}")); });
     EXPECT_NE(e.find("grammar.json"), std::string::npos) << e;
     EXPECT_NE(e.find("nested at most"), std::string::npos) << e;
-    e = error_of([&] { parse_model_config(R"({"model_type": "llama", "x": )" + d + "}", "config.json"); });
+    e = test::error_of([&] { parse_model_config(R"({"model_type": "llama", "x": )" + d + "}", "config.json"); });
     EXPECT_NE(e.find("config.json"), std::string::npos) << e;
     EXPECT_NE(e.find("nested at most"), std::string::npos) << e;
 }
@@ -105,7 +96,7 @@ TEST(JsonDepth, ExecutionDetailsIsBoundedInDepthAndSize)
     fs::create_directories(cap);
     write("capture_traces/capture_0.json", R"({"traceEvents": []})");
     write("capture_traces/execution_details.json", deep(1'000'000));
-    std::string e = error_of([&] { capture_inputs(cap, "option"); });
+    std::string e = test::error_of([&] { capture_inputs(cap, "option"); });
     EXPECT_NE(e.find("execution_details.json"), std::string::npos) << e;
     EXPECT_NE(e.find("nested at most"), std::string::npos) << e;
     // Past the 16 MiB bound of a data file: refused by its size before a byte is read (a sparse file).
@@ -114,7 +105,7 @@ TEST(JsonDepth, ExecutionDetailsIsBoundedInDepthAndSize)
         fs::resize_file(p, 0);
         fs::resize_file(p, std::uintmax_t{694} << 20);
     }
-    e = error_of([&] { capture_inputs(cap, "option"); });
+    e = test::error_of([&] { capture_inputs(cap, "option"); });
     EXPECT_NE(e.find("execution_details.json"), std::string::npos) << e;
     EXPECT_NE(e.find("MiB"), std::string::npos) << e;
     fs::remove(cap + "/execution_details.json");
