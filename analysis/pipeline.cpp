@@ -15,6 +15,7 @@
 #include "analysis/report/shape_roofline_json.h"
 #include "analysis/report/kernel_verdicts_json.h"
 #include "analysis/roofline/roofline.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -62,6 +63,7 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
         if (on_stage)
             on_stage(s, r);
     };
+    const CancelScope scope(control.cancel);
     PipelineResult r;
     r.trace = std::move(trace);
     const Trace& t = *r.trace;

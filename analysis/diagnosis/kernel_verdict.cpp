@@ -18,6 +18,7 @@
 #include "analysis/roofline/shape_throughput.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/trace/trace.h"
+#include "analysis/trace/errors.h"
 
 namespace sl {
 
@@ -468,6 +469,8 @@ int device_sm_count(const Trace& t, uint16_t device)
         static const GpuDatabase db = GpuDatabase::load_default();
         if (const GpuSpec* g = db.identify(d).spec)
             n = g->sm_count;
+    } catch (const Cancelled&) {
+        throw;   // a Cancel raised inside is not this step's failure
     } catch (const std::exception&) {
         n = 0;
     }

@@ -26,6 +26,7 @@
 #include "analysis/roofline/roofline.h"
 #include "analysis/diagnosis/retest.h"
 #include "analysis/diagnosis/scope_text.h"
+#include "analysis/trace/errors.h"
 #define SIGHTLINE_BIND_ROOFLINE 1
 #else
 #define SIGHTLINE_BIND_ROOFLINE 0
@@ -736,6 +737,8 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         try {
             classifier = OpClassifier::load(an.options.classes_file);
             have_classifier = true;
+        } catch (const Cancelled&) {
+            throw;   // a Cancel raised inside is not this step's failure
         } catch (const std::exception&) {
         }
         for (size_t li = 0; li < ncu->launches.size(); ++li) {

@@ -377,6 +377,8 @@ bool load_rule_file(const std::string& path, RuleSet& set)
         }
         try {
             upsert(set, parse_rule(rj, path));
+        } catch (const Cancelled&) {
+            throw;   // a Cancel raised inside is not this step's failure
         } catch (const std::exception& e) {
             set.errors.push_back({path, id, e.what()});
         }
@@ -427,6 +429,8 @@ RuleSet load_rules(const std::vector<std::string>& dirs)
         for (const auto& f : files) {
             try {
                 load_rule_file(f, set);
+            } catch (const Cancelled&) {
+                throw;   // a Cancel raised inside is not this step's failure
             } catch (const std::exception& e) {
                 set.errors.push_back({f, "", std::string("cannot load the rule file: ") + e.what()});
             }
@@ -608,6 +612,8 @@ EvalResult evaluate_rules(const RuleSet& rules, const std::vector<MetricScope>& 
                 gain.compile(rule.gain_expr, used_variables(rule.gain_expr, "gain.expr"));
             if (!rule.gain_ns_expr.empty())
                 gain_ns.compile(rule.gain_ns_expr, used_variables(rule.gain_ns_expr, "gain.ns"));
+        } catch (const Cancelled&) {
+            throw;   // a Cancel raised inside is not this step's failure
         } catch (const std::exception& e) {
             res.errors.push_back({rule.file, rule.id, e.what()});
             continue;

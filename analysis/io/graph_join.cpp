@@ -17,6 +17,7 @@
 #include "analysis/io/regex.h"
 #include "analysis/trace/errors.h"
 #include "analysis/trace/kernel_ops.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -262,6 +263,7 @@ int64_t align(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b, st
         return val[static_cast<size_t>(i)][static_cast<size_t>(j - lo(i))];
     };
     for (int64_t i = 0; i <= n; ++i) {
+        cancel_point();   // a row is at most 2W + 1 cells
         const int64_t l = lo(i), h = hi(i);
         auto& v = val[static_cast<size_t>(i)];
         auto& d = dir[static_cast<size_t>(i)];
@@ -565,6 +567,7 @@ void join_graph_captures(Trace& replay, const std::vector<LoadedCapture>& captur
                 for (uint32_t id : s)
                     counts[id] += 1;
             for (size_t w = 0; w < windows.size(); ++w) {
+                cancel_point();
                 const Window& win = windows[w];
                 const auto pb = batch_preference(batch, captures[win.capture].input.batch_size);
                 const std::tuple<int, int64_t, int> pref{pb.first, pb.second,

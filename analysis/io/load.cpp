@@ -16,6 +16,7 @@
 #include "analysis/io/kineto_reader.h"
 #include "analysis/trace/merge.h"
 #include "analysis/io/nsys_reader.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -91,6 +92,7 @@ Trace load_one(const std::string& path, const LoadControl& control);
 
 Trace load_trace(const std::string& path, const LoadControl& control)
 {
+    const CancelScope scope(control.cancel);
     Trace t = load_one(path, control);
     release_free_memory();   // the readers' temporaries (per-thread parts, SQLite caches, buffers)
     return t;
@@ -226,6 +228,7 @@ static std::vector<std::string> distinct_files(const std::vector<std::string>& p
 
 Trace load_workspace(const std::vector<std::string>& given, const LoadOptions& options, const LoadControl& control)
 {
+    const CancelScope scope(control.cancel);
     if (given.empty())
         throw TraceError("", "", "at least one trace file", "none");
     std::vector<std::string> twice;

@@ -2,6 +2,8 @@
 
 #include <re2/re2.h>
 
+#include "analysis/trace/cancel_point.h"
+
 namespace sl {
 
 namespace {
@@ -92,6 +94,7 @@ bool run(const re2::RE2* re, std::string_view text, size_t from, re2::RE2::Ancho
 {
     if (!re || from > text.size())
         return false;
+    cancel_point();   // every match: a pattern run over many long names stops on Cancel (issue 36 §7)
     const re2::StringPiece t(text.data(), text.size());
     if (!m)
         return re->Match(t, from, text.size(), anchor, nullptr, 0);

@@ -1,6 +1,7 @@
 #include "analysis/report/analysis_json.h"
 #include "analysis/report/workload_json.h"
 #include "analysis/roofline/gpu_specs.h"
+#include "analysis/trace/errors.h"
 
 #include <unordered_map>
 #include <algorithm>
@@ -75,6 +76,8 @@ json gpu_identity_json(const DeviceInfo& d)
     static const std::optional<GpuDatabase> db = []() -> std::optional<GpuDatabase> {
         try {
             return GpuDatabase::load_default();
+        } catch (const Cancelled&) {
+            throw;   // a Cancel raised inside is not this step's failure
         } catch (const std::exception&) {
             return std::nullopt;
         }

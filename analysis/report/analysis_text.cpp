@@ -1,6 +1,7 @@
 #include "analysis/report/analysis_text.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/roofline/gpu_specs.h"
+#include "analysis/trace/errors.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -91,6 +92,8 @@ std::string analysis_to_text(const Trace& t, const AnalysisResult& r)
         static const std::optional<GpuDatabase> db = []() -> std::optional<GpuDatabase> {
             try {
                 return GpuDatabase::load_default();
+            } catch (const Cancelled&) {
+                throw;   // a Cancel raised inside is not this step's failure
             } catch (const std::exception&) {
                 return std::nullopt;
             }

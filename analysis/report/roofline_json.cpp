@@ -835,6 +835,8 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
             db = GpuDatabase::load_default();
             if (!request.gpu_file.empty())
                 db->merge_file(request.gpu_file);
+        } catch (const Cancelled&) {
+            throw;   // a Cancel raised inside is not this step's failure
         } catch (const std::exception&) {
             db.reset();   // names are then compared as text
         }

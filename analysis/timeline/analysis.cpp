@@ -1,6 +1,7 @@
 #include "analysis/timeline/analysis.h"
 
 #include "analysis/trace/release_memory.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -12,6 +13,7 @@ AnalysisResult analyze(const Trace& t, const AnalysisOptions& o, const LoadContr
 
 AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOptions& o, const LoadControl& control)
 {
+    const CancelScope scope(control.cancel);
     AnalysisResult r;
     r.options = o;
     r.wall_ns = t.meta.capture_end - t.meta.capture_start;

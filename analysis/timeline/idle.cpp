@@ -1,6 +1,7 @@
 #include "analysis/timeline/idle.h"
 
 #include "analysis/trace/errors.h"
+#include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
 #include <climits>
@@ -153,6 +154,7 @@ public:
         // Stream-wait calls per thread, by start (names are classified once per string).
         std::vector<int8_t> wait_name(t.strings.size(), -1);
         for (size_t i = 0; i < t.api.size(); ++i) {
+            cancel_point(i);
             const StrId n = t.api.name[i];
             if (n >= wait_name.size())
                 continue;
@@ -315,6 +317,7 @@ GapDependency dependency_of(const Trace& t, const Gap& g)
         return d;
     const uint32_t thread = t.api.thread[static_cast<size_t>(d.launch_api)];
     for (size_t i = 0; i < t.api.size(); ++i) {
+        cancel_point(i);
         if (!(t.api.flags[i] & kApiSync) || t.api.thread[i] != thread)
             continue;
         const int64_t ov = std::min(t.api.end[i], g.end) - std::max(t.api.start[i], g.start);
@@ -343,6 +346,7 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
             continue;
         int64_t end = ops.front().end;
         for (size_t i = 1; i < ops.size(); ++i) {
+            cancel_point(i);
             const OpRef op = ops[i];
             if (op.start > end) {
                 ++gap_count;
@@ -371,6 +375,7 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
         if (waits)
             last_launch.set(stream_of(t, ops.front()), cls.launch_start(ops.front().kind, ops.front().row));
         for (size_t i = 1; i < ops.size(); ++i) {
+            cancel_point(i);
             const OpRef op = ops[i];
             const uint32_t op_stream = waits ? stream_of(t, op) : 0;
             const int64_t prev_launch = waits ? last_launch.get(op_stream) : INT64_MIN;

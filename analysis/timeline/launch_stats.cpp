@@ -1,4 +1,5 @@
 #include "analysis/timeline/launch_stats.h"
+#include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
 #include <climits>
@@ -23,6 +24,7 @@ LaunchResult analyze_launches(const Trace& t, const LaunchOptions& o)
         std::vector<int64_t> all_api;
         all_api.reserve(n);
         for (size_t i = 0; i < a.size(); ++i) {
+            cancel_point(i);
             const uint8_t f = a.flags[i];
             if (!(f & (kApiLaunch | kApiGraphLaunch)))
                 continue;
@@ -54,6 +56,7 @@ LaunchResult analyze_launches(const Trace& t, const LaunchOptions& o)
             linked += linked_api(i) != SIZE_MAX;
         all_queue.reserve(linked);
         for (size_t i = 0; i < k.size(); ++i) {
+            cancel_point(i);
             lo = std::min(lo, k.start[i]);
             hi = std::max(hi, k.end[i]);
             const StrId n = k.name[i];
@@ -108,6 +111,7 @@ LaunchResult analyze_launches(const Trace& t, const LaunchOptions& o)
         }
         size_t next_unslotted = 0;
         for (size_t i = 0; i < k.size(); ++i) {
+            cancel_point(i);
             const StrId n = k.name[i];
             const size_t s = static_cast<size_t>(n < slot.size() ? slot[n] : unslotted[next_unslotted++]);
             const size_t ai = linked_api(i);

@@ -13,6 +13,7 @@
 #include "analysis/io/json_input.h"
 #include "analysis/trace/errors.h"
 #include "analysis/io/resources.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -178,6 +179,7 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
     std::vector<int32_t> slot(t.strings.size(), -1);
     r.kernel_class.resize(k.size());
     for (size_t i = 0; i < k.size(); ++i) {
+        cancel_point(i);
         const StrId n = k.name[i];
         int32_t s = n < slot.size() ? slot[n] : -1;
         if (s < 0) {
@@ -218,6 +220,7 @@ OpClassResult classify_ops(const Trace& t, const OpClassifier& c, const OpClassO
             }
         if (any)
             for (size_t i = 0; i < k.size(); ++i) {
+                cancel_point(i);
                 const StrId n = k.name[i];
                 if (n < slot.size() && slot[n] >= 0 && moved[static_cast<size_t>(slot[n])])
                     r.kernel_class[i] = static_cast<int16_t>(routing);

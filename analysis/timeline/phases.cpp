@@ -17,6 +17,7 @@
 #include "analysis/trace/kernel_ops.h"
 #include "analysis/trace/stats.h"
 #include "analysis/io/json_input.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -137,6 +138,7 @@ std::vector<StepShapes> step_shapes(const Trace& t, const std::vector<StepInfo>&
     std::unordered_map<int32_t, std::pair<int64_t, int64_t>> seen;
     std::vector<std::vector<int64_t>> ms(steps.size());
     for (size_t k = 0; k < t.kernels.size(); ++k) {
+        cancel_point(k);
         const int64_t ks = t.kernels.start[k];
         auto it = std::upper_bound(steps.begin(), steps.end(), ks,
                                    [](int64_t v, const StepInfo& s) { return v < s.end; });
@@ -183,6 +185,7 @@ std::vector<Annotated> annotated_steps(const Trace& t, const StepGrammar& g, con
     std::vector<StepBatch> parsed;
     std::vector<Annotated> found;
     for (size_t i = 0; i < t.ranges.size(); ++i) {
+        cancel_point(i);
         if (t.ranges.kind[i] == RangeKind::CpuOp || !kept(i))
             continue;
         const StrId n = t.ranges.name[i];
@@ -428,6 +431,7 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
             }
             std::vector<int8_t> rflag(t.strings.size(), -1);   // 0 no, 1 step, 2 prefill
             for (size_t i = 0; i < t.ranges.size(); ++i) {
+                cancel_point(i);
                 if (!is_nvtx_like(t.ranges.kind[i]) || !range_kept(i))
                     continue;
                 const StrId n = t.ranges.name[i];
@@ -621,6 +625,7 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
     {
         size_t ns = 0, nl = 0;
         for (size_t i = 0; i < t.api.size(); ++i) {
+            cancel_point(i);
             ns += (t.api.flags[i] & kApiSync) != 0;
             nl += (t.api.flags[i] & (kApiLaunch | kApiGraphLaunch)) != 0;
         }
@@ -628,6 +633,7 @@ PhaseResult analyze_phases(const Trace& t, const std::vector<int16_t>& kernel_cl
         launches.v.reserve(nl);
     }
     for (size_t i = 0; i < t.api.size(); ++i) {
+        cancel_point(i);
         if (t.api.flags[i] & kApiSync)
             syncs.v.push_back(t.api.start[i]);
         if (t.api.flags[i] & (kApiLaunch | kApiGraphLaunch))

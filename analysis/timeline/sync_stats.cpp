@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "analysis/timeline/overlap.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -17,6 +18,7 @@ SyncResult analyze_sync(const Trace& t, const SyncOptions& o)
     std::unordered_map<uint32_t, std::vector<Interval>> per_thread;
     std::vector<int32_t> rows;
     for (size_t i = 0; i < a.size(); ++i) {
+        cancel_point(i);
         if (!(a.flags[i] & kApiSync))
             continue;
         const int64_t d = a.end[i] - a.start[i];
@@ -69,6 +71,7 @@ SyncResult analyze_sync(const Trace& t, const SyncOptions& o)
     // What ran during each stall: one pass over the kernels per stall (top_stalls is small).
     std::vector<std::unordered_map<StrId, int64_t>> overlap(r.stalls.size());
     for (size_t i = 0; i < t.kernels.size(); ++i) {
+        cancel_point(i);
         for (size_t s = 0; s < r.stalls.size(); ++s) {
             const int64_t lo = std::max(r.stalls[s].start, t.kernels.start[i]);
             const int64_t hi = std::min(r.stalls[s].end, t.kernels.end[i]);

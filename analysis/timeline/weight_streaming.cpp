@@ -6,6 +6,7 @@
 #include "analysis/io/regex.h"
 #include "analysis/trace/errors.h"
 #include "analysis/timeline/overlap.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -71,6 +72,7 @@ WeightStreamingResult analyze_weight_streaming(const Trace& t, const WeightStrea
     };
     std::vector<Hit> hits;
     for (size_t i = 0; i < t.ranges.size(); ++i) {
+        cancel_point(i);
         if (!is_nvtx_like(t.ranges.kind[i]))
             continue;
         const NameRole& nr = role_of(t.ranges.name[i]);

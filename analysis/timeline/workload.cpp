@@ -18,6 +18,7 @@
 #include "analysis/timeline/phases.h"
 #include "analysis/trace/clock_offset.h"
 #include "analysis/io/json_input.h"
+#include "analysis/trace/cancel_point.h"
 
 namespace sl {
 
@@ -127,6 +128,7 @@ void detect_vendor(const Trace& t, WorkloadResult& r)
     std::string hip_example, cuda_example;
     std::vector<uint8_t> seen(t.strings.size(), 0);
     for (size_t i = 0; i < t.api.size(); ++i) {
+        cancel_point(i);
         const StrId id = t.api.name[i];
         if (id >= seen.size() || seen[id])
             continue;
@@ -265,6 +267,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     int64_t unlinked = 0;
     const bool has_launches = t.api.size() > 0;
     for (size_t i = 0; i < t.kernels.size(); ++i) {
+        cancel_point(i);
         const int32_t a = i < t.kernels.launch_api.size() ? t.kernels.launch_api[i] : kNoIndex;
         if ((t.kernels.flags[i] & KernelTable::kGraphNode) ||
             (a >= 0 && static_cast<size_t>(a) < t.api.size() && (t.api.flags[static_cast<size_t>(a)] & kApiGraphLaunch)))
@@ -367,6 +370,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
                 sign("vLLM", "kernel names", 1, n);
         };
         for (size_t i = 0; i < t.ranges.size(); ++i) {
+            cancel_point(i);
             if (t.ranges.kind[i] == RangeKind::CpuOp)
                 op_name(t.ranges.name[i]);
             else if (t.ranges.kind[i] != RangeKind::PyModule)
@@ -446,6 +450,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         std::vector<int8_t> inductor(t.strings.size(), -1);   // per kernel name: -1 not looked at, 0 no, 1 yes
         std::string kernel_example, region_example;
         for (size_t i = 0; i < t.kernels.size(); ++i) {
+            cancel_point(i);
             const StrId id = t.kernels.name[i];
             if (id >= inductor.size())
                 continue;
@@ -465,6 +470,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         }
         std::vector<int8_t> region(t.strings.size(), -1);
         for (size_t i = 0; i < t.ranges.size(); ++i) {
+            cancel_point(i);
             const StrId id = t.ranges.name[i];
             if (id >= region.size())
                 continue;
@@ -499,6 +505,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     {
         int64_t total_ns = 0, graph_ns = 0;
         for (size_t i = 0; i < t.kernels.size(); ++i) {
+            cancel_point(i);
             const int64_t d = t.kernels.end[i] - t.kernels.start[i];
             total_ns += d;
             const int32_t a = t.kernels.launch_api[i];
@@ -650,6 +657,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     int64_t loads = 0;
     std::vector<int8_t> load_name(t.strings.size(), -1);
     for (size_t i = 0; i < t.api.size(); ++i) {
+        cancel_point(i);
         const StrId n = t.api.name[i];
         if (n >= load_name.size())
             continue;

@@ -1,8 +1,10 @@
 // JobRunner: loads on a worker, reports progress, delivers the trace by a queued signal, cancels, and lets a newer
 // job supersede an older one. The loader is injected so the tests control timing without real files.
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 #include <atomic>
+#include <memory>
 #include <thread>
 
 #include <QFile>
@@ -163,6 +165,43 @@ private slots:
         QCOMPARE(finished.at(0).at(0).toBool(), false);
         QCOMPARE(loaded.count(), 0);
         QVERIFY(!runner.isRunning());
+    }
+
+    // Issue 36 §7: a Cancel raised while the analyses run stops them inside their stage, not at its end. The trace's
+    // kernels carry 30,000 distinct 2 KiB names, so the operator-class stage runs every shipped class pattern over
+    // 60 MB of names: seconds of work in one stage (a "slow pattern" in linear time). Each regex match is a cancel
+    // point, so the job is cancelled within a second of cancel(); with a check only between stages it went on for
+    // the whole stage. Then the runner is destroyed (the workbench quitting) within a second too.
+    void cancelStopsTheAnalysesInsideAStage()
+    {
+        auto runner = std::make_unique<JobRunner>();
+        runner->setLoader([](const std::vector<std::string>&, const LoadControl&) {
+            Trace t;
+            const std::string pad(2048, 'q');
+            for (int i = 0; i < 30'000; ++i)
+                t.kernels.append(int64_t(i) * 1000, int64_t(i) * 1000 + 500,
+                                 t.strings.intern("k" + std::to_string(i) + "_" + pad));
+            t.finish();
+            return t;
+        });
+        QSignalSpy summary(runner.get(), &JobRunner::summaryReady);
+        QSignalSpy analysed(runner.get(), &JobRunner::analysisReady);
+        QSignalSpy cancelled(runner.get(), &JobRunner::cancelled);
+        runner->open({QStringLiteral("long-names.json")});
+        QTRY_COMPARE_WITH_TIMEOUT(summary.count(), 1, 60'000);
+        QElapsedTimer clock;
+        clock.start();
+        runner->cancel();
+        QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, 30'000);
+        const qint64 cancelMs = clock.elapsed();
+        QCOMPARE(analysed.count(), 0);   // cut inside the analyses, not after them
+        QVERIFY2(cancelMs < 1000, qPrintable(QStringLiteral("cancelled after %1 ms").arg(cancelMs)));
+        // Quitting: a new job, cancelled at once by the runner's destructor (waitForDone).
+        runner->open({QStringLiteral("long-names.json")});
+        QTRY_COMPARE_WITH_TIMEOUT(summary.count(), 2, 60'000);
+        clock.restart();
+        runner.reset();
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("quit after %1 ms").arg(clock.elapsed())));
     }
 
     void newerJobSupersedesOlder()

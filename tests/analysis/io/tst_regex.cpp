@@ -5,6 +5,7 @@
 // examples as before.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 #include "analysis/timeline/host_causes.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/step_grammar.h"
+#include "analysis/trace/cancel_point.h"
 #include "analysis/trace/errors.h"
 
 using namespace sl;
@@ -165,4 +167,22 @@ TEST(Regex, FilesWithPatternsRe2CannotRunAreRefusedNamingTheEntry)
     EXPECT_NE(e.find("classes.json"), std::string::npos) << e;
     EXPECT_NE(e.find("patterns[0]"), std::string::npos) << e;
     EXPECT_NE(e.find("back-references"), std::string::npos) << e;
+}
+
+// Issue 36 §7: every match is a cancel point, so a pattern run over many names stops when the job is cancelled;
+// outside a scope (the CLI) or with the flag down a match is only a match.
+TEST(Regex, EveryMatchIsACancelPoint)
+{
+    const Regex re("a+b");
+    std::vector<std::string_view> m;
+    std::atomic<bool> flag{false};
+    const CancelScope scope(&flag);
+    EXPECT_TRUE(re.search("xaab"));
+    flag = true;
+    EXPECT_THROW(re.search("xaab"), Cancelled);
+    EXPECT_THROW(re.full_match("aab"), Cancelled);
+    EXPECT_THROW(re.search("xaab", m), Cancelled);
+    EXPECT_THROW((void)re.all_matches("aab aab"), Cancelled);
+    flag = false;
+    EXPECT_EQ(re.all_matches("aab aab").size(), 2u);
 }

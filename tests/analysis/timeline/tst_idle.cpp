@@ -1,8 +1,16 @@
 // Idle attribution: hand-built traces with hand-computed answers, and synthetic traces with planted behaviour.
 #include <gtest/gtest.h>
 
+#include <atomic>
+
 #include "analysis/timeline/idle.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/timeline/launch_stats.h"
+#include "analysis/timeline/op_classes.h"
+#include "analysis/timeline/phases.h"
+#include "analysis/timeline/sync_stats.h"
+#include "analysis/timeline/workload.h"
+#include "analysis/trace/cancel_point.h"
 
 using namespace sl;
 
@@ -303,4 +311,36 @@ TEST(Idle, SyntheticEventStallIsOneDependencyWait)
     o.event_stall_ns = 0;
     const IdleResult r0 = analyze_idle(make_synthetic_trace(o));
     EXPECT_EQ(r0.devices[0].breakdown.dependency_wait_ns(), 0);
+}
+
+// Issue 36 §7: the analyses stop inside their loops once the cancel flag of the thread's CancelScope is raised, not
+// only between stages (where analyze() checks its LoadControl). Each stage is called directly with the flag already
+// up: it must throw Cancelled, where without its inner cancel points it would return a result. With no scope open
+// (the CLI, other threads) the same calls run to the end.
+TEST(CancelPoints, EachLongStageStopsInsideItsLoops)
+{
+    SynthOptions o = synth_preset("decode");
+    o.total_kernels = 20'000;
+    const Trace t = make_synthetic_trace(o);
+    const OpClassifier c = OpClassifier::load();
+    const OpClassResult classes = classify_ops(t, c);   // no scope: runs
+    std::atomic<bool> flag{true};
+    {
+        const CancelScope scope(&flag);
+        EXPECT_THROW(classify_ops(t, c), Cancelled);   // every regex match is a cancel point
+        EXPECT_THROW(analyze_idle(t), Cancelled);
+        EXPECT_THROW(analyze_launches(t), Cancelled);
+        EXPECT_THROW(analyze_sync(t), Cancelled);
+        EXPECT_THROW(analyze_workload(t), Cancelled);
+        EXPECT_THROW(analyze_phases(t, classes.kernel_class, c.class_index("sampling"), nullptr), Cancelled);
+        {
+            const CancelScope inner(nullptr);   // a scope without a flag keeps the enclosing one
+            EXPECT_THROW(cancel_point(), Cancelled);
+        }
+    }
+    EXPECT_NO_THROW(cancel_point());   // the scope's end restores "no flag"
+    EXPECT_NO_THROW(analyze_idle(t));
+    flag = false;
+    const CancelScope lowered(&flag);
+    EXPECT_NO_THROW(analyze_idle(t));
 }
