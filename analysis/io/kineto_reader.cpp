@@ -54,6 +54,7 @@
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/parallel.h"
 #include "analysis/io/json_input.h"
+#include "analysis/trace/device_rows.h"
 
 namespace sl::kineto {
 
@@ -571,10 +572,19 @@ void KinetoReader::finalize()
             t.name = it->second;
         t.rank = rank_;
     }
+    // One row per host pid, through a map (Trace::process_index scans the rows: quadratic in pids, issue 36 §8).
     std::unordered_map<int64_t, uint16_t> proc_of_pid;
+    for (size_t i = 0; i < m.processes.size(); ++i)
+        if (m.processes[i].rank == rank_)
+            proc_of_pid.emplace(m.processes[i].pid, static_cast<uint16_t>(i));
     for (const auto& t : m.threads)
-        if (!proc_of_pid.count(t.pid))
-            proc_of_pid[t.pid] = trace_.process_index(t.pid, rank_);
+        if (!proc_of_pid.count(t.pid)) {
+            try {
+                proc_of_pid[t.pid] = append_process_row(trace_, t.pid, rank_);
+            } catch (const TraceError& e) {
+                throw TraceError(path_, e.where(), e.expected(), e.found());
+            }
+        }
     for (auto& p : m.processes) {
         auto it = process_names_.find(p.pid);
         if (it != process_names_.end())

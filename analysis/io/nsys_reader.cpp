@@ -535,7 +535,17 @@ private:
         if (global_pid == last_gpid_ && last_proc_ != UINT16_MAX)
             return last_proc_;
         last_gpid_ = global_pid;
-        last_proc_ = t_.process_index((global_pid >> 24) & 0xFFFFFF);
+        const int64_t pid = (global_pid >> 24) & 0xFFFFFF;
+        if (const auto it = process_rows_.find(pid); it != process_rows_.end()) {
+            last_proc_ = it->second;   // O(1): Trace::process_index scans the rows (issue 36 §8)
+            return last_proc_;
+        }
+        try {
+            last_proc_ = append_process_row(t_, pid);   // every process row is made here: new
+        } catch (const TraceError& e) {
+            throw TraceError(path_, e.where(), e.expected(), e.found());
+        }
+        process_rows_.emplace(pid, last_proc_);
         return last_proc_;
     }
     uint32_t thread(int64_t gtid)
@@ -544,7 +554,7 @@ private:
             return last_thread_;
         auto it = threads_.find(gtid);
         if (it == threads_.end())
-            it = threads_.emplace(gtid, t_.thread_index(gtid, (gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF)).first;
+            it = threads_.emplace(gtid, append_thread_row(t_, gtid, (gtid >> 24) & 0xFFFFFF, gtid & 0xFFFFFF)).first;
         last_gtid_ = gtid;
         last_thread_ = it->second;
         return last_thread_;
@@ -580,7 +590,8 @@ private:
     std::unordered_map<int64_t, uint16_t> device_rows_;   // deviceId -> row
     uint16_t last_dev_ = UINT16_MAX, last_proc_ = UINT16_MAX;
     uint32_t last_thread_ = UINT32_MAX;
-    std::unordered_map<int64_t, uint32_t> threads_;
+    std::unordered_map<int64_t, uint32_t> threads_;        // globalTid -> thread row (every row is made through it)
+    std::unordered_map<int64_t, uint16_t> process_rows_;   // pid -> process row (the same)
     std::set<uint64_t> streams_used_;
     std::unordered_set<uint32_t> graph_node_corr_;          // written by the kernel task only
     std::vector<std::pair<uint32_t, int64_t>> kernel_nodes_;  // (kernel row, graphNodeId); the kernel task only

@@ -209,25 +209,42 @@ uint16_t Trace::process_index(int64_t pid, int32_t rank)
     for (size_t i = 0; i < meta.processes.size(); ++i)
         if (meta.processes[i].pid == pid && meta.processes[i].rank == rank)
             return static_cast<uint16_t>(i);
+    return append_process_row(*this, pid, rank);
+}
+
+uint16_t append_process_row(Trace& t, int64_t pid, int32_t rank)
+{
+    // 16 bits, as devices: past 65,535 processes the index wrapped and GPU rows went to other processes.
+    if (t.meta.processes.size() >= kMaxProcessRows)
+        throw TraceError("", "process id " + std::to_string(pid),
+                         "at most " + std::to_string(kMaxProcessRows) + " distinct processes in one trace",
+                         "more distinct process ids");
     ProcessInfo p;
     p.pid = pid;
     p.rank = rank;
-    meta.processes.push_back(std::move(p));
-    return static_cast<uint16_t>(meta.processes.size() - 1);
+    t.meta.processes.push_back(std::move(p));
+    return static_cast<uint16_t>(t.meta.processes.size() - 1);
 }
 
 uint32_t Trace::thread_index(int64_t global_tid, int64_t pid, int64_t tid)
 {
-    // Readers call this once per distinct thread and cache the result; a linear scan is fine.
     for (size_t i = 0; i < meta.threads.size(); ++i)
         if (meta.threads[i].global_tid == global_tid)
             return static_cast<uint32_t>(i);
-    ThreadInfo t;
-    t.global_tid = global_tid;
-    t.pid = pid;
-    t.tid = tid;
-    meta.threads.push_back(std::move(t));
-    return static_cast<uint32_t>(meta.threads.size() - 1);
+    return append_thread_row(*this, global_tid, pid, tid);
+}
+
+uint32_t append_thread_row(Trace& t, int64_t global_tid, int64_t pid, int64_t tid)
+{
+    if (t.meta.threads.size() >= UINT32_MAX)
+        throw TraceError("", "thread id " + std::to_string(tid), "fewer than 2^32 threads in one trace",
+                         "more distinct thread ids");
+    ThreadInfo th;
+    th.global_tid = global_tid;
+    th.pid = pid;
+    th.tid = tid;
+    t.meta.threads.push_back(std::move(th));
+    return static_cast<uint32_t>(t.meta.threads.size() - 1);
 }
 
 static uint64_t link_key(int64_t pid, uint32_t corr) { return (static_cast<uint64_t>(pid) << 32) ^ corr; }

@@ -1,4 +1,4 @@
-// 10^5 distinct device ids (issue 36 §8). A device row index is 16 bits: past 65,535 devices it wrapped and kernels
+// 10^5 distinct device ids and processes (issue 36 §8). A device row index is 16 bits: past 65,535 devices it wrapped and kernels
 // were silently counted on other devices; now the file is refused naming it, the device id and the limit. Below the
 // limit every device keeps its own row, and each id is found in O(1) (the row scan per new id was quadratic).
 #include <gtest/gtest.h>
@@ -27,6 +27,21 @@ std::string trace_on_devices(const std::string& name, int devices)
     return path;
 }
 
+// `processes` host processes, each launching one kernel (device 0) from its own thread.
+std::string trace_of_processes(const std::string& name, int processes)
+{
+    const std::string path = test::scratch_dir("many_processes_" + name) + "/t.json";
+    std::ofstream out(path);
+    out << R"({"schemaVersion": 1, "traceEvents": [)";
+    for (int i = 0; i < processes; ++i)
+        out << (i ? "," : "") << R"({"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":)" << 100 + i
+            << R"(,"tid":)" << 100 + i << R"(,"ts":)" << 10 + 5 * i << R"(,"dur":2,"args":{"correlation":)" << i + 1
+            << R"(}},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":)" << 12 + 5 * i
+            << R"(,"dur":3,"args":{"device":0,"stream":7,"correlation":)" << i + 1 << "}}";
+    out << "]}";
+    return path;
+}
+
 }   // namespace
 
 TEST(ManyDevices, EachDeviceKeepsItsOwnRowBelowTheLimit)
@@ -51,5 +66,30 @@ TEST(ManyDevices, PastTheLimitTheFileIsRefusedNamingIt)
         EXPECT_NE(m.find(path), std::string::npos) << m;
         EXPECT_NE(m.find("at most 65535 distinct devices"), std::string::npos) << m;
         EXPECT_NE(m.find("device id 66535"), std::string::npos) << m;   // the 65,536th id (1000 + 65535)
+    }
+}
+
+// Processes: the same 16-bit row index and the same rule (the per-pid scan was quadratic as well).
+TEST(ManyProcesses, EachProcessKeepsItsOwnRowBelowTheLimit)
+{
+    const Trace t = read_kineto_json(trace_of_processes("ok", 20000));
+    ASSERT_EQ(t.kernels.size(), 20000u);
+    EXPECT_EQ(t.meta.processes.size(), 20000u);
+    std::set<int64_t> pids;
+    for (size_t i = 0; i < t.kernels.size(); ++i)
+        pids.insert(t.meta.processes[t.kernels.process[i]].pid);
+    EXPECT_EQ(pids.size(), 20000u);   // each kernel belongs to the process that launched it
+}
+
+TEST(ManyProcesses, PastTheLimitTheFileIsRefusedNamingIt)
+{
+    const std::string path = trace_of_processes("over", 70000);
+    try {
+        read_kineto_json(path);
+        FAIL() << "70,000 processes were read";
+    } catch (const TraceError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find(path), std::string::npos) << m;
+        EXPECT_NE(m.find("at most 65535 distinct processes"), std::string::npos) << m;
     }
 }
