@@ -161,6 +161,17 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
 }
 
 // The rule files and rules that did not load or evaluate, for the text output: a warning people cannot miss.
+// One line per rule that found more than it may list (kMaxFindingsPerRule): how many more, where, how severe.
+static std::string omitted_findings_text(const Diagnosis& d)
+{
+    std::string s;
+    for (const auto& o : d.omitted)
+        s += "  ... and " + std::to_string(o.count) + " more " + o.rule + " finding(s) on other " +
+             scope_kind_name(o.scope) + " scopes (up to " + severity_name(o.highest) + "), not listed: at most " +
+             std::to_string(kMaxFindingsPerRule) + " per rule\n";
+    return s;
+}
+
 static std::string rule_problems_text(const Diagnosis& d)
 {
     const size_t n = d.rule_errors.size() + d.eval.errors.size();
@@ -182,7 +193,8 @@ std::string pipeline_to_text(const PipelineResult& r)
            (r.shapes.ops_with_shapes > 0 ? "\n" + shape_roofline_to_text(r.shapes) : std::string()) +
            (r.collectives.kernels > 0 ? "\n" + collectives_to_text(r.collectives) : std::string()) +
            (r.trace && !r.kernels.empty() ? "\n" + kernel_summaries_to_text(*r.trace, r.kernels) : std::string()) +
-           rule_problems_text(r.diagnosis) + "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings);
+           rule_problems_text(r.diagnosis) + "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings) +
+           omitted_findings_text(r.diagnosis);
 }
 
 } // namespace sl

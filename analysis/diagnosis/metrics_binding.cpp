@@ -976,6 +976,38 @@ std::vector<std::string> unknown_metrics(const Rule& rule)
     return out;
 }
 
+namespace {
+
+// Keeps the first kMaxFindingsPerRule findings of each rule (the list is ranked, so the highest) and counts the rest
+// per rule and scope kind. The ledger has already bounded every gain over all of them.
+std::vector<OmittedFindings> omit_past_rule_limit(std::vector<Finding>& findings)
+{
+    std::unordered_map<std::string, size_t> listed;
+    std::map<std::pair<std::string, int>, OmittedFindings> omitted;
+    std::vector<Finding> kept;
+    kept.reserve(std::min(findings.size(), size_t(4096)));
+    for (Finding& f : findings) {
+        if (++listed[f.rule] <= kMaxFindingsPerRule) {
+            kept.push_back(std::move(f));
+            continue;
+        }
+        OmittedFindings& o = omitted[{f.rule, static_cast<int>(f.scope)}];
+        o.rule = f.rule;
+        o.scope = f.scope;
+        o.count += 1;
+        o.highest = std::max(o.highest, f.severity);
+        if (f.expected_gain.ledger)
+            o.gain_ns += f.expected_gain.ledger->granted_ns;
+    }
+    findings = std::move(kept);
+    std::vector<OmittedFindings> out;
+    for (auto& [k, o] : omitted)
+        out.push_back(std::move(o));
+    return out;
+}
+
+}   // namespace
+
 Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const RooflineReport* roofline,
                    const NcuReport* ncu, const DiagnoseOptions& options, const KnowledgeBase* kb)
 {
@@ -1032,6 +1064,7 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     const KernelPools pools = kernel_pools(trace, analysis);
     d.ledger = apply_ledger(d.eval.findings, scopes, rules, options.ledger, &pools);
     cap_default_shape_findings(d.eval.findings, scopes, rules);
+    d.omitted = omit_past_rule_limit(d.eval.findings);
     d.headline = make_headline(trace, analysis, d.eval.findings);
     return d;
 }
@@ -1072,6 +1105,13 @@ nlohmann::json diagnosis_meta_json(const Diagnosis& d)
         ++a.scopes;
         a.metrics.insert(m.metrics.begin(), m.metrics.end());
     }
+    json omitted = json::array();
+    for (const auto& o : d.omitted)
+        omitted.push_back({{"rule", o.rule},
+                           {"scope", scope_kind_name(o.scope)},
+                           {"count", o.count},
+                           {"highest_severity", severity_name(o.highest)},
+                           {"gain_ns", o.gain_ns}});
     json missing = json::array();
     for (const auto& [k, a] : agg)
         missing.push_back({{"rule", k.first}, {"scope", k.second}, {"scopes", a.scopes}, {"metrics", a.metrics}});
@@ -1080,6 +1120,8 @@ nlohmann::json diagnosis_meta_json(const Diagnosis& d)
                 {"errors", errors},
                 {"missing_data", missing},
                 {"rules_not_run", d.eval.not_run},
+                {"findings_limit_per_rule", kMaxFindingsPerRule},
+                {"omitted", omitted},
                 {"ledger", ledger_to_json(d.ledger)}};
 }
 

@@ -48,9 +48,25 @@ struct DiagnoseOptions {
     EnvFingerprint env_extra;             // model_hash / batch / seq_len to merge into the trace's fingerprint
     LedgerOptions ledger;                 // bounds, gating and severity of the gains (ledger.h)
 };
+// Findings one rule may list (the highest ranked); past it the rest are counted, not listed. A rule over one scope
+// per device, stream or kernel gave one finding each: 120,000 findings (600 MB of JSON) for 60,000 devices
+// (issue 36 §8). Far above real traces: on ../shared/data one rule gave at most 14 (HTA df_index_resolver).
+inline constexpr size_t kMaxFindingsPerRule = 64;
+
+// What one rule found past kMaxFindingsPerRule: how many, on which kind of scope, the highest severity among them,
+// and the time their bounded gains add up to (ns).
+struct OmittedFindings {
+    std::string rule;
+    ScopeKind scope = ScopeKind::Trace;
+    int64_t count = 0;
+    Severity highest = Severity::Info;
+    double gain_ns = 0;
+};
+
 struct Diagnosis {
     std::vector<RuleError> rule_errors;   // malformed rule files/rules (the rest still ran)
-    EvalResult eval;                      // findings (ranked), missing data, evaluation errors
+    EvalResult eval;                      // findings (ranked; at most kMaxFindingsPerRule per rule), missing data, errors
+    std::vector<OmittedFindings> omitted; // per rule and scope kind, the findings past kMaxFindingsPerRule (by rule id)
     EnvFingerprint env;
     Ledger ledger;                        // the time each finding removes, bounded and shared (ledger.h)
     Headline headline;                    // the trace-level verdict (headline.h)

@@ -381,7 +381,10 @@ int run_analyze(const std::vector<std::string>& argv)
     }
     if (!req.fail_on.empty()) {
         const auto gate = parse_severity(req.fail_on);
-        const auto worst = max_severity(diag.eval.findings);
+        auto worst = max_severity(diag.eval.findings);
+        for (const auto& o : diag.omitted)   // findings past the per-rule limit still gate
+            if (!worst || o.highest > *worst)
+                worst = o.highest;
         if (gate && worst && *worst >= *gate)
             return kExitGate;
     }

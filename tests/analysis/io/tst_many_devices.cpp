@@ -4,10 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <string>
 
+#include "analysis/diagnosis/rules.h"
 #include "analysis/io/kineto_reader.h"
+#include "analysis/pipeline.h"
 #include "analysis/trace/errors.h"
 #include "tests/support/test_env.h"
 
@@ -23,6 +26,20 @@ std::string trace_on_devices(const std::string& name, int devices)
     for (int i = 0; i < devices; ++i)
         out << (i ? "," : "") << R"({"ph":"X","cat":"kernel","name":"k","pid":)" << i << R"(,"tid":7,"ts":)"
             << 10 + 5 * i << R"(,"dur":3,"args":{"device":)" << 1000 + i << R"(,"stream":7}})";
+    out << "]}";
+    return path;
+}
+
+// `devices` devices, each running three 4 µs kernels 100 ms apart: mostly idle, each device's own idle findings fire.
+std::string idle_devices(const std::string& name, int devices)
+{
+    const std::string path = test::scratch_dir("idle_devices_" + name) + "/t.json";
+    std::ofstream out(path);
+    out << R"({"schemaVersion": 1, "traceEvents": [)";
+    for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < devices; ++i)
+            out << (k || i ? "," : "") << R"({"ph":"X","cat":"kernel","name":"k","pid":)" << i << R"(,"tid":7,"ts":)"
+                << 10 + 100'000 * k + i << R"(,"dur":4,"args":{"device":)" << i << R"(,"stream":7}})";
     out << "]}";
     return path;
 }
@@ -92,4 +109,28 @@ TEST(ManyProcesses, PastTheLimitTheFileIsRefusedNamingIt)
         EXPECT_NE(m.find(path), std::string::npos) << m;
         EXPECT_NE(m.find("at most 65535 distinct processes"), std::string::npos) << m;
     }
+}
+
+// A rule over one scope per device found one finding per device: 120,000 findings (600 MB of JSON) for 60,000
+// devices. At most kMaxFindingsPerRule of one rule are listed, the highest ranked; the rest are counted per rule.
+TEST(ManyDevices, FindingsPerRuleAreBoundedAndTheRestCounted)
+{
+    PipelineOptions o;
+    o.rule_dirs = {shipped_rules_dir()};
+    const PipelineResult r = run_pipeline({idle_devices("findings", 300)}, o);
+    std::map<std::string, size_t> listed;
+    for (const Finding& f : r.diagnosis.eval.findings)
+        ++listed[f.rule];
+    for (const auto& [rule, n] : listed)
+        EXPECT_LE(n, kMaxFindingsPerRule) << rule;
+    ASSERT_FALSE(r.diagnosis.omitted.empty()) << "no per-device rule fired on 300 idle devices";
+    for (const OmittedFindings& om : r.diagnosis.omitted) {
+        EXPECT_EQ(listed[om.rule], kMaxFindingsPerRule) << om.rule;   // only a full rule omits
+        EXPECT_EQ(om.scope, ScopeKind::Device) << om.rule;
+        EXPECT_EQ(om.count + kMaxFindingsPerRule, 300u) << om.rule;   // one per device, every device counted
+    }
+    const std::string text = pipeline_to_text(r);
+    EXPECT_NE(text.find("... and " + std::to_string(300 - kMaxFindingsPerRule) + " more " +
+                        r.diagnosis.omitted.front().rule),
+              std::string::npos);
 }
