@@ -4,6 +4,7 @@
 #include "analysis/trace/errors.h"
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/io/regex.h"
+#include "analysis/io/process.h"
 
 #include <algorithm>
 #include <array>
@@ -871,17 +872,21 @@ NcuReport read_ncu(const std::string& path, const NcuReadOptions& options)
             throw TraceError(path, "", "ncu on PATH to convert this .ncu-rep: run `ncu --import " + path +
                                            " --csv --page raw --print-units base > out.csv` and open the CSV",
                              "no '" + options.ncu_binary + "' executable on PATH");
-        FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r");
-        if (!p)
-            throw TraceError(path, "", "`" + cmd + "` to run", "popen failed");
+        // Through run_process, not popen: no shell, and the child gets SIGPIPE back (sightline-cli ignores it for
+        // exit 4 on a closed output; a popen child inherited that).
         std::string out;
-        char buf[65536];
-        size_t n;
-        while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-            out.append(buf, n);
-        const int rc = pclose(p);
-        if (rc != 0 || out.empty())
-            throw TraceError(path, "", "`" + cmd + "` to succeed", "exit status " + std::to_string(WEXITSTATUS(rc)));
+        ProcessOptions po;
+        po.on_line = [&](const std::string& line, bool is_stderr) {
+            if (!is_stderr)
+                out.append(line).push_back('\n');
+        };
+        const ProcessResult pr = run_process({options.ncu_binary, "--import", path, "--csv", "--page", "raw",
+                                              "--print-units", "base"}, po);
+        if (!pr.ok() || out.empty())
+            throw TraceError(path, "", "`" + cmd + "` to succeed",
+                             !pr.started ? pr.error
+                             : pr.signal ? "killed by signal " + std::to_string(pr.signal)
+                                         : "exit status " + std::to_string(pr.exit_code));
         NcuReport r = parse_ncu_text(out, path, options);
         r.warnings.push_back("converted with `" + cmd + "`");
         return r;

@@ -9,6 +9,8 @@
 #include "tests/support/test_env.h"
 
 #include <cmath>
+#include <csignal>
+#include <sys/stat.h>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -261,6 +263,32 @@ TEST(NcuReal, NcuRepWithoutNcuNamesTheCommand)
             EXPECT_THROW(read_ncu(*p, o), TraceError);
         }
     }
+}
+
+// A .ncu-rep is converted by running `ncu --import` with no shell, and the child gets SIGPIPE back: sightline-cli
+// ignores SIGPIPE (exit 4 on a closed output), and a popen child inherited that, so an ncu writing into a closed pipe
+// spun instead of ending. The stand-in ncu prints the CSV only when SIGPIPE is not ignored in it (SigIgn bit 12).
+TEST(NcuCrafted, NcuRepConvertedByAChildWithDefaultSigpipe)
+{
+    const std::string d = test::scratch_dir("ncu_rep_child");
+    const std::string rep = d + "/k.ncu-rep", ncu = d + "/fake-ncu";
+    std::ofstream(rep, std::ios::binary) << std::string("NVR\0rest", 8);
+    {
+        std::ofstream sh(ncu);
+        sh << "#!/bin/sh\n"
+              "ign=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status)\n"
+              "[ $(( 0x$ign & 0x1000 )) -eq 0 ] || { echo 'SIGPIPE ignored' >&2; exit 3; }\n"
+              "[ \"$1 $3 $4 $5 $6 $7\" = '--import --csv --page raw --print-units base' ] || exit 4\n"
+              "cat '" << fixture("raw_base_units.csv") << "'\n";
+    }
+    ASSERT_EQ(::chmod(ncu.c_str(), 0755), 0);
+    const auto old = ::signal(SIGPIPE, SIG_IGN);
+    NcuReadOptions o;
+    o.ncu_binary = ncu;
+    NcuReport r;
+    EXPECT_NO_THROW(r = read_ncu(rep, o));
+    ::signal(SIGPIPE, old);
+    EXPECT_EQ(r.launches.size(), 3u);
 }
 
 TEST(NcuCrafted, RawPageBaseUnits)
