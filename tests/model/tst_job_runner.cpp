@@ -17,6 +17,7 @@
 #include "analysis/io/synthetic.h"
 #include "model/document.h"
 #include "model/job_runner.h"
+#include "tests/support/long_names.h"
 #include "tests/support/qt_fixtures.h"
 
 using namespace sl;
@@ -175,15 +176,7 @@ private slots:
     void cancelStopsTheAnalysesInsideAStage()
     {
         auto runner = std::make_unique<JobRunner>();
-        runner->setLoader([](const std::vector<std::string>&, const LoadControl&) {
-            Trace t;
-            const std::string pad(2048, 'q');
-            for (int i = 0; i < 30'000; ++i)
-                t.kernels.append(int64_t(i) * 1000, int64_t(i) * 1000 + 500,
-                                 t.strings.intern("k" + std::to_string(i) + "_" + pad));
-            t.finish();
-            return t;
-        });
+        runner->setLoader([](const std::vector<std::string>&, const LoadControl&) { return test::long_kernel_names(); });
         QSignalSpy summary(runner.get(), &JobRunner::summaryReady);
         QSignalSpy analysed(runner.get(), &JobRunner::analysisReady);
         QSignalSpy cancelled(runner.get(), &JobRunner::cancelled);

@@ -11,14 +11,20 @@
 #include <QCompleter>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QLineEdit>
 #include <QSettings>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QToolButton>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <memory>
 
 #include "analysis/io/kineto_writer.h"
 #include "analysis/io/synthetic.h"
@@ -26,6 +32,7 @@
 #include "model/job_runner.h"
 #include "widgets/summary_table_view.h"
 #include "widgets/timeline_view.h"
+#include "tests/support/long_names.h"
 
 using namespace sl;
 
@@ -155,6 +162,42 @@ private slots:
     }
 
     void init() { clearSettings(); }
+
+    // Issue 36 §7: the status bar's Cancel stops an analysis inside its longest stage (seconds of class patterns over
+    // 30,000 long kernel names), within a second; and closing the window during an analysis ends the job within a
+    // second too (the window's JobRunner cancels and waits for its worker).
+    void cancelStopsTheAnalysisAndQuitWithinASecond()
+    {
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("t.json"));
+        std::ofstream(path.toStdString()) << R"({"traceEvents": []})";
+        auto w = std::make_unique<MainWindow>();
+        w->jobRunner()->setLoader(
+            [](const std::vector<std::string>&, const LoadControl&) { return sl::test::long_kernel_names(); });
+        QSignalSpy summary(w->jobRunner(), &JobRunner::summaryReady);
+        QSignalSpy analysed(w->jobRunner(), &JobRunner::analysisReady);
+        QSignalSpy cancelled(w->jobRunner(), &JobRunner::cancelled);
+        w->show();
+        w->openFiles({path});
+        QTRY_COMPARE_WITH_TIMEOUT(summary.count(), 1, 60'000);
+        QToolButton* cancel = nullptr;
+        for (auto* b : w->statusBar()->findChildren<QToolButton*>())
+            if (b->text() == QObject::tr("Cancel"))
+                cancel = b;
+        QVERIFY(cancel && cancel->isVisible());
+        QElapsedTimer clock;
+        clock.start();
+        QTest::mouseClick(cancel, Qt::LeftButton);
+        QTRY_COMPARE_WITH_TIMEOUT(cancelled.count(), 1, 30'000);
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("cancelled after %1 ms").arg(clock.elapsed())));
+        QCOMPARE(analysed.count(), 0);
+        w->openFiles({path});
+        QTRY_COMPARE_WITH_TIMEOUT(summary.count(), 2, 60'000);
+        clock.restart();
+        w->close();
+        w.reset();
+        QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("quit after %1 ms").arg(clock.elapsed())));
+    }
 
     // File › Open: Ctrl+O, the path typed into the dialog's file name field, Enter. The Kernels filter had the
     // keyboard before (the user typed there, then raised the Findings tab over it): after the open, the timeline
