@@ -313,6 +313,42 @@ std::vector<std::string> string_list(const json& j)
 }
 
 // quantization_config -> the weights' storage format per module (see ModelConfig::weight_format).
+// Sliding-window attention (ModelConfig::attention_window): layer_types names each layer's kind (gpt-oss, Gemma 2/3,
+// Qwen3-Next: "sliding_attention" / "full_attention"); without it a sliding_window applies to every layer (Mistral,
+// Phi-3), unless use_sliding_window is false (Qwen2 states a window it does not use).
+void read_attention_window(const Reader& r, ModelConfig& m, const std::string& file)
+{
+    const auto window = r.integer({"sliding_window"});
+    if (!window || *window <= 0)
+        return;
+    constexpr Range kWindow{"sliding_window", 1, int64_t(1) << 40};
+    check_range(file, kWindow, *window);
+    const json* types = r.find("layer_types");
+    if (types && types->is_array()) {
+        if (static_cast<int64_t>(types->size()) != m.num_layers) {
+            m.notes.push_back("layer_types has " + std::to_string(types->size()) + " entries for " +
+                              std::to_string(m.num_layers) + " layers: sliding_window not applied");
+            return;
+        }
+        m.attention_window.assign(static_cast<size_t>(m.num_layers), 0);
+        int64_t sliding = 0;
+        for (size_t l = 0; l < types->size(); ++l)
+            if ((*types)[l].is_string() && (*types)[l].get<std::string>() == "sliding_attention") {
+                m.attention_window[l] = *window;
+                ++sliding;
+            }
+        if (sliding == 0)
+            m.attention_window.clear();
+        m.notes.push_back("sliding-window attention (" + std::to_string(*window) + " tokens) on " +
+                          std::to_string(sliding) + " of " + std::to_string(m.num_layers) + " layers (layer_types)");
+        return;
+    }
+    if (r.boolean("use_sliding_window") == std::optional<bool>(false))
+        return;
+    m.attention_window.assign(static_cast<size_t>(m.num_layers), *window);
+    m.notes.push_back("sliding-window attention (" + std::to_string(*window) + " tokens) on every layer (sliding_window)");
+}
+
 void parse_quantization(const json& top, ModelConfig& m, const std::string& name)
 {
     const json* q = nullptr;
@@ -502,6 +538,7 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     check_range(name, kHidden, m.hidden_size);
     check_range(name, kHeads, m.num_heads);
     check_range(name, kLayers, m.num_layers);
+    read_attention_window(r, m, name);
     check_range(name, kVocab, m.vocab_size);
     if (m.num_kv_heads > m.num_heads)
         throw TraceError(name, "num_key_value_heads", "at most num_attention_heads (" + std::to_string(m.num_heads) + ")",

@@ -63,6 +63,11 @@ struct ModelConfig {
     int64_t moe_intermediate_size = 0;      // I_e (default: intermediate_size)
     int64_t shared_expert_intermediate = 0; // total width of the shared expert(s), 0 = none
     std::vector<bool> moe_layer;            // per layer: true = MoE MLP, false = dense MLP (size num_layers)
+    // Sliding-window attention: per layer, the KV tokens one query attends to at most (0 = full attention; size
+    // num_layers, or empty when no layer slides). From layer_types ("sliding_attention" layers take
+    // sliding_window), else sliding_window on every layer unless use_sliding_window is false (Qwen2 states a window
+    // it does not use).
+    std::vector<int64_t> attention_window;
 
     // From model.safetensors.index.json when given.
     int64_t index_total_bytes = 0;          // metadata.total_size
@@ -87,6 +92,12 @@ struct ModelConfig {
     std::vector<std::string> notes;         // defaults taken, things worth saying
 
     bool is_moe() const { return num_experts > 0; }
+    int64_t window_of(int64_t layer) const
+    {
+        return layer >= 0 && layer < static_cast<int64_t>(attention_window.size())
+                   ? attention_window[static_cast<size_t>(layer)]
+                   : 0;
+    }
     int64_t q_width() const { return num_heads * head_dim; }
     int64_t kv_width() const { return num_kv_heads * head_dim; }
     // Parameter count from the structure (embeddings + layers + final norm + lm_head unless tied).

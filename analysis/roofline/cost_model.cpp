@@ -203,31 +203,41 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
         const double e = T * x.Hkv * x.d;
         ops.push_back(vec("kv_cache_write", "kv_cache", 0, 2 * e * x.a + 2 * e * x.kv));
     }
-    const double kv_once = x.b * x.Lkv * x.Hkv * x.d * x.kv;   // one of K or V, read once
-    const double q_bytes = x.b * x.q * x.H * x.d * x.a;         // Q (or O)
+    // A sliding window W (ModelConfig::attention_window) caps what one query attends to: a decode step reads and
+    // scores min(Lkv, W) KV tokens; a causal prefill of s tokens scores Σ_i min(i + 1, W) pairs per head, and reads
+    // every K/V of the prompt once.
+    const double W = static_cast<double>(m.window_of(layer));
+    const double Lkv_read = phase == Phase::Decode && W > 0 ? std::min(x.Lkv, W) : x.Lkv;
+    const double kv_once = x.b * Lkv_read * x.Hkv * x.d * x.kv;   // one of K or V, read once
+    const double q_bytes = x.b * x.q * x.H * x.d * x.a;           // Q (or O)
     if (o.fused_attention) {
         double pairs = 0;
         double reread = 1;
         if (phase == Phase::Prefill) {
             const double s = x.q;
-            pairs = o.causal_skip ? x.b * x.H * s * (s + 1) / 2 : x.b * x.H * s * s;
+            const double causal = W > 0 && s > W ? W * (W + 1) / 2 + (s - W) * W : s * (s + 1) / 2;
+            pairs = o.causal_skip ? x.b * x.H * causal : x.b * x.H * s * s;
             if (o.fa_q_tile > 0) {
                 const double n = std::ceil(s / static_cast<double>(o.fa_q_tile));
                 reread = o.causal_skip ? (n + 1) / 2 : n;
             }
         } else {
-            pairs = x.b * x.H * x.Lkv;
+            pairs = x.b * x.H * Lkv_read;
         }
-        // Paged / chunked attention from the annotation's sums (q = Σq/b, Lkv = Σk/b already give the bytes).
+        // Paged / chunked attention from the annotation's sums (q = Σq/b, Lkv = Σk/b already give the bytes). With a
+        // window no query scores more than W keys: at most H·Σq·W pairs (the sums do not say which sequences are
+        // longer than W, so this is a bound, exact when every KV length is past the window).
         if (const auto& sh = phase == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
             pairs = phase == Phase::Prefill ? x.H * std::max(0.0, sh->sqsk - sh->sqsq / 2) : x.H * sh->sqsk;
+            if (W > 0)
+                pairs = std::min(pairs, x.H * sh->sq * W);
             reread = 1;
         }
         OpCost att = vec("attention", "attention", 4 * x.d * pairs + 5 * pairs, 2 * q_bytes + 2 * kv_once * reread);
         att.tensor_flops = 4 * x.d * pairs;
         ops.push_back(att);
     } else {
-        const double scores = x.b * x.H * x.q * x.Lkv;
+        const double scores = x.b * x.H * x.q * Lkv_read;   // a decode step scores only its window
         OpCost qk = vec("qk_matmul", "gemm", 2 * x.d * scores, q_bytes + kv_once + scores * x.a);
         qk.tensor_flops = qk.flops;
         ops.push_back(qk);

@@ -18,6 +18,8 @@
 //     Bytes = 2*b*q*H*d*a (read Q, write O) + 2*b*Lkv*Hkv*d*kv * R
 //     R = 1 (ideal single pass over K/V; the default), or with fa_q_tile = Br > 0 in prefill, n = ceil(s/Br) Q tiles
 //     each re-reading K/V: R = n (causal_skip off) or (n+1)/2 (causal: tile i reads i of n KV tiles).
+//     sliding window W (config sliding_window / layer_types, per layer): decode P = b*H*min(L, W) and K/V read for
+//     min(L, W) tokens; causal prefill P = b*H*(s(s+1)/2 if s <= W, else W(W+1)/2 + (s-W)*W), K/V read once.
 // attention, unfused (eager: QK^T -> softmax -> PV, masked work not skipped), P' = b*H*q*Lkv score elements:
 //     qk_matmul:  FLOPs = 2*d*P'   Bytes = b*q*H*d*a (Q) + b*Lkv*Hkv*d*kv (K) + P'*a (scores written)
 //     softmax:    FLOPs = 5*P'     Bytes = 2*P'*a (scores read, probabilities written)

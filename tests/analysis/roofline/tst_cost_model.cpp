@@ -3,6 +3,8 @@
 // rule of thumb (intensity ~ 2*b/w); Roofline times on a real GPU row; MoE expert traffic.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "analysis/roofline/cost_model.h"
 #include "analysis/trace/errors.h"
 #include "tests/support/test_env.h"
@@ -401,4 +403,46 @@ TEST(CostModel, StepShapeAttentionIsTraceLensInferenceAttention)
         EXPECT_EQ(r.phase(Phase::Decode)->batch, 32);
         EXPECT_EQ(r.phase(Phase::Decode)->kv_len, 1721);   // 55,086 / 32 = 1,721.4
     }
+}
+
+// Sliding-window attention (issue 34 §4): gpt-oss / Gemma-style layer_types give each layer full or windowed
+// attention; a plain sliding_window (Mistral) windows every layer; Qwen2's use_sliding_window false windows none.
+// Hand oracle, h = 64, H = 4, Hkv = 2, d = 16, window W = 8, bf16 (2 bytes):
+//   decode, b = 2, L = 20: full layer pairs 2*4*20 = 160, windowed 2*4*8 = 64;
+//     FLOPs 4*16*P + 5*P -> 11040 and 4416; bytes Q+O 2*(2*1*4*16*2) = 512 + K+V 2*(2*Lr*2*16*2) with Lr = 20 | 8
+//     -> 512 + 5120 = 5632 and 512 + 2048 = 2560.
+//   prefill, b = 1, s = 12: full pairs 4*12*13/2 = 312; windowed 4*(8*9/2 + 4*8) = 4*68 = 272; K/V read once (s).
+TEST(CostModel, SlidingWindowAttentionFromLayerTypes)
+{
+    auto config = [](const std::string& extra) {
+        return parse_model_config(R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,
+            "num_key_value_heads":2,"head_dim":16,"intermediate_size":128,"num_hidden_layers":2,"vocab_size":256,
+            "torch_dtype":"bfloat16","tie_word_embeddings":true)" + extra + "}", "windowed");
+    };
+    const ModelConfig m = config(R"(,"sliding_window":8,"layer_types":["sliding_attention","full_attention"])");
+    ASSERT_EQ(m.attention_window, (std::vector<int64_t>{8, 0}));
+    CostOptions o;
+    o.batch = 2;
+    o.context = 20;
+    const OpCost slid = op(layer_costs(m, Phase::Decode, o, 0), "attention");
+    const OpCost full = op(layer_costs(m, Phase::Decode, o, 1), "attention");
+    EXPECT_DOUBLE_EQ(full.flops, 11040);
+    EXPECT_DOUBLE_EQ(full.bytes, 5632);
+    EXPECT_DOUBLE_EQ(slid.flops, 4416);
+    EXPECT_DOUBLE_EQ(slid.bytes, 2560);
+    o.batch = 1;
+    o.prompt = 12;
+    EXPECT_DOUBLE_EQ(op(layer_costs(m, Phase::Prefill, o, 1), "attention").tensor_flops, 4 * 16 * 312.0);
+    EXPECT_DOUBLE_EQ(op(layer_costs(m, Phase::Prefill, o, 0), "attention").tensor_flops, 4 * 16 * 272.0);
+    EXPECT_DOUBLE_EQ(op(layer_costs(m, Phase::Prefill, o, 0), "attention").bytes,
+                     op(layer_costs(m, Phase::Prefill, o, 1), "attention").bytes);   // K/V read once either way
+
+    // Every layer (Mistral), none (Qwen2's use_sliding_window false), and a layer_types of the wrong length (noted).
+    EXPECT_EQ(config(R"(,"sliding_window":8)").attention_window, (std::vector<int64_t>{8, 8}));
+    EXPECT_TRUE(config(R"(,"sliding_window":8,"use_sliding_window":false)").attention_window.empty());
+    const ModelConfig odd = config(R"(,"sliding_window":8,"layer_types":["sliding_attention"])");
+    EXPECT_TRUE(odd.attention_window.empty());
+    EXPECT_NE(std::find_if(odd.notes.begin(), odd.notes.end(),
+                           [](const std::string& n) { return n.find("layer_types has 1 entries") != std::string::npos; }),
+              odd.notes.end());
 }
