@@ -1,0 +1,193 @@
+#include "analysis/critpath/critical_path.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace sl::critpath {
+
+std::vector<uint32_t> CriticalPath::events() const
+{
+    std::vector<uint32_t> v;
+    v.reserve(nodes.size());
+    for (uint32_t n : nodes)
+        v.push_back(n / 2);
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    return v;
+}
+
+namespace {
+
+constexpr uint32_t kNoEdge = UINT32_MAX;
+
+// Offsets and edge ids grouped by `key` (src or dst), each group in edge insertion order (a stable counting sort).
+void group_edges(const std::vector<uint32_t>& key, size_t nodes, std::vector<uint32_t>& offset,
+                 std::vector<uint32_t>& ids)
+{
+    offset.assign(nodes + 1, 0);
+    for (uint32_t k : key)
+        ++offset[k + 1];
+    for (size_t i = 0; i < nodes; ++i)
+        offset[i + 1] += offset[i];
+    ids.resize(key.size());
+    std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
+    for (uint32_t e = 0; e < key.size(); ++e)
+        ids[fill[key[e]]++] = e;
+}
+
+// The event an edge's time belongs to (see PathEntry).
+uint32_t attributed_event(const DependencyGraph& g, uint32_t e)
+{
+    const uint32_t s = g.edge_src[e], d = g.edge_dst[e];
+    switch (g.edge_kind[e]) {
+    case EdgeKind::Launch: return s / 2;
+    case EdgeKind::KernelGap:
+    case EdgeKind::Graph: return s / 2;
+    default: break;
+    }
+    if (s % 2 == 0) return s / 2;     // from a start: inside that event
+    if (d % 2 == 1) return d / 2;     // end -> end: unwinding into the outer event
+    return s / 2;                     // end -> start: between two children (HTA gives it to the parent)
+}
+
+} // namespace
+
+CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options)
+{
+    CriticalPath p;
+    const size_t n = g.nodes();
+    if (n == 0)
+        return p;
+    std::vector<uint32_t> in_off, in_ids, out_off, out_ids;
+    group_edges(g.edge_dst, n, in_off, in_ids);
+    group_edges(g.edge_src, n, out_off, out_ids);
+
+    // Kahn's generations: the sources in time order, then successors as their last predecessor is done.
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    std::vector<uint32_t> indegree(n);
+    for (size_t v = 0; v < n; ++v) {
+        indegree[v] = in_off[v + 1] - in_off[v];
+        if (indegree[v] == 0)
+            order.push_back(static_cast<uint32_t>(v));
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
+    for (size_t i = 0; i < order.size(); ++i) {
+        const uint32_t v = order[i];
+        for (uint32_t k = out_off[v]; k < out_off[v + 1]; ++k) {
+            const uint32_t w = g.edge_dst[out_ids[k]];
+            if (--indegree[w] == 0)
+                order.push_back(w);
+        }
+    }
+    p.unordered_nodes = static_cast<int64_t>(n - order.size());
+
+    std::vector<int64_t> dist(n, 0);
+    std::vector<uint32_t> via(n, kNoEdge);
+    std::vector<uint8_t> done(n, 0);
+    int64_t best = -1;
+    uint32_t best_node = order.empty() ? 0 : order.front();
+    for (uint32_t v : order) {
+        int64_t d = 0;
+        uint32_t pick = kNoEdge;
+        for (uint32_t k = in_off[v]; k < in_off[v + 1]; ++k) {
+            const uint32_t e = in_ids[k];
+            const uint32_t u = g.edge_src[e];
+            if (!done[u])
+                continue;
+            const int64_t c = dist[u] + g.weight(e);
+            if (pick == kNoEdge || c > d) {
+                d = c;
+                pick = e;
+            }
+        }
+        dist[v] = d;
+        via[v] = pick;
+        done[v] = 1;
+        if (d > best) {
+            best = d;
+            best_node = v;
+        }
+    }
+    p.length_ns = std::max<int64_t>(best, 0);
+    for (uint32_t v = best_node;;) {
+        p.nodes.push_back(v);
+        if (via[v] == kNoEdge)
+            break;
+        p.edges.push_back(via[v]);
+        v = g.edge_src[via[v]];
+    }
+    std::reverse(p.nodes.begin(), p.nodes.end());
+    std::reverse(p.edges.begin(), p.edges.end());
+
+    // Shares.
+    PathShares& s = p.shares;
+    const std::vector<int16_t>* cls = options.kernel_class;
+    size_t classes = options.class_count;
+    if (classes == 0) {
+        classes = 1;
+        if (cls)
+            for (int16_t c : *cls)
+                classes = std::max(classes, static_cast<size_t>(std::max<int16_t>(c, 0)) + 1);
+    }
+    s.kernel_class_ns.assign(classes, 0);
+    for (uint32_t e : p.edges) {
+        const int64_t w = g.weight(e);
+        const uint32_t src_ev = g.edge_src[e] / 2, dst_ev = g.edge_dst[e] / 2;
+        switch (g.edge_kind[e]) {
+        case EdgeKind::Launch: s.launch_ns += w; break;
+        case EdgeKind::KernelGap:
+        case EdgeKind::Graph: s.gpu_gap_ns += w; break;
+        case EdgeKind::Sync: {
+            ++s.sync_edges;
+            const uint32_t d = g.edge_dst[e];
+            if (d % 2 == 1 && g.event_kind[dst_ev] == EventKind::Api)
+                s.sync_blocked_ns += g.node_ts[d] - g.node_ts[d - 1];
+            break;
+        }
+        case EdgeKind::Dependency: break;
+        case EdgeKind::Span: {
+            const EventKind k = g.event_kind[src_ev];
+            if (!is_gpu(k)) {
+                s.host_ns += w;
+            } else if (k == EventKind::Kernel) {
+                s.gpu_kernel_ns += w;
+                const uint32_t row = g.event_row[src_ev];
+                int c = cls && row < cls->size() ? (*cls)[row] : 0;
+                if (c < 0 || static_cast<size_t>(c) >= classes)
+                    c = 0;
+                s.kernel_class_ns[static_cast<size_t>(c)] += w;
+                if (c == options.communication_class)
+                    s.communication_ns += w;
+            } else {
+                s.memcpy_memset_ns += w;
+            }
+            break;
+        }
+        }
+    }
+    return p;
+}
+
+std::vector<PathEntry> path_entries(const DependencyGraph& g, const CriticalPath& p, size_t limit)
+{
+    std::unordered_map<uint32_t, int64_t> by_event;
+    for (uint32_t e : p.edges) {
+        const int64_t w = g.weight(e);
+        if (w > 0)
+            by_event[attributed_event(g, e)] += w;
+    }
+    std::vector<PathEntry> v;
+    v.reserve(by_event.size());
+    for (const auto& [ev, ns] : by_event)
+        v.push_back({g.event_kind[ev], g.event_row[ev], ns});
+    std::sort(v.begin(), v.end(), [](const PathEntry& a, const PathEntry& b) {
+        return a.ns != b.ns ? a.ns > b.ns : (a.kind != b.kind ? a.kind < b.kind : a.row < b.row);
+    });
+    if (v.size() > limit)
+        v.resize(limit);
+    return v;
+}
+
+} // namespace sl::critpath
