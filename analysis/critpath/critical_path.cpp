@@ -47,7 +47,9 @@ uint32_t attributed_event(const DependencyGraph& g, uint32_t e)
     }
     if (s % 2 == 0) return s / 2;     // from a start: inside that event
     if (d % 2 == 1) return d / 2;     // end -> end: unwinding into the outer event
-    return s / 2;                     // end -> start: between two children (HTA gives it to the parent)
+    // end -> start: between two children, in their parent (HTA's case 4).
+    if (d / 2 < g.cpu_events && g.cpu_parent[d / 2] != UINT32_MAX) return g.cpu_parent[d / 2];
+    return s / 2;
 }
 
 } // namespace

@@ -32,8 +32,8 @@ struct PathShares {
 };
 
 // One event on the path with the path time attributed to it (HTA's edge attribution: a span to the event it lies
-// in; a gap between two children to the earlier child's event; a launch delay to the launch call; a GPU gap to the
-// earlier op).
+// in, a gap between two children to their parent; and a launch delay to the launch call, a GPU gap to the earlier
+// op).
 struct PathEntry {
     EventKind kind = EventKind::CpuOp;
     uint32_t row = 0;                  // row of its table

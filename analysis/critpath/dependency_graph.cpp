@@ -35,7 +35,7 @@ size_t DependencyGraph::memory_bytes() const
 {
     return event_kind.capacity() * sizeof(EventKind) + event_row.capacity() * sizeof(uint32_t) +
            node_ts.capacity() * sizeof(int64_t) + (edge_src.capacity() + edge_dst.capacity()) * sizeof(uint32_t) +
-           edge_kind.capacity() * sizeof(EdgeKind) + edge_zero.capacity();
+           edge_kind.capacity() * sizeof(EdgeKind) + edge_zero.capacity() + cpu_parent.capacity() * sizeof(uint32_t);
 }
 
 namespace {
@@ -146,6 +146,8 @@ private:
             if (a.end[i] > a.start[i] && in_window(a.start[i]))
                 api_event_[i] = static_cast<int32_t>(add_event(EventKind::Api, i, a.start[i], a.end[i]));
         cpu_events_ = g_.event_kind.size();
+        g_.cpu_events = cpu_events_;
+        g_.cpu_parent.assign(cpu_events_, UINT32_MAX);
         auto gpu = [&](EventKind k, const std::vector<int64_t>& s, const std::vector<int64_t>& e,
                        const std::vector<int32_t>& launch) {
             for (size_t i = 0; i < s.size(); ++i)
@@ -249,6 +251,8 @@ private:
                 if (last >= 0 && !shares_lock(static_cast<uint32_t>(last), n))
                     add_edge(static_cast<uint32_t>(last), n, stack.empty() ? EdgeKind::Dependency : EdgeKind::Span,
                              stack.empty());
+                if (!stack.empty())
+                    g_.cpu_parent[it.ev] = stack.back();
                 stack.push_back(it.ev);
                 last = n;
             } else if (!stack.empty()) {
@@ -331,7 +335,7 @@ private:
         }
         std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.ts < y.ts; });
 
-        EventWaits waits(t_, api_op, ops);
+        EventWaits waits(t_, name_bits_, api_op, ops);
         std::vector<int64_t> last(stream_device_.size(), -1);        // last op end node per stream
         std::vector<int32_t> last_api(stream_device_.size(), kNone); // its launch call
         std::unordered_map<uint32_t, uint32_t> wait_src;              // op -> op it waits for (stream wait event)
@@ -443,7 +447,8 @@ private:
     // Event record -> wait, matched by thread order (the trace model keeps no record correlation; see the header).
     class EventWaits {
     public:
-        EventWaits(const Trace& t, const std::vector<int32_t>& api_op, const std::vector<GpuOp>& ops)
+        EventWaits(const Trace& t, const std::vector<uint8_t>& name_bits, const std::vector<int32_t>& api_op,
+                   const std::vector<GpuOp>& ops)
             : t_(t), api_op_(api_op), ops_(ops)
         {
             const size_t threads = t.meta.threads.size();
@@ -455,7 +460,7 @@ private:
                     continue;
                 if (api_op[i] != kNone)
                     launches_[th].push_back(static_cast<uint32_t>(i));
-                else if (t.str(t.api.name[i]).find("EventRecord") != std::string_view::npos)
+                else if (name_bits[t.api.name[i]] & 4)
                     records_[th].push_back(static_cast<uint32_t>(i));
             }
             auto by_start = [&](uint32_t x, uint32_t y) {

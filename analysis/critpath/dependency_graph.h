@@ -64,6 +64,9 @@ struct DependencyGraph {
     std::vector<EventKind> event_kind;
     std::vector<uint32_t> event_row;             // row in the table of its kind (ranges, api, kernels, memcpy, memset)
     std::vector<int64_t> node_ts;                // 2 per event
+    std::vector<uint32_t> cpu_parent;            // per CPU event (ids below cpu_events): its enclosing event on the
+                                                 // thread's stack, UINT32_MAX at the top level
+    size_t cpu_events = 0;                       // CPU events come first, GPU ops after them
     // Edges in insertion order (HTA's order: runtime lock, call stacks, GPU ops); weight = node_ts[dst] -
     // node_ts[src] unless zero_weight (negative differences count 0: a child that ends a nanosecond after its parent).
     std::vector<uint32_t> edge_src, edge_dst;

@@ -29,6 +29,7 @@
 #include "analysis/critpath/critpath_summary.h"
 #include "analysis/io/gzip_stream.h"
 #include "analysis/io/load.h"
+#include "analysis/io/synthetic.h"
 #include "tests/support/test_env.h"
 
 using namespace sl;
@@ -436,4 +437,94 @@ TEST(CriticalPath, SummarySharesPartitionLength)
     EXPECT_EQ(j["shares"]["host"]["ns"], 90 * us);
     ASSERT_FALSE(j["top"].empty());
     EXPECT_EQ(j["top"][0]["name"], "cudaLaunchKernel");
+}
+
+// ---- Invariants on every trace at hand (both readers) and on the generator's planted runs ---------------------
+
+namespace {
+
+// The graph is a DAG whose weighted edges never run backwards, the path is a chain of its edges whose weights sum to
+// the length, the shares partition the length, and the length is within the trace's span.
+void check_invariants(const Trace& t, const std::string& what)
+{
+    SCOPED_TRACE(what);
+    const DependencyGraph g = build_dependency_graph(t);
+    const CriticalPath p = longest_path(g);
+    EXPECT_EQ(p.unordered_nodes, 0);
+    ASSERT_EQ(p.edges.size() + 1, p.nodes.size());
+    int64_t sum = 0;
+    for (size_t i = 0; i < p.edges.size(); ++i) {
+        EXPECT_EQ(g.edge_src[p.edges[i]], p.nodes[i]);
+        EXPECT_EQ(g.edge_dst[p.edges[i]], p.nodes[i + 1]);
+        sum += g.weight(p.edges[i]);
+    }
+    EXPECT_EQ(sum, p.length_ns);
+    const PathShares& s = p.shares;
+    EXPECT_EQ(s.host_ns + s.launch_ns + s.gpu_kernel_ns + s.memcpy_memset_ns + s.gpu_gap_ns, p.length_ns);
+    if (!p.nodes.empty()) {
+        EXPECT_LE(p.length_ns, g.node_ts[p.nodes.back()] - g.node_ts[p.nodes.front()]);
+    }
+}
+
+} // namespace
+
+TEST(CriticalPath, InvariantsOnSharedTraces)
+{
+    const auto nsys = sl::test::shared_files("nsys", {".sqlite"});
+    const auto kineto = sl::test::shared_files("kineto/hta", {".json.gz"});
+    if (nsys.empty() && kineto.empty())
+        GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
+    size_t checked = 0;
+    for (const auto* list : {&nsys, &kineto})
+        for (const auto& f : *list) {
+            if (f.find("overlaid") != std::string::npos)
+                continue;
+            std::optional<Trace> t;
+            try {
+                t = load_trace(f);
+            } catch (const std::exception&) {
+                continue;   // traces the readers refuse are another test's business
+            }
+            check_invariants(*t, f);
+            ++checked;
+        }
+    EXPECT_GT(checked, 5u);
+}
+
+// The generator's plants: a host-starved loop is bound by the host and launches; a step that syncs on .item() puts
+// sync edges on the path; CUDA-graph replay puts the replayed kernels on it through graph edges.
+TEST(CriticalPath, SyntheticPlants)
+{
+    SynthOptions base;
+    base.decode_steps = 8;
+    base.prefill_steps = 0;
+    {
+        SynthOptions o = base;
+        o.host_starved = true;
+        const Trace t = make_synthetic_trace(o);
+        check_invariants(t, "host_starved");
+        const CriticalPath p = longest_path(build_dependency_graph(t));
+        EXPECT_GT(p.shares.host_ns + p.shares.launch_ns, p.shares.gpu_kernel_ns);
+    }
+    {
+        SynthOptions o = base;
+        o.sync_every_step = true;
+        const Trace t = make_synthetic_trace(o);
+        check_invariants(t, "sync_every_step");
+        const CriticalPath p = longest_path(build_dependency_graph(t));
+        EXPECT_GE(p.shares.sync_edges, 7);
+    }
+    {
+        SynthOptions o = base;
+        o.cuda_graphs = true;
+        const Trace t = make_synthetic_trace(o);
+        check_invariants(t, "cuda_graphs");
+        const DependencyGraph g = build_dependency_graph(t);
+        const CriticalPath p = longest_path(g);
+        size_t graph_edges = 0;
+        for (uint32_t e : p.edges)
+            graph_edges += g.edge_kind[e] == EdgeKind::Graph;
+        EXPECT_GT(graph_edges, 0u);
+        EXPECT_GT(p.shares.gpu_kernel_ns, p.shares.host_ns);
+    }
 }
