@@ -1,6 +1,9 @@
 #include "analysis/critpath/dependency_graph.h"
 
+#include "analysis/io/parallel.h"
+
 #include <algorithm>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 
@@ -73,9 +76,38 @@ public:
     {
         classify_api_names();
         make_events();
-        runtime_lock_edges();
-        call_stack_edges();
-        gpu_edges();
+        // The three phases are independent: run them on up to three threads, then concatenate in HTA's order (runtime
+        // lock, call stacks, GPU ops), so the graph is the same whatever the thread count.
+        EdgeList lists[3];
+        const size_t cpu = cpu_events_, gpu = g_.event_kind.size() - cpu_events_;
+        lists[0].reserve(cpu / 2 + 16);
+        lists[1].reserve(cpu * 2 + 16);
+        lists[2].reserve(gpu * 2 + t_.syncs.size() + 16);
+        TaskRun tasks;
+        run_tasks(3, std::min(3u, reader_threads()), tasks, [&](size_t i, unsigned) {
+            if (i == 0) runtime_lock_edges(lists[0]);
+            else if (i == 1) call_stack_edges(lists[1]);
+            else gpu_edges(lists[2]);
+        });
+        for (const auto& e : tasks.errors)
+            if (e)
+                std::rethrow_exception(e);
+        size_t total = 0;
+        for (const EdgeList& l : lists)
+            total += l.src.size();
+        g_.edge_src.reserve(total);
+        g_.edge_dst.reserve(total);
+        g_.edge_kind.reserve(total);
+        g_.edge_zero.reserve(total);
+        for (EdgeList& l : lists) {
+            g_.edge_src.insert(g_.edge_src.end(), l.src.begin(), l.src.end());
+            g_.edge_dst.insert(g_.edge_dst.end(), l.dst.begin(), l.dst.end());
+            g_.edge_kind.insert(g_.edge_kind.end(), l.kind.begin(), l.kind.end());
+            g_.edge_zero.insert(g_.edge_zero.end(), l.zero.begin(), l.zero.end());
+            g_.negative_edges += l.negative;
+            g_.event_waits_inferred += l.waits;
+            l = EdgeList{};
+        }
     }
 
 private:
@@ -89,16 +121,31 @@ private:
 
     bool in_window(int64_t ts) const { return ts >= o_.begin && ts < o_.end; }
 
-    void add_edge(uint32_t src, uint32_t dst, EdgeKind k, bool zero)
+    // Each phase writes its own edge list (the phases run in parallel); run() concatenates them in HTA's order.
+    struct EdgeList {
+        std::vector<uint32_t> src, dst;
+        std::vector<EdgeKind> kind;
+        std::vector<uint8_t> zero;
+        int64_t negative = 0, waits = 0;
+        void reserve(size_t n)
+        {
+            src.reserve(n);
+            dst.reserve(n);
+            kind.reserve(n);
+            zero.reserve(n);
+        }
+    };
+
+    void add_edge(EdgeList& l, uint32_t src, uint32_t dst, EdgeKind k, bool zero)
     {
         if (src == dst)
             return;
-        g_.edge_src.push_back(src);
-        g_.edge_dst.push_back(dst);
-        g_.edge_kind.push_back(k);
-        g_.edge_zero.push_back(zero ? 1 : 0);
+        l.src.push_back(src);
+        l.dst.push_back(dst);
+        l.kind.push_back(k);
+        l.zero.push_back(zero ? 1 : 0);
         if (!zero && g_.node_ts[dst] < g_.node_ts[src])
-            ++g_.negative_edges;
+            ++l.negative;
     }
 
     uint8_t bits_of_api(size_t row) const { return name_bits_[t_.api.name[row]]; }
@@ -175,30 +222,52 @@ private:
 
     // Runtime lock: nodes of lock-taking calls in time order; each end closes every start still open (its own start
     // by a span, the others by a dependency) and follows the previous end.
-    void runtime_lock_edges()
+    void runtime_lock_edges(EdgeList& L)
     {
-        std::vector<uint32_t> nodes;
+        // Nodes in (time, node id) order: starts sorted (the API table is, mostly), ends merged in from a heap.
+        struct Node {
+            int64_t ts;
+            uint32_t n;
+        };
+        auto before = [](const Node& x, const Node& y) { return x.ts != y.ts ? x.ts < y.ts : x.n < y.n; };
+        std::vector<Node> starts;
         for (uint32_t ev = 0; ev < cpu_events_; ++ev)
-            if (ev_lock_[ev]) {
-                nodes.push_back(DependencyGraph::start_node(ev));
-                nodes.push_back(DependencyGraph::end_node(ev));
+            if (ev_lock_[ev])
+                starts.push_back({g_.node_ts[2 * ev], DependencyGraph::start_node(ev)});
+        if (!std::is_sorted(starts.begin(), starts.end(), before))
+            std::sort(starts.begin(), starts.end(), before);
+        auto later = [&](const Node& x, const Node& y) { return before(y, x); };
+        std::vector<Node> ends, nodes;
+        nodes.reserve(2 * starts.size());
+        for (const Node& st : starts) {
+            while (!ends.empty() && before(ends.front(), st)) {
+                std::pop_heap(ends.begin(), ends.end(), later);
+                nodes.push_back(ends.back());
+                ends.pop_back();
             }
-        std::sort(nodes.begin(), nodes.end(), [&](uint32_t x, uint32_t y) {
-            return g_.node_ts[x] != g_.node_ts[y] ? g_.node_ts[x] < g_.node_ts[y] : x < y;
-        });
+            nodes.push_back(st);
+            ends.push_back({g_.node_ts[st.n + 1], st.n + 1});
+            std::push_heap(ends.begin(), ends.end(), later);
+        }
+        while (!ends.empty()) {
+            std::pop_heap(ends.begin(), ends.end(), later);
+            nodes.push_back(ends.back());
+            ends.pop_back();
+        }
         std::vector<uint32_t> open;
         int64_t last = -1;
-        for (uint32_t n : nodes) {
+        for (const Node& node : nodes) {
+            const uint32_t n = node.n;
             if (n % 2 == 0) {
                 open.push_back(n);
             } else {
                 while (!open.empty()) {
                     const uint32_t s = open.back();
                     open.pop_back();
-                    add_edge(s, n, s / 2 == n / 2 ? EdgeKind::Span : EdgeKind::Dependency, s / 2 != n / 2);
+                    add_edge(L, s, n, s / 2 == n / 2 ? EdgeKind::Span : EdgeKind::Dependency, s / 2 != n / 2);
                 }
                 if (last >= 0 && last % 2 == 1)
-                    add_edge(static_cast<uint32_t>(last), n, EdgeKind::Dependency, true);
+                    add_edge(L, static_cast<uint32_t>(last), n, EdgeKind::Dependency, true);
             }
             last = n;
         }
@@ -213,57 +282,75 @@ private:
     // start; of two starts the longer first; of two ends the shorter first), replayed with a stack. Entering an event
     // links the last node to its start (a dependency at the top level, a span of the parent inside it); leaving one
     // links the last node to its end (weight 0 for a blocking call).
-    void call_stack_edges()
+    void call_stack_edges(EdgeList& L)
     {
-        struct Item {
+        // Starts sorted per thread (at one time the longer first); ends merged in from a heap of the open events (at
+        // one time before any start, the shorter first, of equal ones the later event first).
+        struct Start {
             uint32_t thread;
             uint32_t ev;
             int64_t time;
             int64_t dur;
-            bool start;
         };
-        std::vector<Item> items;
-        items.reserve(2 * cpu_events_);
-        for (uint32_t ev = 0; ev < cpu_events_; ++ev) {
-            const uint32_t th = thread_of(ev);
-            const int64_t s = g_.node_ts[2 * ev], e = g_.node_ts[2 * ev + 1];
-            items.push_back({th, ev, s, e - s, true});
-            items.push_back({th, ev, e, e - s, false});
-        }
-        std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
+        std::vector<Start> starts;
+        starts.reserve(cpu_events_);
+        for (uint32_t ev = 0; ev < cpu_events_; ++ev)
+            starts.push_back({thread_of(ev), ev, g_.node_ts[2 * ev], g_.node_ts[2 * ev + 1] - g_.node_ts[2 * ev]});
+        auto before = [](const Start& x, const Start& y) {
             if (x.thread != y.thread) return x.thread < y.thread;
             if (x.time != y.time) return x.time < y.time;
-            if (x.start != y.start) return !x.start;          // ends first (every duration here is > 0)
-            if (x.start) return x.dur != y.dur ? x.dur > y.dur : x.ev < y.ev;
-            return x.dur != y.dur ? x.dur < y.dur : x.ev > y.ev;
-        });
+            return x.dur != y.dur ? x.dur > y.dur : x.ev < y.ev;
+        };
+        if (!std::is_sorted(starts.begin(), starts.end(), before))
+            std::sort(starts.begin(), starts.end(), before);
+        struct End {
+            int64_t time;
+            int64_t dur;
+            uint32_t ev;
+        };
+        // std heap is a max-heap: "less" means "comes out later".
+        auto later = [](const End& x, const End& y) {
+            if (x.time != y.time) return x.time > y.time;
+            return x.dur != y.dur ? x.dur > y.dur : x.ev < y.ev;
+        };
+        std::vector<End> ends;
         std::vector<uint32_t> stack;
         int64_t last = -1;
-        uint32_t thread = UINT32_MAX;
-        for (const Item& it : items) {
-            if (it.thread != thread) {
-                thread = it.thread;
+        auto close_one = [&]() {
+            std::pop_heap(ends.begin(), ends.end(), later);
+            ends.pop_back();
+            if (stack.empty())
+                return;
+            const uint32_t ev = stack.back();
+            stack.pop_back();
+            const uint32_t n = DependencyGraph::end_node(ev);
+            if (last >= 0 && !shares_lock(static_cast<uint32_t>(last), n))
+                add_edge(L, static_cast<uint32_t>(last), n, EdgeKind::Span, ev_block_[ev] != 0);
+            last = n;
+        };
+        for (size_t i = 0; i < starts.size(); ++i) {
+            const Start& st = starts[i];
+            if (i > 0 && starts[i - 1].thread != st.thread) {
+                while (!ends.empty())
+                    close_one();
                 stack.clear();
                 last = -1;
             }
-            if (it.start) {
-                const uint32_t n = DependencyGraph::start_node(it.ev);
-                if (last >= 0 && !shares_lock(static_cast<uint32_t>(last), n))
-                    add_edge(static_cast<uint32_t>(last), n, stack.empty() ? EdgeKind::Dependency : EdgeKind::Span,
-                             stack.empty());
-                if (!stack.empty())
-                    g_.cpu_parent[it.ev] = stack.back();
-                stack.push_back(it.ev);
-                last = n;
-            } else if (!stack.empty()) {
-                const uint32_t ev = stack.back();
-                stack.pop_back();
-                const uint32_t n = DependencyGraph::end_node(ev);
-                if (last >= 0 && !shares_lock(static_cast<uint32_t>(last), n))
-                    add_edge(static_cast<uint32_t>(last), n, EdgeKind::Span, ev_block_[ev] != 0);
-                last = n;
-            }
+            while (!ends.empty() && ends.front().time <= st.time)
+                close_one();
+            const uint32_t n = DependencyGraph::start_node(st.ev);
+            if (last >= 0 && !shares_lock(static_cast<uint32_t>(last), n))
+                add_edge(L, static_cast<uint32_t>(last), n, stack.empty() ? EdgeKind::Dependency : EdgeKind::Span,
+                         stack.empty());
+            if (!stack.empty())
+                g_.cpu_parent[st.ev] = stack.back();
+            stack.push_back(st.ev);
+            last = n;
+            ends.push_back({st.time + st.dur, st.dur, st.ev});
+            std::push_heap(ends.begin(), ends.end(), later);
         }
+        while (!ends.empty())
+            close_one();
     }
 
     struct GpuOp {
@@ -287,7 +374,7 @@ private:
         return it->second;
     }
 
-    void gpu_edges()
+    void gpu_edges(EdgeList& L)
     {
         // Every GPU op of the trace with a launch call (queue lengths are counted over the whole trace, as HTA does).
         std::vector<GpuOp> ops;
@@ -333,28 +420,47 @@ private:
             if (a != kNoIndex && api_event_[static_cast<size_t>(a)] != kNone)
                 items.push_back({t_.syncs.end[i], static_cast<uint32_t>(i), true});
         }
-        std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) { return x.ts < y.ts; });
+        // Runs in the order they were appended (kernels, copies, sets, syncs), each sorted (usually already), then
+        // merged.
+        auto before = [](const Item& x, const Item& y) {
+            if (x.ts != y.ts) return x.ts < y.ts;
+            return x.sync != y.sync ? !x.sync : x.idx < y.idx;
+        };
+        {
+            std::vector<size_t> cuts = {0};
+            for (size_t i = 1; i < items.size(); ++i)
+                if (before(items[i], items[i - 1]))
+                    cuts.push_back(i);
+            cuts.push_back(items.size());
+            if (cuts.size() > 8) {
+                std::sort(items.begin(), items.end(), before);
+            } else {
+                for (size_t c = 2; c < cuts.size(); ++c)
+                    std::inplace_merge(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(cuts[c - 1]),
+                                       items.begin() + static_cast<std::ptrdiff_t>(cuts[c]), before);
+            }
+        }
 
-        EventWaits waits(t_, name_bits_, api_op, ops);
+        std::unique_ptr<EventWaits> waits;   // built on the first event wait
         std::vector<int64_t> last(stream_device_.size(), -1);        // last op end node per stream
         std::vector<int32_t> last_api(stream_device_.size(), kNone); // its launch call
         std::unordered_map<uint32_t, uint32_t> wait_src;              // op -> op it waits for (stream wait event)
         for (const Item& it : items) {
             if (it.sync) {
-                sync_edges(it.idx, last, ops, waits, wait_src);
+                sync_edges(L, it.idx, last, ops, api_op, waits, wait_src);
                 continue;
             }
             const GpuOp& op = ops[it.idx];
             const uint32_t s = DependencyGraph::start_node(op.ev), e = DependencyGraph::end_node(op.ev);
             const auto api = static_cast<size_t>(op.api);
             const uint32_t launch_node = DependencyGraph::start_node(static_cast<uint32_t>(api_event_[api]));
-            add_edge(s, e, EdgeKind::Span, false);
+            add_edge(L, s, e, EdgeKind::Span, false);
             int64_t sync_end = -1;
             if (auto w = wait_src.find(it.idx); w != wait_src.end()) {
                 const GpuOp& src = ops[w->second];
                 if (src.ev != UINT32_MAX && g_.node_ts[DependencyGraph::end_node(src.ev)] <= g_.node_ts[s]) {
                     const uint32_t src_end = DependencyGraph::end_node(src.ev);
-                    add_edge(src_end, s, EdgeKind::Sync, true);
+                    add_edge(L, src_end, s, EdgeKind::Sync, true);
                     sync_end = g_.node_ts[src_end];
                 }
                 wait_src.erase(w);
@@ -367,23 +473,23 @@ private:
                 // for their stream predecessor.
                 if (last_api[op.stream] != op.api && (prev < 0 || prev_ts < op.api_start) &&
                     (sync_end < 0 || sync_end < op.api_start)) {
-                    add_edge(launch_node, s, EdgeKind::Launch, false);
+                    add_edge(L, launch_node, s, EdgeKind::Launch, false);
                     launch_added = true;
                 } else if (prev >= 0) {
-                    add_edge(static_cast<uint32_t>(prev), s, EdgeKind::Graph, false);
+                    add_edge(L, static_cast<uint32_t>(prev), s, EdgeKind::Graph, false);
                 }
                 if (!launch_added)
-                    add_edge(launch_node, s, EdgeKind::Graph, true);
+                    add_edge(L, launch_node, s, EdgeKind::Graph, true);
             } else {
                 if (op.q_ok && (prev < 0 || prev_ts < op.api_start) && (sync_end < 0 || sync_end < op.api_start)) {
-                    add_edge(launch_node, s, EdgeKind::Launch, false);
+                    add_edge(L, launch_node, s, EdgeKind::Launch, false);
                     launch_added = true;
                 } else if (prev >= 0 && op.start - prev_ts < o_.kernel_gap_max_ns &&
                            (sync_end < 0 || sync_end < prev_ts)) {
-                    add_edge(static_cast<uint32_t>(prev), s, EdgeKind::KernelGap, false);
+                    add_edge(L, static_cast<uint32_t>(prev), s, EdgeKind::KernelGap, false);
                 }
                 if (!launch_added && o_.zero_weight_launch_edges)
-                    add_edge(launch_node, s, EdgeKind::Launch, true);
+                    add_edge(L, launch_node, s, EdgeKind::Launch, true);
             }
             last[op.stream] = e;
             last_api[op.stream] = op.api;
@@ -394,53 +500,55 @@ private:
     // times. An op passes when the count is 1 right after its own launch and 0 right after its own start.
     static void queue_lengths(std::vector<GpuOp>& ops)
     {
-        std::vector<uint32_t> by_launch, by_start;
+        struct Key {
+            uint32_t stream;
+            uint32_t i;
+            int64_t ts;
+        };
+        std::vector<Key> by_launch, by_start;
         for (uint32_t i = 0; i < ops.size(); ++i)
             if (ops[i].queued) {
-                by_launch.push_back(i);
-                by_start.push_back(i);
+                by_launch.push_back({ops[i].stream, i, ops[i].api_start});
+                by_start.push_back({ops[i].stream, i, ops[i].start});
             }
-        std::sort(by_launch.begin(), by_launch.end(), [&](uint32_t x, uint32_t y) {
-            const GpuOp &a = ops[x], &b = ops[y];
+        auto before = [](const Key& a, const Key& b) {
             if (a.stream != b.stream) return a.stream < b.stream;
-            return a.api_start != b.api_start ? a.api_start < b.api_start : x < y;
-        });
-        std::sort(by_start.begin(), by_start.end(), [&](uint32_t x, uint32_t y) {
-            const GpuOp &a = ops[x], &b = ops[y];
-            if (a.stream != b.stream) return a.stream < b.stream;
-            return a.start != b.start ? a.start < b.start : x < y;
-        });
+            return a.ts != b.ts ? a.ts < b.ts : a.i < b.i;
+        };
+        if (!std::is_sorted(by_launch.begin(), by_launch.end(), before))
+            std::sort(by_launch.begin(), by_launch.end(), before);
+        if (!std::is_sorted(by_start.begin(), by_start.end(), before))
+            std::sort(by_start.begin(), by_start.end(), before);
         std::vector<uint8_t> q_rt_one(ops.size(), 0);
         // After launch L (k-th launch of its stream, counting from 1): k - #(ops of the stream started before L).
         size_t j = 0;   // index into by_start
         for (size_t i = 0, first = 0, started = 0; i < by_launch.size(); ++i) {
-            const GpuOp& l = ops[by_launch[i]];
-            if (i == 0 || ops[by_launch[i - 1]].stream != l.stream) {
+            const Key& l = by_launch[i];
+            if (i == 0 || by_launch[i - 1].stream != l.stream) {
                 first = i;
                 started = 0;
-                while (j < by_start.size() && ops[by_start[j]].stream < l.stream) ++j;
+                while (j < by_start.size() && by_start[j].stream < l.stream) ++j;
             }
-            while (j < by_start.size() && ops[by_start[j]].stream == l.stream && ops[by_start[j]].start < l.api_start) {
+            while (j < by_start.size() && by_start[j].stream == l.stream && by_start[j].ts < l.ts) {
                 ++j;
                 ++started;
             }
-            q_rt_one[by_launch[i]] = (i - first + 1) - started == 1;
+            q_rt_one[l.i] = (i - first + 1) - started == 1;
         }
         // After op S starts (k-th start of its stream): #(launches of the stream at or before S's start) - k.
         j = 0;
         for (size_t i = 0, first = 0, launched = 0; i < by_start.size(); ++i) {
-            const GpuOp& s = ops[by_start[i]];
-            if (i == 0 || ops[by_start[i - 1]].stream != s.stream) {
+            const Key& s = by_start[i];
+            if (i == 0 || by_start[i - 1].stream != s.stream) {
                 first = i;
                 launched = 0;
-                while (j < by_launch.size() && ops[by_launch[j]].stream < s.stream) ++j;
+                while (j < by_launch.size() && by_launch[j].stream < s.stream) ++j;
             }
-            while (j < by_launch.size() && ops[by_launch[j]].stream == s.stream &&
-                   ops[by_launch[j]].api_start <= s.start) {
+            while (j < by_launch.size() && by_launch[j].stream == s.stream && by_launch[j].ts <= s.ts) {
                 ++j;
                 ++launched;
             }
-            ops[by_start[i]].q_ok = q_rt_one[by_start[i]] && launched == i - first + 1;
+            ops[s.i].q_ok = q_rt_one[s.i] && launched == i - first + 1;
         }
     }
 
@@ -466,8 +574,10 @@ private:
             auto by_start = [&](uint32_t x, uint32_t y) {
                 return t.api.start[x] != t.api.start[y] ? t.api.start[x] < t.api.start[y] : x < y;
             };
-            for (auto& v : records_) std::sort(v.begin(), v.end(), by_start);
-            for (auto& v : launches_) std::sort(v.begin(), v.end(), by_start);
+            for (auto* vs : {&records_, &launches_})
+                for (auto& v : *vs)
+                    if (!std::is_sorted(v.begin(), v.end(), by_start))
+                        std::sort(v.begin(), v.end(), by_start);
         }
 
         // The op the event waited for by call `api` was recorded after: the op launched last before the last record
@@ -515,8 +625,9 @@ private:
         }
     };
 
-    void sync_edges(size_t row, const std::vector<int64_t>& last, const std::vector<GpuOp>& ops,
-                    const EventWaits& waits, std::unordered_map<uint32_t, uint32_t>& wait_src)
+    void sync_edges(EdgeList& L, size_t row, const std::vector<int64_t>& last, const std::vector<GpuOp>& ops,
+                    const std::vector<int32_t>& api_op, std::unique_ptr<EventWaits>& lazy_waits,
+                    std::unordered_map<uint32_t, uint32_t>& wait_src)
     {
         const SyncTable& y = t_.syncs;
         const auto api = static_cast<size_t>(y.api[row]);
@@ -527,20 +638,23 @@ private:
         if (type == kStreamSync) {
             const auto it = stream_key_.find((static_cast<uint64_t>(y.device[row]) << 32) | y.stream[row]);
             if (it != stream_key_.end() && last[it->second] >= 0)
-                add_edge(static_cast<uint32_t>(last[it->second]), call_end, EdgeKind::Sync, true);
+                add_edge(L, static_cast<uint32_t>(last[it->second]), call_end, EdgeKind::Sync, true);
         } else if (type == kContextSync) {
             for (size_t k = 0; k < last.size(); ++k)
                 if (last[k] >= 0 && stream_device_[k] == y.device[row])
-                    add_edge(static_cast<uint32_t>(last[k]), call_end, EdgeKind::Sync, true);
+                    add_edge(L, static_cast<uint32_t>(last[k]), call_end, EdgeKind::Sync, true);
         } else if (type == kEventSync || type == kStreamWait) {
+            if (!lazy_waits)
+                lazy_waits = std::make_unique<EventWaits>(t_, name_bits_, api_op, ops);
+            const EventWaits& waits = *lazy_waits;
             const int32_t src = waits.source(api);
             if (src == kNone)
                 return;
             if (type == kEventSync) {
                 const GpuOp& s = ops[static_cast<size_t>(src)];
                 if (s.ev != UINT32_MAX && g_.node_ts[DependencyGraph::end_node(s.ev)] <= g_.node_ts[call_end]) {
-                    add_edge(DependencyGraph::end_node(s.ev), call_end, EdgeKind::Sync, true);
-                    ++g_.event_waits_inferred;
+                    add_edge(L, DependencyGraph::end_node(s.ev), call_end, EdgeKind::Sync, true);
+                    ++L.waits;
                 }
                 return;
             }
@@ -550,7 +664,7 @@ private:
             const int32_t dst = waits.next_on_stream(api, it->second);
             if (dst != kNone && dst != src && ops[static_cast<size_t>(dst)].stream != ops[static_cast<size_t>(src)].stream) {
                 wait_src[static_cast<uint32_t>(dst)] = static_cast<uint32_t>(src);
-                ++g_.event_waits_inferred;
+                ++L.waits;
             }
         }
     }
