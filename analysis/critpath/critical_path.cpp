@@ -60,58 +60,46 @@ CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options)
     const size_t n = g.nodes();
     if (n == 0)
         return p;
-    std::vector<uint32_t> in_off, in_ids, out_off, out_ids;
-    group_edges(g.edge_dst, n, in_off, in_ids);
+    std::vector<uint32_t> out_off, out_ids;
     group_edges(g.edge_src, n, out_off, out_ids);
 
-    // Kahn's generations: the sources in time order, then successors as their last predecessor is done.
+    // Kahn's generations: the sources in time order, then successors as their last predecessor is done. A node's
+    // length is final when it is taken; it then relaxes its out-edges. Of equal candidates the edge inserted first
+    // wins, which is the predecessor networkx's dag_longest_path keeps (the first of the best in G.pred order).
     std::vector<uint32_t> order;
     order.reserve(n);
-    std::vector<uint32_t> indegree(n);
-    for (size_t v = 0; v < n; ++v) {
-        indegree[v] = in_off[v + 1] - in_off[v];
+    std::vector<uint32_t> indegree(n, 0);
+    for (uint32_t d : g.edge_dst)
+        ++indegree[d];
+    for (size_t v = 0; v < n; ++v)
         if (indegree[v] == 0)
             order.push_back(static_cast<uint32_t>(v));
-    }
     std::stable_sort(order.begin(), order.end(),
                      [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
+    std::vector<int64_t> dist(n, 0);
+    std::vector<uint32_t> via(n, kNoEdge);
+    int64_t best = -1;
+    uint32_t best_node = order.empty() ? 0 : order.front();
     for (size_t i = 0; i < order.size(); ++i) {
         const uint32_t v = order[i];
+        const int64_t d = dist[v];
+        if (d > best) {
+            best = d;
+            best_node = v;
+        }
         for (uint32_t k = out_off[v]; k < out_off[v + 1]; ++k) {
-            const uint32_t w = g.edge_dst[out_ids[k]];
+            const uint32_t e = out_ids[k];
+            const uint32_t w = g.edge_dst[e];
+            const int64_t c = d + g.weight(e);
+            if (via[w] == kNoEdge || c > dist[w] || (c == dist[w] && e < via[w])) {
+                dist[w] = c;
+                via[w] = e;
+            }
             if (--indegree[w] == 0)
                 order.push_back(w);
         }
     }
     p.unordered_nodes = static_cast<int64_t>(n - order.size());
-
-    std::vector<int64_t> dist(n, 0);
-    std::vector<uint32_t> via(n, kNoEdge);
-    std::vector<uint8_t> done(n, 0);
-    int64_t best = -1;
-    uint32_t best_node = order.empty() ? 0 : order.front();
-    for (uint32_t v : order) {
-        int64_t d = 0;
-        uint32_t pick = kNoEdge;
-        for (uint32_t k = in_off[v]; k < in_off[v + 1]; ++k) {
-            const uint32_t e = in_ids[k];
-            const uint32_t u = g.edge_src[e];
-            if (!done[u])
-                continue;
-            const int64_t c = dist[u] + g.weight(e);
-            if (pick == kNoEdge || c > d) {
-                d = c;
-                pick = e;
-            }
-        }
-        dist[v] = d;
-        via[v] = pick;
-        done[v] = 1;
-        if (d > best) {
-            best = d;
-            best_node = v;
-        }
-    }
     p.length_ns = std::max<int64_t>(best, 0);
     for (uint32_t v = best_node;;) {
         p.nodes.push_back(v);

@@ -237,27 +237,9 @@ private:
         if (!std::is_sorted(starts.begin(), starts.end(), before))
             std::sort(starts.begin(), starts.end(), before);
         auto later = [&](const Node& x, const Node& y) { return before(y, x); };
-        std::vector<Node> ends, nodes;
-        nodes.reserve(2 * starts.size());
-        for (const Node& st : starts) {
-            while (!ends.empty() && before(ends.front(), st)) {
-                std::pop_heap(ends.begin(), ends.end(), later);
-                nodes.push_back(ends.back());
-                ends.pop_back();
-            }
-            nodes.push_back(st);
-            ends.push_back({g_.node_ts[st.n + 1], st.n + 1});
-            std::push_heap(ends.begin(), ends.end(), later);
-        }
-        while (!ends.empty()) {
-            std::pop_heap(ends.begin(), ends.end(), later);
-            nodes.push_back(ends.back());
-            ends.pop_back();
-        }
         std::vector<uint32_t> open;
         int64_t last = -1;
-        for (const Node& node : nodes) {
-            const uint32_t n = node.n;
+        auto take = [&](uint32_t n) {
             if (n % 2 == 0) {
                 open.push_back(n);
             } else {
@@ -270,7 +252,22 @@ private:
                     add_edge(L, static_cast<uint32_t>(last), n, EdgeKind::Dependency, true);
             }
             last = n;
+        };
+        std::vector<Node> ends;
+        auto take_end = [&]() {
+            std::pop_heap(ends.begin(), ends.end(), later);
+            take(ends.back().n);
+            ends.pop_back();
+        };
+        for (const Node& st : starts) {
+            while (!ends.empty() && before(ends.front(), st))
+                take_end();
+            take(st.n);
+            ends.push_back({g_.node_ts[st.n + 1], st.n + 1});
+            std::push_heap(ends.begin(), ends.end(), later);
         }
+        while (!ends.empty())
+            take_end();
     }
 
     bool shares_lock(uint32_t a, uint32_t b) const
