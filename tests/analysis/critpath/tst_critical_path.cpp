@@ -357,6 +357,24 @@ TEST(CriticalPathHta, SimpleAddMatchesOverlaidOutput)
     EXPECT_EQ(p.length_ns, hta_length_us * 1000);
     EXPECT_NEAR(static_cast<double>(p.length_ns), static_cast<double>(hta_length_us) * 1000.0,
                 0.01 * static_cast<double>(hta_length_us) * 1000.0);
+
+    // HTA's zero-weight causal launch edges (CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1, which HTA's unit tests set)
+    // were off when this output was made: with them, a memset and a GEMM that had no launch edge (launched behind
+    // other queued work) become reachable from their launch calls, and the path ends through the last two kernels
+    // and a cudaDeviceSynchronize instead of the host. Measured: 623 of HTA's 624 events, 2 more, length +33 µs.
+    GraphOptions zero;
+    zero.zero_weight_launch_edges = true;
+    const DependencyGraph gz = build_dependency_graph(t, zero);
+    const CriticalPath pz = longest_path(gz);
+    std::set<Key> oz;
+    for (uint32_t ev : pz.events())
+        oz.insert(key_of(t, gz, ev));
+    size_t both = 0;
+    for (const Key& k : oz)
+        both += hta.count(k);
+    EXPECT_EQ(both, 623u);
+    EXPECT_EQ(oz.size(), 625u);
+    EXPECT_EQ(pz.length_ns - p.length_ns, 33 * us);
 }
 
 // alexnet, HTA's test_critical_path_inter_stream_sync: a path exists, the graph has sync-dependency edges, all of
