@@ -90,7 +90,7 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     r.collectives = collective_stats(t);
     control.check();
     if (options.critical_path)
-        r.critical_path = critpath::summarise_critical_path(t, &r.analysis.classes);
+        r.critical_path = critpath::summarise_critical_path(t, &r.analysis.classes, {}, 10, &r.analysis.phases.steps);
     control.check();
     {
         std::vector<int64_t> ncu_join;

@@ -54,64 +54,10 @@ uint32_t attributed_event(const DependencyGraph& g, uint32_t e)
 
 } // namespace
 
-CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options)
+namespace {
+
+void add_shares(const DependencyGraph& g, CriticalPath& p, const PathOptions& options)
 {
-    CriticalPath p;
-    const size_t n = g.nodes();
-    if (n == 0)
-        return p;
-    std::vector<uint32_t> out_off, out_ids;
-    group_edges(g.edge_src, n, out_off, out_ids);
-
-    // Kahn's generations: the sources in time order, then successors as their last predecessor is done. A node's
-    // length is final when it is taken; it then relaxes its out-edges. Of equal candidates the edge inserted first
-    // wins, which is the predecessor networkx's dag_longest_path keeps (the first of the best in G.pred order).
-    std::vector<uint32_t> order;
-    order.reserve(n);
-    std::vector<uint32_t> indegree(n, 0);
-    for (uint32_t d : g.edge_dst)
-        ++indegree[d];
-    for (size_t v = 0; v < n; ++v)
-        if (indegree[v] == 0)
-            order.push_back(static_cast<uint32_t>(v));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
-    std::vector<int64_t> dist(n, 0);
-    std::vector<uint32_t> via(n, kNoEdge);
-    int64_t best = -1;
-    uint32_t best_node = order.empty() ? 0 : order.front();
-    for (size_t i = 0; i < order.size(); ++i) {
-        const uint32_t v = order[i];
-        const int64_t d = dist[v];
-        if (d > best) {
-            best = d;
-            best_node = v;
-        }
-        for (uint32_t k = out_off[v]; k < out_off[v + 1]; ++k) {
-            const uint32_t e = out_ids[k];
-            const uint32_t w = g.edge_dst[e];
-            const int64_t c = d + g.weight(e);
-            if (via[w] == kNoEdge || c > dist[w] || (c == dist[w] && e < via[w])) {
-                dist[w] = c;
-                via[w] = e;
-            }
-            if (--indegree[w] == 0)
-                order.push_back(w);
-        }
-    }
-    p.unordered_nodes = static_cast<int64_t>(n - order.size());
-    p.length_ns = std::max<int64_t>(best, 0);
-    for (uint32_t v = best_node;;) {
-        p.nodes.push_back(v);
-        if (via[v] == kNoEdge)
-            break;
-        p.edges.push_back(via[v]);
-        v = g.edge_src[via[v]];
-    }
-    std::reverse(p.nodes.begin(), p.nodes.end());
-    std::reverse(p.edges.begin(), p.edges.end());
-
-    // Shares.
     PathShares& s = p.shares;
     const std::vector<int16_t>* cls = options.kernel_class;
     size_t classes = options.class_count;
@@ -157,7 +103,92 @@ CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options)
         }
         }
     }
-    return p;
+}
+
+// One pass for every window: nodes in Kahn's generations over the whole graph (the sources in time order, then
+// successors as their last predecessor is done); a node's length is final when it is taken, and it relaxes the
+// out-edges that stay in its window. Of equal candidates the edge inserted first wins, which is the predecessor
+// networkx's dag_longest_path keeps (the first of the best in G.pred order); each window's path ends at its first
+// node (in that order) of greatest length. window == nullptr: one window, the whole graph.
+std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vector<int32_t>* window, size_t windows,
+                                        const PathOptions& options)
+{
+    std::vector<CriticalPath> paths(windows);
+    const size_t n = g.nodes();
+    if (n == 0 || windows == 0)
+        return paths;
+    auto win = [&](uint32_t node) -> int32_t { return window ? (*window)[node / 2] : 0; };
+    std::vector<uint32_t> out_off, out_ids;
+    group_edges(g.edge_src, n, out_off, out_ids);
+    std::vector<uint32_t> order;
+    order.reserve(n);
+    std::vector<uint32_t> indegree(n, 0);
+    for (uint32_t d : g.edge_dst)
+        ++indegree[d];
+    for (size_t v = 0; v < n; ++v)
+        if (indegree[v] == 0)
+            order.push_back(static_cast<uint32_t>(v));
+    std::stable_sort(order.begin(), order.end(),
+                     [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
+    std::vector<int64_t> dist(n, 0);
+    std::vector<uint32_t> via(n, kNoEdge);
+    std::vector<int64_t> best(windows, -1);
+    std::vector<uint32_t> best_node(windows, UINT32_MAX);
+    for (size_t i = 0; i < order.size(); ++i) {
+        const uint32_t v = order[i];
+        const int32_t wv = win(v);
+        const int64_t d = dist[v];
+        if (wv >= 0 && static_cast<size_t>(wv) < windows && d > best[static_cast<size_t>(wv)]) {
+            best[static_cast<size_t>(wv)] = d;
+            best_node[static_cast<size_t>(wv)] = v;
+        }
+        for (uint32_t k = out_off[v]; k < out_off[v + 1]; ++k) {
+            const uint32_t e = out_ids[k];
+            const uint32_t w = g.edge_dst[e];
+            if (wv >= 0 && win(w) == wv) {
+                const int64_t c = d + g.weight(e);
+                if (via[w] == kNoEdge || c > dist[w] || (c == dist[w] && e < via[w])) {
+                    dist[w] = c;
+                    via[w] = e;
+                }
+            }
+            if (--indegree[w] == 0)
+                order.push_back(w);
+        }
+    }
+    const auto unordered = static_cast<int64_t>(n - order.size());
+    for (size_t w = 0; w < windows; ++w) {
+        CriticalPath& p = paths[w];
+        p.unordered_nodes = unordered;
+        if (best_node[w] == UINT32_MAX)
+            continue;
+        p.length_ns = std::max<int64_t>(best[w], 0);
+        for (uint32_t v = best_node[w];;) {
+            p.nodes.push_back(v);
+            if (via[v] == kNoEdge)
+                break;
+            p.edges.push_back(via[v]);
+            v = g.edge_src[via[v]];
+        }
+        std::reverse(p.nodes.begin(), p.nodes.end());
+        std::reverse(p.edges.begin(), p.edges.end());
+        add_shares(g, p, options);
+    }
+    return paths;
+}
+
+} // namespace
+
+CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options)
+{
+    std::vector<CriticalPath> v = longest_paths(g, nullptr, 1, options);
+    return std::move(v.front());
+}
+
+std::vector<CriticalPath> longest_path_per_window(const DependencyGraph& g, const std::vector<int32_t>& event_window,
+                                                  size_t windows, const PathOptions& options)
+{
+    return longest_paths(g, &event_window, windows, options);
 }
 
 std::vector<PathEntry> path_entries(const DependencyGraph& g, const CriticalPath& p, size_t limit)

@@ -60,6 +60,13 @@ struct PathOptions {
 
 CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options = {});
 
+// The critical path of each window (a step) in one pass: event_window[ev] names the window of every event (-1 = none);
+// an edge counts only between two nodes of the same window, so each path is the longest path of that window's
+// subgraph of g. (A window cut out of the whole trace's graph, not a graph built on the window: edges into it from
+// outside are dropped, edges inside it stay as the whole trace made them.)
+std::vector<CriticalPath> longest_path_per_window(const DependencyGraph& g, const std::vector<int32_t>& event_window,
+                                                  size_t windows, const PathOptions& options = {});
+
 // Path time per event, largest first (at most `limit` entries).
 std::vector<PathEntry> path_entries(const DependencyGraph& g, const CriticalPath& p, size_t limit);
 

@@ -4,6 +4,7 @@
 
 #include "analysis/critpath/critical_path.h"
 #include "analysis/timeline/op_classes.h"
+#include "analysis/timeline/phases.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,16 @@ struct TopEntry {
     int64_t count = 0;                 // instances on the path
 };
 
+// One step's critical path: the longest path of the step's part of the trace's graph (its GPU ops by their start in
+// the step's GPU window; its CPU events by their start from the step's first launch to the next step's).
+struct StepPath {
+    int32_t step = 0;                  // index into PhaseResult::steps
+    int64_t length_ns = 0;
+    int64_t nodes = 0;
+    PathShares shares;
+    bool steady = false;               // a decode step after warm-up (not prefill, not warm-up)
+};
+
 struct CriticalPathSummary {
     bool computed = false;
     int64_t window_begin = 0, window_end = 0;
@@ -30,11 +41,16 @@ struct CriticalPathSummary {
     std::vector<TopEntry> top;                 // by name, largest first
     int64_t event_waits_inferred = 0;
     int64_t unordered_nodes = 0;
+    std::vector<StepPath> steps;               // per step of the phases analysis (empty when it found none)
 };
 
-// classes may be null (kernels then count in one class "all").
+// Window of every event of g for the steps (-1 = in none); see StepPath.
+std::vector<int32_t> step_of_event(const DependencyGraph& g, const Trace& trace, const std::vector<StepInfo>& steps);
+
+// classes may be null (kernels then count in one class "all"); steps null or empty: no per-step paths.
 CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassResult* classes,
-                                            const GraphOptions& options = {}, size_t top = 10);
+                                            const GraphOptions& options = {}, size_t top = 10,
+                                            const std::vector<StepInfo>* steps = nullptr);
 
 nlohmann::json to_json(const CriticalPathSummary& s);
 

@@ -99,6 +99,13 @@ TEST(CliAnalyze, CriticalPath)
     EXPECT_GT(c["sync"]["host_blocked_ns"].get<int64_t>(), 0);
     ASSERT_FALSE(c["top"].empty());
     EXPECT_LE(c["top"].size(), 10u);
+    // One path per step of the phases analysis; the steady state sums the decode steps after warm-up.
+    ASSERT_EQ(c["steps"].size(), j["phases"]["steps"].size());
+    for (const auto& s : c["steps"])
+        EXPECT_GT(s["length_ns"].get<int64_t>(), 0);
+    ASSERT_TRUE(c["steady_state"].is_object());
+    EXPECT_EQ(c["steady_state"]["steps"], 8 - 2);
+    EXPECT_GT(c["steady_state"]["median_step_length_ns"].get<int64_t>(), 0);
 }
 
 TEST(CliAnalyze, OptionsChangeTheAnswer)

@@ -137,6 +137,51 @@ TEST(CriticalPath, SyncBoundLoop)
     EXPECT_EQ(p.shares.sync_blocked_ns, 2 * 46 * us);
 }
 
+// The same loop cut into three steps (GPU windows around each kernel): each step's path is its launch delay and its
+// kernel, and the sync edges between steps are cut.
+TEST(CriticalPath, PerStepPaths)
+{
+    Builder b;
+    for (int i = 0; i < 3; ++i) {
+        const int64_t t0 = 60 * i;
+        b.launch(t0, t0 + 5, t0 + 10, t0 + 50);
+        const size_t s = b.api(t0 + 6, t0 + 52, "cudaStreamSynchronize");
+        b.sync(s, 3, 7, t0 + 6, t0 + 52);
+    }
+    b.t.finish();
+    const DependencyGraph g = build_dependency_graph(b.t);
+    std::vector<StepInfo> steps(3);
+    for (int i = 0; i < 3; ++i) {
+        steps[static_cast<size_t>(i)].start = (60 * i + 10) * us;
+        steps[static_cast<size_t>(i)].end = (60 * i + 50) * us;
+    }
+    const std::vector<int32_t> w = step_of_event(g, b.t, steps);
+    // Launch i, its kernel and sync call i belong to step i.
+    for (uint32_t ev = 0; ev < g.events(); ++ev) {
+        const uint32_t row = g.event_row[ev];
+        const int32_t expect = g.event_kind[ev] == EventKind::Api ? static_cast<int32_t>(row / 2) : static_cast<int32_t>(row);
+        EXPECT_EQ(w[ev], expect) << ev;
+    }
+    const std::vector<CriticalPath> per = longest_path_per_window(g, w, 3);
+    ASSERT_EQ(per.size(), 3u);
+    for (size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(per[i].length_ns, 50 * us);
+        EXPECT_EQ(describe(g, per[i]), (Path{"api:" + std::to_string(2 * i) + ":s", "kernel:" + std::to_string(i) + ":s",
+                                             "kernel:" + std::to_string(i) + ":e"}));
+        EXPECT_EQ(per[i].shares.launch_ns, 10 * us);
+        EXPECT_EQ(per[i].shares.gpu_kernel_ns, 40 * us);
+    }
+    // The summary's JSON carries them; the first step is warm-up by its flag, so the steady state is the other two.
+    steps[0].warmup = true;
+    const CriticalPathSummary sum = summarise_critical_path(b.t, nullptr, {}, 10, &steps);
+    const nlohmann::json j = to_json(sum);
+    ASSERT_EQ(j["steps"].size(), 3u);
+    EXPECT_EQ(j["steps"][1]["length_ns"], 50 * us);
+    EXPECT_EQ(j["steady_state"]["steps"], 2);
+    EXPECT_EQ(j["steady_state"]["median_step_length_ns"], 50 * us);
+    EXPECT_EQ(j["steady_state"]["length_ns"], 100 * us);
+}
+
 // Two streams: a 100 µs kernel on stream 7, an event recorded after it, stream 13 waits on the event, then a 20 µs
 // kernel on stream 13 starts when the first ends. The path crosses streams through the event wait.
 TEST(CriticalPath, TwoStreamsThroughEventWait)
