@@ -1,7 +1,6 @@
 #include "analysis/critpath/critical_path.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace sl::critpath {
 
@@ -105,19 +104,21 @@ void add_shares(const DependencyGraph& g, CriticalPath& p, const PathOptions& op
     }
 }
 
-// One pass for every window: nodes in Kahn's generations over the whole graph (the sources in time order, then
-// successors as their last predecessor is done); a node's length is final when it is taken, and it relaxes the
-// out-edges that stay in its window. Of equal candidates the edge inserted first wins, which is the predecessor
-// networkx's dag_longest_path keeps (the first of the best in G.pred order); each window's path ends at its first
-// node (in that order) of greatest length. window == nullptr: one window, the whole graph.
+// One pass for the whole graph and every window: nodes in Kahn's generations over the whole graph (the sources in
+// time order, then successors as their last predecessor is done); a node's length is final when it is taken, and it
+// relaxes its out-edges (for a window: those that stay in its window). Of equal candidates the edge inserted first
+// wins, which is the predecessor networkx's dag_longest_path keeps (the first of the best in G.pred order); a path
+// ends at the first node (in that order) of greatest length. Returns the windows' paths, then the whole graph's when
+// `whole` is set.
 std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vector<int32_t>* window, size_t windows,
-                                        const PathOptions& options)
+                                        bool whole, const PathOptions& options)
 {
-    std::vector<CriticalPath> paths(windows);
+    if (!window)
+        windows = 0;
+    std::vector<CriticalPath> paths(windows + (whole ? 1 : 0));
     const size_t n = g.nodes();
-    if (n == 0 || windows == 0)
+    if (n == 0 || paths.empty())
         return paths;
-    auto win = [&](uint32_t node) -> int32_t { return window ? (*window)[node / 2] : 0; };
     std::vector<uint32_t> out_off, out_ids;
     group_edges(g.edge_src, n, out_off, out_ids);
     std::vector<uint32_t> order;
@@ -130,50 +131,80 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
             order.push_back(static_cast<uint32_t>(v));
     std::stable_sort(order.begin(), order.end(),
                      [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
-    std::vector<int64_t> dist(n, 0);
-    std::vector<uint32_t> via(n, kNoEdge);
-    std::vector<int64_t> best(windows, -1);
-    std::vector<uint32_t> best_node(windows, UINT32_MAX);
+    struct Dp {
+        std::vector<int64_t> dist;
+        std::vector<uint32_t> via;
+        std::vector<int64_t> best;
+        std::vector<uint32_t> best_node;
+        void init(size_t nodes, size_t slots)
+        {
+            dist.assign(nodes, 0);
+            via.assign(nodes, kNoEdge);
+            best.assign(slots, -1);
+            best_node.assign(slots, UINT32_MAX);
+        }
+        void take(uint32_t v, size_t slot)
+        {
+            if (dist[v] > best[slot]) {
+                best[slot] = dist[v];
+                best_node[slot] = v;
+            }
+        }
+        void relax(uint32_t e, uint32_t from, uint32_t to, int64_t w)
+        {
+            const int64_t c = dist[from] + w;
+            if (via[to] == kNoEdge || c > dist[to] || (c == dist[to] && e < via[to])) {
+                dist[to] = c;
+                via[to] = e;
+            }
+        }
+    };
+    Dp all, per;
+    if (whole)
+        all.init(n, 1);
+    if (windows)
+        per.init(n, windows);
     for (size_t i = 0; i < order.size(); ++i) {
         const uint32_t v = order[i];
-        const int32_t wv = win(v);
-        const int64_t d = dist[v];
-        if (wv >= 0 && static_cast<size_t>(wv) < windows && d > best[static_cast<size_t>(wv)]) {
-            best[static_cast<size_t>(wv)] = d;
-            best_node[static_cast<size_t>(wv)] = v;
-        }
+        const int32_t wv = windows ? (*window)[v / 2] : -1;
+        const bool in_window = wv >= 0 && static_cast<size_t>(wv) < windows;
+        if (whole)
+            all.take(v, 0);
+        if (in_window)
+            per.take(v, static_cast<size_t>(wv));
         for (uint32_t k = out_off[v]; k < out_off[v + 1]; ++k) {
             const uint32_t e = out_ids[k];
             const uint32_t w = g.edge_dst[e];
-            if (wv >= 0 && win(w) == wv) {
-                const int64_t c = d + g.weight(e);
-                if (via[w] == kNoEdge || c > dist[w] || (c == dist[w] && e < via[w])) {
-                    dist[w] = c;
-                    via[w] = e;
-                }
-            }
+            const int64_t wt = g.weight(e);
+            if (whole)
+                all.relax(e, v, w, wt);
+            if (in_window && (*window)[w / 2] == wv)
+                per.relax(e, v, w, wt);
             if (--indegree[w] == 0)
                 order.push_back(w);
         }
     }
     const auto unordered = static_cast<int64_t>(n - order.size());
-    for (size_t w = 0; w < windows; ++w) {
-        CriticalPath& p = paths[w];
+    auto trace_back = [&](const Dp& dp, size_t slot, CriticalPath& p) {
         p.unordered_nodes = unordered;
-        if (best_node[w] == UINT32_MAX)
-            continue;
-        p.length_ns = std::max<int64_t>(best[w], 0);
-        for (uint32_t v = best_node[w];;) {
+        if (dp.best_node[slot] == UINT32_MAX)
+            return;
+        p.length_ns = std::max<int64_t>(dp.best[slot], 0);
+        for (uint32_t v = dp.best_node[slot];;) {
             p.nodes.push_back(v);
-            if (via[v] == kNoEdge)
+            if (dp.via[v] == kNoEdge)
                 break;
-            p.edges.push_back(via[v]);
-            v = g.edge_src[via[v]];
+            p.edges.push_back(dp.via[v]);
+            v = g.edge_src[dp.via[v]];
         }
         std::reverse(p.nodes.begin(), p.nodes.end());
         std::reverse(p.edges.begin(), p.edges.end());
         add_shares(g, p, options);
-    }
+    };
+    for (size_t w = 0; w < windows; ++w)
+        trace_back(per, w, paths[w]);
+    if (whole)
+        trace_back(all, 0, paths[windows]);
     return paths;
 }
 
@@ -181,33 +212,50 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
 
 CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options)
 {
-    std::vector<CriticalPath> v = longest_paths(g, nullptr, 1, options);
+    std::vector<CriticalPath> v = longest_paths(g, nullptr, 0, true, options);
     return std::move(v.front());
 }
 
 std::vector<CriticalPath> longest_path_per_window(const DependencyGraph& g, const std::vector<int32_t>& event_window,
                                                   size_t windows, const PathOptions& options)
 {
-    return longest_paths(g, &event_window, windows, options);
+    return longest_paths(g, &event_window, windows, false, options);
+}
+
+std::vector<CriticalPath> longest_path_and_windows(const DependencyGraph& g, const std::vector<int32_t>& event_window,
+                                                   size_t windows, const PathOptions& options)
+{
+    return longest_paths(g, &event_window, windows, true, options);
+}
+
+std::vector<PathEntry> path_times(const DependencyGraph& g, const CriticalPath& p)
+{
+    // Events in first-seen order with their summed time (a path visits an event's edges close together, but a
+    // parent's around its children: an index per event, not a map).
+    std::vector<uint32_t> slot(g.events(), UINT32_MAX);
+    std::vector<PathEntry> v;
+    for (uint32_t e : p.edges) {
+        const int64_t w = g.weight(e);
+        if (w <= 0)
+            continue;
+        const uint32_t ev = attributed_event(g, e);
+        if (slot[ev] == UINT32_MAX) {
+            slot[ev] = static_cast<uint32_t>(v.size());
+            v.push_back({g.event_kind[ev], g.event_row[ev], 0});
+        }
+        v[slot[ev]].ns += w;
+    }
+    return v;
 }
 
 std::vector<PathEntry> path_entries(const DependencyGraph& g, const CriticalPath& p, size_t limit)
 {
-    std::unordered_map<uint32_t, int64_t> by_event;
-    for (uint32_t e : p.edges) {
-        const int64_t w = g.weight(e);
-        if (w > 0)
-            by_event[attributed_event(g, e)] += w;
-    }
-    std::vector<PathEntry> v;
-    v.reserve(by_event.size());
-    for (const auto& [ev, ns] : by_event)
-        v.push_back({g.event_kind[ev], g.event_row[ev], ns});
-    std::sort(v.begin(), v.end(), [](const PathEntry& a, const PathEntry& b) {
+    std::vector<PathEntry> v = path_times(g, p);
+    const auto n = static_cast<std::ptrdiff_t>(std::min(limit, v.size()));
+    std::partial_sort(v.begin(), v.begin() + n, v.end(), [](const PathEntry& a, const PathEntry& b) {
         return a.ns != b.ns ? a.ns > b.ns : (a.kind != b.kind ? a.kind < b.kind : a.row < b.row);
     });
-    if (v.size() > limit)
-        v.resize(limit);
+    v.resize(static_cast<size_t>(n));
     return v;
 }
 

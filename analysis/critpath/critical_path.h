@@ -66,8 +66,13 @@ CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options =
 // outside are dropped, edges inside it stay as the whole trace made them.)
 std::vector<CriticalPath> longest_path_per_window(const DependencyGraph& g, const std::vector<int32_t>& event_window,
                                                   size_t windows, const PathOptions& options = {});
+// Both at once (one topological pass): the windows' paths, then the whole graph's (windows + 1 of them).
+std::vector<CriticalPath> longest_path_and_windows(const DependencyGraph& g, const std::vector<int32_t>& event_window,
+                                                   size_t windows, const PathOptions& options = {});
 
-// Path time per event, largest first (at most `limit` entries).
+// Path time per event (events with none left out), in the order the path first reaches them.
+std::vector<PathEntry> path_times(const DependencyGraph& g, const CriticalPath& p);
+// The same, largest first (at most `limit` entries).
 std::vector<PathEntry> path_entries(const DependencyGraph& g, const CriticalPath& p, size_t limit);
 
 } // namespace sl::critpath

@@ -1,7 +1,7 @@
 #include "analysis/critpath/critpath_summary.h"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 
 namespace sl::critpath {
 
@@ -96,7 +96,12 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassRes
         po.class_count = 1;
         s.class_ids.push_back("all");
     }
-    const CriticalPath p = longest_path(g, po);
+    std::vector<int32_t> window;
+    const size_t windows = steps ? steps->size() : 0;
+    if (windows)
+        window = step_of_event(g, trace, *steps);
+    std::vector<CriticalPath> paths = longest_path_and_windows(g, window, windows, po);
+    const CriticalPath& p = paths.back();
     s.computed = true;
     s.window_begin = options.begin;
     s.window_end = options.end;
@@ -108,42 +113,51 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassRes
     s.shares = p.shares;
     s.event_waits_inferred = g.event_waits_inferred;
     s.unordered_nodes = p.unordered_nodes;
-    std::map<std::pair<EventKind, std::string_view>, TopEntry> by_name;
-    for (const PathEntry& e : path_entries(g, p, SIZE_MAX)) {
-        const std::string_view name = event_name(trace, e.kind, e.row);
-        TopEntry& t = by_name[{e.kind, name}];
-        if (t.kind.empty()) {
-            t.kind = event_kind_name(e.kind);
-            t.name = std::string(name);
+    // Path time by (kind, name): names are interned, so the key is the StrId (memcpy: its copy kind).
+    struct Acc {
+        EventKind kind;
+        uint32_t row;
+        int64_t ns = 0, count = 0;
+    };
+    std::unordered_map<uint64_t, Acc> by_name;
+    for (const PathEntry& e : path_times(g, p)) {
+        uint64_t id = 0;
+        switch (e.kind) {
+        case EventKind::CpuOp: id = trace.ranges.name[e.row]; break;
+        case EventKind::Api: id = trace.api.name[e.row]; break;
+        case EventKind::Kernel: id = trace.kernels.name[e.row]; break;
+        case EventKind::Memcpy: id = static_cast<uint64_t>(trace.memcpy.copy_kind[e.row]); break;
+        case EventKind::Memset: id = 0; break;
         }
-        t.ns += e.ns;
-        ++t.count;
+        auto [it, fresh] = by_name.try_emplace((static_cast<uint64_t>(e.kind) << 40) | id, Acc{e.kind, e.row});
+        it->second.ns += e.ns;
+        ++it->second.count;
     }
-    if (steps && !steps->empty()) {
-        const std::vector<int32_t> w = step_of_event(g, trace, *steps);
-        const std::vector<CriticalPath> per = longest_path_per_window(g, w, steps->size(), po);
-        s.steps.reserve(per.size());
-        for (size_t i = 0; i < per.size(); ++i) {
-            const StepInfo& si = (*steps)[i];
-            StepPath sp;
-            sp.step = static_cast<int32_t>(i);
-            sp.length_ns = per[i].length_ns;
-            sp.nodes = static_cast<int64_t>(per[i].nodes.size());
-            sp.shares = per[i].shares;
-            sp.steady = !si.prefill && !si.warmup;
-            s.steps.push_back(std::move(sp));
-        }
-    }
-    for (auto& [k, t] : by_name)
-        s.top.push_back(std::move(t));
-    std::sort(s.top.begin(), s.top.end(), [](const TopEntry& a, const TopEntry& b) {
-        return a.ns != b.ns ? a.ns > b.ns : (a.kind != b.kind ? a.kind < b.kind : a.name < b.name);
+    std::vector<Acc> acc;
+    acc.reserve(by_name.size());
+    for (const auto& [k, a] : by_name)
+        acc.push_back(a);
+    std::sort(acc.begin(), acc.end(), [&](const Acc& x, const Acc& y) {
+        if (x.ns != y.ns) return x.ns > y.ns;
+        if (x.kind != y.kind) return x.kind < y.kind;
+        return event_name(trace, x.kind, x.row) < event_name(trace, y.kind, y.row);
     });
-    if (s.top.size() > top)
-        s.top.resize(top);
+    if (acc.size() > top)
+        acc.resize(top);
+    for (const Acc& a : acc)
+        s.top.push_back({event_kind_name(a.kind), std::string(event_name(trace, a.kind, a.row)), a.ns, a.count});
+    for (size_t i = 0; i < windows; ++i) {
+        const StepInfo& si = (*steps)[i];
+        StepPath sp;
+        sp.step = static_cast<int32_t>(i);
+        sp.length_ns = paths[i].length_ns;
+        sp.nodes = static_cast<int64_t>(paths[i].nodes.size());
+        sp.shares = std::move(paths[i].shares);
+        sp.steady = !si.prefill && !si.warmup;
+        s.steps.push_back(std::move(sp));
+    }
     return s;
 }
-
 nlohmann::json to_json(const CriticalPathSummary& s)
 {
     using nlohmann::json;
