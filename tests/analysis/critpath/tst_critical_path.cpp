@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <set>
@@ -590,4 +591,30 @@ TEST(CriticalPath, SyntheticPlants)
         EXPECT_GT(graph_edges, 0u);
         EXPECT_GT(p.shares.gpu_kernel_ns, p.shares.host_ns);
     }
+}
+
+// The graph's phases run on up to three threads and are concatenated in a fixed order: one thread or three, the
+// same graph, edge for edge.
+TEST(CriticalPath, SameGraphAtAnyThreadCount)
+{
+    SynthOptions o;
+    o.decode_steps = 6;
+    o.sync_every_step = true;
+    const Trace t = make_synthetic_trace(o);
+    const char* old = std::getenv("SIGHTLINE_LOAD_THREADS");
+    const std::string saved = old ? old : "";
+    setenv("SIGHTLINE_LOAD_THREADS", "1", 1);
+    const DependencyGraph one = build_dependency_graph(t);
+    setenv("SIGHTLINE_LOAD_THREADS", "3", 1);
+    const DependencyGraph three = build_dependency_graph(t);
+    if (old)
+        setenv("SIGHTLINE_LOAD_THREADS", saved.c_str(), 1);
+    else
+        unsetenv("SIGHTLINE_LOAD_THREADS");
+    EXPECT_GT(one.edges(), 0u);
+    EXPECT_EQ(one.edge_src, three.edge_src);
+    EXPECT_EQ(one.edge_dst, three.edge_dst);
+    EXPECT_EQ(one.edge_kind, three.edge_kind);
+    EXPECT_EQ(one.edge_zero, three.edge_zero);
+    EXPECT_EQ(one.cpu_parent, three.cpu_parent);
 }
