@@ -91,6 +91,9 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     r.shapes = shapes_for_trace(t, options.roofline);
     r.collectives = collective_stats(t);
     control.check();
+    if (options.critical_path)
+        r.critical_path = critpath::summarise_critical_path(t, &r.analysis.classes, {}, 10, &r.analysis.phases.steps);
+    control.check();
     {
         std::vector<int64_t> ncu_join;
         r.kernels = kernel_verdict_summaries(kernel_verdict_inputs(r, ncu_join));
@@ -149,6 +152,8 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
         j["shape_roofline"] = shape_roofline_to_json(r.shapes);
     if (r.collectives.kernels > 0)
         j["collectives"] = collectives_to_json(r.collectives);
+    if (r.critical_path.computed)
+        j["critical_path"] = critpath::to_json(r.critical_path);
     if (r.trace && !r.kernels.empty()) {
         j["kernels"] = kernel_summaries_to_json(*r.trace, r.kernels);
         j["kernels_total"] = r.kernels.size();

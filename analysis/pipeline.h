@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/critpath/critpath_summary.h"
 #include "analysis/io/load.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/trace/load_control.h"
@@ -31,6 +32,7 @@ struct PipelineOptions {
     std::string lang = "en";       // language of the findings' texts
     std::string kb_path;           // knowledge base for confidence history; empty = none
     bool run_rules = true;
+    bool critical_path = true;     // the dependency graph and its critical path (analysis/critpath/)
 };
 
 struct PipelineResult {
@@ -41,6 +43,7 @@ struct PipelineResult {
     RooflineOutput roofline;       // json/text plus report and ncu when requested
     ShapeRooflineResult shapes;    // measured throughput from Kineto shapes (empty without record_shapes)
     CollectiveStats collectives;   // NCCL/RCCL bytes, bandwidth, exposed time, rank skew
+    critpath::CriticalPathSummary critical_path;   // the whole trace's critical path (HTA's graph + graph replay)
     // One verdict per distinct kernel (name + launch shape), largest total time first: the JSON's `kernels`, and
     // what the workbench's Details line says of each launch (analysis/diagnosis/kernel_verdict.h).
     std::vector<KernelVerdictSummary> kernels;

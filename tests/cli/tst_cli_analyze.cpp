@@ -75,6 +75,39 @@ TEST(CliAnalyze, JsonContract)
     EXPECT_TRUE(j["weight_streaming"]["hit_rate"].is_null());   // not applicable: no streaming ranges
 }
 
+// critical_path (issue 35): its keys, shares that partition its length, and the planted per-step sync on the path.
+TEST(CliAnalyze, CriticalPath)
+{
+    const json j = analyze_json();
+    ASSERT_TRUE(j.contains("critical_path"));
+    const json& c = j["critical_path"];
+    for (const char* k : {"length_ns", "nodes", "events", "graph_events", "graph_edges", "shares", "gpu_kernels_by_class",
+                          "sync", "event_waits_inferred", "top"})
+        ASSERT_TRUE(c.contains(k)) << k;
+    const int64_t len = c["length_ns"].get<int64_t>();
+    EXPECT_GT(len, 0);
+    int64_t sum = 0;
+    for (const char* k : {"host", "launch", "gpu_kernels", "memcpy_memset", "gpu_gap"})
+        sum += c["shares"][k]["ns"].get<int64_t>();
+    EXPECT_EQ(sum, len);
+    int64_t by_class = 0;
+    for (const auto& [id, v] : c["gpu_kernels_by_class"].items())
+        by_class += v["ns"].get<int64_t>();
+    EXPECT_EQ(by_class, c["shares"]["gpu_kernels"]["ns"].get<int64_t>());
+    // The host waits for the copy after every step (.item()) but the last: the path crosses those syncs.
+    EXPECT_GE(c["sync"]["edges"].get<int64_t>(), 8);
+    EXPECT_GT(c["sync"]["host_blocked_ns"].get<int64_t>(), 0);
+    ASSERT_FALSE(c["top"].empty());
+    EXPECT_LE(c["top"].size(), 10u);
+    // One path per step of the phases analysis; the steady state sums the decode steps after warm-up.
+    ASSERT_EQ(c["steps"].size(), j["phases"]["steps"].size());
+    for (const auto& s : c["steps"])
+        EXPECT_GT(s["length_ns"].get<int64_t>(), 0);
+    ASSERT_TRUE(c["steady_state"].is_object());
+    EXPECT_EQ(c["steady_state"]["steps"], 8 - 2);
+    EXPECT_GT(c["steady_state"]["median_step_length_ns"].get<int64_t>(), 0);
+}
+
 TEST(CliAnalyze, OptionsChangeTheAnswer)
 {
     const json zero = analyze_json("--gap-threshold-us 0");

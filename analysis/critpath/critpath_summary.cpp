@@ -1,0 +1,240 @@
+#include "analysis/critpath/critpath_summary.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace sl::critpath {
+
+namespace {
+
+std::string_view event_name(const Trace& t, EventKind k, uint32_t row)
+{
+    switch (k) {
+    case EventKind::CpuOp: return t.str(t.ranges.name[row]);
+    case EventKind::Api: return t.str(t.api.name[row]);
+    case EventKind::Kernel: return t.str(t.kernels.name[row]);
+    case EventKind::Memcpy: return copy_kind_label(t.memcpy.copy_kind[row]);
+    case EventKind::Memset: return "[CUDA memset]";
+    }
+    return {};
+}
+
+int64_t launch_start(const Trace& t, EventKind k, uint32_t row)
+{
+    int32_t a = kNoIndex;
+    if (k == EventKind::Kernel) a = t.kernels.launch_api[row];
+    else if (k == EventKind::Memcpy) a = t.memcpy.launch_api[row];
+    else if (k == EventKind::Memset) a = t.memset.launch_api[row];
+    return a == kNoIndex ? INT64_MAX : t.api.start[static_cast<size_t>(a)];
+}
+
+} // namespace
+
+std::vector<int32_t> step_of_event(const DependencyGraph& g, const Trace& trace, const std::vector<StepInfo>& steps)
+{
+    std::vector<int32_t> w(g.events(), -1);
+    if (steps.empty())
+        return w;
+    std::vector<uint32_t> by_start(steps.size());
+    for (uint32_t i = 0; i < steps.size(); ++i)
+        by_start[i] = i;
+    std::sort(by_start.begin(), by_start.end(), [&](uint32_t a, uint32_t b) {
+        return steps[a].start != steps[b].start ? steps[a].start < steps[b].start : a < b;
+    });
+    // GPU ops: the step whose GPU window holds their start; each step's host window opens at its first launch.
+    std::vector<int64_t> host_begin(steps.size(), INT64_MAX);
+    for (size_t ev = g.cpu_events; ev < g.events(); ++ev) {
+        const int64_t ts = g.node_ts[2 * ev];
+        auto it = std::upper_bound(by_start.begin(), by_start.end(), ts,
+                                   [&](int64_t x, uint32_t i) { return x < steps[i].start; });
+        if (it == by_start.begin())
+            continue;
+        const uint32_t st = *(it - 1);
+        if (ts >= steps[st].end)
+            continue;
+        w[ev] = static_cast<int32_t>(st);
+        host_begin[st] = std::min(host_begin[st], launch_start(trace, g.event_kind[ev], g.event_row[ev]));
+    }
+    // CPU events: from a step's first launch to the next step's (the last step's: to its GPU end).
+    std::vector<std::pair<int64_t, uint32_t>> opens;
+    for (uint32_t i = 0; i < steps.size(); ++i)
+        if (host_begin[i] != INT64_MAX)
+            opens.push_back({host_begin[i], i});
+    std::sort(opens.begin(), opens.end());
+    if (opens.empty())
+        return w;
+    for (size_t ev = 0; ev < g.cpu_events; ++ev) {
+        const int64_t ts = g.node_ts[2 * ev];
+        auto it = std::upper_bound(opens.begin(), opens.end(), std::make_pair(ts, UINT32_MAX));
+        if (it == opens.begin())
+            continue;
+        const size_t k = static_cast<size_t>(it - opens.begin()) - 1;
+        const int64_t close = k + 1 < opens.size() ? opens[k + 1].first : steps[opens[k].second].end;
+        if (ts < close)
+            w[ev] = static_cast<int32_t>(opens[k].second);
+    }
+    return w;
+}
+
+CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassResult* classes,
+                                            const GraphOptions& options, size_t top,
+                                            const std::vector<StepInfo>* steps)
+{
+    CriticalPathSummary s;
+    const DependencyGraph g = build_dependency_graph(trace, options);
+    PathOptions po;
+    if (classes && classes->kernel_class.size() == trace.kernels.size()) {
+        po.kernel_class = &classes->kernel_class;
+        po.class_count = classes->classes.size();
+        for (size_t i = 0; i < classes->classes.size(); ++i) {
+            s.class_ids.push_back(classes->classes[i].id);
+            if (classes->classes[i].id == "communication")
+                po.communication_class = static_cast<int>(i);
+        }
+    }
+    if (s.class_ids.empty()) {
+        po.class_count = 1;
+        s.class_ids.push_back("all");
+    }
+    std::vector<int32_t> window;
+    const size_t windows = steps ? steps->size() : 0;
+    if (windows)
+        window = step_of_event(g, trace, *steps);
+    std::vector<CriticalPath> paths = longest_path_and_windows(g, window, windows, po);
+    const CriticalPath& p = paths.back();
+    s.computed = true;
+    s.window_begin = options.begin;
+    s.window_end = options.end;
+    s.length_ns = p.length_ns;
+    s.graph_events = static_cast<int64_t>(g.events());
+    s.graph_edges = static_cast<int64_t>(g.edges());
+    s.path_nodes = static_cast<int64_t>(p.nodes.size());
+    s.path_events = static_cast<int64_t>(p.events().size());
+    s.shares = p.shares;
+    s.event_waits_inferred = g.event_waits_inferred;
+    s.unordered_nodes = p.unordered_nodes;
+    // Path time by (kind, name): names are interned, so the key is the StrId (memcpy: its copy kind).
+    struct Acc {
+        EventKind kind;
+        uint32_t row;
+        int64_t ns = 0, count = 0;
+    };
+    std::unordered_map<uint64_t, Acc> by_name;
+    for (const PathEntry& e : path_times(g, p)) {
+        uint64_t id = 0;
+        switch (e.kind) {
+        case EventKind::CpuOp: id = trace.ranges.name[e.row]; break;
+        case EventKind::Api: id = trace.api.name[e.row]; break;
+        case EventKind::Kernel: id = trace.kernels.name[e.row]; break;
+        case EventKind::Memcpy: id = static_cast<uint64_t>(trace.memcpy.copy_kind[e.row]); break;
+        case EventKind::Memset: id = 0; break;
+        }
+        auto [it, fresh] = by_name.try_emplace((static_cast<uint64_t>(e.kind) << 40) | id, Acc{e.kind, e.row});
+        it->second.ns += e.ns;
+        ++it->second.count;
+    }
+    std::vector<Acc> acc;
+    acc.reserve(by_name.size());
+    for (const auto& [k, a] : by_name)
+        acc.push_back(a);
+    std::sort(acc.begin(), acc.end(), [&](const Acc& x, const Acc& y) {
+        if (x.ns != y.ns) return x.ns > y.ns;
+        if (x.kind != y.kind) return x.kind < y.kind;
+        return event_name(trace, x.kind, x.row) < event_name(trace, y.kind, y.row);
+    });
+    if (acc.size() > top)
+        acc.resize(top);
+    for (const Acc& a : acc)
+        s.top.push_back({event_kind_name(a.kind), std::string(event_name(trace, a.kind, a.row)), a.ns, a.count});
+    for (size_t i = 0; i < windows; ++i) {
+        const StepInfo& si = (*steps)[i];
+        StepPath sp;
+        sp.step = static_cast<int32_t>(i);
+        sp.length_ns = paths[i].length_ns;
+        sp.nodes = static_cast<int64_t>(paths[i].nodes.size());
+        sp.shares = std::move(paths[i].shares);
+        sp.steady = !si.prefill && !si.warmup;
+        s.steps.push_back(std::move(sp));
+    }
+    return s;
+}
+nlohmann::json to_json(const CriticalPathSummary& s)
+{
+    using nlohmann::json;
+    if (!s.computed)
+        return json(nullptr);
+    const double len = static_cast<double>(s.length_ns);
+    auto share = [&](int64_t ns) { return json{{"ns", ns}, {"fraction", len > 0 ? static_cast<double>(ns) / len : 0.0}}; };
+    json shares = {
+        {"host", share(s.shares.host_ns)},
+        {"launch", share(s.shares.launch_ns)},
+        {"gpu_kernels", share(s.shares.gpu_kernel_ns)},
+        {"memcpy_memset", share(s.shares.memcpy_memset_ns)},
+        {"communication", share(s.shares.communication_ns)},
+        {"gpu_gap", share(s.shares.gpu_gap_ns)},
+    };
+    json by_class = json::object();
+    for (size_t i = 0; i < s.shares.kernel_class_ns.size() && i < s.class_ids.size(); ++i)
+        if (s.shares.kernel_class_ns[i] > 0)
+            by_class[s.class_ids[i]] = share(s.shares.kernel_class_ns[i]);
+    json top = json::array();
+    for (const TopEntry& t : s.top)
+        top.push_back({{"kind", t.kind}, {"name", t.name}, {"ns", t.ns}, {"count", t.count},
+                       {"fraction", len > 0 ? static_cast<double>(t.ns) / len : 0.0}});
+    auto flat = [&](const PathShares& sh, int64_t length) {
+        auto f = [&](int64_t ns) { return length > 0 ? static_cast<double>(ns) / static_cast<double>(length) : 0.0; };
+        return json{{"host_ns", sh.host_ns}, {"launch_ns", sh.launch_ns}, {"gpu_kernels_ns", sh.gpu_kernel_ns},
+                    {"memcpy_memset_ns", sh.memcpy_memset_ns}, {"communication_ns", sh.communication_ns},
+                    {"gpu_gap_ns", sh.gpu_gap_ns}, {"host_fraction", f(sh.host_ns)},
+                    {"launch_fraction", f(sh.launch_ns)}, {"gpu_kernels_fraction", f(sh.gpu_kernel_ns)},
+                    {"sync_edges", sh.sync_edges}, {"sync_host_blocked_ns", sh.sync_blocked_ns}};
+    };
+    json steps = json::array();
+    PathShares steady;
+    std::vector<int64_t> steady_len;
+    for (const StepPath& sp : s.steps) {
+        json o = flat(sp.shares, sp.length_ns);
+        o["step"] = sp.step;
+        o["length_ns"] = sp.length_ns;
+        o["nodes"] = sp.nodes;
+        o["steady"] = sp.steady;
+        steps.push_back(std::move(o));
+        if (!sp.steady || sp.nodes == 0)
+            continue;
+        steady_len.push_back(sp.length_ns);
+        steady.host_ns += sp.shares.host_ns;
+        steady.launch_ns += sp.shares.launch_ns;
+        steady.gpu_kernel_ns += sp.shares.gpu_kernel_ns;
+        steady.memcpy_memset_ns += sp.shares.memcpy_memset_ns;
+        steady.communication_ns += sp.shares.communication_ns;
+        steady.gpu_gap_ns += sp.shares.gpu_gap_ns;
+        steady.sync_edges += sp.shares.sync_edges;
+        steady.sync_blocked_ns += sp.shares.sync_blocked_ns;
+    }
+    json steady_json = nullptr;
+    if (!steady_len.empty()) {
+        int64_t total = 0;
+        for (int64_t l : steady_len)
+            total += l;
+        std::vector<int64_t> sorted = steady_len;
+        std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
+        steady_json = flat(steady, total);
+        steady_json["steps"] = steady_len.size();
+        steady_json["length_ns"] = total;
+        steady_json["median_step_length_ns"] = sorted[sorted.size() / 2];
+    }
+    return json{{"length_ns", s.length_ns},
+                {"nodes", s.path_nodes},
+                {"events", s.path_events},
+                {"graph_events", s.graph_events},
+                {"graph_edges", s.graph_edges},
+                {"shares", shares},
+                {"gpu_kernels_by_class", by_class},
+                {"sync", {{"edges", s.shares.sync_edges}, {"host_blocked_ns", s.shares.sync_blocked_ns}}},
+                {"event_waits_inferred", s.event_waits_inferred},
+                {"top", top},
+                {"steps", steps},
+                {"steady_state", steady_json}};
+}
+
+} // namespace sl::critpath
