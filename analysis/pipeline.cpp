@@ -1,5 +1,7 @@
 #include "analysis/pipeline.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <memory>
 
 #include "analysis/report/analysis_json.h"
@@ -166,6 +168,51 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
 }
 
 // The rule files and rules that did not load or evaluate, for the text output: a warning people cannot miss.
+// "What sets the step" (issue 35): the critical path's length (per steady step when the trace has steps) and its
+// shares, the largest first, then the event holding most of it.
+static std::string critical_path_text(const critpath::CriticalPathSummary& c)
+{
+    if (!c.computed || c.length_ns <= 0)
+        return "";
+    const double len = static_cast<double>(c.length_ns);
+    auto pct = [&](int64_t ns) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f %%", 100.0 * static_cast<double>(ns) / len);
+        return std::string(b);
+    };
+    std::vector<std::pair<int64_t, std::string>> parts = {
+        {c.shares.host_ns, "host work"},
+        {c.shares.launch_ns, "launch delay"},
+        {c.shares.gpu_kernel_ns - c.shares.communication_ns, "kernels"},
+        {c.shares.communication_ns, "communication"},
+        {c.shares.memcpy_memset_ns, "copies"},
+        {c.shares.gpu_gap_ns, "GPU gaps"}};
+    std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::string s = "\nWhat sets the step (critical path)\n  ";
+    double steady = 0;
+    int n = 0;
+    for (const auto& st : c.steps)
+        if (st.steady) {
+            steady += static_cast<double>(st.length_ns);
+            ++n;
+        }
+    s += n > 0 ? format_ns(steady / n) + " per steady step (" + std::to_string(n) + " steps); " : std::string();
+    s += format_ns(len) + " over the trace: ";
+    bool first = true;
+    for (const auto& [ns, what] : parts)
+        if (ns > 0) {
+            s += (first ? "" : ", ") + what + " " + pct(ns);
+            first = false;
+        }
+    if (c.shares.sync_edges > 0)
+        s += "; through " + std::to_string(c.shares.sync_edges) + " synchronisation(s)";
+    s += "\n";
+    if (!c.top.empty())
+        s += "  most of it in: " + terminal_safe(c.top.front().name) + " (" + c.top.front().kind + ", " +
+             pct(c.top.front().ns) + ")\n";
+    return s;
+}
+
 // One line per rule that found more than it may list (kMaxFindingsPerRule): how many more, where, how severe.
 static std::string omitted_findings_text(const Diagnosis& d)
 {
@@ -198,6 +245,7 @@ std::string pipeline_to_text(const PipelineResult& r)
            (r.shapes.ops_with_shapes > 0 ? "\n" + shape_roofline_to_text(r.shapes) : std::string()) +
            (r.collectives.kernels > 0 ? "\n" + collectives_to_text(r.collectives) : std::string()) +
            (r.trace && !r.kernels.empty() ? "\n" + kernel_summaries_to_text(*r.trace, r.kernels) : std::string()) +
+           critical_path_text(r.critical_path) +
            rule_problems_text(r.diagnosis) + "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings) +
            omitted_findings_text(r.diagnosis);
 }

@@ -1,4 +1,5 @@
 #include "analysis/critpath/critical_path.h"
+#include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
 
@@ -165,6 +166,7 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
     if (windows)
         per.init(n, windows);
     for (size_t i = 0; i < order.size(); ++i) {
+        cancel_point(i);
         const uint32_t v = order[i];
         const int32_t wv = windows ? (*window)[v / 2] : -1;
         const bool in_window = wv >= 0 && static_cast<size_t>(wv) < windows;

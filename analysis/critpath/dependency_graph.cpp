@@ -1,6 +1,7 @@
 #include "analysis/critpath/dependency_graph.h"
 
 #include "analysis/io/parallel.h"
+#include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
 #include <memory>
@@ -84,7 +85,9 @@ public:
         lists[1].reserve(cpu * 2 + 16);
         lists[2].reserve(gpu * 2 + t_.syncs.size() + 16);
         TaskRun tasks;
+        const std::atomic<bool>* cancel = current_cancel_flag();   // each phase's loops check it, on any thread
         run_tasks(3, std::min(3u, reader_threads()), tasks, [&](size_t i, unsigned) {
+            const CancelScope scope(cancel);
             if (i == 0) runtime_lock_edges(lists[0]);
             else if (i == 1) call_stack_edges(lists[1]);
             else gpu_edges(lists[2]);
@@ -157,6 +160,7 @@ private:
             max_id = std::max(max_id, n);
         name_bits_.assign(t_.api.size() ? static_cast<size_t>(max_id) + 1 : 0, 0xFF);
         for (size_t i = 0; i < t_.api.size(); ++i) {
+            cancel_point(i);
             uint8_t& b = name_bits_[t_.api.name[i]];
             if (b != 0xFF)
                 continue;
@@ -326,6 +330,7 @@ private:
             last = n;
         };
         for (size_t i = 0; i < starts.size(); ++i) {
+            cancel_point(i);
             const Start& st = starts[i];
             if (i > 0 && starts[i - 1].thread != st.thread) {
                 while (!ends.empty())
@@ -381,6 +386,7 @@ private:
         auto collect = [&](const std::vector<int64_t>& s, const std::vector<int32_t>& launch,
                            const std::vector<uint16_t>& dev, const std::vector<uint32_t>& st) {
             for (size_t i = 0; i < s.size(); ++i) {
+                cancel_point(i);
                 if (launch[i] == kNoIndex)
                     continue;
                 const auto a = static_cast<size_t>(launch[i]);
@@ -413,6 +419,7 @@ private:
         for (uint32_t e = static_cast<uint32_t>(cpu_events_); e < next_ev; ++e)
             items.push_back({g_.node_ts[2 * e], static_cast<uint32_t>(op_of_event[e - cpu_events_]), false});
         for (size_t i = 0; i < t_.syncs.size(); ++i) {
+            cancel_point(i);
             const int32_t a = t_.syncs.api[i];
             if (a != kNoIndex && api_event_[static_cast<size_t>(a)] != kNone)
                 items.push_back({t_.syncs.end[i], static_cast<uint32_t>(i), true});

@@ -38,6 +38,12 @@ private:
     const std::atomic<bool>* saved_;
 };
 
+// The calling thread's cancel flag (null when none): work split over threads opens a CancelScope with it on each.
+inline const std::atomic<bool>* current_cancel_flag()
+{
+    return detail::cancel_flag;
+}
+
 // True once the calling thread's cancel flag is raised.
 inline bool cancel_requested()
 {

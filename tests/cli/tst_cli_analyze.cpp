@@ -108,6 +108,19 @@ TEST(CliAnalyze, CriticalPath)
     EXPECT_GT(c["steady_state"]["median_step_length_ns"].get<int64_t>(), 0);
 }
 
+// The text output says what sets the step: the path per steady step and its shares, largest first.
+TEST(CliAnalyze, CriticalPathLineInText)
+{
+    std::string out;
+    ASSERT_EQ(run("analyze '" + trace_path() + "' --format text", &out), 0) << out;
+    const size_t at = out.find("What sets the step (critical path)");
+    ASSERT_NE(at, std::string::npos) << out.substr(0, 3000);
+    const std::string line = out.substr(at, out.find('\n', out.find('\n', at) + 1) - at);
+    EXPECT_NE(line.find("per steady step (6 steps)"), std::string::npos) << line;
+    EXPECT_NE(line.find("synchronisation"), std::string::npos) << line;
+    EXPECT_NE(out.find("most of it in: ", at), std::string::npos) << out.substr(at, 600);
+}
+
 TEST(CliAnalyze, OptionsChangeTheAnswer)
 {
     const json zero = analyze_json("--gap-threshold-us 0");
