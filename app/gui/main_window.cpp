@@ -875,8 +875,11 @@ void MainWindow::onTraceChanged()
         return;
     }
     const QStringList& paths = document_->paths();
-    setWindowTitle(tr("%1 — Sightline").arg(paths.size() == 1 ? QFileInfo(paths.first()).fileName()
-                                                               : tr("%n files", nullptr, int(paths.size()))));
+    // The title names the trace: a config.json or an ncu file opened with it is not a second file of the trace
+    // (issue 37: "2 files — Sightline" for one trace and its config).
+    const QStringList& traces = document_->inputs().traces.isEmpty() ? paths : document_->inputs().traces;
+    setWindowTitle(tr("%1 — Sightline").arg(traces.size() == 1 ? QFileInfo(traces.first()).fileName()
+                                                                : tr("%n files", nullptr, int(traces.size()))));
     // Which window each number refers to, CPU operators apart from NVTX, and (with the analysis) the warnings.
     info_->setText(TraceHeader::html(*trace, document_->analysis().get()));
     info_->setToolTip(TraceHeader::toolTip(*trace, paths));

@@ -202,6 +202,30 @@ private slots:
     // File › Open: Ctrl+O, the path typed into the dialog's file name field, Enter. The Kernels filter had the
     // keyboard before (the user typed there, then raised the Findings tab over it): after the open, the timeline
     // has it, W zooms and Ctrl+E exports.
+    // Issue 37: a trace opened with its config.json is one trace: the title names it, not "2 files".
+    void titleNamesTheTraceNotItsConfig()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("decode.json"));
+        const QString config = dir.filePath(QStringLiteral("config.json"));
+        std::ofstream(trace.toStdString()) << R"({"traceEvents": []})";
+        std::ofstream(config.toStdString())
+            << R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+                   "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 256})";
+        MainWindow w;
+        w.jobRunner()->setLoader([](const std::vector<std::string>&, const LoadControl&) {
+            Trace t;
+            t.kernels.append(0, 10, t.strings.intern("k"));
+            t.finish();
+            return t;
+        });
+        QSignalSpy loaded(w.jobRunner(), &JobRunner::traceLoaded);
+        w.openFiles({trace, config});
+        QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, 30'000);
+        QTRY_COMPARE(w.windowTitle(), QStringLiteral("decode.json — Sightline"));
+        w.jobRunner()->waitForDone();
+    }
+
     void openThroughTheDialogGivesTheTimelineTheKeys()
     {
         MainWindow w;
