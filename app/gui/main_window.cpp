@@ -1116,10 +1116,19 @@ void MainWindow::editPreferences()
 {
     // From QSettings, not the runner: the Language menu writes the language key directly.
     WorkbenchSettings s = WorkbenchSettings::load();
+    // The dialog shows the language this window runs in (`--language zh_CN` over a saved English showed "English",
+    // issue 37), and saves a language only when one is chosen there: another change keeps the saved one.
+    const QString stored = s.language;
+    const QString running = interfaceLanguage();
+    if (!running.isEmpty())
+        s.language = running;
     const WorkbenchSettings before = s;
     if (!SettingsDialog::edit(s, this) || s == before)
         return;
-    s.save();
+    WorkbenchSettings saved = s;
+    if (s.language == before.language)
+        saved.language = stored;
+    saved.save();
     applyTheme(s.theme);
     applySettings(s);
     // The reviewer's settings change no number: no new analysis for them alone.

@@ -47,6 +47,8 @@ public:
     void selectKernel(int64_t index);
     // Hands the settings to every part that uses them (load job, compare, languages of findings, knowledge base).
     void applySettings(const sl::WorkbenchSettings& settings);
+    // Settings › Preferences…: the settings dialog, modal (public for the widget tests).
+    void editPreferences();
     // Shows the Compare pane with `after` as the second trace (File › Compare With… without the dialog).
     void compareWith(const QStringList& after);
     // Writes the shareable report (PDF, Markdown, HTML or JSON by the file's suffix) for the open trace; the same
@@ -105,7 +107,6 @@ private:
     // A layout restored from another window size: the panes keep their share of the window (kDockShareKey).
     void scaleRestoredDocks();
     void setLanguage(const QString& code);
-    void editPreferences();
     // File › Profile… and Deep-dive Focus Set… (the analysis loop: widgets/profile_dialog.h, deep_dive_dialog.h).
     void profileCommand();
     void deepDiveFocusSet();

@@ -21,6 +21,10 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QDialog>
+#include <QComboBox>
+#include <QTimer>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QAbstractItemView>
 #include <QSignalSpy>
@@ -369,6 +373,33 @@ private slots:
         const QStringList bad = englishIn(windowTexts(w), allowedWords(*w.document()->trace()));
         QVERIFY2(bad.size() > 50, qPrintable(bad.join(QLatin1Char('\n'))));
         QVERIFY(!bad.filter(QStringLiteral("<- QMenu\tOpen…")).isEmpty());
+    }
+
+    // Issue 37: run in Chinese (--language zh_CN) over a saved English, Preferences shows 简体中文, the language
+    // being read; a change of something else saved there leaves the saved language as it was.
+    void preferencesShowTheRunningLanguage()
+    {
+        QSettings().setValue(QStringLiteral("language"), QStringLiteral("en"));
+        QVERIFY(useLanguage(QStringLiteral("zh_CN")).sightline);
+        MainWindow w;
+        QString shown;
+        QTimer poll;
+        QObject::connect(&poll, &QTimer::timeout, [&] {
+            auto* d = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+            if (!d || d->objectName() != QLatin1String("settingsDialog"))
+                return;
+            poll.stop();
+            shown = d->findChild<QComboBox*>(QStringLiteral("language"))->currentData().toString();
+            auto* topK = d->findChild<QSpinBox*>(QStringLiteral("topK"));
+            topK->setValue(topK->value() + 1);
+            d->accept();
+        });
+        poll.start(20);
+        w.editPreferences();
+        QCOMPARE(shown, QStringLiteral("zh_CN"));
+        QCOMPARE(QSettings().value(QStringLiteral("language")).toString(), QStringLiteral("en"));
+        QCOMPARE(WorkbenchSettings::load().topK, WorkbenchSettings{}.topK + 1);   // the other change was saved
+        QVERIFY(useLanguage(QStringLiteral("en")).sightline);
     }
 
     void englishOnTheCommandLineWinsOverTheSavedChinese()
