@@ -36,6 +36,11 @@ QString formatTimeAt(int64_t ns, int64_t resolution)
            QString::fromUtf8(unit);
 }
 
+QString formatStart(int64_t start, int64_t duration)
+{
+    return formatTimeAt(start, std::max<int64_t>(1, duration / 10));
+}
+
 QString formatBytes(uint64_t bytes)
 {
     static const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

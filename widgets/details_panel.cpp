@@ -357,7 +357,7 @@ QString DetailsPanel::kernelHtml(size_t i) const
     }
     const int64_t dur = k.end[i] - k.start[i];
     h.rowPlain(tr("Duration"), formatDuration(dur));
-    h.rowPlain(tr("Start"), formatDuration(k.start[i] - origin()));
+    h.rowPlain(tr("Start"), formatStart(k.start[i] - origin(), dur));
     {
         const TraceMeta& m = t.meta;
         const int dev = k.device[i] < m.devices.size() ? m.devices[k.device[i]].id : int(k.device[i]);
@@ -746,7 +746,7 @@ QString DetailsPanel::hostRangeHtml(size_t r) const
               : kind == RangeKind::UserAnnotation ? tr("Annotation")
                                                   : tr("NVTX range"));
     h.rowPlain(tr("Name"), qs(t.str(R.name[r])));
-    h.rowPlain(tr("Start"), formatDuration(R.start[r] - origin()));
+    h.rowPlain(tr("Start"), formatStart(R.start[r] - origin(), R.end[r] - R.start[r]));
     h.rowPlain(tr("Duration"), formatDuration(R.end[r] - R.start[r]));
     if (R.thread[r] < t.meta.threads.size()) {
         const ThreadInfo& ti = t.meta.threads[R.thread[r]];
@@ -812,7 +812,7 @@ QString DetailsPanel::gapHtml(size_t gi) const
     h.raw(QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>")
               .arg(tr("Idle gap · %1").arg(TimelineView::causeLabel(g.cause)).toHtmlEscaped()));
     h.rowPlain(tr("Duration"), formatDuration(g.duration()));
-    h.rowPlain(tr("Start"), formatDuration(g.start - origin()));
+    h.rowPlain(tr("Start"), formatStart(g.start - origin(), g.duration()));
     {
         const int dev = g.device < t.meta.devices.size() ? t.meta.devices[g.device].id : int(g.device);
         h.rowPlain(tr("Device"), tr("GPU %1").arg(dev));

@@ -1566,7 +1566,7 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
     const int64_t s = index_->itemStart(lane, uint32_t(item)), e = index_->itemEnd(lane, uint32_t(item));
     QString html = QStringLiteral("<b>%1</b><br>").arg(itemName(lane, uint32_t(item)).toHtmlEscaped());
     html += tr("Duration: %1").arg(formatDuration(e - s)) + QStringLiteral("<br>");
-    html += tr("Start: %1").arg(formatDuration(s - index_->origin()));
+    html += tr("Start: %1").arg(formatStart(s - index_->origin(), e - s));
     switch (r.kind) {
     case ItemKind::Kernel: {
         const auto& k = t.kernels;

@@ -165,7 +165,15 @@ private slots:
         details.setAnalysis(analysis);
         details.showKernel(int64_t(pick));
         const QString start = detailsRow(details.text(), DetailsPanel::tr("Start"));
-        QCOMPARE(start, formatDuration(ks - origin));
+        QCOMPARE(start, formatStart(ks - origin, ke - ks));
+        // To a tenth of the kernel's length (issue 37: "Start: 782 ms" for a 5.9 µs kernel said nothing precise).
+        {
+            const double unit = start.endsWith(QStringLiteral(" s")) ? 1e9 : start.endsWith(QStringLiteral(" ms")) ? 1e6
+                              : start.endsWith(QStringLiteral(" µs")) ? 1e3 : 1;
+            const double read = start.section(QLatin1Char(' '), 0, 0).toDouble() * unit;
+            QVERIFY2(std::fabs(read - double(ks - origin)) <= std::max(1.0, double(ke - ks) / 10),
+                     qPrintable(QStringLiteral("%1 for a kernel at %2 ns, %3 ns long").arg(start).arg(ks - origin).arg(ke - ks)));
+        }
         QVERIFY2(std::fabs(axisNs - double(ks - origin)) <= 2 * nsPerPx,
                  qPrintable(QStringLiteral("axis %1 ns, Details %2").arg(axisNs).arg(start)));
 
@@ -179,13 +187,13 @@ private slots:
         const int kx = int(std::lround(plot.left() + timeline::timeToX((ks + ke) / 2, view.window(), plot.width())));
         QCOMPARE(view.itemAt(QPoint(kx, y)), int64_t(index->itemOfKernel(uint32_t(pick))));
         const QString tip = view.tooltipAt(QPoint(kx, y));
-        QVERIFY2(tip.contains(TimelineView::tr("Start: %1").arg(formatDuration(ks - origin))), qPrintable(tip));
+        QVERIFY2(tip.contains(TimelineView::tr("Start: %1").arg(formatStart(ks - origin, ke - ks))), qPrintable(tip));
 
         // An idle gap's Start too.
         QVERIFY(!analysis->idle.gaps.empty());
         const Gap& g = analysis->idle.gaps[analysis->idle.gaps.size() / 2];
         details.showGap(int64_t(analysis->idle.gaps.size() / 2));
-        QCOMPARE(detailsRow(details.text(), DetailsPanel::tr("Start")), formatDuration(g.start - origin));
+        QCOMPARE(detailsRow(details.text(), DetailsPanel::tr("Start")), formatStart(g.start - origin, g.duration()));
     }
 
     // "decode_step 14" is decode step 14: the Details phase row numbers steps like the trace's own ranges, 0-based

@@ -133,7 +133,8 @@ bool detailsShowKernel(const DetailsPanel& d, const Trace& t, int64_t k)
     const QString text = d.text();
     return text.contains(qs(t.str(t.kernels.short_name[size_t(k)])).toHtmlEscaped()) &&
            text.contains(formatDuration(t.kernels.end[size_t(k)] - t.kernels.start[size_t(k)])) &&
-           text.contains(formatDuration(t.kernels.start[size_t(k)] - t.meta.capture_start));
+           text.contains(formatStart(t.kernels.start[size_t(k)] - t.meta.capture_start,
+                                     t.kernels.end[size_t(k)] - t.kernels.start[size_t(k)]));
 }
 
 // Pixels that differ between two frames of the same size.
