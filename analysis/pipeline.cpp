@@ -167,7 +167,6 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
     return j;
 }
 
-// The rule files and rules that did not load or evaluate, for the text output: a warning people cannot miss.
 // "What sets the step" (issue 35): the critical path's length (per steady step when the trace has steps) and its
 // shares, the largest first, then the event holding most of it.
 static std::string critical_path_text(const critpath::CriticalPathSummary& c)
@@ -224,6 +223,7 @@ static std::string omitted_findings_text(const Diagnosis& d)
     return s;
 }
 
+// The rule files and rules that did not load or evaluate, for the text output: a warning people cannot miss.
 static std::string rule_problems_text(const Diagnosis& d)
 {
     const size_t n = d.rule_errors.size() + d.eval.errors.size();

@@ -17,16 +17,16 @@
 #include "analysis/timeline/capture_edge.h"
 #include "analysis/timeline/collectives.h"
 #include "analysis/trace/trace.h"
+#include "analysis/io/input_bounds.h"
+#include "analysis/trace/errors.h"
 // The Roofline and ncu parts bind when those analyses are part of the build (they landed in parallel with this
 // file); without them bind_metrics ignores its roofline/ncu arguments.
 #if __has_include("analysis/roofline/roofline.h") && __has_include("analysis/io/ncu_metrics.h") && __has_include("analysis/io/ncu_reader.h")
-#include "analysis/io/input_bounds.h"
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/io/ncu_reader.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/diagnosis/retest.h"
 #include "analysis/diagnosis/scope_text.h"
-#include "analysis/trace/errors.h"
 #define SIGHTLINE_BIND_ROOFLINE 1
 #else
 #define SIGHTLINE_BIND_ROOFLINE 0

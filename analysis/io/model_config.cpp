@@ -312,7 +312,6 @@ std::vector<std::string> string_list(const json& j)
     return out;
 }
 
-// quantization_config -> the weights' storage format per module (see ModelConfig::weight_format).
 // Sliding-window attention (ModelConfig::attention_window): layer_types names each layer's kind (gpt-oss, Gemma 2/3,
 // Qwen3-Next: "sliding_attention" / "full_attention"); without it a sliding_window applies to every layer (Mistral,
 // Phi-3), unless use_sliding_window is false (Qwen2 states a window it does not use).
@@ -349,6 +348,7 @@ void read_attention_window(const Reader& r, ModelConfig& m, const std::string& f
     m.notes.push_back("sliding-window attention (" + std::to_string(*window) + " tokens) on every layer (sliding_window)");
 }
 
+// quantization_config -> the weights' storage format per module (see ModelConfig::weight_format).
 void parse_quantization(const json& top, ModelConfig& m, const std::string& name)
 {
     const json* q = nullptr;

@@ -1,7 +1,7 @@
 #pragma once
-// Device, process and thread rows appended without a search, for the readers (issue 36 §8). Trace::device_index scans the rows for an
-// existing one, which made a trace of 10^5 distinct device ids quadratic; a reader that makes every device row of its
-// trace through its own id -> row map knows an id is new, and appends in O(1).
+// Device, process and thread rows appended without a search, for the readers (issue 36 §8). Trace::device_index
+// scans the rows for an existing one, which made a trace of 10^5 distinct device ids quadratic; a reader that makes
+// every device row of its trace through its own id -> row map knows an id is new, and appends in O(1).
 
 #include <cstdint>
 
