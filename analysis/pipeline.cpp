@@ -78,7 +78,35 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
         // The model config names an MoE's experts and top-k (it wins over the trace's shapes); a config that
         // cannot be read is reported by the Roofline below.
         try {
-            set_moe_from_config(r.analysis.workload, load_model_config(options.roofline.model, options.roofline.index));
+            const ModelConfig cfg = load_model_config(options.roofline.model, options.roofline.index);
+            set_moe_from_config(r.analysis.workload, cfg);
+            // Expert GEMMs the names cannot tell (the Hugging Face eager path: an aten::mm per expert), by their
+            // recorded shapes: counted in the MoE share, as the Roofline counts them as moe_gemm time.
+            const std::vector<bool> experts = expert_gemm_kernels(t, cfg, std::max<int64_t>(1, options.roofline.cost.tp));
+            MoeWorkload& m = r.analysis.workload.moe;
+            const int moe_gemm = [&] {
+                for (size_t c = 0; c < r.analysis.classes.classes.size(); ++c)
+                    if (r.analysis.classes.classes[c].id == "moe_gemm")
+                        return int(c);
+                return -1;
+            }();
+            int64_t added = 0;
+            for (size_t k = 0; k < experts.size() && k < t.kernels.size(); ++k) {
+                if (!experts[k] || (k < r.analysis.classes.kernel_class.size() &&
+                                    r.analysis.classes.kernel_class[k] == moe_gemm))
+                    continue;
+                m.expert_gemm_kernels += 1;
+                m.expert_gemm_ns += t.kernels.end[k] - t.kernels.start[k];
+                ++added;
+            }
+            if (added > 0) {
+                const int64_t all = r.analysis.classes.kernel_time_ns;
+                m.gpu_share = all > 0 ? double(m.expert_gemm_ns + m.routing_ns) / double(all) : 0;
+                m.implementations.push_back("PyTorch eager experts (by shape)");
+                r.analysis.workload.evidence.push_back(
+                    "MoE: " + std::to_string(added) +
+                    " GEMM kernels multiply by the config's expert matrices (their recorded shapes): expert GEMMs");
+            }
         } catch (const TraceError&) {
         }
     }

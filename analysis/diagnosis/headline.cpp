@@ -295,6 +295,10 @@ LocalText subject_words(ScopeKind scope, const std::string& subject, const OpCla
             return {"decode", "解码"};
         if (p == "prefill")
             return {"prefill", "预填充"};
+        if (p == "mixed")
+            return {"mixed steps", "混合步"};
+        if (p == "training")
+            return {"training", "训练"};
         return {p, p};
     };
     if (scope == ScopeKind::Phase)

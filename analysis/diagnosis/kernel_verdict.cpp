@@ -29,7 +29,7 @@ namespace {
 constexpr int64_t kThreadsPerSm = 2048;
 constexpr int64_t kBlocksPerSm = 32;
 
-// The class id and phase ("prefill" | "decode" | "") of kernel k.
+// The class id and phase ("prefill" | "decode" | "mixed" | "") of kernel k.
 void class_and_phase(const AnalysisResult& a, const Trace& t, size_t k, std::string& cls, std::string& phase)
 {
     if (k < a.classes.kernel_class.size()) {
@@ -45,7 +45,7 @@ void class_and_phase(const AnalysisResult& a, const Trace& t, size_t k, std::str
     for (int back = 0; back < 4 && it != steps.begin(); ++back) {
         --it;
         if (start >= it->start && start < it->end) {
-            phase = it->prefill ? "prefill" : "decode";
+            phase = it->mixed ? "mixed" : it->prefill ? "prefill" : "decode";
             return;
         }
     }

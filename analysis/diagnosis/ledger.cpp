@@ -66,6 +66,10 @@ LocalText ledger_entry_words(const std::string& entry, const OpClassResult* clas
             return {"decode", "解码"};
         if (p == "prefill")
             return {"prefill", "预填充"};
+        if (p == "mixed")
+            return {"mixed steps", "混合步"};
+        if (p == "training")
+            return {"training", "训练"};
         return {p, p};
     };
     if (entry.rfind("class:", 0) == 0) {
@@ -198,7 +202,16 @@ KernelPools kernel_pools(const Trace& trace, const AnalysisResult& an)
                 continue;
             const StepInfo* st = *(it - 1);
             if (t < st->end)
-                (*phase)[i] = st->prefill ? 0 : 1;
+                (*phase)[i] = st->mixed ? 2 : st->prefill ? 0 : 1;
+        }
+        // A training run's iterations (its steps were cleared: they are no prefill or decode).
+        const auto& w = an.phases.training_windows;
+        for (size_t i = 0; i < n && !w.empty(); ++i) {
+            const int64_t t = trace.kernels.start[i];
+            auto it = std::upper_bound(w.begin(), w.end(), t,
+                                       [](int64_t v, const std::pair<int64_t, int64_t>& x) { return v < x.first; });
+            if (it != w.begin() && t < (it - 1)->second)
+                (*phase)[i] = 3;
         }
     }
     const Trace* t = &trace;
@@ -221,7 +234,7 @@ KernelPools kernel_pools(const Trace& trace, const AnalysisResult& an)
             int ph = -2;   // any phase
             if (const size_t open = id.find(" ("); open != std::string::npos && id.back() == ')') {
                 const std::string p = id.substr(open + 2, id.size() - open - 3);
-                ph = p == "prefill" ? 0 : p == "decode" ? 1 : -3;
+                ph = p == "prefill" ? 0 : p == "decode" ? 1 : p == "mixed" ? 2 : p == "training" ? 3 : -3;
                 id.resize(open);
             }
             if (ph == -3)

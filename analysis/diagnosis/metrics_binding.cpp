@@ -613,7 +613,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 m["distance_to_roof"] = 1.0 / *c.e_roof;
             }
             // Bound type of the class: compute when its operators' compute time exceeds their memory time.
-            if (const PhaseCost* pc = roof->cost.phase(dec ? Phase::Decode : Phase::Prefill)) {
+            if (const PhaseCost* pc = roof->cost.phase(phase_from_name(c.phase).value_or(Phase::Prefill))) {
                 double tc = 0, tm = 0;
                 bool known = false;
                 for (const auto& op : pc->ops)

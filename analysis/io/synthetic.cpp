@@ -517,14 +517,23 @@ private:
         cpu_ = s1 + jit(2'000);
     }
 
+    // One layer of a pass. A mixed pass (chunked prefill: mixed = true, prefill-sized kernels) runs the prefill
+    // chunk's tokens and the batch's decode tokens through each kernel once, as vLLM and SGLang flatten them: its
+    // linear kernels take all the tokens, its attention the chunk's causal work plus the decode tokens' KV reads.
     void layer_ops(const OpDef* defs, const std::vector<OpIds>& ids, int layer, bool prefill, int64_t context,
-                   bool next_copies)
+                   bool next_copies, bool mixed = false)
     {
         const size_t lr = open_range(layer_names_[static_cast<size_t>(layer)]);
+        const int64_t tokens = mixed ? o_.prefill_tokens + o_.batch : prefill ? o_.prefill_tokens : o_.batch;
         const double pf_scale = static_cast<double>(o_.prefill_tokens) / 512.0;
+        const double mixed_scale = static_cast<double>(tokens) / 512.0;
         auto dur = [&](int op) {
             int64_t mean = defs[op].ns;
-            if (prefill)
+            if (mixed && op == Attn)
+                mean = static_cast<int64_t>(static_cast<double>(mean) * pf_scale) + context * 4;
+            else if (mixed)
+                mean = static_cast<int64_t>(static_cast<double>(mean) * mixed_scale);
+            else if (prefill)
                 mean = static_cast<int64_t>(static_cast<double>(mean) * pf_scale);
             else if (op == Attn)
                 mean += context * 4;   // decode attention reads the whole KV cache
@@ -533,7 +542,6 @@ private:
         extra_acc_ += extra_rate_;
         const int extra = static_cast<int>(extra_acc_);
         extra_acc_ -= extra;
-        const int64_t tokens = prefill ? o_.prefill_tokens : o_.batch;
         auto go = [&](int op) {
             const OpScope sc = shapes() ? open_op(op_spec(op, tokens)) : OpScope{};
             launch(defs[op], ids[static_cast<size_t>(op)], dur(op));
@@ -568,16 +576,18 @@ private:
         close_range(lr);
     }
 
-    void step_tail(const OpDef* defs, const std::vector<OpIds>& ids)
+    // The final norm, lm_head and sampling over `rows` sequences (0 = the decode batch).
+    void step_tail(const OpDef* defs, const std::vector<OpIds>& ids, int64_t rows = 0)
     {
         auto go = [&](const OpDef& def, const OpIds& id, int64_t mean, const CpuOpSpec& spec) {
             const OpScope sc = shapes() ? open_op(spec) : OpScope{};
             launch(def, id, kdur(jit(mean)));
             close_op(sc);
         };
-        go(defs[RmsNorm], ids[RmsNorm], kDecode[RmsNorm].ns, op_spec(RmsNorm, o_.batch));
-        go(kLmHead, ids_lm_head_, kLmHead.ns, lm_head_spec(o_.batch));
-        go(kSample, ids_sample_, kSample.ns, sample_spec(o_.batch));
+        const int64_t b = rows > 0 ? rows : o_.batch;
+        go(defs[RmsNorm], ids[RmsNorm], kDecode[RmsNorm].ns, op_spec(RmsNorm, b));
+        go(kLmHead, ids_lm_head_, kLmHead.ns, lm_head_spec(b));
+        go(kSample, ids_sample_, kSample.ns, sample_spec(b));
         item_sync();
     }
 
@@ -896,11 +906,13 @@ void Builder::run()
         if (!o_.copy_overlaps_compute || st == 0)
             h2d_copies(false);
         if (mixed) {
-            // One prefill chunk in the same step, before the decode tokens.
+            // One prefill chunk and the decode tokens in one pass (run eagerly: the graphs are decode-only, as
+            // vLLM's FULL_DECODE_ONLY and SGLang's decode graphs), and one lm_head row per request.
             for (int l = 0; l < o_.layers && !done(); ++l)
-                layer_ops(kPrefill, prefill_ids_, l, true, 0, false);
-        }
-        if (o_.cuda_graphs) {
+                layer_ops(kPrefill, prefill_ids_, l, true, context, o_.copy_overlaps_compute && st + 1 < steps,
+                          true);
+            step_tail(kDecode, decode_ids_, o_.batch + 1);
+        } else if (o_.cuda_graphs) {
             graph_step(context);
             if (o_.copy_overlaps_compute && st + 1 < steps)
                 h2d_copies(true);

@@ -28,6 +28,10 @@ std::string group_color(std::string_view group, size_t index)
         return kPrefillColor;
     if (group == "decode")
         return kDecodeColor;
+    if (group == "mixed")
+        return kMixedColor;
+    if (group == "training")
+        return kTrainingColor;
     return palette_color(index);
 }
 

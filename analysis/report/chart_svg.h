@@ -54,5 +54,7 @@ const std::string& palette_color(size_t i);
 std::string group_color(std::string_view group, size_t index);
 inline constexpr const char* kPrefillColor = "#d96c1e";
 inline constexpr const char* kDecodeColor = "#2365c4";
+inline constexpr const char* kMixedColor = "#8a3fb0";      // chunked-prefill steps: between the two
+inline constexpr const char* kTrainingColor = "#2e8b57";   // a training iteration
 
 } // namespace sl::report

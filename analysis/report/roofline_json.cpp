@@ -224,7 +224,7 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
         j["e_roof"] = opt(cl.e_roof);
         {
             // Where the workload behind this class's theory came from (its phase's shape).
-            const PhaseCost* pc = c.phase(cl.phase == "prefill" ? Phase::Prefill : Phase::Decode);
+            const PhaseCost* pc = c.phase(phase_from_name(cl.phase).value_or(Phase::Decode));
             j["shape_source"] = pc ? json(pc->shape_source) : json(nullptr);
         }
         if (cl.e_roof_inconsistent) {
@@ -459,9 +459,22 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
     if (r.config_shapes.gemm_calls > 0)
         out += "Config vs the trace's GEMM shapes: " + r.config_shapes.verdict + " (" + r.config_shapes.reason + ")\n";
     for (const auto& ph : c.phases) {
-        std::snprintf(buf, sizeof buf, "\n%s: batch %lld, %lld query tokens/seq, KV length %lld (shape: %s)\n",
-                      phase_name(ph.phase), static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
-                      static_cast<long long>(ph.kv_len), ph.shape_source.c_str());
+        if (ph.phase == Phase::Training)
+            std::snprintf(buf, sizeof buf,
+                          "\ntraining: batch %lld, %lld tokens/seq, per iteration: forward, backward (2x), loss and "
+                          "optimizer (shape: %s)\n",
+                          static_cast<long long>(ph.batch), static_cast<long long>(ph.query_len),
+                          ph.shape_source.c_str());
+        else if (ph.phase == Phase::Mixed)   // prefill chunks and decode tokens in one pass: the step's sums
+            std::snprintf(buf, sizeof buf,
+                          "\nmixed: %lld requests, %lld tokens in one pass, mean KV length %lld (shape: %s)\n",
+                          static_cast<long long>(ph.batch), static_cast<long long>(ph.tokens),
+                          static_cast<long long>(ph.kv_len), ph.shape_source.c_str());
+        else
+            std::snprintf(buf, sizeof buf, "\n%s: batch %lld, %lld query tokens/seq, KV length %lld (shape: %s)\n",
+                          phase_name(ph.phase), static_cast<long long>(ph.batch),
+                          static_cast<long long>(ph.query_len), static_cast<long long>(ph.kv_len),
+                          ph.shape_source.c_str());
         out += buf;
         std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class",
                       "weights", "FLOPs", "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
@@ -469,12 +482,19 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
         for (const auto& o : ph.ops) {
             const auto act = r.operator_actual_ns(o.name, ph.phase);
             std::optional<double> e;
-            if (act && o.t_theory_ns && *act > 0)
+            bool above_roof = false;   // not an efficiency (roofline.h kMaxPlausibleERoof): marked, never printed
+            if (act && o.t_theory_ns && *act > 0) {
                 e = *o.t_theory_ns / *act;
+                if (*e > kMaxPlausibleERoof) {
+                    above_roof = true;
+                    e.reset();
+                }
+            }
             std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9.2f %-8s %12s %12s %7s\n", o.name.c_str(),
                           o.op_class.c_str(), o.weight_dtype.empty() ? "-" : o.weight_dtype.c_str(),
                           fmt_num(o.flops).c_str(), fmt_num(o.bytes).c_str(), o.intensity(),
-                          o.bound().c_str(), fmt_ns(o.t_theory_ns).c_str(), fmt_ns(act).c_str(), fmt_opt(e).c_str());
+                          o.bound().c_str(), fmt_ns(o.t_theory_ns).c_str(), fmt_ns(act).c_str(),
+                          (above_roof ? std::string("(!)") : fmt_opt(e)).c_str());
             out += buf;
         }
         std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9.2f %-8s %12s\n", "total", "", "",
@@ -490,7 +510,7 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
         for (const auto& cl : r.classes) {
             if (!cl.t_actual_ns)
                 continue;
-            const PhaseCost* pc = c.phase(cl.phase == "prefill" ? Phase::Prefill : Phase::Decode);
+            const PhaseCost* pc = c.phase(phase_from_name(cl.phase).value_or(Phase::Decode));
             std::snprintf(buf, sizeof buf, "  %-8s %-14s %12s %12s %7s  %s\n", cl.phase.c_str(), cl.op_class.c_str(),
                           fmt_ns(cl.t_theory_ns).c_str(), fmt_ns(cl.t_actual_ns).c_str(), fmt_opt(cl.e_roof).c_str(),
                           pc ? pc->shape_source.c_str() : "-");
@@ -571,24 +591,32 @@ std::string ncu_to_text(const NcuReport& ncu)
 std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o)
 {
     // Per phase: the mean batch over its pure steps (prefill-only steps for prefill, decode-only for decode: the
-    // steps whose kernel time the Roofline measures), from annotations that state the sums.
+    // steps whose kernel time the Roofline measures), from annotations that state the sums; and the mean mixed step
+    // (prefill chunks and decode tokens in one pass), whose sums are its two sides' added.
     std::string note;
-    for (const bool prefill : {true, false}) {
+    for (const Phase ph : {Phase::Prefill, Phase::Decode, Phase::Mixed}) {
         StepShape sh;
         int64_t n = 0;
         std::string format;
         for (const StepInfo& s : phases.steps) {
             const StepBatch& b = s.batch;
-            if (s.kind != (prefill ? StepKind::PrefillOnly : StepKind::DecodeOnly) || !b.has_attention_sums())
+            if (!b.has_attention_sums())
                 continue;
-            const int64_t req = prefill ? b.prefill_requests : b.decode_requests;
+            const bool take = ph == Phase::Prefill ? s.kind == StepKind::PrefillOnly
+                              : ph == Phase::Decode ? s.kind == StepKind::DecodeOnly
+                                                    : s.mixed;
+            if (!take)
+                continue;
+            const bool pre = ph != Phase::Decode, dec = ph != Phase::Prefill;
+            auto side = [](bool on, int64_t v) { return on && v > 0 ? double(v) : 0.0; };
+            const double req = side(pre, b.prefill_requests) + side(dec, b.decode_requests);
             if (req <= 0)
                 continue;
-            sh.requests += double(req);
-            sh.sq += double(prefill ? b.prefill_tokens : b.decode_tokens);
-            sh.sk += double(prefill ? b.prefill_kv_tokens : b.decode_kv_tokens);
-            sh.sqsq += double(prefill ? b.prefill_sqsq : b.decode_sqsq);
-            sh.sqsk += double(prefill ? b.prefill_sqsk : b.decode_sqsk);
+            sh.requests += req;
+            sh.sq += side(pre, b.prefill_tokens) + side(dec, b.decode_tokens);
+            sh.sk += side(pre, b.prefill_kv_tokens) + side(dec, b.decode_kv_tokens);
+            sh.sqsq += side(pre, b.prefill_sqsq) + side(dec, b.decode_sqsq);
+            sh.sqsk += side(pre, b.prefill_sqsk) + side(dec, b.decode_sqsk);
             format = b.format;
             ++n;
         }
@@ -597,16 +625,18 @@ std::string shapes_from_steps(const PhaseResult& phases, CostOptions& o)
         for (double* v : {&sh.requests, &sh.sq, &sh.sk, &sh.sqsq, &sh.sqsk})
             *v /= double(n);
         sh.source = sh.batch_from = sh.query_from = sh.kv_from = "annotation";
-        o.shape_source = "annotation";
-        char buf[320];
+        if (ph != Phase::Mixed)
+            o.shape_source = "annotation";
+        char buf[360];
         std::snprintf(buf, sizeof buf,
                       "%s shape from %lld step annotation%s (%s): %.4g requests, %.6g query tokens, %.6g KV tokens "
-                      "per pass (attention from their sums Σq² %.6g, Σq·k %.6g); pass --batch/--prompt/--context to "
-                      "use another",
-                      prefill ? "prefill" : "decode", static_cast<long long>(n), n == 1 ? "" : "s", format.c_str(),
-                      sh.requests, sh.sq, sh.sk, sh.sqsq, sh.sqsk);
+                      "per pass (attention from their sums Σq² %.6g, Σq·k %.6g)%s",
+                      phase_name(ph), static_cast<long long>(n), n == 1 ? "" : "s", format.c_str(), sh.requests,
+                      sh.sq, sh.sk, sh.sqsq, sh.sqsk,
+                      ph == Phase::Mixed ? "; prefill chunks and decode tokens in one pass, judged as one"
+                                         : "; pass --batch/--prompt/--context to use another");
         sh.evidence = buf;
-        (prefill ? o.prefill_shape : o.decode_shape) = sh;
+        (ph == Phase::Prefill ? o.prefill_shape : ph == Phase::Decode ? o.decode_shape : o.mixed_shape) = sh;
         note += (note.empty() ? "" : "; ") + std::string(buf);
     }
     return note;
@@ -664,6 +694,7 @@ std::vector<std::string> resolve_shapes(const Trace& trace, const PhaseResult& p
     CostOptions ann = o;
     ann.prefill_shape.reset();
     ann.decode_shape.reset();
+    ann.mixed_shape.reset();
     shapes_from_steps(phases, ann);
     const TraceShapes recorded = shapes_from_trace(trace, phases);
     std::string overall = flags ? "option" : "default";
@@ -757,6 +788,11 @@ std::vector<std::string> resolve_shapes(const Trace& trace, const PhaseResult& p
                                                 ? std::string()   // the annotation's note says it already
                                                 : std::string("; pass --batch/--prompt/--context to use another")));
     }
+    // Mixed steps: their annotations' sums, whatever the flags say (--batch/--prompt/--context describe a prefill
+    // pass and a decode step; a mixed step's composition is what its annotation states).
+    o.mixed_shape = ann.mixed_shape;
+    if (o.mixed_shape)
+        notes.push_back(o.mixed_shape->evidence);
     o.shape_source = overall;
     return notes;
 }
@@ -799,14 +835,25 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         // The shape, field by field: the user's --batch/--prompt/--context, else each phase's from its steps' own
         // annotations, else from the trace's recorded shapes, else the defaults (said so).
         const std::vector<std::string> shape_notes = resolve_shapes(trace, phases, copt);
+        // A training run is costed per iteration (forward, backward, optimizer), not as prefill and decode.
+        copt.training = workload && workload->kind == WorkloadKind::Training;
         const CostModelResult cost = estimate_costs(model, res.spec, copt);
-        const auto measured = measured_from_analysis(trace, classes, phases);
+        // The Hugging Face eager expert path runs plain GEMMs: their recorded shapes say they are the experts'.
+        const std::vector<bool> experts = expert_gemm_kernels(trace, model, copt.tp);
+        const auto measured = measured_from_analysis(trace, classes, phases, experts);
         RooflineReport report = join_roofline(cost, measured, request.roofline);
         report.config_shapes = check_config_shapes(trace, model, copt.tp);
         if (!tp_note.empty())
             report.warnings.push_back(tp_note);
-        for (const std::string& n : shape_notes)
-            report.warnings.push_back(n);
+        for (const std::string& n : shape_notes) {
+            // A training run has one phase, its iteration, whose forward pass is shaped as a prefill pass.
+            if (copt.training && n.rfind("decode shape", 0) == 0)
+                continue;
+            if (copt.training && n.rfind("prefill shape", 0) == 0)
+                report.warnings.push_back("training shape (its forward pass)" + n.substr(13));
+            else
+                report.warnings.push_back(n);
+        }
         // The defaults, said as such, for each phase the trace measured (a phase it never ran has no E_roof).
         for (const PhaseCost& ph : cost.phases) {
             const bool ran = std::any_of(measured.begin(), measured.end(), [&](const MeasuredPhase& m) {
@@ -819,7 +866,10 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         for (const auto& m : measured)
             any |= !m.class_ns.empty();
         if (!any)
-            report.warnings.push_back("no prefill or decode steps were found in the trace: no measured times to join");
+            report.warnings.push_back(copt.training ? "no training iterations were found in the trace: no measured times "
+                                                      "to join"
+                                                    : "no prefill or decode steps were found in the trace: no measured "
+                                                      "times to join");
         if (trace.meta.devices.size() > 1)
             report.warnings.push_back("the trace has " + std::to_string(trace.meta.devices.size()) +
                                       " devices: measured times are summed over all of them");

@@ -10,6 +10,8 @@
 
 #include "analysis/io/model_config.h"
 #include "analysis/roofline/gemm_dims.h"
+#include "analysis/trace/cancel_point.h"
+#include "analysis/trace/kernel_ops.h"
 #include "analysis/trace/trace.h"
 
 namespace sl {
@@ -200,6 +202,62 @@ ConfigShapeCheck check_config_shapes(const Trace& t, const ModelConfig& m, int64
                                                  "layers are not counted");
     }
     return r;
+}
+
+std::vector<bool> expert_gemm_kernels(const Trace& t, const ModelConfig& m, int64_t tp)
+{
+    std::vector<bool> out;
+    tp = std::max<int64_t>(1, tp);
+    const int64_t h = m.hidden_size, I = m.intermediate_size, V = m.vocab_size;
+    const int64_t Ie = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : I;
+    if (m.num_experts <= 0 || h <= 0 || Ie <= 0 || t.op_args.size() == 0)
+        return out;
+    std::set<std::pair<int64_t, int64_t>> experts, other;
+    for (const int64_t w : {Ie, Ie / tp}) {
+        if (w <= 0)
+            continue;
+        experts.insert({h, w});
+        experts.insert({w, h});
+        if (m.gated_mlp)
+            experts.insert({h, 2 * w});
+    }
+    // What a dense layer, the attention or the lm_head multiplies by: a shape both could be is not moved.
+    const int64_t H = m.num_heads, Hkv = m.num_kv_heads > 0 ? m.num_kv_heads : m.num_heads;
+    const int64_t d = m.head_dim > 0 ? m.head_dim : (H > 0 ? h / H : 0);
+    const int64_t q = H * d / tp, kv = std::max<int64_t>(1, Hkv / tp) * d;
+    other = {{h, q}, {h, kv}, {h, q + 2 * kv}, {q, h}, {h, V}, {h, V / tp}};
+    const bool dense_mlp = m.moe_layer.empty() ||
+                           std::find(m.moe_layer.begin(), m.moe_layer.end(), false) != m.moe_layer.end();
+    if (dense_mlp && I > 0)
+        for (const int64_t w : {I, I / tp})
+            other.insert({{h, w}, {w, h}, {h, 2 * w}});
+    if (m.shared_expert_intermediate > 0)
+        for (const int64_t w : {m.shared_expert_intermediate, m.shared_expert_intermediate / tp})
+            other.insert({{h, w}, {w, h}, {h, 2 * w}});
+    for (const auto& kn : other)
+        experts.erase(kn);
+    if (experts.empty())
+        return out;
+    const KernelOps ops(t);
+    out.assign(t.kernels.size(), false);
+    bool any = false;
+    for (size_t k = 0; k < t.kernels.size(); ++k) {
+        cancel_point(k);
+        const int32_t row = ops.op_row(k);
+        if (row < 0 || static_cast<size_t>(row) >= t.op_args.size() || t.op_args.input_dims[size_t(row)].empty())
+            continue;
+        const std::string_view name = t.str(t.op_args.name[size_t(row)]);
+        if (!is_gemm_op(name))
+            continue;
+        const auto g = gemm_dims(name, t.op_args.input_dims[size_t(row)]);
+        if (g && experts.count({g->k, g->n})) {
+            out[k] = true;
+            any = true;
+        }
+    }
+    if (!any)
+        out.clear();
+    return out;
 }
 
 } // namespace sl

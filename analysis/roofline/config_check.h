@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace sl {
 
@@ -46,5 +47,13 @@ struct ConfigShapeCheck {
 };
 
 ConfigShapeCheck check_config_shapes(const Trace& trace, const ModelConfig& model, int64_t tp = 1);
+
+// Per kernel row: whether it is a GEMM over a routed expert's weights, by the recorded shape of the CPU op that
+// launched it (aten::mm / addmm / linear / bmm / _scaled_mm; KernelOps, so graph-replayed kernels joined to their
+// capture count too): (K, N) one of the config's expert matrices (h → I_e, h → 2·I_e, I_e → h; whole or split by tp)
+// and none of its attention, dense-MLP or lm_head matrices. This is how the Hugging Face eager expert path (one
+// aten::mm or a bmm per expert) is told from dense GEMMs: by name its kernels are plain cuBLAS GEMMs. Empty when the
+// config has no experts or the trace no shapes.
+std::vector<bool> expert_gemm_kernels(const Trace& trace, const ModelConfig& model, int64_t tp = 1);
 
 } // namespace sl

@@ -7,7 +7,29 @@
 
 namespace sl {
 
-const char* phase_name(Phase p) { return p == Phase::Prefill ? "prefill" : "decode"; }
+const char* phase_name(Phase p)
+{
+    switch (p) {
+    case Phase::Prefill: return "prefill";
+    case Phase::Decode: return "decode";
+    case Phase::Mixed: return "mixed";
+    case Phase::Training: return "training";
+    }
+    return "";
+}
+
+std::optional<Phase> phase_from_name(std::string_view name)
+{
+    if (name == "prefill")
+        return Phase::Prefill;
+    if (name == "decode")
+        return Phase::Decode;
+    if (name == "mixed")
+        return Phase::Mixed;
+    if (name == "training")
+        return Phase::Training;
+    return std::nullopt;
+}
 
 std::string OpCost::bound() const
 {
@@ -51,11 +73,11 @@ Dims dims(const ModelConfig& m, Phase phase, const CostOptions& o)
 {
     Dims x{};
     x.b = static_cast<double>(o.batch);
-    x.q = phase == Phase::Prefill ? static_cast<double>(o.prompt) : 1.0;
+    x.q = phase != Phase::Decode ? static_cast<double>(o.prompt) : 1.0;
     x.T = x.b * x.q;
-    x.Lkv = phase == Phase::Prefill ? static_cast<double>(o.prompt) : static_cast<double>(o.context);
-    // The step annotations' shape of this phase, when given.
-    if (const auto& sh = phase == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
+    x.Lkv = phase != Phase::Decode ? static_cast<double>(o.prompt) : static_cast<double>(o.context);
+    // The step annotations' shape of this phase, when given (a mixed phase always has one).
+    if (const auto& sh = o.shape_of(phase); sh && sh->requests > 0) {
         x.b = sh->requests;
         x.T = sh->sq;
         x.q = sh->sq / sh->requests;
@@ -213,7 +235,7 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
     if (o.fused_attention) {
         double pairs = 0;
         double reread = 1;
-        if (phase == Phase::Prefill) {
+        if (phase != Phase::Decode) {
             const double s = x.q;
             const double causal = W > 0 && s > W ? W * (W + 1) / 2 + (s - W) * W : s * (s + 1) / 2;
             pairs = o.causal_skip ? x.b * x.H * causal : x.b * x.H * s * s;
@@ -227,8 +249,9 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
         // Paged / chunked attention from the annotation's sums (q = Σq/b, Lkv = Σk/b already give the bytes). With a
         // window no query scores more than W keys: at most H·Σq·W pairs (the sums do not say which sequences are
         // longer than W, so this is a bound, exact when every KV length is past the window).
-        if (const auto& sh = phase == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
-            pairs = phase == Phase::Prefill ? x.H * std::max(0.0, sh->sqsk - sh->sqsq / 2) : x.H * sh->sqsk;
+        // A mixed step's sums hold its decode sequences too (q = 1: k − ½ pairs each, their decode cost to ½ a pair).
+        if (const auto& sh = o.shape_of(phase); sh && sh->requests > 0) {
+            pairs = phase != Phase::Decode ? x.H * std::max(0.0, sh->sqsk - sh->sqsq / 2) : x.H * sh->sqsk;
             if (W > 0)
                 pairs = std::min(pairs, x.H * sh->sq * W);
             reread = 1;
@@ -275,7 +298,8 @@ std::vector<OpCost> model_level_costs(const ModelConfig& m, Phase phase, const C
     ops.push_back(vec("embedding", "embedding", 0, x.T * x.h * x.w + x.T * x.h * x.a));
     ops.back().weight_elems = x.T * x.h;   // the rows looked up
     ops.push_back(norm("final_norm", m, x.T, x));
-    const double rows = phase == Phase::Decode ? x.b : (o.prefill_all_logits ? x.T : x.b);
+    // Training computes the loss on every token's logits.
+    const double rows = phase == Phase::Decode ? x.b : (o.prefill_all_logits || phase == Phase::Training ? x.T : x.b);
     ops.push_back(gemm("lm_head", rows, x.h, x.V, x));
     apply_weight_formats(ops, m, o, -1, x);
     return ops;
@@ -312,6 +336,31 @@ void apply_times(OpCost& op, const CostModelResult& r)
         op.t_theory_ns = std::max(std::max(*op.t_compute_ns, *op.t_memory_ns) * r.options.kappa,
                                   op.t_floor_ns.value_or(0.0));
 }
+
+namespace {
+
+// A training iteration's loss and optimizer (appended after the model's forward + backward operators): the
+// cross-entropy over every token's logits (log-softmax and its gradient, 2·T·V elements read and written each way),
+// and AdamW over every parameter P: read the parameter, its gradient and the two moments, write the parameter and
+// the moments (7·P·w bytes, the moments in the parameters' dtype as torch.optim keeps them), ≈ 15 FLOPs each, in
+// one fused (foreach) pass.
+void add_training_tail(PhaseCost& pc, const ModelConfig& m, const CostOptions& o, const CostModelResult& r)
+{
+    const Dims x = dims(m, Phase::Training, o);
+    const double logits = x.T * x.V;
+    OpCost loss = vec("loss", "reduction", 2 * 5 * logits, 2 * 2 * logits * x.a);
+    loss.count = 2;
+    // Every parameter (ModelConfig::parameter_count: embeddings, layers, final norm, lm_head unless tied); each
+    // rank updates its 1/tp share.
+    const double params = static_cast<double>(m.parameter_count()) / static_cast<double>(std::max<int64_t>(1, o.tp));
+    OpCost opt = vec("optimizer", "elementwise", 15 * params, 7 * params * x.w);
+    for (OpCost* c : {&loss, &opt}) {
+        apply_times(*c, r);
+        pc.ops.push_back(*c);
+    }
+}
+
+} // namespace
 
 CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const CostOptions& o)
 {
@@ -366,7 +415,11 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
     if (x.w < 1)
         r.warnings.push_back("sub-byte weights: GEMMs assumed to dequantise to the activation precision");
 
-    for (Phase p : {Phase::Prefill, Phase::Decode}) {
+    const std::vector<Phase> costed = o.training ? std::vector<Phase>{Phase::Training}
+                                                 : std::vector<Phase>{Phase::Prefill, Phase::Decode, Phase::Mixed};
+    for (Phase p : costed) {
+        if (p == Phase::Mixed && !(o.mixed_shape && o.mixed_shape->requests > 0))
+            continue;   // no mixed step to cost
         PhaseCost pc;
         pc.phase = p;
         const Dims px = dims(m, p, o);
@@ -374,7 +427,7 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
         pc.query_len = static_cast<int64_t>(std::llround(px.q));
         pc.kv_len = static_cast<int64_t>(std::llround(px.Lkv));
         pc.tokens = static_cast<int64_t>(std::llround(px.T));
-        if (const auto& sh = p == Phase::Prefill ? o.prefill_shape : o.decode_shape; sh && sh->requests > 0) {
+        if (const auto& sh = o.shape_of(p); sh && sh->requests > 0) {
             pc.shape_source = sh->source.empty() ? "annotation" : sh->source;
             auto field = [&](const std::string& f) { return f.empty() ? pc.shape_source : f; };
             pc.batch_from = field(sh->batch_from);
@@ -385,14 +438,23 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
             // The options alone: a field the caller chose is "option", the rest the defaults.
             auto from = [](bool chosen) { return std::string(chosen ? "option" : "default"); };
             pc.batch_from = from(o.batch_chosen());
-            pc.kv_from = p == Phase::Prefill ? from(o.prompt_chosen()) : from(o.context_chosen());
+            pc.kv_from = p != Phase::Decode ? from(o.prompt_chosen()) : from(o.context_chosen());
             pc.shape_source = pc.batch_from == "option" || pc.kv_from == "option" ? "option" : "default";
             // The query length is the prompt's in prefill, and one token in decode whatever the rest says.
-            pc.query_from = p == Phase::Prefill ? pc.kv_from : pc.shape_source;
+            pc.query_from = p != Phase::Decode ? pc.kv_from : pc.shape_source;
         }
         auto add = [&](const OpCost& c) {
             auto it = std::find_if(pc.ops.begin(), pc.ops.end(), [&](const OpCost& e) { return e.name == c.name; });
             OpCost timed = c;
+            if (p == Phase::Training) {
+                // Forward and backward: the backward is ≈ 2× the forward (a GEMM's input gradient dX = dY·Wᵀ and
+                // weight gradient dW = Xᵀ·dY each cost its forward; an elementwise op's gradient reads and writes
+                // about twice its bytes), each in kernels of its own.
+                timed.count *= 3;
+                timed.flops *= 3;
+                timed.tensor_flops *= 3;
+                timed.bytes *= 3;
+            }
             if (o.tp > 1 && timed.op_class != "norm" && timed.op_class != "elementwise" &&
                 timed.op_class != "embedding" && timed.name != "router") {
                 const double f = 1.0 / static_cast<double>(o.tp);
@@ -407,7 +469,7 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
                 pc.ops.push_back(timed);
                 return;
             }
-            it->count += c.count;
+            it->count += timed.count;
             it->flops += timed.flops;
             it->tensor_flops += timed.tensor_flops;
             it->bytes += timed.bytes;
@@ -434,6 +496,8 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
                 add(c);
         add(model_ops[1]);
         add(model_ops[2]);
+        if (p == Phase::Training)
+            add_training_tail(pc, m, o, r);
         pc.t_theory_ns = 0.0;
         for (const auto& c : pc.ops) {
             pc.flops += c.flops;

@@ -60,12 +60,23 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sl {
 
-enum class Phase { Prefill, Decode };
-const char* phase_name(Phase p);   // "prefill" | "decode"
+// Mixed: a chunked-prefill step, prefill chunks and decode tokens in one forward pass (vLLM, SGLang, TensorRT-LLM).
+// Its linear layers run once over all the step's tokens (weights read once), its attention over each sequence's own
+// query and KV lengths; so it is costed as one pass on the step's summed shape (CostOptions::mixed_shape) with the
+// prefill formulas, which give a decode sequence (q = 1, k = L) its decode cost (pairs H·(L − ½)).
+// Training: one iteration of a training run — the forward pass over b sequences of s tokens with every logit, its
+// backward (≈ 2× the forward's FLOPs and bytes: each GEMM's input and weight gradients, each elementwise op's
+// gradient), and the optimizer's update of every parameter (AdamW: read the parameter, its gradient and two moments,
+// write the parameter and the moments). It replaces prefill and decode when CostOptions::training is set.
+enum class Phase { Prefill, Decode, Mixed, Training };
+const char* phase_name(Phase p);   // "prefill" | "decode" | "mixed" | "training"
+// The phase a name says ("prefill", "decode", "mixed"); nullopt for any other.
+std::optional<Phase> phase_from_name(std::string_view name);
 
 // One pass of a phase as the serving steps' own annotations state it (analysis/timeline/step_grammar.h), per pass
 // (the mean over the phase's steps): b requests with Σq query tokens and Σk KV tokens in all, and the attention
@@ -93,6 +104,17 @@ struct CostOptions {
     // "annotation" or "default".
     // "trace" (recorded shapes, trace_shapes.h) is a fourth value: each phase's own source is PhaseCost::shape_source.
     std::optional<StepShape> prefill_shape, decode_shape;
+    // The mean mixed step (prefill chunks and decode tokens together), from the mixed steps' annotations: the prefill
+    // and decode sides' sums added (requests, Σq, Σk, Σq², Σq·k). No default: without it there is no mixed phase.
+    std::optional<StepShape> mixed_shape;
+    // A training run (WorkloadKind::Training): one Training phase on the prefill shape (batch, prompt, or
+    // prefill_shape), instead of prefill and decode.
+    bool training = false;
+    const std::optional<StepShape>& shape_of(Phase p) const
+    {
+        // A training iteration's forward pass is shaped as a prefill pass.
+        return p == Phase::Decode ? decode_shape : p == Phase::Mixed ? mixed_shape : prefill_shape;
+    }
     std::string shape_source = "default";
     // Which of batch / prompt / context a flag (or Preferences) set: those win over the trace, field by field. A caller
     // that sets shape_source "option" without naming a field means all three.
@@ -165,7 +187,7 @@ struct CostModelResult {
     double bandwidth = 0;                           // bytes/s used (datasheet x bw_efficiency)
     double weight_bytes = 2, act_bytes = 2, kv_bytes = 2;
     CostOptions options;
-    std::vector<PhaseCost> phases;      // prefill, decode
+    std::vector<PhaseCost> phases;      // prefill, decode, then mixed when CostOptions::mixed_shape is set
     std::vector<std::string> warnings;
 
     const PhaseCost* phase(Phase p) const;

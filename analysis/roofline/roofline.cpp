@@ -3,6 +3,7 @@
 #include "analysis/io/ncu_reader.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/phases.h"
+#include "analysis/trace/cancel_point.h"
 #include "analysis/trace/trace.h"
 
 #include <algorithm>
@@ -144,7 +145,7 @@ RooflineReport join_roofline(const CostModelResult& cost, const std::vector<Meas
     }
     // Unfused elementwise chains: per phase, when a chain class has theory but no kernel of its own, the chain
     // classes are compared as one (ClassEfficiency::chain).
-    for (const std::string phase : {"prefill", "decode"}) {
+    for (const std::string phase : {"prefill", "decode", "mixed", "training"}) {
         bool unfused = false, measured = false;
         double theory = 0, actual = 0;
         std::vector<std::string> members;
@@ -235,22 +236,36 @@ std::vector<MeasuredPhase> measured_times(const Trace& trace, const std::vector<
 }
 
 std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpClassResult& classes,
-                                                  const PhaseResult& phases)
+                                                  const PhaseResult& phases, const std::vector<bool>& expert_gemm)
 {
     std::vector<std::string> ids;
     for (const auto& c : classes.classes)
         ids.push_back(c.id);
-    // Step windows sorted by start; each kernel is placed by binary search on its start time.
+    static const std::string kMoeGemm = "moe_gemm";
+    auto class_of = [&](size_t i, int c) -> const std::string& {
+        return i < expert_gemm.size() && expert_gemm[i] ? kMoeGemm : ids[static_cast<size_t>(c)];
+    };
+    // Step windows sorted by start; each kernel is placed by binary search on its start time. A mixed step
+    // (chunked prefill: prefill chunks and decode tokens in one pass) is a phase of its own: its prefill kernels
+    // are not a decode step's, nor its decode tokens a prefill pass's.
     std::vector<const StepInfo*> steps;
     for (const auto& s : phases.steps)
         steps.push_back(&s);
     std::sort(steps.begin(), steps.end(), [](const StepInfo* a, const StepInfo* b) { return a->start < b->start; });
-    int64_t prefill_passes = 0, decode_passes = 0;
+    MeasuredPhase out[3];
+    out[0].phase = "prefill";
+    out[1].phase = "decode";
+    out[2].phase = "mixed";
+    for (auto& m : out)
+        m.passes = 0;
+    auto side = [](const StepInfo* s) { return s->mixed ? 2 : s->prefill ? 0 : 1; };
     for (const auto* s : steps)
-        (s->prefill ? prefill_passes : decode_passes) += 1;
-    std::vector<int16_t> cls(trace.kernels.size(), -1);
-    std::vector<bool> pre(trace.kernels.size(), false);
+        out[side(s)].passes += 1;
     for (size_t i = 0; i < trace.kernels.size() && i < classes.kernel_class.size(); ++i) {
+        cancel_point(i);
+        const int c = classes.kernel_class[i];
+        if (c < 0 || static_cast<size_t>(c) >= ids.size())
+            continue;
         const int64_t t = trace.kernels.start[i];
         auto it = std::upper_bound(steps.begin(), steps.end(), t,
                                    [](int64_t v, const StepInfo* s) { return v < s->start; });
@@ -259,10 +274,32 @@ std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpCl
         const StepInfo* s = *(it - 1);
         if (t >= s->end)
             continue;
-        cls[i] = classes.kernel_class[i];
-        pre[i] = s->prefill;
+        out[side(s)].class_ns[class_of(i, c)] += trace.kernels.end[i] - trace.kernels.start[i];
     }
-    return measured_times(trace, cls, ids, pre, prefill_passes, decode_passes);
+    std::vector<MeasuredPhase> r = {out[0], out[1]};
+    if (out[2].passes > 0)
+        r.push_back(out[2]);
+    // A training run: its iterations (PhaseResult::training_windows), each a pass of the training phase.
+    if (!phases.training_windows.empty()) {
+        MeasuredPhase tr;
+        tr.phase = "training";
+        tr.passes = static_cast<int64_t>(phases.training_windows.size());
+        const auto& w = phases.training_windows;
+        for (size_t i = 0; i < trace.kernels.size() && i < classes.kernel_class.size(); ++i) {
+            cancel_point(i);
+            const int c = classes.kernel_class[i];
+            if (c < 0 || static_cast<size_t>(c) >= ids.size())
+                continue;
+            const int64_t t = trace.kernels.start[i];
+            auto it = std::upper_bound(w.begin(), w.end(), t,
+                                       [](int64_t v, const std::pair<int64_t, int64_t>& x) { return v < x.first; });
+            if (it == w.begin() || t >= (it - 1)->second)
+                continue;
+            tr.class_ns[class_of(i, c)] += trace.kernels.end[i] - trace.kernels.start[i];
+        }
+        r.push_back(tr);
+    }
+    return r;
 }
 
 std::vector<std::string> kernel_name_tokens(std::string_view name, size_t limit)

@@ -109,10 +109,15 @@ std::vector<MeasuredPhase> measured_times(const Trace& trace, const std::vector<
                                           int64_t decode_steps);
 
 // The same from the op-class and phase analyses (analysis/timeline/op_classes.h, analysis/timeline/phases.h): a kernel belongs to
-// prefill when it starts inside a prefill step's window, to decode when inside a decode step's window; kernels
-// outside every step are not counted. Passes = prefill steps / decode steps.
+// prefill when it starts inside a prefill step's window, to decode when inside a decode step's window, to "mixed"
+// inside a mixed (chunked-prefill) step's, to "training" inside a training iteration's (PhaseResult::training_windows);
+// kernels outside every step are not counted. Passes = that phase's steps (a mixed or training phase only when the
+// trace has one).
+// expert_gemm (config_check.h expert_gemm_kernels, may be empty): kernels whose time counts as moe_gemm whatever
+// their class by name.
 std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpClassResult& classes,
-                                                  const PhaseResult& phases);
+                                                  const PhaseResult& phases,
+                                                  const std::vector<bool>& expert_gemm = {});
 
 // For each ncu launch (in report order) the index of the matching trace kernel, or -1.
 std::vector<int64_t> join_ncu_to_trace(const NcuReport& ncu, const Trace& trace);

@@ -294,8 +294,12 @@ int64_t stretch_start(const Trace& t, const std::vector<uint32_t>& korder, const
 void clear_for_training(PhaseResult& r, const std::string& why)
 {
     int64_t iterations = 0;
+    r.training_windows.clear();
     for (const auto& st : r.steps)
-        iterations += st.range >= 0 ? 1 : 0;
+        if (st.range >= 0) {
+            iterations += 1;
+            r.training_windows.emplace_back(st.start, st.end);
+        }
     r.training_iterations = iterations;
     r.steps.clear();
     r.prefill_steps = r.prefill_ns = r.decode_steps = r.warmup_excluded = r.steady_steps = 0;

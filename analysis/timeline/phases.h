@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/timeline/step_grammar.h"
@@ -117,6 +118,8 @@ struct PhaseResult {
     int64_t warmup_detected = 0;           // of warmup_excluded: steps found slow by warmup_factor
     int64_t steady_start = 0, steady_end = 0;   // the analysed steady-state window (first..last steady step)
     int64_t training_iterations = 0;       // training run: iterations found (ProfilerStep ranges); no phases
+    // Their GPU windows [start, end), in time order: what the Roofline's training phase measures per iteration.
+    std::vector<std::pair<int64_t, int64_t>> training_windows;
     std::string rejected_boundary;         // a per-layer kernel refused as a step boundary (see per_layer_guard)
     // Serving steps named by their framework: how many, and the grammar formats they used ("vllm_execute",
     // "sglang_step", ...; joined by "+"), "" when none.

@@ -455,6 +455,11 @@ private slots:
                  qPrintable(text));
         QVERIFY(p.e_roof);
         QVERIFY(text.contains(QLocale().toString(*p.e_roof, 'f', 3)));
+        // Where its theory's workload came from (issue 34 §3): this planted trace records no shapes and names no
+        // batch, so the defaults, said as such.
+        QCOMPARE(QString::fromStdString(p.shape_source), QStringLiteral("default"));
+        QVERIFY2(text.contains(QStringLiteral("Workload: batch 1")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("defaults: nothing in the trace says")), qPrintable(text));
         // The ncu point says how many launches it stands for.
         const int kr = isolatedRow(v, RooflinePointKind::Ncu);
         hover(v, pixelOf(v, d.points[size_t(kr)]));

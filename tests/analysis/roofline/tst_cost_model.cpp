@@ -446,3 +446,55 @@ TEST(CostModel, SlidingWindowAttentionFromLayerTypes)
                            [](const std::string& n) { return n.find("layer_types has 1 entries") != std::string::npos; }),
               odd.notes.end());
 }
+
+// A mixed (chunked-prefill) step: one prefill chunk of 12 new tokens (KV 12) and 3 decode requests at KV 20, in one
+// pass. Its sums: requests 4, Σq = 12 + 3 = 15, Σk = 12 + 60 = 72, Σq² = 144 + 3 = 147, Σq·k = 144 + 60 = 204.
+// The windowed config of the test above without its window: h=64, H=4, Hkv=2, d=16, I=128, 2 layers, V=256, bf16.
+TEST(CostModel, MixedStepIsOnePassOverAllItsTokens)
+{
+    const ModelConfig m = parse_model_config(R"({"model_type":"llama","hidden_size":64,"num_attention_heads":4,
+        "num_key_value_heads":2,"head_dim":16,"intermediate_size":128,"num_hidden_layers":2,"vocab_size":256,
+        "torch_dtype":"bfloat16","tie_word_embeddings":true})", "mixed");
+    CostOptions o;
+    o.mixed_shape = step_shape(4, 15, 72, 147, 204);
+    const auto mixed = layer_costs(m, Phase::Mixed, o, 0);
+    // Linear layers run once over the 15 tokens: q_proj FLOPs 2·15·64·64 = 122,880; bytes 64·64·2 (weights, once)
+    // + 15·64·2 (in) + 15·64·2 (out) = 8,192 + 1,920 + 1,920 = 12,032.
+    EXPECT_DOUBLE_EQ(op(mixed, "q_proj").flops, 122880);
+    EXPECT_DOUBLE_EQ(op(mixed, "q_proj").bytes, 12032);
+    // Attention from the sums (TraceLens's inference attention): pairs = H·(Σq·k − Σq²/2) = 4·(204 − 73.5) = 522;
+    // tensor FLOPs 4·d·pairs = 64·522 = 33,408; bytes: Q and O for 15 tokens (2·15·4·16·2 = 3,840) and K and V for
+    // 72 KV tokens (2·72·2·16·2 = 9,216) = 13,056.
+    EXPECT_DOUBLE_EQ(op(mixed, "attention").tensor_flops, 33408);
+    EXPECT_DOUBLE_EQ(op(mixed, "attention").bytes, 13056);
+    // The exact count of pairs is the chunk's causal 12·13/2 = 78 and 3·20 = 60 decode keys, per head 138, so 552:
+    // the sums' model is within 10 % of it (it leaves out half the diagonal, as TraceLens's does).
+    EXPECT_NEAR(op(mixed, "attention").tensor_flops / (4 * 16 * 552.0), 1.0, 0.10);
+
+    // The sum of the parts: the same FLOPs as the prefill chunk alone plus the three decode requests alone, and the
+    // same bytes less one read of the weights (the parts would each read them).
+    CostOptions parts;
+    parts.prefill_shape = step_shape(1, 12, 12, 144, 144);
+    parts.decode_shape = step_shape(3, 3, 60, 3, 60);
+    const auto pre = layer_costs(m, Phase::Prefill, parts, 0), dec = layer_costs(m, Phase::Decode, parts, 0);
+    for (const char* g : {"q_proj", "k_proj", "o_proj", "gate_proj", "down_proj"}) {
+        EXPECT_DOUBLE_EQ(op(mixed, g).flops, op(pre, g).flops + op(dec, g).flops) << g;
+        EXPECT_DOUBLE_EQ(op(mixed, g).bytes, op(pre, g).bytes + op(dec, g).bytes - op(pre, g).weight_bytes) << g;
+    }
+    // The decode requests' attention is their decode cost to half a pair each: 4·(60 − 1.5) vs 4·60.
+    EXPECT_DOUBLE_EQ(op(mixed, "attention").tensor_flops,
+                     op(pre, "attention").tensor_flops + 4 * 16 * 4 * (60 - 1.5));
+
+    // estimate_costs: a third phase, "mixed", only with a mixed shape; its lm_head reads one row per request.
+    const CostModelResult r = estimate_costs(m, h100(), o);
+    ASSERT_NE(r.phase(Phase::Mixed), nullptr);
+    EXPECT_EQ(r.phase(Phase::Mixed)->tokens, 15);
+    EXPECT_EQ(r.phase(Phase::Mixed)->batch, 4);
+    EXPECT_EQ(r.phase(Phase::Mixed)->shape_source, "annotation");
+    EXPECT_DOUBLE_EQ(op(r.phase(Phase::Mixed)->ops, "lm_head").flops, 2.0 * 4 * 64 * 256);
+    EXPECT_EQ(estimate_costs(m, h100(), CostOptions{}).phase(Phase::Mixed), nullptr);
+    EXPECT_STREQ(phase_name(Phase::Mixed), "mixed");
+    EXPECT_EQ(phase_from_name("mixed"), Phase::Mixed);
+    EXPECT_EQ(phase_from_name("training"), Phase::Training);
+    EXPECT_FALSE(phase_from_name("warm-up").has_value());
+}

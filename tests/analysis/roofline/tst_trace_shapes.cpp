@@ -1,9 +1,13 @@
 // The cost model's workload from what the trace ran (analysis/roofline/trace_shapes.h, issue 34 §3): each phase's
 // batch, query and KV lengths read off the recorded attention (else GEMM) shapes; flags still win, and a flag the
 // trace contradicts is a warning naming both values; a phase with nothing to go on says so, and no finding above low
-// severity rests on its defaults.
+// severity rests on its defaults. And what a step ran (issue 34 §4): mixed (chunked-prefill) steps as a phase of their
+// own, a training iteration as forward + backward + optimizer, the eager expert GEMMs of a MoE by their shapes.
 #include "analysis/io/kineto_reader.h"
+#include "analysis/io/model_config.h"
+#include "analysis/io/synthetic.h"
 #include "analysis/pipeline.h"
+#include "analysis/roofline/config_check.h"
 #include "analysis/roofline/cost_model.h"
 #include "analysis/roofline/trace_shapes.h"
 #include "analysis/timeline/phases.h"
@@ -281,4 +285,156 @@ TEST(TraceShapes, DefaultsAreSaidAndNoFindingAboveLowRestsOnThem)
         capped += on_default;
     }
     EXPECT_GT(capped, 0) << "the graph decode's classes do read E_roof findings";
+}
+
+// A planted vLLM run with chunked prefill (sightline-cli generate --layers 4 --steps 16 --prefill 1 --mixed-every 4
+// --batch 8 --step-annotation vllm --record-shapes): every 4th step runs a 512-token prefill chunk and the 8 decode
+// requests in one pass. A human reading it sees one prefill pass, 12 decode steps and 4 mixed steps, each mixed step
+// judged as what it ran (520 tokens for 9 requests), not as a decode step or a prefill pass.
+TEST(TraceShapes, MixedStepsAreAPhaseOfTheirOwn)
+{
+    SynthOptions so;
+    so.layers = 4;
+    so.decode_steps = 16;
+    so.prefill_steps = 1;
+    so.mixed_every = 4;
+    so.batch = 8;
+    so.step_annotation = "vllm";
+    so.record_shapes = true;
+    PipelineOptions po;
+    po.roofline.model = write_file("mixed_config.json", synth_model_config_json(so));
+    po.roofline.gpu = "H100 SXM";
+    po.run_rules = false;
+    const PipelineResult r = run_pipeline_on(std::make_shared<const Trace>(make_synthetic_trace(so)), po);
+    ASSERT_TRUE(r.roofline.report);
+    const RooflineReport& roof = *r.roofline.report;
+    const PhaseResult& P = r.analysis.phases;
+    ASSERT_EQ(P.mixed_steps, 4);
+    ASSERT_EQ(P.prefill_steps, 1);
+    // The config describes the run: one pass per step, 4 layers each (a mixed step's GEMMs run once, on all tokens).
+    EXPECT_EQ(roof.config_shapes.verdict, "confirmed") << roof.config_shapes.reason;
+
+    // The mixed phase's theory: one pass of 512 + 8 = 520 tokens for 9 requests. Hand oracle for its GEMMs
+    // (h 4096, fused QKV 3·4096, I 11008, V 32000): per layer 2·T·(4096·4096·3 + 4096·4096 + 4096·2·11008 +
+    // 11008·4096), 4 layers, plus the lm_head over one row per request, 2·9·4096·32000.
+    const PhaseCost* mixed = roof.cost.phase(Phase::Mixed);
+    ASSERT_NE(mixed, nullptr);
+    EXPECT_EQ(mixed->tokens, 520);
+    EXPECT_EQ(mixed->batch, 9);
+    EXPECT_EQ(mixed->shape_source, "annotation");
+    const double T = 520, h = 4096, I = 11008;
+    const double gemm_oracle = 4 * 2 * T * (h * h * 3 + h * h + h * 2 * I + I * h) + 2 * 9 * h * 32000;
+    double gemm_flops = 0;
+    for (const OpCost& o : mixed->ops)
+        if (o.op_class == "gemm")
+            gemm_flops += o.flops;
+    EXPECT_NEAR(gemm_flops / gemm_oracle, 1.0, 0.10);
+
+    // Measured: the mixed steps' kernels are their own phase, passes = mixed steps; the decode phase holds the pure
+    // decode steps only, so its GEMM time per step is a decode step's (not inflated by the prefill chunks).
+    const ClassEfficiency *dec_gemm = nullptr, *mix_gemm = nullptr;
+    for (const ClassEfficiency& c : roof.classes) {
+        if (c.op_class == "gemm" && c.phase == "decode")
+            dec_gemm = &c;
+        if (c.op_class == "gemm" && c.phase == "mixed")
+            mix_gemm = &c;
+    }
+    ASSERT_TRUE(dec_gemm && mix_gemm && dec_gemm->t_actual_ns && mix_gemm->t_actual_ns);
+    EXPECT_NEAR(double(mix_gemm->measured_total_ns) / *mix_gemm->t_actual_ns, 4.0, 1e-9);
+    EXPECT_NEAR(double(dec_gemm->measured_total_ns) / *dec_gemm->t_actual_ns, double(P.decode_steps), 1e-9);
+    EXPECT_GT(*mix_gemm->t_actual_ns, 5 * *dec_gemm->t_actual_ns);   // 520 tokens' GEMMs against 8 tokens'
+    ASSERT_TRUE(mix_gemm->e_roof);
+    EXPECT_GT(*mix_gemm->e_roof, 0.05);
+    EXPECT_LE(*mix_gemm->e_roof, kMaxPlausibleERoof);
+
+    // JSON and text say so.
+    bool json_mixed = false;
+    for (const auto& ph : r.roofline.json.at("roofline").at("phases"))
+        json_mixed = json_mixed || ph.at("phase") == "mixed";
+    EXPECT_TRUE(json_mixed);
+    EXPECT_NE(r.roofline.text.find("mixed: 9 requests, 520 tokens in one pass"), std::string::npos) << r.roofline.text;
+}
+
+// The project's real training sample (tests/data/device/README.md: 4 profiled training steps of the dense model,
+// forward over 4 × 512 tokens with every logit, cross-entropy, backward, AdamW). A human reading it sees a training
+// run whose GEMMs run forward and backward: its aten::mm shapes hold 5.24 TFLOP per iteration, exactly 3× the
+// forward pass the config gives (8 layers of 2·T·(2048·2048 + 2·2048·512 + 2048·2048 + 3·2048·5632) plus the lm_head
+// 2·T·2048·32000, T = 2048: 1.746 TFLOP). It is costed per iteration, not as a prefill and a default decode step.
+TEST(TraceShapes, TrainingIsForwardBackwardAndOptimizerPerIteration)
+{
+    const PipelineResult r = analyse("train.pt.trace.json.gz");
+    ASSERT_TRUE(r.roofline.report);
+    const RooflineReport& roof = *r.roofline.report;
+    ASSERT_EQ(roof.cost.phases.size(), 1u);
+    const PhaseCost& tr = roof.cost.phases.front();
+    EXPECT_EQ(tr.phase, Phase::Training);
+    EXPECT_EQ(tr.batch, 4);
+    EXPECT_EQ(tr.query_len, 512);
+    EXPECT_EQ(tr.shape_source, "trace");
+    EXPECT_NE(roof.config_shapes.verdict, "contradicted") << roof.config_shapes.reason;
+    double gemm = 0, optimizer_bytes = 0;
+    for (const OpCost& o : tr.ops) {
+        if (o.op_class == "gemm")
+            gemm += o.flops;
+        if (o.name == "optimizer")
+            optimizer_bytes = o.bytes;
+    }
+    // The trace's own GEMM FLOPs per iteration (its 684 aten::mm shapes / 4 iterations, by the Python reading above).
+    EXPECT_NEAR(gemm / 5.237712617472e12, 1.0, 0.10);
+    // AdamW: 7 reads and writes of every parameter in bf16.
+    EXPECT_DOUBLE_EQ(optimizer_bytes, 7.0 * 2 * double(load_model_config(sample("config.json")).parameter_count()));
+    // Measured per iteration: 4 passes of the training phase, and the GEMMs (≈ 70–86 % of the bf16 roof per shape in
+    // the trace's own throughput table) at an E_roof that says so.
+    ASSERT_EQ(r.analysis.phases.training_iterations, 4);
+    const ClassEfficiency* g = nullptr;
+    for (const ClassEfficiency& c : roof.classes)
+        if (c.op_class == "gemm" && c.phase == "training")
+            g = &c;
+    ASSERT_TRUE(g && g->t_actual_ns && g->e_roof);
+    EXPECT_NEAR(double(g->measured_total_ns) / *g->t_actual_ns, 4.0, 1e-9);
+    EXPECT_GT(*g->e_roof, 0.5);
+    EXPECT_LE(*g->e_roof, kMaxPlausibleERoof);
+    EXPECT_NE(r.roofline.text.find("training: batch 4, 512 tokens/seq"), std::string::npos);
+    EXPECT_EQ(r.roofline.text.find("\ndecode: "), std::string::npos);   // no default decode step for a training run
+}
+
+// The project's real MoE sample (tests/data/device/README.md: a Mixtral-shaped decode through Hugging Face's eager
+// sparse block, 8 experts of width 1408, top-2, batch 8). Its expert GEMMs are plain aten::mm calls, by name cuBLAS
+// GEMMs like the attention projections; their recorded shapes (2048×1408 and 1408×2048: 940 and 470 calls over 16
+// steps × 4 layers, so 7.3 experts touched per layer and step, against the 7.2 the uniform-routing model expects for
+// 8 tokens × top-2) say they are the experts'. A human reading it counts them as MoE time, not dense GEMM time.
+TEST(TraceShapes, EagerExpertGemmsAreMoeByTheirShapes)
+{
+    PipelineOptions po;
+    po.roofline.model = sample("config-moe.json");
+    po.run_rules = false;
+    const PipelineResult r = run_pipeline({sample("moe-decode.pt.trace.json.gz")}, po);
+    ASSERT_TRUE(r.roofline.report);
+    const ModelConfig m = load_model_config(sample("config-moe.json"));
+    const std::vector<bool> experts = expert_gemm_kernels(*r.trace, m);
+    ASSERT_EQ(experts.size(), r.trace->kernels.size());
+    // Every expert mm launched its kernel(s): at least the 1,410 calls' worth.
+    EXPECT_GE(std::count(experts.begin(), experts.end(), true), 1410);
+    const ClassEfficiency *moe = nullptr, *gemm = nullptr;
+    for (const ClassEfficiency& c : r.roofline.report->classes) {
+        if (c.phase != "decode")
+            continue;
+        if (c.op_class == "moe_gemm")
+            moe = &c;
+        if (c.op_class == "gemm")
+            gemm = &c;
+    }
+    ASSERT_TRUE(moe && gemm);
+    EXPECT_GT(moe->measured_total_ns, 0);
+    ASSERT_TRUE(moe->e_roof) << "moe_gemm theory " << moe->t_theory_ns.value_or(-1);
+    EXPECT_LE(*moe->e_roof, kMaxPlausibleERoof);
+    // The dense GEMMs (attention projections, router, lm_head) alone against their own theory.
+    ASSERT_TRUE(gemm->e_roof);
+    EXPECT_LE(*gemm->e_roof, kMaxPlausibleERoof);
+    // The workload's MoE share counts them too (it was the routing alone: 1.1 % of kernel time).
+    const MoeWorkload& mw = r.analysis.workload.moe;
+    EXPECT_GE(mw.expert_gemm_kernels, 1410);
+    EXPECT_GT(mw.gpu_share, 0.05);
+    // Without a MoE config nothing is moved.
+    EXPECT_TRUE(expert_gemm_kernels(*r.trace, load_model_config(sample("config.json"))).empty());
 }
