@@ -83,7 +83,7 @@ std::string phaseOfKernel(const AnalysisResult& analysis, const Trace& trace, in
     const int64_t s = stepAt(analysis, trace.kernels.start[size_t(kernel)]);
     if (s < 0)
         return {};
-    return analysis.phases.steps[size_t(s)].prefill ? "prefill" : "decode";
+    return stepPhase(analysis.phases.steps[size_t(s)]);
 }
 
 int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis, const std::string& opClass,
@@ -94,13 +94,12 @@ int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis,
     for (size_t i = 0; i < c.classes.size(); ++i)
         if (c.classes[i].id == opClass)
             cls = int(i);
-    const bool prefill = phase == "prefill";
     int64_t best = -1, bestDur = -1;
     auto inPhase = [&](size_t k) {
         if (phase.empty())
             return true;
         const int64_t step = stepAt(analysis, trace.kernels.start[k]);
-        return step >= 0 && analysis.phases.steps[size_t(step)].prefill == prefill;
+        return step >= 0 && phase == stepPhase(analysis.phases.steps[size_t(step)]);
     };
     if (lookup && &lookup->trace() == &trace && c.kernel_class.size() == trace.kernels.size()) {
         for (const NameClass& nc : c.names) {
@@ -129,7 +128,7 @@ int64_t longestKernelOfClass(const Trace& trace, const AnalysisResult& analysis,
             continue;
         if (!phase.empty()) {
             const int64_t step = stepAt(analysis, trace.kernels.start[k]);
-            if (step < 0 || analysis.phases.steps[size_t(step)].prefill != prefill)
+            if (step < 0 || phase != stepPhase(analysis.phases.steps[size_t(step)]))
                 continue;
         }
         best = int64_t(k);

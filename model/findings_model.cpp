@@ -270,19 +270,22 @@ QString FindingsModel::subjectLabel(const std::string& subject)
         return p == QLatin1String("prefill") ? tr("prefill")
                : p == QLatin1String("decode") ? tr("decode")
                : p == QLatin1String("mixed")  ? tr("mixed")
+               : p == QLatin1String("training") ? tr("training")
                                               : p;
     };
     const QString s = qs(subject);
     if (s == QLatin1String("trace"))
         return tr("whole trace");
-    if (s == QLatin1String("prefill") || s == QLatin1String("decode") || s == QLatin1String("mixed"))
+    if (s == QLatin1String("prefill") || s == QLatin1String("decode") || s == QLatin1String("mixed") ||
+        s == QLatin1String("training"))
         return phase(s);
     // "gemm (decode)": the class as it is (an id), the phase in words.
     if (s.endsWith(QLatin1Char(')'))) {
         const qsizetype open = s.lastIndexOf(QStringLiteral(" ("));
         if (open > 0) {
             const QString p = s.mid(open + 2, s.size() - open - 3);
-            if (p == QLatin1String("prefill") || p == QLatin1String("decode") || p == QLatin1String("mixed"))
+            if (p == QLatin1String("prefill") || p == QLatin1String("decode") || p == QLatin1String("mixed") ||
+                p == QLatin1String("training"))
                 return tr("%1 (%2)").arg(s.left(open), phase(p));
         }
     }

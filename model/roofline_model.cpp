@@ -94,7 +94,7 @@ int roofline_row_for_kernel(const RooflineData& d, const Trace& t, const Analysi
         }
     if (!step)
         return -1;
-    const char* phase = step->prefill ? "prefill" : "decode";
+    const char* phase = step->mixed ? "mixed" : step->prefill ? "prefill" : "decode";
     for (size_t i = 0; i < d.points.size(); ++i)
         if (d.points[i].kind == RooflinePointKind::Measured && d.points[i].op_class == classId &&
             d.points[i].phase == phase)
@@ -233,6 +233,11 @@ RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, 
                 p.kind = RooflinePointKind::Theory;
                 p.label = o.name;
                 p.phase = phase_name(ph.phase);
+                p.batch = ph.batch;
+                p.query_len = ph.query_len;
+                p.kv_len = ph.kv_len;
+                p.tokens = ph.tokens;
+                p.shape_source = ph.shape_source;
                 p.op_class = o.op_class;
                 p.flops = o.flops;
                 p.bytes = o.bytes;
@@ -253,6 +258,14 @@ RooflineData build_roofline_data(const RooflineOutput* out, const Trace* trace, 
             p.kind = RooflinePointKind::Measured;
             p.label = cl.op_class;
             p.phase = cl.phase;
+            if (const auto ph = phase_from_name(cl.phase))
+                if (const PhaseCost* pc = c.phase(*ph)) {
+                    p.batch = pc->batch;
+                    p.query_len = pc->query_len;
+                    p.kv_len = pc->kv_len;
+                    p.tokens = pc->tokens;
+                    p.shape_source = pc->shape_source;
+                }
             p.op_class = cl.op_class;
             p.flops = cl.flops;
             p.bytes = cl.bytes;

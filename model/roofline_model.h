@@ -50,7 +50,11 @@ struct RooflineRoof {
 struct RooflinePoint {
     RooflinePointKind kind = RooflinePointKind::Theory;
     std::string label;          // operator name, class id, or kernel name
-    std::string phase;          // "prefill" | "decode" | "" (ncu)
+    std::string phase;          // "prefill" | "decode" | "mixed" | "training" | "" (ncu)
+    // Theory and measured points: the workload of their phase's theory (PhaseCost) and where it came from
+    // ("trace", "annotation", "option", "default"; "" for ncu and shape points).
+    int64_t batch = 0, query_len = 0, kv_len = 0, tokens = 0;
+    std::string shape_source;
     std::string op_class;       // kernel_classes.json id ("" for ncu points)
     double flops = 0, bytes = 0;          // per pass (theory, measured) or summed over the launches (ncu)
     double intensity = 0;                 // FLOP/byte

@@ -1507,6 +1507,10 @@ after</source>
         <source>bounded by</source>
         <translation>上限为</translation>
     </message>
+    <message>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
 </context>
 <context>
     <name>sl::FindingsView</name>
@@ -3115,6 +3119,62 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Share of the trace&apos;s kernel time: %1</source>
         <translation>占 trace 内核时间：%1</translation>
+    </message>
+    <message>
+        <source>mixed steps</source>
+        <translation>混合步</translation>
+    </message>
+    <message>
+        <source>training iteration</source>
+        <translation>训练迭代</translation>
+    </message>
+    <message>
+        <source>Measured mixed steps (size: time)</source>
+        <translation>混合步实测（点大小=耗时）</translation>
+    </message>
+    <message>
+        <source>Measured training iteration (size: time)</source>
+        <translation>训练迭代实测（点大小=耗时）</translation>
+    </message>
+    <message>
+        <source>Theory, mixed steps</source>
+        <translation>混合步理论值</translation>
+    </message>
+    <message>
+        <source>Theory, training iteration</source>
+        <translation>训练迭代理论值</translation>
+    </message>
+    <message>
+        <source>the trace&apos;s recorded shapes</source>
+        <translation>trace 记录的形状</translation>
+    </message>
+    <message>
+        <source>the steps&apos; annotations</source>
+        <translation>各步的标注</translation>
+    </message>
+    <message>
+        <source>your --batch/--prompt/--context or Preferences</source>
+        <translation>你的 --batch/--prompt/--context 或首选项</translation>
+    </message>
+    <message>
+        <source>defaults: nothing in the trace says</source>
+        <translation>默认值：trace 中没有相关信息</translation>
+    </message>
+    <message>
+        <source>%1 requests, %2 tokens in one pass</source>
+        <translation>%1 个请求，一次前向 %2 个 token</translation>
+    </message>
+    <message>
+        <source>batch %1, KV length %2</source>
+        <translation>批大小 %1，KV 长度 %2</translation>
+    </message>
+    <message>
+        <source>batch %1, %2 tokens per sequence</source>
+        <translation>批大小 %1，每序列 %2 个 token</translation>
+    </message>
+    <message>
+        <source>Workload: %1 (from %2)</source>
+        <translation>工作负载：%1（来自%2）</translation>
     </message>
 </context>
 <context>

@@ -3,6 +3,7 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
+#include <QCoreApplication>
 #include <QEvent>
 #include <QFontMetricsF>
 #include <QGraphicsLineItem>
@@ -41,6 +42,8 @@ namespace {
 // The same prefill / decode colours as the report's charts (HTML, PDF, Markdown PNGs).
 const QColor kPrefill(QLatin1String(report::kPrefillColor));
 const QColor kDecode(QLatin1String(report::kDecodeColor));
+const QColor kMixed(QLatin1String(report::kMixedColor));
+const QColor kTraining(QLatin1String(report::kTrainingColor));
 const QColor kNcu(0x2e, 0x9e, 0x5b);
 const QColor kRoof(0x44, 0x44, 0x44);
 const QColor kMemoryRoof(0x8a, 0x1c, 0x7c);
@@ -107,6 +110,20 @@ QString precisionGroupName(const std::vector<const RooflineRoof*>& group)
     for (const RooflineRoof* r : group)
         names << QString::fromStdString(r->name).toUpper();
     return names.join(QLatin1Char('/'));
+}
+
+// A phase as people say it ("" for none).
+QString phaseWords(const std::string& phase)
+{
+    if (phase == "prefill")
+        return QCoreApplication::translate("sl::RooflineView", "prefill");
+    if (phase == "decode")
+        return QCoreApplication::translate("sl::RooflineView", "decode");
+    if (phase == "mixed")
+        return QCoreApplication::translate("sl::RooflineView", "mixed steps");
+    if (phase == "training")
+        return QCoreApplication::translate("sl::RooflineView", "training iteration");
+    return {};
 }
 
 QString elide(const QString& s, int n)
@@ -294,6 +311,8 @@ void RooflineView::rebuild()
     const QColor memoryInk = vc.dark ? kMemoryRoof.lighter(190) : kMemoryRoof;
     const QColor prefillInk = vc.dark ? kPrefill.lighter(125) : kPrefill;
     const QColor decodeInk = vc.dark ? kDecode.lighter(150) : kDecode;
+    const QColor mixedInk = vc.dark ? kMixed.lighter(140) : kMixed;
+    const QColor trainingInk = vc.dark ? kTraining.lighter(140) : kTraining;
     const QColor ncuInk = vc.dark ? kNcu.lighter(130) : kNcu;
     QFont labelFont = view_->font();
     labelFont.setPointSizeF(std::max(7.0, labelFont.pointSizeF() - 1));
@@ -358,14 +377,23 @@ void RooflineView::rebuild()
     for (const RooflinePoint& p : d.points)
         if (p.kind == RooflinePointKind::Measured)
             maxMeasured = std::max(maxMeasured, p.total_ns);
-    QScatterSeries* measured[2][3];   // [decode?][bucket]
-    for (int ph = 0; ph < 2; ++ph)
+    // Per phase: prefill, decode, mixed (chunked-prefill steps, prefill chunks and decode tokens in one pass), a
+    // training iteration.
+    const QString measuredNames[4] = {tr("Measured prefill (size: time)"), tr("Measured decode (size: time)"),
+                                      tr("Measured mixed steps (size: time)"),
+                                      tr("Measured training iteration (size: time)")};
+    const QColor phaseInk[4] = {prefillInk, decodeInk, mixedInk, trainingInk};
+    QScatterSeries* measured[4][3];   // [phase][bucket]
+    for (int ph = 0; ph < 4; ++ph)
         for (int b = 0; b < 3; ++b)
-            measured[ph][b] = scatter(ph ? tr("Measured decode (size: time)") : tr("Measured prefill (size: time)"),
-                                      QScatterSeries::MarkerShapeCircle, kBucketSize[b], ph ? decodeInk : prefillInk, false);
-    QScatterSeries* theory[2] = {
+            measured[ph][b] = scatter(measuredNames[ph], QScatterSeries::MarkerShapeCircle, kBucketSize[b],
+                                      phaseInk[ph], false);
+    QScatterSeries* theory[4] = {
         scatter(tr("Theory, prefill"), QScatterSeries::MarkerShapeTriangle, kTheorySize, prefillInk, true),
-        scatter(tr("Theory, decode"), QScatterSeries::MarkerShapeRotatedRectangle, kTheorySize, decodeInk, true)};
+        scatter(tr("Theory, decode"), QScatterSeries::MarkerShapeRotatedRectangle, kTheorySize, decodeInk, true),
+        scatter(tr("Theory, mixed steps"), QScatterSeries::MarkerShapeTriangle, kTheorySize, mixedInk, true),
+        scatter(tr("Theory, training iteration"), QScatterSeries::MarkerShapeTriangle, kTheorySize, trainingInk,
+                true)};
     auto* ncu = scatter(d.ncu_aggregated ? tr("ncu, per kernel name") : tr("ncu, per launch"),
                         QScatterSeries::MarkerShapeStar, kNcuSize, ncuInk, false);
     // Measured per-shape points: one series per family and size bucket (a series has one marker size).
@@ -390,7 +418,7 @@ void RooflineView::rebuild()
                                         false);
     for (size_t i = 0; i < d.points.size(); ++i) {
         const RooflinePoint& p = d.points[i];
-        const int ph = p.phase == "prefill" ? 0 : 1;
+        const int ph = p.phase == "prefill" ? 0 : p.phase == "mixed" ? 2 : p.phase == "training" ? 3 : 1;
         switch (p.kind) {
         case RooflinePointKind::Measured: {
             const double share = maxMeasured > 0 ? p.total_ns / maxMeasured : 0;
@@ -424,7 +452,7 @@ void RooflineView::rebuild()
         add(s, inLegend);
         return true;
     };
-    for (int ph = 0; ph < 2; ++ph) {
+    for (int ph = 0; ph < 4; ++ph) {
         // Largest markers first (drawn under the smaller ones); the legend shows the smallest non-empty bucket.
         int legendBucket = -1;
         for (int b = 0; b < 3 && legendBucket < 0; ++b)
@@ -441,8 +469,8 @@ void RooflineView::rebuild()
         for (int b = 2; b >= 0; --b)
             addPoints(shapeSeries[f][b], b == legendBucket);
     }
-    addPoints(theory[0], true);
-    addPoints(theory[1], true);
+    for (QScatterSeries* t : theory)
+        addPoints(t, true);
     addPoints(ncu, true);
     addPoints(ridges, true);
     highlightSeries_ = new QScatterSeries;
@@ -745,7 +773,7 @@ QString RooflineView::pointLabelText(int row) const
         return elide(QString::fromStdString(kernel_base_name(p->label)), 28);
     case RooflinePointKind::Measured:
     case RooflinePointKind::Theory: {
-        const QString phase = p->phase == "prefill" ? tr("prefill") : p->phase == "decode" ? tr("decode") : QString();
+        const QString phase = phaseWords(p->phase);
         return elide(phase.isEmpty() ? op : tr("%1 (%2)").arg(op, phase), 30);
     }
     }
@@ -806,7 +834,7 @@ QString RooflineView::toolTipText(int row) const
     if (p->kind == RooflinePointKind::Shape)
         return shapeToolTipText(*p);
     const RooflineData& d = model_->rooflineData();
-    QString phase = p->phase == "prefill" ? tr("prefill") : p->phase == "decode" ? tr("decode") : QString();
+    QString phase = phaseWords(p->phase);
     QString kind = model_->kindLabel(p->kind);
     if (!phase.isEmpty())
         kind = tr("%1, %2").arg(kind, phase);
@@ -827,6 +855,19 @@ QString RooflineView::toolTipText(int row) const
                          .arg(RooflineModel::formatFlopsPerSecond(p->flops_per_s), formatPercent(*frac))
                    : tr("Performance: %1").arg(RooflineModel::formatFlopsPerSecond(p->flops_per_s)));
     lines << tr("E_roof: %1").arg(p->e_roof ? QLocale().toString(*p->e_roof, 'f', 3) : tr("unknown"));
+    if (!p->shape_source.empty()) {
+        // Where the theory's workload came from (issue 34 §3): the trace, the step annotations, the user, or defaults.
+        const QString from = p->shape_source == "trace"        ? tr("the trace's recorded shapes")
+                             : p->shape_source == "annotation" ? tr("the steps' annotations")
+                             : p->shape_source == "option"     ? tr("your --batch/--prompt/--context or Preferences")
+                                                               : tr("defaults: nothing in the trace says");
+        const QString shape = p->phase == "mixed"
+                                  ? tr("%1 requests, %2 tokens in one pass").arg(p->batch).arg(p->tokens)
+                              : p->phase == "decode"
+                                  ? tr("batch %1, KV length %2").arg(p->batch).arg(p->kv_len)
+                                  : tr("batch %1, %2 tokens per sequence").arg(p->batch).arg(p->query_len);
+        lines << tr("Workload: %1 (from %2)").arg(shape, from).toHtmlEscaped();
+    }
     const auto dur = [](double ns) { return formatDuration(int64_t(std::llround(ns))); };
     switch (p->kind) {
     case RooflinePointKind::Theory:
