@@ -2300,6 +2300,18 @@ after</source>
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
+    <message>
+        <source>&amp;Hide Panes</source>
+        <translation>隐藏窗格(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Ctrl+B</source>
+        <translation>Ctrl+B</translation>
+    </message>
+    <message>
+        <source>Fold every docked pane away and give the timeline the whole window (again: back)</source>
+        <translation>收起所有停靠窗格，让时间线占满整个窗口（再按一次恢复）</translation>
+    </message>
 </context>
 <context>
     <name>sl::NcuLaunchModel</name>
@@ -3750,6 +3762,10 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Centre the view there, or show what the drag spans</source>
         <translation>将视图居中到该处，或显示拖动所覆盖的范围</translation>
+    </message>
+    <message>
+        <source>Hide or show the panes (the timeline takes the whole window)</source>
+        <translation>隐藏或显示窗格（时间线占满整个窗口）</translation>
     </message>
 </context>
 <context>

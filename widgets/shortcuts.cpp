@@ -43,6 +43,8 @@ std::vector<ShortcutEntry> Shortcuts::entries()
         {app, native(QKeySequence::Open), tr("Open files")},
         {app, native(QKeySequence::Close), tr("Close the trace")},
         {app, QKeySequence(QStringLiteral("Ctrl+E")).toString(QKeySequence::NativeText), tr("Export the report")},
+        {app, QKeySequence(QStringLiteral("Ctrl+B")).toString(QKeySequence::NativeText),
+         tr("Hide or show the panes (the timeline takes the whole window)")},
         {app, native(QKeySequence::Preferences).isEmpty() ? tr("(menu)") : native(QKeySequence::Preferences),
          tr("Preferences")},
         {app, native(QKeySequence::Quit), tr("Quit")},

@@ -145,7 +145,10 @@ int main(int argc, char** argv)
         if (wh.size() == 2)
             window.resize(wh[0].toInt(), wh[1].toInt());
     }
-    window.show();
+    if (!parser.isSet(size) && window.wantsMaximised())
+        window.showMaximized();   // a small screen (no saved geometry): all of it
+    else
+        window.show();
     if (parser.isSet(resetLayout))
         QTimer::singleShot(0, &window, [&window] { window.resetLayout(); });
     if (parser.isSet(find))

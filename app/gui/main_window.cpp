@@ -36,7 +36,9 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QScrollArea>
+#include <QScreen>
 #include <QScrollBar>
+#include <QSignalBlocker>
 #include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -326,6 +328,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         d->setMinimumHeight(fm.height() * 7);
     defaultState_ = saveState(kLayoutVersion);
     viewMenu_->addSeparator();
+    panesAction_ = viewMenu_->addAction(tr("&Hide Panes"), this, &MainWindow::togglePanes);
+    panesAction_->setCheckable(true);
+    panesAction_->setShortcut(QKeySequence(tr("Ctrl+B")));
+    panesAction_->setToolTip(tr("Fold every docked pane away and give the timeline the whole window (again: back)"));
     viewMenu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
     fitTimer_ = new QTimer(this);
     fitTimer_->setSingleShot(true);
@@ -341,8 +347,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
                 autoLayout_ = false;   // a pane dragged out: the user arranges the window now
         });
     QSettings settings;
-    if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray()))
-        resize(1280, 800);
+    if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray())) {
+        // Fit the screen it opens on: a 1280×800 window hangs off a 1366×768 laptop screen.
+        const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
+        setGeometry(defaultGeometry(s ? s->availableGeometry() : QRect(0, 0, 1280, 800), &wantsMaximised_));
+    }
     if (!restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion)) {
         QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);   // once the window has its real size
     } else {
@@ -452,6 +461,48 @@ void MainWindow::scaleRestoredDocks()
 }
 
 MainWindow::~MainWindow() = default;
+
+QRect MainWindow::defaultGeometry(const QRect& available, bool* maximise)
+{
+    const bool small = available.width() < 1440 || available.height() < 900;
+    if (maximise)
+        *maximise = small;
+    if (small)
+        return available;
+    const QSize size = QSize(std::max(1280, available.width() * 85 / 100), std::max(800, available.height() * 85 / 100))
+                           .boundedTo(available.size());
+    QRect r(QPoint(0, 0), size);
+    r.moveCenter(available.center());
+    return r;
+}
+
+void MainWindow::togglePanes()
+{
+    if (!hiddenPanes_.isEmpty()) {
+        for (QDockWidget* d : std::as_const(hiddenPanes_))
+            d->show();
+        for (QDockWidget* d : std::as_const(raisedPanes_))
+            d->raise();
+        hiddenPanes_.clear();
+        raisedPanes_.clear();
+    } else {
+        // Every docked pane that is shown, raised or a tab behind another (its view action is checked).
+        for (QDockWidget* d : findChildren<QDockWidget*>()) {
+            if (d->isFloating() || !d->toggleViewAction()->isChecked())
+                continue;
+            hiddenPanes_ << d;
+            if (d->isVisible() && !d->visibleRegion().isEmpty())
+                raisedPanes_ << d;
+        }
+        for (QDockWidget* d : std::as_const(hiddenPanes_))
+            d->hide();
+    }
+    if (panesAction_) {
+        const QSignalBlocker block(panesAction_);
+        panesAction_->setChecked(!hiddenPanes_.isEmpty());
+    }
+    focusTimeline(true);
+}
 
 void MainWindow::applyDefaultDockSizes()
 {
@@ -1192,6 +1243,8 @@ void MainWindow::dropEvent(QDropEvent* event)
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
+    if (panesHidden())
+        togglePanes();   // the layout saved is the one with the panes, whatever Ctrl+B did last
     QSettings settings;
     settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
     settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));

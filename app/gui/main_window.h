@@ -2,7 +2,9 @@
 // The workbench window: opens traces (menu, recent files, command line, drag and drop), shows load progress with a
 // cancel button in the status bar, and fills its panes as results arrive.
 
+#include <QList>
 #include <QMainWindow>
+#include <QRect>
 #include <QStringList>
 
 class QAction;
@@ -59,6 +61,16 @@ public:
     void showRange(qint64 start, qint64 end);
     // View › Reset Layout: the first-launch arrangement of the panes and their sizes.
     void resetLayout();
+    // The window's first geometry on a screen whose available area is `available` (no saved geometry): 85 % of it,
+    // centred, at least 1280×800 where that fits; on a screen smaller than 1440×900 (a laptop's 1366×768) the whole
+    // available area, and *maximise set: the window is shown maximised.
+    static QRect defaultGeometry(const QRect& available, bool* maximise = nullptr);
+    // No saved geometry and a small screen: main() shows the window maximised.
+    bool wantsMaximised() const { return wantsMaximised_; }
+    // View › Hide Panes (Ctrl+B): every docked pane out of the way and the timeline the whole window, as Perfetto's
+    // side panel folds; again: the panes back where they were, the same tabs raised.
+    void togglePanes();
+    bool panesHidden() const { return !hiddenPanes_.isEmpty(); }
     // Whether the layout follows the window and the trace (true until the user drags a splitter or floats a pane;
     // false: the user's, restored as saved and scaled to the window's size).
     bool automaticLayout() const { return autoLayout_; }
@@ -158,6 +170,9 @@ private:
     // The layout follows the window size and the trace's lanes until the user drags a splitter or floats a pane
     // (then it is theirs, restored as saved); View › Reset Layout makes it automatic again.
     bool autoLayout_ = true;
+    bool wantsMaximised_ = false;
+    QList<QDockWidget*> hiddenPanes_, raisedPanes_;   // togglePanes: what it hid, and which tabs were raised
+    QAction* panesAction_ = nullptr;
     QTimer* fitTimer_ = nullptr;
     bool separatorPressed_ = false;
     int fitPasses_ = 0;

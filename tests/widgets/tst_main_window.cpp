@@ -18,6 +18,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -309,6 +310,73 @@ private slots:
         QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w.timeline()));
     }
 
+    // The first window fits the screen it opens on (issue 37 §5: the 1280×800 default hung off a 1366×768 laptop
+    // screen, its tabs and status bar cut off): maximised on a small screen, 85 % of a large one, centred.
+    void defaultGeometryFitsTheScreen()
+    {
+        bool max = false;
+        const QRect laptop(0, 0, 1366, 740);   // 1366×768 less a 28 px panel
+        QCOMPARE(MainWindow::defaultGeometry(laptop, &max), laptop);
+        QVERIFY(max);
+        const QRect hd(0, 32, 1920, 1048);
+        const QRect g = MainWindow::defaultGeometry(hd, &max);
+        QVERIFY(!max);
+        QVERIFY(hd.contains(g));
+        QCOMPARE(g.size(), QSize(1632, 890));
+        QVERIFY((g.center() - hd.center()).manhattanLength() <= 2);
+        const QRect wide(1920, 0, 2560, 1400);   // a second screen to the right
+        QVERIFY(wide.contains(MainWindow::defaultGeometry(wide, &max)));
+        QVERIFY(!max);
+        // A window without saved geometry takes it from its screen (offscreen: the platform's screen).
+        MainWindow w;
+        const QRect avail = w.screen()->availableGeometry();
+        QVERIFY2(avail.contains(w.geometry()), qPrintable(QStringLiteral("%1,%2 %3x%4 on %5x%6")
+                                                             .arg(w.x()).arg(w.y()).arg(w.width()).arg(w.height())
+                                                             .arg(avail.width()).arg(avail.height())));
+    }
+
+    // Ctrl+B folds every pane away and the timeline takes the whole window, as Perfetto's side panel folds; again,
+    // the panes come back where they were, the same tabs raised; a window closed with its panes folded saves them.
+    void panesFoldWithOneKey()
+    {
+        MainWindow w;
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy finished(&w, &MainWindow::jobFinished);
+        w.openFiles({sampleTrace()});
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        auto* findings = w.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+        auto* overview = w.findChild<QDockWidget*>(QStringLiteral("overviewDock"));
+        QVERIFY(findings && overview);
+        QTRY_VERIFY(findings->isVisible() && overview->isVisible());
+        const int before = w.timeline()->height() * w.timeline()->width();
+        press(w, Qt::Key_B, Qt::ControlModifier);
+        QVERIFY(w.panesHidden());
+        QTRY_VERIFY(!findings->isVisible() && !overview->isVisible());
+        for (QDockWidget* d : w.findChildren<QDockWidget*>())
+            QVERIFY2(d->isFloating() || !d->isVisible(), qPrintable(d->objectName()));
+        // The timeline now spans the window's width and most of its height.
+        QTRY_VERIFY2(w.timeline()->width() >= w.width() * 95 / 100,
+                     qPrintable(QStringLiteral("%1 of %2").arg(w.timeline()->width()).arg(w.width())));
+        QVERIFY(w.timeline()->height() * w.timeline()->width() > before);
+        QCOMPARE(QApplication::focusWidget(), static_cast<QWidget*>(w.timeline()));
+        press(w, Qt::Key_B, Qt::ControlModifier);
+        QVERIFY(!w.panesHidden());
+        QTRY_VERIFY(findings->isVisible() && overview->isVisible());
+        QVERIFY(!findings->visibleRegion().isEmpty());   // the raised tab is raised again
+        // Closed with the panes folded, the saved layout has them.
+        press(w, Qt::Key_B, Qt::ControlModifier);
+        QVERIFY(w.panesHidden());
+        w.close();
+        MainWindow again;
+        again.resize(1366, 768);
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        auto* restored = again.findChild<QDockWidget*>(QStringLiteral("findingsDock"));
+        QTRY_VERIFY(restored && restored->toggleViewAction()->isChecked());
+    }
+
     // The first view gives the timeline at least half the window's height at 1280×720 and 1920×1080, and keeps it
     // when the layout saved at one size is restored at the other.
     void timelineGetsHalfTheHeight_data()
@@ -317,6 +385,7 @@ private slots:
         QTest::addColumn<QSize>("second");
         QTest::newRow("1280x720 then 1920x1080") << QSize(1280, 720) << QSize(1920, 1080);
         QTest::newRow("1920x1080 then 1280x720") << QSize(1920, 1080) << QSize(1280, 720);
+        QTest::newRow("1366x768 then 1920x1080") << QSize(1366, 768) << QSize(1920, 1080);
     }
     void timelineGetsHalfTheHeight()
     {
