@@ -245,60 +245,46 @@ std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpCl
     auto class_of = [&](size_t i, int c) -> const std::string& {
         return i < expert_gemm.size() && expert_gemm[i] ? kMoeGemm : ids[static_cast<size_t>(c)];
     };
-    // Step windows sorted by start; each kernel is placed by binary search on its start time. A mixed step
-    // (chunked prefill: prefill chunks and decode tokens in one pass) is a phase of its own: its prefill kernels
-    // are not a decode step's, nor its decode tokens a prefill pass's.
-    std::vector<const StepInfo*> steps;
+    // Windows sorted by start, each a pass of its phase; each kernel is placed by binary search on its start time.
+    // A mixed step (chunked prefill: prefill chunks and decode tokens in one pass) is a phase of its own: its prefill
+    // kernels are not a decode step's, nor its decode tokens a prefill pass's. A training run's iterations
+    // (PhaseResult::training_windows; its steps were cleared) are passes of the training phase.
+    struct Window {
+        int64_t start, end;
+        int phase;   // index into out
+    };
+    std::vector<Window> windows;
     for (const auto& s : phases.steps)
-        steps.push_back(&s);
-    std::sort(steps.begin(), steps.end(), [](const StepInfo* a, const StepInfo* b) { return a->start < b->start; });
-    MeasuredPhase out[3];
+        windows.push_back({s.start, s.end, s.mixed ? 2 : s.prefill ? 0 : 1});
+    for (const auto& [a, b] : phases.training_windows)
+        windows.push_back({a, b, 3});
+    std::sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+    MeasuredPhase out[4];
     out[0].phase = "prefill";
     out[1].phase = "decode";
     out[2].phase = "mixed";
+    out[3].phase = "training";
     for (auto& m : out)
         m.passes = 0;
-    auto side = [](const StepInfo* s) { return s->mixed ? 2 : s->prefill ? 0 : 1; };
-    for (const auto* s : steps)
-        out[side(s)].passes += 1;
+    for (const Window& w : windows)
+        out[w.phase].passes += 1;
     for (size_t i = 0; i < trace.kernels.size() && i < classes.kernel_class.size(); ++i) {
         cancel_point(i);
         const int c = classes.kernel_class[i];
         if (c < 0 || static_cast<size_t>(c) >= ids.size())
             continue;
         const int64_t t = trace.kernels.start[i];
-        auto it = std::upper_bound(steps.begin(), steps.end(), t,
-                                   [](int64_t v, const StepInfo* s) { return v < s->start; });
-        if (it == steps.begin())
+        auto it = std::upper_bound(windows.begin(), windows.end(), t,
+                                   [](int64_t v, const Window& w) { return v < w.start; });
+        if (it == windows.begin() || t >= (it - 1)->end)
             continue;
-        const StepInfo* s = *(it - 1);
-        if (t >= s->end)
-            continue;
-        out[side(s)].class_ns[class_of(i, c)] += trace.kernels.end[i] - trace.kernels.start[i];
+        out[(it - 1)->phase].class_ns[class_of(i, c)] += trace.kernels.end[i] - trace.kernels.start[i];
     }
+    // Prefill and decode always (a phase without passes is said so), mixed and training when the trace has them.
     std::vector<MeasuredPhase> r = {out[0], out[1]};
-    if (out[2].passes > 0)
-        r.push_back(out[2]);
-    // A training run: its iterations (PhaseResult::training_windows), each a pass of the training phase.
-    if (!phases.training_windows.empty()) {
-        MeasuredPhase tr;
-        tr.phase = "training";
-        tr.passes = static_cast<int64_t>(phases.training_windows.size());
-        const auto& w = phases.training_windows;
-        for (size_t i = 0; i < trace.kernels.size() && i < classes.kernel_class.size(); ++i) {
-            cancel_point(i);
-            const int c = classes.kernel_class[i];
-            if (c < 0 || static_cast<size_t>(c) >= ids.size())
-                continue;
-            const int64_t t = trace.kernels.start[i];
-            auto it = std::upper_bound(w.begin(), w.end(), t,
-                                       [](int64_t v, const std::pair<int64_t, int64_t>& x) { return v < x.first; });
-            if (it == w.begin() || t >= (it - 1)->second)
-                continue;
-            tr.class_ns[class_of(i, c)] += trace.kernels.end[i] - trace.kernels.start[i];
-        }
-        r.push_back(tr);
-    }
+    for (int p : {2, 3})
+        if (out[p].passes > 0)
+            r.push_back(out[p]);
     return r;
 }
 
