@@ -83,6 +83,8 @@ const std::vector<std::string>& verdict_vocabulary()
         "compute-bound", "balanced", "unknown",
         // H2D copies the GPU waits for (not weights)
         "copy-exposed",
+        // a whole buffer rewritten every step: the KV cache expanded to the query heads (roofline/kv_expand.h)
+        "buffer-rewrite",
         // one rank starts its collectives late and the others wait for it (collectives.h)
         "straggler",
         // the GPU idles while the host compiles, autotunes, loads modules or allocates (timeline/host_causes.h)
@@ -407,7 +409,15 @@ static std::string gain_text(const ExpectedGain& g)
         if (l.per_step_ns)
             s += ", " + format_ns(*l.per_step_ns) + " per step" +
                  (l.step_fraction ? fmt(" (%.1f %% of the step)", *l.step_fraction * 100.0) : std::string());
-        s += " of wall time; removes " + l.entry + " (" + format_ns(l.available_ns) + " in the trace)";
+        s += " of wall time; removes " + l.entry + " (" + format_ns(l.available_ns) + " in the trace";
+        if (l.overlap_ns > 0 && !l.overlaps.empty()) {
+            // One claim per kernel: a larger claim on overlapping kernels took this share first (ledger.h).
+            std::string by;
+            for (const auto& o : l.overlaps)
+                by += (by.empty() ? "" : ", ") + o;
+            s += ", and " + format_ns(l.overlap_ns) + " of its kernels counted under " + by;
+        }
+        s += ")";
     }
     return s;
 }

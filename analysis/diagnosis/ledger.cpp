@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/diagnosis/headline.h"
+#include "analysis/roofline/kv_expand.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/trace/trace.h"
@@ -43,6 +44,8 @@ LocalText ledger_entry_words(const std::string& entry, const OpClassResult* clas
         {"idle:dependency", {"GPU idle time with queued work waiting on other streams' events",
                              "已入队工作等待其他流事件造成的 GPU 空闲时间"}},
         {"copy:h2d-exposed", {"host-to-device copy time not hidden under compute", "未被计算掩盖的主机到设备拷贝时间"}},
+        {"copy:kv-expand", {"time of the copies that expand the KV cache to the query heads",
+                            "把 KV 缓存扩展到查询头的拷贝时间"}},
         {"comm:exposed", {"communication time not hidden under compute", "未被计算掩盖的通信时间"}},
         {"comm:straggler-wait", {"time other ranks wait for the slowest rank", "其他 rank 等待最慢 rank 的时间"}},
         {"class:elementwise-copy", {"elementwise, copy and normalisation kernel time", "逐元素、拷贝和归一化内核时间"}},
@@ -217,6 +220,8 @@ KernelPools kernel_pools(const Trace& trace, const AnalysisResult& an)
     const Trace* t = &trace;
     const AnalysisResult* a = &an;
     p.rows = [t, a, phase](const std::string& entry) -> std::optional<std::vector<uint32_t>> {
+        if (entry == "copy:kv-expand")   // the copies' own kernels (roofline/kv_expand.h)
+            return find_kv_expansion(*t).kernels;
         const auto& kc = a->classes.kernel_class;
         const size_t n = std::min(t->kernels.size(), kc.size());
         std::vector<uint32_t> rows;
@@ -332,6 +337,7 @@ Ledger apply_ledger(std::vector<Finding>& findings, const std::vector<MetricScop
         add("idle:other", metric(*trace, "other_wait_ns") - e_other);
         add("idle:dependency", metric(*trace, "dependency_wait_ns") - e_dep);
         add("copy:h2d-exposed", metric(*trace, "h2d_loop_exposed_ns"));
+        add("copy:kv-expand", metric(*trace, "kv_expand_ns"));
         add("comm:exposed", comm_exposed);
         // The evidence minimum.
         L.evidence_busy_ns = busy;

@@ -24,6 +24,7 @@
 #if __has_include("analysis/roofline/roofline.h") && __has_include("analysis/io/ncu_metrics.h") && __has_include("analysis/io/ncu_reader.h")
 #include "analysis/io/ncu_metrics.h"
 #include "analysis/io/ncu_reader.h"
+#include "analysis/roofline/kv_expand.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/diagnosis/retest.h"
 #include "analysis/diagnosis/scope_text.h"
@@ -343,6 +344,19 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
         for (const char* k : {"pageable_async_memcpy_count", "pageable_async_memcpy_ns", "h2d_ns", "h2d_bytes",
                               "h2d_fraction", "h2d_overlap_fraction", "h2d_setup_ns", "h2d_loop_exposed_ns"})
             s.sources[k] = "analysis:overlap";
+        // The KV cache copied whole every step (roofline/kv_expand.h): repeat_kv's expand + reshape, by the copies'
+        // recorded shapes.
+        {
+            const KvExpansion kv = find_kv_expansion(trace);
+            m["kv_expand_ns"] = double(kv.kernel_ns);
+            m["kv_expand_calls"] = double(kv.calls);
+            m["kv_expand_bytes"] = kv.bytes;
+            m["kv_expand_fraction"] = safe_div(double(kv.kernel_ns), trace_wall);
+            m["kv_expand_repeats"] = double(kv.repeats);
+            for (const char* k : {"kv_expand_ns", "kv_expand_calls", "kv_expand_bytes", "kv_expand_fraction",
+                                  "kv_expand_repeats"})
+                s.sources[k] = "analysis:shapes";
+        }
 
         // Ranks and the straggler (timeline/collectives.h): only a merged multi-rank trace can show one rank making
         // the others wait, so the cross-rank matching runs only there; a single rank binds zeros.
@@ -938,7 +952,8 @@ const std::set<std::string>& metric_vocabulary()
         "host_ns", "host_wait_ns", "host_wait_per_step_ns", "host_wait_share", "idle_fraction", "idle_ns",
         "intensity", "is_allocator", "is_attention", "is_autotuning", "is_compilation", "is_decode",
         "is_elementwise_chain", "is_gemm", "is_module_loading", "kernel_count", "kernel_wait_ns", "kernel_wait_share",
-        "kernels_per_step", "l2_miss_rate", "large_gap_count", "large_gap_ns", "launch_api_ns", "launch_count",
+        "kernels_per_step", "kv_expand_bytes", "kv_expand_calls", "kv_expand_fraction", "kv_expand_ns",
+        "kv_expand_repeats", "l2_miss_rate", "large_gap_count", "large_gap_ns", "launch_api_ns", "launch_count",
         "launch_delay_outlier_count", "launch_overhead_fraction", "layer_cache_hit_rate", "layer_load_count",
         "low_util_chunk_count", "low_util_chunk_fraction", "max_gap_fraction", "max_gap_ns", "memory_bound",
         "memory_throughput_pct", "min_chunk_utilization", "moe_detected", "moe_experts", "moe_fraction",

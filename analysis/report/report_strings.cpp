@@ -101,6 +101,7 @@ static const std::vector<StringEntry> kTable = {
     {"verdict.balanced", "balanced", "较均衡"},
     {"verdict.unknown", "undetermined", "无法判定"},
     {"verdict.copy-exposed", "copies not hidden under compute", "未被计算隐藏的拷贝"},
+    {"verdict.buffer-rewrite", "a whole buffer rewritten every step", "每步重写整块缓冲区"},
     {"verdict.moe-bound", "bound by MoE experts", "受 MoE 专家限制"},
     {"verdict.straggler", "a straggler rank", "掉队的 rank"},
     {"verdict.compilation", "JIT compilation holding the GPU", "JIT 编译拖住了 GPU"},

@@ -9,6 +9,7 @@
 #include "analysis/pipeline.h"
 #include "analysis/roofline/config_check.h"
 #include "analysis/roofline/cost_model.h"
+#include "analysis/roofline/kv_expand.h"
 #include "analysis/roofline/trace_shapes.h"
 #include "analysis/timeline/phases.h"
 #include "tests/support/test_env.h"
@@ -437,4 +438,30 @@ TEST(TraceShapes, EagerExpertGemmsAreMoeByTheirShapes)
     EXPECT_GT(mw.gpu_share, 0.05);
     // Without a MoE config nothing is moved.
     EXPECT_TRUE(expert_gemm_kernels(*r.trace, load_model_config(sample("config.json"))).empty());
+}
+
+// The project's real eager decode (tests/data/device/README.md: "the largest single elementwise cost is the GQA
+// repeat_kv copy of the KV cache, aten::copy_ of 8.8 M elements per layer"): Hugging Face's repeat_kv expands K and V
+// from 4 KV heads to 16 query heads, [8, 4, 4, 539, 128], every layer (8) of every step (16), K and V: 256 copies.
+// A human reading it names the copy and its fix (a GQA-aware attention), not a faster elementwise kernel.
+TEST(TraceShapes, KvCacheExpandedEveryStepIsNamed)
+{
+    const PipelineResult r = analyse("decode-eager.pt.trace.json.gz");
+    const KvExpansion kv = find_kv_expansion(*r.trace);
+    EXPECT_EQ(kv.calls, 256);
+    EXPECT_EQ(kv.kernels.size(), 256u);
+    EXPECT_EQ(kv.kv_heads, 4);
+    EXPECT_EQ(kv.repeats, 4);
+    EXPECT_EQ(kv.positions, 539);
+    EXPECT_EQ(kv.head_dim, 128);
+    EXPECT_EQ(kv.batch, 8);
+    EXPECT_DOUBLE_EQ(kv.bytes, 256 * 2.0 * 8 * 4 * 4 * 539 * 128 * 2);   // read and write, bf16
+    EXPECT_GT(kv.kernel_ns, 1'000'000);
+    const auto& fs = r.diagnosis.eval.findings;
+    const auto f = std::find_if(fs.begin(), fs.end(),
+                                [](const Finding& x) { return x.rule == "kv-cache-expanded-every-step"; });
+    ASSERT_NE(f, fs.end());
+    EXPECT_EQ(f->verdict, "buffer-rewrite");
+    // A trace without the expanded copies (the graph replay records no shapes) has none.
+    EXPECT_EQ(find_kv_expansion(*analyse("decode-graph.pt.trace.json.gz").trace).calls, 0);
 }
