@@ -78,7 +78,18 @@ const HelpText kHelp[] = {
      "  --llm-key-env VAR      environment variable holding the API key (default SIGHTLINE_LLM_KEY)\n"
      "  --llm-timeout S        seconds to wait for the review (default 60); past it the findings stand alone\n"
      "  --llm-allow-paths      send file paths found in finding texts (default: replaced by <path>)\n"
+     "  --partial              one rank's compact result (sightline.partial/1) for `merge` instead of the\n"
+     "                         analysis: identity, busy/idle by cause, steps and TPOT, time by class, one record\n"
+     "                         per collective; one trace, JSON\n"
      SL_PIPELINE_OPTIONS},
+    {"merge",
+     "The reduce of a many-rank run: merges the partials `analyze RANK_TRACE --partial` wrote, one per rank, into "
+     "the cross-rank analyses: collectives matched across ranks, skew and the straggler, comm latency (the fastest "
+     "rank's time per collective), per-rank step time and its spread, all-to-all size imbalance, and the findings. "
+     "The numbers are those `analyze` gives of all the ranks' traces in one process. Partials of another version, "
+     "two for one rank or of different world sizes are refused (exit 2).",
+     "  --format text|json     output format (default text; json is sightline.merge/1)\n"
+     "  -o, --output FILE      write to FILE instead of standard output\n"},
     {"report",
      "Writes the shareable report of one or more traces: headline, actions, findings with evidence, Roofline and "
      "the environment, as Markdown, PDF, HTML or JSON (sightline.report/1).",
