@@ -23,6 +23,8 @@
 #include "analysis/report/report_model.h"
 #include "analysis/report/roofline_json.h"
 #include "analysis/report/kernel_verdicts_json.h"
+#include "analysis/report/rank_map.h"
+#include "analysis/report/rank_merge.h"
 #include "analysis/report/rank_partial.h"
 #include "analysis/diagnosis/review.h"
 #include "analysis/io/input_bounds.h"
@@ -38,7 +40,7 @@ namespace {
 constexpr const char* kSynopsis =
     "analyze TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json|md|pdf|html] [--detail summary|full] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
     "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] "
-    "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [--partial] [-o FILE]";
+    "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [--partial | --max-ranks-in-memory N] [-o FILE]";
 
 struct AnalyzeRequest {
     AnalysisOptions options;
@@ -52,6 +54,7 @@ struct AnalyzeRequest {
     double llm_timeout_s = 60;
     bool llm_allow_paths = false;
     bool partial = false;       // --partial: one rank's sightline.partial/1 (rank_partial.h) for `merge`
+    unsigned max_ranks = 0;     // --max-ranks-in-memory N: map each rank to its partial, then merge (rank_map.h)
 };
 
 using OptionSpec = sl::cli::OptionSpec<AnalyzeRequest>;
@@ -274,6 +277,15 @@ const std::vector<OptionSpec>& option_table()
              r.partial = true;
              return {};
          }},
+        {"--max-ranks-in-memory", true, "one rank per file: each is analysed to its partial on its own, at most N "
+                                        "at once, then merged as `merge` does (prints sightline.merge/1)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 1, 1024, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--max-ranks-in-memory needs an integer 1..1024, not '" + v + "'";
+             r.max_ranks = static_cast<unsigned>(x);
+             return {};
+         }},
         {"--llm-allow-paths", false, "send file paths that appear in finding texts (default: replaced by <path>)",
          [](AnalyzeRequest& r, const std::string&) -> std::string {
              r.llm_allow_paths = true;
@@ -337,6 +349,23 @@ int write_partial(const AnalyzeRequest& req, const std::string& path, const std:
     return write_output(req.output, text, inputs, true) ? kExitOk : kExitOutput;
 }
 
+// Many ranks on one machine: the map (each rank to its partial, at most max_ranks traces in memory) and the reduce.
+int map_and_merge(const AnalyzeRequest& req, const std::vector<std::string>& paths,
+                  const std::vector<std::string>& inputs)
+{
+    std::string text;
+    try {
+        const RankMerge m = merge_partials(map_ranks(paths, req.load, req.options, req.max_ranks));
+        text = req.format == "json"
+                   ? rank_merge_to_json(m).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                   : rank_merge_to_text(m);
+    } catch (const TraceError& e) {
+        print_error(e.what());
+        return kExitInput;
+    }
+    return write_output(req.output, text, inputs, req.format == "json") ? kExitOk : kExitOutput;
+}
+
 int run_analyze(const std::vector<std::string>& argv)
 {
     Args args;
@@ -354,6 +383,10 @@ int run_analyze(const std::vector<std::string>& argv)
                            std::to_string(args.positional.size()));
     if (req.partial && args.has("--format") && req.format != "json")
         return usage_error("--partial writes JSON (sightline.partial/1), not " + req.format);
+    if (req.partial && req.max_ranks > 0)
+        return usage_error("--partial writes one rank's partial; --max-ranks-in-memory merges many: not both");
+    if (req.max_ranks > 0 && req.format != "text" && req.format != "json")
+        return usage_error("--max-ranks-in-memory prints the merge as text or json, not " + req.format);
     if (req.format == "md" || req.format == "pdf" || req.format == "html")
         return run_report(argv);   // the shareable report: same options, cmd_report.cpp
     // Every file named on the command line; the files the pipeline reads on its own (rules, data files) are noted
@@ -367,6 +400,8 @@ int run_analyze(const std::vector<std::string>& argv)
 
     if (req.partial)
         return write_partial(req, args.positional.front(), inputs);
+    if (req.max_ranks > 0)
+        return map_and_merge(req, args.positional, inputs);
 
     std::string text;
     Diagnosis diag;

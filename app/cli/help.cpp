@@ -81,6 +81,9 @@ const HelpText kHelp[] = {
      "  --partial              one rank's compact result (sightline.partial/1) for `merge` instead of the\n"
      "                         analysis: identity, busy/idle by cause, steps and TPOT, time by class, one record\n"
      "                         per collective; one trace, JSON\n"
+     "  --max-ranks-in-memory N\n"
+     "                         one rank per file: each rank analysed to its partial on its own (at most N\n"
+     "                         traces in memory at once), then merged as `merge` does; prints sightline.merge/1\n"
      SL_PIPELINE_OPTIONS},
     {"merge",
      "The reduce of a many-rank run: merges the partials `analyze RANK_TRACE --partial` wrote, one per rank, into "

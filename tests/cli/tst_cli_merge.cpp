@@ -99,6 +99,12 @@ TEST(CliMerge, MergeOfPartialsEqualsAnalyzeOfAllRanks)
                                    shell_quote(r.partials[1]) + " --format json");
     EXPECT_EQ(reversed["collectives"], merged["collectives"]);
 
+    // The same map and reduce in one command, at most two ranks in memory (issue 38 §2).
+    const json mapped = run_json("analyze" + joined(r.traces) + " --max-ranks-in-memory 2 --format json");
+    EXPECT_EQ(mapped["schema"], "sightline.merge/1");
+    for (const char* key : {"collectives", "comm_latency", "alltoall", "steps", "findings", "world_size"})
+        EXPECT_EQ(mapped[key], merged[key]) << key;
+
     std::string text;
     ASSERT_EQ(run("merge" + joined(r.partials), &text), 0) << text;
     EXPECT_NE(text.find("rank 1 arrives last at 100 %"), std::string::npos) << text;
@@ -134,6 +140,8 @@ TEST(CliMerge, BadPartialsExitTwoNamingTheFile)
     EXPECT_EQ(run("merge" + joined({r.traces[0]}), &out, true), 2) << out;
     EXPECT_EQ(run("analyze" + joined(r.traces) + " --partial", &out, true), 64) << out;
     EXPECT_EQ(run("merge", &out, true), 64) << out;
+    EXPECT_EQ(run("analyze" + joined(r.traces) + " --partial --max-ranks-in-memory 2", &out, true), 64) << out;
+    EXPECT_EQ(run("analyze" + joined(r.traces) + " --max-ranks-in-memory 0", &out, true), 64) << out;
 }
 
 // HTA's sampled ranks 0 and 1 of one 128-rank job keep their numbers through partials and merge.
