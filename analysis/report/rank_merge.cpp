@@ -126,6 +126,9 @@ RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions
             throw TraceError(p.source, "identity.world_size",
                              "world size " + std::to_string(first.world_size) + ", as in " + first.source,
                              std::to_string(p.world_size));
+        for (size_t k = 0; k < i; ++k)
+            if (!p.source.empty() && parts[k].source == p.source)
+                throw TraceError(p.source, "", "each partial once (one per rank)", "the same file twice");
         ranks[i] = p.rank.value_or(static_cast<int32_t>(i));
         if (p.rank && *p.rank >= p.world_size)
             throw TraceError(p.source, "identity.rank",
@@ -206,7 +209,7 @@ RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions
     }
 
     const CollectiveStats& st = out.collectives;
-    if (st.straggler_rank && st.matched > 0) {
+    if (st.straggler_rank && st.matched > 0 && st.straggler_makes_others_wait) {
         int64_t last = 0;
         for (const auto& rc : st.ranks)
             if (rc.rank == *st.straggler_rank)

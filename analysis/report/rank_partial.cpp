@@ -436,7 +436,13 @@ RankPartial rank_partial_from_json(const std::string& text, const std::string& s
 
 RankPartial read_rank_partial(const std::string& path)
 {
-    return rank_partial_from_json(read_input_file(path, InputKind::Trace, "a sightline.partial/1 JSON file"), path);
+    const std::string text = read_input_file(path, InputKind::Trace, "a sightline.partial/1 JSON file");
+    // A trace given where its partial belongs: say what to run.
+    if (text.rfind("\x1f\x8b", 0) == 0 || text.rfind("SQLite format 3", 0) == 0 ||
+        (text.find("\"traceEvents\"") != std::string::npos && text.find(kPartialSchema) == std::string::npos))
+        throw TraceError(path, "byte 0", "a sightline.partial/1 JSON file",
+                         "a trace (write its partial with `sightline-cli analyze TRACE --partial -o FILE`)");
+    return rank_partial_from_json(text, path);
 }
 
 } // namespace sl

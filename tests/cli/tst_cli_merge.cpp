@@ -117,8 +117,11 @@ TEST(CliMerge, BadPartialsExitTwoNamingTheFile)
     const Ranks r = make_ranks(dir, 2, 0);
     std::string out;
     // Two partials for one rank.
-    EXPECT_EQ(run("merge" + joined({r.partials[0], r.partials[1], r.partials[1]}), &out, true), 2) << out;
+    const std::string copy = dir + "/copy.partial.json";
+    std::filesystem::copy_file(r.partials[1], copy);
+    EXPECT_EQ(run("merge" + joined({r.partials[0], r.partials[1], copy}), &out, true), 2) << out;
     EXPECT_NE(out.find("a rank no other partial claims"), std::string::npos) << out;
+    EXPECT_NE(out.find("copy.partial.json"), std::string::npos) << out;
     EXPECT_NE(out.find("rank1.partial.json"), std::string::npos) << out;
     // Another version.
     json j = json::parse(slurp(r.partials[1]));
@@ -136,8 +139,12 @@ TEST(CliMerge, BadPartialsExitTwoNamingTheFile)
     EXPECT_EQ(run("merge" + joined({r.partials[0], w8}), &out, true), 2) << out;
     EXPECT_NE(out.find("w8.partial.json"), std::string::npos) << out;
     EXPECT_NE(out.find("world size 2"), std::string::npos) << out;
+    // One file twice.
+    EXPECT_EQ(run("merge" + joined({r.partials[0], r.partials[0]}), &out, true), 2) << out;
+    EXPECT_NE(out.find("the same file twice"), std::string::npos) << out;
     // A trace is not a partial; --partial takes one trace.
     EXPECT_EQ(run("merge" + joined({r.traces[0]}), &out, true), 2) << out;
+    EXPECT_NE(out.find("analyze TRACE --partial"), std::string::npos) << out;
     EXPECT_EQ(run("analyze" + joined(r.traces) + " --partial", &out, true), 64) << out;
     EXPECT_EQ(run("merge", &out, true), 64) << out;
     EXPECT_EQ(run("analyze" + joined(r.traces) + " --partial --max-ranks-in-memory 2", &out, true), 64) << out;

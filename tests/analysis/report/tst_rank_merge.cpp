@@ -170,8 +170,11 @@ TEST(RankMerge, MismatchedPartialsAreRefused)
         }
         return std::string();
     };
-    const std::string dup = message({a, b, b});
-    EXPECT_NE(dup.find("b.partial.json"), std::string::npos) << dup;
+    RankPartial b2 = b;
+    b2.source = "b2.partial.json";
+    const std::string dup = message({a, b, b2});
+    EXPECT_NE(dup.find("b2.partial.json"), std::string::npos) << dup;
+    EXPECT_NE(dup.find("also in b.partial.json"), std::string::npos) << dup;
     EXPECT_NE(dup.find("a rank no other partial claims"), std::string::npos) << dup;
     const std::string world = message({a, c});
     EXPECT_NE(world.find("c.partial.json"), std::string::npos) << world;
