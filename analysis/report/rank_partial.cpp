@@ -1,5 +1,6 @@
 #include "analysis/report/rank_partial.h"
 
+#include "analysis/io/gzip_stream.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/io/json_input.h"
 #include "analysis/trace/errors.h"
@@ -11,6 +12,8 @@
 #include <filesystem>
 #include <map>
 #include <tuple>
+
+#include <zlib.h>
 
 namespace sl {
 
@@ -436,13 +439,43 @@ RankPartial rank_partial_from_json(const std::string& text, const std::string& s
 
 RankPartial read_rank_partial(const std::string& path)
 {
-    const std::string text = read_input_file(path, InputKind::Trace, "a sightline.partial/1 JSON file");
+    check_input_file(path, InputKind::Trace, "a sightline.partial/1 JSON file (plain or .gz)");
+    std::string text;
+    {
+        GzipStream in(path);   // inflates a .gz, passes plain JSON through; bounded as the readers are
+        char buf[1 << 16];
+        for (size_t n; (n = in.read(buf, sizeof buf)) > 0;)
+            text.append(buf, n);
+    }
     // A trace given where its partial belongs: say what to run.
-    if (text.rfind("\x1f\x8b", 0) == 0 || text.rfind("SQLite format 3", 0) == 0 ||
+    if (text.rfind("SQLite format 3", 0) == 0 ||
         (text.find("\"traceEvents\"") != std::string::npos && text.find(kPartialSchema) == std::string::npos))
         throw TraceError(path, "byte 0", "a sightline.partial/1 JSON file",
                          "a trace (write its partial with `sightline-cli analyze TRACE --partial -o FILE`)");
     return rank_partial_from_json(text, path);
+}
+
+std::string rank_partial_file_bytes(const RankPartial& p, const std::string& path)
+{
+    std::string text = rank_partial_to_json(p).dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    if (path.size() < 3 || path.compare(path.size() - 3, 3, ".gz") != 0)
+        return text;
+    if (text.size() > (1ull << 31))
+        throw TraceError(path, "gzip", "a partial under 2 GiB to compress", std::to_string(text.size()) + " bytes");
+    z_stream z{};
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw TraceError(path, "gzip", "zlib to compress the partial", "deflateInit2 failed");
+    std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+    z.next_in = reinterpret_cast<Bytef*>(text.data());
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    const int rc = deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END)
+        throw TraceError(path, "gzip", "the partial compressed", "deflate returned " + std::to_string(rc));
+    return out;
 }
 
 } // namespace sl

@@ -75,7 +75,10 @@ nlohmann::json rank_partial_to_json(const RankPartial& p);
 // Reads a partial (text of the file `source`). Throws TraceError naming the file, the place and what was expected:
 // not JSON, another schema or version, a missing or mistyped field, columns of different lengths.
 RankPartial rank_partial_from_json(const std::string& text, const std::string& source);
-// The same from a file, through the bounded reader (input_bounds.h, DataFile limit raised to the partial's own).
+// The same from a file, through the bounded readers (input_bounds.h, gzip_stream.h): plain or gzip-compressed JSON.
 RankPartial read_rank_partial(const std::string& path);
+// The bytes of a partial's file: its compact JSON, gzip-compressed when `path` ends in ".gz" (a quarter or less of
+// the size: 7.1 MB -> 1.6 MB for a 1 GB generated rank).
+std::string rank_partial_file_bytes(const RankPartial& p, const std::string& path);
 
 } // namespace sl

@@ -339,9 +339,7 @@ int write_partial(const AnalyzeRequest& req, const std::string& path, const std:
     try {
         const Trace t = load_workspace({path}, req.load);
         const AnalysisResult r = analyze(t, req.options);
-        text = rank_partial_to_json(make_rank_partial(t, r, path))
-                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-               "\n";
+        text = rank_partial_file_bytes(make_rank_partial(t, r, path), req.output);
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;

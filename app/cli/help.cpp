@@ -80,7 +80,7 @@ const HelpText kHelp[] = {
      "  --llm-allow-paths      send file paths found in finding texts (default: replaced by <path>)\n"
      "  --partial              one rank's compact result (sightline.partial/1) for `merge` instead of the\n"
      "                         analysis: identity, busy/idle by cause, steps and TPOT, time by class, one record\n"
-     "                         per collective; one trace, JSON\n"
+     "                         per collective; one trace, JSON (-o FILE.gz: gzip-compressed)\n"
      "  --max-ranks-in-memory N\n"
      "                         one rank per file: each rank analysed to its partial on its own (at most N\n"
      "                         traces in memory at once), then merged as `merge` does; prints sightline.merge/1\n"

@@ -99,6 +99,14 @@ TEST(CliMerge, MergeOfPartialsEqualsAnalyzeOfAllRanks)
                                    shell_quote(r.partials[1]) + " --format json");
     EXPECT_EQ(reversed["collectives"], merged["collectives"]);
 
+    // A compressed partial (-o FILE.gz) merges as the plain one.
+    std::string log;
+    const std::string gz = dir + "/rank2.partial.json.gz";
+    ASSERT_EQ(run("analyze " + shell_quote(r.traces[2]) + " --partial -o " + shell_quote(gz), &log, true), 0) << log;
+    EXPECT_LT(std::filesystem::file_size(gz), std::filesystem::file_size(r.partials[2]) / 2);
+    const json mixed = run_json("merge" + joined({r.partials[0], r.partials[1], gz}) + " --format json");
+    EXPECT_EQ(mixed["collectives"], merged["collectives"]);
+
     // The same map and reduce in one command, at most two ranks in memory (issue 38 §2).
     const json mapped = run_json("analyze" + joined(r.traces) + " --max-ranks-in-memory 2 --format json");
     EXPECT_EQ(mapped["schema"], "sightline.merge/1");
