@@ -566,6 +566,8 @@ void KinetoReader::finalize()
     std::vector<FlowEnd>().swap(flows_);
 
     // Thread and process names, processes for every host pid, the rank everywhere.
+    // op_args rows are keyed by (rank, pid, id) against the devices' rank (collectives, KernelOps): the same rank here.
+    std::fill(trace_.op_args.rank.begin(), trace_.op_args.rank.end(), rank_);
     for (auto& t : m.threads) {
         auto it = thread_names_.find({t.pid, t.tid});
         if (it != thread_names_.end())

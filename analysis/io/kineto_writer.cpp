@@ -167,12 +167,14 @@ void write_all(const Trace& t, Out& o, const KinetoWriteOptions& opt)
     // (its External id, and the kernel it launched).
     const auto& A = t.op_args;
     std::map<std::tuple<int64_t, StrId, int64_t>, size_t> op_row;
-    std::map<std::pair<int64_t, uint32_t>, size_t> launch_row;
+    std::map<std::pair<int64_t, uint32_t>, size_t> launch_row, kernel_row;
     for (size_t i = 0; i < A.size(); ++i) {
         if (A.source[i] == OpArgsTable::kCpuOp)
             op_row[{A.start[i], A.name[i], A.pid[i]}] = i;
         else if (A.source[i] == OpArgsTable::kLaunch)
             launch_row[{A.pid[i], A.correlation[i]}] = i;
+        else if (A.source[i] == OpArgsTable::kKernel && !A.collective[i].empty())
+            kernel_row[{A.pid[i], A.correlation[i]}] = i;   // collective args on the kernel (device id, correlation)
     }
     const auto& r = t.ranges;
     for (size_t i = 0; i < r.size(); ++i) {
@@ -246,6 +248,15 @@ void write_all(const Trace& t, Out& o, const KinetoWriteOptions& opt)
             o.raw(", \"est. achieved occupancy %\": ").dbl(k.est_occupancy_pct[i]);
         if (k.flags[i] & KernelTable::kGraphNode)
             o.raw(", \"graph id\": 1");
+        if (const auto c = kernel_row.find({dev, k.correlation[i]}); c != kernel_row.end()) {
+            const size_t row = c->second;   // as PyTorch 2.1+ writes them on NCCL kernels
+            o.raw(", \"Collective name\": ").str(A.collective[row]);
+            o.raw(", \"In msg nelems\": ").num(A.in_nelems[row]).raw(", \"Out msg nelems\": ").num(A.out_nelems[row]);
+            o.raw(", \"Group size\": ").num(A.group_size[row]).raw(", \"dtype\": ").str(A.dtype[row]);
+            o.raw(", \"Process Group Name\": ").str(A.pg_name[row]);
+            if (!A.pg_ranks[row].empty())
+                o.raw(", \"Process Group Ranks\": ").str(A.pg_ranks[row]);
+        }
         o.raw("}}");
         if (opt.flows && k.launch_api[i] != kNoIndex) {
             const auto li = static_cast<size_t>(k.launch_api[i]);

@@ -1,4 +1,5 @@
 #include "analysis/timeline/collectives.h"
+#include "analysis/timeline/collective_match.h"
 
 #include "analysis/timeline/overlap.h"
 
@@ -87,9 +88,24 @@ int comm_dtype_bytes(std::string_view d)
     return 0;
 }
 
-CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
+int64_t CollectiveRecord::covered(int64_t from, int64_t to) const
 {
-    CollectiveStats st;
+    from = std::max(from, start);
+    to = std::min(to, end);
+    int64_t sum = 0;
+    for (const auto& [s, e] : cover) {
+        if (e <= from)
+            continue;
+        if (s >= to)
+            break;
+        sum += std::min(e, to) - std::max(s, from);
+    }
+    return sum;
+}
+
+std::vector<CollectiveRecord> collective_records(const Trace& t)
+{
+    std::vector<CollectiveRecord> out;
     const auto& k = t.kernels;
     const auto& a = t.op_args;
     // Metadata rows: kernels by (rank, device id, correlation); CPU ops by (rank, pid, External id); launches.
@@ -119,8 +135,10 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
     for (size_t i = 0; i < k.size(); ++i)
         if (comm_name(k.name[i]))
             comm.push_back(static_cast<uint32_t>(i));
+    if (comm.empty())
+        return out;
     std::map<uint16_t, BusyIndex> busy;
-    if (!comm.empty()) {
+    {
         std::map<uint16_t, std::vector<Interval>> iv;
         std::map<uint16_t, size_t> count;
         for (size_t i = 0; i < k.size(); ++i)
@@ -134,27 +152,12 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
         for (auto& [dev, v] : iv)
             busy.emplace(dev, BusyIndex(merge_intervals(std::move(v))));
     }
-    // The busy (non-communication) time of a device inside [s, e).
-    auto covered = [&](uint16_t dev, int64_t s, int64_t e) {
-        const auto it = busy.find(dev);
-        return it == busy.end() ? int64_t{0} : it->second.busy_in(s, e);
-    };
-
-    struct Acc {
-        CollectiveGroup g;
-        std::vector<double> algbw;
-        double sized_bytes = 0;
-        int64_t sized_ns = 0;
-    };
-    std::map<std::tuple<std::string, std::string, int64_t, std::string>, Acc> groups;
-    std::map<int32_t, RankComm> ranks;
-    // Per rank, per (process group, kind): the kernels in start order, for cross-rank matching.
-    struct Call {
-        int64_t start = 0, end = 0;
-        uint16_t device = 0;
-    };
-    std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<Call>>> sequences;
-    std::sort(comm.begin(), comm.end(), [&](uint32_t x, uint32_t y) { return k.start[x] < k.start[y]; });
+    auto rank_of = [&](uint32_t i) { return t.meta.devices[k.device[i]].rank; };
+    std::sort(comm.begin(), comm.end(), [&](uint32_t x, uint32_t y) {
+        return std::make_tuple(k.start[x], rank_of(x), x) < std::make_tuple(k.start[y], rank_of(y), y);
+    });
+    std::map<std::tuple<int32_t, std::string, std::string>, int64_t> next_seq;
+    out.reserve(comm.size());
     for (uint32_t i : comm) {
         const auto& dev = t.meta.devices[k.device[i]];
         const int32_t rank = dev.rank;
@@ -167,29 +170,84 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
                 if (auto o = op_meta.find({rank, pid, a.external_id[l->second]}); o != op_meta.end())
                     row = o->second;
         }
-        const int64_t dur = k.end[i] - k.start[i];
-        const int64_t hidden = std::min(dur, covered(k.device[i], k.start[i], k.end[i]));
-        std::string kind, pg, dtype;
-        int64_t n = 0;
-        double bytes = 0;
+        CollectiveRecord r;
+        r.rank = rank;
+        r.start = k.start[i];
+        r.end = k.end[i];
+        r.order = i;
+        if (k.launch_api[i] != kNoIndex && static_cast<size_t>(k.launch_api[i]) < t.api.size())
+            r.launch_ns = t.api.start[static_cast<size_t>(k.launch_api[i])];
         if (row != SIZE_MAX) {
-            kind = collective_kind(a.collective[row]);
-            pg = a.pg_name[row];
-            n = std::max<int64_t>(0, a.group_size[row]);
-            dtype = a.dtype[row];
+            r.kind = collective_kind(a.collective[row]);
+            r.process_group = a.pg_name[row];
+            r.group_size = std::max<int64_t>(0, a.group_size[row]);
+            r.dtype = a.dtype[row];
             const int64_t ne = std::max(a.in_nelems[row], a.out_nelems[row]);
-            const int e = comm_dtype_bytes(dtype);
+            const int e = comm_dtype_bytes(r.dtype);
             if (ne >= 0 && e > 0)
-                bytes = static_cast<double>(ne) * e;
-            st.kernels_with_metadata += 1;
+                r.bytes = static_cast<double>(ne) * e;
+            r.has_metadata = true;
         } else {
-            kind = collective_kind(t.str(k.name[i]));
+            r.kind = collective_kind(t.str(k.name[i]));
         }
-        auto& acc = groups[{kind, pg, n, dtype}];
-        acc.g.kind = kind;
-        acc.g.process_group = pg;
-        acc.g.group_size = n;
-        acc.g.dtype = dtype;
+        r.seq = next_seq[{rank, r.process_group, r.kind}]++;
+        if (auto b = busy.find(k.device[i]); b != busy.end() && r.end > r.start) {
+            const auto& iv = b->second.intervals();
+            auto it = std::upper_bound(iv.begin(), iv.end(), r.start,
+                                       [](int64_t v, const Interval& x) { return v < x.end; });
+            for (; it != iv.end() && it->start < r.end; ++it)
+                r.cover.emplace_back(std::max(it->start, r.start), std::min(it->end, r.end));
+        }
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
+{
+    return collective_stats_from_records(collective_records(t), opt);
+}
+
+CollectiveStats collective_stats_from_records(const std::vector<CollectiveRecord>& recs, const CollectiveOptions& opt,
+                                              std::vector<MatchedCollective>* matched_out)
+{
+    CollectiveStats st;
+    std::vector<uint32_t> comm(recs.size());
+    for (size_t i = 0; i < recs.size(); ++i)
+        comm[i] = static_cast<uint32_t>(i);
+    std::sort(comm.begin(), comm.end(), [&](uint32_t x, uint32_t y) {
+        const auto& p = recs[x];
+        const auto& q = recs[y];
+        return std::make_tuple(p.start, p.rank, p.order) < std::make_tuple(q.start, q.rank, q.order);
+    });
+
+    struct Acc {
+        CollectiveGroup g;
+        std::vector<double> algbw;
+        double sized_bytes = 0;
+        int64_t sized_ns = 0;
+    };
+    std::map<std::tuple<std::string, std::string, int64_t, std::string>, Acc> groups;
+    std::map<int32_t, RankComm> ranks;
+    // Per rank, per (process group, kind): the kernels in start order, for cross-rank matching.
+    struct Call {
+        int64_t start = 0, end = 0;
+        uint32_t record = 0;
+    };
+    std::map<std::pair<std::string, std::string>, std::map<int32_t, std::vector<Call>>> sequences;
+    for (uint32_t i : comm) {
+        const CollectiveRecord& r = recs[i];
+        const int32_t rank = r.rank;
+        const int64_t dur = r.end - r.start;
+        const int64_t hidden = std::min(dur, r.covered(r.start, r.end));
+        if (r.has_metadata)
+            st.kernels_with_metadata += 1;
+        const double bytes = r.bytes;
+        auto& acc = groups[{r.kind, r.process_group, r.group_size, r.dtype}];
+        acc.g.kind = r.kind;
+        acc.g.process_group = r.process_group;
+        acc.g.group_size = r.group_size;
+        acc.g.dtype = r.dtype;
         acc.g.count += 1;
         acc.g.time_ns += dur;
         acc.g.hidden_ns += hidden;
@@ -210,7 +268,7 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
         rc.count += 1;
         rc.time_ns += dur;
         rc.exposed_ns += dur - hidden;
-        sequences[{pg, kind}][rank].push_back({k.start[i], k.end[i], k.device[i]});
+        sequences[{r.process_group, r.kind}][rank].push_back({r.start, r.end, i});
     }
     for (auto& [key, acc] : groups) {
         if (acc.sized_ns > 0) {
@@ -248,6 +306,16 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
             skew_max = std::max(skew_max, skew);
             ranks[last].last_arrivals += 1;
             st.matched += 1;
+            if (matched_out) {
+                MatchedCollective m;
+                m.last_rank = last;
+                m.skew_ns = hi - lo;
+                for (const auto& [r, c] : parts)
+                    m.records.push_back(c->record);
+                std::sort(m.records.begin(), m.records.end(),
+                          [&](uint32_t x, uint32_t y) { return recs[x].rank < recs[y].rank; });
+                matched_out->push_back(std::move(m));
+            }
             // Each earlier rank waits from its own start until the last one arrives (within its kernel); the part
             // of that wait no compute kernel of its device covers is exposed.
             for (const auto& [r, c] : parts) {
@@ -257,7 +325,7 @@ CollectiveStats collective_stats(const Trace& t, const CollectiveOptions& opt)
                 if (until <= c->start)
                     continue;
                 const int64_t w = until - c->start;
-                const int64_t ew = w - std::min(w, covered(c->device, c->start, until));
+                const int64_t ew = w - std::min(w, recs[c->record].covered(c->start, until));
                 ranks[r].wait_ns += w;
                 ranks[r].exposed_wait_ns += ew;
                 wait_by_last[last][r] += w;

@@ -23,6 +23,9 @@
 #include "analysis/report/report_model.h"
 #include "analysis/report/roofline_json.h"
 #include "analysis/report/kernel_verdicts_json.h"
+#include "analysis/report/rank_map.h"
+#include "analysis/report/rank_merge.h"
+#include "analysis/report/rank_partial.h"
 #include "analysis/diagnosis/review.h"
 #include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
@@ -37,7 +40,7 @@ namespace {
 constexpr const char* kSynopsis =
     "analyze TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json|md|pdf|html] [--detail summary|full] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
     "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] "
-    "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [-o FILE]";
+    "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [--partial | --max-ranks-in-memory N] [-o FILE]";
 
 struct AnalyzeRequest {
     AnalysisOptions options;
@@ -50,6 +53,8 @@ struct AnalyzeRequest {
     std::string llm_endpoint, llm_model, llm_key_env = "SIGHTLINE_LLM_KEY";
     double llm_timeout_s = 60;
     bool llm_allow_paths = false;
+    bool partial = false;       // --partial: one rank's sightline.partial/1 (rank_partial.h) for `merge`
+    unsigned max_ranks = 0;     // --max-ranks-in-memory N: map each rank to its partial, then merge (rank_map.h)
 };
 
 using OptionSpec = sl::cli::OptionSpec<AnalyzeRequest>;
@@ -266,6 +271,21 @@ const std::vector<OptionSpec>& option_table()
                  return "--llm-timeout needs seconds between 0.1 and 3600, not '" + v + "'";
              return {};
          }},
+        {"--partial", false, "write one rank's compact result (sightline.partial/1) for `sightline-cli merge`, "
+                             "instead of the analysis: identity, busy/idle, steps, classes, one record per collective",
+         [](AnalyzeRequest& r, const std::string&) -> std::string {
+             r.partial = true;
+             return {};
+         }},
+        {"--max-ranks-in-memory", true, "one rank per file: each is analysed to its partial on its own, at most N "
+                                        "at once, then merged as `merge` does (prints sightline.merge/1)",
+         [](AnalyzeRequest& r, const std::string& v) -> std::string {
+             double x = 0;
+             if (!parse_number(v, 1, 1024, x) || x != static_cast<double>(static_cast<int64_t>(x)))
+                 return "--max-ranks-in-memory needs an integer 1..1024, not '" + v + "'";
+             r.max_ranks = static_cast<unsigned>(x);
+             return {};
+         }},
         {"--llm-allow-paths", false, "send file paths that appear in finding texts (default: replaced by <path>)",
          [](AnalyzeRequest& r, const std::string&) -> std::string {
              r.llm_allow_paths = true;
@@ -311,6 +331,39 @@ Review run_review(const AnalyzeRequest& req, const std::vector<Finding>& finding
     return review;
 }
 
+// The map of a many-rank run: the trace is read and analysed (no rules, Roofline or critical path: the partial holds
+// none of them) and its partial written as compact JSON.
+int write_partial(const AnalyzeRequest& req, const std::string& path, const std::vector<std::string>& inputs)
+{
+    std::string text;
+    try {
+        const Trace t = load_workspace({path}, req.load);
+        const AnalysisResult r = analyze(t, req.options);
+        text = rank_partial_file_bytes(make_rank_partial(t, r, path), req.output);
+    } catch (const TraceError& e) {
+        print_error(e.what());
+        return kExitInput;
+    }
+    return write_output(req.output, text, inputs, true) ? kExitOk : kExitOutput;
+}
+
+// Many ranks on one machine: the map (each rank to its partial, at most max_ranks traces in memory) and the reduce.
+int map_and_merge(const AnalyzeRequest& req, const std::vector<std::string>& paths,
+                  const std::vector<std::string>& inputs)
+{
+    std::string text;
+    try {
+        const RankMerge m = merge_partials(map_ranks(paths, req.load, req.options, req.max_ranks));
+        text = req.format == "json"
+                   ? rank_merge_to_json(m).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"
+                   : rank_merge_to_text(m);
+    } catch (const TraceError& e) {
+        print_error(e.what());
+        return kExitInput;
+    }
+    return write_output(req.output, text, inputs, req.format == "json") ? kExitOk : kExitOutput;
+}
+
 int run_analyze(const std::vector<std::string>& argv)
 {
     Args args;
@@ -323,6 +376,15 @@ int run_analyze(const std::vector<std::string>& argv)
     if (!apply_options(args, option_table(), req, error))
         return usage_error(error);
 
+    if (req.partial && args.positional.size() != 1)
+        return usage_error("--partial writes one rank's partial: give one trace file, not " +
+                           std::to_string(args.positional.size()));
+    if (req.partial && args.has("--format") && req.format != "json")
+        return usage_error("--partial writes JSON (sightline.partial/1), not " + req.format);
+    if (req.partial && req.max_ranks > 0)
+        return usage_error("--partial writes one rank's partial; --max-ranks-in-memory merges many: not both");
+    if (req.max_ranks > 0 && req.format != "text" && req.format != "json")
+        return usage_error("--max-ranks-in-memory prints the merge as text or json, not " + req.format);
     if (req.format == "md" || req.format == "pdf" || req.format == "html")
         return run_report(argv);   // the shareable report: same options, cmd_report.cpp
     // Every file named on the command line; the files the pipeline reads on its own (rules, data files) are noted
@@ -333,6 +395,11 @@ int run_analyze(const std::vector<std::string>& argv)
         if (!p->empty())
             inputs.push_back(*p);
     check_output(req.output, inputs);
+
+    if (req.partial)
+        return write_partial(req, args.positional.front(), inputs);
+    if (req.max_ranks > 0)
+        return map_and_merge(req, args.positional, inputs);
 
     std::string text;
     Diagnosis diag;

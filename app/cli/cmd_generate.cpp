@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <stdexcept>
 
 #include "analysis/io/kineto_writer.h"
 #include "analysis/io/nsys_writer.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/io/synthetic_ranks.h"
 #include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
@@ -42,11 +44,12 @@ int run_generate(const std::vector<std::string>& args)
     const std::vector<std::string> values = {"--preset", "--kernels", "--steps", "--layers", "--prefill", "--seed",
                                              "--nvtx", "-o", "--output", "--config-out", "--warmup-heavy",
                                              "--mixed-every", "--clock-offset-ms", "--step-annotation", "--batch",
-                                             "--event-stall-ms", "--moe-experts", "--moe-top-k", "--jit-compile-ms"};
+                                             "--event-stall-ms", "--moe-experts", "--moe-top-k", "--jit-compile-ms",
+                                             "--rank", "--world-size", "--straggler", "--skew-us", "--alltoall-heavy"};
     const std::vector<std::string> flags = {"--host-starved", "--sync-every-step", "--serial-copies",
                                             "--no-copies", "--pageable-copies", "--nccl", "--nccl-overlap",
                                             "--cuda-graphs", "--no-nvtx", "--quiet", "--record-shapes",
-                                            "--with-capture"};
+                                            "--with-capture", "--alltoall"};
     if (!parse_args(args, values, flags, a, err) || !a.positional.empty()) {
         if (err.empty())
             err = "unexpected argument '" + a.positional.front() + "'";
@@ -150,11 +153,56 @@ int run_generate(const std::vector<std::string>& args)
         return kExitUsage;
     }
 
+    // One rank of a many-rank job (synthetic_ranks.h): rank, world, collective metadata, a planted straggler.
+    std::optional<SynthRankOptions> ranks;
+    if (a.has("--rank") || a.has("--world-size") || a.has("--straggler") || a.has("--skew-us") ||
+        a.has("--alltoall") || a.has("--alltoall-heavy")) {
+        int64_t rank = -1, world = 0, straggler = -1, skew_us = 0, heavy = -1;
+        if (!parse_int(a, "--rank", 0, 1'000'000, rank, err) || !parse_int(a, "--world-size", 1, 1'000'000, world, err) ||
+            !parse_int(a, "--straggler", 0, 1'000'000, straggler, err) ||
+            !parse_int(a, "--skew-us", 0, 1'000'000, skew_us, err) ||
+            !parse_int(a, "--alltoall-heavy", 0, 1'000'000, heavy, err)) {
+            std::cerr << "sightline-cli generate: " << err << "\n";
+            return kExitUsage;
+        }
+        if (rank < 0 || world < 1) {
+            std::cerr << "sightline-cli generate: --straggler, --skew-us and --alltoall need --rank R and "
+                         "--world-size W\n";
+            return kExitUsage;
+        }
+        if (rank >= world || straggler >= world || heavy >= world) {
+            std::cerr << "sightline-cli generate: --rank, --straggler and --alltoall-heavy must be below --world-size "
+                      << world << "\n";
+            return kExitUsage;
+        }
+        if (a.has("--skew-us") && straggler < 0) {
+            std::cerr << "sightline-cli generate: --skew-us needs --straggler R (the rank that arrives late)\n";
+            return kExitUsage;
+        }
+        if (!kineto) {
+            std::cerr << "sightline-cli generate: --rank needs a Kineto output (-o FILE.json or FILE.json.gz), where "
+                         "the rank and the collective metadata are written\n";
+            return kExitUsage;
+        }
+        SynthRankOptions ro;
+        ro.rank = static_cast<int32_t>(rank);
+        ro.world_size = static_cast<int32_t>(world);
+        ro.straggler = static_cast<int32_t>(straggler);
+        ro.skew_ns = straggler >= 0 ? (a.has("--skew-us") ? skew_us : 50) * 1000 : 0;
+        ro.alltoall = a.flag("--alltoall") || heavy >= 0;
+        ro.alltoall_heavy = static_cast<int32_t>(heavy);
+        ro.tokens = o.batch;
+        ranks = ro;
+        o.nccl = true;   // collectives to match across the ranks
+    }
+
     // Refused before any work: an output that would replace the knowledge base or a real export (output_file.h).
     check_output(out, {});
     check_output(config_out, {out});
     const auto t0 = std::chrono::steady_clock::now();
-    const Trace t = make_synthetic_trace(o);
+    Trace t = make_synthetic_trace(o);
+    if (ranks)
+        plant_rank(t, *ranks);
     const auto t1 = std::chrono::steady_clock::now();
     // Written to a temporary beside the target and renamed over it at the end: an interrupted or failed generate
     // leaves the target as it was (no file, or the previous one), never a cut SQLite or JSON file.
@@ -215,6 +263,7 @@ const bool registered = register_command(
      "[--cuda-graphs [--with-capture]] [--no-nvtx] [--warmup-heavy N] [--mixed-every N] [--clock-offset-ms MS] "
      "[--step-annotation vllm|sglang] [--record-shapes] [--batch B] [--event-stall-ms MS] "
      "[--moe-experts E [--moe-top-k K]] [--jit-compile-ms MS] "
+     "[--rank R --world-size W [--straggler S [--skew-us US]] [--alltoall] [--alltoall-heavy H]] "
      "[--config-out CONFIG.json] -o FILE.sqlite|FILE.json[.gz]",
      run_generate});
 

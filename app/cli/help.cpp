@@ -78,7 +78,21 @@ const HelpText kHelp[] = {
      "  --llm-key-env VAR      environment variable holding the API key (default SIGHTLINE_LLM_KEY)\n"
      "  --llm-timeout S        seconds to wait for the review (default 60); past it the findings stand alone\n"
      "  --llm-allow-paths      send file paths found in finding texts (default: replaced by <path>)\n"
+     "  --partial              one rank's compact result (sightline.partial/1) for `merge` instead of the\n"
+     "                         analysis: identity, busy/idle by cause, steps and TPOT, time by class, one record\n"
+     "                         per collective; one trace, JSON (-o FILE.gz: gzip-compressed)\n"
+     "  --max-ranks-in-memory N\n"
+     "                         one rank per file: each rank analysed to its partial on its own (at most N\n"
+     "                         traces in memory at once), then merged as `merge` does; prints sightline.merge/1\n"
      SL_PIPELINE_OPTIONS},
+    {"merge",
+     "The reduce of a many-rank run: merges the partials `analyze RANK_TRACE --partial` wrote, one per rank, into "
+     "the cross-rank analyses: collectives matched across ranks, skew and the straggler, comm latency (the fastest "
+     "rank's time per collective), per-rank step time and its spread, all-to-all size imbalance, and the findings. "
+     "The numbers are those `analyze` gives of all the ranks' traces in one process. Partials of another version, "
+     "two for one rank or of different world sizes are refused (exit 2).",
+     "  --format text|json     output format (default text; json is sightline.merge/1)\n"
+     "  -o, --output FILE      write to FILE instead of standard output\n"},
     {"report",
      "Writes the shareable report of one or more traces: headline, actions, findings with evidence, Roofline and "
      "the environment, as Markdown, PDF, HTML or JSON (sightline.report/1).",
@@ -181,6 +195,14 @@ const HelpText kHelp[] = {
      "  --warmup-heavy N       N slow warm-up decode steps at the start (lazy loads, first-call tuning)\n"
      "  --mixed-every N        every Nth step is a mixed chunked-prefill + decode step (vLLM-style ranges)\n"
      "  --clock-offset-ms MS   device clock offset from the host clock (Kineto output only: -o FILE.json[.gz])\n"
+     "  --rank R               rank R of a many-rank job (Kineto output; with --world-size): NCCL collectives\n"
+     "                         with the metadata PyTorch writes; ranks made with the same options end each\n"
+     "                         collective together\n"
+     "  --world-size W         ranks in the job\n"
+     "  --straggler S          rank S arrives late at every collective (default by 50 us)\n"
+     "  --skew-us US           how late the straggler arrives\n"
+     "  --alltoall             every second collective of a layer is an all-to-all (MoE dispatch)\n"
+     "  --alltoall-heavy H     rank H's all-to-all input is twice the others' (implies --alltoall)\n"
      "  --step-annotation F    name steps as the framework F does: vllm (execute_N_context_C(...)_generation_G(...))\n"
      "                         or sglang (step[EXTEND|DECODE|MIXED ...]), with their batch composition\n"
      "  --batch B              decode requests per step in those names (default 8)\n"

@@ -1,0 +1,221 @@
+// Map and reduce across ranks (issue 38 §1): a merge of per-rank partials gives the numbers an analysis of all the
+// ranks in one process gives, on generated ranks (always) and HTA's two sampled ranks of one job (with shared data).
+#include "analysis/io/load.h"
+#include "analysis/io/synthetic.h"
+#include "analysis/io/synthetic_ranks.h"
+#include "analysis/report/collectives_json.h"
+#include "analysis/report/rank_merge.h"
+#include "analysis/report/rank_partial.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/trace/errors.h"
+#include "analysis/trace/merge.h"
+#include "tests/support/test_env.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+using namespace sl;
+using nlohmann::json;
+
+namespace {
+
+// The partial as `analyze --partial` writes it and `merge` reads it back: through its JSON text.
+RankPartial partial_of(const Trace& t, const std::string& name)
+{
+    const AnalysisResult r = analyze(t, AnalysisOptions{});
+    const std::string text = rank_partial_to_json(make_rank_partial(t, r, name)).dump();
+    return rank_partial_from_json(text, name + ".partial.json");
+}
+
+Trace generated_rank(int32_t rank, int32_t world, int32_t straggler, int64_t skew_ns, int32_t heavy)
+{
+    SynthOptions o = synth_preset("decode");
+    o.decode_steps = 6;
+    o.layers = 4;
+    o.nccl = true;
+    Trace t = make_synthetic_trace(o);
+    SynthRankOptions ro;
+    ro.rank = rank;
+    ro.world_size = world;
+    ro.straggler = straggler;
+    ro.skew_ns = skew_ns;
+    ro.alltoall_heavy = heavy;
+    ro.alltoall = heavy >= 0;
+    plant_rank(t, ro);
+    return t;
+}
+
+// Everything merge computes from the matched collectives, from one merged trace.
+struct OneProcess {
+    CollectiveStats stats;
+    CrossRankComm cross;
+};
+OneProcess one_process(const Trace& merged)
+{
+    const std::vector<CollectiveRecord> records = collective_records(merged);
+    std::vector<MatchedCollective> matched;
+    OneProcess out;
+    out.stats = collective_stats_from_records(records, {}, &matched);
+    out.cross = cross_rank_comm(records, matched, out.stats);
+    // The matcher over records is collective_stats itself.
+    EXPECT_EQ(collectives_to_json(out.stats), collectives_to_json(collective_stats(merged)));
+    return out;
+}
+
+void expect_same(const RankMerge& m, const OneProcess& one)
+{
+    EXPECT_EQ(collectives_to_json(m.collectives).dump(2), collectives_to_json(one.stats).dump(2));
+    EXPECT_EQ(m.cross.comm_latency_ns, one.cross.comm_latency_ns);
+    ASSERT_EQ(m.cross.by_group.size(), one.cross.by_group.size());
+    for (size_t i = 0; i < m.cross.by_group.size(); ++i) {
+        EXPECT_EQ(m.cross.by_group[i].latency_ns, one.cross.by_group[i].latency_ns);
+        EXPECT_EQ(m.cross.by_group[i].matched, one.cross.by_group[i].matched);
+        EXPECT_EQ(m.cross.by_group[i].time_ns, one.cross.by_group[i].time_ns);
+    }
+    EXPECT_EQ(m.cross.alltoall.sized, one.cross.alltoall.sized);
+    EXPECT_EQ(m.cross.alltoall.mean_ratio, one.cross.alltoall.mean_ratio);
+    EXPECT_EQ(m.cross.straggler_lead_in_excess, one.cross.straggler_lead_in_excess);
+}
+
+} // namespace
+
+// Four generated ranks, rank 2 late by 6 µs at every collective, rank 1's all-to-all input twice the others'.
+TEST(RankMerge, GeneratedRanksMergeAsInOneProcess)
+{
+    const int32_t world = 4;
+    std::vector<RankPartial> partials;
+    std::vector<Trace> traces;
+    for (int32_t r = 0; r < world; ++r) {
+        traces.push_back(generated_rank(r, world, 2, 6'000, 1));
+        partials.push_back(partial_of(traces.back(), "rank" + std::to_string(r)));
+    }
+    const RankMerge m = merge_partials(partials);
+    const OneProcess one = one_process(merge_traces(std::move(traces)));
+    expect_same(m, one);
+
+    const CollectiveStats& s = m.collectives;
+    ASSERT_EQ(s.ranks.size(), 4u);
+    EXPECT_EQ(s.match_method, "end");
+    EXPECT_EQ(s.unmatched, 0);
+    EXPECT_EQ(s.kernels, 4 * s.matched);
+    ASSERT_TRUE(s.straggler_rank.has_value());
+    EXPECT_EQ(*s.straggler_rank, 2);
+    EXPECT_TRUE(s.straggler_makes_others_wait);
+    ASSERT_TRUE(s.mean_skew_ns.has_value());
+    EXPECT_NEAR(*s.mean_skew_ns, 6'000, 300);   // the planted lateness, within 5 %
+    EXPECT_EQ(s.kernels_with_metadata, s.kernels);
+    // Comm latency: the fastest rank's time, i.e. the straggler's (it arrives when the others are already there).
+    ASSERT_FALSE(m.cross.by_group.empty());
+    EXPECT_LT(m.cross.comm_latency_ns, s.time_ns / 4);
+    // All-to-all: 2 / mean(2, 1, 1, 1) = 1.6 on every one; rank 1 is the heaviest.
+    EXPECT_GT(m.cross.alltoall.sized, 0);
+    ASSERT_TRUE(m.cross.alltoall.mean_ratio.has_value());
+    EXPECT_NEAR(*m.cross.alltoall.mean_ratio, 1.6, 1e-9);
+    EXPECT_EQ(m.cross.alltoall.heaviest_rank, 1);
+    // Per-rank steps: the same timeline on every rank.
+    ASSERT_EQ(m.ranks.size(), 4u);
+    EXPECT_GT(m.ranks[0].steady_steps, 0);
+    ASSERT_TRUE(m.step_spread.has_value());
+    EXPECT_NEAR(*m.step_spread, 0.0, 1e-9);
+    ASSERT_FALSE(m.findings.empty());
+    EXPECT_NE(m.findings[0].find("rank 2 arrives last at 100 %"), std::string::npos) << m.findings[0];
+    const json j = rank_merge_to_json(m);
+    EXPECT_EQ(j["schema"], kMergeSchema);
+    EXPECT_EQ(j["collectives"]["straggler_rank"], 2);
+}
+
+// The partial holds the rank, its process group and every collective, and reads back to the same records.
+TEST(RankMerge, PartialRoundTripsItsRecords)
+{
+    const Trace t = generated_rank(3, 4, 3, 10'000, -1);
+    const AnalysisResult r = analyze(t, AnalysisOptions{});
+    const RankPartial p = make_rank_partial(t, r, "rank3.json");
+    const RankPartial q = rank_partial_from_json(rank_partial_to_json(p).dump(), "rank3.partial.json");
+    ASSERT_TRUE(q.rank.has_value());
+    EXPECT_EQ(*q.rank, 3);
+    EXPECT_EQ(q.world_size, 4);
+    ASSERT_EQ(q.process_groups.size(), 1u);
+    EXPECT_EQ(q.process_groups[0].group_size, 4);
+    EXPECT_EQ(q.process_groups[0].ranks, "[0, 1, 2, 3]");
+    EXPECT_EQ(q.steps.wall_ns, p.steps.wall_ns);
+    EXPECT_EQ(q.steps.tpot_median_ns, p.steps.tpot_median_ns);
+    ASSERT_EQ(q.collectives.size(), p.collectives.size());
+    for (size_t i = 0; i < p.collectives.size(); ++i) {
+        const auto& a = p.collectives[i];
+        const auto& b = q.collectives[i];
+        EXPECT_EQ(a.start, b.start);
+        EXPECT_EQ(a.end, b.end);
+        EXPECT_EQ(a.launch_ns, b.launch_ns);
+        EXPECT_EQ(a.kind, b.kind);
+        EXPECT_EQ(a.seq, b.seq);
+        EXPECT_EQ(a.bytes, b.bytes);
+        EXPECT_EQ(a.cover, b.cover);
+    }
+    // Bounded: tens of bytes per collective, nothing per kernel.
+    const size_t bytes = rank_partial_to_json(p).dump().size();
+    EXPECT_LT(bytes, 4'000 + 80 * p.collectives.size()) << bytes;
+}
+
+// Partials that do not belong together are refused, naming the file and what was expected.
+TEST(RankMerge, MismatchedPartialsAreRefused)
+{
+    const RankPartial a = partial_of(generated_rank(0, 2, -1, 0, -1), "a");
+    const RankPartial b = partial_of(generated_rank(1, 2, -1, 0, -1), "b");
+    const RankPartial c = partial_of(generated_rank(1, 4, -1, 0, -1), "c");
+    auto message = [](std::vector<RankPartial> parts) {
+        try {
+            merge_partials(std::move(parts));
+        } catch (const TraceError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    RankPartial b2 = b;
+    b2.source = "b2.partial.json";
+    const std::string dup = message({a, b, b2});
+    EXPECT_NE(dup.find("b2.partial.json"), std::string::npos) << dup;
+    EXPECT_NE(dup.find("also in b.partial.json"), std::string::npos) << dup;
+    EXPECT_NE(dup.find("a rank no other partial claims"), std::string::npos) << dup;
+    const std::string world = message({a, c});
+    EXPECT_NE(world.find("c.partial.json"), std::string::npos) << world;
+    EXPECT_NE(world.find("world size 2"), std::string::npos) << world;
+
+    json j = rank_partial_to_json(make_rank_partial(generated_rank(0, 2, -1, 0, -1),
+                                                    analyze(generated_rank(0, 2, -1, 0, -1), AnalysisOptions{}), "x"));
+    j["schema"] = "sightline.partial/2";
+    try {
+        rank_partial_from_json(j.dump(), "x.partial.json");
+        ADD_FAILURE() << "a partial of another version was read";
+    } catch (const TraceError& e) {
+        EXPECT_EQ(e.file(), "x.partial.json");
+        EXPECT_NE(e.expected().find("sightline.partial/1"), std::string::npos) << e.what();
+    }
+    j["schema"] = kPartialSchema;
+    j["collectives"]["duration_ns"].erase(0);
+    try {
+        rank_partial_from_json(j.dump(), "x.partial.json");
+        ADD_FAILURE() << "columns of different lengths were read";
+    } catch (const TraceError& e) {
+        EXPECT_EQ(e.where(), "collectives.duration_ns");
+    }
+}
+
+// HTA's trace_filter pair (ranks 0 and 1 of a 128-rank job): the merge of their partials is the one-process analysis.
+TEST(RankMerge, SampledRanksOfOneJobMergeAsInOneProcess)
+{
+    const auto dir = test::shared_data_dir();
+    if (!dir)
+        GTEST_SKIP() << "SIGHTLINE_SHARED_DATA not set";
+    const std::vector<std::string> files = {*dir + "/kineto/hta/trace_filter__sampled_rank-0.json.gz",
+                                            *dir + "/kineto/hta/trace_filter__sampled_rank-1.json.gz"};
+    std::vector<RankPartial> partials;
+    for (const auto& f : files)
+        partials.push_back(partial_of(load_trace(f), f));
+    const RankMerge m = merge_partials(partials);
+    const OneProcess one = one_process(load_traces(files));
+    expect_same(m, one);
+    EXPECT_EQ(m.world_size, 128);
+    EXPECT_EQ(m.collectives.matched, 5);
+    EXPECT_EQ(m.collectives.straggler_rank, 1);
+    EXPECT_EQ(m.collectives.straggler_wait_ns, 4859000 + 3302000 + 84000 + 22328000 + 1292000);
+}
