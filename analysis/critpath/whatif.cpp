@@ -463,7 +463,8 @@ void Replayer::gpu_edges()
                                launch_bound_[ev] ? delay : std::min(delay, r_.launch_delay_ns));
         if (i > 0 && stream_key(ops[i - 1]) == stream_key(ev)) {
             const uint32_t prev = ops[i - 1];
-            const int64_t gap = std::max<int64_t>(0, ts(2 * ev) - ts(2 * prev + 1));
+            // May be negative: an op that overlaps its predecessor (programmatic dependent launch) keeps its overlap.
+            const int64_t gap = ts(2 * ev) - ts(2 * prev + 1);
             stream_edge_[ev] = add(2 * prev + 1, 2 * ev, RKind::Stream,
                                    launch_bound_[ev] ? std::min(gap, r_.queued_gap_ns) : gap);
             if (!launch_bound_[ev] && gap >= go_.kernel_gap_max_ns)
