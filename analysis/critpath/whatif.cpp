@@ -449,8 +449,8 @@ void Replayer::gpu_edges()
             continue;
         if (launch_bound_[ev])
             delays.push_back(std::max<int64_t>(0, ts(2 * ev) - ts(2 * launch_ev_[ev])));
-        else if (i > 0 && stream_key(ops[i - 1]) == stream_key(ev))
-            gaps.push_back(std::max<int64_t>(0, ts(2 * ev) - ts(2 * ops[i - 1] + 1)));
+        else if (i > 0 && stream_key(ops[i - 1]) == stream_key(ev) && ts(2 * ev) > ts(2 * ops[i - 1] + 1))
+            gaps.push_back(ts(2 * ev) - ts(2 * ops[i - 1] + 1));   // (overlaps, a dependent launch's, left out)
     }
     r_.launch_delay_ns = delays.empty() ? o_.default_launch_delay_ns : median_of(std::move(delays));
     r_.queued_gap_ns = gaps.empty() ? o_.default_queued_gap_ns : median_of(std::move(gaps));
@@ -667,8 +667,8 @@ void Replayer::apply_cuda_graphs(std::vector<int64_t>& w, ChangeEffect& fx)
             w[launch_edge_[ev]] = kOff;
         add(2 * r.first_call, 2 * ev, RKind::GraphStart, kOff);
         w.push_back(r_.launch_delay_ns);
-        if (stream_edge_[ev] != kNone && w[stream_edge_[ev]] != kOff)
-            w[stream_edge_[ev]] = std::min(w[stream_edge_[ev]], r_.graph_node_gap_ns);
+        if (const uint32_t se = stream_edge_[ev]; se != kNone && w[se] != kOff)
+            w[se] = std::min(ts(dst_[se]) - ts(src_[se]), r_.graph_node_gap_ns);
     }
     fx.events_changed = ops_changed + host_pieces;
     fx.changed = std::to_string(launches) + " graph launch(es) replace " + std::to_string(ops_changed) +

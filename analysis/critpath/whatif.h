@@ -13,7 +13,7 @@
 //               for an op that was queued, min(its delay, the trace's median launch delay), so a faster stream
 //               predecessor cannot start it before its launch.
 //   stream      stream predecessor end -> op start: the measured gap for a queued op; for an op its launch held back,
-//               min(its gap, the trace's median gap between queued ops), so a faster host cannot start it before its
+//               min(its gap, the median positive gap between queued ops), so a faster host cannot start it before its
 //               predecessor ends.
 //   sync        GPU op -> host call it held (stream, device, event syncs; and, where the trace records no sync row,
 //               the last op launched on the call's thread before a host-blocking call, counted in syncs_inferred), and
