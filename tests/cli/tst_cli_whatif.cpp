@@ -132,3 +132,32 @@ TEST(CliWhatIf, FuseToTheRooflineFloor)
     // GPU-bound: fusing the chain of small kernels shortens the step.
     EXPECT_LT(w["predicted_step_ns"].get<double>(), 0.9 * w["baseline_step_ns"].get<double>());
 }
+
+// Issue 35 §4: findings whose suggestion maps to a what-if carry the replayed step time (the bound stays their gain).
+TEST(CliWhatIf, FindingsCarryTheReplayedStep)
+{
+    std::string out;
+    ASSERT_EQ(run("analyze " + data("device/decode-sync.pt.trace.json.gz") + " --format json", &out), 0);
+    const auto j = nlohmann::json::parse(out);
+    bool graphs = false, sync = false;
+    for (const auto& f : j["findings"]) {
+        if (!f.contains("replayed_step"))
+            continue;
+        const auto& rs = f["replayed_step"];
+        EXPECT_TRUE(f.contains("expected_gain"));
+        if (f["rule"] == "decode-host-bound") {
+            graphs = true;
+            EXPECT_EQ(rs["change"], "cuda-graphs");
+            EXPECT_LT(rs["predicted_step_ns"].get<double>(), 0.25 * rs["baseline_step_ns"].get<double>());
+        }
+        if (f["rule"] == "decode-sync-every-step") {
+            sync = true;
+            EXPECT_EQ(rs["change"], "remove-sync");
+            EXPECT_GT(rs["change_fraction"].get<double>(), -0.10);
+        }
+    }
+    EXPECT_TRUE(graphs && sync) << "decode-host-bound and decode-sync-every-step fire on decode-sync";
+    ASSERT_EQ(run("analyze " + data("device/decode-sync.pt.trace.json.gz"), &out), 0);
+    EXPECT_NE(out.find("What the suggested changes would give"), std::string::npos);
+    EXPECT_NE(out.find("remove-sync: step"), std::string::npos) << out;
+}
