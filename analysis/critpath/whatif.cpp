@@ -691,6 +691,9 @@ void Replayer::apply_cuda_graphs(std::vector<int64_t>& w, ChangeEffect& fx)
                              "replay keeps their waits (the step would need one graph per stretch between them)");
     if (regions.empty())
         fx.unknown.push_back("no eager launch to capture: nothing changed");
+    else if (whole_)
+        fx.unknown.push_back("no steps found: the whole capture is taken as one step in one graph, so all host work "
+                             "between its first and last launch goes, which overstates what one graph can hold");
 }
 
 void Replayer::apply_remove_sync(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx)
