@@ -316,7 +316,8 @@ static std::string replayed_findings_text(const PipelineResult& r)
     const FindingReplays replays = replays_for_findings(r);
     if (replays.replay.empty())
         return {};
-    std::string s = "\nWhat the suggested changes would give (replay of the dependency graph; `sightline-cli whatif`)\n";
+    std::string s =
+        "\nWhat the suggested changes would give (replay of the dependency graph; `sightline-cli whatif`)\n";
     for (const auto& [change, w] : replays.replay) {
         std::map<std::string, int> rules;
         for (size_t i = 0; i < replays.change_of.size(); ++i)

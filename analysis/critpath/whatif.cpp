@@ -722,9 +722,10 @@ void Replayer::apply_remove_sync(const Change& c, std::vector<int64_t>& w, Chang
         std::string list;
         for (const auto& n : names)
             list += (list.empty() ? "" : ", ") + n;
+        if (list.empty())
+            list = "none, the trace has no host sync";
         throw WhatIfError("--change '" + c.text + "': the trace has no host-blocking call named '" + c.name +
-                          "' (expected one of: " + (list.empty() ? std::string("none, the trace has no host sync") : list) +
-                          ")");
+                          "' (expected one of: " + list + ")");
     }
     for (size_t e = 0; e < src_.size(); ++e) {
         const uint32_t d = dst_[e];
@@ -782,7 +783,8 @@ void Replayer::apply(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx)
                 return static_cast<int>(i);
             list += (i ? ", " : "") + in_.classes->classes[i].id;
         }
-        throw WhatIfError("--change '" + c.text + "': no operator class '" + name + "' (expected one of: " + list + ")");
+        throw WhatIfError("--change '" + c.text + "': no operator class '" + name + "' (expected one of: " + list +
+                          ")");
     };
     auto class_stats = [&](int ci, double f, int64_t& kernels, int64_t& ns) {
         kernels = ns = 0;
@@ -849,11 +851,9 @@ void Replayer::apply(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx)
             std::string list;
             for (const std::string& cls : row->chain)
                 list += (list.empty() ? "" : ", ") + cls;
-            char b[160];
-            std::snprintf(b, sizeof b, "fused as the unfused elementwise chain (%s) to the chain's %s floor: %s -> %s per pass",
-                          list.c_str(), phase.c_str(), fmt_ms(std::llround(*row->chain_actual_ns)).c_str(),
-                          fmt_ms(std::llround(*row->chain_theory_ns)).c_str());
-            how = b;
+            how = "fused as the unfused elementwise chain (" + list + ") to the chain's " + phase + " floor: " +
+                  fmt_ms(std::llround(*row->chain_actual_ns)) + " -> " + fmt_ms(std::llround(*row->chain_theory_ns)) +
+                  " per pass";
         } else if (row && row->t_theory_ns && row->t_actual_ns && *row->t_actual_ns > 0) {
             f[static_cast<size_t>(ci)] = std::min(1.0, *row->t_theory_ns / *row->t_actual_ns);
             how = "class " + c.name + " fused to its " + phase + " Roofline floor: " +
@@ -1105,8 +1105,8 @@ nlohmann::json to_json(const WhatIfResult& r)
 {
     using nlohmann::json;
     auto frac = [&](int64_t ns) {
-        return r.baseline_step_ns > 0 ? static_cast<double>(ns - r.baseline_step_ns) / static_cast<double>(r.baseline_step_ns)
-                                      : 0.0;
+        const auto base = static_cast<double>(r.baseline_step_ns);
+        return base > 0 ? static_cast<double>(ns - r.baseline_step_ns) / base : 0.0;
     };
     json changes = json::array();
     for (const ChangeEffect& c : r.changes) {

@@ -57,7 +57,9 @@ struct RooflineReport;
 
 namespace sl::critpath {
 
-enum class ChangeKind : uint8_t { CudaGraphs = 0, RemoveSync = 1, ClassFaster = 2, Fuse = 3, RemoveRange = 4, Comm = 5 };
+enum class ChangeKind : uint8_t {
+    CudaGraphs = 0, RemoveSync = 1, ClassFaster = 2, Fuse = 3, RemoveRange = 4, Comm = 5
+};
 const char* change_kind_name(ChangeKind k);   // "cuda-graphs", "remove-sync", "class", "fuse", "remove-range", "comm"
 
 struct Change {

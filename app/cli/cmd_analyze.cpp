@@ -534,7 +534,8 @@ int whatif_usage(const std::string& msg)
     std::cerr << "sightline-cli whatif: " << terminal_safe(msg) << "\nusage: sightline-cli " << kWhatIfSynopsis << "\n"
               << "  --change C          " << critpath::kChangeGrammar << "; repeatable: the changes are applied\n"
               << "                      together, and each alone\n"
-              << "  --config FILE       the model's config.json (as analyze's --model): the Roofline floor fuse:NAME needs\n"
+              << "  --config FILE       the model's config.json (as analyze's --model): the Roofline floor that\n"
+              << "                      fuse:NAME needs\n"
               << "  the other options are analyze's\n";
     return kExitUsage;
 }
