@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 
+#include "analysis/critpath/whatif.h"
 #include "analysis/report/analysis_json.h"
 #include "analysis/report/analysis_text.h"
 #include "analysis/diagnosis/findings.h"
@@ -173,6 +175,72 @@ static bool options_ran_rules(const PipelineResult& r)
     return r.diagnosis.eval.rules_evaluated > 0 || r.diagnosis.headline.wall_ns > 0;
 }
 
+// Issue 35 §4: a finding whose suggestion is a what-if the dependency graph can replay (CUDA graphs for launch
+// overhead, removing the per-step sync) gets the replayed step time beside its bound. The change each finding maps to
+// (empty: none), and one replay per change.
+struct FindingReplays {
+    std::vector<std::string> change_of;                        // per finding
+    std::map<std::string, critpath::WhatIfResult> replay;      // per change
+};
+
+static std::string whatif_change_of(const Finding& f)
+{
+    auto is = [](const std::string& id, const char* s) {
+        const std::string tail = std::string("/") + s;
+        return id == s || (id.size() > tail.size() && id.compare(id.size() - tail.size(), tail.size(), tail) == 0);
+    };
+    for (const Suggestion& s : f.suggestions) {
+        if (is(s.id, "cuda-graphs"))
+            return "cuda-graphs";
+        if (is(s.id, "remove-item") || is(s.id, "remove-syncs"))
+            return "remove-sync";
+    }
+    return {};
+}
+
+static FindingReplays replays_for_findings(const PipelineResult& r)
+{
+    FindingReplays out;
+    const auto& findings = r.diagnosis.eval.findings;
+    out.change_of.reserve(findings.size());
+    for (const Finding& f : findings) {
+        out.change_of.push_back(whatif_change_of(f));
+        if (!out.change_of.back().empty())
+            out.replay.emplace(out.change_of.back(), critpath::WhatIfResult{});
+    }
+    if (out.replay.empty() || !r.trace)
+        return out;
+    const critpath::DependencyGraph g = critpath::build_dependency_graph(*r.trace);
+    critpath::WhatIfInputs in;
+    in.classes = &r.analysis.classes;
+    in.phases = &r.analysis.phases;
+    for (auto it = out.replay.begin(); it != out.replay.end();) {
+        critpath::Change c;
+        std::string error;
+        try {
+            if (!critpath::parse_change(it->first, c, error))
+                throw critpath::WhatIfError(error);
+            it->second = critpath::replay_what_if(*r.trace, g, {c}, in);
+            ++it;
+        } catch (const critpath::WhatIfError&) {   // nothing to replay (no host sync): the finding keeps its bound
+            it = out.replay.erase(it);
+        }
+    }
+    return out;
+}
+
+static nlohmann::json replayed_step_json(const std::string& change, const critpath::WhatIfResult& w)
+{
+    return {{"change", change},
+            {"baseline_step_ns", w.baseline_step_ns},
+            {"predicted_step_ns", w.predicted_step_ns},
+            {"predicted_range_ns", nlohmann::json::array({w.predicted_lo_ns, w.predicted_hi_ns})},
+            {"change_fraction", w.baseline_step_ns > 0 ? static_cast<double>(w.predicted_step_ns - w.baseline_step_ns) /
+                                                             static_cast<double>(w.baseline_step_ns)
+                                                       : 0.0},
+            {"step_source", w.step_source}};
+}
+
 nlohmann::json pipeline_to_json(const PipelineResult& r)
 {
     nlohmann::json j = analysis_to_json(*r.trace, r.analysis);
@@ -189,6 +257,10 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
         j["kernels_total"] = r.kernels.size();
     }
     j["findings"] = findings_to_json(r.diagnosis.eval.findings);
+    const FindingReplays replays = replays_for_findings(r);
+    for (size_t i = 0; i < replays.change_of.size() && i < j["findings"].size(); ++i)
+        if (auto it = replays.replay.find(replays.change_of[i]); it != replays.replay.end())
+            j["findings"][i]["replayed_step"] = replayed_step_json(it->first, it->second);
     j["rules"] = diagnosis_meta_json(r.diagnosis);
     if (r.trace && options_ran_rules(r))
         j["headline"] = headline_to_json(r.diagnosis.headline);
@@ -266,6 +338,36 @@ static std::string rule_problems_text(const Diagnosis& d)
     return s;
 }
 
+// The replayed step time of each what-if the findings suggest (one line per change, with the rules suggesting it).
+static std::string replayed_findings_text(const PipelineResult& r)
+{
+    const FindingReplays replays = replays_for_findings(r);
+    if (replays.replay.empty())
+        return {};
+    std::string s =
+        "\nWhat the suggested changes would give (replay of the dependency graph; `sightline-cli whatif`)\n";
+    for (const auto& [change, w] : replays.replay) {
+        std::map<std::string, int> rules;
+        for (size_t i = 0; i < replays.change_of.size(); ++i)
+            if (replays.change_of[i] == change)
+                ++rules[r.diagnosis.eval.findings[i].rule];
+        std::string by;
+        for (const auto& [rule, n] : rules)
+            by += (by.empty() ? "" : ", ") + rule + (n > 1 ? " x" + std::to_string(n) : std::string());
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%+.1f %%",
+                      w.baseline_step_ns > 0 ? 100.0 * static_cast<double>(w.predicted_step_ns - w.baseline_step_ns) /
+                                                   static_cast<double>(w.baseline_step_ns)
+                                             : 0.0);
+        s += "  " + change + ": step " + format_ns(static_cast<double>(w.baseline_step_ns)) + " -> " +
+             format_ns(static_cast<double>(w.predicted_step_ns)) + " [" +
+             format_ns(static_cast<double>(w.predicted_lo_ns)) + " .. " +
+             format_ns(static_cast<double>(w.predicted_hi_ns)) + "] (" + pct + "); suggested by " + by +
+             " (their gains above stay the ceiling)\n";
+    }
+    return s;
+}
+
 std::string pipeline_to_text(const PipelineResult& r)
 {
     return (options_ran_rules(r) ? headline_to_text(r.diagnosis.headline) + "\n" : std::string()) +
@@ -275,7 +377,7 @@ std::string pipeline_to_text(const PipelineResult& r)
            (r.trace && !r.kernels.empty() ? "\n" + kernel_summaries_to_text(*r.trace, r.kernels) : std::string()) +
            critical_path_text(r.critical_path) +
            rule_problems_text(r.diagnosis) + "\nFindings\n" + findings_to_text(r.diagnosis.eval.findings) +
-           omitted_findings_text(r.diagnosis);
+           omitted_findings_text(r.diagnosis) + replayed_findings_text(r);
 }
 
 } // namespace sl

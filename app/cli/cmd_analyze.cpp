@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "analysis/timeline/analysis.h"
+#include "analysis/critpath/whatif.h"
 #include "analysis/report/analysis_json.h"
 #include "analysis/report/analysis_text.h"
 #include "analysis/trace/errors.h"
@@ -588,6 +589,123 @@ int run_explain(const std::vector<std::string>& argv_in)
 }
 
 const bool registered_explain = register_command({"explain", kExplainSynopsis, &run_explain});
+
+
+// ---- whatif: the dependency graph replayed under a change (issue 35 §3) ------------------------------------------
+constexpr const char* kWhatIfSynopsis =
+    "whatif TRACE... --change C [--change C ...] [--config config.json] [--format text|json] [--capture-trace PATH]... "
+    "[--step-regex R] [--warmup-steps N] [--classes FILE] [-o FILE]";
+
+int whatif_usage(const std::string& msg)
+{
+    std::cerr << "sightline-cli whatif: " << terminal_safe(msg) << "\nusage: sightline-cli " << kWhatIfSynopsis << "\n"
+              << "  --change C          " << critpath::kChangeGrammar << "; repeatable: the changes are applied\n"
+              << "                      together, and each alone\n"
+              << "  --config FILE       the model's config.json (as analyze's --model): the Roofline floor that\n"
+              << "                      fuse:NAME needs\n"
+              << "  the other options are analyze's\n";
+    return kExitUsage;
+}
+
+int run_whatif(const std::vector<std::string>& argv_in)
+{
+    // --change and --config are whatif's own; the rest are analyze's options.
+    std::vector<std::string> argv;
+    std::vector<std::string> change_texts;
+    for (size_t i = 0; i < argv_in.size(); ++i) {
+        const std::string& a = argv_in[i];
+        if (a == "--") {
+            argv.insert(argv.end(), argv_in.begin() + std::ptrdiff_t(i), argv_in.end());
+            break;
+        }
+        std::string name = a, value;
+        bool has_value = false;
+        if (const auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+            name = a.substr(0, eq);
+            value = a.substr(eq + 1);
+            has_value = true;
+        }
+        if (name != "--change" && name != "--config") {
+            argv.push_back(a);
+            continue;
+        }
+        if (!has_value) {
+            if (i + 1 >= argv_in.size())
+                return whatif_usage(name + " needs a value");
+            value = argv_in[++i];
+        }
+        if (name == "--change") {
+            change_texts.push_back(value);
+        } else {
+            argv.push_back("--model");
+            argv.push_back(value);
+        }
+    }
+    Args args;
+    std::string error;
+    if (!parse_table_args(argv, option_table(), args, error))
+        return whatif_usage(error);
+    if (args.positional.empty())
+        return whatif_usage("no trace file given");
+    if (change_texts.empty())
+        return whatif_usage("--change C is required (" + std::string(critpath::kChangeGrammar) + ")");
+    AnalyzeRequest req;
+    if (!apply_options(args, option_table(), req, error))
+        return whatif_usage(error);
+    if (req.format != "text" && req.format != "json")
+        return whatif_usage("--format must be text or json, not '" + req.format + "'");
+    // A change that is not one: bad input, named with what was expected.
+    std::vector<critpath::Change> changes;
+    for (const std::string& c : change_texts) {
+        critpath::Change ch;
+        if (!critpath::parse_change(c, ch, error)) {
+            print_error(error);
+            return kExitInput;
+        }
+        changes.push_back(std::move(ch));
+    }
+    std::vector<std::string> inputs = args.positional;
+    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
+                                 &req.options.classes_file})
+        if (!p->empty())
+            inputs.push_back(*p);
+    check_output(req.output, inputs);
+
+    std::string text;
+    try {
+        PipelineOptions popt;
+        popt.analysis = req.options;
+        popt.load = req.load;
+        popt.roofline = req.roofline;
+        popt.run_rules = false;
+        popt.critical_path = false;   // built here, once, for the replay
+        const PipelineResult r = run_pipeline(args.positional, popt);
+        const critpath::DependencyGraph g = critpath::build_dependency_graph(*r.trace);
+        critpath::WhatIfInputs in;
+        in.classes = &r.analysis.classes;
+        in.phases = &r.analysis.phases;
+        in.roofline = r.roofline.report ? &*r.roofline.report : nullptr;
+        const critpath::WhatIfResult w = critpath::replay_what_if(*r.trace, g, changes, in);
+        if (req.format == "json") {
+            nlohmann::json j;
+            j["schema"] = "sightline.whatif/1";
+            j["inputs"] = args.positional;
+            j["whatif"] = critpath::to_json(w);
+            text = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+        } else {
+            text = critpath::to_text(w);
+        }
+    } catch (const critpath::WhatIfError& e) {
+        print_error(args.positional.front() + ": " + e.what());
+        return kExitInput;
+    } catch (const TraceError& e) {
+        print_error(e.what());
+        return kExitInput;
+    }
+    return write_output(req.output, text, inputs, req.format == "json") ? kExitOk : kExitOutput;
+}
+
+const bool registered_whatif = register_command({"whatif", kWhatIfSynopsis, &run_whatif});
 
 } // namespace
 } // namespace sl::cli

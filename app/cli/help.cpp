@@ -62,6 +62,20 @@ const HelpText kHelp[] = {
      "                         part of a kernel's name: every distinct kernel (name + launch shape) containing it\n"
      "  --format text|json     output format (default text; json is sightline.explain/1)\n"
      SL_PIPELINE_OPTIONS},
+    {"whatif",
+     "What a change would buy, from the trace alone: replays the trace's dependency graph (CPU ops, launches, "
+     "streams, syncs, event waits, graph replays) with the change applied and reports the new step time. The "
+     "prediction is each steady step's measured time plus what the replay with the change gains over the replay "
+     "without it; the range is the spread over the steps. It says which durations it kept and which dependencies the "
+     "trace does not record. Several --change are applied together, and each is also replayed alone.",
+     "  --change C             cuda-graphs (one graph launch per step), remove-sync (every host-blocking call) or\n"
+     "                         remove-sync:API (e.g. cudaStreamSynchronize), class:NAME=K (operator class NAME K\n"
+     "                         times faster), fuse:NAME (class NAME at its Roofline floor; needs --config),\n"
+     "                         remove-range:NAME (the host time of a CPU op, NVTX range or runtime call),\n"
+     "                         comm=K (collectives K times faster); repeatable\n"
+     "  --config CONFIG.json   the model's Hugging Face config.json (as --model): the Roofline that fuse:NAME needs\n"
+     "  --format text|json     output format (default text; json is sightline.whatif/1)\n"
+     SL_PIPELINE_OPTIONS},
     {"analyze",
      "Runs the whole diagnosis: idle time attributed to host, kernel and sync wait, launch and sync statistics, "
      "overlap, operator classes, prefill/decode phases and TPOT, NVTX projected onto the GPU, the Roofline (with "

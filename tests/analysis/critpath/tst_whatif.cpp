@@ -1,0 +1,320 @@
+// What-if replays (analysis/critpath/whatif.h) on planted traces whose replayed step times are computed by hand here:
+// a host-bound launch loop (cuda-graphs, remove-range), a sync-bound loop (remove-sync, with and without the sync
+// records Kineto omits), two streams joined by an event wait (class:NAME=K) and a graph replay. The real pairs
+// recorded on a GPU (tests/data/device/) are checked end to end in tests/cli/tst_cli_whatif.cpp.
+#include <gtest/gtest.h>
+
+#include "analysis/critpath/whatif.h"
+
+using namespace sl;
+using namespace sl::critpath;
+
+namespace {
+constexpr int64_t us = 1000;
+
+struct Builder {
+    Trace t;
+    uint32_t thr = 0, corr = 1;
+    Builder()
+    {
+        t.meta.devices.push_back({});
+        t.meta.processes.push_back({1, "p", 0});
+        thr = t.thread_index(1, 1, 1);
+    }
+    size_t op(int64_t s, int64_t e, const char* name)
+    {
+        return t.ranges.append(s * us, e * us, t.strings.intern(name), thr, RangeKind::CpuOp);
+    }
+    size_t api(int64_t s, int64_t e, const char* name)
+    {
+        return t.api.append(s * us, e * us, t.strings.intern(name), corr++, thr, ApiClass::Runtime,
+                            classify_api_name(name));
+    }
+    size_t kernel(size_t api_row, int64_t s, int64_t e, uint32_t stream, const char* name = "k")
+    {
+        const size_t k = t.kernels.append(s * us, e * us, t.strings.intern(name));
+        t.kernels.correlation[k] = t.api.correlation[api_row];
+        t.kernels.stream[k] = stream;
+        return k;
+    }
+    size_t launch(int64_t s, int64_t e, int64_t ks, int64_t ke, uint32_t stream = 7, const char* name = "k")
+    {
+        return kernel(api(s, e, "cudaLaunchKernel"), ks, ke, stream, name);
+    }
+    void sync(size_t api_row, uint8_t type, uint32_t stream, int64_t s, int64_t e)
+    {
+        const size_t i = t.syncs.append(s * us, e * us);
+        t.syncs.correlation[i] = t.api.correlation[api_row];
+        t.syncs.stream[i] = stream;
+        t.syncs.sync_type[i] = type;
+    }
+};
+
+StepInfo step(int64_t start, int64_t end, int64_t wall, bool warmup)
+{
+    StepInfo s;
+    s.start = start * us;
+    s.end = end * us;
+    s.wall_ns = wall * us;
+    s.kind = StepKind::DecodeOnly;
+    s.warmup = warmup;
+    return s;
+}
+
+// Fixed constants, so the hand computations below do not follow the defaults.
+WhatIfOptions fixed()
+{
+    WhatIfOptions o;
+    o.graph_node_gap_ns = 480;
+    o.graph_launch_base_ns = 5'000;
+    o.graph_launch_per_node_ns = 900;
+    o.default_launch_delay_ns = 5'000;
+    o.default_queued_gap_ns = 1'000;
+    return o;
+}
+
+std::vector<Change> changes(std::initializer_list<const char*> texts)
+{
+    std::vector<Change> v;
+    for (const char* s : texts) {
+        Change c;
+        std::string err;
+        EXPECT_TRUE(parse_change(s, c, err)) << err;
+        v.push_back(c);
+    }
+    return v;
+}
+
+WhatIfResult replay(const Builder& b, const PhaseResult* ph, std::initializer_list<const char*> c,
+                    const OpClassResult* cls = nullptr)
+{
+    const DependencyGraph g = build_dependency_graph(b.t);
+    WhatIfInputs in;
+    in.phases = ph;
+    in.classes = cls;
+    return replay_what_if(b.t, g, changes(c), in, fixed());
+}
+
+// A host-bound loop of three steps, 100 µs apart: a CPU op "step" [0, 90] holds three launches at 10, 30, 50 (5 µs
+// each), whose 2 µs kernels start 5 µs after their launch, and a 25 µs "python_work" op [60, 85] that launches
+// nothing; 10 µs of Python between steps. Steps are the kernels' GPU windows.
+Builder host_bound(PhaseResult& ph)
+{
+    Builder b;
+    for (int k = 0; k < 3; ++k) {
+        const int64_t t0 = 100 * k;
+        b.op(t0, t0 + 90, "step");
+        for (int i = 0; i < 3; ++i)
+            b.launch(t0 + 10 + 20 * i, t0 + 15 + 20 * i, t0 + 15 + 20 * i, t0 + 17 + 20 * i);
+        b.op(t0 + 60, t0 + 85, "python_work");
+    }
+    b.t.finish();
+    ph.steps = {step(15, 57, 42, true), step(115, 157, 100, false), step(215, 257, 100, false)};
+    ph.decode_steps = 3;
+    return b;
+}
+
+} // namespace
+
+TEST(WhatIf, ParsesChanges)
+{
+    Change c;
+    std::string err;
+    EXPECT_TRUE(parse_change("cuda-graphs", c, err));
+    EXPECT_EQ(c.kind, ChangeKind::CudaGraphs);
+    EXPECT_TRUE(parse_change("remove-sync", c, err));
+    EXPECT_EQ(c.kind, ChangeKind::RemoveSync);
+    EXPECT_TRUE(c.name.empty());
+    EXPECT_TRUE(parse_change("remove-sync:cudaStreamSynchronize", c, err));
+    EXPECT_EQ(c.name, "cudaStreamSynchronize");
+    EXPECT_TRUE(parse_change("class:gemm=2.5", c, err));
+    EXPECT_EQ(c.kind, ChangeKind::ClassFaster);
+    EXPECT_EQ(c.name, "gemm");
+    EXPECT_DOUBLE_EQ(c.factor, 2.5);
+    EXPECT_TRUE(parse_change("fuse:elementwise", c, err));
+    EXPECT_EQ(c.kind, ChangeKind::Fuse);
+    EXPECT_TRUE(parse_change("remove-range:aten::copy_", c, err));
+    EXPECT_EQ(c.name, "aten::copy_");
+    EXPECT_TRUE(parse_change("comm=4", c, err));
+    EXPECT_DOUBLE_EQ(c.factor, 4.0);
+    for (const char* bad : {"", "graphs", "remove-sync:", "class:gemm", "class:gemm=0", "class:gemm=-2", "class:=2",
+                            "class:gemm=fast", "fuse:", "remove-range:", "comm=", "comm=x", "comm=inf"}) {
+        EXPECT_FALSE(parse_change(bad, c, err)) << bad;
+        EXPECT_NE(err.find(std::string("'") + bad + "'"), std::string::npos) << err;   // names the change
+        EXPECT_NE(err.find("expected"), std::string::npos) << err;                      // and what was expected
+    }
+}
+
+// No change: the replay gives the trace back, step for step.
+TEST(WhatIf, BaselineReplayIsTheTrace)
+{
+    PhaseResult ph;
+    const Builder b = host_bound(ph);
+    const WhatIfResult r = replay(b, &ph, {});
+    EXPECT_EQ(r.unexplained_nodes, 0);
+    EXPECT_EQ(r.step_source, "steps");
+    EXPECT_EQ(r.steady_steps, 2);
+    EXPECT_EQ(r.baseline_step_ns, 100 * us);
+    EXPECT_EQ(r.baseline_replay_step_ns, 100 * us);
+    EXPECT_EQ(r.predicted_step_ns, 100 * us);
+    EXPECT_DOUBLE_EQ(r.baseline_replay_max_error, 0.0);
+    ASSERT_EQ(r.steps.size(), 3u);
+    for (const StepReplay& s : r.steps)
+        EXPECT_EQ(s.baseline_replay_ns, s.measured_ns);
+}
+
+// cuda-graphs on the host-bound loop: per step, the host time from the first launch (10) to the last (55) becomes
+// one graph launch of 5 + 3 x 0.9 = 7.7 µs; the 35 µs after the last launch (python_work included) and the 10 µs
+// before the first stay, and so do the 10 µs between steps: the host needs 10 + 7.7 + 35 + 10 = 62.7 µs per step,
+// while the GPU needs 3 x 2 µs + 2 x 0.48 µs. Host-bound still: 62.7 µs.
+TEST(WhatIf, CudaGraphsOnAHostBoundLoop)
+{
+    PhaseResult ph;
+    const Builder b = host_bound(ph);
+    const WhatIfResult r = replay(b, &ph, {"cuda-graphs"});
+    EXPECT_EQ(r.launch_delay_ns, 5 * us);
+    ASSERT_EQ(r.steps.size(), 3u);
+    // Step 0 (from its GPU window's start, 15): graph launch at 10, first kernel at 15, then 17.48, 19.96: ends 21.96.
+    EXPECT_EQ(r.steps[0].changed_replay_ns, 6'960);
+    EXPECT_EQ(r.steps[1].predicted_ns, 62'700);
+    EXPECT_EQ(r.steps[2].predicted_ns, 62'700);
+    EXPECT_EQ(r.predicted_step_ns, 62'700);
+    EXPECT_EQ(r.predicted_lo_ns, 62'700);
+    EXPECT_EQ(r.predicted_hi_ns, 62'700);
+    ASSERT_EQ(r.changes.size(), 1u);
+    EXPECT_EQ(r.changes[0].events_changed - 9, 3 * 5);   // 9 ops; 5 host pieces per step inside [10, 55]
+    EXPECT_FALSE(r.changes[0].kept.empty());
+    const nlohmann::json j = to_json(r);
+    EXPECT_EQ(j["predicted_step_ns"], 62'700);
+    EXPECT_EQ(j["predicted_range_ns"], nlohmann::json::array({62'700, 62'700}));
+    EXPECT_EQ(j["changes"][0]["constants"]["graph_node_gap_ns"], 480);
+}
+
+// remove-range on the same loop: 25 µs of python_work per step gone, the step is 75 µs. With cuda-graphs as well:
+// 62.7 - 25 = 37.7 µs; each alone as computed.
+TEST(WhatIf, RemoveRange)
+{
+    PhaseResult ph;
+    const Builder b = host_bound(ph);
+    const WhatIfResult r = replay(b, &ph, {"remove-range:python_work"});
+    EXPECT_EQ(r.predicted_step_ns, 75 * us);
+    const WhatIfResult both = replay(b, &ph, {"cuda-graphs", "remove-range:python_work"});
+    EXPECT_EQ(both.predicted_step_ns, 37'700);
+    ASSERT_EQ(both.changes.size(), 2u);
+    EXPECT_EQ(both.changes[0].alone_step_ns, 62'700);
+    EXPECT_EQ(both.changes[1].alone_step_ns, 75 * us);
+    EXPECT_THROW(replay(b, &ph, {"remove-range:nothing_named_so"}), WhatIfError);
+}
+
+namespace {
+// A sync-bound loop: launch [t0, t0+5], a 40 µs kernel [t0+10, t0+50], cudaStreamSynchronize [t0+6, t0+52] until it
+// is done, next launch at t0+60; three steps (GPU windows around each kernel).
+Builder sync_bound(PhaseResult& ph, bool sync_rows)
+{
+    Builder b;
+    for (int i = 0; i < 3; ++i) {
+        const int64_t t0 = 60 * i;
+        b.launch(t0, t0 + 5, t0 + 10, t0 + 50);
+        const size_t s = b.api(t0 + 6, t0 + 52, "cudaStreamSynchronize");
+        if (sync_rows)
+            b.sync(s, 3, 7, t0 + 6, t0 + 52);
+    }
+    b.t.finish();
+    ph.steps = {step(10, 50, 40, true), step(70, 110, 60, false), step(130, 170, 60, false)};
+    ph.decode_steps = 3;
+    return b;
+}
+} // namespace
+
+// remove-sync: the host no longer waits, so it issues a launch every 5 + 1 + 8 = 14 µs and runs ahead; the kernels
+// queue back to back, 1 µs apart (the fallback gap between queued ops: this trace has none queued): 41 µs a step.
+// The same without the sync records (as Kineto writes them): each sync is matched to the op launched before it.
+TEST(WhatIf, RemoveSyncOnASyncBoundLoop)
+{
+    for (bool rows : {true, false}) {
+        PhaseResult ph;
+        const Builder b = sync_bound(ph, rows);
+        const WhatIfResult base = replay(b, &ph, {});
+        EXPECT_EQ(base.unexplained_nodes, 0) << rows;
+        EXPECT_EQ(base.baseline_step_ns, 60 * us);
+        EXPECT_EQ(base.syncs_inferred, rows ? 0 : 3);
+        const WhatIfResult r = replay(b, &ph, {"remove-sync"});
+        EXPECT_EQ(r.predicted_step_ns, 41 * us) << rows;
+        EXPECT_EQ(r.changes[0].events_changed, 3);
+        const WhatIfResult named = replay(b, &ph, {"remove-sync:cudaStreamSynchronize"});
+        EXPECT_EQ(named.predicted_step_ns, 41 * us);
+        EXPECT_THROW(replay(b, &ph, {"remove-sync:cudaDeviceSynchronize"}), WhatIfError);
+        // cuda-graphs keeps the sync: the launch becomes a graph launch of 5 + 0.9 µs, the kernel still starts 10 µs
+        // after it (the trace's launch delay) and the host still waits for it (+ the sync's 2 µs after it): 60 µs.
+        const WhatIfResult g = replay(b, &ph, {"cuda-graphs"});
+        EXPECT_EQ(g.predicted_step_ns, 60 * us) << rows;
+    }
+}
+
+namespace {
+OpClassResult two_classes(size_t kernels, std::vector<int16_t> of)
+{
+    OpClassResult c;
+    c.classes.resize(3);
+    c.classes[0].id = "gemm";
+    c.classes[1].id = "elementwise";
+    c.classes[2].id = "communication";
+    c.kernel_class = std::move(of);
+    EXPECT_EQ(c.kernel_class.size(), kernels);
+    return c;
+}
+} // namespace
+
+// Two streams: a 100 µs GEMM on stream 7 [10, 110], an event recorded after it, stream 13 waits on it, a 20 µs
+// elementwise kernel on stream 13 [111, 131], a device sync [20, 135]. No steps: the capture (0 .. 135) is the step.
+// GEMMs 2x faster: the GEMM ends at 60, the other kernel waits for it (1 µs), [61, 81], the sync returns 4 µs after:
+// 85 µs. The elementwise kernel 2x faster: 125 µs. Collectives: there are none, nothing changes.
+TEST(WhatIf, StreamDependencyThroughAnEventWait)
+{
+    Builder b;
+    b.launch(0, 5, 10, 110, 7, "gemm");
+    b.api(6, 8, "cudaEventRecord");
+    const size_t w = b.api(9, 11, "cudaStreamWaitEvent");
+    b.sync(w, 2, 13, 10, 11);
+    b.launch(12, 17, 111, 131, 13, "add");
+    const size_t d = b.api(20, 135, "cudaDeviceSynchronize");
+    b.sync(d, 4, 0xFFFFFFFFu, 20, 135);
+    b.t.finish();
+    const OpClassResult cls = two_classes(2, {0, 1});
+    const WhatIfResult base = replay(b, nullptr, {}, &cls);
+    EXPECT_EQ(base.step_source, "capture");
+    EXPECT_EQ(base.baseline_step_ns, 135 * us);
+    EXPECT_EQ(base.unexplained_nodes, 0);
+    EXPECT_EQ(replay(b, nullptr, {"class:gemm=2"}, &cls).predicted_step_ns, 85 * us);
+    EXPECT_EQ(replay(b, nullptr, {"class:elementwise=2"}, &cls).predicted_step_ns, 125 * us);
+    // Without steps, cuda-graphs takes the capture as one step and says what that overstates.
+    const WhatIfResult g = replay(b, nullptr, {"cuda-graphs"}, &cls);
+    ASSERT_EQ(g.changes[0].unknown.size(), 1u);
+    EXPECT_NE(g.changes[0].unknown[0].find("no steps found"), std::string::npos);
+    const WhatIfResult comm = replay(b, nullptr, {"comm=4"}, &cls);
+    EXPECT_EQ(comm.predicted_step_ns, 135 * us);
+    EXPECT_FALSE(comm.changes[0].unknown.empty());
+    EXPECT_THROW(replay(b, nullptr, {"class:attention=2"}, &cls), WhatIfError);
+    EXPECT_THROW(replay(b, nullptr, {"fuse:gemm"}, &cls), WhatIfError);   // no Roofline: it cannot say
+}
+
+// A graph replay: cudaGraphLaunch [0, 10], three replayed 10 µs kernels at 15, 26, 40. GEMMs (all three) 2x faster:
+// [15, 20], then the graph-node gaps kept (1 and 4 µs): [21, 26], [30, 35]: 35 µs. cuda-graphs has nothing to
+// capture and says so.
+TEST(WhatIf, GraphReplay)
+{
+    Builder b;
+    const size_t gl = b.api(0, 10, "cudaGraphLaunch");
+    for (int64_t s : {15, 26, 40}) {
+        const size_t k = b.kernel(gl, s, s + 10, 7);
+        b.t.kernels.flags[k] |= KernelTable::kGraphNode;
+    }
+    b.t.finish();
+    const OpClassResult cls = two_classes(3, {0, 0, 0});
+    EXPECT_EQ(replay(b, nullptr, {}, &cls).baseline_step_ns, 50 * us);
+    EXPECT_EQ(replay(b, nullptr, {"class:gemm=2"}, &cls).predicted_step_ns, 35 * us);
+    const WhatIfResult g = replay(b, nullptr, {"cuda-graphs"}, &cls);
+    EXPECT_EQ(g.predicted_step_ns, 50 * us);
+    ASSERT_FALSE(g.changes[0].unknown.empty());
+    EXPECT_NE(g.changes[0].unknown[0].find("nothing changed"), std::string::npos);
+}
