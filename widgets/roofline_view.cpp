@@ -6,6 +6,7 @@
 #include <QCoreApplication>
 #include <QEvent>
 #include <QFontMetricsF>
+#include <QHelpEvent>
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLabel>
@@ -1024,6 +1025,19 @@ bool RooflineView::eventFilter(QObject* watched, QEvent* event)
                 QToolTip::showText(me->globalPosition().toPoint(), hoverText_, view_->viewport());
             else
                 QToolTip::hideText();
+        } else if (event->type() == QEvent::ToolTip) {
+            // Qt's tooltip wake-up (the mouse resting ~0.7 s) sends this to the viewport; QGraphicsView would pass it
+            // to the chart's scene, which finds no item tooltip at a data point and hides ours. On a point or a
+            // ridge the tooltip is ours and stays while the mouse rests there (as the timeline's); elsewhere the
+            // scene shows the legend's tooltips.
+            auto* he = static_cast<QHelpEvent*>(event);
+            const int row = pointAt(he->pos());
+            const QString text = row >= 0 ? toolTipText(row) : ridgeTextAt(he->pos());
+            if (!text.isEmpty()) {
+                hoverText_ = text;
+                QToolTip::showText(he->globalPos(), hoverText_, view_->viewport());
+                return true;
+            }
         } else if (event->type() == QEvent::MouseButtonPress) {
             auto* me = static_cast<QMouseEvent*>(event);
             if (me->button() == Qt::LeftButton) {

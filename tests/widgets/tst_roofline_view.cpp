@@ -12,6 +12,7 @@
 #include <QLineSeries>
 #include <QMouseEvent>
 #include <QSignalSpy>
+#include <QToolTip>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
@@ -474,6 +475,42 @@ private slots:
         const QRectF plot = v.chart()->plotArea();
         hover(v, v.chartView()->mapFromScene(v.chart()->mapToScene(plot.topLeft() + QPointF(3, 3))));
         QVERIFY(v.hoverText().isEmpty());
+    }
+
+    // Issue 37 §2: a tooltip stays while the mouse rests on the point, as the timeline's do. The mouse moves as a
+    // user's does (through the application, so its tooltip wake-up fires a QEvent::ToolTip on the viewport about
+    // 0.7 s later); before the fix that event reached the chart's graphics scene, which found no item tooltip there
+    // and hid the point's tooltip a second after it appeared.
+    void tooltipStaysWhileHovered()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        v.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(withNcu_));
+        QCoreApplication::processEvents();
+        const RooflineData& d = v.model()->rooflineData();
+        const int row = isolatedRow(v, RooflinePointKind::Measured);
+        QVERIFY(row >= 0);
+        const QString label = QString::fromStdString(d.points[size_t(row)].label);
+        QWidget* vp = v.chartView()->viewport();
+        const QPoint at = pixelOf(v, d.points[size_t(row)]) + QPoint(1, 1);
+        QTest::mouseMove(vp, at - QPoint(30, 30));
+        QTest::mouseMove(vp, at);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(label), qPrintable(QToolTip::text()));
+        QTest::qWait(3000);   // the mouse rests on the point
+        QVERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(label), qPrintable(QToolTip::text()));
+        // Off every point it goes.
+        const QRectF plot = v.chart()->plotArea();
+        QTest::mouseMove(vp, v.chartView()->mapFromScene(v.chart()->mapToScene(plot.topLeft() + QPointF(3, 3))));
+        QTRY_VERIFY(!QToolTip::isVisible());
     }
 
     // Measured shape points of a real Kineto trace with shapes (the H100 Qwen trace, no model config): drawn in
