@@ -3176,6 +3176,22 @@ Open the config.json together with the trace (File › Open, select both files),
         <source>Workload: %1 (from %2)</source>
         <translation>工作负载：%1（来自%2）</translation>
     </message>
+    <message numerus="yes">
+        <source>%n more point(s) here: right-click to choose</source>
+        <translation>
+            <numerusform>此处还有 %n 个点：右键单击以选择</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n point(s) here</source>
+        <translation>
+            <numerusform>此处有 %n 个点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
 </context>
 <context>
     <name>sl::SearchBar</name>
