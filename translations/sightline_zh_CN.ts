@@ -3933,10 +3933,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>显示：</translation>
     </message>
     <message>
-        <source>Annotation (saved when you leave the field or press Ctrl+Enter)</source>
-        <translation>备注（离开输入框或按 Ctrl+Enter 时保存）</translation>
-    </message>
-    <message>
         <source>Why you accepted or rejected it, what you tried, what happened…</source>
         <translation>为什么采纳或拒绝、尝试了什么、结果如何…</translation>
     </message>
@@ -4011,6 +4007,14 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>the run</source>
         <translation>本次运行</translation>
+    </message>
+    <message>
+        <source>Note (saved as you type)</source>
+        <translation>备注（输入时即保存）</translation>
+    </message>
+    <message>
+        <source>Saved to the knowledge base a moment after each change, and when you leave the field, press Ctrl+Enter or select another suggestion.</source>
+        <translation>每次修改后稍等片刻即保存到知识库；离开输入框、按 Ctrl+Enter 或选择另一条建议时也会保存。</translation>
     </message>
 </context>
 <context>
