@@ -215,6 +215,7 @@ void RooflineView::rebuild()
     logPoints_.assign(d.points.size(), QPointF());
     markerRadius_.assign(d.points.size(), 0);
     drawOrder_.assign(d.points.size(), -1);
+    markerShape_.assign(d.points.size(), QScatterSeries::MarkerShapeCircle);
     roofLabels_.clear();
     pointLabels_.clear();
     ridges_.clear();
@@ -450,6 +451,7 @@ void RooflineView::rebuild()
         }
         }
         seriesOf[i]->append(logPoints_[i]);
+        markerShape_[i] = seriesOf[i]->markerShape();
     }
     auto addPoints = [&](QScatterSeries* s, bool inLegend) {
         if (s->count() == 0) {
@@ -821,7 +823,7 @@ std::vector<RooflineView::Hit> RooflineView::hitsAt(const QPoint& viewportPos, d
         const QPointF p = chart()->mapToPosition(logPoints_[i], highlightSeries_);
         const double dist = std::hypot(p.x() - c.x(), p.y() - c.y());
         if (dist - markerRadius_[i] <= radiusPx)
-            hits.push_back({int(i), p, dist, false});
+            hits.push_back({int(i), p, c - p, dist, false});
     }
     // A marker wholly inside a marker painted over it cannot be seen, so it cannot be pointed at (the chooser still
     // lists it).
@@ -839,30 +841,49 @@ std::vector<RooflineView::Hit> RooflineView::hitsAt(const QPoint& viewportPos, d
 
 int RooflineView::pointAt(const QPoint& viewportPos, double radiusPx) const
 {
-    // Inside markers: the one whose centre the cursor is nearest relative to its size (two close markers: each is
-    // picked at its own centre; a small marker painted over a large one: the small one). Beside markers: the one
-    // whose edge is nearest. Ties go to the marker painted on top; a hidden marker is never picked.
+    // On markers: the one painted on top at the cursor, by the marker's own shape (a star's arms are thin: a click
+    // beside its centre goes to a marker under it). Beside markers: the one whose edge is nearest, ties to the one
+    // painted on top. A marker wholly covered by another is never picked.
+    const std::vector<Hit> hits = hitsAt(viewportPos, radiusPx);
+    int top = -1;
+    for (const Hit& h : hits)
+        if (markerContains(size_t(h.row), h.offset) && (top < 0 || drawOrder_[size_t(h.row)] > drawOrder_[size_t(top)]))
+            top = h.row;
+    if (top >= 0)
+        return top;
     int best = -1;
-    bool bestInside = false;
-    double bestScore = HUGE_VAL;
-    for (const Hit& h : hitsAt(viewportPos, radiusPx)) {
+    double bestGap = HUGE_VAL;
+    for (const Hit& h : hits) {
         if (h.hidden)
             continue;
-        const double r = std::max(0.5, markerRadius_[size_t(h.row)]);
-        const bool inside = h.dist <= r;
-        const double score = inside ? h.dist / r : h.dist - r;
-        const double tie = inside ? 0.02 : 0.25;
-        const bool better = best < 0 || (inside && !bestInside) ||
-                            (inside == bestInside &&
-                             (score < bestScore - tie ||
-                              (score <= bestScore + tie && drawOrder_[size_t(h.row)] > drawOrder_[size_t(best)])));
-        if (better) {
+        const double gap = h.dist - markerRadius_[size_t(h.row)];
+        if (best < 0 || gap < bestGap - 0.25 ||
+            (gap <= bestGap + 0.25 && drawOrder_[size_t(h.row)] > drawOrder_[size_t(best)])) {
             best = h.row;
-            bestInside = inside;
-            bestScore = score;
+            bestGap = std::min(bestGap, gap);
         }
     }
     return best;
+}
+
+bool RooflineView::markerContains(size_t row, QPointF d) const
+{
+    // The shapes as Qt Charts paints them in a square of the marker size (y grows downwards), with half a pixel of
+    // slack; a star counts by its solid core.
+    const double r = markerRadius_[row] + 0.5;
+    const double ax = std::fabs(d.x()), ay = std::fabs(d.y());
+    switch (markerShape_[row]) {
+    case QScatterSeries::MarkerShapeRectangle:
+        return ax <= r && ay <= r;
+    case QScatterSeries::MarkerShapeRotatedRectangle:
+        return ax + ay <= r;
+    case QScatterSeries::MarkerShapeTriangle:
+        return d.y() <= r && d.y() >= -r && ax <= (d.y() + r) / 2;
+    case QScatterSeries::MarkerShapeStar:
+        return std::hypot(d.x(), d.y()) <= markerRadius_[row] * 0.5;
+    default:
+        return std::hypot(d.x(), d.y()) <= r;
+    }
 }
 
 std::vector<int> RooflineView::pointsAt(const QPoint& viewportPos, double radiusPx) const

@@ -68,9 +68,9 @@ public:
     }
     // The rectangles (chart coordinates) of the compute roofs' labels shown (the memory roof's runs along it).
     std::vector<QRectF> roofLabelRects() const;
-    // The model row a click at a viewport pixel picks, or -1: the marker drawn there (of markers on top of each
-    // other the one whose centre is nearest for its size, ties to the one painted on top), else the marker whose
-    // edge is within radiusPx and nearest. A marker wholly covered by one painted over it is never picked.
+    // The model row a click at a viewport pixel picks, or -1: the marker painted on top there (by its shape), else
+    // the marker whose edge is within radiusPx and nearest (ties to the one painted on top). A marker wholly
+    // covered by one painted over it is never picked.
     int pointAt(const QPoint& viewportPos, double radiusPx = 4) const;
     // Every row whose marker reaches within radiusPx of a viewport pixel, covered ones included, painted on top
     // first: what the chooser (right click) lists.
@@ -138,13 +138,17 @@ private:
     std::vector<QPointF> logPoints_;              // per model row: (log10 intensity, log10 FLOP/s)
     std::vector<double> markerRadius_;            // per model row, px
     std::vector<int64_t> drawOrder_;              // per model row: larger is painted later (on top)
+    std::vector<int> markerShape_;                // per model row: its series' QScatterSeries::MarkerShape
     struct Hit {
         int row;
         QPointF at;                               // the marker's centre, chart coordinates
+        QPointF offset;                           // the cursor from the centre, px
         double dist;                              // from the cursor, px
         bool hidden;                              // wholly covered by a marker painted over it
     };
     std::vector<Hit> hitsAt(const QPoint& viewportPos, double radiusPx) const;
+    // Whether row's marker, as painted, covers the point `d` px from its centre.
+    bool markerContains(size_t row, QPointF d) const;
     struct RoofLabel {
         QGraphicsSimpleTextItem* item;
         QPointF at;                               // log-space anchor (compute roofs: the right end)

@@ -665,7 +665,10 @@ private slots:
             size_t all = 0;
             for (size_t k = 0; k < t.kernels.size(); ++k)
                 all += t.kernels.name[k] == name;
-            if (all > p.kernels.size() && v.pointAt(v.viewportPosition(int(i)), 0) == int(i))
+            // (and where the click below lands: of two markers on top of each other, the one painted on top takes
+            // the pixel)
+            if (all > p.kernels.size() && v.pointAt(v.viewportPosition(int(i)), 0) == int(i) &&
+                v.pointAt(v.viewportPosition(int(i)) + QPoint(1, -1), 0) == int(i))
                 row = int(i);
         }
         QVERIFY(row >= 0);
