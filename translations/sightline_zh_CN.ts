@@ -215,6 +215,97 @@ after</source>
     </message>
 </context>
 <context>
+    <name>sl::CompareHeadline</name>
+    <message>
+        <source>TPOT</source>
+        <translation>TPOT</translation>
+    </message>
+    <message>
+        <source>time per step</source>
+        <translation>每步时间</translation>
+    </message>
+    <message>
+        <source>wall time</source>
+        <translation>墙钟时间</translation>
+    </message>
+    <message>
+        <source>No end-to-end verdict: %1 has no GPU activity to time.</source>
+        <translation>无端到端判定：%1 没有可计时的 GPU 活动。</translation>
+    </message>
+    <message>
+        <source>BEFORE</source>
+        <translation>变更前</translation>
+    </message>
+    <message>
+        <source>AFTER</source>
+        <translation>变更后</translation>
+    </message>
+    <message>
+        <source>%1 %2 → %3 (%4)</source>
+        <translation>%1 %2 → %3（%4）</translation>
+    </message>
+    <message>
+        <source>steps/s</source>
+        <translation>步/秒</translation>
+    </message>
+    <message>
+        <source>tokens/s per sequence</source>
+        <translation>token/秒（每序列）</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>token/秒</translation>
+    </message>
+    <message>
+        <source>, throughput %1 → %2 %3</source>
+        <translation>，吞吐 %1 → %2 %3</translation>
+    </message>
+    <message>
+        <source>the noise of ±%1 (run-to-run spread ±%2)</source>
+        <translation>±%1 的噪声（运行间波动 ±%2）</translation>
+    </message>
+    <message>
+        <source>the noise floor of ±%1 (the run-to-run spread is not known)</source>
+        <translation>±%1 的噪声下限（运行间波动未知）</translation>
+    </message>
+    <message>
+        <source>Not comparable (%1): %2%3.</source>
+        <translation>不可对比（%1）：%2%3。</translation>
+    </message>
+    <message>
+        <source>Faster end to end: %1%2, beyond %3.</source>
+        <translation>端到端变快：%1%2，超出%3。</translation>
+    </message>
+    <message>
+        <source>Slower end to end: %1%2, beyond %3.</source>
+        <translation>端到端变慢：%1%2，超出%3。</translation>
+    </message>
+    <message>
+        <source>No measurable change end to end: %1%2, within %3.</source>
+        <translation>端到端无可测变化：%1%2，在%3之内。</translation>
+    </message>
+    <message>
+        <source>Judged on the median TPOT of %1 → %2 steady decode steps.</source>
+        <translation>依据 %1 → %2 个稳态解码步的 TPOT 中位数判定。</translation>
+    </message>
+    <message>
+        <source>Judged on the mean time per step of %1 → %2 steps.</source>
+        <translation>依据 %1 → %2 步的平均每步时间判定。</translation>
+    </message>
+    <message>
+        <source>Judged on the wall time of the GPU activity (neither run has steps).</source>
+        <translation>依据 GPU 活动的墙钟时间判定（两次运行均无步）。</translation>
+    </message>
+    <message>
+        <source>Kernel time %1 → %2: %3 gained, %4 lost (kernels: %5 faster, %6 slower, %7 added, %8 removed).</source>
+        <translation>内核时间 %1 → %2：节省 %3，增加 %4（内核：%5 个变快，%6 个变慢，%7 个新增，%8 个移除）。</translation>
+    </message>
+    <message>
+        <source>Kernel times are totals over each capture, whose step counts differ.</source>
+        <translation>内核时间是各次采集的总和，而两次采集的步数不同。</translation>
+    </message>
+</context>
+<context>
     <name>sl::CompareJob</name>
     <message>
         <source>Opening</source>
@@ -492,10 +583,6 @@ after</source>
         <translation>正在记录到 %1…</translation>
     </message>
     <message>
-        <source>Kernels: %1 faster, %2 slower, %3 added, %4 removed.</source>
-        <translation>内核：%1 个变快，%2 个变慢，%3 个新增，%4 个移除。</translation>
-    </message>
-    <message>
         <source>Verdicts (%1)</source>
         <translation>判定（%1）</translation>
     </message>
@@ -540,6 +627,14 @@ after</source>
     <message>
         <source>&lt;b&gt;Different hardware:&lt;/b&gt; %1. Every difference mixes the hardware with the change, so no suggestion is verified or failed across these runs; compare runs on the same GPUs.</source>
         <translation>&lt;b&gt;硬件不同：&lt;/b&gt;%1。每一处差异都混合了硬件与改动的影响，因此这两次运行之间不会判定任何建议为“已验证”或“失败”；请在相同的 GPU 上对比运行。</translation>
+    </message>
+    <message>
+        <source>Accepted suggestions: %1 verified, %2 failed, %3 inconclusive, %4 unmeasurable (Verdicts tab).</source>
+        <translation>已采纳的建议：%1 条已验证，%2 条未通过，%3 条无定论，%4 条无法衡量（见“判定”标签页）。</translation>
+    </message>
+    <message>
+        <source>No suggestion of the before trace was accepted.</source>
+        <translation>变更前 trace 的建议均未被采纳。</translation>
     </message>
 </context>
 <context>
@@ -3188,6 +3283,22 @@ Open the config.json together with the trace (File › Open, select both files),
         <source>Workload: %1 (from %2)</source>
         <translation>工作负载：%1（来自%2）</translation>
     </message>
+    <message numerus="yes">
+        <source>%n more point(s) here: right-click to choose</source>
+        <translation>
+            <numerusform>此处还有 %n 个点：右键单击以选择</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n point(s) here</source>
+        <translation>
+            <numerusform>此处有 %n 个点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 · %2</source>
+        <translation>%1 · %2</translation>
+    </message>
 </context>
 <context>
     <name>sl::SearchBar</name>
@@ -3933,10 +4044,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>显示：</translation>
     </message>
     <message>
-        <source>Annotation (saved when you leave the field or press Ctrl+Enter)</source>
-        <translation>备注（离开输入框或按 Ctrl+Enter 时保存）</translation>
-    </message>
-    <message>
         <source>Why you accepted or rejected it, what you tried, what happened…</source>
         <translation>为什么采纳或拒绝、尝试了什么、结果如何…</translation>
     </message>
@@ -4011,6 +4118,14 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>the run</source>
         <translation>本次运行</translation>
+    </message>
+    <message>
+        <source>Note (saved as you type)</source>
+        <translation>备注（输入时即保存）</translation>
+    </message>
+    <message>
+        <source>Saved to the knowledge base a moment after each change, and when you leave the field, press Ctrl+Enter or select another suggestion.</source>
+        <translation>每次修改后稍等片刻即保存到知识库；离开输入框、按 Ctrl+Enter 或选择另一条建议时也会保存。</translation>
     </message>
 </context>
 <context>

@@ -16,6 +16,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "model/compare_headline.h"
 #include "model/compare_job.h"
 #include "model/compare_model.h"
 #include "model/document.h"
@@ -59,6 +60,25 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
     classes_ = new CompareDeltaModel(CompareDeltaModel::Rows::Classes, this);
     kernels_ = new CompareDeltaModel(CompareDeltaModel::Rows::Kernels, this);
     verdicts_ = new CompareVerdictModel(this);
+
+    // The verdict first (issue 37 §4): faster or slower end to end, in words, then what it was judged on and the
+    // kernel time gained and lost; the tables below are the evidence.
+    verdict_ = new QLabel(this);
+    verdict_->setObjectName(QStringLiteral("compareVerdict"));
+    verdict_->setWordWrap(true);
+    verdict_->setTextFormat(Qt::PlainText);
+    verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont vf = verdict_->font();
+    vf.setBold(true);
+    vf.setPointSizeF(vf.pointSizeF() * 1.1);
+    verdict_->setFont(vf);
+    verdict_->hide();
+    verdictDetails_ = new QLabel(this);
+    verdictDetails_->setObjectName(QStringLiteral("compareVerdictDetails"));
+    verdictDetails_->setWordWrap(true);
+    verdictDetails_->setTextFormat(Qt::PlainText);
+    verdictDetails_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    verdictDetails_->hide();
 
     // Header: which files are compared, and the actions.
     beforeLabel_ = new QLabel(this);
@@ -165,6 +185,8 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
     envWarning_->hide();
 
     auto* layout = new QVBoxLayout(this);
+    layout->addWidget(verdict_);
+    layout->addWidget(verdictDetails_);
     layout->addLayout(header);
     layout->addWidget(envWarning_);
     layout->addLayout(statusRow);
@@ -249,6 +271,10 @@ void CompareView::setSettings(const WorkbenchSettings& settings) { job_->setSett
 
 QString CompareView::statusText() const { return status_->text(); }
 
+QString CompareView::verdictText() const { return verdict_->isHidden() ? QString() : verdict_->text(); }
+
+QString CompareView::verdictDetails() const { return verdictDetails_->isHidden() ? QString() : verdictDetails_->text(); }
+
 void CompareView::setStatus(const QString& text) { status_->setText(text); }
 
 void CompareView::openAfter(const QStringList& paths)
@@ -307,16 +333,35 @@ void CompareView::showOutput(const std::shared_ptr<const CompareOutput>& out)
     verdicts_->setResult(result);
     updateHeader();
 
-    int faster = 0, slower = 0, added = 0, removed = 0;
-    for (const DeltaRow& r : out->result.kernels) {
-        faster += r.status == "faster";
-        slower += r.status == "slower";
-        added += r.status == "added";
-        removed += r.status == "removed";
-    }
-    setStatus(tr("Kernels: %1 faster, %2 slower, %3 added, %4 removed.").arg(faster).arg(slower).arg(added).arg(removed));
+    const CompareHeadline h = compareHeadline(*out);
+    verdict_->setText(h.title);
+    verdictDetails_->setText(h.details);
+    const bool dark = palette().color(QPalette::Base).lightnessF() < 0.5;
+    const QColor ink = compareStatusColor(h.verdict == CompareHeadline::Verdict::Faster   ? "better"
+                                          : h.verdict == CompareHeadline::Verdict::Slower ? "worse"
+                                                                                          : "",
+                                          dark);
+    verdict_->setStyleSheet(ink.isValid() ? QStringLiteral("color: %1;").arg(ink.name()) : QString());
+    verdict_->setVisible(!h.title.isEmpty());
+    verdictDetails_->setVisible(!h.details.isEmpty());
     showEnvironment(out->result.environment);
     const int n = int(out->result.verdicts.size());
+    // The suggestions' verdicts in a line (the Verdicts tab has them one by one).
+    int verified = 0, failed = 0, inconclusive = 0, unmeasurable = 0;
+    for (const SuggestionVerdict& v : out->result.verdicts) {
+        verified += v.verdict == "verified";
+        failed += v.verdict == "failed";
+        inconclusive += v.verdict == "inconclusive";
+        unmeasurable += v.verdict == "unmeasurable";
+    }
+    setStatus(n > 0 ? tr("Accepted suggestions: %1 verified, %2 failed, %3 inconclusive, %4 unmeasurable (Verdicts "
+                         "tab).")
+                          .arg(verified)
+                          .arg(failed)
+                          .arg(inconclusive)
+                          .arg(unmeasurable)
+                    : out->verdictNote.isEmpty() ? tr("No suggestion of the before trace was accepted.")
+                                                 : out->verdictNote);
     tabs_->setTabText(2, n > 0 ? tr("Verdicts (%1)").arg(n) : tr("Verdicts"));
     verdictNote_->setText(out->verdictNote.isEmpty()
                               ? tr("Suggestions accepted on the before trace, judged by the metric each promised to "
@@ -334,6 +379,10 @@ void CompareView::clearResults()
     classes_->setResult(nullptr);
     kernels_->setResult(nullptr);
     verdicts_->setResult(nullptr);
+    verdict_->clear();
+    verdict_->hide();
+    verdictDetails_->clear();
+    verdictDetails_->hide();
     recordButton_->setEnabled(false);
     tabs_->setTabText(2, tr("Verdicts"));
     verdictNote_->clear();

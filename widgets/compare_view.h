@@ -1,7 +1,9 @@
 #pragma once
 // The A/B compare view: the open document is BEFORE; "Open After…" (or openAfter) loads a second trace as AFTER on
-// a worker and shows the headline metrics side by side, operator-class and kernel deltas, and the verdicts of the
-// suggestions accepted on BEFORE (from the knowledge base). "Record Verdicts" writes them into the knowledge base
+// a worker and shows, first, the end-to-end verdict in words (faster / slower / no measurable change: TPOT and
+// throughput before → after against the run-to-run spread, model/compare_headline.h), then the headline metrics
+// side by side, operator-class and kernel deltas (by time gained or lost), and the verdicts of the suggestions
+// accepted on BEFORE (from the knowledge base). "Record Verdicts" writes them into the knowledge base
 // (what `sightline-cli compare --record` does); nothing is written otherwise.
 //
 // When the document's trace is re-analysed (new settings, or another trace opened), the comparison re-runs with
@@ -50,8 +52,13 @@ public:
     CompareDeltaModel* kernelsModel() const { return kernels_; }
     CompareVerdictModel* verdictsModel() const { return verdicts_; }
     QTabWidget* tabs() const { return tabs_; }
-    // The line under the tables: progress, errors, why there are no verdicts, what was recorded.
+    // The line above the tables: progress, errors, the accepted suggestions' verdicts or why there are none, what
+    // was recorded.
     QString statusText() const;
+    // The pane's first line once a comparison is shown: the end-to-end verdict in words (compareHeadline), and
+    // the line under it (what it was judged on, kernel time gained and lost). Empty before.
+    QString verdictText() const;
+    QString verdictDetails() const;
     // The different-hardware warning as shown (rich text), empty when hidden.
     QString environmentWarning() const;
 
@@ -88,6 +95,8 @@ private:
     CompareDeltaModel* kernels_ = nullptr;
     CompareVerdictModel* verdicts_ = nullptr;
 
+    QLabel* verdict_ = nullptr;
+    QLabel* verdictDetails_ = nullptr;
     QLabel* beforeLabel_ = nullptr;
     QLabel* afterLabel_ = nullptr;
     QPushButton* openButton_ = nullptr;

@@ -3,9 +3,11 @@
 #include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
+#include <QContextMenuEvent>
 #include <QCoreApplication>
 #include <QEvent>
 #include <QFontMetricsF>
+#include <QHelpEvent>
 #include <QGraphicsLineItem>
 #include <QGraphicsSimpleTextItem>
 #include <QLabel>
@@ -13,6 +15,7 @@
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLocale>
+#include <QMenu>
 #include <QMouseEvent>
 #include <QScatterSeries>
 #include <QStackedWidget>
@@ -22,6 +25,7 @@
 #include <climits>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numbers>
 #include <numeric>
 
@@ -210,6 +214,8 @@ void RooflineView::rebuild()
     const RooflineData& d = model_->rooflineData();
     logPoints_.assign(d.points.size(), QPointF());
     markerRadius_.assign(d.points.size(), 0);
+    drawOrder_.assign(d.points.size(), -1);
+    markerShape_.assign(d.points.size(), QScatterSeries::MarkerShapeCircle);
     roofLabels_.clear();
     pointLabels_.clear();
     ridges_.clear();
@@ -416,6 +422,7 @@ void RooflineView::rebuild()
         for (int b = 0; b < 3; ++b)
             shapeSeries[f][b] = scatter(shapeNames[f], QScatterSeries::MarkerShapeRectangle, kShapeSize[b], shapeInk[f],
                                         false);
+    std::vector<QScatterSeries*> seriesOf(d.points.size(), nullptr);   // per row: the series drawing it
     for (size_t i = 0; i < d.points.size(); ++i) {
         const RooflinePoint& p = d.points[i];
         const int ph = p.phase == "prefill" ? 0 : p.phase == "mixed" ? 2 : p.phase == "training" ? 3 : 1;
@@ -423,26 +430,28 @@ void RooflineView::rebuild()
         case RooflinePointKind::Measured: {
             const double share = maxMeasured > 0 ? p.total_ns / maxMeasured : 0;
             const int b = share >= 1.0 / 3 ? 2 : share >= 1.0 / 30 ? 1 : 0;
-            measured[ph][b]->append(logPoints_[i]);
+            seriesOf[i] = measured[ph][b];
             markerRadius_[i] = kBucketSize[b] / 2;
             break;
         }
         case RooflinePointKind::Theory:
-            theory[ph]->append(logPoints_[i]);
+            seriesOf[i] = theory[ph];
             markerRadius_[i] = kTheorySize / 2;
             break;
         case RooflinePointKind::Ncu:
-            ncu->append(logPoints_[i]);
+            seriesOf[i] = ncu;
             markerRadius_[i] = kNcuSize / 2;
             break;
         case RooflinePointKind::Shape: {
             const double share = maxShape > 0 ? p.total_ns / maxShape : 0;
             const int b = share >= 1.0 / 3 ? 2 : share >= 1.0 / 30 ? 1 : 0;
-            shapeSeries[familyIndex(p.op_class)][b]->append(logPoints_[i]);
+            seriesOf[i] = shapeSeries[familyIndex(p.op_class)][b];
             markerRadius_[i] = kShapeSize[b] / 2;
             break;
         }
         }
+        seriesOf[i]->append(logPoints_[i]);
+        markerShape_[i] = seriesOf[i]->markerShape();
     }
     auto addPoints = [&](QScatterSeries* s, bool inLegend) {
         if (s->count() == 0) {
@@ -482,6 +491,13 @@ void RooflineView::rebuild()
     highlightSeries_->setPen(hp);
     highlightSeries_->setBrush(Qt::NoBrush);
     add(highlightSeries_, false);
+    // The order the markers are painted in (pointAt): series in the order they were added (later on top), points
+    // of a series in row order.
+    {
+        const QList<QAbstractSeries*> painted = chart->series();
+        for (size_t i = 0; i < d.points.size(); ++i)
+            drawOrder_[i] = int64_t(painted.indexOf(seriesOf[i])) * int64_t(d.points.size() + 1) + int64_t(i);
+    }
 
     // Point labels for the points with the most time (measured, shape and ncu points before theory ones), placed
     // with leader lines where they do not fit beside their marker (placeLabels).
@@ -795,22 +811,91 @@ QPoint RooflineView::viewportPosition(int row) const
     return view_->mapFromScene(chart()->mapToScene(c));
 }
 
-int RooflineView::pointAt(const QPoint& viewportPos, double radiusPx) const
+std::vector<RooflineView::Hit> RooflineView::hitsAt(const QPoint& viewportPos, double radiusPx) const
 {
+    std::vector<Hit> hits;
     if (!hasRoofline() || !highlightSeries_)
-        return -1;
+        return hits;
     const QPointF c = chart()->mapFromScene(view_->mapToScene(viewportPos));
-    int best = -1;
-    double bestD = HUGE_VAL;
     for (size_t i = 0; i < logPoints_.size(); ++i) {
+        if (markerRadius_[i] <= 0)
+            continue;
         const QPointF p = chart()->mapToPosition(logPoints_[i], highlightSeries_);
         const double dist = std::hypot(p.x() - c.x(), p.y() - c.y());
-        if (dist <= radiusPx + markerRadius_[i] && dist < bestD) {
-            bestD = dist;
-            best = int(i);
+        if (dist - markerRadius_[i] <= radiusPx)
+            hits.push_back({int(i), p, c - p, dist, false});
+    }
+    // A marker wholly inside a marker painted over it cannot be seen, so it cannot be pointed at (the chooser still
+    // lists it).
+    for (Hit& h : hits) {
+        const double r = markerRadius_[size_t(h.row)];
+        for (size_t j = 0; j < logPoints_.size() && !h.hidden; ++j) {
+            if (int(j) == h.row || drawOrder_[j] < drawOrder_[size_t(h.row)] || markerRadius_[j] < r)
+                continue;
+            const QPointF q = chart()->mapToPosition(logPoints_[j], highlightSeries_);
+            h.hidden = std::hypot(q.x() - h.at.x(), q.y() - h.at.y()) + r <= markerRadius_[j] + 0.5;
+        }
+    }
+    return hits;
+}
+
+int RooflineView::pointAt(const QPoint& viewportPos, double radiusPx) const
+{
+    // On markers: the one painted on top at the cursor, by the marker's own shape (a star's arms are thin: a click
+    // beside its centre goes to a marker under it). Beside markers: the one whose edge is nearest, ties to the one
+    // painted on top. A marker wholly covered by another is never picked.
+    const std::vector<Hit> hits = hitsAt(viewportPos, radiusPx);
+    int top = -1;
+    for (const Hit& h : hits)
+        if (markerContains(size_t(h.row), h.offset) && (top < 0 || drawOrder_[size_t(h.row)] > drawOrder_[size_t(top)]))
+            top = h.row;
+    if (top >= 0)
+        return top;
+    int best = -1;
+    double bestGap = HUGE_VAL;
+    for (const Hit& h : hits) {
+        if (h.hidden)
+            continue;
+        const double gap = h.dist - markerRadius_[size_t(h.row)];
+        if (best < 0 || gap < bestGap - 0.25 ||
+            (gap <= bestGap + 0.25 && drawOrder_[size_t(h.row)] > drawOrder_[size_t(best)])) {
+            best = h.row;
+            bestGap = std::min(bestGap, gap);
         }
     }
     return best;
+}
+
+bool RooflineView::markerContains(size_t row, QPointF d) const
+{
+    // The shapes as Qt Charts paints them in a square of the marker size (y grows downwards), with half a pixel of
+    // slack; a star counts by its solid core.
+    const double r = markerRadius_[row] + 0.5;
+    const double ax = std::fabs(d.x()), ay = std::fabs(d.y());
+    switch (markerShape_[row]) {
+    case QScatterSeries::MarkerShapeRectangle:
+        return ax <= r && ay <= r;
+    case QScatterSeries::MarkerShapeRotatedRectangle:
+        return ax + ay <= r;
+    case QScatterSeries::MarkerShapeTriangle:
+        return d.y() <= r && d.y() >= -r && ax <= (d.y() + r) / 2;
+    case QScatterSeries::MarkerShapeStar:
+        return std::hypot(d.x(), d.y()) <= markerRadius_[row] * 0.5;
+    default:
+        return std::hypot(d.x(), d.y()) <= r;
+    }
+}
+
+std::vector<int> RooflineView::pointsAt(const QPoint& viewportPos, double radiusPx) const
+{
+    std::vector<Hit> hits = hitsAt(viewportPos, radiusPx);
+    // Painted on top first.
+    std::sort(hits.begin(), hits.end(),
+              [this](const Hit& a, const Hit& b) { return drawOrder_[size_t(a.row)] > drawOrder_[size_t(b.row)]; });
+    std::vector<int> rows;
+    for (const Hit& h : hits)
+        rows.push_back(h.row);
+    return rows;
 }
 
 QString RooflineView::ridgeTextAt(const QPoint& viewportPos) const
@@ -923,6 +1008,37 @@ QString RooflineView::shapeToolTipText(const RooflinePoint& p) const
     return lines.join(QStringLiteral("<br>"));
 }
 
+QString RooflineView::hoverTextAt(const QPoint& viewportPos) const
+{
+    const int row = pointAt(viewportPos);
+    if (row < 0)
+        return ridgeTextAt(viewportPos);
+    QString text = toolTipText(row);
+    if (const size_t n = pointsAt(viewportPos).size(); n > 1)
+        text += QStringLiteral("<br><i>%1</i>")
+                    .arg(tr("%n more point(s) here: right-click to choose", nullptr, int(n - 1)).toHtmlEscaped());
+    return text;
+}
+
+QMenu* RooflineView::chooserMenu(const QPoint& viewportPos)
+{
+    const std::vector<int> rows = pointsAt(viewportPos);
+    if (rows.size() < 2)
+        return nullptr;
+    auto* menu = new QMenu(this);
+    menu->setToolTipsVisible(true);
+    menu->addSection(tr("%n point(s) here", nullptr, int(rows.size())));
+    for (int row : rows) {
+        const RooflinePoint* p = model_->pointAt(row);
+        if (!p)
+            continue;
+        QAction* a = menu->addAction(tr("%1 · %2").arg(pointLabelText(row), model_->kindLabel(p->kind)));
+        a->setToolTip(QString::fromStdString(p->label));
+        connect(a, &QAction::triggered, this, [this, row] { activate(row); });
+    }
+    return menu;
+}
+
 void RooflineView::showHover(int row)
 {
     const QPoint at = viewportPosition(row);
@@ -1018,18 +1134,37 @@ bool RooflineView::eventFilter(QObject* watched, QEvent* event)
     if (watched == view_->viewport()) {
         if (event->type() == QEvent::MouseMove) {
             auto* me = static_cast<QMouseEvent*>(event);
-            const int row = pointAt(me->position().toPoint());
-            hoverText_ = row >= 0 ? toolTipText(row) : ridgeTextAt(me->position().toPoint());
+            hoverText_ = hoverTextAt(me->position().toPoint());
             if (!hoverText_.isEmpty())
                 QToolTip::showText(me->globalPosition().toPoint(), hoverText_, view_->viewport());
             else
                 QToolTip::hideText();
+        } else if (event->type() == QEvent::ToolTip) {
+            // Qt's tooltip wake-up (the mouse resting ~0.7 s) sends this to the viewport; QGraphicsView would pass it
+            // to the chart's scene, which finds no item tooltip at a data point and hides ours. On a point or a
+            // ridge the tooltip is ours and stays while the mouse rests there (as the timeline's); elsewhere the
+            // scene shows the legend's tooltips.
+            auto* he = static_cast<QHelpEvent*>(event);
+            const QString text = hoverTextAt(he->pos());
+            if (!text.isEmpty()) {
+                hoverText_ = text;
+                QToolTip::showText(he->globalPos(), hoverText_, view_->viewport());
+                return true;
+            }
         } else if (event->type() == QEvent::MouseButtonPress) {
             auto* me = static_cast<QMouseEvent*>(event);
             if (me->button() == Qt::LeftButton) {
                 const int row = pointAt(me->position().toPoint());
                 if (row >= 0)
                     activate(row);
+            }
+        } else if (event->type() == QEvent::ContextMenu) {
+            // Markers on top of each other: a menu of the points under the cursor.
+            auto* ce = static_cast<QContextMenuEvent*>(event);
+            if (std::unique_ptr<QMenu> menu{chooserMenu(ce->pos())}) {
+                QToolTip::hideText();
+                menu->exec(ce->globalPos());
+                return true;
             }
         } else if (event->type() == QEvent::Leave) {
             hoverText_.clear();

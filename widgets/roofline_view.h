@@ -9,8 +9,10 @@
 // ticks read "1k", "10T" (QLogValueAxis in Qt 6.4 only takes printf formats: "1e+12"). valueToChart() gives the
 // chart position of a point in real units.
 //
-// Hover shows the point's values; a click picks the nearest point in pixel space (QXYSeries::clicked picks the first
-// marker under the cursor, not the nearest): a kernel point sets Selection::setKernelName, a class or operator point
+// Hover shows the point's values, in a tooltip that stays while the mouse rests there; a click picks the marker drawn
+// under the cursor, or the nearest beside it, never one wholly covered by another (pointAt; QXYSeries::clicked picks
+// the first marker under the cursor, whatever is painted over it); where markers overlap, a right click opens a
+// chooser listing them all (chooserMenu). A kernel point sets Selection::setKernelName, a class or operator point
 // emits opClassActivated, a shape point sets Selection::highlightedKernels to exactly its kernels (the timeline
 // outlines them) and Selection::kernel to the longest. A kernel name selected elsewhere is highlighted here; a kernel selected elsewhere (the
 // timeline) highlights its ncu point, or the measured point of its operator class and phase.
@@ -26,6 +28,7 @@ class QCategoryAxis;
 class QChart;
 class QChartView;
 class QLabel;
+class QMenu;
 class QScatterSeries;
 class QStackedWidget;
 class QGraphicsSimpleTextItem;
@@ -65,11 +68,22 @@ public:
     }
     // The rectangles (chart coordinates) of the compute roofs' labels shown (the memory roof's runs along it).
     std::vector<QRectF> roofLabelRects() const;
-    // The model row nearest to a viewport pixel within radiusPx (plus the marker's own radius), or -1.
+    // The model row a click at a viewport pixel picks, or -1: the marker painted on top there (by its shape), else
+    // the marker whose edge is within radiusPx and nearest (ties to the one painted on top). A marker wholly
+    // covered by one painted over it is never picked.
     int pointAt(const QPoint& viewportPos, double radiusPx = 4) const;
+    // Every row whose marker reaches within radiusPx of a viewport pixel, covered ones included, painted on top
+    // first: what the chooser (right click) lists.
+    std::vector<int> pointsAt(const QPoint& viewportPos, double radiusPx = 4) const;
     // What hovering row shows: operator (and shape), kind and phase, FLOPs, bytes, intensity, achieved FLOP/s, % of
     // roof, E_roof, total time and its share of the trace's kernel time.
     QString toolTipText(int row) const;
+    // What hovering a viewport pixel shows: the picked point's toolTipText (and how many more are there), a ridge
+    // point's text, or "".
+    QString hoverTextAt(const QPoint& viewportPos) const;
+    // The chooser a right click opens where markers overlap: one action per point of pointsAt (painted on top
+    // first), each activating its point as a click does. nullptr where fewer than two points are; the caller owns it.
+    QMenu* chooserMenu(const QPoint& viewportPos);
     // Shows row's tooltip as hovering its marker does (a screenshot or a test of the hover).
     void showHover(int row);
     // The text of the last hover tooltip ("" when the cursor is over no point).
@@ -123,6 +137,18 @@ private:
     QScatterSeries* highlightSeries_ = nullptr;
     std::vector<QPointF> logPoints_;              // per model row: (log10 intensity, log10 FLOP/s)
     std::vector<double> markerRadius_;            // per model row, px
+    std::vector<int64_t> drawOrder_;              // per model row: larger is painted later (on top)
+    std::vector<int> markerShape_;                // per model row: its series' QScatterSeries::MarkerShape
+    struct Hit {
+        int row;
+        QPointF at;                               // the marker's centre, chart coordinates
+        QPointF offset;                           // the cursor from the centre, px
+        double dist;                              // from the cursor, px
+        bool hidden;                              // wholly covered by a marker painted over it
+    };
+    std::vector<Hit> hitsAt(const QPoint& viewportPos, double radiusPx) const;
+    // Whether row's marker, as painted, covers the point `d` px from its centre.
+    bool markerContains(size_t row, QPointF d) const;
     struct RoofLabel {
         QGraphicsSimpleTextItem* item;
         QPointF at;                               // log-space anchor (compute roofs: the right end)

@@ -15,12 +15,14 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyledItemDelegate>
 #include <QTableView>
 #include <QTextCursor>
 #include <QTime>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -84,6 +86,14 @@ public:
         s.setHeight(std::max(s.height(), fm.height() + 10));
         return s;
     }
+};
+
+// A box that does not pass its children's height-for-width on: its parent sizes it by its minimum and the room
+// there is, and its own layout still gives each word-wrapped label the height its width needs.
+class FitBox : public QWidget {
+public:
+    using QWidget::QWidget;
+    bool hasHeightForWidth() const override { return false; }
 };
 
 } // namespace
@@ -173,51 +183,77 @@ SuggestionsView::SuggestionsView(Document* document, KbSession* session, QWidget
     details_->setTextInteractionFlags(Qt::TextSelectableByMouse | Qt::TextSelectableByKeyboard);
     details_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     details_->setContentsMargins(4, 2, 4, 2);
-    details_->setMinimumWidth(200);
-    annotationLabel_ = new QLabel(tr("Annotation (saved when you leave the field or press Ctrl+Enter)"), this);
-    annotationLabel_->setWordWrap(true);
+    details_->setMinimumWidth(120);
+    // The details scroll inside their own area: a long verify command or a Chinese text never pushes the note away.
+    detailsScroll_ = new QScrollArea(this);
+    detailsScroll_->setObjectName(QStringLiteral("detailsScroll"));
+    detailsScroll_->setWidget(details_);
+    detailsScroll_->setWidgetResizable(true);
+    detailsScroll_->setFrameShape(QFrame::NoFrame);
+    detailsScroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    detailsScroll_->setMinimumHeight(fontMetrics().height() * 2);
+    annotationLabel_ = new QLabel(tr("Note (saved as you type)"), this);
+    annotationLabel_->setToolTip(tr("Saved to the knowledge base a moment after each change, and when you leave the "
+                                    "field, press Ctrl+Enter or select another suggestion."));
     annotation_ = new QPlainTextEdit(this);
     annotation_->setObjectName(QStringLiteral("annotationEdit"));
     annotation_->setPlaceholderText(tr("Why you accepted or rejected it, what you tried, what happened…"));
     annotation_->setTabChangesFocus(true);
     annotation_->installEventFilter(this);
+    // Two lines at least, whatever the pane's height: the note is always there to type in.
+    annotation_->setMinimumHeight(annotation_->fontMetrics().lineSpacing() * 2 + 2 * annotation_->frameWidth() +
+                                  int(annotation_->document()->documentMargin() * 2));
     annotationLabel_->setBuddy(annotation_);
+    // Saved as typed (issue 37 §1): a moment after the last key, so a crash or a kill loses at most that moment.
+    saveTimer_ = new QTimer(this);
+    saveTimer_->setSingleShot(true);
+    saveTimer_->setInterval(kSaveDelayMs);
+    connect(saveTimer_, &QTimer::timeout, this, &SuggestionsView::commitAnnotation);
+    connect(annotation_, &QPlainTextEdit::textChanged, this, [this] {
+        if (editingId_ > 0 && annotation_->toPlainText() != editingBaseline_)
+            saveTimer_->start();
+    });
 
-    auto* noteBox = new QWidget(this);
-    auto* noteLayout = new QVBoxLayout(noteBox);
-    noteLayout->setContentsMargins(0, 0, 0, 0);
-    noteLayout->setSpacing(2);
-    noteLayout->addWidget(annotationLabel_);
-    noteLayout->addWidget(annotation_, 1);
+    // The selected suggestion's side: its details (scrolling) above its note (never folded away).
+    side_ = new QWidget(this);
+    side_->setObjectName(QStringLiteral("suggestionSide"));
+    auto* sideLayout = new QVBoxLayout(side_);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->setSpacing(2);
+    sideLayout->addWidget(detailsScroll_, 3);
+    sideLayout->addWidget(annotationLabel_);
+    sideLayout->addWidget(annotation_, 2);
 
-    auto* bottom = new QSplitter(Qt::Horizontal, this);
-    bottom->setChildrenCollapsible(false);
-    bottom->addWidget(details_);
-    bottom->addWidget(noteBox);
-    bottom->setStretchFactor(0, 3);
-    bottom->setStretchFactor(1, 2);
-
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(table_);
-    split->addWidget(bottom);
-    // In a short pane (the timeline above gets half the window) the table keeps its rows; the details and the note
-    // under it may fold away (the pane's minimum is the table's, not the table's and the note's).
-    split->setCollapsible(1, true);
+    // Wide and short (a bottom pane under the timeline): the table beside the details and the note, each with the
+    // pane's whole height; narrow and tall: the table above them (resizeEvent). Neither side folds away.
+    split_ = new QSplitter(Qt::Horizontal, this);
+    split_->setObjectName(QStringLiteral("suggestionsSplit"));
+    split_->setChildrenCollapsible(false);
+    split_->addWidget(table_);
+    split_->addWidget(side_);
     table_->setMinimumHeight(fontMetrics().height() * 3);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    table_->setMinimumWidth(fontMetrics().horizontalAdvance(QLatin1Char('M')) * 16);
+    split_->setStretchFactor(0, 3);
+    split_->setStretchFactor(1, 2);
 
     status_ = new QLabel(this);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     status_->setWordWrap(true);
 
-    auto* layout = new QVBoxLayout(this);
+    // The word-wrapped hint and status lines make a layout's height depend on its width, and a QScrollArea (the
+    // bottom dock's) then sizes its widget to that height for the width instead of to the viewport: the pane grew
+    // taller than the dock and the details and the note were scrolled out of sight as soon as a suggestion was
+    // selected (issue 37 §1). The body keeps that dependence inside; the pane fits the dock down to its minimum.
+    auto* body = new FitBox(this);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    outer->addWidget(body);
+    auto* layout = new QVBoxLayout(body);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->setSpacing(4);
     layout->addLayout(bar);
     layout->addWidget(hint_);
-    layout->addWidget(split, 1);
+    layout->addWidget(split_, 1);
     layout->addWidget(status_);
 
     connect(filter_, &QComboBox::currentIndexChanged, this,
@@ -269,6 +305,18 @@ SuggestionsView::SuggestionsView(Document* document, KbSession* session, QWidget
     onCurrentChanged();
     if (document_ && document_->diagnosis())
         onDiagnosisChanged();
+}
+
+void SuggestionsView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    const Qt::Orientation o = width() >= 2 * height() || width() >= 900 ? Qt::Horizontal : Qt::Vertical;
+    if (split_->orientation() == o)
+        return;
+    split_->setOrientation(o);
+    const int total = o == Qt::Horizontal ? split_->width() : split_->height();
+    const int first = total * 3 / 5;
+    split_->setSizes({first, total - first});
 }
 
 SuggestionsView::~SuggestionsView()
@@ -507,6 +555,7 @@ void SuggestionsView::resetCurrent() { setCurrentState(SuggestionState::Proposed
 
 void SuggestionsView::commitAnnotation()
 {
+    saveTimer_->stop();
     if (editingId_ <= 0)
         return;
     const QString text = annotation_->toPlainText();

@@ -4,8 +4,12 @@
 // KbSession, off the GUI thread); the status line says where it was saved, or why it could not be. The selected
 // suggestion's verification command, expected gain and risk come from the current diagnosis.
 //
-// The annotation is saved when the editor loses focus, with Ctrl+Enter, when another suggestion is selected, when
-// the trace changes and when the pane is destroyed: typed text is never dropped.
+// The note (annotation) is saved as typed, kSaveDelayMs after the last change, and at once when the editor loses
+// focus, with Ctrl+Enter, when another suggestion is selected, when the trace changes and when the pane is hidden or
+// destroyed: typed text is never dropped, and a crash loses at most the last moment of typing.
+//
+// Layout: the table beside the selected suggestion's details (which scroll) and its note in a wide, short pane (the
+// bottom dock under the timeline), above them in a narrow one; the note field keeps two lines whatever the height.
 
 #include <QPointer>
 #include <QWidget>
@@ -19,6 +23,9 @@ class QComboBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
+class QScrollArea;
+class QSplitter;
+class QTimer;
 class QSortFilterProxyModel;
 class QTableView;
 class QToolButton;
@@ -60,7 +67,8 @@ public:
     QString hintText() const;
     QString detailsText() const;   // rich text of the selected suggestion's details
     // Child object names for tests and style sheets: stateFilter, acceptButton, rejectButton, resetButton,
-    // reloadButton, annotationEdit.
+    // reloadButton, annotationEdit, detailsScroll, suggestionSide, suggestionsSplit.
+    static constexpr int kSaveDelayMs = 600;
 
 signals:
     // The selection moved to another suggestion (0 = none).
@@ -68,6 +76,8 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    // Wide and short: the table beside the details and the note; else above them.
+    void resizeEvent(QResizeEvent* event) override;
     // Closing the window (or the dock) saves a note still being typed, whatever is destroyed first afterwards.
     void hideEvent(QHideEvent* event) override;
 
@@ -96,6 +106,10 @@ private:
     QLabel* hint_;
     QTableView* table_;
     QLabel* details_;
+    QScrollArea* detailsScroll_;
+    QWidget* side_;
+    QSplitter* split_;
+    QTimer* saveTimer_;
     QLabel* annotationLabel_;
     QPlainTextEdit* annotation_;
     QLabel* status_;

@@ -3,6 +3,9 @@
 // readably at its default size in the light and the dark theme (pictures written to test-tmp/screens for a look).
 #include <QAbstractItemModelTester>
 #include <QDir>
+#include <QLocale>
+#include <climits>
+#include <cmath>
 #include <QHeaderView>
 #include <QScrollBar>
 #include <QLabel>
@@ -22,6 +25,7 @@
 #include "model/compare_job.h"
 #include "model/compare_model.h"
 #include "model/document.h"
+#include "model/units.h"
 #include "model/theme.h"
 #include "tests/support/qt_fixtures.h"
 #include "widgets/compare_view.h"
@@ -130,7 +134,8 @@ private slots:
         int faster = 0;
         for (const auto& r : out->result.kernels)
             faster += r.status == "faster";
-        QVERIFY2(view.statusText().contains(QString::number(faster)), qPrintable(view.statusText()));
+        QVERIFY2(view.verdictDetails().contains(QStringLiteral("%1 faster").arg(faster)),
+                 qPrintable(view.verdictDetails()));
         // Record is offered, and nothing was written yet.
         QPushButton* record = nullptr;
         for (QPushButton* b : view.findChildren<QPushButton*>())
@@ -141,6 +146,85 @@ private slots:
         QCOMPARE(KnowledgeBase(kb_.toStdString()).count("verifications"), int64_t(0));
         // Same generator, same GPU: no hardware warning.
         QVERIFY(view.environmentWarning().isEmpty());
+    }
+
+    // Issue 37 §4: the pane's first line is the end-to-end verdict in words (TPOT and throughput before → after,
+    // against the run-to-run spread), also without any accepted suggestion (no knowledge base at all); the kernel
+    // details under it count time gained and lost, and the kernel table is in the order of time gained or lost.
+    // Before: the first line named the files, and the first result line read "Kernels: 2 faster, 15 slower, …".
+    void firstLineIsTheEndToEndVerdict_data()
+    {
+        QTest::addColumn<bool>("withSuggestions");
+        QTest::newRow("accepted suggestions") << true;
+        QTest::newRow("no knowledge base") << false;
+    }
+    void firstLineIsTheEndToEndVerdict()
+    {
+        QFETCH(bool, withSuggestions);
+        Document doc;
+        load(doc);
+        CompareView view(&doc);
+        WorkbenchSettings st = settings();
+        if (!withSuggestions)
+            st.kbPath = dir_.filePath(QStringLiteral("no_such_kb.db"));
+        view.setSettings(st);
+        view.resize(900, 620);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QSignalSpy done(&view, &CompareView::comparisonFinished);
+        view.openAfter({after_});
+        QTRY_VERIFY_WITH_TIMEOUT(done.count() == 1, 60000);
+        QTest::qWait(50);
+        const auto out = view.job()->output();
+        QVERIFY(out);
+        QCOMPARE(out->result.verdicts.empty(), !withSuggestions);
+
+        // The first line on screen: the text of the topmost visible label.
+        QLabel* first = nullptr;
+        for (QLabel* l : view.findChildren<QLabel*>())
+            if (l->isVisible() && !l->text().isEmpty() &&
+                (!first || l->mapTo(&view, QPoint(0, 0)).y() < first->mapTo(&view, QPoint(0, 0)).y()))
+                first = l;
+        QVERIFY(first);
+        const QString line = first->text();
+        QCOMPARE(line, view.verdictText());
+        // The numbers are the runs' median TPOT; the after run is faster beyond its spread (20 % faster kernels, no
+        // host starvation).
+        const QString tpotBefore = formatDuration(int64_t(std::llround(beforeRun_.analysis.phases.tpot_median_ns)));
+        const QString tpotAfter =
+            formatDuration(int64_t(std::llround(out->afterAnalysis->phases.tpot_median_ns)));
+        QVERIFY2(line.startsWith(QStringLiteral("Faster end to end: TPOT %1 → %2 (−").arg(tpotBefore, tpotAfter)),
+                 qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("throughput ")) && line.contains(QStringLiteral("tokens/s")),
+                 qPrintable(line));
+        QVERIFY2(line.contains(QStringLiteral("beyond the noise of ±")) &&
+                     line.contains(QStringLiteral("run-to-run spread ±")),
+                 qPrintable(line));
+        // The same judgement as the suggestions' verdicts.
+        for (const SuggestionVerdict& v : out->result.verdicts)
+            if (!v.e2e_metric.empty())
+                QVERIFY2(line.contains(QStringLiteral("(−%1 %)").arg(QLocale().toString(-v.e2e_delta * 100, 'f', 1))),
+                         qPrintable(line + QStringLiteral(" | ") + QString::fromStdString(v.reason)));
+        // Then the details: the steps judged and the kernel time gained and lost.
+        const QString details = view.verdictDetails();
+        QVERIFY2(details.startsWith(QStringLiteral("Judged on the median TPOT of")), qPrintable(details));
+        QVERIFY2(details.contains(QStringLiteral("gained")) && details.contains(QStringLiteral("lost")),
+                 qPrintable(details));
+        auto* verdictLabel = view.findChild<QLabel*>(QStringLiteral("compareVerdictDetails"));
+        QVERIFY(verdictLabel && verdictLabel->mapTo(&view, QPoint(0, 0)).y() > first->mapTo(&view, QPoint(0, 0)).y());
+        // The kernel table: largest time gained or lost first.
+        QAbstractItemModel* kernels = view.tabs()->widget(1)->findChild<QTableView*>()->model();
+        QVERIFY(kernels->rowCount() > 2);
+        qlonglong last = LLONG_MAX;
+        for (int row = 0; row < kernels->rowCount(); ++row) {
+            const qlonglong d = std::llabs(
+                kernels->index(row, CompareDeltaModel::Delta).data(CompareDeltaModel::SortRole).toLongLong());
+            QVERIFY(d <= last);
+            last = d;
+        }
+        QVERIFY(view.grab().save(screensDir() + QStringLiteral("/compare_verdict_%1.png")
+                                                    .arg(withSuggestions ? QStringLiteral("suggestions")
+                                                                         : QStringLiteral("no_kb"))));
     }
 
     // AFTER recorded on another GPU model: the view says so above the tables, and no verdict is verified or failed.

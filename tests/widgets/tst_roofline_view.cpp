@@ -12,6 +12,8 @@
 #include <QLineSeries>
 #include <QMouseEvent>
 #include <QSignalSpy>
+#include <QMenu>
+#include <QToolTip>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
@@ -336,6 +338,95 @@ private slots:
         QVERIFY2(v.hoverText().contains(QStringLiteral("near_a_kernel")), qPrintable(v.hoverText()));
     }
 
+    // Issue 37 §2: a large marker painted over a small one that it hides wholly (a decode class over a prefill class,
+    // the series order): a click 2 px beside the large marker selects it, not the hidden one whose centre is nearer
+    // the cursor (before: "activation (prefill)", which the user could not see). The chooser (right click) lists
+    // both, painted on top first, and picking the hidden one selects it.
+    void clickBesideAMarkerOverAHiddenOneSelectsTheVisibleOne()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(1280, 720);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(withNcu_));
+        QCoreApplication::processEvents();
+        RooflineData d = v.model()->rooflineData();
+        RooflinePoint big;
+        big.kind = RooflinePointKind::Measured;
+        big.label = "gemm";
+        big.op_class = "gemm";
+        big.phase = "decode";
+        big.intensity = 20;
+        big.flops_per_s = 2e12;
+        big.flops = 2e9;
+        big.bytes = 1e8;
+        big.total_ns = 1e13;   // the most measured time: the largest marker
+        RooflinePoint hidden = big;
+        hidden.label = "activation";
+        hidden.op_class = "activation";
+        hidden.phase = "prefill";   // prefill series are painted before decode ones
+        hidden.total_ns = 1e3;      // the smallest marker
+        d.points.push_back(big);
+        d.points.push_back(hidden);
+        const int rb = int(d.points.size()) - 2, rh = int(d.points.size()) - 1;
+        v.model()->setRooflineData(d);
+        QCoreApplication::processEvents();
+        const double rBig = v.markerRadius(rb), rHidden = v.markerRadius(rh);
+        QVERIFY2(rBig >= rHidden + 4, qPrintable(QStringLiteral("%1 %2").arg(rBig).arg(rHidden)));
+        // The hidden marker 4 px right of the big one's centre: wholly inside it.
+        const QPointF p0 = v.valueToChart(big.intensity, big.flops_per_s);
+        const QPointF p10 = v.valueToChart(big.intensity * 10, big.flops_per_s);
+        const double shift = rBig - rHidden - 1;
+        d.points[size_t(rh)].intensity = big.intensity * std::pow(10.0, shift / (p10.x() - p0.x()));
+        v.model()->setRooflineData(d);
+        QCoreApplication::processEvents();
+        const QPoint cb = v.viewportPosition(rb), ch = v.viewportPosition(rh);
+        QVERIFY(std::abs((ch - cb).x() - int(std::lround(shift))) <= 1);
+        for (int j = 0; j < int(d.points.size()) - 2; ++j) {   // nothing else near
+            const QPoint o = v.viewportPosition(j);
+            QVERIFY(std::hypot(double(o.x() - cb.x()), double(o.y() - cb.y())) > 30);
+        }
+        QSignalSpy classes(&v, &RooflineView::opClassActivated);
+        // 2 px beside the big marker's right edge, on the side of the hidden one.
+        const QPoint beside = cb + QPoint(int(std::ceil(rBig)) + 2, 0);
+        QVERIFY(std::hypot(double(beside.x() - ch.x()), 0.0) < std::hypot(double(beside.x() - cb.x()), 0.0));
+        click(v, beside);
+        QCOMPARE(v.highlightedRow(), rb);
+        QCOMPARE(classes.count(), 1);
+        QCOMPARE(classes.at(0).at(0).toString(), QStringLiteral("gemm"));
+        QCOMPARE(classes.at(0).at(1).toString(), QStringLiteral("decode"));
+        // Inside the big marker, over the hidden one's centre: still the visible one; the hover says the same.
+        click(v, ch);
+        QCOMPARE(v.highlightedRow(), rb);
+        hover(v, beside);
+        QVERIFY2(v.hoverText().contains(QStringLiteral("gemm")), qPrintable(v.hoverText()));
+        QVERIFY2(!v.hoverText().contains(QStringLiteral("activation")) ||
+                     v.hoverText().contains(QStringLiteral("right-click")),
+                 qPrintable(v.hoverText()));
+
+        // The chooser lists both, the one on top first; choosing the hidden one selects it.
+        QCOMPARE(v.pointsAt(ch), (std::vector<int>{rb, rh}));
+        std::unique_ptr<QMenu> menu(v.chooserMenu(ch));
+        QVERIFY(menu);
+        QList<QAction*> actions;
+        for (QAction* a : menu->actions())
+            if (!a->isSeparator())   // (the section heading)
+                actions << a;
+        QCOMPARE(actions.size(), 2);
+        QVERIFY2(actions[0]->text().contains(QStringLiteral("gemm")), qPrintable(actions[0]->text()));
+        QVERIFY2(actions[1]->text().contains(QStringLiteral("activation")), qPrintable(actions[1]->text()));
+        actions[1]->trigger();
+        QCOMPARE(v.highlightedRow(), rh);
+        QCOMPARE(classes.count(), 3);
+        QCOMPARE(classes.at(2).at(0).toString(), QStringLiteral("activation"));
+        QCOMPARE(classes.at(2).at(1).toString(), QStringLiteral("prefill"));
+        // One marker alone: no chooser.
+        QVERIFY(!v.chooserMenu(v.viewportPosition(isolatedRow(v, RooflinePointKind::Ncu))));
+    }
+
     void clickSelectsNearestPoint()
     {
         Document doc;
@@ -476,6 +567,42 @@ private slots:
         QVERIFY(v.hoverText().isEmpty());
     }
 
+    // Issue 37 §2: a tooltip stays while the mouse rests on the point, as the timeline's do. The mouse moves as a
+    // user's does (through the application, so its tooltip wake-up fires a QEvent::ToolTip on the viewport about
+    // 0.7 s later); before the fix that event reached the chart's graphics scene, which found no item tooltip there
+    // and hid the point's tooltip a second after it appeared.
+    void tooltipStaysWhileHovered()
+    {
+        Document doc;
+        Selection sel;
+        RooflineView v(&doc, &sel);
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        v.activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&v));
+        doc.setTrace({QStringLiteral("synthetic")}, result_.trace);
+        doc.setRoofline(std::make_shared<const RooflineOutput>(withNcu_));
+        QCoreApplication::processEvents();
+        const RooflineData& d = v.model()->rooflineData();
+        const int row = isolatedRow(v, RooflinePointKind::Measured);
+        QVERIFY(row >= 0);
+        const QString label = QString::fromStdString(d.points[size_t(row)].label);
+        QWidget* vp = v.chartView()->viewport();
+        const QPoint at = pixelOf(v, d.points[size_t(row)]) + QPoint(1, 1);
+        QTest::mouseMove(vp, at - QPoint(30, 30));
+        QTest::mouseMove(vp, at);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(label), qPrintable(QToolTip::text()));
+        QTest::qWait(3000);   // the mouse rests on the point
+        QVERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains(label), qPrintable(QToolTip::text()));
+        // Off every point it goes.
+        const QRectF plot = v.chart()->plotArea();
+        QTest::mouseMove(vp, v.chartView()->mapFromScene(v.chart()->mapToScene(plot.topLeft() + QPointF(3, 3))));
+        QTRY_VERIFY(!QToolTip::isVisible());
+    }
+
     // Measured shape points of a real Kineto trace with shapes (the H100 Qwen trace, no model config): drawn in
     // their own series, and a click on one selects exactly that (op, shapes, dtype)'s kernels (not every instance
     // of their names), which the timeline's search index outlines one for one.
@@ -538,7 +665,10 @@ private slots:
             size_t all = 0;
             for (size_t k = 0; k < t.kernels.size(); ++k)
                 all += t.kernels.name[k] == name;
-            if (all > p.kernels.size() && v.pointAt(v.viewportPosition(int(i)), 0) == int(i))
+            // (and where the click below lands: of two markers on top of each other, the one painted on top takes
+            // the pixel)
+            if (all > p.kernels.size() && v.pointAt(v.viewportPosition(int(i)), 0) == int(i) &&
+                v.pointAt(v.viewportPosition(int(i)) + QPoint(1, -1), 0) == int(i))
                 row = int(i);
         }
         QVERIFY(row >= 0);

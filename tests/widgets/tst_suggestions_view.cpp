@@ -225,6 +225,52 @@ private slots:
         QCOMPARE(stored(kbPath_, c)->annotation, std::string("typed just before closing"));
     }
 
+    // Issue 37 §1: a note is saved as typed, without leaving the field (a crash or a kill after a pause loses
+    // nothing), and the field stays on screen in a short, wide pane (the bottom dock's shape) with a suggestion
+    // selected, in English and in Chinese (longer details).
+    void noteSavedAsTypedAndAlwaysShown_data()
+    {
+        QTest::addColumn<QString>("lang");
+        QTest::newRow("en") << QStringLiteral("en");
+        QTest::newRow("zh_CN") << QStringLiteral("zh_CN");
+    }
+    void noteSavedAsTypedAndAlwaysShown()
+    {
+        QFETCH(QString, lang);
+        kbPath_ = dir_->filePath(QStringLiteral("noteSavedAsTyped_%1.db").arg(lang));
+        Document doc;
+        load(doc);
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionsView view(&doc, &session);
+        view.setLanguage(lang);
+        view.resize(1100, 190);
+        view.show();
+        QApplication::setActiveWindow(&view);
+        QVERIFY(QTest::qWaitForWindowActive(&view));
+        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 3, 30000);
+        auto* edit = view.findChild<QPlainTextEdit*>(QStringLiteral("annotationEdit"));
+        QVERIFY(edit);
+        const qint64 a = view.model()->record(0)->id;
+        QVERIFY(view.selectSuggestion(a));
+        QCoreApplication::processEvents();
+        QVERIFY(edit->isVisible());
+        QVERIFY2(edit->height() >= edit->fontMetrics().lineSpacing() * 2,
+                 qPrintable(QString::number(edit->height())));
+        QVERIFY(!edit->visibleRegion().isEmpty());
+        QVERIFY(view.table()->isVisible() && view.table()->height() > 0);
+        edit->setFocus();
+        QTRY_VERIFY(edit->hasFocus());
+        QTest::keyClicks(edit, QStringLiteral("typed, not left"));
+        QVERIFY(edit->hasFocus());
+        QTest::qWait(SuggestionsView::kSaveDelayMs + 100);
+        QVERIFY(session.waitForIdle());
+        QVERIFY(edit->hasFocus());
+        QCOMPARE(stored(kbPath_, a)->annotation, std::string("typed, not left"));
+        QCOMPARE(edit->toPlainText(), QStringLiteral("typed, not left"));   // the save did not touch the editor
+        QVERIFY(view.grab().save(testing::testTmpRoot() + QStringLiteral("/suggestions_view_short_%1.png").arg(lang)));
+    }
+
     void unusableKnowledgeBaseIsShown()
     {
         const QString blocker = dir_->filePath(QStringLiteral("blocker"));
