@@ -27,44 +27,6 @@ QString rate(double v)
     return QLocale().toString(v, 'f', v >= 100 ? 0 : v >= 10 ? 1 : 2);
 }
 
-// Tokens (or steps) per second of a run on its end-to-end metric: decode tokens over the steady decode steps' time
-// when every such step states its batch, else one sequence's tokens per second (1 / TPOT), else steps per second.
-struct Throughput {
-    double value = 0;
-    bool perSequence = false, steps = false;
-};
-Throughput throughputOf(const AnalysisResult& an, const std::string& metric, double e2e)
-{
-    Throughput t;
-    if (e2e <= 0)
-        return t;
-    if (metric == "tpot_median_ns") {
-        double tokens = 0, ns = 0;
-        bool all = true;
-        for (const StepInfo& s : an.phases.steps) {
-            if (s.prefill || s.warmup)
-                continue;
-            const int64_t n = s.batch.decode_tokens > 0 ? s.batch.decode_tokens : s.batch.decode_requests;
-            if (n <= 0) {
-                all = false;
-                break;
-            }
-            tokens += double(n);
-            ns += double(s.wall_ns > 0 ? s.wall_ns : s.end - s.start);
-        }
-        if (all && tokens > 0 && ns > 0) {
-            t.value = tokens * 1e9 / ns;
-        } else {
-            t.value = 1e9 / e2e;
-            t.perSequence = true;
-        }
-    } else if (metric == "wall_per_step_ns") {
-        t.value = 1e9 / e2e;
-        t.steps = true;
-    }
-    return t;
-}
-
 QString metricName(const std::string& metric)
 {
     if (metric == "tpot_median_ns")
@@ -82,31 +44,18 @@ CompareHeadline compareHeadline(const CompareOutput& out)
     const CompareResult& r = out.result;
     if (!out.beforeAnalysis || !out.afterAnalysis)
         return h;
-    // The end-to-end metric both runs have, as judge_suggestions_runs takes it.
-    EndToEnd eb = end_to_end_metric(*out.beforeAnalysis), ea = end_to_end_metric(*out.afterAnalysis);
-    if (eb.metric != ea.metric) {
-        const std::string common = (eb.metric == "wall_ns" || ea.metric == "wall_ns") ? "wall_ns" : "wall_per_step_ns";
-        eb = end_to_end_metric(*out.beforeAnalysis, common);
-        ea = end_to_end_metric(*out.afterAnalysis, common);
-    }
-    h.metric = eb.metric;
-    h.before = eb.value;
-    h.after = ea.value;
-    const double stepNoise = 2.0 * std::sqrt(eb.rel_stderr * eb.rel_stderr + ea.rel_stderr * ea.rel_stderr);
-    h.spreadKnown = eb.steps >= 2 && ea.steps >= 2;
-    h.noise = std::max(r.options.verify_threshold, stepNoise);
-    const Throughput tb = throughputOf(*out.beforeAnalysis, h.metric, h.before);
-    const Throughput ta = throughputOf(*out.afterAnalysis, h.metric, h.after);
-    if (tb.value > 0 && ta.value > 0) {
-        h.throughputBefore = tb.value;
-        h.throughputAfter = ta.value;
-        h.throughputPerSequence = tb.perSequence || ta.perSequence;
-        h.throughputSteps = tb.steps;
-        if (h.throughputPerSequence && !(tb.perSequence && ta.perSequence)) { // one side with batches: per sequence
-            h.throughputBefore = 1e9 / h.before;
-            h.throughputAfter = 1e9 / h.after;
-        }
-    }
+    // The verdict's numbers are the core's (compare_runs: EndToEndVerdict), as `sightline-cli compare` prints them.
+    const EndToEndVerdict& v = r.end_to_end;
+    h.metric = v.metric;
+    h.before = v.before;
+    h.after = v.after;
+    h.noise = v.noise;
+    h.spreadKnown = v.spread_known;
+    const double stepNoise = v.step_noise;
+    h.throughputBefore = v.throughput_before;
+    h.throughputAfter = v.throughput_after;
+    h.throughputPerSequence = v.throughput_per_sequence;
+    h.throughputSteps = v.throughput_steps;
 
     if (h.before <= 0 || h.after <= 0) {
         h.verdict = CompareHeadline::Verdict::Unknown;
@@ -115,7 +64,7 @@ CompareHeadline compareHeadline(const CompareOutput& out)
                 .arg(h.before <= 0 ? QCoreApplication::translate("sl::CompareHeadline", "BEFORE")
                                    : QCoreApplication::translate("sl::CompareHeadline", "AFTER"));
     } else {
-        h.change = (h.after - h.before) / h.before;
+        h.change = v.change;
         const QString numbers = QCoreApplication::translate("sl::CompareHeadline", "%1 %2 → %3 (%4)")
                                     .arg(metricName(h.metric), formatDuration(int64_t(std::llround(h.before))),
                                          formatDuration(int64_t(std::llround(h.after))), signedPercent(h.change));
@@ -136,15 +85,15 @@ CompareHeadline compareHeadline(const CompareOutput& out)
                 : QCoreApplication::translate("sl::CompareHeadline",
                                               "the noise floor of ±%1 (the run-to-run spread is not known)")
                       .arg(signedPercent(h.noise).mid(1));
-        if (!r.comparable()) {
+        if (v.verdict == "not-comparable") {
             h.verdict = CompareHeadline::Verdict::NotComparable;
             h.title = QCoreApplication::translate("sl::CompareHeadline", "Not comparable (%1): %2%3.")
                           .arg(QString::fromStdString(r.not_comparable.front()), numbers, throughput);
-        } else if (-h.change > h.noise) {
+        } else if (v.verdict == "faster") {
             h.verdict = CompareHeadline::Verdict::Faster;
             h.title = QCoreApplication::translate("sl::CompareHeadline", "Faster end to end: %1%2, beyond %3.")
                           .arg(numbers, throughput, spread);
-        } else if (h.change > h.noise) {
+        } else if (v.verdict == "slower") {
             h.verdict = CompareHeadline::Verdict::Slower;
             h.title = QCoreApplication::translate("sl::CompareHeadline", "Slower end to end: %1%2, beyond %3.")
                           .arg(numbers, throughput, spread);
@@ -161,13 +110,13 @@ CompareHeadline compareHeadline(const CompareOutput& out)
     if (h.metric == "tpot_median_ns")
         details << QCoreApplication::translate("sl::CompareHeadline",
                                                "Judged on the median TPOT of %1 → %2 steady decode steps.")
-                       .arg(eb.steps)
-                       .arg(ea.steps);
+                       .arg(v.steps_before)
+                       .arg(v.steps_after);
     else if (h.metric == "wall_per_step_ns")
         details << QCoreApplication::translate("sl::CompareHeadline",
                                                "Judged on the mean time per step of %1 → %2 steps.")
-                       .arg(eb.steps)
-                       .arg(ea.steps);
+                       .arg(v.steps_before)
+                       .arg(v.steps_after);
     else if (h.before > 0 && h.after > 0)
         details << QCoreApplication::translate("sl::CompareHeadline",
                                                "Judged on the wall time of the GPU activity (neither run has steps).");
@@ -195,7 +144,7 @@ CompareHeadline compareHeadline(const CompareOutput& out)
                        .arg(slower)
                        .arg(added)
                        .arg(removed);
-    if (eb.steps != ea.steps && eb.steps > 0 && ea.steps > 0)
+    if (v.steps_before != v.steps_after && v.steps_before > 0 && v.steps_after > 0)
         details << QCoreApplication::translate("sl::CompareHeadline",
                                                "Kernel times are totals over each capture, whose step counts differ.");
     h.details = details.join(QLatin1Char(' '));

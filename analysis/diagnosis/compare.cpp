@@ -228,6 +228,117 @@ static std::vector<std::string> not_comparable_reasons(const Trace& before, cons
     return why;
 }
 
+namespace {
+
+// Tokens (or steps) per second of a run on its end-to-end metric (EndToEndVerdict).
+void throughput_of(const AnalysisResult& an, const std::string& metric, double e2e, double& value, bool& per_sequence,
+                   bool& steps)
+{
+    value = 0;
+    per_sequence = steps = false;
+    if (e2e <= 0)
+        return;
+    if (metric == "tpot_median_ns") {
+        double tokens = 0, ns = 0;
+        bool all = true;
+        for (const StepInfo& s : an.phases.steps) {
+            if (s.prefill || s.warmup)
+                continue;
+            const int64_t n = s.batch.decode_tokens > 0 ? s.batch.decode_tokens : s.batch.decode_requests;
+            if (n <= 0) {
+                all = false;
+                break;
+            }
+            tokens += double(n);
+            ns += double(s.wall_ns > 0 ? s.wall_ns : s.end - s.start);
+        }
+        if (all && tokens > 0 && ns > 0) {
+            value = tokens * 1e9 / ns;
+        } else {
+            value = 1e9 / e2e;
+            per_sequence = true;
+        }
+    } else if (metric == "wall_per_step_ns") {
+        value = 1e9 / e2e;
+        steps = true;
+    }
+}
+
+} // namespace
+
+EndToEndVerdict end_to_end_verdict(const CompareResult& r, const AnalysisResult& before, const AnalysisResult& after)
+{
+    EndToEndVerdict v;
+    // The end-to-end metric both runs have, as judge_suggestions_runs takes it.
+    EndToEnd eb = end_to_end_metric(before), ea = end_to_end_metric(after);
+    if (eb.metric != ea.metric) {
+        const std::string common = (eb.metric == "wall_ns" || ea.metric == "wall_ns") ? "wall_ns" : "wall_per_step_ns";
+        eb = end_to_end_metric(before, common);
+        ea = end_to_end_metric(after, common);
+    }
+    v.metric = eb.metric;
+    v.before = eb.value;
+    v.after = ea.value;
+    v.steps_before = eb.steps;
+    v.steps_after = ea.steps;
+    v.step_noise = 2.0 * std::sqrt(eb.rel_stderr * eb.rel_stderr + ea.rel_stderr * ea.rel_stderr);
+    v.spread_known = eb.steps >= 2 && ea.steps >= 2;
+    v.noise = std::max(r.options.verify_threshold, v.step_noise);
+    bool pb = false, pa = false, sb = false, sa = false;
+    throughput_of(before, v.metric, v.before, v.throughput_before, pb, sb);
+    throughput_of(after, v.metric, v.after, v.throughput_after, pa, sa);
+    if (v.throughput_before > 0 && v.throughput_after > 0) {
+        v.throughput_per_sequence = pb || pa;
+        v.throughput_steps = sb;
+        if (v.throughput_per_sequence && !(pb && pa)) {   // one side with batches: both per sequence
+            v.throughput_before = 1e9 / v.before;
+            v.throughput_after = 1e9 / v.after;
+        }
+    } else {
+        v.throughput_before = v.throughput_after = 0;
+    }
+    if (v.before <= 0 || v.after <= 0)
+        return v;   // "unknown": a run without GPU activity to time
+    v.change = (v.after - v.before) / v.before;
+    v.verdict = !r.comparable()         ? "not-comparable"
+                : -v.change > v.noise   ? "faster"
+                : v.change > v.noise    ? "slower"
+                                        : "unchanged";
+    return v;
+}
+
+std::string end_to_end_text(const CompareResult& r)
+{
+    const EndToEndVerdict& v = r.end_to_end;
+    if (v.verdict == "unknown")
+        return v.metric.empty() ? "No end-to-end verdict."
+                                : std::string("No end-to-end verdict: ") + (v.before <= 0 ? "BEFORE" : "AFTER") +
+                                      " has no GPU activity to time.";
+    const std::string what = v.metric == "tpot_median_ns" ? "TPOT" : v.metric == "wall_per_step_ns" ? "time per step"
+                                                                                                     : "wall time";
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%s %s -> %s (%+.1f %%)", what.c_str(), format_metric("x_ns", v.before).c_str(),
+                  format_metric("x_ns", v.after).c_str(), v.change * 100.0);
+    std::string numbers = buf;
+    if (v.throughput_before > 0) {
+        std::snprintf(buf, sizeof buf, ", throughput %.3g -> %.3g %s", v.throughput_before, v.throughput_after,
+                      v.throughput_steps ? "steps/s" : v.throughput_per_sequence ? "tokens/s per sequence" : "tokens/s");
+        numbers += buf;
+    }
+    std::snprintf(buf, sizeof buf, "%s of +/-%.1f %%%s", v.spread_known ? "the noise" : "the noise floor",
+                  v.noise * 100.0,
+                  v.spread_known ? "" : " (the run-to-run spread is not known)");
+    const std::string noise = buf;
+    if (v.verdict == "not-comparable")
+        return "Not comparable (" + (r.not_comparable.empty() ? std::string() : r.not_comparable.front()) + "): " +
+               numbers + ".";
+    if (v.verdict == "faster")
+        return "Faster end to end: " + numbers + ", beyond " + noise + ".";
+    if (v.verdict == "slower")
+        return "Slower end to end: " + numbers + ", beyond " + noise + ".";
+    return "No measurable change end to end: " + numbers + ", within " + noise + ".";
+}
+
 CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const Trace& after,
                            const AnalysisResult& aa, const CompareOptions& o)
 {
@@ -241,6 +352,7 @@ CompareResult compare_runs(const Trace& before, const AnalysisResult& ab, const 
     r.classes = diff(by_class(ab), by_class(aa), o);
     r.kernels = diff(by_kernel_name(before, ab), by_kernel_name(after, aa), o);
     r.not_comparable = not_comparable_reasons(before, ab, after, aa, r.environment);
+    r.end_to_end = end_to_end_verdict(r, ab, aa);
     return r;
 }
 
@@ -427,6 +539,27 @@ static json rows_json(const std::vector<DeltaRow>& rows)
     return a;
 }
 
+static nlohmann::json end_to_end_json(const EndToEndVerdict& v, const std::string& text)
+{
+    auto positive = [](double x) { return x > 0 ? json(x) : json(); };
+    return json{{"verdict", v.verdict},
+                {"metric", v.metric.empty() ? json() : json(v.metric)},
+                {"before", positive(v.before)},
+                {"after", positive(v.after)},
+                {"change", v.before > 0 && v.after > 0 ? json(v.change) : json()},
+                {"noise", v.noise},
+                {"step_noise", v.spread_known ? json(v.step_noise) : json()},
+                {"steps_before", v.steps_before},
+                {"steps_after", v.steps_after},
+                {"throughput_before", positive(v.throughput_before)},
+                {"throughput_after", positive(v.throughput_after)},
+                {"throughput_unit", v.throughput_before <= 0 ? json()
+                                    : v.throughput_steps ? json("steps/s")
+                                    : v.throughput_per_sequence ? json("tokens/s per sequence")
+                                                                : json("tokens/s")},
+                {"text", text}};
+}
+
 nlohmann::json compare_to_json(const CompareResult& r)
 {
     json metrics = json::object();
@@ -498,7 +631,8 @@ nlohmann::json compare_to_json(const CompareResult& r)
                 {"verdicts", verdicts},
                 {"comparable", r.comparable()},
                 {"not_comparable", r.not_comparable},
-                {"recorded", r.recorded ? json(*r.recorded) : json()}};
+                {"recorded", r.recorded ? json(*r.recorded) : json()},
+                {"end_to_end", end_to_end_json(r.end_to_end, end_to_end_text(r))}};
 }
 
 static std::string fmt_metric_pair(const std::string& k, const CompareResult& r)
@@ -567,6 +701,8 @@ std::string display_kernel_name(const std::string& name)
 std::string compare_to_text(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
+    // The verdict first (issue 37 §4), then the details.
+    o << terminal_safe(end_to_end_text(r)) << "\n\n";
     o << "Compare\n  before: " << terminal_safe(r.before_path) << "\n  after:  " << terminal_safe(r.after_path) << "\n";
     for (const auto& why : r.not_comparable)
         o << "  Warning: not comparable: " << terminal_safe(why) << "; no suggestion is verified or failed"
@@ -606,7 +742,8 @@ std::string compare_to_text(const CompareResult& r, size_t max_rows)
 std::string compare_to_markdown(const CompareResult& r, size_t max_rows)
 {
     std::ostringstream o;
-    o << "# Compare\n\n- before: `" << terminal_safe(r.before_path) << "`\n- after: `" << terminal_safe(r.after_path) << "`\n\n";
+    o << "# Compare\n\n**" << terminal_safe(end_to_end_text(r)) << "**\n\n- before: `" << terminal_safe(r.before_path)
+      << "`\n- after: `" << terminal_safe(r.after_path) << "`\n\n";
     for (const auto& why : r.not_comparable)
         o << "> **Warning:** not comparable: " << terminal_safe(why) << "; no suggestion is verified or failed"
           << (r.recorded ? ", and nothing was recorded" : "") << "\n\n";

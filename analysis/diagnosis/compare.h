@@ -83,8 +83,29 @@ struct CompareEnvironment {
     bool same_hardware() const;
 };
 
+// The end-to-end verdict of the pair, what a user asks first (issue 37 §4): judged as the suggestions' verdicts are,
+// on TPOT when both runs have decode steps, else on the wall time per step, else on the wall time; faster or slower
+// only beyond the noise (twice the standard error of the difference of the runs' mean step times, at least
+// CompareOptions::verify_threshold). Needs no accepted suggestion. The CLI's first line and the workbench's Compare
+// headline both say it.
+struct EndToEndVerdict {
+    std::string verdict = "unknown";    // "faster" | "slower" | "unchanged" | "not-comparable" | "unknown"
+    std::string metric;                 // "tpot_median_ns" | "wall_per_step_ns" | "wall_ns"
+    double before = 0, after = 0;       // ns
+    double change = 0;                  // relative: -0.898 = 89.8 % less time
+    double noise = 0;                   // relative threshold the change had to exceed
+    double step_noise = 0;              // the run-to-run part of it (0 when the spread is not known)
+    bool spread_known = false;          // both runs have ≥ 2 steps
+    int64_t steps_before = 0, steps_after = 0;
+    // Tokens per second over the steady decode steps when each states its batch; else one sequence's tokens per
+    // second (1 / TPOT, per_sequence); steps per second without decode steps (steps); 0 when not known.
+    double throughput_before = 0, throughput_after = 0;
+    bool throughput_per_sequence = false, throughput_steps = false;
+};
+
 struct CompareResult {
     std::string before_path, after_path;
+    EndToEndVerdict end_to_end;
     CompareEnvironment environment;
     std::map<std::string, double> before_metrics, after_metrics;   // headline_metrics()
     std::vector<DeltaRow> classes;    // by |delta| descending
@@ -140,6 +161,11 @@ int64_t ensure_kb_run(KnowledgeBase& kb, const Trace& trace, const AnalysisResul
 // What `compare --record` writes (CLI and GUI alike): one verification per verdict that could be measured, tied to
 // the two runs. Returns how many were written: none when the runs are not comparable (result.not_comparable).
 int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t before_run, int64_t after_run);
+
+// The verdict of the pair (EndToEndVerdict; compare_runs fills CompareResult::end_to_end with it).
+EndToEndVerdict end_to_end_verdict(const CompareResult& r, const AnalysisResult& before, const AnalysisResult& after);
+// It in one English sentence: "Faster end to end: TPOT 23.5 ms -> 2.39 ms (-89.8 %), beyond the noise of +/-3.0 %."
+std::string end_to_end_text(const CompareResult& r);
 
 nlohmann::json compare_to_json(const CompareResult& r);
 // The sentence said when the runs are on different hardware (text, markdown, GUI).

@@ -109,6 +109,29 @@ TEST(CliCompare, FormatsAndUsage)
     EXPECT_EQ(run("kb accept 12345 --kb " + dir + "/k.db", &out, true), 2);
 }
 
+// The verdict first (issue 37 §4): the project's real eager decode against the same decode replayed as a CUDA graph
+// (tests/data/device/README.md: 14.1 ms -> 1.73 ms per profiled step). The first line of the text says it in words,
+// the JSON's end_to_end holds its numbers, and the workbench's Compare headline reads the same (compare_runs).
+TEST(CliCompare, EndToEndVerdictFirst)
+{
+    const std::string dev = sl::test::source_dir() + "/tests/data/device/";
+    const std::string pair = dev + "decode-eager.pt.trace.json.gz " + dev + "decode-graph.pt.trace.json.gz";
+    std::string out;
+    ASSERT_EQ(run("compare " + pair, &out), 0) << out;
+    EXPECT_EQ(out.rfind("Faster end to end: TPOT 14.1 ms -> 1.73 ms (-87.7 %)", 0), 0u) << out.substr(0, 300);
+    const json j = run_json("compare " + pair + " --format json");
+    const json& e = j.at("end_to_end");
+    EXPECT_EQ(e.at("verdict"), "faster");
+    EXPECT_EQ(e.at("metric"), "tpot_median_ns");
+    EXPECT_NEAR(e.at("change").get<double>(), -0.877, 0.001);
+    EXPECT_GT(-e.at("change").get<double>(), e.at("noise").get<double>());
+    EXPECT_EQ(e.at("steps_before"), 14);
+    // The same run against itself changes nothing.
+    const json same = run_json("compare " + dev + "decode-eager.pt.trace.json.gz " + dev +
+                               "decode-eager.pt.trace.json.gz --format json");
+    EXPECT_EQ(same.at("end_to_end").at("verdict"), "unchanged");
+}
+
 TEST(CliCompare, HtaTraceDiffPair)
 {
     auto data = sl::test::shared_data_dir();
