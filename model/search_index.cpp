@@ -130,7 +130,12 @@ std::shared_ptr<const SearchMatches> SearchIndex::find(const QString& text, cons
         if ((n.kind == SearchKind::Kernel && !o.kernels) || (n.kind == SearchKind::Range && !o.ranges) ||
             (n.kind == SearchKind::Api && !o.apiCalls))
             continue;
-        if (o.regex ? re.match(n.text).hasMatch() : n.text.contains(text, cs))
+        auto matches = [&](const QString& s) { return o.regex ? re.match(s).hasMatch() : s.contains(text, cs); };
+        const QString* tags = n.kind == SearchKind::Kernel && o.kernelTags && n.id < o.kernelTags->size() &&
+                                      !(*o.kernelTags)[n.id].isEmpty()
+                                  ? &(*o.kernelTags)[n.id]
+                                  : nullptr;
+        if (matches(n.text) || (tags && matches(*tags)))
             hit.push_back(&n);
     }
     return collect(hit, text);

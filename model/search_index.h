@@ -40,12 +40,17 @@ public:
     // One pass over every lane's items (kernels, API calls, NVTX ranges).
     static std::shared_ptr<const SearchIndex> build(std::shared_ptr<const TimelineIndex> index);
 
+    // Words a kernel name is also found by: its operator class's id and labels ("attention Attention 注意力"), so a
+    // search for "attention" finds FlashAttention and fmha kernels alike (issue 37 §7). Indexed by the name's StrId.
+    using KernelTags = std::vector<QString>;
     struct Options {
         bool regex = false;
         bool caseSensitive = false;
         bool kernels = true, ranges = true, apiCalls = true;
+        const KernelTags* kernelTags = nullptr;   // may be null: names only
     };
-    // Every instance whose name contains `text` (or matches it as a regular expression). O(distinct names + matches).
+    // Every instance whose name contains `text` (or matches it as a regular expression), and every kernel whose
+    // tags do. O(distinct names + matches).
     std::shared_ptr<const SearchMatches> find(const QString& text, const Options& options) const;
     // Every instance of one kernel name (a row of the Kernels table).
     std::shared_ptr<const SearchMatches> kernelInstances(StrId name) const;

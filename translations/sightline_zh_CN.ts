@@ -3303,10 +3303,6 @@ Open the config.json together with the trace (File › Open, select both files),
 <context>
     <name>sl::SearchBar</name>
     <message>
-        <source>Find kernels, NVTX ranges and API calls by name</source>
-        <translation>按名称查找内核、NVTX 区间和 API 调用</translation>
-    </message>
-    <message>
         <source>Regular expression</source>
         <translation>正则表达式</translation>
     </message>
@@ -3383,6 +3379,10 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>
             <numerusform>所选点共 %n 个内核</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Find kernels (by name or operator class), NVTX ranges and API calls</source>
+        <translation>查找内核（按名称或算子类别）、NVTX 区间和 API 调用</translation>
     </message>
 </context>
 <context>

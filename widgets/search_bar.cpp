@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <QToolButton>
 
+#include "analysis/timeline/analysis.h"
 #include "model/selection.h"
 #include "widgets/timeline_view.h"
 
@@ -23,7 +24,7 @@ SearchBar::SearchBar(TimelineView* timeline, Selection* selection, QWidget* pare
     layout->setContentsMargins(6, 2, 6, 2);
     edit_ = new QLineEdit(this);
     edit_->setObjectName(QStringLiteral("searchText"));
-    edit_->setPlaceholderText(tr("Find kernels, NVTX ranges and API calls by name"));
+    edit_->setPlaceholderText(tr("Find kernels (by name or operator class), NVTX ranges and API calls"));
     edit_->setClearButtonEnabled(true);
     edit_->installEventFilter(this);
     regex_ = new QCheckBox(tr("Regular expression"), this);
@@ -96,6 +97,24 @@ const SearchIndex* SearchBar::searchIndex()
     return search_.get();
 }
 
+void SearchBar::setKernelClasses(std::shared_ptr<const AnalysisResult> analysis)
+{
+    kernelTags_.clear();
+    if (analysis) {
+        const OpClassResult& c = analysis->classes;
+        for (const NameClass& nc : c.names) {
+            if (nc.cls < 0 || size_t(nc.cls) >= c.classes.size())
+                continue;
+            const OpClassTotals& k = c.classes[size_t(nc.cls)];
+            if (kernelTags_.size() <= nc.name)
+                kernelTags_.resize(size_t(nc.name) + 1);
+            kernelTags_[nc.name] = QString::fromStdString(k.id + " " + k.label + " " + k.label_zh_CN);
+        }
+    }
+    if (isVisible() && !edit_->text().isEmpty() && kernelName_.isEmpty() && !kernelSet_)
+        run();   // the matches shown follow
+}
+
 void SearchBar::activate()
 {
     show();
@@ -122,6 +141,7 @@ void SearchBar::run()
     SearchIndex::Options o;
     o.regex = regex_->isChecked();
     o.caseSensitive = caseSensitive_->isChecked();
+    o.kernelTags = kernelTags_.empty() ? nullptr : &kernelTags_;
     setMatches(s->find(edit_->text(), o));
 }
 

@@ -17,6 +17,7 @@ class QToolButton;
 
 namespace sl {
 
+struct AnalysisResult;
 class Selection;
 class TimelineView;
 
@@ -27,6 +28,9 @@ public:
 
     // The trace changed: the name index is rebuilt on the next search (once per trace, not per keystroke).
     void setIndex(std::shared_ptr<const TimelineIndex> index);
+    // Kernels are also found by their operator class (SearchIndex::KernelTags): the analysis's name → class table,
+    // each class's id and its labels in both languages. Null: by name only.
+    void setKernelClasses(std::shared_ptr<const AnalysisResult> analysis);
     // Shows the bar, focuses the text and selects it.
     void activate();
     // Searches now (the text field waits a moment after each keystroke).
@@ -62,6 +66,7 @@ private:
     TimelineView* timeline_;
     Selection* selection_;
     std::shared_ptr<const TimelineIndex> index_;
+    SearchIndex::KernelTags kernelTags_;
     std::shared_ptr<const SearchIndex> search_;
     std::shared_ptr<const SearchMatches> matches_;
     int64_t current_ = -1;

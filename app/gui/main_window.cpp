@@ -179,6 +179,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(document_, &Document::analysisChanged, this, [this] {
         const auto a = document_->analysis();
         timeline_->setAnalysis(a);
+        searchBar_->setKernelClasses(a);
         if (const auto trace = document_->trace())
             info_->setText(TraceHeader::html(*trace, a.get()));
         legend_->setVisible(a != nullptr);

@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "analysis/io/synthetic.h"
+#include "analysis/timeline/analysis.h"
 #include "model/selection.h"
 #include "model/timeline_index.h"
 #include "widgets/search_bar.h"
@@ -39,6 +40,43 @@ private slots:
     {
         trace_ = std::make_shared<const Trace>(make_synthetic_trace(synth_preset("decode")));
         index_ = TimelineIndex::build(trace_);
+    }
+
+    // A search finds kernels by their operator class too (issue 37 §7: "attention" found nothing while the
+    // attention kernels are named flash_fwd…), in either language's label, and by name as before.
+    void searchFindsKernelsByOperatorClass()
+    {
+        Selection selection;
+        QWidget host;
+        TimelineView timeline(&selection, &host);
+        SearchBar bar(&timeline, &selection, &host);
+        timeline.setIndex(index_);
+        bar.setIndex(index_);
+        const auto analysis = std::make_shared<const AnalysisResult>(analyze(*trace_, AnalysisOptions{}));
+        const OpClassResult& c = analysis->classes;
+        int attention = -1;
+        for (size_t i = 0; i < c.classes.size(); ++i)
+            if (c.classes[i].id == "attention")
+                attention = int(i);
+        QVERIFY(attention >= 0);
+        int expected = 0;   // by class or by name, counted from the analysis's own table
+        for (size_t k = 0; k < trace_->kernels.size(); ++k)
+            expected += c.kernel_class[k] == attention ||
+                        nameOf(*trace_, trace_->kernels.name[k]).contains(QStringLiteral("attention"), Qt::CaseInsensitive);
+        QVERIFY(expected > 0);
+        bar.activate();
+        bar.search(QStringLiteral("attention"));
+        const int byName = bar.matches() ? bar.matches()->kernels : 0;
+        QVERIFY(byName < expected);   // names alone miss them
+        bar.setKernelClasses(analysis);
+        bar.search(QStringLiteral("attention"));
+        QVERIFY(bar.matches());
+        QCOMPARE(bar.matches()->kernels, expected);
+        bar.search(QString::fromStdString(c.classes[size_t(attention)].label_zh_CN));
+        QCOMPARE(bar.matches()->kernels, expected);
+        bar.setKernelClasses(nullptr);
+        bar.search(QStringLiteral("attention"));
+        QCOMPARE(bar.matches() ? bar.matches()->kernels : 0, byName);
     }
 
     void typingFindsAndEnterSteps()
