@@ -84,7 +84,8 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
             set_moe_from_config(r.analysis.workload, cfg);
             // Expert GEMMs the names cannot tell (the Hugging Face eager path: an aten::mm per expert), by their
             // recorded shapes: counted in the MoE share, as the Roofline counts them as moe_gemm time.
-            const std::vector<bool> experts = expert_gemm_kernels(t, cfg, std::max<int64_t>(1, options.roofline.cost.tp));
+            const int64_t tp = std::max<int64_t>(1, options.roofline.cost.tp);
+            const std::vector<bool> experts = expert_gemm_kernels(t, cfg, tp);
             MoeWorkload& m = r.analysis.workload.moe;
             const int moe_gemm = [&] {
                 for (size_t c = 0; c < r.analysis.classes.classes.size(); ++c)

@@ -321,8 +321,9 @@ std::string end_to_end_text(const CompareResult& r)
                   format_metric("x_ns", v.after).c_str(), v.change * 100.0);
     std::string numbers = buf;
     if (v.throughput_before > 0) {
-        std::snprintf(buf, sizeof buf, ", throughput %.3g -> %.3g %s", v.throughput_before, v.throughput_after,
-                      v.throughput_steps ? "steps/s" : v.throughput_per_sequence ? "tokens/s per sequence" : "tokens/s");
+        const char* unit = v.throughput_steps ? "steps/s" : v.throughput_per_sequence ? "tokens/s per sequence"
+                                                                                     : "tokens/s";
+        std::snprintf(buf, sizeof buf, ", throughput %.3g -> %.3g %s", v.throughput_before, v.throughput_after, unit);
         numbers += buf;
     }
     std::snprintf(buf, sizeof buf, "%s of +/-%.1f %%%s", v.spread_known ? "the noise" : "the noise floor",

@@ -866,10 +866,10 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         for (const auto& m : measured)
             any |= !m.class_ns.empty();
         if (!any)
-            report.warnings.push_back(copt.training ? "no training iterations were found in the trace: no measured times "
-                                                      "to join"
-                                                    : "no prefill or decode steps were found in the trace: no measured "
-                                                      "times to join");
+            report.warnings.push_back(copt.training
+                                          ? "no training iterations were found in the trace: no measured times to join"
+                                          : "no prefill or decode steps were found in the trace: no measured times to "
+                                            "join");
         if (trace.meta.devices.size() > 1)
             report.warnings.push_back("the trace has " + std::to_string(trace.meta.devices.size()) +
                                       " devices: measured times are summed over all of them");
