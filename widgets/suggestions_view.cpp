@@ -311,6 +311,15 @@ void SuggestionsView::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     const Qt::Orientation o = width() >= 2 * height() || width() >= 900 ? Qt::Horizontal : Qt::Vertical;
+    // Beside the details the table has 3/5 of the pane: the note and the time of the last change are in the details
+    // already, so their columns give their room to the suggestion's text (it was elided to "Capture the …").
+    const bool beside = o == Qt::Horizontal;
+    if (table_->isColumnHidden(SuggestionModel::Annotation) != beside) {
+        table_->setColumnHidden(SuggestionModel::Annotation, beside);
+        table_->setColumnHidden(SuggestionModel::Updated, beside);
+        table_->setColumnWidth(SuggestionModel::Subject,
+                               table_->fontMetrics().horizontalAdvance(QLatin1Char('M')) * (beside ? 10 : 16));
+    }
     if (split_->orientation() == o)
         return;
     split_->setOrientation(o);

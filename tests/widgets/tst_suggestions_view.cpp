@@ -228,6 +228,30 @@ private slots:
     // Issue 37 §1: a note is saved as typed, without leaving the field (a crash or a kill after a pause loses
     // nothing), and the field stays on screen in a short, wide pane (the bottom dock's shape) with a suggestion
     // selected, in English and in Chinese (longer details).
+    // Beside the details (a wide, short pane) the table drops the note and time columns, which the details show,
+    // so the suggestion's text keeps room (it was elided to "Capture the …" at 1366×768); above them (narrow) it
+    // shows every column.
+    void textColumnHasRoomBesideTheDetails()
+    {
+        kbPath_ = dir_->filePath(QStringLiteral("textColumnRoom.db"));
+        Document doc;
+        load(doc);
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionsView view(&doc, &session);
+        view.resize(980, 200);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QTRY_VERIFY_WITH_TIMEOUT(view.model()->rowCount() >= 1, 30000);
+        QTableView* t = view.table();
+        QVERIFY(t->isColumnHidden(SuggestionModel::Annotation) && t->isColumnHidden(SuggestionModel::Updated));
+        QTRY_VERIFY2(t->columnWidth(SuggestionModel::Text) >= t->viewport()->width() / 4,
+                     qPrintable(QStringLiteral("%1 of %2").arg(t->columnWidth(SuggestionModel::Text))
+                                    .arg(t->viewport()->width())));
+        view.resize(600, 700);
+        QTRY_VERIFY(!t->isColumnHidden(SuggestionModel::Annotation) && !t->isColumnHidden(SuggestionModel::Updated));
+    }
+
     void noteSavedAsTypedAndAlwaysShown_data()
     {
         QTest::addColumn<QString>("lang");
