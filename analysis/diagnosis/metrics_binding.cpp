@@ -16,6 +16,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/timeline/capture_edge.h"
 #include "analysis/timeline/collectives.h"
+#include "analysis/trace/cancel_point.h"
 #include "analysis/trace/trace.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
@@ -587,6 +588,7 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
 
     // ---- operator classes ------------------------------------------------------------------------------------
     const auto& C = an.classes;
+    const size_t class_scopes_begin = out.size();
 #if SIGHTLINE_BIND_ROOFLINE
     if (roof && roof->measured) {
         std::map<std::string, double> phase_total;
@@ -682,6 +684,78 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 s.sources[kKernelRegexKey] = nt.include_regex();
             }
             out.push_back(std::move(s));
+        }
+    }
+
+    // Links of the operator-class scopes (issue 37 §3: E_roof findings led nowhere): the longest kernels of the class,
+    // in the scope's phase when it has one ("gemm (decode)"), as the Roofline measured them (the step each starts in).
+    {
+        std::unordered_map<std::string, int> class_index;
+        for (size_t c = 0; c < C.classes.size(); ++c)
+            class_index[C.classes[c].id] = static_cast<int>(c);
+        // Scope -> (class, phase: -1 any, 0 prefill, 1 decode, 2 mixed, 3 training).
+        std::vector<std::pair<size_t, std::pair<int, int>>> wanted;
+        for (size_t i = class_scopes_begin; i < out.size(); ++i) {
+            if (out[i].kind != ScopeKind::OpClass)
+                continue;
+            std::string id = out[i].subject;
+            int phase = -1;
+            if (const size_t open = id.find(" ("); open != std::string::npos && id.back() == ')') {
+                const std::string p = id.substr(open + 2, id.size() - open - 3);
+                phase = p == "prefill" ? 0 : p == "decode" ? 1 : p == "mixed" ? 2 : p == "training" ? 3 : -2;
+                id.resize(open);
+            }
+            if (const auto it = class_index.find(id); it != class_index.end() && phase != -2)
+                wanted.push_back({i, {it->second, phase}});
+        }
+        if (!wanted.empty()) {
+            struct Window {
+                int64_t start, end;
+                int phase;
+            };
+            std::vector<Window> windows;
+            for (const auto& st : an.phases.steps)
+                windows.push_back({st.start, st.end, st.mixed ? 2 : st.prefill ? 0 : 1});
+            for (const auto& [a, b] : an.phases.training_windows)
+                windows.push_back({a, b, 3});
+            std::sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+            auto phase_of = [&](int64_t t) {
+                auto it = std::upper_bound(windows.begin(), windows.end(), t,
+                                           [](int64_t v, const Window& w) { return v < w.start; });
+                return it == windows.begin() || t >= (it - 1)->end ? -1 : (it - 1)->phase;
+            };
+            auto ahead = [&](size_t a, size_t b) {
+                const int64_t x = trace.kernels.end[a] - trace.kernels.start[a];
+                const int64_t y = trace.kernels.end[b] - trace.kernels.start[b];
+                return x != y ? x > y : a < b;
+            };
+            std::vector<TopK<size_t, decltype(ahead)>> top;
+            top.reserve(wanted.size());
+            std::vector<std::vector<size_t>> by_class(C.classes.size());   // class -> its scopes in `wanted`
+            for (size_t w = 0; w < wanted.size(); ++w) {
+                top.emplace_back(opt.max_links, ahead);
+                by_class[static_cast<size_t>(wanted[w].second.first)].push_back(w);
+            }
+            const size_t n = std::min(trace.kernels.size(), C.kernel_class.size());
+            for (size_t k = 0; k < n; ++k) {
+                cancel_point(k);
+                const int cls = C.kernel_class[k];
+                if (cls < 0 || static_cast<size_t>(cls) >= by_class.size())
+                    continue;
+                int ph = -3;   // computed once, when a scope needs it
+                for (const size_t w : by_class[static_cast<size_t>(cls)]) {
+                    if (wanted[w].second.second >= 0) {
+                        if (ph == -3)
+                            ph = phase_of(trace.kernels.start[k]);
+                        if (ph != wanted[w].second.second)
+                            continue;
+                    }
+                    top[w].offer(k);
+                }
+            }
+            for (size_t w = 0; w < wanted.size(); ++w)
+                for (size_t k : top[w].take())
+                    out[wanted[w].first].links.kernel_ids.push_back(static_cast<int64_t>(k));
         }
     }
 

@@ -465,3 +465,30 @@ TEST(TraceShapes, KvCacheExpandedEveryStepIsNamed)
     // A trace without the expanded copies (the graph replay records no shapes) has none.
     EXPECT_EQ(find_kv_expansion(*analyse("decode-graph.pt.trace.json.gz").trace).calls, 0);
 }
+
+// Operator-class findings lead to their kernels (issue 37 §3: the Roofline's E_roof findings had no links while every
+// other finding had them): the longest kernels of the class, in the finding's phase.
+TEST(TraceShapes, OperatorClassFindingsLinkTheirKernels)
+{
+    const PipelineResult r = analyse("decode-eager.pt.trace.json.gz");
+    const OpClassResult& c = r.analysis.classes;
+    int checked = 0;
+    for (const Finding& f : r.diagnosis.eval.findings) {
+        if (f.scope != ScopeKind::OpClass)
+            continue;
+        SCOPED_TRACE(f.rule + " @ " + f.subject);
+        ASSERT_FALSE(f.links.kernel_ids.empty());
+        const std::string id = f.subject.substr(0, f.subject.find(" ("));
+        const bool decode = f.subject.find("(decode)") != std::string::npos;
+        for (const int64_t k : f.links.kernel_ids) {
+            EXPECT_EQ(c.classes[size_t(c.kernel_class[size_t(k)])].id, id);
+            if (decode) {   // inside a decode step
+                const int64_t t = r.trace->kernels.start[size_t(k)];
+                EXPECT_TRUE(std::any_of(r.analysis.phases.steps.begin(), r.analysis.phases.steps.end(),
+                                        [&](const StepInfo& s) { return !s.prefill && t >= s.start && t < s.end; }));
+            }
+        }
+        ++checked;
+    }
+    EXPECT_GE(checked, 2);   // the elementwise chain and the decode GEMMs
+}
