@@ -58,6 +58,20 @@ struct AnalyzeRequest {
     unsigned max_ranks = 0;     // --max-ranks-in-memory N: map each rank to its partial, then merge (rank_map.h)
 };
 
+// Every file named on the command line, the traces and every file an option names, once -o is checked not to be one of
+// them (check_output). The files the pipeline reads on its own (rules, data files) are noted as they are read
+// (output_file.h), so write_output checks those too.
+std::vector<std::string> checked_inputs(const AnalyzeRequest& req, const std::vector<std::string>& traces)
+{
+    std::vector<std::string> inputs = traces;
+    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
+                                 &req.options.classes_file, &req.kb_path})
+        if (!p->empty())
+            inputs.push_back(*p);
+    check_output(req.output, inputs);
+    return inputs;
+}
+
 using OptionSpec = sl::cli::OptionSpec<AnalyzeRequest>;
 
 bool parse_number(const std::string& s, double lo, double hi, double& out)
@@ -388,14 +402,7 @@ int run_analyze(const std::vector<std::string>& argv)
         return usage_error("--max-ranks-in-memory prints the merge as text or json, not " + req.format);
     if (req.format == "md" || req.format == "pdf" || req.format == "html")
         return run_report(argv);   // the shareable report: same options, cmd_report.cpp
-    // Every file named on the command line; the files the pipeline reads on its own (rules, data files) are noted
-    // as they are read (output_file.h), so write_output checks those too.
-    std::vector<std::string> inputs = args.positional;
-    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
-                                 &req.options.classes_file, &req.kb_path})
-        if (!p->empty())
-            inputs.push_back(*p);
-    check_output(req.output, inputs);
+    const std::vector<std::string> inputs = checked_inputs(req, args.positional);
 
     if (req.partial)
         return write_partial(req, args.positional.front(), inputs);
@@ -512,12 +519,7 @@ int run_explain(const std::vector<std::string>& argv_in)
         return explain_usage(error);
     if (req.format != "text" && req.format != "json")
         return explain_usage("--format must be text or json, not '" + req.format + "'");
-    std::vector<std::string> inputs = args.positional;
-    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
-                                 &req.options.classes_file})
-        if (!p->empty())
-            inputs.push_back(*p);
-    check_output(req.output, inputs);
+    const std::vector<std::string> inputs = checked_inputs(req, args.positional);
 
     std::string text;
     try {
@@ -664,12 +666,7 @@ int run_whatif(const std::vector<std::string>& argv_in)
         }
         changes.push_back(std::move(ch));
     }
-    std::vector<std::string> inputs = args.positional;
-    for (const std::string* p : {&req.roofline.model, &req.roofline.index, &req.roofline.ncu, &req.roofline.gpu_file,
-                                 &req.options.classes_file})
-        if (!p->empty())
-            inputs.push_back(*p);
-    check_output(req.output, inputs);
+    const std::vector<std::string> inputs = checked_inputs(req, args.positional);
 
     std::string text;
     try {
