@@ -13,6 +13,7 @@
 #include "analysis/diagnosis/headline.h"
 #include "analysis/roofline/kv_expand.h"
 #include "analysis/timeline/analysis.h"
+#include "analysis/timeline/kernel_phase.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/trace/trace.h"
 
@@ -190,33 +191,8 @@ KernelPools kernel_pools(const Trace& trace, const AnalysisResult& an)
     p.kernel_ns.resize(n);
     for (size_t i = 0; i < n; ++i)
         p.kernel_ns[i] = double(trace.kernels.end[i] - trace.kernels.start[i]);
-    // Phase of each kernel as the Roofline measures it: the step whose window its start falls in (-1: none).
-    auto phase = std::make_shared<std::vector<int8_t>>(n, int8_t{-1});
-    {
-        std::vector<const StepInfo*> steps;
-        for (const auto& st : an.phases.steps)
-            steps.push_back(&st);
-        std::sort(steps.begin(), steps.end(), [](const StepInfo* a, const StepInfo* b) { return a->start < b->start; });
-        for (size_t i = 0; i < n && !steps.empty(); ++i) {
-            const int64_t t = trace.kernels.start[i];
-            auto it = std::upper_bound(steps.begin(), steps.end(), t,
-                                       [](int64_t v, const StepInfo* st) { return v < st->start; });
-            if (it == steps.begin())
-                continue;
-            const StepInfo* st = *(it - 1);
-            if (t < st->end)
-                (*phase)[i] = st->mixed ? 2 : st->prefill ? 0 : 1;
-        }
-        // A training run's iterations (its steps were cleared: they are no prefill or decode).
-        const auto& w = an.phases.training_windows;
-        for (size_t i = 0; i < n && !w.empty(); ++i) {
-            const int64_t t = trace.kernels.start[i];
-            auto it = std::upper_bound(w.begin(), w.end(), t,
-                                       [](int64_t v, const std::pair<int64_t, int64_t>& x) { return v < x.first; });
-            if (it != w.begin() && t < (it - 1)->second)
-                (*phase)[i] = 3;
-        }
-    }
+    // Phase of each kernel as the Roofline measures it (timeline/kernel_phase.h): KernelPhase's values, -1 none.
+    auto phase = std::make_shared<const std::vector<KernelPhase>>(kernel_phases(trace, an.phases));
     const Trace* t = &trace;
     const AnalysisResult* a = &an;
     p.rows = [t, a, phase](const std::string& entry) -> std::optional<std::vector<uint32_t>> {
@@ -239,7 +215,8 @@ KernelPools kernel_pools(const Trace& trace, const AnalysisResult& an)
             int ph = -2;   // any phase
             if (const size_t open = id.find(" ("); open != std::string::npos && id.back() == ')') {
                 const std::string p = id.substr(open + 2, id.size() - open - 3);
-                ph = p == "prefill" ? 0 : p == "decode" ? 1 : p == "mixed" ? 2 : p == "training" ? 3 : -3;
+                const auto named = kernel_phase_named(p);
+                ph = named ? static_cast<int>(*named) : -3;
                 id.resize(open);
             }
             if (ph == -3)
@@ -251,7 +228,7 @@ KernelPools kernel_pools(const Trace& trace, const AnalysisResult& an)
             if (cls < 0)
                 return std::nullopt;
             for (size_t i = 0; i < n; ++i)
-                if (kc[i] == cls && (ph == -2 || (*phase)[i] == ph))
+                if (kc[i] == cls && (ph == -2 || static_cast<int>((*phase)[i]) == ph))
                     rows.push_back(static_cast<uint32_t>(i));
             return rows;
         }

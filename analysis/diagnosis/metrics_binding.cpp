@@ -16,6 +16,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/timeline/capture_edge.h"
 #include "analysis/timeline/collectives.h"
+#include "analysis/timeline/kernel_phase.h"
 #include "analysis/trace/cancel_point.h"
 #include "analysis/trace/trace.h"
 #include "analysis/io/input_bounds.h"
@@ -701,29 +702,15 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
             std::string id = out[i].subject;
             int phase = -1;
             if (const size_t open = id.find(" ("); open != std::string::npos && id.back() == ')') {
-                const std::string p = id.substr(open + 2, id.size() - open - 3);
-                phase = p == "prefill" ? 0 : p == "decode" ? 1 : p == "mixed" ? 2 : p == "training" ? 3 : -2;
+                const auto named = kernel_phase_named(std::string_view(id).substr(open + 2, id.size() - open - 3));
+                phase = named ? static_cast<int>(*named) : -2;
                 id.resize(open);
             }
             if (const auto it = class_index.find(id); it != class_index.end() && phase != -2)
                 wanted.push_back({i, {it->second, phase}});
         }
         if (!wanted.empty()) {
-            struct Window {
-                int64_t start, end;
-                int phase;
-            };
-            std::vector<Window> windows;
-            for (const auto& st : an.phases.steps)
-                windows.push_back({st.start, st.end, st.mixed ? 2 : st.prefill ? 0 : 1});
-            for (const auto& [a, b] : an.phases.training_windows)
-                windows.push_back({a, b, 3});
-            std::sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
-            auto phase_of = [&](int64_t t) {
-                auto it = std::upper_bound(windows.begin(), windows.end(), t,
-                                           [](int64_t v, const Window& w) { return v < w.start; });
-                return it == windows.begin() || t >= (it - 1)->end ? -1 : (it - 1)->phase;
-            };
+            const std::vector<KernelPhase> placed = kernel_phases(trace, an.phases);
             auto ahead = [&](size_t a, size_t b) {
                 const int64_t x = trace.kernels.end[a] - trace.kernels.start[a];
                 const int64_t y = trace.kernels.end[b] - trace.kernels.start[b];
@@ -742,16 +729,9 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 const int cls = C.kernel_class[k];
                 if (cls < 0 || static_cast<size_t>(cls) >= by_class.size())
                     continue;
-                int ph = -3;   // computed once, when a scope needs it
-                for (const size_t w : by_class[static_cast<size_t>(cls)]) {
-                    if (wanted[w].second.second >= 0) {
-                        if (ph == -3)
-                            ph = phase_of(trace.kernels.start[k]);
-                        if (ph != wanted[w].second.second)
-                            continue;
-                    }
-                    top[w].offer(k);
-                }
+                for (const size_t w : by_class[static_cast<size_t>(cls)])
+                    if (wanted[w].second.second < 0 || static_cast<int>(placed[k]) == wanted[w].second.second)
+                        top[w].offer(k);
             }
             for (size_t w = 0; w < wanted.size(); ++w)
                 for (size_t k : top[w].take())

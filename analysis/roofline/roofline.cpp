@@ -1,6 +1,7 @@
 #include "analysis/roofline/roofline.h"
 
 #include "analysis/io/ncu_reader.h"
+#include "analysis/timeline/kernel_phase.h"
 #include "analysis/timeline/op_classes.h"
 #include "analysis/timeline/phases.h"
 #include "analysis/trace/cancel_point.h"
@@ -245,20 +246,9 @@ std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpCl
     auto class_of = [&](size_t i, int c) -> const std::string& {
         return i < expert_gemm.size() && expert_gemm[i] ? kMoeGemm : ids[static_cast<size_t>(c)];
     };
-    // Windows sorted by start, each a pass of its phase; each kernel is placed by binary search on its start time.
     // A mixed step (chunked prefill: prefill chunks and decode tokens in one pass) is a phase of its own: its prefill
     // kernels are not a decode step's, nor its decode tokens a prefill pass's. A training run's iterations
     // (PhaseResult::training_windows; its steps were cleared) are passes of the training phase.
-    struct Window {
-        int64_t start, end;
-        int phase;   // index into out
-    };
-    std::vector<Window> windows;
-    for (const auto& s : phases.steps)
-        windows.push_back({s.start, s.end, s.mixed ? 2 : s.prefill ? 0 : 1});
-    for (const auto& [a, b] : phases.training_windows)
-        windows.push_back({a, b, 3});
-    std::sort(windows.begin(), windows.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
     MeasuredPhase out[4];
     out[0].phase = "prefill";
     out[1].phase = "decode";
@@ -266,19 +256,15 @@ std::vector<MeasuredPhase> measured_from_analysis(const Trace& trace, const OpCl
     out[3].phase = "training";
     for (auto& m : out)
         m.passes = 0;
-    for (const Window& w : windows)
-        out[w.phase].passes += 1;
-    for (size_t i = 0; i < trace.kernels.size() && i < classes.kernel_class.size(); ++i) {
-        cancel_point(i);
+    for (const auto& s : phases.steps)
+        out[s.mixed ? 2 : s.prefill ? 0 : 1].passes += 1;
+    out[3].passes = static_cast<int64_t>(phases.training_windows.size());
+    const std::vector<KernelPhase> placed = kernel_phases(trace, phases);
+    for (size_t i = 0; i < placed.size() && i < classes.kernel_class.size(); ++i) {
         const int c = classes.kernel_class[i];
-        if (c < 0 || static_cast<size_t>(c) >= ids.size())
+        if (c < 0 || static_cast<size_t>(c) >= ids.size() || placed[i] == KernelPhase::None)
             continue;
-        const int64_t t = trace.kernels.start[i];
-        auto it = std::upper_bound(windows.begin(), windows.end(), t,
-                                   [](int64_t v, const Window& w) { return v < w.start; });
-        if (it == windows.begin() || t >= (it - 1)->end)
-            continue;
-        out[(it - 1)->phase].class_ns[class_of(i, c)] += trace.kernels.end[i] - trace.kernels.start[i];
+        out[static_cast<int>(placed[i])].class_ns[class_of(i, c)] += trace.kernels.end[i] - trace.kernels.start[i];
     }
     // Prefill and decode always (a phase without passes is said so), mixed and training when the trace has them.
     std::vector<MeasuredPhase> r = {out[0], out[1]};
