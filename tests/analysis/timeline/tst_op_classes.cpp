@@ -268,6 +268,20 @@ TEST(OpClasses, FlashInferAndMoeGroupedGemms)
         {"_combined_routing_memset", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
         {"_sum_bitmatrix_rows", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
         {"_finalize_matmul_scatter_bf16", "moe_routing", "triton_kernels (vLLM / SGLang gpt-oss)"},
+        // trtllm-gen (TensorRT-LLM's and FlashInfer's fused MoE on Blackwell): the batched GEMMs' function names as
+        // TensorRT-LLM's trtllmGen_bmm_export/KernelMetaInfo.h lists them (FC1 with its fused SwiGLU, FC2, MXFP4 and
+        // FP8), and the routing / permute / finalize kernels of its moe::dev namespace. Before, "bmm_" made the
+        // expert GEMMs dense GEMMs (MoE share 0, "switch to tuned cuBLASLt").
+        {"bmm_E2m1_E2m1E2m1_Fp32_t128x8x512u2_et128x8_m128x8x64_cga1x1x1_16dp256b_TN_transOut_schedS_bN_ldgsts_swiGlu_dynBatch_sm100a", "moe_gemm", "TensorRT-LLM / FlashInfer trtllm-gen batched GEMM (MoE)"},
+        {"bmm_Bfloat16_E2m1E2m1_Fp32_t128x16x256_et128x16_m128x16x64_cga1x1x1_16dp256b_TN_transOut_schedP_bN_dynBatch_sm100a", "moe_gemm", "TensorRT-LLM / FlashInfer trtllm-gen batched GEMM (MoE)"},
+        {"bmm_E4m3_E4m3E4m3_Fp32_t128x8x128_et64x8_m64x8x32_cga1x1x1_16dp256b_TN_transOut_dsFp8_schedS_bN_sm100a", "moe_gemm", "TensorRT-LLM / FlashInfer trtllm-gen batched GEMM (MoE)"},
+        {"BatchedGemmKernel_BatchN_E2m1E2m1Fp32_Bfloat16_Tile128x8x256_EpiTile128x8_Mma128x8x64_Cluster1x1x1_transposeMmaOutput_sm100a", "moe_gemm", "TensorRT-LLM trtllm-gen batched GEMM (MoE)"},
+        {"void moe::dev::routing::routingRenormalize::routingIndicesClusterKernel<moe::dev::routing::KernelParams<__nv_bfloat16, float, 128, 8, true> >(moe::dev::routing::KernelParams<__nv_bfloat16, float, 128, 8, true>)", "moe_routing", "TensorRT-LLM / FlashInfer trtllm-gen MoE (routing)"},
+        {"void moe::dev::routing::routingDeepSeek::routingMainKernel<moe::dev::routing::KernelParams<float, __nv_bfloat16, 256, true> >(moe::dev::routing::KernelParams<float, __nv_bfloat16, 256, true>)", "moe_routing", "TensorRT-LLM / FlashInfer trtllm-gen MoE (routing)"},
+        {"void moe::dev::finalize::finalizeKernel<moe::dev::finalize::KernelParams<__nv_bfloat16, __nv_bfloat16, false> >(moe::dev::finalize::KernelParams<__nv_bfloat16, __nv_bfloat16, false>)", "moe_routing", "TensorRT-LLM / FlashInfer trtllm-gen MoE (permute / finalize)"},
+        // A dense batched GEMM is still a GEMM: PyTorch's bmm and a generic "bmm_" kernel without trtllm-gen's
+        // dtype/tile tokens.
+        {"bmm_kernel_f16", "gemm", "generic"},
     };
     for (const auto& [name, cls, fw] : cases) {
         EXPECT_EQ(class_of(c, name), cls) << name;
