@@ -201,6 +201,10 @@ json roofline_to_json(const RooflineReport& r, const ModelConfig& model, const G
         pj["shape_source"] = ph.shape_source;
         pj["shape_fields"] = {{"batch", ph.batch_from}, {"query_len", ph.query_from}, {"kv_len", ph.kv_from}};
         pj["shape_evidence"] = ph.shape_evidence.empty() ? json(nullptr) : json(ph.shape_evidence);
+        if (!ph.experts_from.empty()) {
+            pj["experts_touched"] = ph.experts_touched;
+            pj["experts_touched_from"] = ph.experts_from;
+        }
         pj["flops"] = ph.flops;
         pj["bytes"] = ph.bytes;
         pj["intensity"] = ph.bytes > 0 ? json(ph.flops / ph.bytes) : json(nullptr);
@@ -476,6 +480,12 @@ std::string roofline_to_text(const RooflineReport& r, const ModelConfig& model, 
                           static_cast<long long>(ph.query_len), static_cast<long long>(ph.kv_len),
                           ph.shape_source.c_str());
         out += buf;
+        if (!ph.experts_from.empty()) {
+            std::snprintf(buf, sizeof buf, "  MoE: %.2f routed experts read per layer and pass (%s)\n",
+                          ph.experts_touched, ph.experts_from == "trace" ? "the trace's expert calls per step"
+                                                                          : "uniform routing expected");
+            out += buf;
+        }
         std::snprintf(buf, sizeof buf, "  %-20s %-12s %-9s %10s %10s %9s %-8s %12s %12s %7s\n", "operator", "class",
                       "weights", "FLOPs", "bytes", "FLOP/B", "bound", "T_theory", "T_actual", "E_roof");
         out += buf;
@@ -837,9 +847,13 @@ RooflineOutput roofline_for_analysis(const Trace& trace, const OpClassResult& cl
         const std::vector<std::string> shape_notes = resolve_shapes(trace, phases, copt);
         // A training run is costed per iteration (forward, backward, optimizer), not as prefill and decode.
         copt.training = workload && workload->kind == WorkloadKind::Training;
+        // The Hugging Face eager expert path runs plain GEMMs: their recorded shapes say they are the experts', and
+        // their down projections, one per touched expert and layer, how many experts each step's routing reached.
+        std::vector<bool> expert_down;
+        const std::vector<bool> experts = expert_gemm_kernels(trace, model, copt.tp, &expert_down);
+        if (!copt.training)
+            copt.experts_touched = experts_touched_per_step(trace, phases, model, expert_down);
         const CostModelResult cost = estimate_costs(model, res.spec, copt);
-        // The Hugging Face eager expert path runs plain GEMMs: their recorded shapes say they are the experts'.
-        const std::vector<bool> experts = expert_gemm_kernels(trace, model, copt.tp);
         const auto measured = measured_from_analysis(trace, classes, phases, experts);
         RooflineReport report = join_roofline(cost, measured, request.roofline);
         report.config_shapes = check_config_shapes(trace, model, copt.tp);

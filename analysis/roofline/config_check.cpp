@@ -10,6 +10,8 @@
 
 #include "analysis/io/model_config.h"
 #include "analysis/roofline/gemm_dims.h"
+#include "analysis/timeline/kernel_phase.h"
+#include "analysis/timeline/phases.h"
 #include "analysis/trace/cancel_point.h"
 #include "analysis/trace/kernel_ops.h"
 #include "analysis/trace/trace.h"
@@ -204,9 +206,11 @@ ConfigShapeCheck check_config_shapes(const Trace& t, const ModelConfig& m, int64
     return r;
 }
 
-std::vector<bool> expert_gemm_kernels(const Trace& t, const ModelConfig& m, int64_t tp)
+std::vector<bool> expert_gemm_kernels(const Trace& t, const ModelConfig& m, int64_t tp, std::vector<bool>* down_calls)
 {
     std::vector<bool> out;
+    if (down_calls)
+        down_calls->clear();
     tp = std::max<int64_t>(1, tp);
     const int64_t h = m.hidden_size, I = m.intermediate_size, V = m.vocab_size;
     const int64_t Ie = m.moe_intermediate_size > 0 ? m.moe_intermediate_size : I;
@@ -240,6 +244,11 @@ std::vector<bool> expert_gemm_kernels(const Trace& t, const ModelConfig& m, int6
         return out;
     const KernelOps ops(t);
     out.assign(t.kernels.size(), false);
+    std::vector<bool> row_seen;   // op rows whose down projection was counted (a call may launch several kernels)
+    if (down_calls) {
+        down_calls->assign(t.kernels.size(), false);
+        row_seen.assign(t.op_args.size(), false);
+    }
     bool any = false;
     for (size_t k = 0; k < t.kernels.size(); ++k) {
         cancel_point(k);
@@ -253,10 +262,46 @@ std::vector<bool> expert_gemm_kernels(const Trace& t, const ModelConfig& m, int6
         if (g && experts.count({g->k, g->n})) {
             out[k] = true;
             any = true;
+            if (down_calls && g->batch == 1 && g->n == h && (g->k == Ie || g->k == Ie / tp) &&
+                !row_seen[size_t(row)]) {
+                row_seen[size_t(row)] = true;
+                (*down_calls)[k] = true;
+            }
         }
     }
-    if (!any)
+    if (!any) {
         out.clear();
+        if (down_calls)
+            down_calls->clear();
+    }
+    return out;
+}
+
+std::array<double, 4> experts_touched_per_step(const Trace& t, const PhaseResult& phases, const ModelConfig& m,
+                                               const std::vector<bool>& down_calls)
+{
+    std::array<double, 4> out{};
+    if (down_calls.empty() || !m.is_moe() || !phases.training_windows.empty())
+        return out;
+    int64_t moe_layers = 0;
+    for (int64_t l = 0; l < m.num_layers; ++l)
+        moe_layers += m.moe_layer.empty() || (static_cast<size_t>(l) < m.moe_layer.size() && m.moe_layer[size_t(l)]);
+    if (moe_layers <= 0)
+        return out;
+    // Steps per phase as the Roofline counts its passes (roofline.cpp measured_from_analysis).
+    std::array<double, 3> steps{};
+    for (const auto& s : phases.steps)
+        steps[s.mixed ? 2 : s.prefill ? 0 : 1] += 1;
+    std::array<double, 3> calls{};
+    const std::vector<KernelPhase> placed = kernel_phases(t, phases);
+    for (size_t k = 0; k < placed.size() && k < down_calls.size(); ++k) {
+        const int p = static_cast<int>(placed[k]);
+        if (down_calls[k] && p >= 0 && p < 3)
+            calls[size_t(p)] += 1;
+    }
+    for (size_t p = 0; p < 3; ++p)
+        if (steps[p] > 0 && calls[p] > 0)
+            out[p] = std::min(double(m.num_experts), calls[p] / (steps[p] * double(moe_layers)));
     return out;
 }
 

@@ -25,6 +25,7 @@
 // This is what a reader of such a trace checks first, and it needs no time: the theory-vs-measurement rule
 // (resources/rules/retest.json) uses it to tell a wrong config from kernels that run below their roof.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@
 namespace sl {
 
 struct ModelConfig;
+struct PhaseResult;
 struct Trace;
 
 struct ConfigShapeCheck {
@@ -54,6 +56,19 @@ ConfigShapeCheck check_config_shapes(const Trace& trace, const ModelConfig& mode
 // and none of its attention, dense-MLP or lm_head matrices. This is how the Hugging Face eager expert path (one
 // aten::mm or a bmm per expert) is told from dense GEMMs: by name its kernels are plain cuBLAS GEMMs. Empty when the
 // config has no experts or the trace no shapes.
-std::vector<bool> expert_gemm_kernels(const Trace& trace, const ModelConfig& model, int64_t tp = 1);
+// down_calls, when given, is filled per kernel row with the first kernel of each non-batched expert down projection
+// (K = I_e or I_e/tp, N = h): one call per expert its tokens were routed to, in each MoE layer, on the eager path. A
+// batched or gathered expert GEMM (bmm over routed rows) is not one: it says nothing of how many experts ran.
+std::vector<bool> expert_gemm_kernels(const Trace& trace, const ModelConfig& model, int64_t tp = 1,
+                                      std::vector<bool>* down_calls = nullptr);
+
+// The routed experts a MoE layer touched per step, as the trace ran them (issue 34 §4: "experts touched per step
+// from the routing"), per phase (index: Phase — prefill, decode, mixed; training stays 0): the down-projection calls
+// above placed in their steps (timeline/kernel_phase.h), over the phase's steps × the config's MoE layers. The cost
+// model reads each touched expert's weights once; without this it expects E·(1 − (1 − k/E)^T) (uniform routing).
+// 0 where the trace does not say: no down-projection calls in the phase, or a training run (its backward multiplies
+// by the same matrices).
+std::array<double, 4> experts_touched_per_step(const Trace& trace, const PhaseResult& phases, const ModelConfig& model,
+                                               const std::vector<bool>& down_calls);
 
 } // namespace sl

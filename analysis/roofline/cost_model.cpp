@@ -64,6 +64,13 @@ const PhaseCost* CostModelResult::phase(Phase p) const
 
 namespace {
 
+// The experts a MoE layer touched per step in this phase as the trace ran them; 0 = not known.
+double p_touched(const CostOptions& o, Phase p)
+{
+    const size_t i = static_cast<size_t>(p);
+    return i < o.experts_touched.size() && p != Phase::Training ? o.experts_touched[i] : 0.0;
+}
+
 struct Dims {
     double b, q, T, Lkv, h, H, Hkv, d, I, V;
     double w, a, kv;
@@ -277,7 +284,8 @@ std::vector<OpCost> layer_costs(const ModelConfig& m, Phase phase, const CostOpt
     if (moe) {
         const double E = static_cast<double>(m.num_experts);
         const double k = static_cast<double>(m.experts_per_token);
-        const double touched = E * (1 - std::pow(1 - k / E, T));
+        const double known = p_touched(o, phase);
+        const double touched = known > 0 ? std::min(E, known) : E * (1 - std::pow(1 - k / E, T));
         ops.push_back(gemm("router", T, x.h, E, x, "moe_routing"));
         // Experts: Tk routed rows; weights of `touched` experts are read.
         mlp(ops, m, T * k, static_cast<double>(m.moe_intermediate_size), x, "experts_", touched, "moe_gemm");
@@ -427,6 +435,12 @@ CostModelResult estimate_costs(const ModelConfig& m, const GpuSpec& gpu, const C
         pc.query_len = static_cast<int64_t>(std::llround(px.q));
         pc.kv_len = static_cast<int64_t>(std::llround(px.Lkv));
         pc.tokens = static_cast<int64_t>(std::llround(px.T));
+        if (m.is_moe() && m.experts_per_token > 0) {
+            const double E = static_cast<double>(m.num_experts), k = static_cast<double>(m.experts_per_token);
+            const double known = p_touched(o, p);
+            pc.experts_touched = known > 0 ? std::min(E, known) : E * (1 - std::pow(1 - k / E, px.T));
+            pc.experts_from = known > 0 ? "trace" : "uniform routing";
+        }
         if (const auto& sh = o.shape_of(p); sh && sh->requests > 0) {
             pc.shape_source = sh->source.empty() ? "annotation" : sh->source;
             auto field = [&](const std::string& f) { return f.empty() ? pc.shape_source : f; };

@@ -28,7 +28,8 @@
 // act_mul (SiLU(gate)*up):  FLOPs = 5*T*I   Bytes = 3*T*I*a     (ungated GELU: 5*T*I, 2*T*I*a)
 // residual add:             FLOPs = T*h     Bytes = 3*T*h*a
 // MoE layer: router GEMM (h -> E), then with k experts per token, Tk = T*k routed rows and
-//     U = E*(1 - (1 - k/E)^T) distinct experts expected to be touched (uniform routing):
+//     U = E*(1 - (1 - k/E)^T) distinct experts expected to be touched (uniform routing), or the experts the trace's
+//     steps touched (CostOptions::experts_touched: the eager path's expert calls per step and layer):
 //     experts_gate/up: FLOPs = 2*Tk*h*Ie  Bytes = U*h*Ie*w + Tk*h*a + Tk*Ie*a;  experts_down likewise (Ie -> h);
 //     (op class moe_gemm, so the Roofline's MoE row carries the weights of the experts the batch touches);
 //     experts_act_mul: 5*Tk*Ie FLOPs, 3*Tk*Ie*a bytes; shared experts are a dense MLP of width Is over T tokens.
@@ -54,6 +55,8 @@
 // calibrate_kappa() on measured operators, or pass it). P_gemm is the tensor peak of the GEMM precision (from the
 // activation dtype: bf16 -> bf16, fp16 -> fp16, fp32 -> fp32 CUDA cores or tf32 with allow_tf32, fp8 weights and
 // activations -> fp8, int8 weights and activations -> int8). A peak the GPU row lacks leaves T_theory unknown.
+
+#include <array>
 
 #include "analysis/roofline/gpu_specs.h"
 #include "analysis/io/model_config.h"
@@ -138,6 +141,9 @@ struct CostOptions {
                                         // and activation work (norms, residual adds and the embedding stay whole)
     std::string tp_source = "default";  // "option" (the user's --tp), "trace" (NCCL group size, see
                                         // roofline_for_analysis), "default" (1, or a tp set without saying)
+    // MoE: the routed experts a layer touched per step, per phase (index: Phase), as the trace ran them
+    // (config_check.h experts_touched_per_step); 0 = not known, the uniform-routing expectation U above.
+    std::array<double, 4> experts_touched{};
 };
 
 struct OpCost {
@@ -175,6 +181,10 @@ struct PhaseCost {
     std::string shape_source = "default";
     std::string batch_from = "default", query_from = "default", kv_from = "default";
     std::string shape_evidence;
+    // MoE: routed experts whose weights one layer reads per pass, and where that came from: "trace" (the expert
+    // down-projection calls per step), "uniform routing" (E·(1 − (1 − k/E)^T)); 0 and "" for a dense model.
+    double experts_touched = 0;
+    std::string experts_from;
     std::vector<OpCost> ops;            // whole-model totals per operator (all layers), in execution order
     double flops = 0, bytes = 0;
     std::optional<double> t_theory_ns;  // sum over operators (unknown if any operator's is unknown)

@@ -399,6 +399,17 @@ TEST(TraceShapes, TrainingIsForwardBackwardAndOptimizerPerIteration)
     EXPECT_EQ(r.roofline.text.find("\ndecode: "), std::string::npos);   // no default decode step for a training run
 }
 
+namespace {
+// The real MoE decode (tests/data/device/README.md) with its Mixtral-shaped config, rules left out.
+PipelineResult moe_decode_with_its_config()
+{
+    PipelineOptions po;
+    po.roofline.model = sample("config-moe.json");
+    po.run_rules = false;
+    return run_pipeline({sample("moe-decode.pt.trace.json.gz")}, po);
+}
+} // namespace
+
 // The project's real MoE sample (tests/data/device/README.md: a Mixtral-shaped decode through Hugging Face's eager
 // sparse block, 8 experts of width 1408, top-2, batch 8). Its expert GEMMs are plain aten::mm calls, by name cuBLAS
 // GEMMs like the attention projections; their recorded shapes (2048×1408 and 1408×2048: 940 and 470 calls over 16
@@ -406,10 +417,7 @@ TEST(TraceShapes, TrainingIsForwardBackwardAndOptimizerPerIteration)
 // 8 tokens × top-2) say they are the experts'. A human reading it counts them as MoE time, not dense GEMM time.
 TEST(TraceShapes, EagerExpertGemmsAreMoeByTheirShapes)
 {
-    PipelineOptions po;
-    po.roofline.model = sample("config-moe.json");
-    po.run_rules = false;
-    const PipelineResult r = run_pipeline({sample("moe-decode.pt.trace.json.gz")}, po);
+    const PipelineResult r = moe_decode_with_its_config();
     ASSERT_TRUE(r.roofline.report);
     const ModelConfig m = load_model_config(sample("config-moe.json"));
     const std::vector<bool> experts = expert_gemm_kernels(*r.trace, m);
@@ -438,6 +446,55 @@ TEST(TraceShapes, EagerExpertGemmsAreMoeByTheirShapes)
     EXPECT_GT(mw.gpu_share, 0.05);
     // Without a MoE config nothing is moved.
     EXPECT_TRUE(expert_gemm_kernels(*r.trace, load_model_config(sample("config.json"))).empty());
+}
+
+// Experts touched per step, from what the trace ran (issue 34 §4). On the eager path each expert a token was routed
+// to runs its own down projection ([rows, 1408] x [1408, 2048]) once per layer: an independent Python pass over the
+// raw JSON counts 470 such aten::mm calls in the 16 ProfilerStep windows, 27–32 a step over 4 layers, i.e. 7.34
+// experts a layer and step (64 routed rows a step: batch 8, top-2; uniform routing would expect 8·(1 − 0.75^8) =
+// 7.20). The decode theory reads those experts' weights, and says where the number came from.
+TEST(TraceShapes, ExpertsTouchedPerStepComeFromTheTrace)
+{
+    const PipelineResult r = moe_decode_with_its_config();
+    ASSERT_TRUE(r.roofline.report);
+    const ModelConfig m = load_model_config(sample("config-moe.json"));
+    std::vector<bool> down;
+    const std::vector<bool> experts = expert_gemm_kernels(*r.trace, m, 1, &down);
+    ASSERT_EQ(down.size(), experts.size());
+    EXPECT_EQ(std::count(down.begin(), down.end(), true), 470);   // the oracle's count: one per call, not per kernel
+    for (size_t k = 0; k < down.size(); ++k) {
+        if (down[k]) {
+            ASSERT_TRUE(experts[k]) << k;   // a down projection is an expert GEMM
+        }
+    }
+    const PhaseCost* dec = r.roofline.report->cost.phase(Phase::Decode);
+    ASSERT_TRUE(dec);
+    EXPECT_EQ(dec->experts_from, "trace");
+    EXPECT_NEAR(dec->experts_touched, 470.0 / (16 * 4), 1e-9);
+    // Each touched expert's weights are read once per layer: the down projection's weight bytes (bf16) are exactly
+    // touched × layers × I_e × h × 2.
+    const auto down_op = std::find_if(dec->ops.begin(), dec->ops.end(),
+                                      [](const OpCost& o) { return o.name == "experts_down_proj"; });
+    ASSERT_NE(down_op, dec->ops.end());
+    EXPECT_NEAR(down_op->weight_bytes, dec->experts_touched * 4 * 1408.0 * 2048 * 2, 1.0);
+    // The prefill phase ran no step here: its theory keeps the uniform expectation, and says so.
+    const PhaseCost* pre = r.roofline.report->cost.phase(Phase::Prefill);
+    ASSERT_TRUE(pre);
+    EXPECT_EQ(pre->experts_from, "uniform routing");
+    // Half the down calls gone (every other one), half the experts per step: the count is the calls', not a constant.
+    std::vector<bool> half = down;
+    bool keep = false;
+    for (size_t k = 0; k < half.size(); ++k)
+        if (half[k]) {
+            half[k] = keep;
+            keep = !keep;
+        }
+    const auto t = experts_touched_per_step(*r.trace, r.analysis.phases, m, half);
+    EXPECT_NEAR(t[static_cast<size_t>(Phase::Decode)], 235.0 / 64, 1e-9);
+    EXPECT_EQ(t[static_cast<size_t>(Phase::Prefill)], 0.0);
+    // A dense config has no experts to count.
+    EXPECT_EQ(experts_touched_per_step(*r.trace, r.analysis.phases, load_model_config(sample("config.json")), down),
+              (std::array<double, 4>{}));
 }
 
 // The project's real eager decode (tests/data/device/README.md: "the largest single elementwise cost is the GQA
