@@ -122,7 +122,7 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
         notify(PipelineStage::Roofline, r);
     }
     r.shapes = shapes_for_trace(t, options.roofline);
-    r.collectives = collective_stats(t);
+    r.collectives = r.analysis.collectives;   // analyze() matched them (timeline/collectives.h)
     control.check();
     if (options.critical_path)
         r.critical_path = critpath::summarise_critical_path(t, &r.analysis.classes, {}, 10, &r.analysis.phases.steps);

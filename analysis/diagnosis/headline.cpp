@@ -408,7 +408,7 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
     h.host_wait_ns -= startup;
     // One stall that dominates the window: said as such, and the bound is the rest's.
     const double W = h.wall_ns;
-    const CaptureEdgeIdle edge = capture_edge_idle(trace, an.idle, an.phases, &an.host_causes);
+    const CaptureEdgeIdle& edge = an.capture_edge;
     if (W > 0 && !an.idle.gaps.empty()) {
         const Gap* top = &an.idle.gaps.front();
         for (const Gap& g : an.idle.gaps)

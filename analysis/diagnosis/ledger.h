@@ -37,9 +37,9 @@
 // Gating: a finding whose entry is idle time (launch, sync, host, pageable-copy findings) is suppressed when that
 // idle time is below gate_fraction of the wall — the GPU was not waiting on it, so removing it saves nothing.
 //
-// The capture's edges: the trace scope's edge_<cause>_ns metrics (metrics_binding.cpp) are taken out of their idle
-// entries (idle and every entry of that cause) into idle:edge, which no rule claims: a stall before the first step
-// or after the last is the capture's, and a finding that promises to remove idle is granted only the steady state's.
+// The capture's edges: the trace scope's edge_<cause>_ns metrics (diagnosis/binders/trace_scope.cpp) are taken out
+// of their idle entries (idle and every entry of that cause) into idle:edge, which no rule claims: a stall before the
+// first step or after the last is the capture's, and a finding that promises to remove idle is granted only the steady state's.
 //
 // Severity follows the bounded end-to-end gain g (share of the wall) and the finding's confidence c, both ways:
 //   high    g >= 10 % and c >= 0.4;   medium  g >= 3 % (or g >= 10 % with c < 0.4);   low  g >= 0.5 %;   else info.

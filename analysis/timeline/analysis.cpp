@@ -52,6 +52,9 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     stage(0.85, "idle");
     r.idle = analyze_idle(t, o.idle);
     r.host_causes = find_host_causes(t, r.idle, HostCausePatterns::load(o.host_causes.patterns_file), o.host_causes);
+    r.capture_edge = capture_edge_idle(t, r.idle, r.phases, &r.host_causes);
+    stage(0.88, "collectives");
+    r.collectives = collective_stats(t);
     stage(0.9, "weights");
     r.weights = analyze_weight_streaming(t, o.weights);
     r.focus = focus_top_k(r.classes, o.focus);

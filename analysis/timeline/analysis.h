@@ -1,10 +1,12 @@
 #pragma once
 // The aggregate: every analysis of issue 4 over one Trace, with every threshold named and defaulted in one place.
 // Pure: analyze() reads the trace, returns a value, and touches nothing else. Progress and cancel through
-// LoadControl (stages: "operator classes", "idle", "launch", "sync", "overlap", "nvtx", "phases", "weights").
+// LoadControl (stages: "operator classes", "idle", "launch", "sync", "overlap", "nvtx", "phases", "collectives", "weights").
 
 #include <string>
 
+#include "analysis/timeline/capture_edge.h"
+#include "analysis/timeline/collectives.h"
 #include "analysis/timeline/focus.h"
 #include "analysis/timeline/host_causes.h"
 #include "analysis/timeline/idle.h"
@@ -51,6 +53,9 @@ struct AnalysisResult {
     FocusResult focus;
     WorkloadResult workload;           // kind, execution, framework, trace-level warnings (issue 13)
     HostCauseResult host_causes;       // compilation / autotuning / module loading / allocator idle (host_causes.h)
+    CaptureEdgeIdle capture_edge;      // idle before the first step and after the last (capture_edge.h)
+    CollectiveStats collectives;       // collectives per group, matched across ranks when the trace has several
+                                       // (collectives.h)
 };
 
 // Loads the classifier from options.classes_file (or the shipped file) and runs everything. Throws TraceError on a

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <unordered_map>
 
 namespace sl {
@@ -329,6 +330,107 @@ GapDependency dependency_of(const Trace& t, const Gap& g)
     return d;
 }
 
+namespace {
+
+// IdleResult::dependency_under_blocking_ns: dependency_of()'s blocking overlap summed over every dependency-wait gap,
+// with each thread's host-blocking calls sorted once (dependency_of scans every API call per gap: quadratic over a
+// trace's gaps when the binding summed it).
+int64_t dependency_under_blocking(const Trace& t, const std::vector<Gap>& gaps)
+{
+    if (std::none_of(gaps.begin(), gaps.end(), [](const Gap& g) { return g.cause == GapCause::DependencyWait; }))
+        return 0;
+    struct Calls {
+        std::vector<std::pair<int64_t, int64_t>> se;   // (start, end) by start
+        std::vector<int64_t> max_end;                  // running max of the ends
+    };
+    std::unordered_map<uint32_t, Calls> by_thread;
+    for (size_t i = 0; i < t.api.size(); ++i) {
+        cancel_point(i);
+        if (t.api.flags[i] & kApiSync)
+            by_thread[t.api.thread[i]].se.push_back({t.api.start[i], t.api.end[i]});
+    }
+    for (auto& [thread, c] : by_thread) {
+        std::sort(c.se.begin(), c.se.end());
+        c.max_end.resize(c.se.size());
+        int64_t m = INT64_MIN;
+        for (size_t i = 0; i < c.se.size(); ++i)
+            c.max_end[i] = m = std::max(m, c.se[i].second);
+    }
+    int64_t sum = 0;
+    for (size_t gi = 0; gi < gaps.size(); ++gi) {
+        cancel_point(gi);
+        const Gap& g = gaps[gi];
+        if (g.cause != GapCause::DependencyWait || g.next_row < 0)
+            continue;
+        const int32_t launch = api_of(t, g.next_kind, g.next_row);
+        if (launch < 0 || static_cast<size_t>(launch) >= t.api.size())
+            continue;
+        const auto it = by_thread.find(t.api.thread[static_cast<size_t>(launch)]);
+        if (it == by_thread.end())
+            continue;
+        const Calls& c = it->second;
+        // Calls starting before the gap ends, walked back while one of them may still end after it starts.
+        size_t j = static_cast<size_t>(std::lower_bound(c.se.begin(), c.se.end(), std::make_pair(g.end, INT64_MIN)) -
+                                       c.se.begin());
+        int64_t best = 0;
+        while (j > 0 && c.max_end[j - 1] > g.start) {
+            --j;
+            best = std::max(best, std::min(c.se[j].second, g.end) - std::max(c.se[j].first, g.start));
+        }
+        sum += best;
+    }
+    return sum;
+}
+
+} // namespace
+
+std::vector<double> chunk_utilization(const std::vector<Gap>& gaps, uint16_t device, int64_t from, int64_t to,
+                                      int chunks)
+{
+    std::vector<double> u;
+    if (to <= from || chunks <= 0)
+        return u;
+    const double width = double(to - from) / chunks;
+    std::vector<int64_t> edge(static_cast<size_t>(chunks) + 1);
+    for (int c = 0; c <= chunks; ++c)
+        edge[static_cast<size_t>(c)] = c == chunks ? to : from + static_cast<int64_t>(std::llround(c * width));
+    std::vector<int64_t> idle(static_cast<size_t>(chunks), 0);
+    for (const Gap& g : gaps) {
+        if (g.device != device)
+            continue;
+        const int64_t g0 = std::max(g.start, from), g1 = std::min(g.end, to);
+        if (g1 <= g0)
+            continue;
+        // First chunk whose end lies after the gap's start.
+        size_t c = static_cast<size_t>(std::upper_bound(edge.begin() + 1, edge.end(), g0) - (edge.begin() + 1));
+        for (; c < idle.size() && edge[c] < g1; ++c)
+            idle[c] += std::max<int64_t>(0, std::min(g1, edge[c + 1]) - std::max(g0, edge[c]));
+    }
+    for (size_t c = 0; c < idle.size(); ++c) {
+        const int64_t a = edge[c], b = edge[c + 1];
+        u.push_back(b > a ? double(b - a - idle[c]) / double(b - a) : 1.0);
+    }
+    return u;
+}
+
+std::array<int64_t, kGapCauses> gap_ns_in_windows(const std::vector<Gap>& gaps,
+                                                  const std::vector<std::pair<int64_t, int64_t>>& windows)
+{
+    std::array<int64_t, kGapCauses> out{};
+    if (windows.empty())
+        return out;
+    for (const auto& g : gaps) {
+        auto it = std::upper_bound(windows.begin(), windows.end(), g.start,
+                                   [](int64_t v, const std::pair<int64_t, int64_t>& w) { return v < w.second; });
+        for (; it != windows.end() && it->first < g.end; ++it) {
+            const int64_t a = std::max(g.start, it->first), b = std::min(g.end, it->second);
+            if (b > a)
+                out[static_cast<size_t>(g.cause)] += b - a;
+        }
+    }
+    return out;
+}
+
 IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
 {
     IdleResult r;
@@ -469,6 +571,7 @@ IdleResult analyze_idle(const Trace& t, const IdleOptions& o)
     std::sort(r.streams.begin(), r.streams.end(), [](const StreamIdle& a, const StreamIdle& b) {
         return a.device != b.device ? a.device < b.device : a.stream < b.stream;
     });
+    r.dependency_under_blocking_ns = dependency_under_blocking(t, r.gaps);
     return r;
 }
 

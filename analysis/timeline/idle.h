@@ -107,6 +107,10 @@ struct IdleResult {
     std::vector<StreamIdle> streams;
     std::vector<Gap> gaps;             // device-level gaps, in time order per device
     std::vector<GapBucket> histogram;  // device gaps by size: <1, 1-5, 5-10, 10-50, 50-100 µs, 0.1-1 ms, >1 ms
+    // Σ over the dependency-wait gaps of the longest host-blocking call of the next op's launching thread that
+    // overlaps each (what dependency_of() finds per gap): time the host sat in a blocking call (a synchronous copy)
+    // behind the GPU's own dependency — the host waited on the GPU, not the GPU on the host.
+    int64_t dependency_under_blocking_ns = 0;
 };
 
 // O(n log n) in GPU ops + API calls.
@@ -122,6 +126,16 @@ struct GapDependency {
     int64_t blocking_overlap_ns = 0;
 };
 GapDependency dependency_of(const Trace& trace, const Gap& gap);
+
+// Busy fraction of each of `chunks` equal chunks of [from, to) on one device (nsys gpu_time_util, with the busy union
+// instead of summed concurrency), from its idle gaps (sorted, disjoint): a chunk's busy time is its length less the
+// gap time inside it. Empty when to <= from or chunks <= 0.
+std::vector<double> chunk_utilization(const std::vector<Gap>& gaps, uint16_t device, int64_t from, int64_t to,
+                                      int chunks);
+
+// Σ gap time by cause inside a set of sorted, disjoint windows [start, end) (a gap counts with its part inside).
+std::array<int64_t, kGapCauses> gap_ns_in_windows(const std::vector<Gap>& gaps,
+                                                  const std::vector<std::pair<int64_t, int64_t>>& windows);
 
 // Helper shared with other analyses: every GPU op of one device (kernels, memcpys, memsets) sorted by start.
 struct OpRef {

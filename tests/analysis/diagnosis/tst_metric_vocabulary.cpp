@@ -3,6 +3,7 @@
 // that silently never fires (issue 36: a gate must fail closed).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -39,11 +40,18 @@ std::vector<std::string> device_traces()
 } // namespace
 
 // Every name the binding's source assigns (m["name"], put("name", ...), the name lists it copies) is in the
-// vocabulary: a metric added to metrics_binding.cpp and not to the list fails here, before a rule using it would be
-// refused as unknown.
+// vocabulary: a metric added to metrics_binding.cpp or one of its binders (diagnosis/binders/*.cpp) and not to the
+// list fails here, before a rule using it would be refused as unknown.
 TEST(MetricVocabulary, ListsEveryNameTheBindingAssigns)
 {
-    const std::string src = read(test::source_dir() + "/analysis/diagnosis/metrics_binding.cpp");
+    std::string src = read(test::source_dir() + "/analysis/diagnosis/metrics_binding.cpp");
+    size_t binders = 0;
+    for (const auto& e : std::filesystem::directory_iterator(test::source_dir() + "/analysis/diagnosis/binders"))
+        if (e.path().extension() == ".cpp") {
+            src += read(e.path().string());
+            ++binders;
+        }
+    EXPECT_GE(binders, 7u);   // trace, devices, phases, classes, kernels, ncu, host causes
     ASSERT_GT(src.size(), 10000u);
     std::set<std::string> assigned;
     const std::regex one(R"re((?:m\[|put\()"([a-z_0-9]+)")re");
@@ -58,7 +66,7 @@ TEST(MetricVocabulary, ListsEveryNameTheBindingAssigns)
     }
     ASSERT_GT(assigned.size(), 100u);
     for (const auto& n : assigned)
-        EXPECT_TRUE(metric_vocabulary().count(n)) << n << " is assigned in metrics_binding.cpp but not in metric_vocabulary()";
+        EXPECT_TRUE(metric_vocabulary().count(n)) << n << " is assigned by the binding but not in metric_vocabulary()";
 }
 
 // On the project's real traces: every metric bound is in the vocabulary, and the shipped rules load without one

@@ -224,6 +224,7 @@ TEST(Idle, QueuedKernelBlockedOnAnEventIsADependencyWait)
     ASSERT_GE(d.blocking_api, 0);
     EXPECT_EQ(b.t.str(b.t.api.name[static_cast<size_t>(d.blocking_api)]), "cudaMemcpy");
     EXPECT_EQ(d.blocking_overlap_ns, (5000 - 114) * us);
+    EXPECT_EQ(r.dependency_under_blocking_ns, d.blocking_overlap_ns);   // the analysis' sum over its one gap
     ASSERT_GE(d.launch_api, 0);
     EXPECT_EQ(b.t.api.start[static_cast<size_t>(d.launch_api)], 111 * us);
     // Per stream the same gap, the same cause.
@@ -307,10 +308,64 @@ TEST(Idle, SyntheticEventStallIsOneDependencyWait)
     ASSERT_GE(d.blocking_api, 0);
     EXPECT_EQ(t.str(t.api.name[static_cast<size_t>(d.blocking_api)]), "cudaMemcpy_v3020");
     EXPECT_EQ(t.str(t.api.name[static_cast<size_t>(d.wait_api)]), "cudaStreamWaitEvent_v3020");
+    EXPECT_EQ(r.dependency_under_blocking_ns, d.blocking_overlap_ns);
     // Without the stall the same trace has no dependency wait at all.
     o.event_stall_ns = 0;
     const IdleResult r0 = analyze_idle(make_synthetic_trace(o));
     EXPECT_EQ(r0.devices[0].breakdown.dependency_wait_ns(), 0);
+}
+
+// IdleResult::dependency_under_blocking_ns (what the trace scope's sync_dependency_overlap_ns reads) equals
+// dependency_of()'s blocking overlap summed gap by gap — its definition — on a trace of many stalls: 300 kernels on
+// two streams, each queued behind a stream wait with probability 1/2, the host in blocking calls that nest, overlap
+// the gaps in part, sit on another thread, or do not overlap at all.
+TEST(Idle, DependencyUnderBlockingIsTheSumOfEachGapsBlockingOverlap)
+{
+    Builder b;
+    const uint32_t other = b.t.thread_index(1, 1, 2);
+    uint64_t seed = 12345;
+    auto rnd = [&](int64_t n) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        return static_cast<int64_t>((seed >> 33) % static_cast<uint64_t>(n));
+    };
+    int64_t t = 100 * us;
+    for (int i = 0; i < 300; ++i) {
+        const int64_t launch = t - 20 * us;
+        if (rnd(2))
+            b.api(launch - 3 * us, launch - 2 * us, "cudaStreamWaitEvent");
+        const int64_t gap = (1 + rnd(200)) * us;
+        b.kernel(t + gap, t + gap + 5 * us, launch, launch + us, 7 + static_cast<uint32_t>(rnd(2)));
+        switch (rnd(5)) {
+        case 0:   // a blocking copy over most of the gap, and a nested sync inside it
+            b.api(launch + 2 * us, t + gap - us, "cudaMemcpy");
+            b.api(launch + 3 * us, t + gap / 2, "cudaStreamSynchronize");
+            break;
+        case 1:   // one that ends inside the gap
+            b.api(launch + 2 * us, t + gap / 3 + 1, "cudaDeviceSynchronize");
+            break;
+        case 2:   // on another thread: not the launching one's
+            b.t.api.append(launch + 2 * us, t + gap, b.t.strings.intern("cudaMemcpy"), 0, other, ApiClass::Runtime,
+                           classify_api_name("cudaMemcpy"));
+            break;
+        case 3:   // before the gap: no overlap
+            b.api(launch + 2 * us, launch + 4 * us, "cudaMemcpy");
+            break;
+        default:
+            break;
+        }
+        t += gap + 5 * us;
+    }
+    b.t.finish();
+    const IdleResult r = analyze_idle(b.t);
+    int64_t sum = 0, dependency_gaps = 0;
+    for (const Gap& g : r.gaps)
+        if (g.cause == GapCause::DependencyWait) {
+            sum += dependency_of(b.t, g).blocking_overlap_ns;
+            ++dependency_gaps;
+        }
+    EXPECT_GT(dependency_gaps, 50);
+    EXPECT_GT(sum, 0);
+    EXPECT_EQ(r.dependency_under_blocking_ns, sum);
 }
 
 // Issue 36 §7: the analyses stop inside their loops once the cancel flag of the thread's CancelScope is raised, not
