@@ -1,4 +1,5 @@
-// sightline-cli roofline: the theoretical Roofline of an LLM from its config.json on a GPU from the spec database.
+// sightline-cli roofline: the theoretical Roofline of an LLM from its config.json on a GPU from the spec database,
+// or, given a trace, the Roofline of what the trace ran (its workload and measured times, as analyze --model).
 #include "analysis/io/input_bounds.h"
 #include "app/cli/command.h"
 
@@ -9,6 +10,7 @@
 #include "analysis/roofline/roofline.h"
 #include "analysis/report/roofline_json.h"
 #include "analysis/io/load.h"
+#include "analysis/timeline/analysis.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -103,10 +105,36 @@ int run(const std::vector<std::string>& args)
             throw TraceError(a.positional.front(), "devices", "a GPU device to identify (or pass --gpu NAME)",
                              "no device in the trace");
     }
-    const GpuResolution res = resolve_gpu(db, gpu, trace ? &trace->meta.devices.front() : nullptr);
+    std::string out;
+    if (trace) {
+        // The trace's own workload (issue 34 §3): its steps' annotations and recorded shapes, the experts its MoE
+        // steps touched, its measured times — the Roofline analyze --model prints for the same trace, flags winning
+        // field by field.
+        o.batch_set = a.has("--batch");
+        o.prompt_set = a.has("--prompt");
+        o.context_set = a.has("--context");
+        if (o.batch_set || o.prompt_set || o.context_set)
+            o.shape_source = "option";
+        const AnalysisResult an = analyze(*trace, AnalysisOptions{});
+        RooflineRequest req;
+        req.model = model_path;
+        req.index = a.value("--index");
+        req.gpu_file = a.value("--gpu-file");
+        req.cost = o;
+        const RooflineOutput ro = roofline_for_analysis(*trace, an.classes, an.phases, req, &an.workload);
+        if (format == "json") {
+            nlohmann::json j;
+            j["schema"] = "sightline.roofline/1";
+            j["roofline"] = ro.json.at("roofline");
+            out = j.dump(2) + "\n";
+        } else {
+            out = ro.text;
+        }
+        return write_output(a.value("-o"), out, inputs, format == "json") ? kExitOk : kExitInput;
+    }
+    const GpuResolution res = resolve_gpu(db, gpu, nullptr);
     const CostModelResult cost = estimate_costs(model, res.spec, o);
     const RooflineReport report = make_roofline(cost);
-    std::string out;
     if (format == "json") {
         nlohmann::json j;
         j["schema"] = "sightline.roofline/1";

@@ -122,14 +122,17 @@ const HelpText kHelp[] = {
     {"roofline",
      "The Roofline of a model on a GPU without measurements: per operator class and phase, FLOPs, bytes, arithmetic "
      "intensity and the time floor for the given batch, prompt and context. The GPU is --gpu's row, or the device of "
-     "a TRACE given as the one argument (by its name, else by its compute version, units, memory and warp size).",
+     "a TRACE given as the one argument (by its name, else by its compute version, units, memory and warp size). "
+     "With a TRACE the workload is the trace's own, as analyze --model reads it: each phase's batch, query and KV "
+     "lengths from its steps' annotations or recorded shapes (the flags win field by field, and a flag the trace "
+     "contradicts is a warning naming both values), the experts its MoE steps touched, and its measured times joined.",
      "  --model CONFIG.json    Hugging Face config.json (required)\n"
      "  --gpu NAME             GPU spec row, e.g. H100-SXM (or give a TRACE instead)\n"
      "  --index FILE           model.safetensors.index.json checked against --model\n"
      "  --gpu-file FILE        extra or corrected GPU spec rows (gpus.json layout)\n"
-     "  --batch B              batch size (default 1)\n"
-     "  --prompt S             prompt length of the prefill (default 1024)\n"
-     "  --context L            KV length of a decode step (default 2048)\n"
+     "  --batch B              batch size (default 1, or the trace's)\n"
+     "  --prompt S             prompt length of the prefill (default 1024, or the trace's)\n"
+     "  --context L            KV length of a decode step (default 2048, or the trace's)\n"
      "  --weight-dtype T       weight data type (e.g. bf16, fp8, int4)\n"
      "  --act-dtype T          activation data type\n"
      "  --kv-dtype T           KV-cache data type\n"

@@ -90,6 +90,41 @@ TEST(CliRoofline, TextTableAndErrors)
     EXPECT_NE(out.find("intermediate_size"), std::string::npos);
 }
 
+// Given a trace, `roofline` is the Roofline of what the trace ran (issue 34 §3: "with a config.json the Roofline
+// used batch 1, prompt 1024, context 2048 while the trace's own shapes say batch 16"): the project's real eager decode
+// records batch 8 and a KV length of 539 (tests/data/device/README.md), and the decode theory takes them from the
+// trace and says so — the same phases as analyze --model's. A flag still wins, field by field.
+TEST(CliRoofline, TraceGivesItsOwnWorkload)
+{
+    const std::string trace = src("tests/data/device/decode-eager.pt.trace.json.gz");
+    const std::string config = src("tests/data/device/config.json");
+    std::string out;
+    ASSERT_EQ(run("roofline --model " + config + " " + trace + " --format json", &out), 0) << out;
+    const auto r = nlohmann::json::parse(out)["roofline"];
+    const nlohmann::json* dec = nullptr;
+    for (const auto& ph : r["phases"])
+        if (ph["phase"] == "decode")
+            dec = &ph;
+    ASSERT_TRUE(dec);
+    EXPECT_EQ((*dec)["batch"], 8);
+    EXPECT_EQ((*dec)["shape_source"], "trace");
+    EXPECT_EQ((*dec)["shape_fields"]["batch"], "trace");
+    EXPECT_NEAR((*dec)["kv_len"].get<double>(), 539, 16);
+    EXPECT_FALSE((*dec)["t_actual_ns"].is_null());   // the trace's measured decode time is joined
+    // analyze --model prints the same phases.
+    std::string full;
+    ASSERT_EQ(run("analyze " + trace + " --model " + config + " --format json", &full), 0) << full;
+    EXPECT_EQ(nlohmann::json::parse(full)["roofline"]["phases"], r["phases"]);
+    // --batch wins over the trace for the batch, and the trace keeps the KV length.
+    ASSERT_EQ(run("roofline --model " + config + " " + trace + " --batch 4 --format json", &out), 0) << out;
+    for (const auto& ph : nlohmann::json::parse(out)["roofline"]["phases"])
+        if (ph["phase"] == "decode") {
+            EXPECT_EQ(ph["batch"], 4);
+            EXPECT_EQ(ph["shape_fields"]["batch"], "option");
+            EXPECT_EQ(ph["shape_fields"]["kv_len"], "trace");
+        }
+}
+
 TEST(CliNcu, RealAndCraftedFiles)
 {
     std::string out;
