@@ -59,6 +59,49 @@ KernelVerdictInputs kernel_verdict_inputs(const PipelineResult& r, std::vector<i
     return in;
 }
 
+// Issue 35 §4: a finding whose suggestion is a what-if the dependency graph can replay (CUDA graphs for launch
+// overhead, removing the per-step sync) gets the replayed step time beside its bound (Finding::replayed_step): one
+// replay per change, on the critical path's graph (built here only when there was none).
+static void replay_findings(PipelineResult& r, std::optional<critpath::DependencyGraph>& graph)
+{
+    auto& findings = r.diagnosis.eval.findings;
+    std::vector<std::string> change_of(findings.size());
+    std::vector<std::string> changes;   // distinct, sorted
+    for (size_t i = 0; i < findings.size(); ++i) {
+        for (const Suggestion& s : findings[i].suggestions)
+            if (change_of[i] = critpath::change_for_suggestion(s.id); !change_of[i].empty())
+                break;
+        if (!change_of[i].empty())
+            changes.push_back(change_of[i]);
+    }
+    std::sort(changes.begin(), changes.end());
+    changes.erase(std::unique(changes.begin(), changes.end()), changes.end());
+    if (changes.empty() || !r.trace)
+        return;
+    if (!graph)
+        graph.emplace(critpath::build_dependency_graph(*r.trace));
+    critpath::WhatIfInputs in;
+    in.classes = &r.analysis.classes;
+    in.phases = &r.analysis.phases;
+    for (const std::string& change : changes) {
+        critpath::Change c;
+        std::string error;
+        if (!critpath::parse_change(change, c, error))
+            continue;
+        ReplayedStep step;
+        try {
+            const critpath::WhatIfResult w = critpath::replay_what_if(*r.trace, *graph, {c}, in);
+            step = {change, w.baseline_step_ns, w.predicted_step_ns, w.predicted_lo_ns, w.predicted_hi_ns,
+                    w.step_source};
+        } catch (const critpath::WhatIfError&) {   // nothing to replay (no host sync): the finding keeps its bound
+            continue;
+        }
+        for (size_t i = 0; i < findings.size(); ++i)
+            if (change_of[i] == change)
+                findings[i].replayed_step = step;
+    }
+}
+
 PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const PipelineOptions& options,
                                const LoadControl& control,
                                const std::function<void(PipelineStage, const PipelineResult&)>& on_stage)
@@ -124,8 +167,14 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     r.shapes = shapes_for_trace(t, options.roofline);
     r.collectives = r.analysis.collectives;   // analyze() matched them (timeline/collectives.h)
     control.check();
-    if (options.critical_path)
-        r.critical_path = critpath::summarise_critical_path(t, &r.analysis.classes, {}, 10, &r.analysis.phases.steps);
+    // One dependency graph for the critical path and the findings' what-if replays (built below for the replays
+    // alone when the critical path is not asked for and a finding needs one).
+    std::optional<critpath::DependencyGraph> graph;
+    if (options.critical_path) {
+        graph.emplace(critpath::build_dependency_graph(t));
+        r.critical_path =
+            critpath::summarise_critical_path(t, *graph, &r.analysis.classes, {}, 10, &r.analysis.phases.steps);
+    }
     control.check();
     {
         std::vector<int64_t> ncu_join;
@@ -144,6 +193,8 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
             kb = std::make_unique<KnowledgeBase>(options.kb_path, KnowledgeBase::Access::ReadOnly);   // only read
         r.diagnosis = diagnose(t, r.analysis, r.roofline.report ? &*r.roofline.report : nullptr,
                                r.roofline.ncu ? &*r.roofline.ncu : nullptr, dopt, kb.get());
+        control.check();
+        replay_findings(r, graph);
         notify(PipelineStage::Diagnosed, r);
     }
     return r;
@@ -176,63 +227,9 @@ static bool options_ran_rules(const PipelineResult& r)
     return r.diagnosis.eval.rules_evaluated > 0 || r.diagnosis.headline.wall_ns > 0;
 }
 
-// Issue 35 §4: a finding whose suggestion is a what-if the dependency graph can replay (CUDA graphs for launch
-// overhead, removing the per-step sync) gets the replayed step time beside its bound. The change each finding maps to
-// (empty: none), and one replay per change.
-struct FindingReplays {
-    std::vector<std::string> change_of;                        // per finding
-    std::map<std::string, critpath::WhatIfResult> replay;      // per change
-};
-
-static std::string whatif_change_of(const Finding& f)
+static nlohmann::json replayed_step_json(const ReplayedStep& w)
 {
-    auto is = [](const std::string& id, const char* s) {
-        const std::string tail = std::string("/") + s;
-        return id == s || (id.size() > tail.size() && id.compare(id.size() - tail.size(), tail.size(), tail) == 0);
-    };
-    for (const Suggestion& s : f.suggestions) {
-        if (is(s.id, "cuda-graphs"))
-            return "cuda-graphs";
-        if (is(s.id, "remove-item") || is(s.id, "remove-syncs"))
-            return "remove-sync";
-    }
-    return {};
-}
-
-static FindingReplays replays_for_findings(const PipelineResult& r)
-{
-    FindingReplays out;
-    const auto& findings = r.diagnosis.eval.findings;
-    out.change_of.reserve(findings.size());
-    for (const Finding& f : findings) {
-        out.change_of.push_back(whatif_change_of(f));
-        if (!out.change_of.back().empty())
-            out.replay.emplace(out.change_of.back(), critpath::WhatIfResult{});
-    }
-    if (out.replay.empty() || !r.trace)
-        return out;
-    const critpath::DependencyGraph g = critpath::build_dependency_graph(*r.trace);
-    critpath::WhatIfInputs in;
-    in.classes = &r.analysis.classes;
-    in.phases = &r.analysis.phases;
-    for (auto it = out.replay.begin(); it != out.replay.end();) {
-        critpath::Change c;
-        std::string error;
-        try {
-            if (!critpath::parse_change(it->first, c, error))
-                throw critpath::WhatIfError(error);
-            it->second = critpath::replay_what_if(*r.trace, g, {c}, in);
-            ++it;
-        } catch (const critpath::WhatIfError&) {   // nothing to replay (no host sync): the finding keeps its bound
-            it = out.replay.erase(it);
-        }
-    }
-    return out;
-}
-
-static nlohmann::json replayed_step_json(const std::string& change, const critpath::WhatIfResult& w)
-{
-    return {{"change", change},
+    return {{"change", w.change},
             {"baseline_step_ns", w.baseline_step_ns},
             {"predicted_step_ns", w.predicted_step_ns},
             {"predicted_range_ns", nlohmann::json::array({w.predicted_lo_ns, w.predicted_hi_ns})},
@@ -258,10 +255,10 @@ nlohmann::json pipeline_to_json(const PipelineResult& r)
         j["kernels_total"] = r.kernels.size();
     }
     j["findings"] = findings_to_json(r.diagnosis.eval.findings);
-    const FindingReplays replays = replays_for_findings(r);
-    for (size_t i = 0; i < replays.change_of.size() && i < j["findings"].size(); ++i)
-        if (auto it = replays.replay.find(replays.change_of[i]); it != replays.replay.end())
-            j["findings"][i]["replayed_step"] = replayed_step_json(it->first, it->second);
+    const auto& findings = r.diagnosis.eval.findings;
+    for (size_t i = 0; i < findings.size() && i < j["findings"].size(); ++i)
+        if (findings[i].replayed_step)
+            j["findings"][i]["replayed_step"] = replayed_step_json(*findings[i].replayed_step);
     j["rules"] = diagnosis_meta_json(r.diagnosis);
     if (r.trace && options_ran_rules(r))
         j["headline"] = headline_to_json(r.diagnosis.headline);
@@ -342,16 +339,21 @@ static std::string rule_problems_text(const Diagnosis& d)
 // The replayed step time of each what-if the findings suggest (one line per change, with the rules suggesting it).
 static std::string replayed_findings_text(const PipelineResult& r)
 {
-    const FindingReplays replays = replays_for_findings(r);
-    if (replays.replay.empty())
+    // One line per change (sorted), with the rules whose findings it was replayed for.
+    std::map<std::string, std::pair<const ReplayedStep*, std::map<std::string, int>>> by_change;
+    for (const Finding& f : r.diagnosis.eval.findings)
+        if (f.replayed_step) {
+            auto& [w, rules] = by_change[f.replayed_step->change];
+            w = &*f.replayed_step;
+            ++rules[f.rule];
+        }
+    if (by_change.empty())
         return {};
     std::string s =
         "\nWhat the suggested changes would give (replay of the dependency graph; `sightline-cli whatif`)\n";
-    for (const auto& [change, w] : replays.replay) {
-        std::map<std::string, int> rules;
-        for (size_t i = 0; i < replays.change_of.size(); ++i)
-            if (replays.change_of[i] == change)
-                ++rules[r.diagnosis.eval.findings[i].rule];
+    for (const auto& [change, entry] : by_change) {
+        const ReplayedStep& w = *entry.first;
+        const auto& rules = entry.second;
         std::string by;
         for (const auto& [rule, n] : rules)
             by += (by.empty() ? "" : ", ") + rule + (n > 1 ? " x" + std::to_string(n) : std::string());

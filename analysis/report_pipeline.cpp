@@ -42,6 +42,8 @@ PipelineResults run_pipeline(const Trace& trace, const PipelineOptions& o)
     r.roofline = std::move(p.roofline.report);
     r.ncu = std::move(p.roofline.ncu);
     r.ncu_match = std::move(p.roofline.ncu_match);
+    if (p.critical_path.computed)
+        r.critical_path = std::move(p.critical_path);
     if (o.rules) {
         r.findings = p.diagnosis.eval.findings;
         r.headline = p.diagnosis.headline;
@@ -116,6 +118,7 @@ ReportInputs report_inputs(const Trace& trace, const PipelineResults& r, const R
     in.ncu_match = r.ncu_match ? &*r.ncu_match : nullptr;
     in.findings = r.findings ? &*r.findings : nullptr;
     in.headline = r.headline ? &*r.headline : nullptr;
+    in.critical_path = r.critical_path ? &*r.critical_path : nullptr;
     in.environment_history = r.environment_history ? &*r.environment_history : nullptr;
     in.kb_path = r.kb_path;
     in.input_files = input_files;

@@ -4,6 +4,7 @@
 // command, the benchmark and the golden tests use it; the GUI, which already holds these results, fills
 // ReportInputs itself.
 
+#include "analysis/critpath/critpath_summary.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/roofline/cost_model.h"
 #include "analysis/diagnosis/findings.h"
@@ -48,6 +49,7 @@ struct PipelineResults {
     std::optional<NcuTraceMatch> ncu_match;          // whether the ncu file is of this trace's GPU and kernels
     std::optional<std::vector<Finding>> findings;
     std::optional<Headline> headline;                // the trace-level verdict (diagnosis/headline.h)
+    std::optional<critpath::CriticalPathSummary> critical_path;   // what sets the step (analysis/critpath/)
     std::map<std::string, std::string> rule_files;   // path -> "sha256:<first 12 hex>"
     std::vector<std::string> notes;                  // what could not be computed, and why
     // Rule files and rules that did not load or evaluate (also in notes): a --fail-on gate cannot pass with any.

@@ -9,7 +9,8 @@ void Document::dropResults()
     // Views listening to a result's signal see it gone before the new trace's results arrive.
     const bool hadSummary = summary_ != nullptr, hadTimeline = timeline_ != nullptr,
                hadAnalysis = analysis_ != nullptr, hadRoofline = roofline_ != nullptr || !rooflineError_.isEmpty(),
-               hadDiagnosis = diagnosis_ != nullptr, hadShapes = shapes_ != nullptr;
+               hadDiagnosis = diagnosis_ != nullptr, hadShapes = shapes_ != nullptr,
+               hadCriticalPath = criticalPath_ != nullptr;
     summary_.reset();
     timeline_.reset();
     analysis_.reset();
@@ -19,8 +20,11 @@ void Document::dropResults()
     rooflineError_.clear();
     shapes_.reset();
     diagnosis_.reset();
+    criticalPath_.reset();
     if (hadDiagnosis)
         emit diagnosisChanged();
+    if (hadCriticalPath)
+        emit criticalPathChanged();
     if (hadRoofline)
         emit rooflineChanged();
     if (hadShapes)
@@ -88,6 +92,12 @@ void Document::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
 {
     diagnosis_ = std::move(diagnosis);
     emit diagnosisChanged();
+}
+
+void Document::setCriticalPath(std::shared_ptr<const critpath::CriticalPathSummary> path)
+{
+    criticalPath_ = std::move(path);
+    emit criticalPathChanged();
 }
 
 void Document::setTimeline(std::shared_ptr<const TimelineIndex> index)

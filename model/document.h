@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "analysis/critpath/critpath_summary.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/diagnosis/metrics_binding.h"
 #include "analysis/report/roofline_json.h"
@@ -55,6 +56,8 @@ public:
     std::shared_ptr<const ShapeRooflineResult> shapes() const { return shapes_; }
     // Findings (ranked), rule errors and missing data; null until the rules ran.
     std::shared_ptr<const Diagnosis> diagnosis() const { return diagnosis_; }
+    // The critical path of the whole trace and of each step (analysis/critpath/); null until the pipeline found it.
+    std::shared_ptr<const critpath::CriticalPathSummary> criticalPath() const { return criticalPath_; }
     // Why the Roofline is missing when a model config or ncu file was given but could not be used.
     const QString& rooflineError() const { return rooflineError_; }
     bool isEmpty() const { return !trace_; }
@@ -73,6 +76,7 @@ public:
     void setRooflineError(const QString& message);
     void setShapes(std::shared_ptr<const ShapeRooflineResult> shapes);
     void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);
+    void setCriticalPath(std::shared_ptr<const critpath::CriticalPathSummary> path);
     void clear();
 
 signals:
@@ -86,6 +90,7 @@ signals:
     void rooflineChanged();
     void shapesChanged();
     void diagnosisChanged();
+    void criticalPathChanged();
 
 private:
     void dropResults();
@@ -102,6 +107,7 @@ private:
     std::shared_ptr<const RooflineOutput> roofline_;
     std::shared_ptr<const ShapeRooflineResult> shapes_;
     std::shared_ptr<const Diagnosis> diagnosis_;
+    std::shared_ptr<const critpath::CriticalPathSummary> criticalPath_;
     QString rooflineError_;
 };
 

@@ -28,6 +28,7 @@ JobRunner::JobRunner(QObject* parent) : QObject(parent), loader_(&load_traces)
     qRegisterMetaType<std::shared_ptr<const sl::ClassDensity>>();
     qRegisterMetaType<std::shared_ptr<const sl::RooflineOutput>>();
     qRegisterMetaType<std::shared_ptr<const sl::Diagnosis>>();
+    qRegisterMetaType<std::shared_ptr<const sl::critpath::CriticalPathSummary>>();
     qRegisterMetaType<sl::DocumentInputs>();
 }
 
@@ -210,6 +211,10 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
                 // The measured shape points are computed just before the rules, so they arrive with them.
                 auto shapes = std::make_shared<const ShapeRooflineResult>(r.shapes);
                 post(gen, [this, shapes] { emit shapesReady(shapes); });
+                if (r.critical_path.computed) {
+                    auto path = std::make_shared<const critpath::CriticalPathSummary>(r.critical_path);
+                    post(gen, [this, path] { emit criticalPathReady(path); });
+                }
                 auto d = std::make_shared<const Diagnosis>(r.diagnosis);
                 post(gen, [this, d] { emit diagnosisReady(d); });
                 break;

@@ -83,6 +83,8 @@ signals:
     void shapesReady(std::shared_ptr<const sl::ShapeRooflineResult> shapes);
     // Stage 6: the rule engine's ranked findings.
     void diagnosisReady(std::shared_ptr<const sl::Diagnosis> diagnosis);
+    // The critical path (analysis/critpath/critpath_summary.h), just before diagnosisReady.
+    void criticalPathReady(std::shared_ptr<const sl::critpath::CriticalPathSummary> path);
     // A job ended (successfully, with an error, or cancelled); `ok` is true when every stage ran.
     void finished(bool ok);
     void failed(const QString& message);

@@ -2407,6 +2407,14 @@ after</source>
         <source>Fold every docked pane away and give the timeline the whole window (again: back)</source>
         <translation>收起所有停靠窗格，让时间线占满整个窗口（再按一次恢复）</translation>
     </message>
+    <message>
+        <source>Critical &amp;Path</source>
+        <translation>关键路径(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Outline the chain of work that sets the step on the timeline: the selected kernel&apos;s step, else the steady steps</source>
+        <translation>在时间线上勾出决定步长的工作链：选中内核所在的步，否则为各稳态步</translation>
+    </message>
 </context>
 <context>
     <name>sl::NcuLaunchModel</name>
@@ -2713,6 +2721,48 @@ after</source>
     <message>
         <source>Limited by dependencies: queued work waits on events of other streams</source>
         <translation>受依赖限制：已入队的工作在等待其他流上的事件</translation>
+    </message>
+    <message>
+        <source>Critical path %1 over the trace</source>
+        <translation>整个 trace 的关键路径 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Critical path %1 per steady step (%n steps)</source>
+        <translation>
+            <numerusform>每个稳态步的关键路径 %1（%n 步）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>host work</source>
+        <translation>主机工作</translation>
+    </message>
+    <message>
+        <source>launch delay</source>
+        <translation>启动延迟</translation>
+    </message>
+    <message>
+        <source>kernels</source>
+        <translation>内核</translation>
+    </message>
+    <message>
+        <source>communication</source>
+        <translation>通信</translation>
+    </message>
+    <message>
+        <source>copies</source>
+        <translation>拷贝</translation>
+    </message>
+    <message>
+        <source>GPU gaps</source>
+        <translation>GPU 空隙</translation>
+    </message>
+    <message>
+        <source>What sets the step</source>
+        <translation>决定步长的因素</translation>
+    </message>
+    <message>
+        <source>Most of it in %1 (%2 of the trace&apos;s path)</source>
+        <translation>其中最多的是 %1（占整个 trace 关键路径的 %2）</translation>
     </message>
 </context>
 <context>
@@ -4126,6 +4176,34 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Saved to the knowledge base a moment after each change, and when you leave the field, press Ctrl+Enter or select another suggestion.</source>
         <translation>每次修改后稍等片刻即保存到知识库；离开输入框、按 Ctrl+Enter 或选择另一条建议时也会保存。</translation>
+    </message>
+    <message>
+        <source>graph replay</source>
+        <translation>CUDA graph 重放</translation>
+    </message>
+    <message>
+        <source>without the per-step syncs</source>
+        <translation>去掉每步同步</translation>
+    </message>
+    <message>
+        <source>capture</source>
+        <translation>采集</translation>
+    </message>
+    <message>
+        <source>TPOT</source>
+        <translation>TPOT</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步长</translation>
+    </message>
+    <message>
+        <source>%1: %2 %3 → %4 (%5 – %6)</source>
+        <translation>%1：%2 %3 → %4（%5 – %6）</translation>
+    </message>
+    <message>
+        <source>the bound, up to %1 %, stays the ceiling</source>
+        <translation>上限仍为该界限，最多 %1 %</translation>
     </message>
 </context>
 <context>

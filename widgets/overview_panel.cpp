@@ -68,6 +68,15 @@ OverviewPanel::OverviewPanel(QWidget* parent) : QScrollArea(parent)
             QToolTip::hideText();
     });
     layout->addWidget(findingsLabel_);
+    criticalPathLabel_ = new QLabel(content);
+    criticalPathLabel_->setObjectName(QStringLiteral("criticalPath"));
+    criticalPathLabel_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    criticalPathLabel_->setMargin(8);
+    criticalPathLabel_->setWordWrap(true);
+    criticalPathLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    criticalPathLabel_->setMinimumWidth(1);
+    criticalPathLabel_->hide();
+    layout->addWidget(criticalPathLabel_);
     layout->addWidget(label_);   // the numbers after what to do about them
     seenBeforeLabel_ = new QLabel(content);
     seenBeforeLabel_->setObjectName(QStringLiteral("seenBefore"));
@@ -353,6 +362,70 @@ void OverviewPanel::setEnvironmentHistory(std::shared_ptr<const EnvironmentHisto
 QString OverviewPanel::seenBeforeText() const
 {
     return seenBeforeLabel_->isHidden() ? QString() : seenBeforeLabel_->text();
+}
+
+void OverviewPanel::setCriticalPath(std::shared_ptr<const critpath::CriticalPathSummary> path)
+{
+    criticalPath_ = std::move(path);
+    const critpath::CriticalPathSummary* c = criticalPath_.get();
+    if (!c || !c->computed || c->length_ns <= 0) {
+        criticalPathLabel_->clear();
+        criticalPathLabel_->hide();
+        return;
+    }
+    // The steady steps' paths (their median length, their summed shares), else the whole trace's (as `analyze`'s
+    // "What sets the step" line and the JSON's critical_path.steady_state).
+    critpath::PathShares sh;
+    std::vector<int64_t> lengths;
+    int64_t total = 0;
+    for (const critpath::StepPath& sp : c->steps)
+        if (sp.steady && sp.nodes > 0) {
+            lengths.push_back(sp.length_ns);
+            total += sp.length_ns;
+            sh.host_ns += sp.shares.host_ns;
+            sh.launch_ns += sp.shares.launch_ns;
+            sh.gpu_kernel_ns += sp.shares.gpu_kernel_ns;
+            sh.communication_ns += sp.shares.communication_ns;
+            sh.memcpy_memset_ns += sp.shares.memcpy_memset_ns;
+            sh.gpu_gap_ns += sp.shares.gpu_gap_ns;
+        }
+    QString head;
+    if (lengths.empty()) {
+        sh = c->shares;
+        total = c->length_ns;
+        head = tr("Critical path %1 over the trace").arg(formatDuration(c->length_ns));
+    } else {
+        std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2), lengths.end());
+        head = tr("Critical path %1 per steady step (%n steps)", nullptr, int(lengths.size()))
+                   .arg(formatDuration(lengths[lengths.size() / 2]));
+    }
+    std::vector<std::pair<int64_t, QString>> parts = {
+        {sh.host_ns, tr("host work")},
+        {sh.launch_ns, tr("launch delay")},
+        {sh.gpu_kernel_ns - sh.communication_ns, tr("kernels")},
+        {sh.communication_ns, tr("communication")},
+        {sh.memcpy_memset_ns, tr("copies")},
+        {sh.gpu_gap_ns, tr("GPU gaps")}};
+    std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    QStringList shares;
+    for (const auto& [ns, what] : parts)
+        if (ns > 0 && total > 0)
+            shares << QStringLiteral("%1 %2").arg(what, formatPercent(double(ns) / double(total)));
+    QString html = QStringLiteral("<h3>%1</h3><p>%2: %3</p>")
+                       .arg(tr("What sets the step"), head.toHtmlEscaped(), shares.join(QStringLiteral(", ")).toHtmlEscaped());
+    if (!c->top.empty())
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(tr("Most of it in %1 (%2 of the trace's path)")
+                             .arg(QString::fromStdString(c->top.front().name),
+                                  formatPercent(double(c->top.front().ns) / double(c->length_ns)))
+                             .toHtmlEscaped());
+    criticalPathLabel_->setText(html);
+    criticalPathLabel_->show();
+}
+
+QString OverviewPanel::criticalPathText() const
+{
+    return criticalPathLabel_->isHidden() ? QString() : criticalPathLabel_->text();
 }
 
 } // namespace sl

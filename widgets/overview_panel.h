@@ -9,6 +9,7 @@
 #include <QScrollArea>
 #include <memory>
 
+#include "analysis/critpath/critpath_summary.h"
 #include "analysis/diagnosis/kb_lookup.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/diagnosis/metrics_binding.h"
@@ -49,6 +50,10 @@ public:
     void setEnvironmentHistory(std::shared_ptr<const EnvironmentHistory> history);
     QString seenBeforeText() const;
 
+    // "What sets the step" (issue 35): the critical path per steady step and its largest shares; null hides it.
+    void setCriticalPath(std::shared_ptr<const critpath::CriticalPathSummary> path);
+    QString criticalPathText() const;
+
 signals:
     // A finding of the top-findings block was clicked; row indexes Diagnosis::eval.findings.
     void findingActivated(int row);
@@ -62,6 +67,8 @@ private:
     QLabel* findingsLabel_;
     QLabel* seenBeforeLabel_ = nullptr;
     std::shared_ptr<const Diagnosis> diagnosis_;
+    std::shared_ptr<const critpath::CriticalPathSummary> criticalPath_;
+    QLabel* criticalPathLabel_ = nullptr;
     std::shared_ptr<const AnalysisResult> analysis_;
     std::shared_ptr<const Trace> trace_;
     std::string lang_;

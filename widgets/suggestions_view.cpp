@@ -1,5 +1,6 @@
 #include "widgets/suggestions_view.h"
 
+#include "analysis/critpath/whatif.h"
 #include "model/findings_model.h"
 #include "model/units.h"
 
@@ -509,6 +510,26 @@ void SuggestionsView::updateButtons()
     reload_->setEnabled(model_->hasRun());
 }
 
+QString SuggestionsView::replayLine(const Finding* f, const Suggestion* s)
+{
+    // Issue 35 §4: the step time the replay of the dependency graph gives for this suggestion's change; the gain
+    // computed from the trace stays the ceiling.
+    if (!f || !s || !f->replayed_step || critpath::change_for_suggestion(s->id) != f->replayed_step->change)
+        return {};
+    const ReplayedStep& r = *f->replayed_step;
+    const QString change = r.change == "cuda-graphs" ? tr("graph replay")
+                           : r.change == "remove-sync" ? tr("without the per-step syncs")
+                                                       : QString::fromStdString(r.change).toHtmlEscaped();
+    const QString step = r.step_source == "capture" ? tr("capture") : r.step_source == "steps" ? tr("TPOT") : tr("step");
+    QString line = tr("%1: %2 %3 → %4 (%5 – %6)")
+                       .arg(change, step, formatDuration(r.baseline_step_ns), formatDuration(r.predicted_step_ns),
+                            formatDuration(r.predicted_lo_ns), formatDuration(r.predicted_hi_ns));
+    if (f->expected_gain.computed)
+        line += QStringLiteral("; ") + tr("the bound, up to %1 %, stays the ceiling")
+                                           .arg(QLocale().toString(f->expected_gain.fraction * 100, 'f', 1));
+    return line;
+}
+
 void SuggestionsView::updateDetails()
 {
     const int row = currentSourceRow();
@@ -535,6 +556,8 @@ void SuggestionsView::updateDetails()
         if (f && f->expected_gain.computed)
             facts << tr("Computed from this trace: %1 % of the end-to-end time")
                          .arg(QLocale().toString(f->expected_gain.fraction * 100, 'f', 1));
+        if (const QString replay = replayLine(f, s); !replay.isEmpty())
+            facts << replay;
         if (!s->risk.empty())
             facts << tr("Risk: %1").arg(FindingsModel::riskLabel(s->risk).toHtmlEscaped());
     }

@@ -79,6 +79,8 @@ TimelineView::TimelineView(Selection* selection, QWidget* parent) : QWidget(pare
                 originOfKernel_ = k;
                 originOp_ = kernelOrigin(*index_, uint32_t(k)).op;
             }
+            if (pathShown_)
+                rebuildPathMarks();   // the path of the selected kernel's step
             update();
         });
         connect(selection_, &Selection::hostRangeChanged, this, [this](int64_t r) {
@@ -145,6 +147,7 @@ void TimelineView::setIndex(std::shared_ptr<const TimelineIndex> index)
             if (index_->lanes()[i].kind == LaneKind::Gaps)
                 gapDensity_[i] = GapDensity(*index_, index_->lanes()[i]);
     mapAnalysis();
+    rebuildPathMarks();
     updateScrollBar();
     if (refinement)
         update();
@@ -157,6 +160,7 @@ void TimelineView::setAnalysis(std::shared_ptr<const AnalysisResult> analysis)
     analysis_ = std::move(analysis);
     overviewWidth_ = -1;
     mapAnalysis();
+    rebuildPathMarks();
     update();
 }
 
@@ -1109,6 +1113,7 @@ void TimelineView::drawOverlays(QPainter& p, const QRect& plot)
     const ViewColors vc = viewColors(palette());
     p.setClipRect(plot);
     drawSearchMarks(p, plot);
+    drawCriticalPath(p, plot);
     // range selection
     if (selection_ && !selection_->range().isEmpty()) {
         const TimeRange r = selection_->range();
@@ -1849,6 +1854,152 @@ void TimelineView::drawSearchMarks(QPainter& p, const QRect& plot)
                               laneHeightOf(int(hit.lane)) + 4));
         }
     }
+}
+
+void TimelineView::setCriticalPath(std::shared_ptr<const critpath::CriticalPathSummary> path)
+{
+    path_ = std::move(path);
+    rebuildPathMarks();
+    update();
+}
+
+void TimelineView::setCriticalPathShown(bool shown)
+{
+    pathShown_ = shown;
+    rebuildPathMarks();
+    update();
+}
+
+void TimelineView::rebuildPathMarks()
+{
+    pathMarks_.clear();
+    pathStep_ = -1;
+    pathUnplaced_ = 0;
+    if (!pathShown_ || !path_ || !path_->computed || !index_)
+        return;
+    const Trace& t = index_->trace();
+    // The step of the selected kernel (by its start, in the step's GPU window), else the steady steps.
+    if (selection_ && analysis_ && selection_->kernel() >= 0 && size_t(selection_->kernel()) < t.kernels.size()) {
+        const int64_t ks = t.kernels.start[size_t(selection_->kernel())];
+        const auto& steps = analysis_->phases.steps;
+        for (size_t i = 0; i < steps.size() && i < path_->steps.size(); ++i)
+            if (ks >= steps[i].start && ks < steps[i].end) {
+                pathStep_ = int(i);
+                break;
+            }
+    }
+    std::vector<const std::vector<critpath::PathEntry>*> parts;
+    if (pathStep_ >= 0)
+        parts.push_back(&path_->steps[size_t(pathStep_)].events);
+    else
+        for (const critpath::StepPath& sp : path_->steps)
+            if (sp.steady)
+                parts.push_back(&sp.events);
+    if (parts.empty())
+        parts.push_back(&path_->events);   // no steps (or no steady one): the whole trace's path
+    // An item of a stream or thread lane: the one of `kind`/`row` among the lane's items starting at `start`.
+    auto placeIn = [&](int lane, int64_t start, ItemKind kind, uint32_t row) {
+        if (lane < 0)
+            return false;
+        const TimelineLane& l = index_->lanes()[size_t(lane)];
+        for (uint32_t i = index_->endStartingBefore(l, start); i < l.items.size() && index_->itemStart(l, i) == start;
+             ++i)
+            if (index_->ref(l, i) == ItemRef{kind, row}) {
+                pathMarks_.push_back({lane, i});
+                return true;
+            }
+        return false;
+    };
+    auto streamLane = [&](uint16_t device, uint32_t stream) {
+        for (size_t li = 0; li < index_->lanes().size(); ++li) {
+            const TimelineLane& l = index_->lanes()[li];
+            if (l.kind == LaneKind::Stream && l.device == device && l.stream == stream)
+                return int(li);
+        }
+        return -1;
+    };
+    for (const auto* part : parts)
+        for (const critpath::PathEntry& e : *part) {
+            bool placed = false;
+            switch (e.kind) {
+            case critpath::EventKind::Kernel:
+                if (e.row < t.kernels.size()) {
+                    const int lane = index_->laneOfKernel(e.row);
+                    const uint32_t item = lane >= 0 ? index_->itemOfKernel(e.row) : UINT32_MAX;
+                    if ((placed = item != UINT32_MAX))
+                        pathMarks_.push_back({lane, item});
+                }
+                break;
+            case critpath::EventKind::Api:
+                placed = e.row < t.api.size() && placeIn(index_->laneOfApi(e.row), t.api.start[e.row], ItemKind::Api, e.row);
+                break;
+            case critpath::EventKind::CpuOp: {
+                int lane = -1;
+                uint32_t item = 0;
+                if ((placed = findRange(e.row, &lane, &item)))
+                    pathMarks_.push_back({lane, item});
+                break;
+            }
+            case critpath::EventKind::Memcpy:
+                placed = e.row < t.memcpy.size() &&
+                         placeIn(streamLane(t.memcpy.device[e.row], t.memcpy.stream[e.row]), t.memcpy.start[e.row],
+                                 ItemKind::Memcpy, e.row);
+                break;
+            case critpath::EventKind::Memset:
+                placed = e.row < t.memset.size() &&
+                         placeIn(streamLane(t.memset.device[e.row], t.memset.stream[e.row]), t.memset.start[e.row],
+                                 ItemKind::Memset, e.row);
+                break;
+            }
+            pathUnplaced_ += placed ? 0 : 1;
+        }
+}
+
+void TimelineView::drawCriticalPath(QPainter& p, const QRect& plot)
+{
+    if (pathMarks_.empty() || !index_)
+        return;
+    // As HTA overlays its path in Perfetto: every event on the path outlined in a colour of its own, consecutive
+    // events joined in path order. Off-screen events are skipped; a join is drawn when either end is on screen.
+    const double w = plot.width();
+    const QColor ink(0xe0, 0x21, 0x8a);   // magenta: apart from the class colours and the amber focus
+    QColor fill = ink;
+    fill.setAlpha(60);
+    auto rectOf = [&](const PathMark& m, bool* onScreen) {
+        const TimelineLane& l = index_->lanes()[size_t(m.lane)];
+        const int64_t s = index_->itemStart(l, m.item), e = index_->itemEnd(l, m.item);
+        *onScreen = e >= window_.start && s <= window_.end && isLaneShown(m.lane);
+        const double x0 = timeline::timeToX(s, window_, w), x1 = timeline::timeToX(e, window_, w);
+        const double left = std::clamp(x0, -4.0, w + 4), right = std::clamp(x1, -4.0, w + 4);
+        return QRectF(plot.left() + left - 1, laneTop(m.lane) - 1, std::max(3.0, right - left) + 2,
+                      laneHeightOf(m.lane) + 2);
+    };
+    p.setRenderHint(QPainter::Antialiasing, true);
+    bool prevOn = false;
+    QRectF prev;
+    int lastX = INT_MIN, lastLane = -1;
+    for (size_t i = 0; i < pathMarks_.size(); ++i) {
+        const PathMark& m = pathMarks_[i];
+        if (m.lane < 0 || size_t(m.lane) >= index_->lanes().size())
+            continue;
+        bool on = false;
+        const QRectF r = rectOf(m, &on);
+        if (i > 0 && (on || prevOn)) {
+            p.setPen(QPen(ink, 1.2));
+            p.drawLine(QPointF(prev.right(), prev.center().y()), QPointF(r.left(), r.center().y()));
+        }
+        if (on && !(m.lane == lastLane && int(r.left()) == lastX)) {   // one outline per pixel column and lane
+            p.setPen(QPen(ink, 2));
+            p.setBrush(fill);
+            p.drawRect(r);
+            lastX = int(r.left());
+            lastLane = m.lane;
+        }
+        prev = r;
+        prevOn = on;
+    }
+    p.setBrush(Qt::NoBrush);
+    p.setRenderHint(QPainter::Antialiasing, false);
 }
 
 } // namespace sl

@@ -15,6 +15,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "analysis/critpath/critpath_summary.h"
 #include "analysis/timeline/analysis.h"
 #include "model/search_index.h"
 #include "model/selection.h"
@@ -157,6 +158,21 @@ public:
     int64_t currentMatch() const { return currentMatch_; }
     // Outlines the last frame drew for search matches (at most one per pixel column and lane).
     int searchMarksDrawn() const { return searchMarksDrawn_; }
+    // The critical path overlay (View › Critical Path, issue 35): the events of a path (analysis/critpath/) outlined in
+    // their lanes and joined in path order, as HTA overlays its critical path in Perfetto. The path is the step's
+    // that holds the selected kernel, else the steady steps' (the whole trace's when it has no steps).
+    void setCriticalPath(std::shared_ptr<const critpath::CriticalPathSummary> path);
+    void setCriticalPathShown(bool shown);
+    bool criticalPathShown() const { return pathShown_; }
+    struct PathMark {
+        int lane = -1;
+        uint32_t item = 0;
+    };
+    // The overlay's items in path order; the step they are of (-1: the steady steps, or the whole trace); and how
+    // many of the path's events the timeline has no item for (left out).
+    const std::vector<PathMark>& criticalPathMarks() const { return pathMarks_; }
+    int criticalPathStep() const { return pathStep_; }
+    int64_t criticalPathUnplaced() const { return pathUnplaced_; }
     // Pans (or zooms out) so the item is visible and scrolls its lane into view.
     void revealItem(int lane, uint32_t item);
     // Scrolls the lanes so that `lane` is the first one under the axis (as far as the scroll range allows).
@@ -203,6 +219,8 @@ private:
     QString tooltipFor(int lane, int64_t item) const;
     QString mergedTooltip(int lane, const DrawnRun& run) const;
     void rebuildHighlights();
+    void rebuildPathMarks();
+    void drawCriticalPath(QPainter& p, const QRect& plot);
     void drawSearchMarks(QPainter& p, const QRect& plot);
     void revealGap(int64_t gap);
     int laneTop(int lane) const;
@@ -214,6 +232,11 @@ private:
     std::shared_ptr<const AnalysisResult> analysis_;
     std::vector<std::vector<DrawnRun>> drawn_;     // per lane: the runs of the last frame
     std::vector<GapMark> highlightMarks_;          // highlighted gaps, by start
+    std::shared_ptr<const critpath::CriticalPathSummary> path_;
+    bool pathShown_ = false;
+    int pathStep_ = -1;
+    int64_t pathUnplaced_ = 0;
+    std::vector<PathMark> pathMarks_;              // the overlay's items, in path order
     std::vector<AxisTick> axisTicks_;              // the last frame's axis ticks
     std::shared_ptr<const SearchMatches> searchMatches_;
     int64_t currentMatch_ = -1;

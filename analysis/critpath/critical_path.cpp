@@ -2,6 +2,7 @@
 #include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 namespace sl::critpath {
 
@@ -233,19 +234,32 @@ std::vector<CriticalPath> longest_path_and_windows(const DependencyGraph& g, con
 std::vector<PathEntry> path_times(const DependencyGraph& g, const CriticalPath& p)
 {
     // Events in first-seen order with their summed time (a path visits an event's edges close together, but a
-    // parent's around its children: an index per event, not a map).
-    std::vector<uint32_t> slot(g.events(), UINT32_MAX);
+    // parent's around its children: an index per event, not a map). A step's path is a small part of the trace's
+    // graph: a map then, so that the paths of every step together stay linear in the events.
     std::vector<PathEntry> v;
-    for (uint32_t e : p.edges) {
-        const int64_t w = g.weight(e);
-        if (w <= 0)
-            continue;
-        const uint32_t ev = attributed_event(g, e);
-        if (slot[ev] == UINT32_MAX) {
-            slot[ev] = static_cast<uint32_t>(v.size());
-            v.push_back({g.event_kind[ev], g.event_row[ev], 0});
+    auto add = [&](auto& slot_of) {
+        for (uint32_t e : p.edges) {
+            const int64_t w = g.weight(e);
+            if (w <= 0)
+                continue;
+            const uint32_t ev = attributed_event(g, e);
+            uint32_t& slot = slot_of(ev);
+            if (slot == UINT32_MAX) {
+                slot = static_cast<uint32_t>(v.size());
+                v.push_back({g.event_kind[ev], g.event_row[ev], 0});
+            }
+            v[slot].ns += w;
         }
-        v[slot[ev]].ns += w;
+    };
+    if (p.edges.size() * 8 >= g.events()) {
+        std::vector<uint32_t> slot(g.events(), UINT32_MAX);
+        auto at = [&](uint32_t ev) -> uint32_t& { return slot[ev]; };
+        add(at);
+    } else {
+        std::unordered_map<uint32_t, uint32_t> slot;
+        slot.reserve(p.edges.size());
+        auto at = [&](uint32_t ev) -> uint32_t& { return slot.try_emplace(ev, UINT32_MAX).first->second; };
+        add(at);
     }
     return v;
 }

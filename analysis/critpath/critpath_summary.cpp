@@ -80,8 +80,14 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassRes
                                             const GraphOptions& options, size_t top,
                                             const std::vector<StepInfo>* steps)
 {
+    return summarise_critical_path(trace, build_dependency_graph(trace, options), classes, options, top, steps);
+}
+
+CriticalPathSummary summarise_critical_path(const Trace& trace, const DependencyGraph& g, const OpClassResult* classes,
+                                            const GraphOptions& options, size_t top,
+                                            const std::vector<StepInfo>* steps)
+{
     CriticalPathSummary s;
-    const DependencyGraph g = build_dependency_graph(trace, options);
     PathOptions po;
     if (classes && classes->kernel_class.size() == trace.kernels.size()) {
         po.kernel_class = &classes->kernel_class;
@@ -120,7 +126,8 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassRes
         int64_t ns = 0, count = 0;
     };
     std::unordered_map<uint64_t, Acc> by_name;
-    for (const PathEntry& e : path_times(g, p)) {
+    std::vector<PathEntry> whole = path_times(g, p);
+    for (const PathEntry& e : whole) {
         uint64_t id = 0;
         switch (e.kind) {
         case EventKind::CpuOp: id = trace.ranges.name[e.row]; break;
@@ -154,8 +161,11 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassRes
         sp.nodes = static_cast<int64_t>(paths[i].nodes.size());
         sp.shares = std::move(paths[i].shares);
         sp.steady = !si.prefill && !si.warmup;
+        sp.events = path_times(g, paths[i]);
         s.steps.push_back(std::move(sp));
     }
+    if (windows == 0)
+        s.events = std::move(whole);
     return s;
 }
 nlohmann::json to_json(const CriticalPathSummary& s)

@@ -28,6 +28,7 @@ struct StepPath {
     int64_t nodes = 0;
     PathShares shares;
     bool steady = false;               // a decode step after warm-up (not prefill, not warm-up)
+    std::vector<PathEntry> events;     // the path's events in path order, with their path time (the timeline overlay)
 };
 
 struct CriticalPathSummary {
@@ -42,6 +43,7 @@ struct CriticalPathSummary {
     int64_t event_waits_inferred = 0;
     int64_t unordered_nodes = 0;
     std::vector<StepPath> steps;               // per step of the phases analysis (empty when it found none)
+    std::vector<PathEntry> events;             // the whole path's events in path order; only without steps
 };
 
 // Window of every event of g for the steps (-1 = in none); see StepPath.
@@ -49,6 +51,10 @@ std::vector<int32_t> step_of_event(const DependencyGraph& g, const Trace& trace,
 
 // classes may be null (kernels then count in one class "all"); steps null or empty: no per-step paths.
 CriticalPathSummary summarise_critical_path(const Trace& trace, const OpClassResult* classes,
+                                            const GraphOptions& options = {}, size_t top = 10,
+                                            const std::vector<StepInfo>* steps = nullptr);
+// The same on a graph the caller built (with `options`), so that the what-if replays can use it too.
+CriticalPathSummary summarise_critical_path(const Trace& trace, const DependencyGraph& g, const OpClassResult* classes,
                                             const GraphOptions& options = {}, size_t top = 10,
                                             const std::vector<StepInfo>* steps = nullptr);
 

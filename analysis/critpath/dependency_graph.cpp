@@ -4,6 +4,7 @@
 #include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <string_view>
 #include <unordered_map>
@@ -676,11 +677,21 @@ private:
 
 } // namespace
 
+namespace {
+std::atomic<uint64_t> graphs_built{0};
+}
+
 DependencyGraph build_dependency_graph(const Trace& trace, const GraphOptions& options)
 {
     DependencyGraph g;
     Builder(trace, options, g).run();
+    graphs_built.fetch_add(1, std::memory_order_relaxed);
     return g;
+}
+
+uint64_t dependency_graphs_built()
+{
+    return graphs_built.load(std::memory_order_relaxed);
 }
 
 } // namespace sl::critpath

@@ -91,4 +91,7 @@ struct DependencyGraph {
 
 DependencyGraph build_dependency_graph(const Trace& trace, const GraphOptions& options = {});
 
+// How many graphs build_dependency_graph has built in this process (tests: the pipeline builds one per run).
+uint64_t dependency_graphs_built();
+
 } // namespace sl::critpath

@@ -110,6 +110,19 @@ bool parse_change(std::string_view text, Change& out, std::string& error)
     return fail(std::string("not a change; expected ") + kChangeGrammar);
 }
 
+std::string change_for_suggestion(std::string_view id)
+{
+    auto is = [&](std::string_view s) {
+        return id == s || (id.size() > s.size() && id.substr(id.size() - s.size()) == s &&
+                           id[id.size() - s.size() - 1] == '/');
+    };
+    if (is("cuda-graphs"))
+        return "cuda-graphs";
+    if (is("remove-item") || is("remove-syncs"))
+        return "remove-sync";
+    return {};
+}
+
 namespace {
 
 constexpr int64_t kOff = INT64_MIN / 4;   // an edge that does not count in this replay
@@ -272,6 +285,7 @@ private:
     void apply(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx);
     void apply_cuda_graphs(std::vector<int64_t>& w, ChangeEffect& fx);
     void apply_remove_sync(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx);
+    void apply_remove_stream_wait(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx);
     void apply_kernel_factor(const std::vector<double>& factor_of_class, std::vector<int64_t>& w);
     void apply_cuts(const Cuts& cuts, std::vector<int64_t>& w, int64_t& touched) const;
 
@@ -698,6 +712,8 @@ void Replayer::apply_cuda_graphs(std::vector<int64_t>& w, ChangeEffect& fx)
 
 void Replayer::apply_remove_sync(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx)
 {
+    if (c.name.find("StreamWaitEvent") != std::string::npos)
+        return apply_remove_stream_wait(c, w, fx);
     std::set<std::string> names;
     int64_t calls = 0, edges = 0, host_ns = 0, wait_ns = 0;
     std::vector<uint8_t> removed(g_.cpu_events, 0);
@@ -751,6 +767,53 @@ void Replayer::apply_remove_sync(const Change& c, std::vector<int64_t>& w, Chang
         fx.unknown.push_back(std::to_string(r_.syncs_unmatched) +
                              " host-blocking call(s) whose stream the trace does not record waited for no op "
                              "launched before them on their thread: their wait is kept as measured");
+}
+
+// remove-sync:cudaStreamWaitEvent: an event wait across streams removed. Every GPU -> GPU wait edge (the op a
+// cudaStreamWaitEvent held on the waiting stream, after the op before the event's record) is dropped, and the calls'
+// host time with them. The op that waited then starts after its launch (the median launch delay, as any op whose
+// launch did not bound it) and its stream predecessor (at most the median queued gap: the measured gap held the wait).
+void Replayer::apply_remove_stream_wait(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx)
+{
+    std::vector<uint8_t> removed(g_.cpu_events, 0);
+    int64_t calls = 0, host_ns = 0;
+    for (uint32_t ev = 0; ev < g_.cpu_events; ++ev)
+        if (g_.event_kind[ev] == EventKind::Api && t_.str(t_.api.name[g_.event_row[ev]]) == c.name) {
+            removed[ev] = 1;
+            ++calls;
+            host_ns += ts(2 * ev + 1) - ts(2 * ev);
+        }
+    if (calls == 0)
+        throw WhatIfError("--change '" + c.text + "': the trace has no call named '" + c.name + "'");
+    int64_t waits = 0;
+    std::vector<uint8_t> waited(g_.events(), 0);
+    for (size_t e = 0; e < src_.size(); ++e) {
+        const uint32_t d = dst_[e];
+        if (kind_[e] == RKind::GpuSync) {
+            if (w[e] != kOff)
+                ++waits;
+            w[e] = kOff;
+            waited[d / 2] = 1;
+        } else if (kind_[e] == RKind::Host && d / 2 < g_.cpu_events && removed[d / 2] && src_[e] / 2 == d / 2) {
+            if (w[e] != kOff)
+                w[e] = 0;
+        }
+    }
+    for (uint32_t ev = static_cast<uint32_t>(g_.cpu_events); ev < g_.events(); ++ev)
+        if (waited[ev] && stream_edge_[ev] != kNone && w[stream_edge_[ev]] != kOff)
+            w[stream_edge_[ev]] = std::min(w[stream_edge_[ev]], r_.queued_gap_ns);
+    fx.events_changed = calls;
+    fx.changed = std::to_string(calls) + " call(s) named " + c.name + " removed: " + std::to_string(waits) +
+                 " GPU -> GPU event wait(s) across streams dropped, " + fmt_ms(host_ns) + " of call time gone";
+    fx.kept = {"every GPU duration and the order of each stream", "the host's other work and its syncs"};
+    fx.unknown.push_back("whether the two streams' work may really overlap: the replay lets the waiting op start as "
+                         "soon as its launch and its own stream allow");
+    if (g_.event_waits_inferred > 0)
+        fx.unknown.push_back(std::to_string(g_.event_waits_inferred) +
+                             " event wait(s) were matched to their record by thread order (the trace does not name "
+                             "the record)");
+    if (waits == 0)
+        fx.unknown.push_back("no event wait held a GPU op in this trace: nothing to drop");
 }
 
 void Replayer::apply_kernel_factor(const std::vector<double>& factor_of_class, std::vector<int64_t>& w)

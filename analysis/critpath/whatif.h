@@ -75,6 +75,11 @@ extern const char* const kChangeGrammar;
 // Parses one --change string. On failure returns false and error names the change and what was expected.
 bool parse_change(std::string_view text, Change& out, std::string& error);
 
+// The what-if change a rule's suggestion asks for (issue 35 §4), by its id or its knowledge-base key
+// "<rule>/<suggestion id>": "cuda-graphs" for cuda-graphs, "remove-sync" for remove-item / remove-syncs; "" for a
+// suggestion the replay cannot express.
+std::string change_for_suggestion(std::string_view suggestion_id_or_key);
+
 struct WhatIfOptions {
     // CUDA graph replay, measured on tests/data/device/decode-graph.pt.trace.json.gz (H100, PyTorch 2.11, under the
     // profiler; 16 replays of a 384-node graph): gaps between consecutive graph nodes median 417 ns, mean 483 ns,

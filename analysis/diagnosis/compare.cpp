@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/critpath/whatif.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/timeline/workload.h"
 #include "analysis/io/fingerprint.h"
@@ -460,6 +461,33 @@ void judge_suggestions_runs(CompareResult& r, const std::vector<SuggestionRecord
     const double step_noise = 2.0 * std::sqrt(eb.rel_stderr * eb.rel_stderr + ea.rel_stderr * ea.rel_stderr);
     const double run_noise = 2.0 * std::max(spread_b, spread_a);
     const double noise = std::max({r.options.verify_threshold, step_noise, run_noise});
+    // The predicted TPOT of each what-if change the suggestions map to: one dependency graph of BEFORE, one replay
+    // per change (the replay's baseline is BEFORE's TPOT median, the metric judged here).
+    std::optional<critpath::DependencyGraph> graph;
+    std::map<std::string, std::optional<double>> predicted;
+    auto predict = [&](const std::string& change) -> std::optional<double> {
+        if (eb.metric != "tpot_median_ns" || change.empty())
+            return std::nullopt;
+        if (auto it = predicted.find(change); it != predicted.end())
+            return it->second;
+        std::optional<double> p;
+        critpath::Change c;
+        std::string error;
+        if (critpath::parse_change(change, c, error)) {
+            if (!graph)
+                graph.emplace(critpath::build_dependency_graph(before));
+            critpath::WhatIfInputs in;
+            in.classes = &ab.classes;
+            in.phases = &ab.phases;
+            try {
+                const critpath::WhatIfResult w = critpath::replay_what_if(before, *graph, {c}, in);
+                if (w.predicted_step_ns > 0)
+                    p = double(w.predicted_step_ns);
+            } catch (const critpath::WhatIfError&) {   // nothing to replay: no prediction
+            }
+        }
+        return predicted[change] = p;
+    };
     for (const auto& s : suggestions) {
         SuggestionVerdict v;
         v.suggestion_id = s.id;
@@ -510,6 +538,17 @@ void judge_suggestions_runs(CompareResult& r, const std::vector<SuggestionRecord
             std::snprintf(buf, sizeof buf, "end to end %s %s by %.1f %% (noise %.1f %%); proxy: ", eb.metric.c_str(),
                           v.e2e_delta < 0 ? "fell" : "rose", std::fabs(v.e2e_delta) * 100, noise * 100);
             v.reason = buf + v.reason;
+            v.whatif_change = critpath::change_for_suggestion(s.key);
+            v.predicted = predict(v.whatif_change);
+            if (v.predicted && v.e2e_metric == eb.metric && ea.value > 0) {
+                v.prediction_error = (ea.value - *v.predicted) / ea.value;
+                std::snprintf(buf, sizeof buf, "; replay (%s) predicted %s, measured %s: off by %+.1f %%",
+                              v.whatif_change.c_str(), format_metric("x_ns", *v.predicted).c_str(),
+                              format_metric("x_ns", ea.value).c_str(), *v.prediction_error * 100);
+                v.reason += buf;
+            } else {
+                v.predicted.reset();
+            }
         }
         // Another GPU (or another number of them) moves every number: nothing is verified or failed across it; nor
         // across an empty side or another workload (not_comparable).
@@ -580,7 +619,7 @@ nlohmann::json compare_to_json(const CompareResult& r)
         metrics[k] = j;
     }
     json verdicts = json::array();
-    for (const auto& v : r.verdicts)
+    for (const auto& v : r.verdicts) {
         verdicts.push_back(json{{"suggestion_id", v.suggestion_id},
                                 {"suggestion", v.key},
                                 {"subject", v.subject},
@@ -599,6 +638,11 @@ nlohmann::json compare_to_json(const CompareResult& r)
                                                           {"delta", v.e2e_delta},
                                                           {"noise", v.noise}}},
                                 {"proxy_verdict", v.proxy_verdict.empty() ? json() : json(v.proxy_verdict)}});
+        if (v.predicted && v.prediction_error)
+            verdicts.back()["prediction"] = {{"change", v.whatif_change},
+                                             {"predicted", *v.predicted},
+                                             {"error", *v.prediction_error}};
+    }
     auto count = [](const std::vector<DeltaRow>& rows) {
         json c{{"added", 0}, {"removed", 0}, {"faster", 0}, {"slower", 0}, {"unchanged", 0}};
         for (const auto& x : rows)
@@ -814,6 +858,11 @@ int record_verdicts(KnowledgeBase& kb, const CompareResult& result, int64_t befo
         rec.after_value = v.e2e_metric.empty() ? v.after.value_or(0) : v.e2e_after.value_or(0);
         rec.delta = v.e2e_metric.empty() ? v.delta : v.e2e_delta;
         rec.verdict = v.verdict;
+        if (v.predicted && v.prediction_error) {
+            rec.change = v.whatif_change;
+            rec.predicted_value = v.predicted;
+            rec.prediction_error = v.prediction_error;
+        }
         kb.record_verification(rec);
         ++written;
     }

@@ -67,6 +67,12 @@ struct SuggestionVerdict {
     double e2e_delta = 0;             // relative (-0.2 = 20 % faster)
     double noise = 0;                 // relative threshold used (>= verify_threshold)
     std::string proxy_verdict;        // what the proxy metric alone would have said
+    // Issue 35 §4: when the suggestion maps to a what-if (critpath/whatif.h) and the end-to-end metric is the TPOT,
+    // what the replay of that change on BEFORE predicted for AFTER's TPOT, and how far off it was:
+    // (e2e_after - predicted) / e2e_after. Recorded with the verification; its history tunes the confidence.
+    std::string whatif_change;
+    std::optional<double> predicted;
+    std::optional<double> prediction_error;
 };
 
 // One field in which the two runs' environments differ: "gpu", "gpu_count", "driver", "cuda" or a library key

@@ -132,6 +132,17 @@ struct NcuLaunchRef {
 std::string ncu_launch_subject(std::string_view kernel, int64_t id);
 std::optional<NcuLaunchRef> parse_ncu_launch_subject(std::string_view subject);
 
+// Issue 35 §4: the step time a what-if replay of the dependency graph gives for the change a finding's suggestion asks
+// for (critpath/whatif.h; run_pipeline_on fills it from the critical path's graph). The finding's expected_gain stays
+// the ceiling.
+struct ReplayedStep {
+    std::string change;                  // as `whatif --change` takes it: "cuda-graphs", "remove-sync"
+    int64_t baseline_step_ns = 0;        // the measured steady step (analyze's TPOT median)
+    int64_t predicted_step_ns = 0;
+    int64_t predicted_lo_ns = 0, predicted_hi_ns = 0;
+    std::string step_source;             // WhatIfResult::step_source
+};
+
 struct Finding {
     std::string rule;
     std::string verdict;
@@ -146,6 +157,7 @@ struct Finding {
     std::vector<Suggestion> suggestions;
     std::vector<std::string> references;
     std::optional<NcuLaunchRef> ncu_launch;   // the launch, for an ncu_launch finding (its subject as data)
+    std::optional<ReplayedStep> replayed_step;   // JSON `replayed_step`; none when no what-if fits or replays
 
     double rank_score() const { return expected_gain.fraction * confidence.value; }
 };

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include "analysis/critpath/whatif.h"
 #include "analysis/io/output_file.h"
 #include "analysis/io/sqlite_uri.h"
 #include "analysis/io/json_input.h"
@@ -197,6 +198,11 @@ const char* const kMigrations[] = {
                                           e_roof REAL);
        CREATE INDEX ops_run ON operator_measurements(run_id);
        CREATE INDEX verifications_key ON verifications(suggestion_key);)",
+    // 2 -> 3: what the what-if replay of the suggestion's change predicted, and how far off it was (issue 35 §4).
+    // Older rows keep NULL (no prediction) and '' (no change).
+    R"(ALTER TABLE verifications ADD COLUMN whatif_change TEXT NOT NULL DEFAULT '';
+       ALTER TABLE verifications ADD COLUMN predicted_value REAL;
+       ALTER TABLE verifications ADD COLUMN prediction_error REAL;)",
 };
 static_assert(sizeof(kMigrations) / sizeof(kMigrations[0]) == KnowledgeBase::kSchemaVersion);
 
@@ -647,7 +653,8 @@ int64_t KnowledgeBase::record_verification(const VerificationRecord& v)
 {
     Tx tx(db_, path_);
     Stmt ins(db_, "INSERT INTO verifications(suggestion_id, suggestion_key, before_run, after_run, metric, before_value, "
-                  "after_value, delta, verdict, recorded_at) VALUES(?,?,?,?,?,?,?,?,?,?)",
+                  "after_value, delta, verdict, recorded_at, whatif_change, predicted_value, prediction_error) "
+                  "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
              path_);
     if (v.suggestion_id)
         ins.bind(1, v.suggestion_id);
@@ -663,7 +670,13 @@ int64_t KnowledgeBase::record_verification(const VerificationRecord& v)
     else
         ins.bind_null(4);
     ins.bind(5, v.metric).bind(6, v.before_value).bind(7, v.after_value).bind(8, v.delta).bind(9, v.verdict)
-        .bind(10, v.recorded_at ? v.recorded_at : now_s());
+        .bind(10, v.recorded_at ? v.recorded_at : now_s()).bind(11, v.change);
+    for (const auto& [col, value] : {std::pair{12, &v.predicted_value}, std::pair{13, &v.prediction_error}}) {
+        if (*value && std::isfinite(**value))
+            ins.bind(col, **value);
+        else
+            ins.bind_null(col);
+    }
     ins.run();
     const int64_t id = sqlite3_last_insert_rowid(db_);
     if (v.suggestion_id && (v.verdict == "verified" || v.verdict == "failed")) {
@@ -678,7 +691,8 @@ int64_t KnowledgeBase::record_verification(const VerificationRecord& v)
 std::vector<VerificationRecord> KnowledgeBase::verifications(const std::string& key) const
 {
     std::string sql = "SELECT id, suggestion_id, suggestion_key, before_run, after_run, metric, before_value, "
-                      "after_value, delta, verdict, recorded_at FROM verifications";
+                      "after_value, delta, verdict, recorded_at, whatif_change, predicted_value, prediction_error "
+                      "FROM verifications";
     if (!key.empty())
         sql += " WHERE suggestion_key = ?1";
     sql += " ORDER BY id";
@@ -699,6 +713,11 @@ std::vector<VerificationRecord> KnowledgeBase::verifications(const std::string& 
         v.delta = q.dbl(8);
         v.verdict = q.text(9);
         v.recorded_at = q.i64(10);
+        v.change = q.text(11);
+        if (!q.null(12))
+            v.predicted_value = q.dbl(12);
+        if (!q.null(13))
+            v.prediction_error = q.dbl(13);
         out.push_back(std::move(v));
     }
     return out;
@@ -735,11 +754,30 @@ std::optional<SuggestionHistory> KnowledgeBase::history(const std::string& key, 
         }
         metric = q.text(2);
     }
-    if (h.verified + h.failed == 0)
+    // The replays' predictions for this suggestion's change kind (any rule suggesting it) against what verify
+    // measured on similar environments.
+    double abs_error_sum = 0;
+    if (const std::string change = critpath::change_for_suggestion(key); !change.empty()) {
+        Stmt p(db_, "SELECT v.prediction_error, r.env_id FROM verifications v LEFT JOIN runs r ON r.id = v.before_run "
+                    "WHERE v.whatif_change = ?1 AND v.prediction_error IS NOT NULL",
+               path_);
+        p.bind(1, change);
+        while (p.step()) {
+            const auto other = environment(p.i64(1));
+            if ((other ? environment_similarity(env, *other) : 0.25) < min_similarity)
+                continue;
+            ++h.predictions;
+            abs_error_sum += std::abs(p.dbl(0));
+        }
+        h.mean_abs_prediction_error = h.predictions ? abs_error_sum / h.predictions : 0;
+    }
+    if (h.verified + h.failed == 0 && h.predictions == 0)
         return std::nullopt;
     h.mean_delta = h.verified ? delta_sum / h.verified : 0;
     char buf[256];
-    if (h.verified)
+    if (h.verified + h.failed == 0)
+        std::snprintf(buf, sizeof buf, "%s: no verdict yet on similar environments", key.c_str());
+    else if (h.verified)
         std::snprintf(buf, sizeof buf, "%s verified %dx, failed %dx on similar environments (%s%s%s): mean %+.0f %% %s",
                       key.c_str(), h.verified, h.failed, best_reason.c_str(), best_gpu.empty() ? "" : ", ",
                       best_gpu.c_str(), h.mean_delta * 100.0, metric.c_str());
@@ -747,6 +785,12 @@ std::optional<SuggestionHistory> KnowledgeBase::history(const std::string& key, 
         std::snprintf(buf, sizeof buf, "%s failed %dx on similar environments (%s%s%s)", key.c_str(), h.failed,
                       best_reason.c_str(), best_gpu.empty() ? "" : ", ", best_gpu.c_str());
     h.reason = buf;
+    if (h.predictions > 0) {
+        std::snprintf(buf, sizeof buf, "; its replay (%s) was off by %.0f %% on average over %d verification(s)",
+                      critpath::change_for_suggestion(key).c_str(), 100.0 * h.mean_abs_prediction_error,
+                      h.predictions);
+        h.reason += buf;
+    }
     return h;
 }
 

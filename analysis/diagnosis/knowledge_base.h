@@ -7,7 +7,7 @@
 // processes can write at once, and a crash (even kill -9 mid-write) loses nothing that was committed. The schema
 // version lives in PRAGMA user_version; opening an older file migrates it step by step inside a transaction.
 //
-// Schema (version 2):
+// Schema (version 3):
 //   environments(id, key UNIQUE, gpu, driver, cuda, libraries_json, model_hash, batch, seq_len, created_at)
 //   runs(id, trace_path, trace_hash, recorded_at, env_id, metrics_json)
 //   operator_measurements(id, run_id, name, op_class, count, total_ns, avg_ns, e_roof)         -- since v2
@@ -15,7 +15,8 @@
 //   suggestions(id, finding_id, run_id, key, text, metric, direction, state, annotation, updated_at)
 //                                                               -- annotation, metric, direction since v2
 //   verifications(id, suggestion_id, suggestion_key, before_run, after_run, metric, before_value, after_value,
-//                 delta, verdict, recorded_at)
+//                 delta, verdict, recorded_at, whatif_change, predicted_value, prediction_error)
+//                                                     -- whatif_change, predicted_value, prediction_error since v3
 
 #include <cstdint>
 #include <map>
@@ -75,11 +76,16 @@ struct VerificationRecord {
     double delta = 0;                           // relative: (after - before) / before
     std::string verdict;                        // "verified" | "failed" | "inconclusive"
     int64_t recorded_at = 0;
+    // Issue 35 §4: what the replay of the suggestion's change (critpath/whatif.h) predicted for the metric, and the
+    // prediction error (after_value - predicted_value) / after_value. Empty without a replay (and in v2 rows).
+    std::string change;                         // the what-if change ("cuda-graphs", "remove-sync"); "" = none
+    std::optional<double> predicted_value;
+    std::optional<double> prediction_error;
 };
 
 class KnowledgeBase {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
     // $XDG_DATA_HOME/sightline/knowledge.db, else ~/.local/share/sightline/knowledge.db.
     static std::string default_path();

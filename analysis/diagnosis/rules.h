@@ -118,6 +118,10 @@ struct SuggestionHistory {
     double similarity = 0;            // 0..1, best environment similarity among the runs behind the counts
     double mean_delta = 0;            // mean relative change of the promised metric (-0.23 = -23 %)
     std::string reason;               // "verified 3x on NVIDIA H100 / same model: -23 % tpot_median_ns"
+    // What the what-if replays predicted for this change kind on similar environments, against what verify measured
+    // (knowledge_base.h verifications.prediction_error): how many, and their mean |(measured - predicted)/measured|.
+    int predictions = 0;
+    double mean_abs_prediction_error = 0;
 };
 // Looked up by "<rule>/<suggestion id>".
 using HistoryLookup = std::function<std::optional<SuggestionHistory>(const std::string& suggestion_key)>;

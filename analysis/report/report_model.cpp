@@ -1,5 +1,6 @@
 #include "analysis/report/report_model.h"
 
+#include "analysis/critpath/critpath_summary.h"
 #include "analysis/diagnosis/headline.h"
 
 #include "analysis/diagnosis/findings.h"
@@ -341,6 +342,49 @@ static std::string capture_text(const Trace& t)
     return fmt_duration(double(t.meta.capture_end - t.meta.capture_start));
 }
 
+// "What sets the step" (issue 35): the critical path per steady step (median length, summed shares), else over the
+// whole trace, with its shares largest first; the value is the path's length in ns.
+static Value what_sets_the_step(BuildContext& cx, const critpath::CriticalPathSummary& c)
+{
+    critpath::PathShares sh;
+    std::vector<int64_t> lengths;
+    int64_t total = 0;
+    for (const critpath::StepPath& sp : c.steps)
+        if (sp.steady && sp.nodes > 0) {
+            lengths.push_back(sp.length_ns);
+            total += sp.length_ns;
+            sh.host_ns += sp.shares.host_ns;
+            sh.launch_ns += sp.shares.launch_ns;
+            sh.gpu_kernel_ns += sp.shares.gpu_kernel_ns;
+            sh.communication_ns += sp.shares.communication_ns;
+            sh.memcpy_memset_ns += sp.shares.memcpy_memset_ns;
+            sh.gpu_gap_ns += sp.shares.gpu_gap_ns;
+        }
+    int64_t length = c.length_ns;
+    std::string text;
+    if (lengths.empty()) {
+        sh = c.shares;
+        total = c.length_ns;
+        text = cx.f("crit.trace", {fmt_duration(double(length))});
+    } else {
+        std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2), lengths.end());
+        length = lengths[lengths.size() / 2];
+        text = cx.f("crit.per_step", {fmt_duration(double(length)), fmt_count(int64_t(lengths.size()))});
+    }
+    std::vector<std::pair<int64_t, const char*>> parts = {
+        {sh.host_ns, "crit.host"}, {sh.launch_ns, "crit.launch"}, {sh.gpu_kernel_ns - sh.communication_ns, "crit.kernels"},
+        {sh.communication_ns, "crit.comm"}, {sh.memcpy_memset_ns, "crit.copies"}, {sh.gpu_gap_ns, "crit.gaps"}};
+    std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    bool first = true;
+    for (const auto& [ns, key] : parts)
+        if (ns > 0 && total > 0) {
+            text += std::string(first ? (cx.lang == Lang::ZhCN ? "：" : ": ") : (cx.lang == Lang::ZhCN ? "，" : ", ")) +
+                    cx.s(key) + " " + fmt_percent(double(ns) / double(total));
+            first = false;
+        }
+    return Value::num(double(length), text, "ns");
+}
+
 static Section build_overview(BuildContext& cx, const Report& r)
 {
     Section sec{"overview", cx.s("sec.overview"), {}, {}};
@@ -367,6 +411,8 @@ static Section build_overview(BuildContext& cx, const Report& r)
             kind += " · " + w.framework;
         kv.items.push_back({"workload", cx.s("kv.workload"), vtext(kind)});
     }
+    if (const critpath::CriticalPathSummary* c = cx.in.critical_path; c && c->computed && c->length_ns > 0)
+        kv.items.push_back({"what_sets_step", cx.s("kv.what_sets_step"), what_sets_the_step(cx, *c)});
     sec.blocks.push_back(std::move(kv));
     if (a)
         for (const auto& w : a->workload.warnings)
@@ -558,6 +604,19 @@ static Section build_findings(BuildContext& cx)
         kv.items.push_back({"subject", cx.s("col.subject"), vtext(f->subject)});
         kv.items.push_back({"expected_gain", cx.s("col.expected_gain"),
                             Value::num(f->expected_gain.fraction, gain_text(cx, f->expected_gain), "fraction")});
+        if (const auto& r = f->replayed_step) {   // issue 35 §4: the what-if's step time; the gain stays the ceiling
+            const std::string change = r->change == "cuda-graphs" || r->change == "remove-sync" ? cx.s("chg." + r->change)
+                                                                                               : r->change;
+            kv.items.push_back({"replayed_step", cx.s("kv.replayed_step"),
+                                Value::num(double(r->predicted_step_ns),
+                                           cx.f("txt.replayed_step",
+                                                {change, cx.s(r->step_source == "steps" ? "chg.tpot" : "chg.step"),
+                                                 fmt_duration(double(r->baseline_step_ns)),
+                                                 fmt_duration(double(r->predicted_step_ns)),
+                                                 fmt_duration(double(r->predicted_lo_ns)),
+                                                 fmt_duration(double(r->predicted_hi_ns))}),
+                                           "ns")});
+        }
         kv.items.push_back({"confidence", cx.s("col.confidence"),
                             Value::num(f->confidence.value, confidence_text(cx, f->confidence), "")});
         if (!f->confidence.reasons.empty()) {

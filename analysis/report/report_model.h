@@ -28,6 +28,9 @@ struct Finding;
 struct Headline;
 struct EnvironmentHistory;
 } // namespace sl
+namespace sl::critpath {
+struct CriticalPathSummary;
+} // namespace sl::critpath
 
 namespace sl::report {
 
@@ -193,6 +196,8 @@ struct ReportInputs {
     const NcuTraceMatch* ncu_match = nullptr;   // when set, its mismatches are said in the Roofline section
     const std::vector<Finding>* findings = nullptr;
     const Headline* headline = nullptr;     // when set, the report opens with it (diagnosis/headline.h)
+    // When set (and computed), the overview says what sets the step (analysis/critpath/critpath_summary.h).
+    const critpath::CriticalPathSummary* critical_path = nullptr;
     // Knowledge-base lookup of the trace's environment (diagnosis/kb_lookup.h): when set, a "seen_before" section
     // follows "environment". kb_path names the knowledge base in it.
     const EnvironmentHistory* environment_history = nullptr;

@@ -151,16 +151,26 @@ int run_kb(const std::vector<std::string>& argv)
             const auto rows = kb.verifications();
             if (format == "json") {
                 nlohmann::json a = nlohmann::json::array();
-                for (const auto& v : rows)
+                for (const auto& v : rows) {
                     a.push_back({{"suggestion", v.suggestion_key}, {"before_run", v.before_run},
                                  {"after_run", v.after_run}, {"metric", v.metric}, {"before", v.before_value},
                                  {"after", v.after_value}, {"delta", v.delta}, {"verdict", v.verdict}});
+                    if (v.predicted_value && v.prediction_error)   // issue 35 §4: what the replay predicted
+                        a.back()["prediction"] = {{"change", v.change},
+                                                  {"predicted", *v.predicted_value},
+                                                  {"error", *v.prediction_error}};
+                }
                 out << a.dump(2) << "\n";
             } else {
                 for (const auto& v : rows)
                     out << terminal_safe(v.verdict) << "\t" << terminal_safe(v.suggestion_key) << "\t"
                         << terminal_safe(v.metric) << "\t"
                         << format_metric(v.metric, v.before_value) << " -> " << format_metric(v.metric, v.after_value)
+                        << (v.predicted_value && v.prediction_error
+                                ? "\treplay (" + terminal_safe(v.change) + ") predicted " +
+                                      format_metric(v.metric, *v.predicted_value) + ", off by " +
+                                      format_metric("x_pct", 100.0 * *v.prediction_error)
+                                : std::string())
                         << "\n";
             }
         } else {

@@ -69,7 +69,8 @@ const HelpText kHelp[] = {
      "without it; the range is the spread over the steps. It says which durations it kept and which dependencies the "
      "trace does not record. Several --change are applied together, and each is also replayed alone.",
      "  --change C             cuda-graphs (one graph launch per step), remove-sync (every host-blocking call) or\n"
-     "                         remove-sync:API (e.g. cudaStreamSynchronize), class:NAME=K (operator class NAME K\n"
+     "                         remove-sync:API (e.g. cudaStreamSynchronize; remove-sync:cudaStreamWaitEvent drops\n"
+     "                         the event waits across streams), class:NAME=K (operator class NAME K\n"
      "                         times faster), fuse:NAME (class NAME at its Roofline floor; needs --config),\n"
      "                         remove-range:NAME (the host time of a CPU op, NVTX range or runtime call),\n"
      "                         comm=K (collectives K times faster); repeatable\n"

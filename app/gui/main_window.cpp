@@ -137,6 +137,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     connect(runner_, &JobRunner::rooflineFailed, document_, &Document::setRooflineError);
     connect(runner_, &JobRunner::shapesReady, document_, &Document::setShapes);
     connect(runner_, &JobRunner::diagnosisReady, document_, &Document::setDiagnosis);
+    connect(runner_, &JobRunner::criticalPathReady, document_, &Document::setCriticalPath);
     connect(runner_, &JobRunner::summaryReady, document_, &Document::setSummary);
     connect(runner_, &JobRunner::timelineReady, document_, &Document::setTimeline);
     connect(runner_, &JobRunner::gapHistogramReady, document_, &Document::setGapHistogram);
@@ -192,6 +193,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         searchBar_->setIndex(document_->timeline());
     });
     connect(document_, &Document::classDensityChanged, this, [this] { timeline_->setClassDensity(document_->classDensity()); });
+    connect(document_, &Document::criticalPathChanged, this, [this] { timeline_->setCriticalPath(document_->criticalPath()); });
     setCentralWidget(central_);
 
     // Panes.
@@ -297,6 +299,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto refreshOverview = [this] { overview_->setData(document_->summary(), document_->analysis(), document_->trace()); };
     connect(document_, &Document::summaryChanged, this, refreshOverview);
     connect(document_, &Document::analysisChanged, this, refreshOverview);
+    connect(document_, &Document::criticalPathChanged, this,
+            [this] { overview_->setCriticalPath(document_->criticalPath()); });
     connect(document_, &Document::diagnosisChanged, this, [this] {
         overview_->setDiagnosis(document_->diagnosis());
         overview_->setEnvironmentHistory(nullptr);   // until the knowledge base answers for this trace
@@ -334,6 +338,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     panesAction_->setShortcut(QKeySequence(tr("Ctrl+B")));
     panesAction_->setToolTip(tr("Fold every docked pane away and give the timeline the whole window (again: back)"));
     viewMenu_->addAction(tr("&Reset Layout"), this, &MainWindow::resetLayout);
+    // Issue 35: the critical path drawn over the timeline (the selected kernel's step, else the steady steps).
+    QAction* pathAction = viewMenu_->addAction(tr("Critical &Path"), timeline_, &TimelineView::setCriticalPathShown);
+    pathAction->setObjectName(QStringLiteral("criticalPathAction"));
+    pathAction->setCheckable(true);
+    pathAction->setToolTip(tr("Outline the chain of work that sets the step on the timeline: the selected kernel's "
+                              "step, else the steady steps"));
     fitTimer_ = new QTimer(this);
     fitTimer_->setSingleShot(true);
     fitTimer_->setInterval(0);

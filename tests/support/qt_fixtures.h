@@ -156,6 +156,7 @@ inline void loadResult(Document& doc, const QString& file, const std::shared_ptr
     doc.setInputs(DocumentInputs{{file}, {}, {}});
     doc.setTrace({file}, r->trace);
     doc.setAnalysis(analysisOf(r));
+    doc.setCriticalPath(partOf(r, &r->critical_path));
     doc.setDiagnosis(diagnosisOf(r));
 }
 
@@ -200,6 +201,7 @@ inline void wireRunner(JobRunner& runner, Document& doc)
     QObject::connect(&runner, &JobRunner::rooflineFailed, &doc, &Document::setRooflineError);
     QObject::connect(&runner, &JobRunner::shapesReady, &doc, &Document::setShapes);
     QObject::connect(&runner, &JobRunner::diagnosisReady, &doc, &Document::setDiagnosis);
+    QObject::connect(&runner, &JobRunner::criticalPathReady, &doc, &Document::setCriticalPath);
 }
 
 } // namespace sl::testing

@@ -9,6 +9,8 @@
 #include "analysis/pipeline.h"
 #include "analysis/diagnosis/rules.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/io/load.h"
+#include "model/units.h"
 #include "model/document.h"
 #include "model/selection.h"
 #include "tests/support/qt_fixtures.h"
@@ -20,6 +22,35 @@ using namespace sl;
 class TestOverviewFindings : public QObject {
     Q_OBJECT
 private slots:
+    // Issue 35: the Overview says what sets the step: the steady steps' critical path (median length) and its largest
+    // share, on the real eager decode (tests/data/device: host-bound, so host work leads).
+    void whatSetsTheStep()
+    {
+        auto trace = std::make_shared<const Trace>(
+            load_trace(qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() +
+                       "/tests/data/device/decode-eager.pt.trace.json.gz"));
+        PipelineOptions po;
+        po.run_rules = false;
+        auto r = std::make_shared<const PipelineResult>(run_pipeline_on(trace, po));
+        OverviewPanel panel;
+        QVERIFY(panel.criticalPathText().isEmpty());
+        panel.setCriticalPath(testing::partOf(r, &r->critical_path));
+        std::vector<int64_t> steady;
+        for (const auto& sp : r->critical_path.steps)
+            if (sp.steady && sp.nodes > 0)
+                steady.push_back(sp.length_ns);
+        QVERIFY(!steady.empty());
+        std::sort(steady.begin(), steady.end());
+        const QString text = panel.criticalPathText();
+        QVERIFY2(text.contains(QStringLiteral("What sets the step")), qPrintable(text));
+        QVERIFY2(text.contains(QStringLiteral("Critical path %1 per steady step (%2 steps): host work")
+                                   .arg(formatDuration(steady[steady.size() / 2]))
+                                   .arg(steady.size())),
+                 qPrintable(text));
+        panel.setCriticalPath(nullptr);
+        QVERIFY(panel.criticalPathText().isEmpty());
+    }
+
     void topFindings()
     {
         auto result = testing::runShippedRules(testing::plantedDecode());

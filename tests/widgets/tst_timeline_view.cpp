@@ -9,6 +9,8 @@
 #include <QTest>
 #include <random>
 
+#include "analysis/io/load.h"
+#include "analysis/pipeline.h"
 #include "analysis/timeline/analysis.h"
 #include "analysis/io/synthetic.h"
 #include "model/selection.h"
@@ -109,6 +111,78 @@ int laneY(const TimelineView& view, int lane, int offset = 2)
 class TestTimelineView : public QObject {
     Q_OBJECT
 private slots:
+    // Issue 35: View › Critical Path outlines the critical path on the timeline, as HTA overlays it in Perfetto. On
+    // the real eager decode (tests/data/device) the overlay's items are the path's events, in path order: the steady
+    // steps' paths, then, once a kernel is selected, the path of its step; hidden again, nothing is drawn.
+    void criticalPathOverlayIsThePathsEvents()
+    {
+        auto trace = std::make_shared<const Trace>(
+            load_trace(qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() +
+                       "/tests/data/device/decode-eager.pt.trace.json.gz"));
+        PipelineOptions po;
+        po.run_rules = false;
+        auto r = std::make_shared<const PipelineResult>(run_pipeline_on(trace, po));
+        QVERIFY(r->critical_path.computed);
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1200, 700);
+        view.setIndex(TimelineIndex::build(trace));
+        view.setAnalysis(std::shared_ptr<const AnalysisResult>(r, &r->analysis));
+        view.setCriticalPath(std::shared_ptr<const critpath::CriticalPathSummary>(r, &r->critical_path));
+        QVERIFY(view.criticalPathMarks().empty());   // off until asked for
+        view.setCriticalPathShown(true);
+        auto same = [&](const std::vector<critpath::PathEntry>& want) {
+            const auto& marks = view.criticalPathMarks();
+            if (marks.size() != want.size() || view.criticalPathUnplaced() != 0)
+                return false;
+            for (size_t i = 0; i < marks.size(); ++i) {
+                static const ItemKind kinds[] = {ItemKind::Range, ItemKind::Api, ItemKind::Kernel, ItemKind::Memcpy,
+                                                 ItemKind::Memset};
+                const TimelineLane& lane = view.index()->lanes()[size_t(marks[i].lane)];
+                if (view.index()->ref(lane, marks[i].item) != ItemRef{kinds[size_t(want[i].kind)], want[i].row})
+                    return false;
+            }
+            return true;
+        };
+        std::vector<critpath::PathEntry> steady;
+        int step = -1;
+        for (const critpath::StepPath& sp : r->critical_path.steps)
+            if (sp.steady) {
+                steady.insert(steady.end(), sp.events.begin(), sp.events.end());
+                step = step < 0 ? sp.step : step;
+            }
+        QVERIFY(!steady.empty() && step >= 0);
+        QCOMPARE(view.criticalPathStep(), -1);
+        QVERIFY(same(steady));
+        // A kernel of that step selected: the overlay is its step's path.
+        const StepInfo& si = r->analysis.phases.steps[size_t(step)];
+        int64_t kernel = -1;
+        for (size_t k = 0; k < trace->kernels.size() && kernel < 0; ++k)
+            if (trace->kernels.start[k] >= si.start && trace->kernels.start[k] < si.end)
+                kernel = int64_t(k);
+        QVERIFY(kernel >= 0);
+        sel.setKernel(kernel);
+        QCOMPARE(view.criticalPathStep(), step);
+        QVERIFY(same(r->critical_path.steps[size_t(step)].events));
+        // Drawn: the step on screen shows the overlay's colour.
+        view.setWindow({si.start - (si.end - si.start) / 20, si.end});
+        auto magenta = [&] {
+            const QImage img = view.grab().toImage();
+            int n = 0;
+            for (int y = 0; y < img.height(); ++y)
+                for (int x = 0; x < img.width(); ++x) {
+                    const QColor c = img.pixelColor(x, y);
+                    n += c.red() > 180 && c.green() < 90 && c.blue() > 90 && c.blue() < 200;
+                }
+            return n;
+        };
+        const int shown = magenta();   // (some class colours are pinkish too: compared with the overlay hidden)
+        view.setCriticalPathShown(false);
+        QVERIFY(view.criticalPathMarks().empty());
+        const int hidden = magenta();
+        QVERIFY2(shown > hidden + 200, qPrintable(QStringLiteral("%1 vs %2").arg(shown).arg(hidden)));
+    }
+
     // Issue 18: the view no longer maps every gap-lane item to its analysis gap when an index or an analysis
     // arrives (10^7 gaps on the GUI thread); it looks the gap up when drawn or clicked. The answers are the old
     // mapping's, item for item, on a two-device trace whose gap lists differ from the analysis's in places, and

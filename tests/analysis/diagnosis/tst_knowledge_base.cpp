@@ -231,13 +231,33 @@ TEST(KnowledgeBase, MigratesFromVersionOneKeepingData)
           INSERT INTO runs(id, trace_path, trace_hash, recorded_at, metrics_json) VALUES(1, '/old.sqlite', 'h1', 5, '{"tpot_median_ns": 7}');
           INSERT INTO findings(id, run_id, rule, verdict, severity, subject) VALUES(1, 1, 'gpu-idle-fraction', 'idle-gaps', 'high', 'trace');
           INSERT INTO suggestions(id, finding_id, run_id, key, text, state) VALUES(1, 1, 1, 'gpu-idle-fraction/graphs-and-async', 'x', 'accepted');
+          INSERT INTO verifications(suggestion_id, suggestion_key, before_run, after_run, metric, before_value, after_value, delta, verdict, recorded_at)
+            VALUES(1, 'decode-host-bound/cuda-graphs', 1, 1, 'tpot_median_ns', 7, 5, -0.25, 'verified', 6);
           PRAGMA user_version = 1;)";
         char* err = nullptr;
         ASSERT_EQ(sqlite3_exec(h, v1, nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
         sqlite3_close(h);
     }
     KnowledgeBase kb(db);
-    EXPECT_EQ(kb.schema_version(), 2);
+    EXPECT_EQ(kb.schema_version(), 3);
+    // A verification recorded before v3 reads back without a prediction (issue 35 §4), and a new one keeps its.
+    const auto old = kb.verifications("decode-host-bound/cuda-graphs");
+    ASSERT_EQ(old.size(), 1u);
+    EXPECT_EQ(old[0].change, "");
+    EXPECT_FALSE(old[0].predicted_value);
+    EXPECT_FALSE(old[0].prediction_error);
+    EXPECT_DOUBLE_EQ(old[0].delta, -0.25);
+    VerificationRecord v = old[0];
+    v.suggestion_id = 0;   // (tied to no stored suggestion: its state stays accepted for the checks below)
+    v.change = "cuda-graphs";
+    v.predicted_value = 4.5;
+    v.prediction_error = (5 - 4.5) / 5;
+    kb.record_verification(v);
+    const auto both = kb.verifications("decode-host-bound/cuda-graphs");
+    ASSERT_EQ(both.size(), 2u);
+    EXPECT_EQ(both[1].change, "cuda-graphs");
+    EXPECT_DOUBLE_EQ(both[1].predicted_value.value_or(0), 4.5);
+    EXPECT_DOUBLE_EQ(both[1].prediction_error.value_or(0), 0.1);
     auto r = kb.find_run_by_hash("h1");
     ASSERT_TRUE(r);
     EXPECT_DOUBLE_EQ(r->metrics.at("tpot_median_ns"), 7);

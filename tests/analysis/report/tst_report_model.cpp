@@ -10,11 +10,14 @@
 #include "analysis/io/sha256.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/io/load.h"
+#include "analysis/report_pipeline.h"
 #include "tests/support/test_env.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -446,4 +449,72 @@ TEST(ReportModel, InputFilesAreHashed)
     EXPECT_EQ(build_report(in).run_id, r.run_id);
     std::ofstream(path, std::ios::binary) << "abd";
     EXPECT_NE(build_report(in).run_id, r.run_id);
+}
+
+namespace {
+// Every key-value row of the report (sections and their children), depth first.
+void key_values(const Section& s, std::vector<const KeyValue*>& out)
+{
+    for (const Block& b : s.blocks)
+        if (const auto* kv = std::get_if<KeyValues>(&b))
+            for (const KeyValue& i : kv->items)
+                out.push_back(&i);
+    for (const Section& c : s.children)
+        key_values(c, out);
+}
+} // namespace
+
+// Issue 35 on the real eager decode (tests/data/device/README.md: host-bound, CUDA graphs first): the overview says
+// what sets the step (the steady steps' critical path, as `analyze` does), and each finding whose suggestion maps to a
+// what-if has one line with its replayed step time, in Markdown too, in both languages.
+TEST(ReportModel, ReplayedStepAndWhatSetsTheStepOnTheRealEagerDecode)
+{
+    const Trace t = load_trace(test::source_dir() + "/tests/data/device/decode-eager.pt.trace.json.gz");
+    const report::PipelineResults r = report::run_pipeline(t, report::PipelineOptions{});
+    ASSERT_TRUE(r.findings && r.critical_path);
+    size_t replayed = 0;
+    const ReplayedStep* graphs = nullptr;
+    for (const Finding& f : *r.findings)
+        if (f.replayed_step) {
+            ++replayed;
+            if (f.replayed_step->change == "cuda-graphs" && !graphs)
+                graphs = &*f.replayed_step;
+        }
+    ASSERT_NE(graphs, nullptr);
+    // The steady steps' median path length, computed here from the per-step paths.
+    std::vector<int64_t> steady;
+    for (const auto& sp : r.critical_path->steps)
+        if (sp.steady && sp.nodes > 0)
+            steady.push_back(sp.length_ns);
+    ASSERT_FALSE(steady.empty());
+    std::sort(steady.begin(), steady.end());
+    for (Lang lang : {Lang::En, Lang::ZhCN}) {
+        ReportOptions o;
+        o.lang = lang;
+        const Report rep = build_report(report_inputs(t, r, o, {}));
+        std::vector<const KeyValue*> kvs;
+        for (const Section& s : rep.sections)
+            key_values(s, kvs);
+        size_t lines = 0;
+        const KeyValue* sets = nullptr;
+        for (const KeyValue* kv : kvs) {
+            if (kv->key == "replayed_step") {
+                ++lines;
+                EXPECT_NE(kv->value.text.find(fmt_duration(double(graphs->baseline_step_ns)) + " → "), std::string::npos)
+                    << kv->value.text;
+            }
+            if (kv->key == "what_sets_step")
+                sets = kv;
+        }
+        EXPECT_EQ(lines, replayed);   // one line per such finding
+        ASSERT_NE(sets, nullptr);
+        EXPECT_DOUBLE_EQ(sets->value.number.value_or(0), double(steady[steady.size() / 2]));
+        const std::string md = to_markdown(rep);
+        const std::string want = lang == Lang::En ? "graph replay: TPOT " : "CUDA graph 重放：TPOT ";
+        EXPECT_NE(md.find(want + fmt_duration(double(graphs->baseline_step_ns)) + " → " +
+                          fmt_duration(double(graphs->predicted_step_ns))),
+                  std::string::npos);
+        EXPECT_NE(md.find(lang == Lang::En ? "What sets the step (critical path)" : "决定步长的因素（关键路径）"),
+                  std::string::npos);
+    }
 }
