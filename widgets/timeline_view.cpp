@@ -1759,14 +1759,14 @@ void TimelineView::setCurrentMatch(int64_t ordered)
     const SearchHit& h = searchMatches_->ordered[size_t(ordered)];
     if (h.lane >= index_->lanes().size())
         return;
-    revealItem(int(h.lane), h.item);
+    revealItem(int(h.lane), h.item, /*centre=*/true);
     const ItemRef ref = index_->ref(index_->lanes()[h.lane], h.item);
     if (selection_ && ref.kind == ItemKind::Kernel)
         selection_->setKernel(int64_t(ref.row));
     update();
 }
 
-void TimelineView::revealItem(int laneIdx, uint32_t item)
+void TimelineView::revealItem(int laneIdx, uint32_t item, bool centre)
 {
     if (!index_ || laneIdx < 0 || size_t(laneIdx) >= index_->lanes().size())
         return;
@@ -1777,7 +1777,7 @@ void TimelineView::revealItem(int laneIdx, uint32_t item)
     Window w = window_;
     if ((e - s) * 5 / 4 > w.duration())
         w = {s - (e - s) / 4, e + (e - s) / 4};
-    else if (s < w.start || e > w.end)
+    else if (centre || s < w.start || e > w.end)
         w = timeline::pan(w, (s + e) / 2 - (w.start + w.end) / 2, bounds());
     setWindow(w);
     if (size_t(laneIdx) < laneY_.size()) {

@@ -149,7 +149,7 @@ public:
     const std::vector<int64_t>& mergedColumns(int lane) const;
     // The range statistics line drawn for Selection::range() (empty without a range).
     QString rangeStatsText() const;
-    // Search marks (SearchBar): every match outlined in its lane, the current one emphasised and brought into view
+    // Search marks (SearchBar): every match outlined in its lane, the current one emphasised and centred in the view
     // (a current kernel is selected too, so Details shows it).
     void setSearchMatches(std::shared_ptr<const SearchMatches> matches);
     std::shared_ptr<const SearchMatches> searchMatches() const { return searchMatches_; }
@@ -157,8 +157,10 @@ public:
     int64_t currentMatch() const { return currentMatch_; }
     // Outlines the last frame drew for search matches (at most one per pixel column and lane).
     int searchMarksDrawn() const { return searchMarksDrawn_; }
-    // Pans (or zooms out) so the item is visible and scrolls its lane into view.
-    void revealItem(int lane, uint32_t item);
+    // Pans (or zooms out) so the item is visible and scrolls its lane into view. With `centre` (a search hit, as
+    // Perfetto and Nsight Systems place one) the item's centre goes to the view's centre even when it was already
+    // visible, as far as the trace's bounds allow; without it an item already in view stays where it is.
+    void revealItem(int lane, uint32_t item, bool centre = false);
     // Scrolls the lanes so that `lane` is the first one under the axis (as far as the scroll range allows).
     void scrollToLane(int lane);
 
