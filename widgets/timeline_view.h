@@ -134,6 +134,9 @@ public:
         QString label;
     };
     const std::vector<AxisTick>& axisTicks() const { return axisTicks_; }
+    // How the last frame labelled its ticks: absolute, or (deep in) a reference tick and offsets from it
+    // (timeline::axisLabelMode).
+    const timeline::AxisLabelMode& axisLabelMode() const { return axisMode_; }
     // The idle fraction of each pixel column the last frame painted in a gap lane (the alpha of its ink: an idle
     // lane shows idle density, not a solid bar, where gaps are narrower than a pixel); empty for other lanes.
     const std::vector<float>& idleColumns(int lane) const;
@@ -217,6 +220,7 @@ private:
     std::vector<std::vector<DrawnRun>> drawn_;     // per lane: the runs of the last frame
     std::vector<GapMark> highlightMarks_;          // highlighted gaps, by start
     std::vector<AxisTick> axisTicks_;              // the last frame's axis ticks
+    timeline::AxisLabelMode axisMode_;             // the last frame's label mode
     std::shared_ptr<const SearchMatches> searchMatches_;
     int64_t currentMatch_ = -1;
     int searchMarksDrawn_ = 0;
