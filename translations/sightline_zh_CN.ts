@@ -1920,14 +1920,6 @@ after</source>
 </context>
 <context>
     <name>sl::GapHistogramView</name>
-    <message>
-        <source>Idle gaps by size and cause</source>
-        <translation>按长度与原因统计的空闲间隙</translation>
-    </message>
-    <message>
-        <source>Gap length</source>
-        <translation>间隙长度</translation>
-    </message>
     <message numerus="yes">
         <source>&lt;b&gt;%1&lt;/b&gt;: %n gap(s), %2 in all</source>
         <translation>
@@ -1953,14 +1945,6 @@ after</source>
     <message>
         <source>Log-spaced bins, 4 per decade from 100 ns up to the largest gap, instead of the summary&apos;s 7 buckets</source>
         <translation>按对数划分区间：从 100 ns 到最长间隙，每个数量级 4 个区间，取代汇总中的 7 个档位</translation>
-    </message>
-    <message>
-        <source>Idle gaps by size (4 bins per decade) and cause</source>
-        <translation>按长度（每个数量级 4 个区间）与原因统计的空闲间隙</translation>
-    </message>
-    <message>
-        <source>Gap length (bin start)</source>
-        <translation>间隙长度（区间起点）</translation>
     </message>
     <message>
         <source>Previous gap of the bin: centre it in the timeline</source>
@@ -1993,8 +1977,16 @@ after</source>
         </translation>
     </message>
     <message>
-        <source>Gaps per cause (log scale)</source>
-        <translation>各原因的间隙数（对数刻度）</translation>
+        <source>Gaps per cause (log scale) by length, 4 bins per decade</source>
+        <translation>各原因的间隙数（对数刻度），按时长，每十倍 4 个区间</translation>
+    </message>
+    <message>
+        <source>Gaps per cause (log scale) by length</source>
+        <translation>各原因的间隙数（对数刻度），按时长</translation>
+    </message>
+    <message>
+        <source>bin start</source>
+        <translation>区间起点</translation>
     </message>
 </context>
 <context>

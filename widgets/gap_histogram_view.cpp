@@ -117,8 +117,15 @@ GapHistogramView::GapHistogramView(QWidget* parent) : QWidget(parent)
     table_->setWordWrap(false);
     table_->setTextElideMode(Qt::ElideMiddle);
     listLayout->addWidget(table_, 1);
+    // the chart gets the larger share; the list's first three columns are as wide as their longest text needs
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({3000, 2000});
+    const QFontMetrics fm(font());
+    const int pad = 3 * fm.averageCharWidth();
+    table_->setColumnWidth(GapListModel::StartColumn, fm.horizontalAdvance(QStringLiteral("888.8888 ms")) + pad);
+    table_->setColumnWidth(GapListModel::LengthColumn, fm.horizontalAdvance(QStringLiteral("888 µs")) + pad);
+    table_->setColumnWidth(GapListModel::CauseColumn, fm.horizontalAdvance(TimelineView::causeLabel(GapCause::DependencyWait)) + pad);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (current.isValid())
@@ -371,8 +378,10 @@ void GapHistogramView::rebuildChart()
     else
         bins_ = std::make_shared<const GapBins>(fine_ ? fineGapBins(analysis_->idle) : summaryGapBins(analysis_->idle));
     auto* chart = new QChart;
-    chart->setTitle(fine_ ? tr("Idle gaps by size (4 bins per decade) and cause") : tr("Idle gaps by size and cause"));
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // The title says what is scaled (the axes have no room for it in a short dock): each cause's own count, log scale.
+    chart->setTitle(fine_ ? tr("Gaps per cause (log scale) by length, 4 bins per decade") : tr("Gaps per cause (log scale) by length"));
+    // beside the plot, not under it: a bottom pane is short, and the bars need its height
+    chart->legend()->setAlignment(Qt::AlignRight);
     chart->setMargins(QMargins(4, 4, 4, 4));
     // Side by side, not stacked: on a log axis a stacked bar cannot show shares (the top cause of a 10 + 10 bin would
     // get a sliver). Each cause present in the trace has its own bar in every bin, log10(1 + its count) high.
@@ -401,12 +410,12 @@ void GapHistogramView::rebuildChart()
         categories << binLabel(int(b));
     auto* x = new QBarCategoryAxis;
     x->append(categories);
-    x->setTitleText(fine_ ? tr("Gap length (bin start)") : tr("Gap length"));
+    if (fine_)
+        x->setTitleText(tr("bin start"));
     // turned when they would not fit side by side (set before the axis is attached, or Qt Charts ignores it)
     x->setLabelsAngle(labelAngleFor(categories, x->labelsFont()));
     // The count axis: decades (1, 10, 100, 1k, ...) at their log heights.
     auto* y = new QCategoryAxis;
-    y->setTitleText(tr("Gaps per cause (log scale)"));
     y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     int64_t tallest = 1;
     for (size_t b = 0; b < bins_->size(); ++b)
@@ -439,9 +448,12 @@ int GapHistogramView::labelAngleFor(const QStringList& labels, const QFont& font
     int widest = 0;
     for (const QString& l : labels)
         widest = std::max(widest, fm.horizontalAdvance(l));
-    // the plot is about the view less the y axis and margins; Qt Charts elides a label that does not have some
-    // 20 px to spare in its category
-    const double perBar = std::max(1.0, double(view_->width() - 90)) / labels.size();
+    // the plot is about the view less the y axis, the legend on the right and the margins; Qt Charts elides a label
+    // that does not have some 20 px to spare in its category
+    int legend = 0;
+    for (GapCause c : kCauses)
+        legend = std::max(legend, fm.horizontalAdvance(TimelineView::causeLabel(c)));
+    const double perBar = std::max(1.0, double(view_->width() - 90 - legend - 40)) / labels.size();
     return widest + 20 > perBar ? -60 : 0;
 }
 
