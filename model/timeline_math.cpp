@@ -1,5 +1,7 @@
 #include "model/timeline_math.h"
 
+#include "model/units.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -97,6 +99,28 @@ QString tickLabel(int64_t t, int64_t origin, int64_t step)
         ++decimals;
     const double v = static_cast<double>(rel) / static_cast<double>(u->scale);
     return QString::number(v, 'f', decimals) + QString::fromUtf8(u->suffix);
+}
+
+AxisLabelMode axisLabelMode(int64_t first, int64_t last, int64_t origin, int64_t step)
+{
+    auto digits = [](const QString& label) {
+        int n = 0;
+        for (QChar c : label)
+            n += c.isDigit();
+        return n;
+    };
+    AxisLabelMode m;
+    if (std::max(digits(tickLabel(first, origin, step)), digits(tickLabel(last, origin, step))) <= 5)
+        return m;
+    m.offsets = true;
+    m.reference = first;
+    m.referenceLabel = formatTimeAt(first - origin, step);
+    return m;
+}
+
+QString offsetLabel(int64_t t, int64_t reference, int64_t step)
+{
+    return QLatin1Char('+') + tickLabel(t, reference, step);
 }
 
 int lodLevel(double nsPerPx)

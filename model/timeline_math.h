@@ -32,6 +32,19 @@ int64_t tickStep(double nsPerPx, double minSpacingPx);
 // Tick label relative to `origin`, with just enough precision for `step`: "1.5 ms", "120 µs", "2 s".
 QString tickLabel(int64_t t, int64_t origin, int64_t step);
 
+// Deep-zoom axis labels as Nsight Systems writes them: while the labels of ticks `first`..`last` (every `step`,
+// measured from `origin`) read in at most 5 digits they stay absolute ("782.03 ms"); deeper, "782025 µs" would
+// repeat the same leading digits on every tick, so the first tick becomes the reference, shown once to the step's
+// precision ("782.025 ms", formatTimeAt), and the other ticks read as offsets from it ("+5 µs", "+10 µs").
+struct AxisLabelMode {
+    bool offsets = false;
+    int64_t reference = 0;    // the first tick (when offsets)
+    QString referenceLabel;   // its time from the origin, to the step's precision
+};
+AxisLabelMode axisLabelMode(int64_t first, int64_t last, int64_t origin, int64_t step);
+// "+5 µs": t - reference in the step's unit (tickLabel's), with a plus sign.
+QString offsetLabel(int64_t t, int64_t reference, int64_t step);
+
 // Level of detail: the index level whose bucket (2^level ns) is the largest not above one pixel.
 int lodLevel(double nsPerPx);
 

@@ -82,6 +82,13 @@
             <numerusform>… and %n more</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>full name (%n character(s))</source>
+        <translation>
+            <numerusform>full name (%n character)</numerusform>
+            <numerusform>full name (%n characters)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>sl::FindingsModel</name>
@@ -187,6 +194,13 @@
         <translation>
             <numerusform>&lt;b&gt;%1&lt;/b&gt;: %n gap, %2 in all</numerusform>
             <numerusform>&lt;b&gt;%1&lt;/b&gt;: %n gaps, %2 in all</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n gap(s) in this bin</source>
+        <translation>
+            <numerusform>%n gap in this bin</numerusform>
+            <numerusform>%n gaps in this bin</numerusform>
         </translation>
     </message>
 </context>
@@ -317,6 +331,20 @@
         <translation>
             <numerusform>… and %n more kernel name</numerusform>
             <numerusform>… and %n more kernel names</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n more point(s) here: right-click to choose</source>
+        <translation>
+            <numerusform>%n more point here: right-click to choose</numerusform>
+            <numerusform>%n more points here: right-click to choose</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n point(s) here</source>
+        <translation>
+            <numerusform>%n point here</numerusform>
+            <numerusform>%n points here</numerusform>
         </translation>
     </message>
 </context>

@@ -781,14 +781,6 @@ after</source>
         <translation>在时间线中点击一个内核或空闲间隙以查看其详情。</translation>
     </message>
     <message>
-        <source>less</source>
-        <translation>收起</translation>
-    </message>
-    <message>
-        <source>show all %1 characters</source>
-        <translation>显示全部 %1 个字符</translation>
-    </message>
-    <message>
         <source>GPU %1 · stream %2</source>
         <translation>GPU %1 · 流 %2</translation>
     </message>
@@ -1179,6 +1171,16 @@ after</source>
     <message>
         <source>not recorded in the trace</source>
         <translation>trace 中未记录</translation>
+    </message>
+    <message>
+        <source>hide the full name</source>
+        <translation>收起完整名称</translation>
+    </message>
+    <message numerus="yes">
+        <source>full name (%n character(s))</source>
+        <translation>
+            <numerusform>完整名称（%n 个字符）</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1918,14 +1920,6 @@ after</source>
 </context>
 <context>
     <name>sl::GapHistogramView</name>
-    <message>
-        <source>Idle gaps by size and cause</source>
-        <translation>按长度与原因统计的空闲间隙</translation>
-    </message>
-    <message>
-        <source>Gap length</source>
-        <translation>间隙长度</translation>
-    </message>
     <message numerus="yes">
         <source>&lt;b&gt;%1&lt;/b&gt;: %n gap(s), %2 in all</source>
         <translation>
@@ -1953,16 +1947,81 @@ after</source>
         <translation>按对数划分区间：从 100 ns 到最长间隙，每个数量级 4 个区间，取代汇总中的 7 个档位</translation>
     </message>
     <message>
-        <source>Idle gaps by size (4 bins per decade) and cause</source>
-        <translation>按长度（每个数量级 4 个区间）与原因统计的空闲间隙</translation>
+        <source>Previous gap of the bin: centre it in the timeline</source>
+        <translation>该区间的上一个空闲间隙：在时间线上居中显示</translation>
     </message>
     <message>
-        <source>Gap length (bin start)</source>
-        <translation>间隙长度（区间起点）</translation>
+        <source>Previous gap</source>
+        <translation>上一个间隙</translation>
     </message>
     <message>
-        <source>Gaps (log scale)</source>
-        <translation>间隙数（对数刻度）</translation>
+        <source>Next gap of the bin: centre it in the timeline</source>
+        <translation>该区间的下一个空闲间隙：在时间线上居中显示</translation>
+    </message>
+    <message>
+        <source>Next gap</source>
+        <translation>下一个间隙</translation>
+    </message>
+    <message>
+        <source>Click a bar to list its gaps.</source>
+        <translation>点击柱条以列出其中的间隙。</translation>
+    </message>
+    <message>
+        <source>Gap %1 of %2</source>
+        <translation>第 %1 个间隙，共 %2 个</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n gap(s) in this bin</source>
+        <translation>
+            <numerusform>该区间内 %n 个间隙</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Gaps per cause (log scale) by length, 4 bins per decade</source>
+        <translation>各原因的间隙数（对数刻度），按时长，每十倍 4 个区间</translation>
+    </message>
+    <message>
+        <source>Gaps per cause (log scale) by length</source>
+        <translation>各原因的间隙数（对数刻度），按时长</translation>
+    </message>
+    <message>
+        <source>bin start</source>
+        <translation>区间起点</translation>
+    </message>
+</context>
+<context>
+    <name>sl::GapListModel</name>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>%1 copy, %2</source>
+        <translation>%1 拷贝，%2</translation>
+    </message>
+    <message>
+        <source>memset</source>
+        <translation>内存设置</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>开始时间</translation>
+    </message>
+    <message>
+        <source>Length</source>
+        <translation>时长</translation>
+    </message>
+    <message>
+        <source>Cause</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Before</source>
+        <translation>之前</translation>
+    </message>
+    <message>
+        <source>After</source>
+        <translation>之后</translation>
     </message>
 </context>
 <context>

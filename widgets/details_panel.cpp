@@ -3,8 +3,11 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include "analysis/trace/kernel_ops.h"
+#include "analysis/trace/kernel_short_name.h"
 
 #include <QTextBrowser>
+#include <QToolTip>
+#include <QCursor>
 #include <QLocale>
 #include <algorithm>
 #include <cmath>
@@ -123,6 +126,14 @@ DetailsPanel::DetailsPanel(QWidget* parent) : QScrollArea(parent)
     view_->document()->setDocumentMargin(8);
     view_->viewport()->setAutoFillBackground(false);   // the pane's background, as the label had
     connect(view_, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) { activateLink(url.toString()); });
+    // Kernel links speak short names: hovering one shows the whole name.
+    connect(view_, qOverload<const QUrl&>(&QTextBrowser::highlighted), this, [this](const QUrl& url) {
+        const QString tip = linkToolTip(url.toString());
+        if (tip.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(QCursor::pos(), tip, view_);
+    });
     setWidget(view_);
     setWidgetResizable(true);
     setFrameShape(QFrame::NoFrame);
@@ -309,8 +320,21 @@ QString DetailsPanel::kernelLink(int64_t kernel) const
 {
     if (!trace_ || kernel < 0 || size_t(kernel) >= trace_->kernels.size())
         return QString();
-    const QString name = qs(trace_->str(trace_->kernels.short_name[size_t(kernel)])).toHtmlEscaped();
+    // the short name as Nsight Systems writes it; the whole name in the link's tooltip (linkToolTip)
+    const QString name = qs(shorten_kernel_name(trace_->str(trace_->kernels.name[size_t(kernel)]))).toHtmlEscaped();
     return QStringLiteral("<a href=\"kernel:%1\">%2</a>").arg(kernel).arg(breakable(name));
+}
+
+QString DetailsPanel::linkToolTip(const QString& link) const
+{
+    if (!trace_ || !link.startsWith(QLatin1String("kernel:")))
+        return {};
+    bool ok = false;
+    const qint64 k = link.mid(7).toLongLong(&ok);
+    if (!ok || k < 0 || size_t(k) >= trace_->kernels.size())
+        return {};
+    // plain text, wrapped by the tooltip: up to 2,000 characters of the name
+    return qs(trace_->str(trace_->kernels.name[size_t(k)])).left(2000);
 }
 
 const std::vector<int64_t>& DetailsPanel::ncuToKernel() const
@@ -329,22 +353,18 @@ QString DetailsPanel::kernelHtml(size_t i) const
     const Trace& t = *trace_;
     const auto& k = t.kernels;
     const QString fullName = qs(t.str(k.name[i]));
-    // Heading: the function name without templates and parameters ("vllm::rms_norm_kernel") when it contains the
-    // trace's short name (or there is none), else the short name.
-    QString shortName = qs(t.str(k.short_name[i]));
-    const QString base = QString::fromStdString(kernel_base_name(t.str(k.name[i])));
-    if (!base.isEmpty() && (k.short_name[i] == k.name[i] || base.contains(shortName)))
-        shortName = base;
+    // Heading: the short name as Nsight Systems shortens it (no return type, scope, template arguments or
+    // parameters: "vectorized_elementwise_kernel"); the full name one click away, folded by default (CUTLASS-style
+    // names run to thousands of characters).
+    const QString shortName = qs(shorten_kernel_name(t.str(k.name[i])));
     Html h;
     h.raw(QStringLiteral("<h3 style=\"margin-bottom:2px\">%1</h3>").arg(breakable(shortName.toHtmlEscaped())));
     if (fullName != shortName) {
-        // CUTLASS-style names run to thousands of characters: show the start, the rest on request.
-        constexpr qsizetype kHead = 240;
-        QString shown = breakable(fullName.left(fullNameExpanded_ ? fullName.size() : kHead).toHtmlEscaped());
-        if (fullName.size() > kHead)
-            shown += fullNameExpanded_ ? QStringLiteral(" <a href=\"toggle:name\">%1</a>").arg(tr("less").toHtmlEscaped())
-                                       : QStringLiteral("… <a href=\"toggle:name\">%1</a>")
-                                             .arg(tr("show all %1 characters").arg(fullName.size()).toHtmlEscaped());
+        const QString toggle = fullNameExpanded_ ? tr("hide the full name")
+                                                 : tr("full name (%n character(s))", nullptr, int(fullName.size()));
+        QString shown = QStringLiteral("<a href=\"toggle:name\">%1</a>").arg(toggle.toHtmlEscaped());
+        if (fullNameExpanded_)
+            shown = breakable(fullName.toHtmlEscaped()) + QStringLiteral(" ") + shown;
         h.para(QStringLiteral("<span style=\"font-size:small\">%1</span>").arg(shown));
     }
 

@@ -54,6 +54,8 @@ public:
     // what it is, the operators and module around it, its shapes and the kernels it launched (links).
     void showHostRange(int64_t range);
     QString text() const;
+    // The tooltip a link shows while hovered: a kernel link (which shows the short name) gives the whole name.
+    QString linkToolTip(const QString& link) const;
 
 signals:
     // A kernel link in the pane was clicked (also sets the selection when one is set).

@@ -1,7 +1,12 @@
 #include "widgets/gap_histogram_view.h"
 
 #include <QBarCategoryAxis>
+#include <QBarSeries>
 #include <QCategoryAxis>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QSplitter>
+#include <QTableView>
 #include <QMouseEvent>
 #include <QBarSet>
 #include <QChart>
@@ -10,15 +15,16 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QStackedBarSeries>
 #include <QToolButton>
 #include <QToolTip>
 #include <QValueAxis>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 
+#include "model/gap_list_model.h"
 #include "model/selection.h"
 #include "model/units.h"
 #include "widgets/palette.h"
@@ -48,10 +54,16 @@ QString shortDuration(int64_t ns)
 
 GapHistogramView::GapHistogramView(QWidget* parent) : QWidget(parent)
 {
-    auto* layout = new QVBoxLayout(this);
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setChildrenCollapsible(false);
+    outer->addWidget(splitter);
+    auto* chartSide = new QWidget(splitter);
+    auto* layout = new QVBoxLayout(chartSide);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->setSpacing(0);
-    view_ = new QChartView(this);
+    view_ = new QChartView(chartSide);
     view_->setRenderHint(QPainter::Antialiasing);
     layout->addWidget(view_, 1);
     auto* bottom = new QHBoxLayout;
@@ -68,6 +80,59 @@ GapHistogramView::GapHistogramView(QWidget* parent) : QWidget(parent)
                                "summary's 7 buckets"));
     bottom->addWidget(fineButton_, 0, Qt::AlignVCenter);
     layout->addLayout(bottom);
+
+    // The clicked bin's gaps: a table to step through, beside the chart.
+    auto* listSide = new QWidget(splitter);
+    auto* listLayout = new QVBoxLayout(listSide);
+    listLayout->setContentsMargins(2, 0, 0, 0);
+    listLayout->setSpacing(2);
+    auto* listHead = new QHBoxLayout;
+    listTitle_ = new QLabel(listSide);
+    listHead->addWidget(listTitle_, 1);
+    prevButton_ = new QToolButton(listSide);
+    prevButton_->setArrowType(Qt::UpArrow);
+    prevButton_->setToolTip(tr("Previous gap of the bin: centre it in the timeline"));
+    prevButton_->setAccessibleName(tr("Previous gap"));
+    nextButton_ = new QToolButton(listSide);
+    nextButton_->setArrowType(Qt::DownArrow);
+    nextButton_->setToolTip(tr("Next gap of the bin: centre it in the timeline"));
+    nextButton_->setAccessibleName(tr("Next gap"));
+    listHead->addWidget(prevButton_);
+    listHead->addWidget(nextButton_);
+    listLayout->addLayout(listHead);
+    list_ = new GapListModel(this);
+    std::array<QString, kGapCauses> causes;
+    for (size_t c = 0; c < kGapCauses; ++c)
+        causes[c] = TimelineView::causeLabel(GapCause(c));
+    list_->setCauseLabels(causes);
+    table_ = new QTableView(listSide);
+    table_->setModel(list_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(GapListModel::StartColumn, Qt::AscendingOrder);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setWordWrap(false);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    listLayout->addWidget(table_, 1);
+    // the chart gets the larger share; the list's first three columns are as wide as their longest text needs
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 2);
+    splitter->setSizes({3000, 2000});
+    const QFontMetrics fm(font());
+    const int pad = 3 * fm.averageCharWidth();
+    table_->setColumnWidth(GapListModel::StartColumn, fm.horizontalAdvance(QStringLiteral("888.8888 ms")) + pad);
+    table_->setColumnWidth(GapListModel::LengthColumn, fm.horizontalAdvance(QStringLiteral("888 µs")) + pad);
+    table_->setColumnWidth(GapListModel::CauseColumn, fm.horizontalAdvance(TimelineView::causeLabel(GapCause::DependencyWait)) + pad);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (current.isValid())
+                    showGapRow(current.row());
+            });
+    connect(prevButton_, &QToolButton::clicked, this, [this] { stepGap(-1); });
+    connect(nextButton_, &QToolButton::clicked, this, [this] { stepGap(+1); });
     connect(fineButton_, &QToolButton::toggled, this, &GapHistogramView::setFineBins);
     view_->viewport()->installEventFilter(this);
     view_->viewport()->setMouseTracking(true);
@@ -121,6 +186,64 @@ bool GapHistogramView::eventFilter(QObject* watched, QEvent* event)
 }
 
 void GapHistogramView::setSelection(Selection* selection) { selection_ = selection; }
+
+void GapHistogramView::setTrace(std::shared_ptr<const Trace> trace, int64_t origin)
+{
+    trace_ = std::move(trace);
+    origin_ = origin;
+    list_->setSource(analysis_, trace_, origin_);
+    if (selectedBucket_ >= 0)
+        list_->setGaps(gapsInBucket(selectedBucket_));
+    updateListButtons();
+}
+
+void GapHistogramView::showGapRow(int row)
+{
+    const int64_t g = list_->gapAt(row);
+    if (g < 0 || !analysis_)
+        return;
+    const QModelIndex current = table_->currentIndex();
+    if (!current.isValid() || current.row() != row) {
+        // re-enters through currentRowChanged
+        table_->setCurrentIndex(list_->index(row, GapListModel::StartColumn));
+        return;
+    }
+    table_->scrollTo(current);
+    updateListButtons();
+    if (!selection_)
+        return;
+    const Gap& gap = analysis_->idle.gaps[size_t(g)];
+    selection_->setGap(g);
+    // The gap in the middle third of the view: the operations before and after it on either side.
+    const int64_t span = std::max<int64_t>(3 * gap.duration(), 3);
+    const int64_t centre = gap.start + gap.duration() / 2;
+    selection_->setWindow({centre - span / 2, centre - span / 2 + span});
+}
+
+void GapHistogramView::stepGap(int direction)
+{
+    const int n = list_->rowCount();
+    if (n == 0)
+        return;
+    const QModelIndex current = table_->currentIndex();
+    int row = current.isValid() ? current.row() + direction : (direction > 0 ? 0 : n - 1);
+    row = std::clamp(row, 0, n - 1);
+    showGapRow(row);
+}
+
+void GapHistogramView::updateListButtons()
+{
+    const int n = list_->rowCount();
+    const QModelIndex current = table_->currentIndex();
+    prevButton_->setEnabled(n > 0 && (!current.isValid() || current.row() > 0));
+    nextButton_->setEnabled(n > 0 && (!current.isValid() || current.row() + 1 < n));
+    if (selectedBucket_ < 0 || !analysis_)
+        listTitle_->setText(analysis_ ? tr("Click a bar to list its gaps.") : QString());
+    else if (current.isValid())
+        listTitle_->setText(tr("Gap %1 of %2").arg(current.row() + 1).arg(n));
+    else
+        listTitle_->setText(tr("%n gap(s) in this bin", nullptr, n));
+}
 
 std::vector<int64_t> GapHistogramView::gapsInBucket(int bucket) const { return bins_->gapsIn(bucket); }
 
@@ -183,6 +306,8 @@ void GapHistogramView::selectBucket(int bucket)
         bucket = -1;
     selectedBucket_ = bucket;
     const std::vector<int64_t> gaps = gapsInBucket(bucket);
+    list_->setGaps(gaps);
+    updateListButtons();
     if (bucket < 0) {
         info_->setText(analysis_ ? tr("Click a bar to highlight its gaps in the timeline.") : QString());
     } else {
@@ -233,6 +358,8 @@ void GapHistogramView::setAnalysis(std::shared_ptr<const AnalysisResult> analysi
     binned_ = binned && analysis_ && binned->analysis == analysis_ ? std::move(binned) : nullptr;
     histogram_ = binned_ ? binned_->byCause : analysis_ ? binGapsByCause(analysis_->idle) : GapHistogram{};
     selectedBucket_ = -1;
+    list_->setSource(analysis_, trace_ && analysis_ ? trace_ : nullptr, origin_);
+    updateListButtons();
     // Gap indices belong to one analysis: a new one makes the highlighted / selected ones meaningless.
     if (selection_) {
         selection_->setHighlightedGaps({});
@@ -251,23 +378,31 @@ void GapHistogramView::rebuildChart()
     else
         bins_ = std::make_shared<const GapBins>(fine_ ? fineGapBins(analysis_->idle) : summaryGapBins(analysis_->idle));
     auto* chart = new QChart;
-    chart->setTitle(fine_ ? tr("Idle gaps by size (4 bins per decade) and cause") : tr("Idle gaps by size and cause"));
-    chart->legend()->setAlignment(Qt::AlignBottom);
+    // The title says what is scaled (the axes have no room for it in a short dock): each cause's own count, log scale.
+    chart->setTitle(fine_ ? tr("Gaps per cause (log scale) by length, 4 bins per decade") : tr("Gaps per cause (log scale) by length"));
+    // beside the plot, not under it: a bottom pane is short, and the bars need its height
+    chart->legend()->setAlignment(Qt::AlignRight);
     chart->setMargins(QMargins(4, 4, 4, 4));
-    auto* series = new QStackedBarSeries;
-    // fine bins are many and narrow: no gap between the bars, as in a histogram
-    series->setBarWidth(fine_ ? 0.9 : 0.5);
-    // Log count axis: the bar is log10(1 + count) high, shared by the causes in proportion to their counts.
+    // Side by side, not stacked: on a log axis a stacked bar cannot show shares (the top cause of a 10 + 10 bin would
+    // get a sliver). Each cause present in the trace has its own bar in every bin, log10(1 + its count) high.
+    auto* series = new QBarSeries;
+    // fine bins are many and narrow: no gap between the groups, as in a histogram
+    series->setBarWidth(fine_ ? 0.9 : 0.8);
     for (GapCause c : kCauses) {
+        bool present = false;
+        for (size_t b = 0; b < bins_->size() && !present; ++b)
+            present = bins_->count[b][size_t(c)] > 0;
+        if (!present)
+            continue;
         auto* set = new QBarSet(TimelineView::causeLabel(c));
         set->setColor(TimelineView::causeColor(c));
         set->setBorderColor(TimelineView::causeColor(c).darker(130));
-        for (size_t b = 0; b < bins_->size(); ++b) {
-            const int64_t n = bins_->binCount(b);
-            *set << (n > 0 ? logHeight(n) * double(bins_->count[b][size_t(c)]) / double(n) : 0.0);
-        }
+        for (size_t b = 0; b < bins_->size(); ++b)
+            *set << logHeight(bins_->count[b][size_t(c)]);
         series->append(set);
     }
+    if (series->count() == 0)   // no gaps: an empty set keeps the axes
+        series->append(new QBarSet(QString()));
     chart->addSeries(series);
     // Clicks and hover are taken for the whole column by the viewport's event filter (binAt).
     QStringList categories;
@@ -275,16 +410,17 @@ void GapHistogramView::rebuildChart()
         categories << binLabel(int(b));
     auto* x = new QBarCategoryAxis;
     x->append(categories);
-    x->setTitleText(fine_ ? tr("Gap length (bin start)") : tr("Gap length"));
+    if (fine_)
+        x->setTitleText(tr("bin start"));
     // turned when they would not fit side by side (set before the axis is attached, or Qt Charts ignores it)
     x->setLabelsAngle(labelAngleFor(categories, x->labelsFont()));
     // The count axis: decades (1, 10, 100, 1k, ...) at their log heights.
     auto* y = new QCategoryAxis;
-    y->setTitleText(tr("Gaps (log scale)"));
     y->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     int64_t tallest = 1;
     for (size_t b = 0; b < bins_->size(); ++b)
-        tallest = std::max(tallest, bins_->binCount(b));
+        for (GapCause c : kCauses)
+            tallest = std::max(tallest, bins_->count[b][size_t(c)]);
     int64_t top = 1;
     while (top < tallest)
         top *= 10;
@@ -312,9 +448,12 @@ int GapHistogramView::labelAngleFor(const QStringList& labels, const QFont& font
     int widest = 0;
     for (const QString& l : labels)
         widest = std::max(widest, fm.horizontalAdvance(l));
-    // the plot is about the view less the y axis and margins; Qt Charts elides a label that does not have some
-    // 20 px to spare in its category
-    const double perBar = std::max(1.0, double(view_->width() - 90)) / labels.size();
+    // the plot is about the view less the y axis, the legend on the right and the margins; Qt Charts elides a label
+    // that does not have some 20 px to spare in its category
+    int legend = 0;
+    for (GapCause c : kCauses)
+        legend = std::max(legend, fm.horizontalAdvance(TimelineView::causeLabel(c)));
+    const double perBar = std::max(1.0, double(view_->width() - 90 - legend - 40)) / labels.size();
     return widest + 20 > perBar ? -60 : 0;
 }
 

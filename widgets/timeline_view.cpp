@@ -1076,10 +1076,18 @@ void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
     while (t < window_.start)
         t += step;
     axisTicks_.clear();
+    // Deep in, the first tick is the reference (its time once, in bold) and the others offsets from it.
+    int64_t last = t;
+    while (last + step <= window_.end)
+        last += step;
+    axisMode_ = timeline::axisLabelMode(t, last, origin, step);
     // ticks and labels on the header strip; grid lines over the lanes translucent so items show through
     const ViewColors vc = viewColors(palette());
     const QColor grid = vc.tick;
     const QColor gridOverLanes(grid.red(), grid.green(), grid.blue(), vc.dark ? 70 : 60);
+    QFont bold = p.font();
+    bold.setBold(true);
+    int labelsFrom = INT_MIN;   // a label's left edge may not run into the reference's
     for (; t <= window_.end; t += step) {
         const int x = plot.left() + int(std::lround(timeline::timeToX(t, window_, plot.width())));
         p.setPen(grid);
@@ -1087,9 +1095,23 @@ void TimelineView::drawAxis(QPainter& p, const QRect& plot, double npp)
         p.setPen(gridOverLanes);
         p.drawLine(x, top + kAxisHeight, x, plot.bottom());
         p.setPen(vc.headerText);
-        const QString label = timeline::tickLabel(t, origin, step);
+        const bool reference = axisMode_.offsets && t == axisMode_.reference;
+        const QString label = !axisMode_.offsets ? timeline::tickLabel(t, origin, step)
+                              : reference        ? axisMode_.referenceLabel
+                                                 : timeline::offsetLabel(t, axisMode_.reference, step);
         axisTicks_.push_back({t, x, label});
-        p.drawText(QRect(x + 3, top + 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter, label);
+        if (x + 3 < labelsFrom)
+            continue;
+        if (reference) {
+            p.save();
+            p.setFont(bold);
+            const QRect box = p.boundingRect(QRect(x + 3, top + 2, 400, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter, label);
+            p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, label);
+            p.restore();
+            labelsFrom = box.right() + 8;
+        } else {
+            p.drawText(QRect(x + 3, top + 2, 120, kAxisHeight - 6), Qt::AlignLeft | Qt::AlignVCenter, label);
+        }
     }
     p.setPen(grid);
     p.drawLine(0, top + kAxisHeight - 1, width(), top + kAxisHeight - 1);
@@ -1764,14 +1786,14 @@ void TimelineView::setCurrentMatch(int64_t ordered)
     const SearchHit& h = searchMatches_->ordered[size_t(ordered)];
     if (h.lane >= index_->lanes().size())
         return;
-    revealItem(int(h.lane), h.item);
+    revealItem(int(h.lane), h.item, /*centre=*/true);
     const ItemRef ref = index_->ref(index_->lanes()[h.lane], h.item);
     if (selection_ && ref.kind == ItemKind::Kernel)
         selection_->setKernel(int64_t(ref.row));
     update();
 }
 
-void TimelineView::revealItem(int laneIdx, uint32_t item)
+void TimelineView::revealItem(int laneIdx, uint32_t item, bool centre)
 {
     if (!index_ || laneIdx < 0 || size_t(laneIdx) >= index_->lanes().size())
         return;
@@ -1782,7 +1804,7 @@ void TimelineView::revealItem(int laneIdx, uint32_t item)
     Window w = window_;
     if ((e - s) * 5 / 4 > w.duration())
         w = {s - (e - s) / 4, e + (e - s) / 4};
-    else if (s < w.start || e > w.end)
+    else if (centre || s < w.start || e > w.end)
         w = timeline::pan(w, (s + e) / 2 - (w.start + w.end) / 2, bounds());
     setWindow(w);
     if (size_t(laneIdx) < laneY_.size()) {

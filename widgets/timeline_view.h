@@ -135,6 +135,9 @@ public:
         QString label;
     };
     const std::vector<AxisTick>& axisTicks() const { return axisTicks_; }
+    // How the last frame labelled its ticks: absolute, or (deep in) a reference tick and offsets from it
+    // (timeline::axisLabelMode).
+    const timeline::AxisLabelMode& axisLabelMode() const { return axisMode_; }
     // The idle fraction of each pixel column the last frame painted in a gap lane (the alpha of its ink: an idle
     // lane shows idle density, not a solid bar, where gaps are narrower than a pixel); empty for other lanes.
     const std::vector<float>& idleColumns(int lane) const;
@@ -150,7 +153,7 @@ public:
     const std::vector<int64_t>& mergedColumns(int lane) const;
     // The range statistics line drawn for Selection::range() (empty without a range).
     QString rangeStatsText() const;
-    // Search marks (SearchBar): every match outlined in its lane, the current one emphasised and brought into view
+    // Search marks (SearchBar): every match outlined in its lane, the current one emphasised and centred in the view
     // (a current kernel is selected too, so Details shows it).
     void setSearchMatches(std::shared_ptr<const SearchMatches> matches);
     std::shared_ptr<const SearchMatches> searchMatches() const { return searchMatches_; }
@@ -173,8 +176,10 @@ public:
     const std::vector<PathMark>& criticalPathMarks() const { return pathMarks_; }
     int criticalPathStep() const { return pathStep_; }
     int64_t criticalPathUnplaced() const { return pathUnplaced_; }
-    // Pans (or zooms out) so the item is visible and scrolls its lane into view.
-    void revealItem(int lane, uint32_t item);
+    // Pans (or zooms out) so the item is visible and scrolls its lane into view. With `centre` (a search hit, as
+    // Perfetto and Nsight Systems place one) the item's centre goes to the view's centre even when it was already
+    // visible, as far as the trace's bounds allow; without it an item already in view stays where it is.
+    void revealItem(int lane, uint32_t item, bool centre = false);
     // Scrolls the lanes so that `lane` is the first one under the axis (as far as the scroll range allows).
     void scrollToLane(int lane);
 
@@ -238,6 +243,7 @@ private:
     int64_t pathUnplaced_ = 0;
     std::vector<PathMark> pathMarks_;              // the overlay's items, in path order
     std::vector<AxisTick> axisTicks_;              // the last frame's axis ticks
+    timeline::AxisLabelMode axisMode_;             // the last frame's label mode
     std::shared_ptr<const SearchMatches> searchMatches_;
     int64_t currentMatch_ = -1;
     int searchMarksDrawn_ = 0;

@@ -22,6 +22,7 @@
 #include "model/job_runner.h"
 #include "model/theme.h"
 #include "model/workbench_settings.h"
+#include "widgets/gap_histogram_view.h"
 #include "widgets/roofline_view.h"
 #include "widgets/search_bar.h"
 #include "widgets/timeline_view.h"
@@ -93,6 +94,10 @@ int main(int argc, char** argv)
     parser.addOption(compare);
     // Hidden: hover the Roofline's point with the most time once loaded (its tooltip shows in --screenshot), and
     // write every visible text of the window beside the screenshot (the language test reads it).
+    // docs screenshots: click bin B of the Gaps pane once loaded and, with ":row", choose that row of its gap list
+    QCommandLineOption gapBin(QStringLiteral("gap-bin"), QString(), QStringLiteral("bin[:row]"));
+    gapBin.setFlags(QCommandLineOption::HiddenFromHelp);
+    parser.addOption(gapBin);
     QCommandLineOption hoverRoofline(QStringLiteral("hover-roofline"));
     hoverRoofline.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(hoverRoofline);
@@ -167,6 +172,15 @@ int main(int argc, char** argv)
                     if (!roof->labelledRows().empty())
                         roof->showHover(roof->labelledRows().front());
             });
+        });
+    if (parser.isSet(gapBin))
+        QObject::connect(&window, &sl::MainWindow::jobFinished, &window, [&window, spec = parser.value(gapBin)] {
+            window.raisePane(QStringLiteral("gaps"));
+            if (auto* gaps = window.findChild<sl::GapHistogramView*>()) {
+                gaps->selectBucket(spec.section(QLatin1Char(':'), 0, 0).toInt());
+                if (spec.contains(QLatin1Char(':')))
+                    gaps->showGapRow(spec.section(QLatin1Char(':'), 1, 1).toInt());
+            }
         });
     if (parser.isSet(select))
         QObject::connect(&window, &sl::MainWindow::jobFinished, &window,

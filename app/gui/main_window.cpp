@@ -57,6 +57,7 @@
 #include "model/job_runner.h"
 #include "model/kernel_summary_model.h"
 #include "model/selection.h"
+#include "model/timeline_index.h"
 #include "model/units.h"
 #include "model/workbench_settings.h"
 #include "widgets/shortcuts.h"
@@ -244,7 +245,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
     auto* gaps = new GapHistogramView(this);
     gaps->setSelection(selection_);
     connect(document_, &Document::analysisChanged, this,
-            [this, gaps] { gaps->setAnalysis(document_->analysis(), document_->gapHistogram()); });
+            [this, gaps] {
+                gaps->setAnalysis(document_->analysis(), document_->gapHistogram());
+                const auto trace = document_->trace();
+                gaps->setTrace(trace, document_->timeline() ? document_->timeline()->origin()
+                                      : trace             ? timeOrigin(*trace)
+                                                          : 0);
+            });
     QDockWidget* gapsDock = addDock(gaps, tr("Gaps"), QStringLiteral("gapsDock"), Qt::BottomDockWidgetArea);
     tabifyDockWidget(deviceDock, gapsDock);
 

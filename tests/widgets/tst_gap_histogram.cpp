@@ -3,11 +3,16 @@
 // computation over the gaps (bin found by log10, not by searching the edges); edges are log-spaced, 4 per decade
 // from 100 ns, and every gap falls in exactly one bin; the 7-bucket mode equals the idle analysis' histogram and the
 // summary's; a fine bin's click (method and real mouse click on the chart) highlights exactly its gaps in the timeline.
+#include <QAbstractItemModelTester>
 #include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QCategoryAxis>
 #include <QChart>
 #include <QChartView>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTableView>
 #include <QToolButton>
 #include <algorithm>
 #include <cmath>
@@ -16,6 +21,8 @@
 #include "analysis/pipeline.h"
 #include "analysis/diagnosis/rules.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/trace/kernel_short_name.h"
+#include "model/gap_list_model.h"
 #include "model/gap_histogram.h"
 #include "model/selection.h"
 #include "model/timeline_index.h"
@@ -371,8 +378,9 @@ private slots:
         const int64_t margin = std::max<int64_t>(1, (hi - lo) / 10);
         QCOMPARE(timeline.window(), (timeline::Window{lo - margin, hi + margin}));
         // A click high in the smallest bin's column, far above its bar, selects that bin: the whole column counts.
-        const QPointF above = chart->mapToPosition(QPointF(double(smallest), GapHistogramView::logHeight(int64_t(e.gaps[tallest].size())) * 0.95),
-                                                   chart->series().first());
+        auto* countAxis = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Vertical).value(0));
+        QVERIFY(countAxis);
+        const QPointF above = chart->mapToPosition(QPointF(double(smallest), countAxis->max() * 0.95), chart->series().first());
         QVERIFY(above.y() < smallTop.y() - 10);
         QTest::mouseClick(view.chartView()->viewport(), Qt::LeftButton, {}, view.chartView()->mapFromScene(above));
         QTRY_COMPARE(spy.count(), 2);
@@ -389,6 +397,168 @@ private slots:
         for (int64_t g : sel.highlightedGaps())
             QVERIFY(idle.gaps[size_t(g)].duration() >= 1000 && idle.gaps[size_t(g)].duration() < 5000);
         QCOMPARE(int64_t(sel.highlightedGaps().size()), idle.histogram[1].count);
+    }
+
+    // Issue 37 §6: the causes stand side by side, each bar its own count on the log axis. Stacked on a log axis they
+    // misstated their shares (a bin of 10 host waits and 10 sync waits drew them at 0.72 and 0.32 decades).
+    void causesSideBySideEachReadOnTheLogAxis()
+    {
+        const auto r = pipeline(true);
+        const IdleResult& idle = r->analysis.idle;
+        GapHistogramView view;
+        view.setAnalysis(analysisOf(r));
+        for (bool fine : {false, true}) {
+            view.setFineBins(fine);
+            QChart* chart = view.chartView()->chart();
+            QCOMPARE(chart->series().size(), 1);
+            auto* series = qobject_cast<QBarSeries*>(chart->series().first());
+            QVERIFY2(series, "grouped bars (QBarSeries), not stacked");
+            const GapBins& b = view.bins();
+            std::array<int64_t, kGapCauses> perCause{};
+            for (const Gap& g : idle.gaps)
+                ++perCause[size_t(g.cause)];
+            int present = 0;
+            for (size_t c = 0; c < kGapCauses; ++c) {
+                QBarSet* set = nullptr;
+                for (QBarSet* s : series->barSets())
+                    if (s->label() == TimelineView::causeLabel(GapCause(c)))
+                        set = s;
+                // a bar set for each cause the trace has, none for the others
+                QCOMPARE(set != nullptr, perCause[c] > 0);
+                if (!set)
+                    continue;
+                ++present;
+                QCOMPARE(set->count(), int(b.size()));
+                for (size_t bin = 0; bin < b.size(); ++bin)
+                    QCOMPARE(set->at(int(bin)), GapHistogramView::logHeight(b.count[bin][c]));
+            }
+            QCOMPARE(series->count(), present);
+            QVERIFY(present >= 2);
+            // a bin holding two causes draws both at their own heights: neither is a sliver of the other's bar
+            bool mixed = false;
+            for (size_t bin = 0; bin < b.size() && !mixed; ++bin)
+                mixed = std::count_if(b.count[bin].begin(), b.count[bin].end(), [](int64_t n) { return n > 0; }) >= 2;
+            QVERIFY(mixed);
+            auto* y = qobject_cast<QCategoryAxis*>(chart->axes(Qt::Vertical).value(0));
+            QVERIFY(y);
+            QVERIFY(chart->title().contains(QStringLiteral("per cause (log scale)")));   // says what is scaled
+            int64_t tallest = 0;
+            for (size_t bin = 0; bin < b.size(); ++bin)
+                for (size_t c = 0; c < kGapCauses; ++c)
+                    tallest = std::max(tallest, b.count[bin][c]);
+            QVERIFY(y->max() >= GapHistogramView::logHeight(tallest) - 0.05);   // the tallest bar fits (top at 10^k)
+        }
+    }
+
+    // Issue 37 §6: a clicked bin lists exactly its gaps (start, length, cause, what came before and after); a row,
+    // Previous / Next, or a click on the table centres the timeline on that gap.
+    void clickedBinListsItsGapsAndRowsCentreTheTimeline()
+    {
+        const auto r = pipeline(true);
+        const auto analysis = analysisOf(r);
+        const IdleResult& idle = analysis->idle;
+        const Trace& t = *r->trace;
+        Selection sel;
+        TimelineView timeline(&sel);
+        timeline.resize(1200, 500);
+        const auto index = TimelineIndex::build(r->trace);
+        timeline.setIndex(index);
+        timeline.setAnalysis(analysis);
+        GapHistogramView view;
+        view.resize(1200, 400);
+        view.setSelection(&sel);
+        view.setAnalysis(analysis);
+        view.setTrace(r->trace, index->origin());
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QAbstractItemModelTester tester(view.gapList(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(view.gapList()->rowCount(), 0);
+
+        // the summary bucket with the most gaps, and its gaps by the analysis' own lengths and ranges
+        size_t bucket = 0;
+        for (size_t k = 0; k < kGapBuckets; ++k)
+            if (idle.histogram[k].count > idle.histogram[bucket].count)
+                bucket = k;
+        std::vector<int64_t> expected;
+        for (size_t i = 0; i < idle.gaps.size(); ++i)
+            if (idle.gaps[i].duration() >= idle.histogram[bucket].lo_ns && idle.gaps[i].duration() < idle.histogram[bucket].hi_ns)
+                expected.push_back(int64_t(i));
+        QCOMPARE(int64_t(expected.size()), idle.histogram[bucket].count);
+        QVERIFY(expected.size() >= 5);
+
+        // a real click on the bin's column
+        QChart* chart = view.chartView()->chart();
+        const QPointF scene = chart->mapToPosition(QPointF(double(bucket), 0.2), chart->series().first());
+        QTest::mouseClick(view.chartView()->viewport(), Qt::LeftButton, {}, view.chartView()->mapFromScene(scene));
+        QTRY_COMPARE(view.selectedBucket(), int(bucket));
+        GapListModel* list = view.gapList();
+        QCOMPARE(list->rowCount(), int(expected.size()));
+        std::vector<int64_t> listed = list->gaps();
+        std::sort(listed.begin(), listed.end());
+        QCOMPARE(listed, expected);
+        for (int row = 1; row < list->rowCount(); ++row)   // in time order
+            QVERIFY(idle.gaps[size_t(list->gapAt(row - 1))].start <= idle.gaps[size_t(list->gapAt(row))].start);
+        // the columns: start from the timeline's origin, length, cause, the kernels around it by their short names
+        for (int row = 0; row < list->rowCount(); ++row) {
+            const Gap& g = idle.gaps[size_t(list->gapAt(row))];
+            QCOMPARE(list->index(row, GapListModel::StartColumn).data().toString(), formatStart(g.start - index->origin(), g.duration()));
+            QCOMPARE(list->index(row, GapListModel::LengthColumn).data().toString(), formatDuration(g.duration()));
+            QCOMPARE(list->index(row, GapListModel::LengthColumn).data(GapListModel::SortRole).toLongLong(), g.duration());
+            if (g.prev_kind == OpKind::Kernel && g.prev_row >= 0) {
+                const std::string_view full = t.str(t.kernels.name[size_t(g.prev_row)]);
+                const std::string_view shortName = shorten_kernel_name(full);
+                QCOMPARE(list->index(row, GapListModel::BeforeColumn).data().toString(),
+                         QString::fromUtf8(shortName.data(), qsizetype(shortName.size())));
+                QCOMPARE(list->index(row, GapListModel::BeforeColumn).data(Qt::ToolTipRole).toString(),
+                         QString::fromUtf8(full.data(), qsizetype(full.size())));
+            }
+            if (g.next_kind == OpKind::Kernel && g.next_row >= 0) {
+                const std::string_view shortName = shorten_kernel_name(t.str(t.kernels.name[size_t(g.next_row)]));
+                QCOMPARE(list->index(row, GapListModel::AfterColumn).data().toString(),
+                         QString::fromUtf8(shortName.data(), qsizetype(shortName.size())));
+            }
+        }
+        QCOMPARE(list->index(0, GapListModel::CauseColumn).data().toString(),
+                 TimelineView::causeLabel(idle.gaps[size_t(list->gapAt(0))].cause));
+
+        // the gap of a row is selected and centred in the timeline, the operations around it in view
+        const QRect plot = timeline.plotRect();
+        auto centredOn = [&](int row) {
+            const int64_t g = list->gapAt(row);
+            if (sel.gap() != g || view.gapTable()->currentIndex().row() != row)
+                return false;
+            const Gap& gap = idle.gaps[size_t(g)];
+            const timeline::Window w = timeline.window();
+            const double x = timeline::timeToX(gap.start + gap.duration() / 2, w, plot.width());
+            return std::abs(x - plot.width() / 2.0) <= 1.0 && w.start < gap.start && w.end > gap.end &&
+                   w.duration() <= 4 * gap.duration();
+        };
+        const int mid = list->rowCount() / 2;
+        view.gapTable()->selectionModel()->setCurrentIndex(list->index(mid, 0),
+                                                           QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+        QVERIFY(centredOn(mid));
+        QTest::mouseClick(view.nextGapButton(), Qt::LeftButton);
+        QVERIFY(centredOn(mid + 1));
+        QTest::mouseClick(view.previousGapButton(), Qt::LeftButton);
+        QTest::mouseClick(view.previousGapButton(), Qt::LeftButton);
+        QVERIFY(centredOn(mid - 1));
+        // a click on the first row of the table
+        const QRect first = view.gapTable()->visualRect(list->index(0, GapListModel::LengthColumn));
+        QVERIFY(first.isValid());
+        QTest::mouseClick(view.gapTable()->viewport(), Qt::LeftButton, {}, first.center());
+        QVERIFY(centredOn(0));
+        QVERIFY(!view.previousGapButton()->isEnabled());
+        // sorted by length, longest first: the rows follow, the list is the same gaps
+        view.gapTable()->sortByColumn(GapListModel::LengthColumn, Qt::DescendingOrder);
+        for (int row = 1; row < list->rowCount(); ++row)
+            QVERIFY(idle.gaps[size_t(list->gapAt(row - 1))].duration() >= idle.gaps[size_t(list->gapAt(row))].duration());
+        listed = list->gaps();
+        std::sort(listed.begin(), listed.end());
+        QCOMPARE(listed, expected);
+        // another bin replaces the list; no bin empties it
+        view.selectBucket(-1);
+        QCOMPARE(list->rowCount(), 0);
+        QVERIFY(!view.nextGapButton()->isEnabled());
     }
 };
 

@@ -23,6 +23,7 @@
 #include "model/timeline_index.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/trace/kernel_short_name.h"
 #include "model/units.h"
 #include "model/gap_histogram.h"
 #include "tests/support/qt_fixtures.h"
@@ -443,6 +444,61 @@ private slots:
 
     // Real nsys traces from ../shared/data through the real pipeline: for the kernel with the longest name and the
     // largest gap the pane names them, lists the findings findingsForKernel / findingsForRange give, and fits 300 px.
+    // Issue 37 §5: Details speaks short names, as Nsight Systems shortens them. On the real H200 decode sample (kernel
+    // names of 600-1,000 characters): the heading is the short name, the full name is folded behind one link, the
+    // links to the kernels around a gap show short names, and hovering one gives the whole name.
+    void detailsSpeakShortNames()
+    {
+        const std::string path =
+            qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() + "/tests/data/device/decode-eager.pt.trace.json.gz";
+        PipelineOptions o;
+        o.run_rules = false;
+        const auto r = std::make_shared<const PipelineResult>(run_pipeline({path}, o));
+        const Trace& t = *r->trace;
+        DetailsPanel details;
+        details.resize(320, 700);
+        details.setTrace(r->trace);
+        details.setAnalysis(partOf(r, &r->analysis));
+        size_t longest = 0;
+        for (size_t k = 0; k < t.kernels.size(); ++k)
+            if (t.str(t.kernels.name[k]).size() > t.str(t.kernels.name[longest]).size())
+                longest = k;
+        const QString full = qs(t.str(t.kernels.name[longest]));
+        const QString shortName = qs(shorten_kernel_name(t.str(t.kernels.name[longest])));
+        QVERIFY(full.size() > 600);
+        QCOMPARE(shortName, QStringLiteral("elementwise_kernel"));
+        details.showKernel(int64_t(longest));
+        QString text = details.text();
+        QVERIFY2(text.contains(QStringLiteral("margin-bottom:2px\">%1</h3>").arg(shortName)), qPrintable(text.left(400)));
+        // the full name is folded: not a word of its template arguments shows, one click brings it
+        QVERIFY(!text.contains(QStringLiteral("gpu_kernel_impl")));
+        QVERIFY(text.contains(QStringLiteral("toggle:name")));
+        auto* view = details.findChild<QTextBrowser*>();
+        emit view->anchorClicked(QUrl(QStringLiteral("toggle:name")));
+        QVERIFY(details.text().contains(full.toHtmlEscaped().left(200)));
+        QVERIFY(view->toPlainText().remove(QChar(0x200B)).contains(full));
+        emit view->anchorClicked(QUrl(QStringLiteral("toggle:name")));
+        QVERIFY(!details.text().contains(QStringLiteral("gpu_kernel_impl")));
+
+        // a gap between two long-named kernels: its links say the short names, their tooltips the whole names
+        const auto& gaps = r->analysis.idle.gaps;
+        int64_t pick = -1;
+        for (size_t g = 0; g < gaps.size() && pick < 0; ++g)
+            if (gaps[g].prev_kind == OpKind::Kernel && gaps[g].prev_row >= 0 &&
+                t.str(t.kernels.name[size_t(gaps[g].prev_row)]).size() > 300)
+                pick = int64_t(g);
+        QVERIFY(pick >= 0);
+        const int32_t before = gaps[size_t(pick)].prev_row;
+        details.showGap(pick);
+        text = details.text();
+        const QString link = QStringLiteral("kernel:%1").arg(before);
+        const QString beforeShort = qs(shorten_kernel_name(t.str(t.kernels.name[size_t(before)])));
+        QVERIFY2(text.contains(QStringLiteral("<a href=\"%1\">%2</a>").arg(link, beforeShort)), qPrintable(text));
+        QVERIFY(!text.contains(qs(t.str(t.kernels.name[size_t(before)])).toHtmlEscaped().left(120)));
+        QCOMPARE(details.linkToolTip(link), qs(t.str(t.kernels.name[size_t(before)])).left(2000));
+        QVERIFY(details.linkToolTip(QStringLiteral("toggle:name")).isEmpty());
+    }
+
     void realTracesFitAndLinkFindings()
     {
         const QString data = qEnvironmentVariable("SIGHTLINE_SHARED_DATA");

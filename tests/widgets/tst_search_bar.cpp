@@ -143,6 +143,49 @@ private slots:
         QCOMPARE(drawFrame(timeline), 0);
     }
 
+    // Issue 37 §7: a search hit is placed in the middle of the view, not left where the window happened to start
+    // (the first step takes the first match at or after the window's start, which sat at the left edge).
+    void searchHitIsCentred()
+    {
+        Selection selection;
+        QWidget host;
+        TimelineView timeline(&selection, &host);
+        SearchBar bar(&timeline, &selection, &host);
+        timeline.resize(1200, 500);
+        timeline.setIndex(index_);
+        bar.setIndex(index_);
+        bar.activate();
+        bar.search(QStringLiteral("flash"));
+        QVERIFY(bar.matches() && bar.matches()->kernels > 10);
+        // A 2 ms window in the middle of the trace, starting just before a match: that match is the first step's.
+        const auto& ordered = bar.matches()->ordered;
+        const SearchHit& mid = ordered[ordered.size() / 2];
+        const TimelineLane& lane = index_->lanes()[mid.lane];
+        const int64_t s = index_->itemStart(lane, mid.item), e = index_->itemEnd(lane, mid.item);
+        QVERIFY(e - s < 1'000'000);
+        timeline.setWindow({s - 1'000, s - 1'000 + 2'000'000});
+        const QRect plot = timeline.plotRect();
+        QVERIFY(plot.width() > 500);
+        auto centreOffsetPx = [&](int64_t from, int64_t to) {
+            const timeline::Window w = timeline.window();
+            const double hit = timeline::timeToX((from + to) / 2, w, plot.width());
+            return std::abs(hit - plot.width() / 2.0);
+        };
+        QVERIFY(centreOffsetPx(s, e) > 300);   // at the left edge before the step
+        QTest::keyClick(bar.lineEdit(), Qt::Key_Return);
+        const int64_t k = selection.kernel();
+        QVERIFY(k >= 0);
+        QCOMPARE(trace_->kernels.start[size_t(k)], s);
+        QCOMPARE(timeline.window().duration(), int64_t(2'000'000));   // the zoom is kept
+        QVERIFY2(centreOffsetPx(s, e) <= 2.0, qPrintable(QString::number(centreOffsetPx(s, e))));
+        // the next hit too, although it was already in view
+        QTest::keyClick(bar.lineEdit(), Qt::Key_Return);
+        const int64_t k2 = selection.kernel();
+        QVERIFY(k2 != k);
+        QVERIFY2(centreOffsetPx(trace_->kernels.start[size_t(k2)], trace_->kernels.end[size_t(k2)]) <= 2.0,
+                 qPrintable(QString::number(centreOffsetPx(trace_->kernels.start[size_t(k2)], trace_->kernels.end[size_t(k2)]))));
+    }
+
     void aKernelNameShowsAllItsInstances()
     {
         Selection selection;

@@ -5,6 +5,7 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 #include <QPainter>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 #include <random>
@@ -95,6 +96,18 @@ std::vector<std::vector<int64_t>> oldGapMapping(const TimelineIndex& index, cons
         }
     }
     return out;
+}
+
+// "182.025 ms" -> 182'025'000, "5 µs" -> 5'000 (the units tickLabel and formatTimeAt write), rounded to the ns.
+int64_t parseDisplayedTime(const QString& text)
+{
+    static const QRegularExpression re(QStringLiteral("^(-?[0-9.]+) (ns|µs|ms|s)$"));
+    const auto m = re.match(text.trimmed());
+    if (!m.hasMatch())
+        return INT64_MIN;
+    const double v = m.captured(1).toDouble();
+    const QString u = m.captured(2);
+    return std::llround(v * (u == QLatin1String("s") ? 1e9 : u == QLatin1String("ms") ? 1e6 : u == QStringLiteral("µs") ? 1e3 : 1.0));
 }
 
 // A y inside the lane (`offset` pixels below its top), or -1 when the lane is not on screen.
@@ -474,6 +487,58 @@ private slots:
             for (int y = TimelineView::kAxisHeight; y < img.height(); y += 5)
                 different += img.pixel(x, y) != bg;
         QVERIFY(different > 10);
+    }
+
+    // Issue 37 §7: deep in, the axis read "782025 µs", "782030 µs", ... Now a reference is shown once (the first
+    // tick, to the step's precision) and the other ticks are short offsets from it, as in Nsight Systems; zoomed
+    // out, the labels stay absolute.
+    void deepZoomAxisReadsOffsetsFromAReference()
+    {
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1280, 600);
+        SynthOptions o = synth_preset("decode");
+        o.decode_steps = 400;   // a trace longer than 0.2 s
+        const auto index = TimelineIndex::build(std::make_shared<const Trace>(make_synthetic_trace(o)));
+        view.setIndex(index);
+        const int64_t origin = index->origin();
+        QVERIFY(index->end() - origin > 200'000'000);   // far enough in for 6-digit µs
+        QImage img(view.size(), QImage::Format_RGB32);
+        auto draw = [&] {
+            QPainter p(&img);
+            view.render(p);
+        };
+        auto digits = [](const QString& s) { return int(std::count_if(s.begin(), s.end(), [](QChar c) { return c.isDigit(); })); };
+        view.fitToWindow();
+        draw();
+        QVERIFY(!view.axisLabelMode().offsets);
+        QVERIFY(view.axisTicks().size() >= 3);
+        for (const auto& tick : view.axisTicks())
+            QVERIFY2(!tick.label.startsWith(QLatin1Char('+')) && digits(tick.label) <= 5, qPrintable(tick.label));
+
+        // 60 µs wide, 182 ms into the trace: ticks every 5 µs
+        const int64_t at = origin + 182'025'000;
+        view.setWindow({at - 1'000, at - 1'000 + 60'000});
+        draw();
+        const auto& mode = view.axisLabelMode();
+        QVERIFY(mode.offsets);
+        const auto& ticks = view.axisTicks();
+        QVERIFY(ticks.size() >= 5);
+        const int64_t step = ticks[1].time - ticks[0].time;
+        QVERIFY(step >= 2'000 && step <= 10'000);
+        // the reference: the first tick, its label absolute and exact to the step ("182.025 ms"), drawn once
+        QCOMPARE(mode.reference, ticks[0].time);
+        QCOMPARE(ticks[0].label, mode.referenceLabel);
+        QCOMPARE(mode.referenceLabel, formatTimeAt(ticks[0].time - origin, step));
+        QCOMPARE(parseDisplayedTime(mode.referenceLabel), ticks[0].time - origin);
+        QCOMPARE(mode.referenceLabel, QStringLiteral("182.025 ms"));
+        // every other tick: "+N µs", N its distance from the reference, short
+        for (size_t i = 1; i < ticks.size(); ++i) {
+            QVERIFY2(ticks[i].label.startsWith(QLatin1Char('+')), qPrintable(ticks[i].label));
+            QVERIFY2(digits(ticks[i].label) <= 3, qPrintable(ticks[i].label));
+            QCOMPARE(parseDisplayedTime(ticks[i].label.mid(1)), ticks[i].time - mode.reference);
+            QVERIFY(ticks[i].label.endsWith(QStringLiteral(" µs")));
+        }
     }
 
     // At full zoom the decode trace's kernels are far narrower than a pixel: the block under the cursor says
