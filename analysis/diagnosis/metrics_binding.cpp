@@ -29,6 +29,7 @@
 #include "analysis/roofline/kv_expand.h"
 #include "analysis/roofline/roofline.h"
 #include "analysis/diagnosis/retest.h"
+#include "analysis/diagnosis/verify_command.h"
 #include "analysis/diagnosis/scope_text.h"
 #define SIGHTLINE_BIND_ROOFLINE 1
 #else
@@ -1118,6 +1119,11 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     if (kb)
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
+    // Verified the way the trace was recorded: a PyTorch-profiler trace under torch.profiler, not nsys (issue 37 §8).
+    const std::string command = recorded_command(trace.meta);
+    for (Finding& f : d.eval.findings)
+        for (auto& sg : f.suggestions)
+            sg.verify = verify_command_for_trace(sg.verify, trace.meta.format, command);
     // Rule texts come from files (the user's folder is anyone's): a title holding a line feed printed a line of its
     // own in the headline, the text and the report. Escaped once here, as names are, for every output.
     for (Finding& f : d.eval.findings) {
