@@ -88,6 +88,8 @@ private slots:
             QCOMPARE(state(model, r), QStringLiteral("proposed"));
             QCOMPARE(model.data(model.index(r, SuggestionModel::State)).toString(), QStringLiteral("Proposed"));
             QCOMPARE(model.data(model.index(r, SuggestionModel::Subject)).toString(),
+                     FindingsModel::subjectLabel(rows[size_t(r)].subject));
+            QCOMPARE(model.data(model.index(r, SuggestionModel::Subject), SuggestionModel::SubjectRole).toString(),
                      QString::fromStdString(rows[size_t(r)].subject));
             // Every row is matched back to the finding and suggestion of the diagnosis it came from.
             const Finding* f = model.findingFor(r);
@@ -122,6 +124,50 @@ private slots:
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         QVERIFY(!model.hasRun());
+    }
+
+    // The Subject column in the interface's language (issue 37 §7): an operator class by its label ("gemm (decode)"
+    // read as "GEMM / GEMV（解码）" under zh_CN, not the id), a phase and the whole trace in words.
+    void subjectColumnNamesClassesByTheirLabels()
+    {
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionModel model(&session);
+        model.setDiagnosis(diagnosis(), run_.analysis());
+        attach(session);
+        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() > 0, 30000);
+        const OpClassResult& classes = run_.analysis()->classes;
+        int classRows = 0;
+        for (const QString lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            model.setLanguage(lang);
+            for (int r = 0; r < model.rowCount(); ++r) {
+                const Finding* f = model.findingFor(r);
+                QVERIFY(f);
+                const QString shown = model.data(model.index(r, SuggestionModel::Subject)).toString();
+                if (f->scope != ScopeKind::OpClass)
+                    continue;
+                ++classRows;
+                std::string id = f->subject;
+                if (const size_t open = id.find(" ("); open != std::string::npos)
+                    id.resize(open);
+                const OpClassTotals* info = nullptr;
+                for (const auto& c : classes.classes)
+                    if (c.id == id)
+                        info = &c;
+                QVERIFY2(info, f->subject.c_str());
+                const QString label = QString::fromStdString(info->label_for(lang.toStdString()));
+                QVERIFY2(shown.startsWith(label), qPrintable(shown + QStringLiteral(" / ") + label));
+                if (lang == QLatin1String("zh_CN")) {
+                    // No id left: "gemm (decode)" reads "GEMM / GEMV（解码）".
+                    QVERIFY2(!shown.contains(QStringLiteral(" (")) && !shown.contains(QStringLiteral("decode")) &&
+                                 !shown.contains(QStringLiteral("prefill")),
+                             qPrintable(shown));
+                    if (label != QString::fromStdString(id))
+                        QVERIFY2(!shown.contains(QString::fromStdString(id)), qPrintable(shown));
+                }
+            }
+        }
+        QVERIFY2(classRows > 0, "the planted decode trace has operator-class suggestions");
     }
 
     void setDataWritesThroughAndSurvivesReattach()
