@@ -634,7 +634,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         r.warnings.push_back(
             {"graph_replay_without_shapes",
              std::to_string(without) + (joined_some ? " of the " + std::to_string(r.graph_kernels) : std::string()) +
-                 " kernels (" + pct + " % of GPU kernel time) ran in CUDA/HIP graph replay " +
+                 " kernels (" + pct + " % of GPU kernel time) ran in " + gpu_runtime_name(r.vendor) + " graph replay " +
                  (joined_some ? "without a captured twin" : "with no capture trace joined") +
                  ": a graph launch carries no CPU op, so they have no operator, module, shapes or dtype, and the "
                  "measured throughput, config check and Roofline points leave them out. Record the graph capture "
