@@ -245,6 +245,13 @@ TEST(HeadlineActions, KinetoTraceIsVerifiedUnderThePyTorchProfiler)
                                   "sightline-cli compare " + file + " after.pt.trace.json.gz") != std::string::npos;
     }
     EXPECT_TRUE(profiler);
+    // In Chinese the placeholder is Chinese too (the command stays as typed).
+    for (const HeadlineAction& a : r.diagnosis.headline.actions)
+        if (a.verify.find("torch.profiler") != std::string::npos) {
+            const std::string zh = verify_for(a.verify, "zh_CN");
+            EXPECT_EQ(zh.find("your command"), std::string::npos) << zh;
+            EXPECT_NE(zh.find("在 torch.profiler 下运行"), std::string::npos) << zh;
+        }
 
     // The command the trace records is the one to run.
     auto withCommand = std::make_shared<Trace>(load_trace(file));
