@@ -1,5 +1,7 @@
 #include "model/findings_model.h"
 
+#include "analysis/timeline/op_classes.h"
+
 #include <QFont>
 #include <QStringList>
 #include <algorithm>
@@ -264,8 +266,16 @@ QString FindingsModel::basisText(const ExpectedGain& g)
     return s;
 }
 
-QString FindingsModel::subjectLabel(const std::string& subject)
+QString FindingsModel::subjectLabel(const std::string& subject, const OpClassResult* classes, const QString& lang)
 {
+    // An operator class by its label in the interface's language when the analysis is at hand.
+    auto label = [&](const QString& id) {
+        if (classes)
+            for (const auto& c : classes->classes)
+                if (qs(c.id) == id)
+                    return qs(c.label_for(lang == QLatin1String("zh_CN") ? "zh_CN" : "en"));
+        return id;
+    };
     auto phase = [](const QString& p) {
         return p == QLatin1String("prefill") ? tr("prefill")
                : p == QLatin1String("decode") ? tr("decode")
@@ -286,10 +296,10 @@ QString FindingsModel::subjectLabel(const std::string& subject)
             const QString p = s.mid(open + 2, s.size() - open - 3);
             if (p == QLatin1String("prefill") || p == QLatin1String("decode") || p == QLatin1String("mixed") ||
                 p == QLatin1String("training"))
-                return tr("%1 (%2)").arg(s.left(open), phase(p));
+                return tr("%1 (%2)").arg(label(s.left(open)), phase(p));
         }
     }
-    return s;
+    return label(s);
 }
 
 QString FindingsModel::riskLabel(const std::string& risk)

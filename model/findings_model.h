@@ -23,6 +23,8 @@
 
 namespace sl {
 
+struct OpClassResult;
+
 class FindingsModel : public QAbstractItemModel {
     Q_OBJECT
 public:
@@ -88,8 +90,11 @@ public:
     static QString severityLabel(Severity s);
     static QString scopeLabel(ScopeKind k);
     // A finding's subject in the interface's words: "trace" -> "whole trace", a phase ("decode") and a class in a
-    // phase ("gemm (decode)") with the phase translated; kernel names and other subjects as they are.
-    static QString subjectLabel(const std::string& subject);
+    // phase ("gemm (decode)") with the phase translated; kernel names and other subjects as they are. With the
+    // analysis's classes, an operator class is its label in `lang` ("en" | "zh_CN": "GEMM / GEMV（解码）"), not its
+    // id (issue 37 §7).
+    static QString subjectLabel(const std::string& subject, const OpClassResult* classes = nullptr,
+                                const QString& lang = QString());
     // A suggestion's risk ("low" | "medium" | "high") in the interface's words; other values as they are.
     static QString riskLabel(const std::string& risk);
     static QString kindLabel(RowKind k);

@@ -231,6 +231,43 @@ int keepHeadingsWithContent(QTextDocument& doc)
     return moved;
 }
 
+int keepChartsWithText(QTextDocument& doc)
+{
+    const qreal pageH = doc.pageSize().height();
+    if (!(pageH > 0))
+        return 0;
+    QAbstractTextDocumentLayout* layout = doc.documentLayout();
+    relayout(doc);
+    auto isImage = [](const QTextBlock& b) { return b.text().contains(QChar::ObjectReplacementCharacter); };
+    int freed = 0;
+    for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+        QTextBlockFormat f = b.blockFormat();
+        if (!(f.pageBreakPolicy() & QTextFormat::PageBreak_AlwaysBefore))
+            continue;
+        const int page = int(std::floor(layout->blockBoundingRect(b).top() / pageH + 1e-6));
+        if (page < 1)
+            continue;
+        // What the page before the break holds: blocks that end below its top.
+        bool image = false, text = false;
+        for (QTextBlock p = b.previous(); p.isValid(); p = p.previous()) {
+            const QRectF pr = layout->blockBoundingRect(p);
+            if (pr.bottom() <= (page - 1) * pageH + 1)
+                break;
+            if (isImage(p))
+                image = true;
+            else if (!p.text().trimmed().isEmpty())
+                text = true;
+        }
+        if (!image || text)
+            continue;
+        f.setPageBreakPolicy(f.pageBreakPolicy() & ~QTextFormat::PageBreak_AlwaysBefore);
+        QTextCursor(b).setBlockFormat(f);
+        relayout(doc);
+        ++freed;
+    }
+    return freed;
+}
+
 std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF& pageSize, QPaintDevice* device)
 {
     auto doc = std::make_unique<QTextDocument>();
@@ -252,6 +289,7 @@ std::unique_ptr<QTextDocument> buildReportDocument(const Report& r, const QSizeF
     if (device)
         doc->documentLayout()->setPaintDevice(device);
     doc->setPageSize(pageSize);
+    keepChartsWithText(*doc);
     keepHeadingsWithContent(*doc);
     return doc;
 }

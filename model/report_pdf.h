@@ -43,4 +43,10 @@ std::unique_ptr<QTextDocument> buildReportDocument(const report::Report& report,
 // headings right above it, by a page break before it; `doc` must have its page size set. Returns how many moved.
 int keepHeadingsWithContent(QTextDocument& doc);
 
+// A page that would hold charts and no text (a chart that did not fit at the foot of the executive summary, pushed
+// onto a page of its own before the next section's page break) is not left that way: the page break after it is
+// dropped, so the text that follows shares its page (issue 37 §8). Run before keepHeadingsWithContent. Returns how
+// many page breaks it dropped.
+int keepChartsWithText(QTextDocument& doc);
+
 } // namespace sl

@@ -1,5 +1,8 @@
 #include "model/suggestion_model.h"
 
+#include "analysis/timeline/analysis.h"
+#include "model/findings_model.h"
+
 #include <QDateTime>
 #include <QLocale>
 
@@ -83,9 +86,11 @@ QString SuggestionModel::stateLabel(SuggestionState s)
     return {};
 }
 
-void SuggestionModel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis)
+void SuggestionModel::setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis,
+                                   std::shared_ptr<const AnalysisResult> analysis)
 {
     diagnosis_ = std::move(diagnosis);
+    analysis_ = std::move(analysis);
     if (!rows_.empty())
         emit dataChanged(index(0, 0), index(int(rows_.size()) - 1, ColumnCount - 1));
 }
@@ -94,7 +99,7 @@ void SuggestionModel::setLanguage(const QString& code)
 {
     lang_ = code;
     if (!rows_.empty())
-        emit dataChanged(index(0, Text), index(int(rows_.size()) - 1, Text));
+        emit dataChanged(index(0, Text), index(int(rows_.size()) - 1, Subject));
 }
 
 void SuggestionModel::clear()
@@ -200,7 +205,11 @@ QVariant SuggestionModel::data(const QModelIndex& index, int role) const
                 text = QString::fromStdString(s->text.get(lang_.toStdString()));
             return text;
         }
-        case Subject: return QString::fromStdString(r.subject);
+        case Subject:
+            // Operator classes and phases in the interface's words, not ids ("gemm (decode)", "trace").
+            return role == Qt::EditRole || role == SortRole
+                       ? QString::fromStdString(r.subject)
+                       : FindingsModel::subjectLabel(r.subject, analysis_ ? &analysis_->classes : nullptr, lang_);
         case Metric: {
             if (r.metric.empty())
                 return QString();

@@ -36,8 +36,10 @@ public:
     // Follows `session`: its suggestionsReady replaces the rows, saved/failed confirm or revert an edit.
     explicit SuggestionModel(KbSession* session, QObject* parent = nullptr);
 
-    // The diagnosis the suggestions came from: localised texts ("en" | "zh_CN") and findSuggestion().
-    void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis);
+    // The diagnosis the suggestions came from: localised texts ("en" | "zh_CN") and findSuggestion(). With the
+    // analysis, the Subject column names an operator class by its label in the language ("GEMM / GEMV（解码）").
+    void setDiagnosis(std::shared_ptr<const Diagnosis> diagnosis,
+                      std::shared_ptr<const AnalysisResult> analysis = nullptr);
     void setLanguage(const QString& code);
     // Drops every row (document closed).
     void clear();
@@ -90,6 +92,7 @@ private:
     std::vector<Row> rows_;
     qint64 runId_ = 0;
     std::shared_ptr<const Diagnosis> diagnosis_;
+    std::shared_ptr<const AnalysisResult> analysis_;   // the class labels of the Subject column; may be null
     QString lang_ = QStringLiteral("en");
 };
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analysis/io/parallel.h"
+#include "analysis/timeline/gpu_vendor.h"
 
 namespace sl {
 
@@ -501,6 +502,7 @@ std::shared_ptr<const TimelineIndex> TimelineIndex::buildImpl(std::shared_ptr<co
     auto idx = std::make_shared<TimelineIndex>();
     idx->trace_ = std::move(tracePtr);
     const Trace& t = *idx->trace_;
+    idx->runtime_ = gpu_runtime_name(detect_gpu_vendor(t).vendor);
     const KernelTable& k = t.kernels;
     const unsigned threads = reader_threads();
 

@@ -156,6 +156,8 @@ public:
     const Trace& trace() const { return *trace_; }
     std::shared_ptr<const Trace> tracePtr() const { return trace_; }
     const std::vector<TimelineLane>& lanes() const { return lanes_; }
+    // The GPU runtime's name the API lanes go by: "HIP" on an AMD trace, else "CUDA" (sl::detect_gpu_vendor).
+    const char* runtimeName() const { return runtime_; }
     int64_t start() const { return start_; }
     int64_t end() const { return end_; }
     // Where the axis, tooltips and range statistics measure time from: timeOrigin(trace(), start()).
@@ -207,6 +209,7 @@ private:
     static std::shared_ptr<const TimelineIndex> buildImpl(std::shared_ptr<const Trace> trace, const LoadControl& control,
                                                           bool coarse);
     std::shared_ptr<const Trace> trace_;
+    const char* runtime_ = "CUDA";   // a string literal of gpu_runtime_name()
     std::shared_ptr<const KernelLookup> lookup_;
     std::vector<TimelineLane> lanes_;
     std::vector<std::pair<uint64_t, int>> streamLanes_;   // (device << 32 | stream) -> lane, sorted

@@ -2672,14 +2672,6 @@ after</source>
         <translation>逐个启动</translation>
     </message>
     <message>
-        <source>CUDA graphs</source>
-        <translation>CUDA 图</translation>
-    </message>
-    <message>
-        <source>eager and CUDA graphs</source>
-        <translation>逐个启动与 CUDA 图混合</translation>
-    </message>
-    <message>
         <source>no kernels</source>
         <translation>无内核</translation>
     </message>
@@ -2822,6 +2814,14 @@ after</source>
     <message>
         <source>Most of it in %1 (%2 of the trace&apos;s path)</source>
         <translation>其中最多的是 %1（占整个 trace 关键路径的 %2）</translation>
+    </message>
+    <message>
+        <source>%1 graphs</source>
+        <translation>%1 图</translation>
+    </message>
+    <message>
+        <source>eager and %1 graphs</source>
+        <translation>逐个启动与 %1 图混合</translation>
     </message>
 </context>
 <context>
@@ -4291,10 +4291,6 @@ Open the config.json together with the trace (File › Open, select both files),
         <translation>%1 · 空闲间隙</translation>
     </message>
     <message>
-        <source>%1 · CUDA API</source>
-        <translation>%1 · CUDA API</translation>
-    </message>
-    <message>
         <source>[CUDA memset]</source>
         <translation>[CUDA memset]</translation>
     </message>
@@ -4523,6 +4519,10 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Click to centre the view here, drag to choose what it shows.</source>
         <translation>单击将视图居中到此处，拖动选择要显示的范围。</translation>
+    </message>
+    <message>
+        <source>%1 · %2 API</source>
+        <translation>%1 · %2 API</translation>
     </message>
 </context>
 <context>

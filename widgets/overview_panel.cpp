@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/timeline/gpu_vendor.h"
 #include "model/findings_model.h"
 #include "model/timeline_index.h"
 #include "model/units.h"
@@ -184,12 +185,13 @@ void OverviewPanel::updateHeadline()
     }
     if (analysis_) {
         const WorkloadResult& w = analysis_->workload;
+        const QString runtime = QLatin1String(gpu_runtime_name(w.vendor));   // "HIP graphs" on AMD
         const QString kind = w.kind == WorkloadKind::Inference ? tr("inference")
                              : w.kind == WorkloadKind::Training ? tr("training")
                                                                 : tr("unknown kind");
         const QString exec = w.execution == ExecutionMode::Eager        ? tr("eager")
-                             : w.execution == ExecutionMode::CudaGraphs ? tr("CUDA graphs")
-                             : w.execution == ExecutionMode::Mixed      ? tr("eager and CUDA graphs")
+                             : w.execution == ExecutionMode::CudaGraphs ? tr("%1 graphs").arg(runtime)
+                             : w.execution == ExecutionMode::Mixed      ? tr("eager and %1 graphs").arg(runtime)
                                                                         : tr("no kernels");
         QString workload = kind + QStringLiteral(" · ") + exec;
         if (!w.framework.empty())

@@ -347,7 +347,7 @@ void SuggestionsView::onDiagnosisChanged()
     commitAnnotation();
     const auto diagnosis = document_ ? document_->diagnosis() : nullptr;
     model_->clear();
-    model_->setDiagnosis(diagnosis);
+    model_->setDiagnosis(diagnosis, document_ ? document_->analysis() : nullptr);
     attachError_.clear();
     attaching_ = false;
     if (!session_) {
@@ -547,7 +547,8 @@ void SuggestionsView::updateDetails()
     QStringList facts;
     if (f)
         facts << tr("Finding: %1").arg(QString::fromStdString(f->title.get(lang)).toHtmlEscaped());
-    facts << tr("Subject: %1").arg(FindingsModel::subjectLabel(r->subject).toHtmlEscaped());
+    facts << tr("Subject: %1")
+                 .arg(model_->data(model_->index(row, SuggestionModel::Subject)).toString().toHtmlEscaped());
     if (s) {
         if (s->gain_high > 0)
             facts << tr("Expected gain: %1 of %2")

@@ -567,7 +567,7 @@ QString TimelineView::laneTitle(int lane) const
             return tr("%1 · Stream %2 · copies").arg(gpu(l.device)).arg(l.stream);
         return tr("%1 · Stream %2").arg(gpu(l.device)).arg(l.stream);
     case LaneKind::Gaps: return tr("%1 · Idle gaps").arg(gpu(l.device));
-    case LaneKind::ApiThread: return tr("%1 · CUDA API").arg(thread(l.thread));
+    case LaneKind::ApiThread: return tr("%1 · %2 API").arg(thread(l.thread), QLatin1String(index_->runtimeName()));
     case LaneKind::HostRanges: {
         // The group's first lane says what the chart holds (CPU ops when any depth has one), and names the thread
         // unless the lane above is that thread's already; the depths under it their depth.

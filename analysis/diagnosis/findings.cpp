@@ -42,14 +42,21 @@ std::optional<ScopeKind> parse_scope_kind(std::string_view s)
 
 std::string verify_for(const std::string& verify, std::string_view lang)
 {
-    static constexpr std::string_view kPlaceholder = "<your inference command>";
     if (lang.rfind("zh", 0) != 0)
         return verify;
-    std::string out;
-    size_t from = 0;
-    for (size_t at; (at = verify.find(kPlaceholder, from)) != std::string::npos; from = at + kPlaceholder.size())
-        out.append(verify, from, at - from).append("<你的推理命令>");
-    return out.append(verify, from, std::string::npos);
+    // The placeholders a verify command may hold (verify_command.h writes the torch.profiler ones), in Chinese.
+    static const std::pair<std::string_view, std::string_view> kWords[] = {
+        {"<your inference command>", "<你的推理命令>"},
+        {"<your command under torch.profiler, saving after.pt.trace.json.gz>",
+         "<在 torch.profiler 下运行你的命令，保存为 after.pt.trace.json.gz>"},
+        {"<run `", "<在 torch.profiler 下运行 `"},
+        {"` under torch.profiler, saving after.pt.trace.json.gz>", "`，保存为 after.pt.trace.json.gz>"},
+    };
+    std::string out = verify;
+    for (const auto& [en, zh] : kWords)
+        for (size_t at = out.find(en); at != std::string::npos; at = out.find(en, at + zh.size()))
+            out.replace(at, en.size(), zh);
+    return out;
 }
 
 const char* severity_name(Severity s)

@@ -587,17 +587,38 @@ Headline make_headline(const Trace& trace, const AnalysisResult& an, const std::
             continue;
         a.gain_fraction = f.expected_gain.fraction;
         a.gain_ns = f.expected_gain.ns.value_or(0);
+        a.subject_text = subject_words(f.scope, f.subject, an.classes);
+        if (f.scope == ScopeKind::HostCause)   // the cause in words ("JIT compilation"), not its id
+            for (const auto& c : an.host_causes.causes)
+                if (c.id == f.subject)
+                    a.subject_text = {c.label, c.label_zh_CN};
+        // The same advice for another subject is one action, not two that read alike (issue 37 §8: the GEMM
+        // Tensor Core advice for GEMM and for attention in prefill): it names both subjects and keeps the larger
+        // bounded gain with the time that gain removes.
+        if (auto same = std::find_if(h.actions.begin(), h.actions.end(),
+                                     [&](const HeadlineAction& x) { return x.text.en == a.text.en; });
+            same != h.actions.end()) {
+            same->merged_subjects.push_back(a.subject);
+            same->subject_text.en += "; " + a.subject_text.en;
+            same->subject_text.zh_CN += "；" + a.subject_text.zh_CN;
+            const bool pool_free = !f.expected_gain.ledger || !pools.count(f.expected_gain.ledger->entry);
+            if (a.gain_ns > same->gain_ns && pool_free) {
+                same->gain_fraction = a.gain_fraction;
+                same->gain_ns = a.gain_ns;
+                if (f.expected_gain.ledger) {
+                    pools.insert(f.expected_gain.ledger->entry);
+                    same->removes = f.expected_gain.ledger->entry;
+                    same->removes_text = ledger_entry_words(same->removes, &an.classes);
+                }
+            }
+            continue;
+        }
         if (f.expected_gain.ledger) {
             if (!pools.insert(f.expected_gain.ledger->entry).second)
                 continue;
             a.removes = f.expected_gain.ledger->entry;
             a.removes_text = ledger_entry_words(a.removes, &an.classes);
         }
-        a.subject_text = subject_words(f.scope, f.subject, an.classes);
-        if (f.scope == ScopeKind::HostCause)   // the cause in words ("JIT compilation"), not its id
-            for (const auto& c : an.host_causes.causes)
-                if (c.id == f.subject)
-                    a.subject_text = {c.label, c.label_zh_CN};
         a.confidence = f.confidence.value;
         a.confidence_label = f.confidence.label.empty() ? confidence_label(f.confidence.value) : f.confidence.label;
         h.actions.push_back(std::move(a));
@@ -788,7 +809,7 @@ nlohmann::json headline_to_json(const Headline& h)
 {
     using nlohmann::json;
     json actions = json::array();
-    for (const auto& a : h.actions)
+    for (const auto& a : h.actions) {
         actions.push_back(json{{"rule", a.rule},
                                {"verdict", a.verdict},
                                {"subject", a.subject},
@@ -803,6 +824,9 @@ nlohmann::json headline_to_json(const Headline& h)
                                {"confidence", a.confidence},
                                {"confidence_label", a.confidence_label},
                                {"verify", a.verify}});
+        if (!a.merged_subjects.empty())   // only then: one more key, not an empty list on every action
+            actions.back()["merged_subjects"] = a.merged_subjects;
+    }
     json mix{{"fraction", h.kernel_mix.fraction},
              {"ns", h.kernel_mix.ns},
              {"classes", h.kernel_mix.classes},

@@ -97,6 +97,9 @@ struct HeadlineAction {
     double confidence = 0;            // the finding's confidence, 0..1
     std::string confidence_label;     // "high", "medium", "low"
     std::string verify;               // the suggestion's verification command ("" when none)
+    // Subjects of later findings giving the same advice, merged into this action (their words are in subject_text;
+    // the gain is the larger one's).
+    std::vector<std::string> merged_subjects;
 };
 
 struct KernelMix {

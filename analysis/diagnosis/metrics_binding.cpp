@@ -17,6 +17,7 @@
 #include "analysis/trace/trace.h"
 #include "analysis/io/input_bounds.h"
 #include "analysis/trace/errors.h"
+#include "analysis/diagnosis/verify_command.h"
 
 namespace sl {
 
@@ -255,6 +256,11 @@ Diagnosis diagnose(const Trace& trace, const AnalysisResult& analysis, const Roo
     if (kb)
         eo.history = kb->history_lookup(d.env);
     d.eval = evaluate_rules(rules, scopes, eo);
+    // Verified the way the trace was recorded: a PyTorch-profiler trace under torch.profiler, not nsys (issue 37 §8).
+    const std::string command = recorded_command(trace.meta);
+    for (Finding& f : d.eval.findings)
+        for (auto& sg : f.suggestions)
+            sg.verify = verify_command_for_trace(sg.verify, trace.meta.format, command);
     // Rule texts come from files (the user's folder is anyone's): a title holding a line feed printed a line of its
     // own in the headline, the text and the report. Escaped once here, as names are, for every output.
     for (Finding& f : d.eval.findings) {

@@ -191,7 +191,7 @@ void layout_histogram(Builder& b, const Chart& c, double W, double H)
     b.line(left, top, left, top + ph, kAxis);
     b.line(left, top + ph, left + pw, top + ph, kAxis);
     b.text(14, top + ph / 2, c.y_label, 11, 1, kText, -90);
-    b.text(left + pw / 2, H - 8, c.x_label, 11, 1);
+    b.text(left + pw / 2, top + ph + 36, c.x_label, 11, 1);
     const size_t n = std::max<size_t>(1, c.categories.size());
     const double slot = pw / double(n);
     const std::string color = c.series.empty() || c.series[0].color.empty() ? palette_color(0) : c.series[0].color;
@@ -313,7 +313,36 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
     double ly0 = std::floor(std::log10(y0)), ly1 = std::ceil(std::log10(y1 * 1.5));
     if (lx1 - lx0 < 2) { lx0 -= 1; lx1 += 1; }
     if (ly1 - ly0 < 2) { ly0 -= 1; }
-    const double left = 70, right = 20, top = 34, bottom = 44;
+    // The points' groups, in order; their legend sits under the x-axis title, outside the plot (issue 37 §8: inside
+    // it, it covered points and roofs), in rows as wide as the chart.
+    std::vector<std::string> groups;
+    for (const ScatterPoint& p : c.points)
+        if (std::find(groups.begin(), groups.end(), p.group) == groups.end())
+            groups.push_back(p.group);
+    struct LegendItem {
+        size_t group;
+        double x, row;
+    };
+    std::vector<LegendItem> legend;
+    {
+        constexpr double kGap = 18;
+        double x = 0;
+        int row = 0;
+        const double avail = W - 70 - 20;
+        for (size_t g = 0; g < groups.size(); ++g) {
+            if (groups[g].empty())
+                continue;
+            const double w = 16 + text_width(groups[g], 10);
+            if (x > 0 && x + w > avail) {
+                x = 0;
+                ++row;
+            }
+            legend.push_back({g, x, double(row)});
+            x += w + kGap;
+        }
+    }
+    const double legend_h = legend.empty() ? 0.0 : 16.0 * (legend.back().row + 1) + 4;
+    const double left = 70, right = 20, top = 34, bottom = 44 + legend_h;
     const double pw = W - left - right, ph = H - top - bottom;
     auto X = [&](double v) { return left + (std::log10(v) - lx0) / (lx1 - lx0) * pw; };
     auto Y = [&](double v) { return top + ph - (std::log10(v) - ly0) / (ly1 - ly0) * ph; };
@@ -333,7 +362,7 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
     b.text(left + pw / 2, H - 8, c.x_label, 11, 1);
 
     const double xmin = std::pow(10.0, lx0), xmax = std::pow(10.0, lx1), ymin = std::pow(10.0, ly0);
-    // What the point labels must keep clear of: the roofs' lines and labels, and the legend.
+    // What the point labels must keep clear of: the roofs' lines and labels.
     LabelLayoutOptions lo;
     lo.bounds = {left + 1, top + 1, left + pw - 1, top + ph - 1};
     constexpr double kRoofFont = 10;
@@ -367,24 +396,8 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
                                     X(xmax) - 4, Y(r.value) - 3});
         }
     }
-    // Points, coloured by group, with a legend.
-    std::vector<std::string> groups;
-    for (const ScatterPoint& p : c.points)
-        if (std::find(groups.begin(), groups.end(), p.group) == groups.end())
-            groups.push_back(p.group);
-    {
-        double legend_w = 0;
-        int rows = 0;
-        for (const std::string& g : groups)
-            if (!g.empty()) {
-                legend_w = std::max(legend_w, text_width(g, 10));
-                ++rows;
-            }
-        if (rows > 0)
-            lo.obstacles.push_back({left + 8, top + 3, left + 26 + legend_w, top + 14 + 16.0 * rows});
-    }
     // Labels (analysis/report/label_layout.h): beside the marker, else farther out with a leader line, never over
-    // another label, a marker, a roof or its label, or the legend; a point with no free place keeps its marker without
+    // another label, a marker, a roof or its label; a point with no free place keeps its marker without
     // a label (the operator table beside the chart names every point).
     constexpr double kLabelFont = 9, kLineH = 11;
     constexpr double kRadius = 4.5;
@@ -410,13 +423,11 @@ void layout_roofline(Builder& b, const Chart& c, double W, double H)
     for (size_t i = 0; i < where.size(); ++i)
         if (where[i].placed)   // baseline 2 px above the box's foot (text_width's box: ascent 9, descent 2)
             b.text(where[i].box.x0, where[i].box.y1 - 2, texts[i], kLabelFont, 0, kText);
-    double ly = top + 10;
-    for (size_t g = 0; g < groups.size(); ++g) {
-        if (groups[g].empty())
-            continue;
-        b.circle(left + 14, ly, 4.5, group_color(groups[g], g), "#ffffff");
-        b.text(left + 24, ly + 3.5, groups[g], 10, 0);
-        ly += 16;
+    // The legend, under the x-axis title.
+    for (const LegendItem& it : legend) {
+        const double ly = top + ph + 52 + 16 * it.row;
+        b.circle(left + it.x + 5, ly - 3.5, 4.5, group_color(groups[it.group], it.group), "#ffffff");
+        b.text(left + it.x + 14, ly, groups[it.group], 10, 0);
     }
 }
 

@@ -10,6 +10,7 @@
 #include "analysis/io/input_bounds.h"
 #include "analysis/timeline/summary.h"
 #include "analysis/timeline/analysis.h"
+#include "analysis/timeline/gpu_vendor.h"
 #include "analysis/trace/trace.h"
 
 #include <algorithm>
@@ -251,6 +252,15 @@ std::string utc_now_iso()
 }
 
 // ---- Builder context -------------------------------------------------------------------------------------------------
+BuildContext::BuildContext(const ReportInputs& inputs, Lang l) : in(inputs), lang(l)
+{
+    const std::string vendor = in.analysis ? in.analysis->workload.vendor
+                               : in.trace  ? detect_gpu_vendor(*in.trace).vendor
+                                           : std::string();
+    runtime = gpu_runtime_name(vendor);
+    from_nsys = in.trace && in.trace->meta.format == "nsys-sqlite";
+}
+
 std::string BuildContext::s(std::string_view id) const { return std::string(S(lang, id)); }
 std::string BuildContext::f(std::string_view id, const std::vector<std::string>& args) const
 {
@@ -406,7 +416,7 @@ static Section build_overview(BuildContext& cx, const Report& r)
     const AnalysisResult* a = cx.in.analysis;
     if (a) {
         const WorkloadResult& w = a->workload;
-        std::string kind = word(cx, "wk.", workload_kind_name(w.kind)) + " · " + word(cx, "ex.", execution_mode_name(w.execution));
+        std::string kind = word(cx, "wk.", workload_kind_name(w.kind)) + " · " + cx.f(std::string("ex.") + execution_mode_name(w.execution), {cx.runtime});
         if (!w.framework.empty())
             kind += " · " + w.framework;
         kv.items.push_back({"workload", cx.s("kv.workload"), vtext(kind)});
@@ -475,7 +485,7 @@ static Section build_environment(BuildContext& cx)
                                            "ns")});
         kv.items.push_back({"kernels", cx.s("kv.kernels"), vcount(int64_t(t->kernels.size()))});
         kv.items.push_back({"memcpys", cx.s("kv.memcpys"), vcount(int64_t(t->memcpy.size()))});
-        kv.items.push_back({"api_calls", cx.s("kv.api_calls"), vcount(int64_t(t->api.size()))});
+        kv.items.push_back({"api_calls", cx.f("kv.api_calls", {cx.runtime}), vcount(int64_t(t->api.size()))});
         kv.items.push_back({"nvtx_ranges", cx.s("kv.ranges"),
                             vcount(int64_t(std::count_if(t->ranges.kind.begin(), t->ranges.kind.end(), [](RangeKind k) {
                                 return k != RangeKind::PythonFunction;   // Python frames are not ranges of this count

@@ -113,7 +113,7 @@ static Section top_kernels_section(BuildContext& cx)
     ch.series.push_back(std::move(s));
     sec.blocks.push_back(std::move(ch));
 
-    Table t{"top_kernels", cx.s("tbl.top_kernels"), {}, {}, int64_t(rows.size())};
+    Table t{"top_kernels", cx.s(cx.from_nsys ? "tbl.top_kernels_nsys" : "tbl.top_kernels"), {}, {}, int64_t(rows.size())};
     t.columns = {{"percent", cx.s("col.time_pct"), "percent", Align::Right},
                  {"total", cx.s("col.total_time"), "ns", Align::Right},
                  {"instances", cx.s("col.instances"), "count", Align::Right},
@@ -136,7 +136,7 @@ static Section top_kernels_section(BuildContext& cx)
 
 static Section memops_api_section(BuildContext& cx)
 {
-    Section sec{"time.memory_api", cx.s("sec.memory_api"), {}, {}};
+    Section sec{"time.memory_api", cx.f("sec.memory_api", {cx.runtime}), {}, {}};
     const Summary* sm = cx.in.summary;
     if (!sm) {
         cx.missing(sec, "miss.summary", "eff.summary");
@@ -159,7 +159,7 @@ static Section memops_api_section(BuildContext& cx)
     const auto& api = sm->api.by_name;
     if (!api.empty()) {
         const size_t n = std::min<size_t>(api.size(), 10);
-        Table t{"api", cx.s("tbl.api"), {}, {}, int64_t(api.size())};
+        Table t{"api", cx.f("tbl.api", {cx.runtime}), {}, {}, int64_t(api.size())};
         t.columns = {{"percent", cx.s("col.time_pct"), "percent", Align::Right},
                      {"total", cx.s("col.total_time"), "ns", Align::Right},
                      {"calls", cx.s("col.calls"), "count", Align::Right},
@@ -176,7 +176,7 @@ static Section memops_api_section(BuildContext& cx)
         sec.blocks.push_back(std::move(t));
     }
     if (sm->memops.by_operation.empty() && api.empty())
-        sec.blocks.push_back(Paragraph{cx.s("txt.no_memops_api")});
+        sec.blocks.push_back(Paragraph{cx.f("txt.no_memops_api", {cx.runtime})});
     return sec;
 }
 
@@ -397,8 +397,8 @@ static Section launch_section(BuildContext& cx, const AnalysisResult& a)
     const LaunchResult& l = a.launch;
     KeyValues kv{"launch", {}};
     kv.items.push_back({"launch_calls", cx.s("kv.launch_calls"), vcount(l.launch_calls)});
-    kv.items.push_back({"graph_launch_calls", cx.s("kv.graph_launch_calls"), vcount(l.graph_launch_calls)});
-    kv.items.push_back({"graph_kernels", cx.s("kv.graph_kernels"), vcount(l.graph_kernels)});
+    kv.items.push_back({"graph_launch_calls", cx.f("kv.graph_launch_calls", {cx.runtime}), vcount(l.graph_launch_calls)});
+    kv.items.push_back({"graph_kernels", cx.f("kv.graph_kernels", {cx.runtime}), vcount(l.graph_kernels)});
     kv.items.push_back({"launch_api_ns", cx.s("kv.launch_api_time"), vdur(double(l.launch_api_ns))});
     kv.items.push_back({"api_median_ns", cx.s("kv.api_median"), vdur(l.api.median)});
     kv.items.push_back({"queue_median_ns", cx.s("kv.queue_median"), vdur(l.queue.median)});

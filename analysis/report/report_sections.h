@@ -20,7 +20,12 @@ struct BuildContext {
     std::map<std::string, std::string> thresholds;                   // options the analyses ran with
     std::map<std::string, std::string> file_hashes;
 
-    BuildContext(const ReportInputs& inputs, Lang l) : in(inputs), lang(l) {}
+    // The GPU runtime's name, "CUDA" or "HIP", from the analysis's vendor (the trace's when there is no analysis):
+    // the report's "CUDA API calls" read "HIP API calls" on an AMD trace (gpu_vendor.h).
+    std::string runtime;
+    bool from_nsys = false;   // the trace is an Nsight Systems export: tables may name the nsys report they match
+
+    BuildContext(const ReportInputs& inputs, Lang l);
 
     std::string s(std::string_view id) const;
     std::string f(std::string_view id, const std::vector<std::string>& args) const;

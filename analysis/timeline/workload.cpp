@@ -12,6 +12,7 @@
 #include <set>
 
 #include "analysis/io/graph_join.h"
+#include "analysis/timeline/gpu_vendor.h"
 #include "analysis/io/regex.h"
 #include "analysis/io/model_config.h"
 #include "analysis/timeline/op_classes.h"
@@ -87,11 +88,18 @@ uint32_t signs_of(std::string_view n, bool kernel)
     return s;
 }
 
-// The GPU vendor from what the trace says, strongest sign first: the devices (name, warp size, chip), the
-// runtime's API names, the tracer's version keys, the format. Each sign votes once; the larger vote wins, a tie
-// leaves the vendor unknown.
-void detect_vendor(const Trace& t, WorkloadResult& r)
+std::string ms_text(int64_t ns)
 {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
+    return b;
+}
+
+} // namespace
+
+GpuVendor detect_gpu_vendor(const Trace& t)
+{
+    GpuVendor r;
     int amd = 0, nvidia = 0;
     std::vector<std::string> amd_why, nvidia_why;
     auto vote = [&](bool is_amd, int weight, std::string why) {
@@ -164,26 +172,19 @@ void detect_vendor(const Trace& t, WorkloadResult& r)
         vote(false, 2, "an Nsight Systems export");
     if (amd == nvidia) {
         if (amd > 0)
-            r.vendor_evidence.push_back("vendor unknown: signs point both ways (AMD: " + std::to_string(amd) +
+            r.evidence.push_back("vendor unknown: signs point both ways (AMD: " + std::to_string(amd) +
                                         ", NVIDIA: " + std::to_string(nvidia) + ")");
-        return;
+        return r;
     }
     const bool is_amd = amd > nvidia;
     r.vendor = is_amd ? "AMD" : "NVIDIA";
-    r.vendor_evidence = is_amd ? amd_why : nvidia_why;
+    r.evidence = is_amd ? amd_why : nvidia_why;
     const auto& other = is_amd ? nvidia_why : amd_why;
     for (const auto& w : other)
-        r.vendor_evidence.push_back("against: " + w);
+        r.evidence.push_back("against: " + w);
+    return r;
 }
 
-std::string ms_text(int64_t ns)
-{
-    char b[48];
-    std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
-    return b;
-}
-
-} // namespace
 
 WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
 {
@@ -530,7 +531,11 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
     }
 
     // ---- vendor ----------------------------------------------------------------------------------------------
-    detect_vendor(t, r);   // its evidence in vendor_evidence
+    {
+        GpuVendor v = detect_gpu_vendor(t);
+        r.vendor = std::move(v.vendor);
+        r.vendor_evidence = std::move(v.evidence);
+    }
 
     // ---- trace-level warnings ----------------------------------------------------------------------------------
     const int64_t gpu_ops = static_cast<int64_t>(t.kernels.size() + t.memcpy.size() + t.memset.size());
@@ -629,7 +634,7 @@ WorkloadResult analyze_workload(const Trace& t, const WorkloadOptions& o)
         r.warnings.push_back(
             {"graph_replay_without_shapes",
              std::to_string(without) + (joined_some ? " of the " + std::to_string(r.graph_kernels) : std::string()) +
-                 " kernels (" + pct + " % of GPU kernel time) ran in CUDA/HIP graph replay " +
+                 " kernels (" + pct + " % of GPU kernel time) ran in " + gpu_runtime_name(r.vendor) + " graph replay " +
                  (joined_some ? "without a captured twin" : "with no capture trace joined") +
                  ": a graph launch carries no CPU op, so they have no operator, module, shapes or dtype, and the "
                  "measured throughput, config check and Roofline points leave them out. Record the graph capture "

@@ -4,6 +4,7 @@
 #include "analysis/report/report_model.h"
 #include "analysis/report_pipeline.h"
 #include "analysis/diagnosis/headline.h"
+#include "analysis/io/load.h"
 #include "analysis/io/synthetic.h"
 #include "model/chart_render.h"
 #include "model/report_pdf.h"
@@ -17,6 +18,7 @@
 #include <QTest>
 
 #include <memory>
+#include <set>
 
 using namespace sl;
 using namespace sl::report;
@@ -116,6 +118,55 @@ private slots:
         const PdfResult rb = writeReportPdf(build(Lang::En, 1000), b);
         QVERIFY(ra.ok && rb.ok);
         QVERIFY(rb.pages >= ra.pages);
+    }
+
+    // Issue 37 §8, the PDF to forward: the short PDF of the real H100 graph-replay decode with its config put the
+    // executive summary's chart alone on page 2 (it did not fit on page 1; the Overview's page break followed it).
+    // No page holds a chart without text now (pdfimages lists the pages with images, pdftotext each page's lines),
+    // and no two actions give the same advice.
+    void realGraphTraceShortPdfHasNoChartAlone()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("pdfimages")).isEmpty() ||
+            QStandardPaths::findExecutable(QStringLiteral("pdftotext")).isEmpty())
+            QSKIP("poppler-utils not installed");
+        const QString src = qEnvironmentVariable("SIGHTLINE_SOURCE_DIR", QStringLiteral("."));
+        const Trace trace = load_trace((src + QStringLiteral("/tests/data/device/decode-graph.pt.trace.json.gz")).toStdString());
+        PipelineOptions po;
+        po.model_config = (src + QStringLiteral("/tests/data/device/config.json")).toStdString();
+        const PipelineResults results = run_pipeline(trace, po);
+        ReportOptions o;
+        o.detail = Detail::Summary;
+        o.generated_at = "2026-01-01T00:00:00Z";
+        o.run_id = "r-pdf-graph";
+        o.hash_inputs = false;
+        const Report r = build_report(report_inputs(trace, results, o, {}));
+        const QString pdf = QDir(dir_).filePath(QStringLiteral("graph_summary.pdf"));
+        const PdfResult res = writeReportPdf(r, pdf);
+        QVERIFY2(res.ok, qPrintable(res.error));
+        // "page num type ..." rows: the pages that hold an image (every chart is one).
+        const QStringList list = run(QStringLiteral("pdfimages"), {QStringLiteral("-list"), pdf}).split(QLatin1Char('\n'));
+        std::set<int> chartPages;
+        for (const QString& line : list.mid(2)) {
+            const QStringList cols = line.simplified().split(QLatin1Char(' '));
+            if (cols.size() > 2 && cols[2] == QLatin1String("image"))
+                chartPages.insert(cols[0].toInt());
+        }
+        QVERIFY(!chartPages.empty());
+        for (int p : chartPages) {
+            const QString text = run(QStringLiteral("pdftotext"), {QStringLiteral("-f"), QString::number(p),
+                                                                   QStringLiteral("-l"), QString::number(p), pdf,
+                                                                   QStringLiteral("-")});
+            int lines = 0;
+            for (const QString& l : text.split(QLatin1Char('\n')))
+                lines += l.trimmed().isEmpty() ? 0 : 1;
+            // The footer is one or two lines; a chart's page carries text of its own.
+            QVERIFY2(lines >= 8, qPrintable(QStringLiteral("page %1 of %2 holds a chart and %3 lines:\n%4")
+                                                .arg(p).arg(res.pages).arg(lines).arg(text)));
+        }
+        QVERIFY(results.headline);
+        std::set<std::string> texts;
+        for (const HeadlineAction& a : results.headline->actions)
+            QVERIFY2(texts.insert(a.text.en).second, a.text.en.c_str());
     }
 
     void unwritablePathIsAnError()

@@ -88,6 +88,8 @@ private slots:
             QCOMPARE(state(model, r), QStringLiteral("proposed"));
             QCOMPARE(model.data(model.index(r, SuggestionModel::State)).toString(), QStringLiteral("Proposed"));
             QCOMPARE(model.data(model.index(r, SuggestionModel::Subject)).toString(),
+                     FindingsModel::subjectLabel(rows[size_t(r)].subject));
+            QCOMPARE(model.data(model.index(r, SuggestionModel::Subject), SuggestionModel::SubjectRole).toString(),
                      QString::fromStdString(rows[size_t(r)].subject));
             // Every row is matched back to the finding and suggestion of the diagnosis it came from.
             const Finding* f = model.findingFor(r);
@@ -122,6 +124,45 @@ private slots:
         model.clear();
         QCOMPARE(model.rowCount(), 0);
         QVERIFY(!model.hasRun());
+    }
+
+    // The Subject column in the interface's language (issue 37 §7): an operator class by its label ("gemm (decode)"
+    // read as "GEMM / GEMV（解码）" under zh_CN, not the id), a phase and the whole trace in words. The rows are the
+    // planted decode's (phases and the trace); the class subjects are checked on every class the analysis has.
+    void subjectColumnNamesClassesByTheirLabels()
+    {
+        KbSession session;
+        session.setPath(kbPath_);
+        SuggestionModel model(&session);
+        model.setDiagnosis(diagnosis(), run_.analysis());
+        attach(session);
+        QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() > 0, 30000);
+        const OpClassResult& classes = run_.analysis()->classes;
+        for (const QString lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+            model.setLanguage(lang);
+            for (int r = 0; r < model.rowCount(); ++r) {
+                const std::string subject =
+                    model.data(model.index(r, SuggestionModel::Subject), SuggestionModel::SubjectRole).toString().toStdString();
+                const QString shown = model.data(model.index(r, SuggestionModel::Subject)).toString();
+                QCOMPARE(shown, FindingsModel::subjectLabel(subject, &classes, lang));
+                if (subject == "trace")   // never the id (the words are the catalogue's: see tst_language under zh_CN)
+                    QVERIFY(shown != QString::fromStdString(subject));
+            }
+        }
+        QVERIFY(!classes.classes.empty());
+        int labelled = 0;
+        for (const auto& c : classes.classes) {
+            const QString zh = QString::fromStdString(c.label_for("zh_CN"));
+            const QString shown = FindingsModel::subjectLabel(c.id + " (decode)", &classes, QStringLiteral("zh_CN"));
+            QVERIFY2(shown.startsWith(zh), qPrintable(shown + QStringLiteral(" / ") + zh));
+            if (zh != QString::fromStdString(c.id)) {
+                ++labelled;
+                QVERIFY2(!shown.contains(QString::fromStdString(c.id)), qPrintable(shown));
+            }
+            QVERIFY(FindingsModel::subjectLabel(c.id + " (decode)", &classes, QStringLiteral("en"))
+                        .startsWith(QString::fromStdString(c.label_for("en"))));
+        }
+        QVERIFY(labelled > 0);
     }
 
     void setDataWritesThroughAndSurvivesReattach()

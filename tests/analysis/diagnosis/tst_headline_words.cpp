@@ -4,11 +4,13 @@
 
 #include <fstream>
 #include <memory>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/diagnosis/headline.h"
 #include "analysis/diagnosis/ledger.h"
+#include "analysis/diagnosis/verify_command.h"
 #include "analysis/io/load.h"
 #include "analysis/io/resources.h"
 #include "analysis/io/synthetic.h"
@@ -161,4 +163,109 @@ TEST(HeadlineWords, RealTraceActionInWords)
     // The statement names the subject in words too, and no sentence ends with ". (" or "。（".
     EXPECT_EQ(h.statement.en.find(". ("), std::string::npos) << h.statement.en;
     EXPECT_EQ(h.statement.zh_CN.find("。（"), std::string::npos) << h.statement.zh_CN;
+}
+
+// Issue 37 §8: two actions never give the same advice. Two findings whose remedy reads the same (the Tensor Core
+// advice for GEMM and for attention in prefill, as the forwarded PDF had it) are one action naming both subjects,
+// with the larger bounded gain. On the real eager decode trace (H100, PyTorch profiler): its two strongest findings
+// with suggestions are given the same remedy text.
+TEST(HeadlineActions, SameAdviceForTwoSubjectsIsOneAction)
+{
+    auto t = std::make_shared<const Trace>(load_trace(test::source_dir() + "/tests/data/device/decode-eager.pt.trace.json.gz"));
+    const PipelineResult r = run(t, test::source_dir() + "/tests/data/device/config.json");
+    std::vector<Finding> findings = r.diagnosis.eval.findings;
+    // The first two findings the headline takes an action from (not info, a suggestion, distinct time pools).
+    std::vector<size_t> picked;
+    std::set<std::string> pools;
+    for (size_t i = 0; i < findings.size() && picked.size() < 2; ++i) {
+        const Finding& f = findings[i];
+        if (f.severity == Severity::Info || f.suggestions.empty() || !f.expected_gain.ledger ||
+            !pools.insert(f.expected_gain.ledger->entry).second)
+            continue;
+        picked.push_back(i);
+    }
+    ASSERT_EQ(picked.size(), 2u);
+    // The remedy the headline takes from each: the first suggestion promising a gain.
+    auto remedy = [](Finding& f) -> Suggestion& {
+        for (auto& s : f.suggestions)
+            if (s.gain_high > 0)
+                return s;
+        return f.suggestions[0];
+    };
+    remedy(findings[picked[1]]).text = remedy(findings[picked[0]]).text;
+    const Headline h = make_headline(*t, r.analysis, findings);
+    std::set<std::string> texts;
+    for (const HeadlineAction& a : h.actions)
+        EXPECT_TRUE(texts.insert(a.text.en).second) << "two actions say: " << a.text.en;
+    const HeadlineAction* merged = nullptr;
+    for (const HeadlineAction& a : h.actions)
+        if (!a.merged_subjects.empty())
+            merged = &a;
+    ASSERT_NE(merged, nullptr);
+    EXPECT_EQ(merged->subject, findings[picked[0]].subject);
+    EXPECT_EQ(merged->merged_subjects, std::vector<std::string>{findings[picked[1]].subject});
+    const double larger = std::max(findings[picked[0]].expected_gain.ns.value_or(0),
+                                   findings[picked[1]].expected_gain.ns.value_or(0));
+    EXPECT_DOUBLE_EQ(merged->gain_ns, larger);
+    // Both subjects are named, in both languages; the JSON says which were merged.
+    EXPECT_NE(merged->subject_text.en.find("; "), std::string::npos) << merged->subject_text.en;
+    EXPECT_NE(merged->subject_text.zh_CN.find("；"), std::string::npos) << merged->subject_text.zh_CN;
+    bool in_json = false;
+    const nlohmann::json j = headline_to_json(h);
+    for (const auto& a : j["actions"])
+        in_json |= a.contains("merged_subjects");
+    EXPECT_TRUE(in_json);
+}
+
+// Issue 37 §8: a PyTorch-profiler (Kineto) trace is verified the way it was recorded: the user's command under
+// torch.profiler, compared with the trace it saves; never `nsys profile`, never a literal `python serve.py`. A
+// command the trace records is used; an nsys export keeps nsys.
+TEST(HeadlineActions, KinetoTraceIsVerifiedUnderThePyTorchProfiler)
+{
+    const std::string file = test::source_dir() + "/tests/data/device/prefill.pt.trace.json.gz";
+    auto t = std::make_shared<const Trace>(load_trace(file));
+    ASSERT_EQ(t->meta.format, "kineto-json");
+    const PipelineResult r = run(t);
+    int verifies = 0;
+    for (const Finding& f : r.diagnosis.eval.findings)
+        for (const Suggestion& s : f.suggestions) {
+            if (s.verify.empty())
+                continue;
+            ++verifies;
+            EXPECT_EQ(s.verify.find("nsys profile"), std::string::npos) << f.rule << ": " << s.verify;
+            EXPECT_EQ(s.verify.find("nsys-rep"), std::string::npos) << f.rule << ": " << s.verify;
+            EXPECT_EQ(s.verify.find("serve.py"), std::string::npos) << f.rule << ": " << s.verify;
+        }
+    EXPECT_GT(verifies, 0);
+    ASSERT_FALSE(r.diagnosis.headline.actions.empty());
+    bool profiler = false;
+    for (const HeadlineAction& a : r.diagnosis.headline.actions) {
+        EXPECT_EQ(a.verify.find("nsys"), std::string::npos) << a.verify;
+        profiler |= a.verify.find("<your command under torch.profiler, saving after.pt.trace.json.gz> && "
+                                  "sightline-cli compare " + file + " after.pt.trace.json.gz") != std::string::npos;
+    }
+    EXPECT_TRUE(profiler);
+    // In Chinese the placeholder is Chinese too (the command stays as typed).
+    for (const HeadlineAction& a : r.diagnosis.headline.actions)
+        if (a.verify.find("torch.profiler") != std::string::npos) {
+            const std::string zh = verify_for(a.verify, "zh_CN");
+            EXPECT_EQ(zh.find("your command"), std::string::npos) << zh;
+            EXPECT_NE(zh.find("在 torch.profiler 下运行"), std::string::npos) << zh;
+        }
+
+    // The command the trace records is the one to run.
+    auto withCommand = std::make_shared<Trace>(load_trace(file));
+    withCommand->meta.environment["metadata.command"] = "python -m vllm.entrypoints.api_server --model x";
+    const PipelineResult rc = run(withCommand);
+    bool recorded = false;
+    for (const HeadlineAction& a : rc.diagnosis.headline.actions)
+        recorded |= a.verify.rfind("<run `python -m vllm.entrypoints.api_server --model x` under torch.profiler", 0) == 0;
+    EXPECT_TRUE(recorded);
+
+    // An nsys export (the planted decode, written as Nsight Systems' SQLite) keeps nsys profile.
+    EXPECT_EQ(verify_command_for_trace("nsys profile -t cuda,nvtx,osrt -o after <your inference command> && "
+                                       "sightline-cli compare T after.nsys-rep --format text",
+                                       "nsys-sqlite", ""),
+              "nsys profile -t cuda,nvtx,osrt -o after <your inference command> && sightline-cli compare T "
+              "after.nsys-rep --format text");
 }

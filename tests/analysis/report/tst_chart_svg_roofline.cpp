@@ -121,3 +121,26 @@ TEST(ChartSvgRoofline, PointLabelsNeverOverlapEachOther)
         markers += p.kind == ScenePrim::Kind::Circle && p.fill == std::string(kDecodeColor);
     EXPECT_GE(markers, 7);
 }
+
+TEST(ChartSvgRoofline, LegendSitsOutsideThePlot)
+{
+    // The group legend (prefill, decode, focus) sat in the plot's top-left corner, over points and roofs (issue 37
+    // §8). It is under the x axis now: every legend entry's text lies below the plot's bottom axis line.
+    const ChartScene s = layout_chart(roofline({{"dec", 1, 1e12, "decode"}, {"pre", 100, 1e14, "prefill"},
+                                                {"foc", 10, 1e13, "focus"}}),
+                                      720, 440);
+    // The plot's bottom edge: the lowest horizontal line (the x axis).
+    double axis_y = 0;
+    for (const ScenePrim& p : s.prims)
+        if (p.kind == ScenePrim::Kind::Line && p.y == p.h)
+            axis_y = std::max(axis_y, p.y);
+    ASSERT_GT(axis_y, 0);
+    int entries = 0;
+    for (const ScenePrim& p : s.prims)
+        if (p.kind == ScenePrim::Kind::Text && (p.text == "decode" || p.text == "prefill" || p.text == "focus")) {
+            ++entries;
+            EXPECT_GT(p.y - p.font_size, axis_y) << p.text;
+            EXPECT_LE(p.y, s.height) << p.text;
+        }
+    EXPECT_EQ(entries, 3);
+}
