@@ -6,8 +6,8 @@
 // It prints the commands that submit them (a shell snippet: `... | sh` submits) and never submits itself.
 //
 // DIR gets ranks.txt (the rank files, absolute, one a line, in natural order: task i maps ranks i*K .. i*K+K-1),
-// partials/ (where the map writes rank-NNNNN.partial.json), logs/ (Slurm), the scripts or manifests; the merge
-// writes DIR/merge.json (sightline.merge/1) and DIR/merge.txt.
+// partials/ (where the map writes rank-NNNNN.partial.json.gz: gzip-compressed, 1.6 MB for a 1 GB rank), logs/
+// (Slurm), the scripts or manifests; the merge writes DIR/merge.json (sightline.merge/1) and DIR/merge.txt.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -115,7 +115,7 @@ std::string map_body(const Plan& p, const std::string& index)
       << "[ \"$end\" -le \"$total\" ] || end=$total\n"
       << "while [ \"$i\" -lt \"$end\" ]; do\n"
       << "  trace=$(sed -n \"$((i + 1))p\" \"$out/ranks.txt\")\n"
-      << "  part=$(printf '%s/partials/rank-%0" << p.width << "d.partial.json' \"$out\" \"$i\")\n"
+      << "  part=$(printf '%s/partials/rank-%0" << p.width << "d.partial.json.gz' \"$out\" \"$i\")\n"
       << "  echo \"rank file $((i + 1)) of $total: $trace -> $part\"\n"
       << "  \"$cli\" analyze \"$trace\" --partial -o \"$part\"\n"
       << "  i=$((i + 1))\n"
@@ -130,7 +130,7 @@ std::string merge_body(const Plan& p)
     s << "cli=" << sh(p.cli) << "\n"
       << "out=" << sh(p.out.string()) << "\n"
       << "total=" << p.ranks.size() << "\n"
-      << "set -- \"$out\"/partials/rank-*.partial.json\n"
+      << "set -- \"$out\"/partials/rank-*.partial.json.gz\n"
       << "[ -e \"$1\" ] || set --\n"
       << "if [ \"$#\" -ne \"$total\" ]; then\n"
       << "  echo \"sightline merge: $# partials in $out/partials, expected $total\" >&2\n"
