@@ -21,9 +21,11 @@ bool ends_with(const std::string& s, const char* tail)
     return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
 }
 
+bool is_partial(const std::string& name) { return name.find(".partial.json") != std::string::npos; }
+
 bool is_trace_name(const std::string& name)
 {
-    if (name.empty() || name[0] == '.' || name.find(".partial.json") != std::string::npos)
+    if (name.empty() || name[0] == '.' || is_partial(name))
         return false;
     for (const char* ext : {".json", ".json.gz", ".sqlite", ".nsys-rep"})
         if (ends_with(name, ext))
@@ -106,7 +108,7 @@ std::vector<std::string> rank_files(const std::string& arg)
         size_t folders = 0;
         if (rc == 0)
             for (size_t i = 0; i < g.gl_pathc; ++i) {
-                if (is_regular(g.gl_pathv[i]))
+                if (is_regular(g.gl_pathv[i]) && !is_partial(fs::path(g.gl_pathv[i]).filename().string()))
                     out.emplace_back(g.gl_pathv[i]);
                 else
                     ++folders;

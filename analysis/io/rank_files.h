@@ -12,8 +12,8 @@ bool names_rank_set(const std::string& arg);
 
 // The files `arg` names, in natural order (rank2 before rank10): a folder's regular files whose names end in .json,
 // .json.gz, .sqlite or .nsys-rep (partials, *.partial.json[.gz], and hidden files left out; not recursive); a glob's
-// regular-file matches; or `arg` itself. Throws TraceError naming `arg` when nothing matches, the folder cannot be
-// read, or a glob matches only folders.
+// regular-file matches but partials; or `arg` itself. Throws TraceError naming `arg` when nothing matches, the folder
+// cannot be read, or a glob matches only folders.
 std::vector<std::string> rank_files(const std::string& arg);
 
 // Natural order of two names: runs of digits compare by value, the rest byte by byte.
