@@ -151,6 +151,18 @@ std::string header(const Plan& p, const char* what)
     return s.str();
 }
 
+// The #SBATCH lines of the options given (the map and the merge job alike: the merge of many ranks needs memory too).
+std::string site_lines(const Plan& p)
+{
+    std::string s;
+    for (const auto& [option, value] : {std::pair<const char*, const std::string*>{"--cpus-per-task", &p.cpus},
+                                        {"--mem", &p.mem}, {"--time", &p.time}, {"--partition", &p.partition},
+                                        {"--account", &p.account}})
+        if (!value->empty())
+            s += std::string("#SBATCH ") + option + "=" + *value + "\n";
+    return s;
+}
+
 std::string slurm_map(const Plan& p)
 {
     std::ostringstream s;
@@ -161,18 +173,8 @@ std::string slurm_map(const Plan& p)
     if (p.max_running)
         s << "%" << p.max_running;
     s << "\n#SBATCH --ntasks=1\n"
-      << "#SBATCH --output=" << p.out.string() << "/logs/map-%A_%a.out\n";
-    if (!p.cpus.empty())
-        s << "#SBATCH --cpus-per-task=" << p.cpus << "\n";
-    if (!p.mem.empty())
-        s << "#SBATCH --mem=" << p.mem << "\n";
-    if (!p.time.empty())
-        s << "#SBATCH --time=" << p.time << "\n";
-    if (!p.partition.empty())
-        s << "#SBATCH --partition=" << p.partition << "\n";
-    if (!p.account.empty())
-        s << "#SBATCH --account=" << p.account << "\n";
-    s << "set -eu\n" << map_body(p, "SLURM_ARRAY_TASK_ID");
+      << "#SBATCH --output=" << p.out.string() << "/logs/map-%A_%a.out\n"
+      << site_lines(p) << "set -eu\n" << map_body(p, "SLURM_ARRAY_TASK_ID");
     return s.str();
 }
 
@@ -183,14 +185,8 @@ std::string slurm_merge(const Plan& p)
       << header(p, "the merge, submitted with --dependency=afterok on the map's array job")
       << "#SBATCH --job-name=" << p.name << "-merge\n"
       << "#SBATCH --ntasks=1\n"
-      << "#SBATCH --output=" << p.out.string() << "/logs/merge-%j.out\n";
-    if (!p.time.empty())
-        s << "#SBATCH --time=" << p.time << "\n";
-    if (!p.partition.empty())
-        s << "#SBATCH --partition=" << p.partition << "\n";
-    if (!p.account.empty())
-        s << "#SBATCH --account=" << p.account << "\n";
-    s << "set -eu\n" << merge_body(p);
+      << "#SBATCH --output=" << p.out.string() << "/logs/merge-%j.out\n"
+      << site_lines(p) << "set -eu\n" << merge_body(p);
     return s.str();
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/helpers.h"
+#include "tests/support/merge_json.h"
 #include "tests/support/test_env.h"
 
 using nlohmann::json;
@@ -119,17 +120,6 @@ TEST(CliMerge, MergeOfPartialsEqualsAnalyzeOfAllRanks)
     EXPECT_NE(text.find("comm latency"), std::string::npos) << text;
 }
 
-// A merge's JSON without the names of the files it read.
-json computed(json j)
-{
-    j.erase("inputs");
-    for (auto& r : j["ranks"]) {
-        r.erase("partial");
-        r.erase("trace");
-    }
-    return j;
-}
-
 // Issue 38 done-when: `merge` of 16 partials equals `analyze` of the 16 ranks in one process, and `analyze` of their
 // folder or of a glob (the map on the readers' pool, then the merge) prints the merge of their partials.
 TEST(CliMerge, SixteenPartialsEqualOneProcessAndTheFolder)
@@ -146,9 +136,9 @@ TEST(CliMerge, SixteenPartialsEqualOneProcessAndTheFolder)
     // The folder holds the partials too: they are not ranks (left out), nor are other files.
     std::ofstream(dir + "/notes.txt") << "not a trace";
     const json folder = run_json("analyze " + shell_quote(dir) + " --format json");
-    EXPECT_EQ(computed(folder), computed(merged));
+    EXPECT_EQ(sl::test::merge_without_file_names(folder), sl::test::merge_without_file_names(merged));
     const json glob = run_json("analyze " + shell_quote(dir + "/rank*.json.gz") + " --max-ranks-in-memory 1 --format json");
-    EXPECT_EQ(computed(glob), computed(merged));
+    EXPECT_EQ(sl::test::merge_without_file_names(glob), sl::test::merge_without_file_names(merged));
     // Natural order: rank10 after rank9 (the inputs list is the map's order).
     ASSERT_EQ(folder["ranks"].size(), 16u);
     EXPECT_NE(folder["ranks"][10]["trace"].get<std::string>().find("rank10.json.gz"), std::string::npos);

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/helpers.h"
+#include "tests/support/merge_json.h"
 #include "tests/support/test_env.h"
 
 using nlohmann::json;
@@ -46,22 +47,11 @@ std::string make_ranks(const std::string& name)
     return dir;
 }
 
-// A merge's JSON without what names the files it read (they differ between a cluster run and a local one).
-json computed(json j)
-{
-    j.erase("inputs");
-    for (auto& r : j["ranks"]) {
-        r.erase("partial");
-        r.erase("trace");
-    }
-    return j;
-}
-
 json folder_merge(const std::string& dir)
 {
     std::string out;
     EXPECT_EQ(run("analyze " + shell_quote(dir + "/") + " --format json", &out), 0) << out;
-    return computed(json::parse(out, nullptr, false));
+    return sl::test::merge_without_file_names(json::parse(out, nullptr, false));
 }
 
 std::vector<std::string> lines(const std::string& text)
@@ -110,7 +100,7 @@ TEST(CliScaleOut, SlurmArrayTasksMapTheirChunksThenTheMergeEqualsTheLocalRun)
                                             shell_quote(job + "/sightline-map.sbatch"), &out, true), 0) << out;
     EXPECT_TRUE(std::filesystem::exists(job + "/partials/rank-00010.partial.json.gz"));
     ASSERT_EQ(sl::test::run_command("sh " + shell_quote(job + "/sightline-merge.sbatch"), &out, true), 0) << out;
-    const json merged = computed(json::parse(slurp(job + "/merge.json"), nullptr, false));
+    const json merged = sl::test::merge_without_file_names(json::parse(slurp(job + "/merge.json"), nullptr, false));
     ASSERT_TRUE(merged.is_object());
     EXPECT_EQ(merged["world_size"], 11);
     EXPECT_EQ(merged["collectives"]["straggler_rank"], 4);
@@ -141,7 +131,7 @@ TEST(CliScaleOut, K8sManifestsAreAnIndexedJobAndAMergeJob)
         GTEST_SKIP() << out;
     ASSERT_EQ(rc, 0) << out;
     EXPECT_NE(out.find("Indexed Job of 4 completions"), std::string::npos) << out;
-    const json merged = computed(json::parse(slurp(job + "/merge.json"), nullptr, false));
+    const json merged = sl::test::merge_without_file_names(json::parse(slurp(job + "/merge.json"), nullptr, false));
     EXPECT_EQ(merged, folder_merge(ranks));
 
     // The checker is not blind: a NonIndexed map and a misspelt field fail it.
