@@ -29,6 +29,7 @@
 #include "analysis/report/rank_partial.h"
 #include "analysis/diagnosis/review.h"
 #include "analysis/io/input_bounds.h"
+#include "analysis/io/rank_files.h"
 #include "app/cli/command.h"
 #include "app/cli/llm_http.h"
 
@@ -39,7 +40,7 @@ int run_report(const std::vector<std::string>& argv);   // cmd_report.cpp
 namespace {
 
 constexpr const char* kSynopsis =
-    "analyze TRACE... [--capture-trace PATH]... [--no-capture-search] [--format text|json|md|pdf|html] [--detail summary|full] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
+    "analyze TRACE...|RANK_DIR|'RANK_GLOB' [--capture-trace PATH]... [--no-capture-search] [--format text|json|md|pdf|html] [--detail summary|full] [--lang en|zh_CN] [--gap-threshold-us N] [--step-regex R] [--top-k K] [--warmup-steps N] "
     "[--classes FILE] [--model config.json [--gpu NAME] [--batch B] [--prompt S] [--context L] [--tp N] [--weight-dtype T] [--kv-dtype T]] [--ncu FILE] [--rules DIR] [--kb PATH] [--fail-on high|medium|low] "
     "[--llm-endpoint URL [--llm-model M] [--llm-key-env VAR] [--llm-timeout S] [--llm-allow-paths]] [--partial | --max-ranks-in-memory N] [-o FILE]";
 
@@ -362,6 +363,10 @@ int write_partial(const AnalyzeRequest& req, const std::string& path, const std:
     return write_output(req.output, text, inputs, true) ? kExitOk : kExitOutput;
 }
 
+// Ranks a folder or glob of ranks holds in memory at once unless --max-ranks-in-memory says otherwise: each rank's
+// reader already splits its file over the reader threads, so two keeps both cores busy at two ranks' memory.
+constexpr unsigned kDefaultRanksInMemory = 2;
+
 // Many ranks on one machine: the map (each rank to its partial, at most max_ranks traces in memory) and the reduce.
 int map_and_merge(const AnalyzeRequest& req, const std::vector<std::string>& paths,
                   const std::vector<std::string>& inputs)
@@ -390,6 +395,31 @@ int run_analyze(const std::vector<std::string>& argv)
     AnalyzeRequest req;
     if (!apply_options(args, option_table(), req, error))
         return usage_error(error);
+
+    // A folder or a glob of ranks (`analyze ranks/` or `analyze 'ranks/*.json.gz'`): the map on the readers' pool, at
+    // most --max-ranks-in-memory ranks at once (default kDefaultRanksInMemory), then the reduce.
+    bool rank_set = false;
+    for (const auto& a : args.positional)
+        rank_set |= names_rank_set(a);
+    if (rank_set) {
+        if (req.partial)
+            return usage_error("--partial writes one rank's partial: give one trace file, not a folder or glob of "
+                               "ranks");
+        if (req.format != "text" && req.format != "json")
+            return usage_error("a folder or glob of ranks prints the merge as text or json, not " + req.format);
+        std::vector<std::string> ranks;
+        try {
+            for (const auto& a : args.positional)
+                for (auto& f : rank_files(a))
+                    ranks.push_back(std::move(f));
+        } catch (const TraceError& e) {
+            print_error(e.what());
+            return kExitInput;
+        }
+        if (req.max_ranks == 0)
+            req.max_ranks = kDefaultRanksInMemory;
+        return map_and_merge(req, ranks, checked_inputs(req, ranks));
+    }
 
     if (req.partial && args.positional.size() != 1)
         return usage_error("--partial writes one rank's partial: give one trace file, not " +

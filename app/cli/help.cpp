@@ -98,7 +98,10 @@ const HelpText kHelp[] = {
      "                         per collective; one trace, JSON (-o FILE.gz: gzip-compressed)\n"
      "  --max-ranks-in-memory N\n"
      "                         one rank per file: each rank analysed to its partial on its own (at most N\n"
-     "                         traces in memory at once), then merged as `merge` does; prints sightline.merge/1\n"
+     "                         traces in memory at once), then merged as `merge` does; prints sightline.merge/1.\n"
+     "                         A folder of ranks (`analyze ranks/`: its *.json, *.json.gz, *.sqlite and\n"
+     "                         *.nsys-rep files) or a quoted glob (`analyze 'ranks/*.json.gz'`) is mapped and\n"
+     "                         merged so, 2 ranks in memory unless N says otherwise\n"
      SL_PIPELINE_OPTIONS},
     {"merge",
      "The reduce of a many-rank run: merges the partials `analyze RANK_TRACE --partial` wrote, one per rank, into "
@@ -108,6 +111,33 @@ const HelpText kHelp[] = {
      "two for one rank or of different world sizes are refused (exit 2).",
      "  --format text|json     output format (default text; json is sightline.merge/1)\n"
      "  -o, --output FILE      write to FILE instead of standard output\n"},
+    {"scale-out",
+     "Writes the jobs that analyse a many-rank run on the cluster where its traces are, and prints the commands "
+     "that submit them (a shell snippet: pipe it to sh to submit); it never submits itself. slurm: a job array "
+     "whose tasks each run `analyze RANK --partial` on their ranks, and a merge job submitted with "
+     "--dependency=afterok on it. k8s: an Indexed Job (JOB_COMPLETION_INDEX picks the ranks) and a merge Job, both "
+     "mounting one PersistentVolumeClaim. When there are more ranks than the site's array allows, each task maps a "
+     "chunk of ranks. DIR gets ranks.txt (the rank files, one a line), partials/, the scripts or manifests, and the "
+     "merge's merge.json (sightline.merge/1) and merge.txt; it must be on the file system the nodes share.",
+     "  --ranks GLOB           the rank traces: a quoted glob ('ranks/*.json.gz'), a folder or a file\n"
+     "                         (repeatable; natural order, rank2 before rank10)\n"
+     "  --out DIR              where the scripts, the partials and the merge go (made if missing)\n"
+     "  --max-array N          array tasks the site allows (Slurm: its MaxArraySize, `scontrol show config`;\n"
+     "                         default 1001; k8s: completions, default and at most 100000)\n"
+     "  --ranks-per-task K     ranks each task maps (default 1, more when the ranks exceed --max-array)\n"
+     "  --max-running N        tasks running at once (Slurm: --array=...%N; k8s: parallelism)\n"
+     "  --name NAME            job name prefix (NAME-map, NAME-merge; default sightline)\n"
+     "  --cli PATH             sightline-cli on the nodes (slurm default: this program's path; k8s: sightline-cli)\n"
+     "  --mem M                memory per task (Slurm --mem, e.g. 8G; k8s request and limit, e.g. 8Gi)\n"
+     "  --cpus N               CPUs per task (Slurm --cpus-per-task; k8s cpu request)\n"
+     "  --time T               slurm: time limit per job (e.g. 01:00:00)\n"
+     "  --partition P          slurm: partition\n"
+     "  --account A            slurm: account\n"
+     "  --image IMAGE          k8s: container image with sightline-cli (default sightline:VERSION)\n"
+     "  --claim PVC            k8s: the PersistentVolumeClaim holding the ranks and DIR (default\n"
+     "                         sightline-traces)\n"
+     "  --mount PATH           k8s: where the claim is mounted (default: the folder holding the ranks and DIR;\n"
+     "                         paths inside the pods are those given here)\n"},
     {"report",
      "Writes the shareable report of one or more traces: headline, actions, findings with evidence, Roofline and "
      "the environment, as Markdown, PDF, HTML or JSON (sightline.report/1).",

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/helpers.h"
+#include "tests/support/merge_json.h"
 #include "tests/support/test_env.h"
 
 using nlohmann::json;
@@ -107,8 +108,9 @@ TEST(CliMerge, MergeOfPartialsEqualsAnalyzeOfAllRanks)
     const json mixed = run_json("merge" + joined({r.partials[0], r.partials[1], gz}) + " --format json");
     EXPECT_EQ(mixed["collectives"], merged["collectives"]);
 
-    // The same map and reduce in one command, at most two ranks in memory (issue 38 §2).
-    const json mapped = run_json("analyze" + joined(r.traces) + " --max-ranks-in-memory 2 --format json");
+    // The same map and reduce in one command, at most two ranks in memory (issue 38 §2), the ranks named by a glob.
+    const json mapped = run_json("analyze " + shell_quote(dir + "/rank*.json.gz") + " --max-ranks-in-memory 2 "
+                                 "--format json");
     EXPECT_EQ(mapped["schema"], "sightline.merge/1");
     for (const char* key : {"collectives", "comm_latency", "alltoall", "steps", "findings", "world_size"})
         EXPECT_EQ(mapped[key], merged[key]) << key;
@@ -117,6 +119,36 @@ TEST(CliMerge, MergeOfPartialsEqualsAnalyzeOfAllRanks)
     ASSERT_EQ(run("merge" + joined(r.partials), &text), 0) << text;
     EXPECT_NE(text.find("rank 1 arrives last at 100 %"), std::string::npos) << text;
     EXPECT_NE(text.find("comm latency"), std::string::npos) << text;
+}
+
+// Issue 38 done-when: `merge` of 16 partials equals `analyze` of the 16 ranks in one process, and `analyze` of their
+// folder (the map on the readers' pool, then the merge) prints the merge of their partials.
+TEST(CliMerge, SixteenPartialsEqualOneProcessAndTheFolder)
+{
+    const std::string dir = sl::test::scratch_dir("cli_merge_sixteen");
+    const Ranks r = make_ranks(dir, 16, 11);
+    const json merged = run_json("merge" + joined(r.partials) + " --format json");
+    const json all = run_json("analyze" + joined(r.traces) + " --format json");
+    ASSERT_TRUE(merged.is_object());
+    EXPECT_EQ(merged["collectives"], all["collectives"]);
+    EXPECT_EQ(merged["collectives"]["straggler_rank"], 11);
+    EXPECT_EQ(merged["ranks"].size(), 16u);
+
+    // The folder holds the partials too: they are not ranks (left out), nor are other files.
+    std::ofstream(dir + "/notes.txt") << "not a trace";
+    const json folder = run_json("analyze " + shell_quote(dir) + " --format json");
+    EXPECT_EQ(sl::test::merge_without_file_names(folder), sl::test::merge_without_file_names(merged));
+    // Natural order: rank10 after rank9 (the inputs list is the map's order).
+    ASSERT_EQ(folder["ranks"].size(), 16u);
+    EXPECT_NE(folder["ranks"][10]["trace"].get<std::string>().find("rank10.json.gz"), std::string::npos);
+
+    std::string out;
+    const std::string empty = sl::test::scratch_dir("cli_merge_empty_folder");
+    EXPECT_EQ(run("analyze " + shell_quote(empty), &out, true), 2) << out;
+    EXPECT_NE(out.find("no trace file in it"), std::string::npos) << out;
+    EXPECT_EQ(run("analyze " + shell_quote(dir + "/nothing-*.json"), &out, true), 2) << out;
+    EXPECT_NE(out.find("nothing-*.json"), std::string::npos) << out;
+    EXPECT_EQ(run("analyze " + shell_quote(dir) + " --partial", &out, true), 64) << out;
 }
 
 TEST(CliMerge, BadPartialsExitTwoNamingTheFile)

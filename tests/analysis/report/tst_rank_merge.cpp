@@ -219,3 +219,31 @@ TEST(RankMerge, SampledRanksOfOneJobMergeAsInOneProcess)
     EXPECT_EQ(m.collectives.straggler_rank, 1);
     EXPECT_EQ(m.collectives.straggler_wait_ns, 4859000 + 3302000 + 84000 + 22328000 + 1292000);
 }
+
+// Issue 38 done-when: a straggler planted in 64 generated ranks is named, with its lateness within 5 % of the planted
+// 10 µs, and the merge of the 64 partials is the one-process analysis.
+TEST(RankMerge, PlantedStragglerInSixtyFourRanksIsNamedWithItsLateness)
+{
+    const int32_t world = 64;
+    std::vector<RankPartial> partials;
+    std::vector<Trace> traces;
+    for (int32_t r = 0; r < world; ++r) {
+        traces.push_back(generated_rank(r, world, 37, 10'000, -1));
+        partials.push_back(partial_of(traces.back(), "rank" + std::to_string(r)));
+    }
+    const RankMerge m = merge_partials(partials);
+    expect_same(m, one_process(merge_traces(std::move(traces))));
+    const CollectiveStats& s = m.collectives;
+    EXPECT_EQ(m.world_size, 64);
+    ASSERT_EQ(s.ranks.size(), 64u);
+    EXPECT_GT(s.matched, 0);
+    EXPECT_EQ(s.unmatched, 0);
+    ASSERT_TRUE(s.straggler_rank.has_value());
+    EXPECT_EQ(*s.straggler_rank, 37);
+    ASSERT_TRUE(s.mean_skew_ns.has_value());
+    ASSERT_TRUE(s.max_skew_ns.has_value());
+    EXPECT_NEAR(*s.mean_skew_ns, 10'000, 500);
+    EXPECT_NEAR(*s.max_skew_ns, 10'000, 500);
+    ASSERT_FALSE(m.findings.empty());
+    EXPECT_NE(m.findings[0].find("rank 37 arrives last at 100 %"), std::string::npos) << m.findings[0];
+}
