@@ -16,6 +16,8 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/timeline/capture_edge.h"
 #include "analysis/timeline/collectives.h"
+#include "analysis/timeline/cross_rank.h"
+#include "analysis/diagnosis/cross_rank_metrics.h"
 #include "analysis/timeline/kernel_phase.h"
 #include "analysis/trace/cancel_point.h"
 #include "analysis/trace/trace.h"
@@ -360,35 +362,21 @@ std::vector<MetricScope> bind_metrics(const Trace& trace, const AnalysisResult& 
                 s.sources[k] = "analysis:shapes";
         }
 
-        // Ranks and the straggler (timeline/collectives.h): only a merged multi-rank trace can show one rank making
-        // the others wait, so the cross-rank matching runs only there; a single rank binds zeros.
+        // Ranks and the straggler (timeline/collectives.h, cross_rank.h): only a merged multi-rank trace can show
+        // one rank making the others wait, so the cross-rank matching runs only there; a single rank binds zeros.
         {
             std::set<int32_t> device_ranks;
             for (const auto& d : trace.meta.devices)
                 device_ranks.insert(d.rank);
             CollectiveStats cs;
-            if (device_ranks.size() > 1)
-                cs = collective_stats(trace);
-            const double device_time = busy + idle;
-            m["comm_ranks"] = double(cs.ranks.size());
-            m["collectives_matched"] = double(cs.matched);
-            m["collective_skew_mean_ns"] = cs.mean_skew_ns.value_or(0.0);
-            m["collective_skew_max_ns"] = cs.max_skew_ns.value_or(0.0);
-            m["straggler_rank"] = cs.straggler_rank ? double(*cs.straggler_rank) : -1.0;
-            m["straggler_makes_others_wait"] = cs.straggler_makes_others_wait ? 1.0 : 0.0;
-            double last_arrivals = 0;
-            for (const auto& r : cs.ranks)
-                if (cs.straggler_rank && r.rank == *cs.straggler_rank)
-                    last_arrivals = double(r.last_arrivals);
-            m["straggler_last_fraction"] = safe_div(last_arrivals, double(cs.matched));
-            m["straggler_wait_ns"] = double(cs.straggler_wait_ns);
-            m["straggler_exposed_wait_ns"] = double(cs.straggler_exposed_wait_ns);
-            m["straggler_exposed_wait_fraction"] = safe_div(double(cs.straggler_exposed_wait_ns), device_time);
-            for (const char* k : {"comm_ranks", "collectives_matched", "collective_skew_mean_ns",
-                                  "collective_skew_max_ns", "straggler_rank", "straggler_makes_others_wait",
-                                  "straggler_last_fraction", "straggler_wait_ns", "straggler_exposed_wait_ns",
-                                  "straggler_exposed_wait_fraction"})
-                s.sources[k] = "analysis:collectives";
+            CrossRankComm cross;
+            if (device_ranks.size() > 1) {
+                const std::vector<CollectiveRecord> records = collective_records(trace);
+                std::vector<MatchedCollective> matched;
+                cs = collective_stats_from_records(records, {}, &matched);
+                cross = cross_rank_comm(records, matched, cs);
+            }
+            bind_cross_rank_metrics(s, cs, cross, busy + idle);
         }
 
         const auto& W = an.weights;
@@ -995,6 +983,13 @@ void cap_default_shape_findings(std::vector<Finding>& findings, const std::vecto
 const std::set<std::string>& metric_vocabulary()
 {
     static const std::set<std::string> v = {
+        // across ranks (cross_rank_metrics.h)
+        "straggler_lateness_ns", "straggler_lead_in_excess_fraction", "straggler_kind_last_fraction",
+        "alltoall_matched", "alltoall_sized", "alltoall_imbalance", "alltoall_imbalance_max", "alltoall_heaviest_rank",
+        "alltoall_heaviest_share", "alltoall_latency_ns", "alltoall_excess_ns", "alltoall_excess_all_ranks_ns",
+        "alltoall_excess_fraction", "rank_step_ranks", "rank_step_slowest", "rank_step_fastest",
+        "rank_step_slowest_ns", "rank_step_median_ns", "rank_step_spread_fraction", "rank_step_excess_ns",
+        "rank_step_excess_total_ns", "rank_step_excess_fraction",
         "achieved_occupancy", "avg_duration_us", "avg_kernel_us", "avg_launch_api_us", "avg_queue_delay_us",
         "batch_size", "before_gpu_ns", "busy_ns", "capture_ns", "collective_skew_max_ns", "collective_skew_mean_ns",
         "collectives_matched", "comm_overlap_fraction", "comm_ranks", "compute_bound", "count", "data_quality",
