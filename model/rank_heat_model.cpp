@@ -2,6 +2,7 @@
 
 #include "model/units.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace sl {
@@ -23,6 +24,19 @@ void RankHeatModel::setData(std::shared_ptr<const RankViewData> data)
             max_ = first ? v : std::max(max_, v);
             min_ = first ? v : std::min(min_, v);
             first = false;
+        }
+    columnMedian_.assign(static_cast<size_t>(columnCount()), std::nan(""));
+    if (map_ == Map::StepTime)
+        for (int c = 0; c < columnCount(); ++c) {
+            std::vector<double> v;
+            for (int r = 0; r < rowCount(); ++r)
+                if (std::isfinite(value(r, c)))
+                    v.push_back(value(r, c));
+            if (v.empty())
+                continue;
+            std::sort(v.begin(), v.end());
+            const size_t n = v.size();
+            columnMedian_[static_cast<size_t>(c)] = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
         }
     endResetModel();
 }
@@ -47,6 +61,17 @@ double RankHeatModel::value(int row, int column) const
     if (map_ == Map::StepTime)
         return g.step_ns[g.cell(static_cast<size_t>(row), static_cast<size_t>(column), g.steps)];
     return g.lateness_ns[g.cell(static_cast<size_t>(row), static_cast<size_t>(column), g.collectives)];
+}
+
+double RankHeatModel::shade(int row, int column) const
+{
+    const double v = value(row, column);
+    if (!std::isfinite(v))
+        return v;
+    if (map_ == Map::Lateness)
+        return max_ > 0 ? std::clamp(v / max_, 0.0, 1.0) : 0.0;
+    const double median = columnMedian_[static_cast<size_t>(column)];
+    return median > 0 ? std::clamp((v / median - 1.0) / kStepShadeSpan, 0.0, 1.0) : 0.0;
 }
 
 int32_t RankHeatModel::rankOfRow(int row) const

@@ -9,6 +9,7 @@
 #include <QAbstractTableModel>
 
 #include <memory>
+#include <vector>
 
 namespace sl {
 
@@ -29,8 +30,13 @@ public:
     QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
     QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
-    // Raw value of a cell (NaN when none), and the largest finite value (the colour scale's top).
+    // Raw value of a cell (NaN when none), and the largest finite value.
     double value(int row, int column) const;
+    // The cell's shade in [0, 1] (NaN when none). Step time: against the step's median rank, 0 at or below it and 1
+    // at kStepShadeSpan or more above it, so a rank slower than the others in that step stands out whatever the
+    // step's kind (a prefill step is long on every rank). Lateness: against the largest lateness of the map.
+    static constexpr double kStepShadeSpan = 0.2;
+    double shade(int row, int column) const;
     double maxValue() const { return max_; }
     double minValue() const { return min_; }
     int32_t rankOfRow(int row) const;
@@ -43,6 +49,7 @@ private:
     Map map_;
     std::shared_ptr<const RankViewData> data_;
     double max_ = 0, min_ = 0;
+    std::vector<double> columnMedian_;   // step time: each step's median over ranks
 };
 
 } // namespace sl

@@ -3002,10 +3002,6 @@ after</source>
         <translation>打开一个 rank 文件夹（文件 › 打开 rank 文件夹…）。</translation>
     </message>
     <message>
-        <source>Step time per rank and step (darker: longer). Click a cell to open that rank at that step.</source>
-        <translation>每个 rank 每一步的步时（颜色越深越长）。单击单元格可在该步打开该 rank。</translation>
-    </message>
-    <message>
         <source>Lateness of arrival at each collective matched on every rank (darker: later than the first rank). Click a cell to open that rank there.</source>
         <translation>在每个 rank 上都匹配到的各次集合通信的迟到时间（颜色越深，比最早的 rank 越晚）。单击单元格可在此处打开该 rank。</translation>
     </message>
@@ -3026,6 +3022,10 @@ after</source>
     <message>
         <source>The lateness map shows the first %1 collectives.</source>
         <translation>迟到图只显示前 %1 次集合通信。</translation>
+    </message>
+    <message>
+        <source>Step time per rank and step, against the step&apos;s median rank (darker: slower than the others in that step; 20 % or more: darkest). Click a cell to open that rank at that step.</source>
+        <translation>每个 rank 每一步的步时，相对该步的中位 rank（颜色越深：在该步中比其他 rank 越慢；慢 20 % 或以上：最深）。单击单元格可在该步打开该 rank。</translation>
     </message>
 </context>
 <context>

@@ -43,7 +43,8 @@ QSize RankHeatMap::minimumSizeHint() const { return {kLabelWidth + 120, kAxisHei
 
 QSize RankHeatMap::sizeHint() const
 {
-    return {kLabelWidth + 600, kAxisHeight + std::clamp(model_->rowCount() * 12, 60, 16 * kMaxRowHeight)};
+    // Modest: the Ranks pane holds two maps and scrolls when their preferred heights do not fit.
+    return {kLabelWidth + 600, kAxisHeight + std::clamp(model_->rowCount() * 8, 48, 160)};
 }
 
 QRect RankHeatMap::plotRect() const
@@ -79,9 +80,7 @@ void RankHeatMap::paintEvent(QPaintEvent*)
     g.fillRect(rect(), palette().base());
     if (rows == 0 || cols == 0)
         return;
-    const double lo = model_->minValue(), hi = model_->maxValue();
-    const double span = hi > lo ? hi - lo : 1.0;
-    auto colour = [&](double v) { return std::isfinite(v) ? heat((v - lo) / span) : palette().window().color(); };
+    auto colour = [&](double t) { return std::isfinite(t) ? heat(t) : palette().window().color(); };
     const int px = p.width();
     for (int r = 0; r < rows; ++r) {
         const int y0 = p.top() + r * p.height() / rows, y1 = p.top() + (r + 1) * p.height() / rows;
@@ -89,7 +88,7 @@ void RankHeatMap::paintEvent(QPaintEvent*)
         if (cols <= px) {   // a cell per rectangle
             for (int c = 0; c < cols; ++c) {
                 const int x0 = p.left() + c * px / cols, x1 = p.left() + (c + 1) * px / cols;
-                g.fillRect(QRect(x0, y0, std::max(1, x1 - x0), h), colour(model_->value(r, c)));
+                g.fillRect(QRect(x0, y0, std::max(1, x1 - x0), h), colour(model_->shade(r, c)));
             }
             continue;
         }
@@ -97,7 +96,7 @@ void RankHeatMap::paintEvent(QPaintEvent*)
             const int c0 = int(double(x) * cols / px), c1 = std::max(c0 + 1, int(double(x + 1) * cols / px));
             double v = std::nan("");
             for (int c = c0; c < std::min(c1, cols); ++c) {
-                const double cv = model_->value(r, c);
+                const double cv = model_->shade(r, c);
                 if (std::isfinite(cv) && !(v >= cv))
                     v = cv;
             }
@@ -116,15 +115,21 @@ void RankHeatMap::paintEvent(QPaintEvent*)
             g.drawLine(p.left(), y, p.left() + p.width(), y);
         }
     }
-    // Row labels: every rank when they fit, else every k-th.
+    // Row labels: every rank, in a smaller font down to 7 px rows; below that every k-th.
     g.setPen(palette().text().color());
     const int rowH = std::max(1, p.height() / rows);
-    const int every = std::max(1, (fontMetrics().height() + rowH - 1) / rowH);
+    QFont font = g.font();
+    if (rowH < g.fontMetrics().height() && rowH >= 7) {
+        font.setPixelSize(std::max(7, rowH - 1));
+        g.setFont(font);
+    }
+    const int every = rowH >= 7 ? 1 : std::max(1, (g.fontMetrics().height() + rowH - 1) / rowH);
     for (int r = 0; r < rows; r += every) {
         const int y = p.top() + r * p.height() / rows;
-        g.drawText(QRect(0, y, kLabelWidth - 6, std::max(rowH, fontMetrics().height())), Qt::AlignRight | Qt::AlignVCenter,
+        g.drawText(QRect(0, y, kLabelWidth - 6, std::max(rowH, g.fontMetrics().height())), Qt::AlignRight | Qt::AlignVCenter,
                    model_->headerData(r, Qt::Vertical).toString());
     }
+    g.setFont(this->font());
     // Axis: first and last column.
     const int axisY = p.bottom() + 2;
     g.drawText(QRect(p.left(), axisY, p.width() / 2, kAxisHeight), Qt::AlignLeft | Qt::AlignVCenter,

@@ -1,7 +1,8 @@
 #pragma once
 // One heat map of the rank view (issue 38 §4): a RankHeatModel's cells, rank rows × step or collective columns,
-// coloured from light (short, on time) to dark red (long, late) on the model's own scale. Wider than the widget, a
-// pixel column shows the largest value of the cells it covers. Hover: the cell's tooltip; click: cellClicked.
+// coloured from light (as fast as the others, on time) to dark red (slower than the step's median rank, late) by
+// the model's shade (RankHeatModel::shade). Wider than the widget, a pixel column shows the largest value of the cells
+// it covers. Hover: the cell's tooltip; click: cellClicked.
 
 #include <QWidget>
 

@@ -20,8 +20,9 @@ RankView::RankView(QWidget* parent) : QWidget(parent)
     summary_ = new QLabel(tr("Open a folder of ranks (File › Open Ranks Folder…)."), this);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    stepCaption_ = new QLabel(tr("Step time per rank and step (darker: longer). Click a cell to open that rank at "
-                                 "that step."),
+    stepCaption_ = new QLabel(tr("Step time per rank and step, against the step's median rank (darker: slower than the "
+                                 "others in that step; 20 % or more: darkest). Click a cell to open that rank at that "
+                                 "step."),
                               this);
     stepCaption_->setWordWrap(true);
     latenessCaption_ = new QLabel(tr("Lateness of arrival at each collective matched on every rank (darker: later "
@@ -62,7 +63,7 @@ void RankView::setData(std::shared_ptr<const RankViewData> data)
                                       .arg(*st.straggler_rank)
                                       .arg(formatDuration(static_cast<int64_t>(*m.cross.straggler_lateness_ns)),
                                            formatDuration(st.straggler_wait_ns));
-    if (m.step_spread && m.slowest_rank)
+    if (m.step_spread && m.slowest_rank && *m.step_spread >= 0.001)
         text += QLatin1Char(' ') + tr("Step time spread %1 (slowest rank %2).")
                                       .arg(formatPercent(*m.step_spread))
                                       .arg(*m.slowest_rank);
