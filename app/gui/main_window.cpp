@@ -311,6 +311,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         rankView_->setData(data);
         ranksDock_->show();
         ranksDock_->raise();
+        // No timeline yet: the maps take most of the window's height (the welcome text needs little).
+        if (!document_->trace())
+            resizeDocks({ranksDock_}, {height() * 3 / 5}, Qt::Vertical);
         // The cross-rank findings in the Findings pane, as one rank's are (no trace open: they link no kernels).
         if (!document_->trace()) {
             auto diagnosis = std::make_shared<Diagnosis>();
