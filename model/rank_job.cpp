@@ -5,6 +5,7 @@
 #include "analysis/trace/load_control.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace sl {
@@ -104,7 +105,13 @@ quint64 RankJob::open(const QString& folder)
             std::vector<RankPartial> parts(static_cast<size_t>(files.size()));
             for (qsizetype i = 0; i < files.size(); ++i) {
                 if (files[i].contains(QLatin1String(".partial.json"))) {
-                    parts[static_cast<size_t>(i)] = read_rank_partial(files[i].toStdString());
+                    RankPartial& p = parts[static_cast<size_t>(i)];
+                    p = read_rank_partial(files[i].toStdString());
+                    // The trace as analyze was given it, maybe relative to where it ran: a click opens it, so find it
+                    // beside the partial when it is not where the path says.
+                    const QString trace = QString::fromStdString(p.trace_path);
+                    if (!trace.isEmpty() && !QFileInfo::exists(trace))
+                        p.trace_path = QDir(folder).absoluteFilePath(QFileInfo(trace).fileName()).toStdString();
                 } else {
                     traces.push_back(files[i].toStdString());
                     trace_slot.push_back(static_cast<size_t>(i));

@@ -6,6 +6,8 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -123,6 +125,62 @@ private slots:
         QVERIFY(w.document()->paths().first().endsWith(QLatin1String("rank7.json")));
         QTRY_VERIFY(w.timeline()->window().start <= start && w.timeline()->window().end >= end);
         QVERIFY(w.timeline()->window().duration() < 2 * (end - start));
+    }
+
+    // Cancel (the status bar's button) stops the job: ranksOpened(false), the status says so, no maps.
+    void cancelStopsTheJob()
+    {
+        MainWindow w;
+        QSignalSpy opened(&w, &MainWindow::ranksOpened);
+        w.openRanksFolder(dir_.path());
+        w.rankJob()->cancel();
+        QVERIFY(opened.wait(60'000));
+        QCOMPARE(opened.first().first().toBool(), false);
+        QCOMPARE(w.rankView()->stepModel()->rowCount(), 0);
+        QVERIFY(!w.rankJob()->isRunning());
+    }
+
+    // Partials written by `analyze --partial` beside their traces stand for them (nothing is re-read), and a click
+    // still finds the trace: the partial names it as analyze was given it (here a bare file name).
+    void partialsStandForTheirTraces()
+    {
+        QTemporaryDir folder(testing::testTmpRoot() + QStringLiteral("/rank_view_partials_XXXXXX"));
+        for (int r = 0; r < 4; ++r) {
+            const Trace t = generatedRank(r);
+            const QString trace = folder.filePath(QStringLiteral("rank%1.json").arg(r));
+            write_kineto_json(t, trace.toStdString());
+            RankPartial p = make_rank_partial(t, analyze(t, AnalysisOptions{}), QStringLiteral("rank%1.json").arg(r).toStdString());
+            const std::string path = folder.filePath(QStringLiteral("rank%1.partial.json").arg(r)).toStdString();
+            const std::string bytes = rank_partial_file_bytes(p, path);
+            QFile out(QString::fromStdString(path));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(bytes.data(), qint64(bytes.size()));
+        }
+        const QStringList files = RankJob::rankFiles(folder.path());
+        QCOMPARE(files.size(), 4);
+        for (const QString& f : files)
+            QVERIFY2(f.endsWith(QLatin1String(".partial.json")), qPrintable(f));
+        MainWindow w;
+        QSignalSpy opened(&w, &MainWindow::ranksOpened);
+        w.openRanksFolder(folder.path());
+        QVERIFY(opened.wait(60'000));
+        QCOMPARE(opened.first().first().toBool(), true);
+        const auto data = w.rankView()->stepModel()->rankData();
+        QVERIFY(data);
+        QCOMPARE(w.rankView()->stepModel()->rowCount(), 4);
+        for (const std::string& t : data->grid.traces)
+            QVERIFY2(QFileInfo::exists(QString::fromStdString(t)), t.c_str());
+    }
+
+    // A folder without traces says so instead of showing empty maps.
+    void emptyFolderFails()
+    {
+        QTemporaryDir empty(testing::testTmpRoot() + QStringLiteral("/rank_view_empty_XXXXXX"));
+        MainWindow w;
+        QSignalSpy opened(&w, &MainWindow::ranksOpened);
+        w.openRanksFolder(empty.path());
+        QVERIFY(opened.wait(10'000));
+        QCOMPARE(opened.first().first().toBool(), false);
     }
 
 private:
