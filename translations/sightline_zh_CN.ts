@@ -3027,6 +3027,14 @@ after</source>
         <source>Step time per rank and step, against the step&apos;s median rank (darker: slower than the others in that step; 20 % or more: darkest). Click a cell to open that rank at that step.</source>
         <translation>每个 rank 每一步的步时，相对该步的中位 rank（颜色越深：在该步中比其他 rank 越慢；慢 20 % 或以上：最深）。单击单元格可在该步打开该 rank。</translation>
     </message>
+    <message>
+        <source>No steps in these ranks&apos; traces (no ProfilerStep or step annotation): no step map.</source>
+        <translation>这些 rank 的 trace 中没有步（没有 ProfilerStep 或步标注）：无步时图。</translation>
+    </message>
+    <message>
+        <source>No collective matched on every rank: no lateness map.</source>
+        <translation>没有在每个 rank 上都匹配的集合通信：无迟到图。</translation>
+    </message>
 </context>
 <context>
     <name>sl::RooflineModel</name>

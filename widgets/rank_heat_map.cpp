@@ -77,7 +77,7 @@ void RankHeatMap::paintEvent(QPaintEvent*)
     QPainter g(this);
     const QRect p = plotRect();
     const int rows = model_->rowCount(), cols = model_->columnCount();
-    g.fillRect(rect(), palette().base());
+    g.fillRect(rect(), palette().window());   // below the rows: the pane, not an empty plot
     if (rows == 0 || cols == 0)
         return;
     auto colour = [&](double t) { return std::isfinite(t) ? heat(t) : palette().window().color(); };

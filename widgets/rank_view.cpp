@@ -20,14 +20,13 @@ RankView::RankView(QWidget* parent) : QWidget(parent)
     summary_ = new QLabel(tr("Open a folder of ranks (File › Open Ranks Folder…)."), this);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    stepCaption_ = new QLabel(tr("Step time per rank and step, against the step's median rank (darker: slower than the "
-                                 "others in that step; 20 % or more: darkest). Click a cell to open that rank at that "
-                                 "step."),
-                              this);
+    stepText_ = tr("Step time per rank and step, against the step's median rank (darker: slower than the others in "
+                   "that step; 20 % or more: darkest). Click a cell to open that rank at that step.");
+    stepCaption_ = new QLabel(stepText_, this);
     stepCaption_->setWordWrap(true);
-    latenessCaption_ = new QLabel(tr("Lateness of arrival at each collective matched on every rank (darker: later "
-                                     "than the first rank). Click a cell to open that rank there."),
-                                  this);
+    latenessText_ = tr("Lateness of arrival at each collective matched on every rank (darker: later than the first "
+                       "rank). Click a cell to open that rank there.");
+    latenessCaption_ = new QLabel(latenessText_, this);
     latenessCaption_->setWordWrap(true);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(summary_);
@@ -51,6 +50,15 @@ void RankView::setData(std::shared_ptr<const RankViewData> data)
         summary_->clear();
         return;
     }
+    // A map with no columns is an empty box: say why instead.
+    const bool steps = data->grid.steps > 0, collectives = data->grid.collectives > 0;
+    stepMap_->setVisible(steps);
+    latenessMap_->setVisible(collectives);
+    stepCaption_->setText(steps ? stepText_
+                                : tr("No steps in these ranks' traces (no ProfilerStep or step annotation): no step "
+                                     "map."));
+    latenessCaption_->setText(collectives ? latenessText_
+                                          : tr("No collective matched on every rank: no lateness map."));
     const RankMerge& m = data->merge;
     QString text = tr("%n rank(s) of world size %1, %2 steps, %3 collectives matched on every rank.", nullptr,
                       static_cast<int>(m.ranks.size()))

@@ -35,6 +35,7 @@ signals:
 private:
     void cellClicked(RankHeatModel* model, int row, int column);
 
+    QString stepText_, latenessText_;   // the maps' captions
     QLabel* summary_ = nullptr;
     QLabel* stepCaption_ = nullptr;
     QLabel* latenessCaption_ = nullptr;
