@@ -2474,6 +2474,44 @@ after</source>
         <source>Outline the chain of work that sets the step on the timeline: the selected kernel&apos;s step, else the steady steps</source>
         <translation>在时间线上勾出决定步长的工作链：选中内核所在的步，否则为各稳态步</translation>
     </message>
+    <message>
+        <source>Ranks</source>
+        <translation>各 rank</translation>
+    </message>
+    <message>
+        <source>Reading ranks… %1 of %2</source>
+        <translation>正在读取 rank… 第 %1 个，共 %2 个</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) merged</source>
+        <translation>
+            <numerusform>已合并 %n 个 rank</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Could not open the ranks: %1</source>
+        <translation>无法打开这些 rank：%1</translation>
+    </message>
+    <message>
+        <source>Could not open the ranks</source>
+        <translation>无法打开这些 rank</translation>
+    </message>
+    <message>
+        <source>Cancelled</source>
+        <translation>已取消</translation>
+    </message>
+    <message>
+        <source>Open Ran&amp;ks Folder…</source>
+        <translation>打开 rank 文件夹(&amp;K)…</translation>
+    </message>
+    <message>
+        <source>Open Ranks Folder</source>
+        <translation>打开 rank 文件夹</translation>
+    </message>
+    <message>
+        <source>Reading ranks in %1…</source>
+        <translation>正在读取 %1 中的 rank…</translation>
+    </message>
 </context>
 <context>
     <name>sl::NcuLaunchModel</name>
@@ -3037,6 +3075,74 @@ after</source>
         <translation>
             <numerusform>%Ln 次 API 调用，%1</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>sl::RankHeatModel</name>
+    <message>
+        <source>step %1</source>
+        <translation>第 %1 步</translation>
+    </message>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <source>rank %1, %2: none</source>
+        <translation>rank %1，%2：无</translation>
+    </message>
+    <message>
+        <source>rank %1, %2: %3 (click: open this rank at this step)</source>
+        <translation>rank %1，%2：%3（单击：在此步打开该 rank）</translation>
+    </message>
+    <message>
+        <source>rank %1, %2: arrives %3 after the first rank (click: open this rank there)</source>
+        <translation>rank %1，%2：比最早的 rank 晚 %3 到达（单击：在此处打开该 rank）</translation>
+    </message>
+    <message>
+        <source>rank %1</source>
+        <translation>rank %1</translation>
+    </message>
+</context>
+<context>
+    <name>sl::RankView</name>
+    <message>
+        <source>Open a folder of ranks (File › Open Ranks Folder…).</source>
+        <translation>打开一个 rank 文件夹（文件 › 打开 rank 文件夹…）。</translation>
+    </message>
+    <message>
+        <source>Lateness of arrival at each collective matched on every rank (darker: later than the first rank). Click a cell to open that rank there.</source>
+        <translation>在每个 rank 上都匹配到的各次集合通信的迟到时间（颜色越深，比最早的 rank 越晚）。单击单元格可在此处打开该 rank。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n rank(s) of world size %1, %2 steps, %3 collectives matched on every rank.</source>
+        <translation>
+            <numerusform>%n 个 rank（world size %1），%2 步，%3 次集合通信在每个 rank 上都匹配。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Rank %1 arrives last, %2 after the others&apos; median; they wait %3 for it.</source>
+        <translation>rank %1 最后到达，比其他 rank 的中位数晚 %2；其他 rank 为它等待 %3。</translation>
+    </message>
+    <message>
+        <source>Step time spread %1 (slowest rank %2).</source>
+        <translation>步时离散度 %1（最慢的是 rank %2）。</translation>
+    </message>
+    <message>
+        <source>The lateness map shows the first %1 collectives.</source>
+        <translation>迟到图只显示前 %1 次集合通信。</translation>
+    </message>
+    <message>
+        <source>Step time per rank and step, against the step&apos;s median rank (darker: slower than the others in that step; 20 % or more: darkest). Click a cell to open that rank at that step.</source>
+        <translation>每个 rank 每一步的步时，相对该步的中位 rank（颜色越深：在该步中比其他 rank 越慢；慢 20 % 或以上：最深）。单击单元格可在该步打开该 rank。</translation>
+    </message>
+    <message>
+        <source>No steps in these ranks&apos; traces (no ProfilerStep or step annotation): no step map.</source>
+        <translation>这些 rank 的 trace 中没有步（没有 ProfilerStep 或步标注）：无步时图。</translation>
+    </message>
+    <message>
+        <source>No collective matched on every rank: no lateness map.</source>
+        <translation>没有在每个 rank 上都匹配的集合通信：无迟到图。</translation>
     </message>
 </context>
 <context>

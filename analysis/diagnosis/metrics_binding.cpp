@@ -133,6 +133,13 @@ void cap_default_shape_findings(std::vector<Finding>& findings, const std::vecto
 const std::set<std::string>& metric_vocabulary()
 {
     static const std::set<std::string> v = {
+        // across ranks (cross_rank_metrics.h)
+        "straggler_lateness_ns", "straggler_lead_in_excess_fraction", "straggler_kind_last_fraction",
+        "alltoall_matched", "alltoall_sized", "alltoall_imbalance", "alltoall_imbalance_max", "alltoall_heaviest_rank",
+        "alltoall_heaviest_share", "alltoall_latency_ns", "alltoall_excess_ns", "alltoall_excess_all_ranks_ns",
+        "alltoall_excess_fraction", "rank_step_ranks", "rank_step_slowest", "rank_step_fastest",
+        "rank_step_slowest_ns", "rank_step_median_ns", "rank_step_spread_fraction", "rank_step_excess_ns",
+        "rank_step_excess_total_ns", "rank_step_excess_fraction",
         "achieved_occupancy", "avg_duration_us", "avg_kernel_us", "avg_launch_api_us", "avg_queue_delay_us",
         "batch_size", "before_gpu_ns", "busy_ns", "capture_ns", "collective_skew_max_ns", "collective_skew_mean_ns",
         "collectives_matched", "comm_overlap_fraction", "comm_ranks", "compute_bound", "count", "data_quality",

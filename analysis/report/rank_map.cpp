@@ -8,8 +8,10 @@ namespace sl {
 
 std::vector<RankPartial> map_ranks(const std::vector<std::string>& paths, const LoadOptions& load,
                                    const AnalysisOptions& options, unsigned max_in_memory,
-                                   const std::function<void(size_t, size_t)>& on_done)
+                                   const std::function<void(size_t, size_t)>& on_done, const std::atomic<bool>* cancel)
 {
+    LoadControl control;
+    control.cancel = cancel;
     std::vector<RankPartial> out(paths.size());
     std::mutex m;
     size_t done = 0;
@@ -21,8 +23,9 @@ std::vector<RankPartial> map_ranks(const std::vector<std::string>& paths, const 
             return;   // a rank failed: the merge will not run, stop reading the others
         RankPartial p;
         {
-            const Trace t = load_workspace({paths[i]}, load);
-            const AnalysisResult r = analyze(t, options);
+            control.check();
+            const Trace t = load_workspace({paths[i]}, load, control);
+            const AnalysisResult r = analyze(t, options, control);
             p = make_rank_partial(t, r, paths[i]);
         }
         p.source = paths[i];

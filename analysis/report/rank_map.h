@@ -8,6 +8,7 @@
 #include "analysis/report/rank_partial.h"
 #include "analysis/timeline/analysis.h"
 
+#include <atomic>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,9 +16,11 @@
 namespace sl {
 
 // One partial per path, in path order. Throws the first failing rank's error (TraceError naming its file).
-// `on_done` (optional, called from the worker threads, serialised) reports each rank finished.
+// `on_done` (optional, called from the worker threads, serialised) reports each rank finished. `cancel` (optional):
+// raised, the readers and analyses stop and Cancelled is thrown (the workbench's Cancel).
 std::vector<RankPartial> map_ranks(const std::vector<std::string>& paths, const LoadOptions& load,
                                    const AnalysisOptions& options, unsigned max_in_memory,
-                                   const std::function<void(size_t done, size_t total)>& on_done = {});
+                                   const std::function<void(size_t done, size_t total)>& on_done = {},
+                                   const std::atomic<bool>* cancel = nullptr);
 
 } // namespace sl

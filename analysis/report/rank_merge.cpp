@@ -1,11 +1,14 @@
 #include "analysis/report/rank_merge.h"
 
 #include "analysis/report/collectives_json.h"
+#include "analysis/report/rank_findings.h"
 #include "analysis/trace/errors.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <map>
 
@@ -13,106 +16,8 @@ namespace sl {
 
 using nlohmann::json;
 
-CrossRankComm cross_rank_comm(const std::vector<CollectiveRecord>& recs, const std::vector<MatchedCollective>& matched,
-                              const CollectiveStats& stats)
-{
-    CrossRankComm out;
-    std::map<std::pair<std::string, std::string>, CollectiveLatency> groups;
-    std::map<int32_t, int64_t> heaviest;
-    double ratio_sum = 0;
-    for (const MatchedCollective& m : matched) {
-        if (m.records.empty())
-            continue;
-        const CollectiveRecord& first = recs[m.records.front()];
-        auto& g = groups[{first.process_group, first.kind}];
-        g.process_group = first.process_group;
-        g.kind = first.kind;
-        g.matched += 1;
-        int64_t fastest = INT64_MAX;
-        for (uint32_t i : m.records) {
-            fastest = std::min(fastest, recs[i].duration());
-            g.time_ns += recs[i].duration();
-        }
-        g.latency_ns += fastest;
-        g.mean_skew_ns += static_cast<double>(m.skew_ns);
-        out.comm_latency_ns += fastest;
-        if (first.kind == "alltoall") {
-            auto& a = out.alltoall;
-            a.matched += 1;
-            double sum = 0, mx = 0;
-            int32_t heavy = first.rank;
-            bool sized = true;
-            for (uint32_t i : m.records) {
-                sized = sized && recs[i].bytes > 0;
-                sum += recs[i].bytes;
-                if (recs[i].bytes > mx) {
-                    mx = recs[i].bytes;
-                    heavy = recs[i].rank;
-                }
-            }
-            if (sized) {
-                a.sized += 1;
-                const double ratio = mx / (sum / static_cast<double>(m.records.size()));
-                ratio_sum += ratio;
-                a.max_ratio = std::max(a.max_ratio.value_or(0.0), ratio);
-                heaviest[heavy] += 1;
-            }
-        }
-    }
-    for (auto& [k, g] : groups) {
-        g.mean_skew_ns = g.matched > 0 ? g.mean_skew_ns / static_cast<double>(g.matched) : 0;
-        out.by_group.push_back(g);
-    }
-    std::stable_sort(out.by_group.begin(), out.by_group.end(),
-                     [](const CollectiveLatency& x, const CollectiveLatency& y) { return x.latency_ns > y.latency_ns; });
-    if (out.alltoall.sized > 0) {
-        out.alltoall.mean_ratio = ratio_sum / static_cast<double>(out.alltoall.sized);
-        for (const auto& [r, n] : heaviest)
-            if (n > out.alltoall.heaviest_count) {
-                out.alltoall.heaviest_count = n;
-                out.alltoall.heaviest_rank = r;
-            }
-    }
-    // Lead-in: the time from a rank's previous collective's end to this collective's start (its compute and host
-    // work in between), on the collectives the straggler starts last.
-    if (stats.straggler_rank) {
-        std::map<int32_t, std::vector<uint32_t>> by_rank;
-        for (uint32_t i = 0; i < recs.size(); ++i)
-            by_rank[recs[i].rank].push_back(i);
-        std::vector<int64_t> prev_end(recs.size(), INT64_MIN);
-        for (auto& [r, v] : by_rank) {
-            std::sort(v.begin(), v.end(), [&](uint32_t x, uint32_t y) {
-                return std::make_pair(recs[x].start, recs[x].order) < std::make_pair(recs[y].start, recs[y].order);
-            });
-            for (size_t j = 1; j < v.size(); ++j)
-                prev_end[v[j]] = recs[v[j - 1]].end;
-        }
-        double mine = 0, others = 0;
-        int64_t n_mine = 0, n_others = 0;
-        for (const MatchedCollective& m : matched) {
-            if (m.last_rank != *stats.straggler_rank)
-                continue;
-            for (uint32_t i : m.records) {
-                if (prev_end[i] == INT64_MIN)
-                    continue;
-                const double lead = static_cast<double>(recs[i].start - prev_end[i]);
-                if (recs[i].rank == m.last_rank) {
-                    mine += lead;
-                    ++n_mine;
-                } else {
-                    others += lead;
-                    ++n_others;
-                }
-            }
-        }
-        if (n_mine > 0 && n_others > 0 && others > 0)
-            out.straggler_lead_in_excess = (mine / static_cast<double>(n_mine)) /
-                                               (others / static_cast<double>(n_others)) - 1.0;
-    }
-    return out;
-}
-
-RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions& options)
+RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions& options,
+                         const std::vector<std::string>& rule_dirs, RankGrid* grid)
 {
     if (parts.empty())
         throw TraceError("", "", "at least one partial to merge", "none");
@@ -149,10 +54,41 @@ RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions
             min_epoch = std::min(min_epoch, p.utc_epoch_ns);
     }
     std::vector<CollectiveRecord> records;
+    std::vector<int64_t> shifts(parts.size(), 0);
+    std::map<int32_t, size_t> row_of;   // rank -> grid row
+    if (grid) {
+        *grid = RankGrid{};
+        for (size_t i = 0; i < parts.size(); ++i)
+            row_of[ranks[i]] = 0;
+        size_t row = 0;
+        for (auto& [r, k] : row_of) {
+            k = row++;
+            grid->ranks.push_back(r);
+        }
+        grid->traces.resize(parts.size());
+        for (const auto& p : parts)
+            grid->steps = std::max<int64_t>(grid->steps, static_cast<int64_t>(p.steps.wall_ns.size()));
+        const size_t n = parts.size() * static_cast<size_t>(grid->steps);
+        grid->step_ns.assign(n, std::nan(""));
+        grid->step_start_ns.assign(n, 0);
+        grid->step_prefill.assign(n, 0);
+        for (size_t i = 0; i < parts.size(); ++i) {
+            const size_t row = row_of[ranks[i]];
+            const PartialSteps& ps = parts[i].steps;
+            grid->traces[row] = parts[i].trace_path;
+            for (size_t k = 0; k < ps.wall_ns.size(); ++k) {
+                const size_t c = grid->cell(row, k, grid->steps);
+                grid->step_ns[c] = static_cast<double>(ps.wall_ns[k]);
+                grid->step_start_ns[c] = k < ps.start_ns.size() ? ps.start_ns[k] : 0;
+                grid->step_prefill[c] = k < ps.prefill.size() ? ps.prefill[k] : 0;
+            }
+        }
+    }
     for (size_t i = 0; i < parts.size(); ++i) {
         RankPartial& p = parts[i];
         out.inputs.push_back(p.source);
         const int64_t shift = all_epoch ? p.utc_epoch_ns - min_epoch : p.utc_epoch_ns;
+        shifts[i] = shift;
         for (auto& r : p.collectives) {
             r.rank = ranks[i];
             r.start += shift;
@@ -191,6 +127,44 @@ RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions
     std::vector<MatchedCollective> matched;
     out.collectives = collective_stats_from_records(records, options, &matched);
     out.cross = cross_rank_comm(records, matched, out.collectives);
+    if (grid) {
+        std::map<int32_t, int64_t> shift_of;
+        for (size_t i = 0; i < parts.size(); ++i)
+            shift_of[ranks[i]] = shifts[i];
+        std::vector<const MatchedCollective*> order;
+        for (const MatchedCollective& mc : matched)
+            if (!mc.records.empty())
+                order.push_back(&mc);
+        auto first_start = [&](const MatchedCollective* mc) {
+            int64_t t = INT64_MAX;
+            for (uint32_t i : mc->records)
+                t = std::min(t, records[i].start);
+            return t;
+        };
+        std::stable_sort(order.begin(), order.end(), [&](const MatchedCollective* x, const MatchedCollective* y) {
+            return first_start(x) < first_start(y);
+        });
+        grid->collectives_total = static_cast<int64_t>(order.size());
+        grid->collectives = std::min<int64_t>(grid->collectives_total, RankGrid::kMaxCollectiveColumns);
+        const size_t n = grid->ranks.size() * static_cast<size_t>(grid->collectives);
+        grid->lateness_ns.assign(n, std::nan(""));
+        grid->collective_start_ns.assign(n, 0);
+        grid->collective_end_ns.assign(n, 0);
+        for (int64_t c = 0; c < grid->collectives; ++c) {
+            const MatchedCollective& mc = *order[static_cast<size_t>(c)];
+            grid->collective_kind.push_back(records[mc.records.front()].kind);
+            const int64_t earliest = first_start(&mc);
+            for (uint32_t i : mc.records) {
+                const auto it = row_of.find(records[i].rank);
+                if (it == row_of.end())
+                    continue;
+                const size_t cell = grid->cell(it->second, static_cast<size_t>(c), grid->collectives);
+                grid->lateness_ns[cell] = static_cast<double>(records[i].start - earliest);
+                grid->collective_start_ns[cell] = records[i].start - shift_of[records[i].rank];
+                grid->collective_end_ns[cell] = records[i].end - shift_of[records[i].rank];
+            }
+        }
+    }
 
     const RankRow* slow = nullptr;
     const RankRow* fast = nullptr;
@@ -206,6 +180,20 @@ RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions
         out.slowest_rank = slow->rank;
         out.fastest_rank = fast->rank;
         out.step_spread = slow->step_median_ns / fast->step_median_ns - 1.0;
+        std::vector<double> medians;
+        for (const auto& r : out.ranks)
+            if (r.steady_steps > 0 && r.step_median_ns > 0)
+                medians.push_back(r.step_median_ns);
+        std::sort(medians.begin(), medians.end());
+        const size_t n = medians.size();
+        RankStepSpread& st = out.step_ranks;
+        st.ranks = static_cast<int32_t>(n);
+        st.slowest = slow->rank;
+        st.fastest = fast->rank;
+        st.slowest_median_ns = slow->step_median_ns;
+        st.fastest_median_ns = fast->step_median_ns;
+        st.median_of_ranks_ns = n % 2 ? medians[n / 2] : 0.5 * (medians[n / 2 - 1] + medians[n / 2]);
+        st.slowest_steps = slow->steady_steps;
     }
 
     const CollectiveStats& st = out.collectives;
@@ -251,6 +239,13 @@ RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions
     if (parts.size() > 1 && st.ranks.size() < parts.size())
         out.warnings.push_back(std::to_string(parts.size() - st.ranks.size()) +
                                " partial(s) hold no collectives: left out of matching");
+    RankFindingsOptions fo;
+    fo.rule_dirs = rule_dirs;
+    RankFindings rf = rank_merge_findings(out, fo);
+    out.rule_findings = std::move(rf.findings);
+    for (const RuleError& e : rf.errors)
+        out.warnings.push_back("rule file " + e.file + (e.rule_id.empty() ? "" : ", rule " + e.rule_id) + ": " +
+                               e.message);
     return out;
 }
 
@@ -298,8 +293,20 @@ json rank_merge_to_json(const RankMerge& m)
                      {"max_imbalance", opt(a.max_ratio)},
                      {"heaviest_rank", a.heaviest_rank ? json(*a.heaviest_rank) : json(nullptr)},
                      {"heaviest_count", a.heaviest_count}};
+    j["alltoall"]["excess_ns"] = a.excess_ns;
+    j["alltoall"]["latency_ns"] = a.latency_ns;
     j["straggler_lead_in_excess"] = opt(m.cross.straggler_lead_in_excess);
+    j["straggler"] = {{"rank", m.collectives.straggler_rank ? json(*m.collectives.straggler_rank) : json(nullptr)},
+                      {"makes_others_wait", m.collectives.straggler_makes_others_wait},
+                      {"lateness_ns", opt(m.cross.straggler_lateness_ns)},
+                      {"lead_in_vs_median", opt(m.cross.straggler_lead_in_vs_median)},
+                      {"kind", m.cross.straggler_kind.empty() ? json(nullptr) : json(m.cross.straggler_kind)},
+                      {"kind_last_fraction", opt(m.cross.straggler_kind_last_fraction)},
+                      {"wait_ns", m.collectives.straggler_wait_ns},
+                      {"exposed_wait_ns", m.collectives.straggler_exposed_wait_ns}};
+    j["steps"]["median_of_ranks_ns"] = m.step_ranks.ranks > 0 ? json(m.step_ranks.median_of_ranks_ns) : json(nullptr);
     j["findings"] = m.findings;
+    j["cross_rank_findings"] = findings_to_json(m.rule_findings);
     j["warnings"] = m.warnings;
     return j;
 }
@@ -345,10 +352,12 @@ std::string rank_merge_to_text(const RankMerge& m)
         out += buf;
     }
     if (!m.findings.empty()) {
-        out += "\nFindings\n";
+        out += "\nIn short\n";
         for (const auto& f : m.findings)
             out += "  - " + f + "\n";
     }
+    if (!m.rule_findings.empty())
+        out += "\nFindings across ranks\n" + findings_to_text(m.rule_findings);
     for (const auto& w : m.warnings)
         out += "note: " + w + "\n";
     return out;

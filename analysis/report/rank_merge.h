@@ -5,8 +5,12 @@
 // spread, all-to-all size imbalance, and a straggler finding. `sightline-cli merge` prints it; layout:
 // resources/schemas/partial.md, "merge".
 
+#include "analysis/diagnosis/cross_rank_metrics.h"
+#include "analysis/diagnosis/findings.h"
+#include "analysis/report/rank_grid.h"
 #include "analysis/report/rank_partial.h"
 #include "analysis/timeline/collective_match.h"
+#include "analysis/timeline/cross_rank.h"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -17,33 +21,6 @@
 namespace sl {
 
 inline constexpr const char* kMergeSchema = "sightline.merge/1";
-
-struct CollectiveLatency {
-    std::string process_group, kind;
-    int64_t matched = 0;
-    int64_t latency_ns = 0;             // Σ over matched collectives of the fastest rank's kernel time
-    int64_t time_ns = 0;                // Σ over matched collectives and ranks of kernel time
-    double mean_skew_ns = 0;
-};
-
-struct AllToAllImbalance {
-    int64_t matched = 0;                // matched all-to-alls
-    int64_t sized = 0;                  // of those, with a size on every rank
-    std::optional<double> mean_ratio, max_ratio;   // max rank bytes / mean rank bytes, per collective
-    std::optional<int32_t> heaviest_rank;          // the rank most often sending the most
-    int64_t heaviest_count = 0;
-};
-
-// What the matched collectives say beyond CollectiveStats: comm latency, all-to-all imbalance, and how much longer
-// the straggler's time since its previous collective is than the other ranks' before the collectives it is last in.
-struct CrossRankComm {
-    int64_t comm_latency_ns = 0;        // Σ of CollectiveLatency::latency_ns
-    std::vector<CollectiveLatency> by_group;   // per (process group, kind), most latency first
-    AllToAllImbalance alltoall;
-    std::optional<double> straggler_lead_in_excess;   // (straggler's mean lead-in / others' mean) - 1
-};
-CrossRankComm cross_rank_comm(const std::vector<CollectiveRecord>& records,
-                              const std::vector<MatchedCollective>& matched, const CollectiveStats& stats);
 
 struct RankRow {
     int32_t rank = 0;
@@ -63,13 +40,20 @@ struct RankMerge {
     // Step time across ranks (ranks with steady steps): spread = slowest / fastest median − 1.
     std::optional<double> step_spread;
     std::optional<int32_t> slowest_rank, fastest_rank;
+    RankStepSpread step_ranks;          // the same, with the median rank's step (the cross-rank rules' metrics)
     std::vector<std::string> findings;  // lines
+    // The cross-rank rules' findings (rank_findings.h): the straggler with its evidence, all-to-all imbalance, step
+    // spread; each with a bounded gain, a confidence and a verify command. Filled by merge_partials.
+    std::vector<Finding> rule_findings;
     std::vector<std::string> warnings;
 };
 
 // Checks the partials belong together (throws TraceError naming the file and what was expected: the same world size,
 // distinct ranks, ranks inside the world) and reduces them. Ranks: the partial's, else its place in `parts`.
-RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions& options = {});
+// `rule_dirs`: where the cross-rank rules come from (empty: the shipped rules, then the user's).
+// `grid`, when given, receives the rank view's grids (rank_grid.h).
+RankMerge merge_partials(std::vector<RankPartial> parts, const CollectiveOptions& options = {},
+                         const std::vector<std::string>& rule_dirs = {}, RankGrid* grid = nullptr);
 
 nlohmann::json rank_merge_to_json(const RankMerge& m);
 std::string rank_merge_to_text(const RankMerge& m);

@@ -990,6 +990,15 @@ static void summarise(Report& r, BuildContext& cx)
             r.sections.push_back(std::move(*s));
 }
 
+Section findings_section(const std::vector<Finding>& findings, const ReportOptions& options)
+{
+    ReportInputs in;
+    in.findings = &findings;
+    in.options = options;
+    BuildContext cx{in, options.lang};
+    return build_findings(cx);
+}
+
 Report build_report(const ReportInputs& in)
 {
     BuildContext cx{in, in.options.lang};

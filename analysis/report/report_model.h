@@ -209,6 +209,10 @@ struct ReportInputs {
 // Builds the document. Never throws for missing inputs: each section says what it lacked.
 Report build_report(const ReportInputs& in);
 
+// The findings section alone (the overview table, then each finding with its evidence, suggestions and verify
+// commands), as build_report writes it: for documents of other inputs (a merge of ranks, rank_report.h).
+Section findings_section(const std::vector<Finding>& findings, const ReportOptions& options);
+
 // The name a report of a trace goes by: the first file's name without its folder and its format's extensions
 // (".../h100__Qwen1.5-0.5B-Chat_inference.json.gz" -> "h100__Qwen1.5-0.5B-Chat_inference", "run1.nsys-rep" ->
 // "run1"), and " + N more" for several files. `source_path` is TraceMeta::source_path (files joined by ';').

@@ -1,5 +1,7 @@
 #include "analysis/timeline/analysis.h"
 
+#include <set>
+
 #include "analysis/trace/release_memory.h"
 #include "analysis/trace/cancel_point.h"
 
@@ -54,7 +56,18 @@ AnalysisResult analyze(const Trace& t, const OpClassifier& c, const AnalysisOpti
     r.host_causes = find_host_causes(t, r.idle, HostCausePatterns::load(o.host_causes.patterns_file), o.host_causes);
     r.capture_edge = capture_edge_idle(t, r.idle, r.phases, &r.host_causes);
     stage(0.88, "collectives");
-    r.collectives = collective_stats(t);
+    {
+        // One matching for the per-group statistics and the cross-rank comparisons (the binding and the pipeline read
+        // both from here).
+        const std::vector<CollectiveRecord> records = collective_records(t);
+        std::vector<MatchedCollective> matched;
+        r.collectives = collective_stats_from_records(records, {}, &matched);
+        std::set<int32_t> ranks;
+        for (const auto& d : t.meta.devices)
+            ranks.insert(d.rank);
+        if (ranks.size() > 1)
+            r.cross_rank = cross_rank_comm(records, matched, r.collectives);
+    }
     stage(0.9, "weights");
     r.weights = analyze_weight_streaming(t, o.weights);
     r.focus = focus_top_k(r.classes, o.focus);

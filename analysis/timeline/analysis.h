@@ -7,6 +7,7 @@
 
 #include "analysis/timeline/capture_edge.h"
 #include "analysis/timeline/collectives.h"
+#include "analysis/timeline/cross_rank.h"
 #include "analysis/timeline/focus.h"
 #include "analysis/timeline/host_causes.h"
 #include "analysis/timeline/idle.h"
@@ -56,6 +57,8 @@ struct AnalysisResult {
     CaptureEdgeIdle capture_edge;      // idle before the first step and after the last (capture_edge.h)
     CollectiveStats collectives;       // collectives per group, matched across ranks when the trace has several
                                        // (collectives.h)
+    CrossRankComm cross_rank;          // comm latency, all-to-all sizes, the straggler's lateness and lead-in, from
+                                       // the same matching (cross_rank.h); empty for one rank
 };
 
 // Loads the classifier from options.classes_file (or the shipped file) and runs everything. Throws TraceError on a

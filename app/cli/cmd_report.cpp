@@ -33,6 +33,9 @@
 namespace sl::cli {
 
 int run_report(const std::vector<std::string>& argv);
+// The report as the bytes of one format (md writes its chart PNGs next to `output`; pdf needs Qt). Throws OutputError.
+std::string report_document(const report::Report& rep, const std::string& format, const std::string& output,
+                            const std::vector<std::string>& files, int* pdf_pages);
 
 namespace {
 
@@ -252,6 +255,41 @@ std::function<std::string(const report::Chart&)> png_writer(const std::string& m
 
 } // namespace
 
+std::string report_document(const report::Report& rep, const std::string& format, const std::string& output,
+                            const std::vector<std::string>& files, int* pdf_pages)
+{
+    if (format == "json")
+        return report::to_json_text(rep);
+    if (format == "html")
+        return report::to_html(rep);
+    if (format == "md") {
+        report::MarkdownOptions mo;
+#ifdef SIGHTLINE_HAVE_QT
+        if (!output.empty()) {
+            ensure_gui_app();
+            mo.write_image = png_writer(output, rep.lang, files);
+        }
+#else
+        (void)output;
+        (void)files;
+#endif
+        return report::to_markdown(rep, mo) + "\n";
+    }
+#ifdef SIGHTLINE_HAVE_QT
+    ensure_gui_app();
+    QByteArray pdf;
+    const PdfResult pr = renderReportPdf(rep, pdf);
+    if (!pr.ok)
+        throw OutputError(output, pr.error.toStdString());
+    if (pdf_pages)
+        *pdf_pages = pr.pages;
+    return std::string(pdf.constData(), static_cast<size_t>(pdf.size()));
+#else
+    (void)pdf_pages;
+    throw OutputError(output, "this build has no Qt, so it cannot write PDF");
+#endif
+}
+
 int run_report(const std::vector<std::string>& argv)
 {
     Args args;
@@ -300,30 +338,7 @@ int run_report(const std::vector<std::string>& argv)
         // The workload the Roofline was computed for, when the user described it.
         report::describe_workload(req.report, req.pipeline);
         const report::Report rep = report::build_report(report::report_inputs(trace, *results, req.report, inputs));
-        if (req.format == "json") {
-            text = report::to_json_text(rep);
-        } else if (req.format == "html") {
-            text = report::to_html(rep);
-        } else if (req.format == "md") {
-            report::MarkdownOptions mo;
-#ifdef SIGHTLINE_HAVE_QT
-            if (!req.output.empty()) {
-                ensure_gui_app();
-                mo.write_image = png_writer(req.output, rep.lang, files);
-            }
-#endif
-            text = report::to_markdown(rep, mo) + "\n";
-        } else {
-#ifdef SIGHTLINE_HAVE_QT
-            ensure_gui_app();
-            QByteArray pdf;
-            const PdfResult pr = renderReportPdf(rep, pdf);
-            if (!pr.ok)
-                throw OutputError(req.output, pr.error.toStdString());
-            text.assign(pdf.constData(), static_cast<size_t>(pdf.size()));
-            pdf_pages = pr.pages;
-#endif
-        }
+        text = report_document(rep, req.format, req.output, files, &pdf_pages);
     } catch (const TraceError& e) {
         print_error(e.what());
         return kExitInput;

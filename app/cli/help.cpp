@@ -106,10 +106,15 @@ const HelpText kHelp[] = {
     {"merge",
      "The reduce of a many-rank run: merges the partials `analyze RANK_TRACE --partial` wrote, one per rank, into "
      "the cross-rank analyses: collectives matched across ranks, skew and the straggler, comm latency (the fastest "
-     "rank's time per collective), per-rank step time and its spread, all-to-all size imbalance, and the findings. "
+     "rank's time per collective), per-rank step time and its spread, all-to-all size imbalance, and the findings of "
+     "the cross-rank rules (the straggler with its lateness and lead-in, all-to-all imbalance, step-time spread; each "
+     "with a bounded gain, a confidence and a verify command). "
      "The numbers are those `analyze` gives of all the ranks' traces in one process. Partials of another version, "
      "two for one rank or of different world sizes are refused (exit 2).",
-     "  --format text|json     output format (default text; json is sightline.merge/1)\n"
+     "  --format text|json|md|pdf|html\n"
+     "                         output format (default text; json is sightline.merge/1; md, pdf and html are the\n"
+     "                         report document `analyze` writes, of the merge; pdf needs -o)\n"
+     "  --lang en|zh_CN        report language for md, pdf and html (default en)\n"
      "  -o, --output FILE      write to FILE instead of standard output\n"},
     {"scale-out",
      "Writes the jobs that analyse a many-rank run on the cluster where its traces are, and prints the commands "

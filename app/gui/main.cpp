@@ -3,6 +3,7 @@
 #include <QSocketNotifier>
 #include <QCommandLineParser>
 #include <QFile>
+#include <QFileInfo>
 #include <QSettings>
 #include <QTimer>
 
@@ -242,6 +243,8 @@ int main(int argc, char** argv)
         };
         if (parser.isSet(compare))
             QObject::connect(&window, &sl::MainWindow::comparisonFinished, &window, shoot);
+        else if (parser.positionalArguments().size() == 1 && QFileInfo(parser.positionalArguments().first()).isDir())
+            QObject::connect(&window, &sl::MainWindow::ranksOpened, &window, shoot);   // a folder of ranks
         else
             QObject::connect(&window, &sl::MainWindow::jobFinished, &window, shoot);
         if (parser.positionalArguments().isEmpty())

@@ -51,6 +51,8 @@
 #include "model/device_model.h"
 #include "model/report_pdf.h"
 #include "widgets/ncu_view.h"
+#include "widgets/rank_view.h"
+#include "model/rank_job.h"
 #include "model/document.h"
 #include "model/export_path.h"
 #include "model/finding_links.h"
@@ -300,6 +302,57 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent)
         if (bin >= 0)
             timeline_->setFocus(Qt::OtherFocusReason);
     });
+    // Ranks: the rank view of a folder of ranks (File › Open Ranks Folder…); shown and raised when one is opened.
+    rankJob_ = new RankJob(this);
+    rankView_ = new RankView(this);
+    ranksDock_ = addDock(rankView_, tr("Ranks"), QStringLiteral("ranksDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(rangeDock_, ranksDock_);
+    ranksDock_->hide();
+    connect(rankView_, &RankView::openRankRequested, this, &MainWindow::openRankAt);
+    connect(rankJob_, &RankJob::progress, this, [this](int done, int total) {
+        progress_->setValue(total > 0 ? done * 1000 / total : 0);
+        rankView_->setStatus(tr("Reading ranks… %1 of %2").arg(done).arg(total));
+        statusLabel_->setText(tr("Reading ranks… %1 of %2").arg(done).arg(total));
+    });
+    connect(rankJob_, &RankJob::finished, this, [this, findingsDock](std::shared_ptr<const RankViewData> data) {
+        progress_->hide();
+        cancelButton_->hide();
+        rankView_->setData(data);
+        ranksDock_->show();
+        ranksDock_->raise();
+        // No timeline yet: the maps take most of the window's height (the welcome text needs little).
+        if (!document_->trace())
+            resizeDocks({ranksDock_}, {height() * 3 / 5}, Qt::Vertical);
+        // The cross-rank findings in the Findings pane, as one rank's are (no trace open: they link no kernels).
+        if (!document_->trace()) {
+            auto diagnosis = std::make_shared<Diagnosis>();
+            diagnosis->eval.findings = data->merge.rule_findings;
+            document_->setDiagnosis(std::move(diagnosis));
+            findingsDock->show();
+        }
+        statusLabel_->setText(tr("%n rank(s) merged", nullptr, int(data->merge.ranks.size())));
+        emit ranksOpened(true);
+    });
+    connect(rankJob_, &RankJob::failed, this, [this](const QString& message) {
+        progress_->hide();
+        cancelButton_->hide();
+        rankView_->setStatus(tr("Could not open the ranks: %1").arg(message));
+        statusLabel_->setText(tr("Could not open the ranks"));
+        emit ranksOpened(false);
+    });
+    connect(rankJob_, &RankJob::cancelled, this, [this] {
+        progress_->hide();
+        cancelButton_->hide();
+        rankView_->setStatus(tr("Cancelled"));
+        statusLabel_->setText(tr("Cancelled"));
+        emit ranksOpened(false);
+    });
+    connect(this, &MainWindow::jobFinished, this, [this](bool ok) {
+        if (ok && pendingEnd_ > pendingStart_)
+            selection_->setWindow({pendingStart_, pendingEnd_});
+        pendingStart_ = pendingEnd_ = 0;
+    });
+
     findingsDock->raise();   // the first view: the headline, the timeline and the findings
 
     overview_ = new OverviewPanel(this);
@@ -760,6 +813,15 @@ void MainWindow::createActions()
     QMenu* file = menuBar()->addMenu(tr("&File"));
     openAction_ = file->addAction(tr("&Open…"), this, &MainWindow::chooseFiles);
     openAction_->setShortcut(QKeySequence::Open);
+    file->addAction(tr("Open Ran&ks Folder…"), this, [this] {
+        QSettings settings;
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Open Ranks Folder"), settings.value(QStringLiteral("lastDirectory")).toString());
+        if (dir.isEmpty())
+            return;
+        settings.setValue(QStringLiteral("lastDirectory"), dir);
+        openRanksFolder(dir);
+    });
     recentMenu_ = file->addMenu(tr("Open &Recent"));
     closeAction_ = file->addAction(tr("&Close"), this, [this] {
         runner_->cancel();
@@ -842,6 +904,10 @@ void MainWindow::createStatusBar()
     cancelButton_->setToolTip(tr("Stop loading"));
     cancelButton_->hide();
     connect(cancelButton_, &QToolButton::clicked, runner_, &JobRunner::cancel);
+    connect(cancelButton_, &QToolButton::clicked, this, [this] {
+        if (rankJob_ && rankJob_->isRunning())
+            rankJob_->cancel();
+    });
     statusBar()->addWidget(statusLabel_, 1);
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancelButton_);
@@ -854,6 +920,10 @@ void MainWindow::openFiles(const QStringList& paths)
         absolute << QFileInfo(p).absoluteFilePath();
     if (absolute.isEmpty())
         return;
+    if (absolute.size() == 1 && QFileInfo(absolute.first()).isDir()) {
+        openRanksFolder(absolute.first());
+        return;
+    }
     // An Nsight Compute export alone (no trace): its own window with the launch table and their Roofline.
     if (const DocumentInputs in = JobRunner::classify(absolute); in.traces.isEmpty() && !in.ncu.isEmpty()) {
         openNcuView(in.ncu);
@@ -861,6 +931,30 @@ void MainWindow::openFiles(const QStringList& paths)
     }
     runner_->open(absolute);
     focusTimeline(true);
+}
+
+void MainWindow::openRanksFolder(const QString& folder)
+{
+    const QString dir = QFileInfo(folder).absoluteFilePath();
+    // The folder replaces the open trace, as opening a trace does: the Findings pane then holds the ranks' findings.
+    runner_->cancel();
+    document_->clear();
+    rankJob_->open(dir);
+    statusLabel_->setText(tr("Reading ranks in %1…").arg(QDir::toNativeSeparators(dir)));
+    rankView_->setStatus(tr("Reading ranks in %1…").arg(QDir::toNativeSeparators(dir)));
+    progress_->setValue(0);
+    progress_->show();
+    cancelButton_->show();
+    ranksDock_->show();
+    ranksDock_->raise();
+}
+
+void MainWindow::openRankAt(const QString& trace, qint64 start, qint64 end)
+{
+    const qint64 pad = std::max<qint64>(1, (end - start) / 10);
+    openFiles({trace});
+    pendingStart_ = start - pad;   // after openFiles: a job it supersedes must not take the range
+    pendingEnd_ = end + pad;
 }
 
 sl::NcuView* MainWindow::openNcuView(const QString& path)

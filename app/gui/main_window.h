@@ -26,6 +26,8 @@ class KbSession;
 class NcuView;
 class OverviewPanel;
 class RangeStatsView;
+class RankJob;
+class RankView;
 class SearchBar;
 class Selection;
 class SuggestionsView;
@@ -38,8 +40,18 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // Traces (with a model config / ncu file beside them) load into the workbench; an ncu file alone opens an ncu view.
+    // Traces (with a model config / ncu file beside them) load into the workbench; an ncu file alone opens an ncu view;
+    // one folder opens as a folder of ranks (openRanksFolder).
     void openFiles(const QStringList& paths);
+    // File › Open Ranks Folder… (and `sightline DIR/`): every rank's trace or partial in `folder`, mapped and merged on
+    // a worker (model/rank_job.h) with progress and Cancel in the status bar; the Ranks pane shows the rank × step and
+    // rank × collective maps, the Findings pane the cross-rank findings. Emits ranksOpened when done.
+    void openRanksFolder(const QString& folder);
+    // A rank's trace opened at [start, end] of its own clock (a click on a rank view cell): the timeline shows it
+    // once loaded, a tenth of its length either side.
+    void openRankAt(const QString& trace, qint64 start, qint64 end);
+    RankView* rankView() const { return rankView_; }
+    RankJob* rankJob() const { return rankJob_; }
     // An Nsight Compute export without a trace, in its own window (read on a worker); emits ncuViewOpened.
     sl::NcuView* openNcuView(const QString& path);
     JobRunner* jobRunner() const { return runner_; }
@@ -92,6 +104,7 @@ signals:
     void reportWritten(bool ok, const QString& path);
     void ncuViewOpened(bool ok);
     void comparisonFinished(bool ok);
+    void ranksOpened(bool ok);
 
 protected:
     void dragEnterEvent(QDragEnterEvent* event) override;
@@ -153,6 +166,10 @@ private:
     QDockWidget* compareDock_ = nullptr;
     RangeStatsView* rangeView_ = nullptr;
     QDockWidget* rangeDock_ = nullptr;
+    RankJob* rankJob_ = nullptr;
+    RankView* rankView_ = nullptr;
+    QDockWidget* ranksDock_ = nullptr;
+    qint64 pendingStart_ = 0, pendingEnd_ = 0;   // openRankAt's range, shown when its trace has loaded
     QAction* openAction_ = nullptr;
 
     QMenu* recentMenu_ = nullptr;

@@ -233,3 +233,55 @@ TEST(CliMerge, SchemaDocumentNamesEveryKey)
     const json m = run_json("merge" + joined(r.partials) + " --format json");
     check(m, "merge: ");
 }
+
+// merge writes what analyze writes (issue 38 §1): text, JSON, Markdown, HTML and PDF, each with the cross-rank
+// findings: the planted straggler (rank 2, 8 µs late) with its lateness, gain, confidence and verify command, and the
+// planted all-to-all imbalance (rank 0 sends twice the others').
+TEST(CliMerge, MergeWritesEveryFormatWithTheCrossRankFindings)
+{
+    const std::string dir = sl::test::scratch_dir("cli_merge_formats");
+    const Ranks r = make_ranks(dir, 4, 2);
+    const json m = run_json("merge" + joined(r.partials) + " --format json");
+    ASSERT_TRUE(m["cross_rank_findings"].is_array());
+    ASSERT_GE(m["cross_rank_findings"].size(), 2u);
+    const json& f = m["cross_rank_findings"][0];
+    EXPECT_EQ(f["rule"], "straggler-rank");
+    EXPECT_NE(f["title"]["en"].get<std::string>().find("Rank 2 arrives last"), std::string::npos) << f["title"];
+    EXPECT_LE(f["expected_gain"]["ns"].get<double>(), m["collectives"]["straggler_wait_ns"].get<double>());
+    EXPECT_GT(f["confidence"]["value"].get<double>(), 0.0);
+    EXPECT_FALSE(f["suggestions"][0]["verify"].get<std::string>().empty());
+    EXPECT_EQ(m["straggler"]["rank"], 2);
+    EXPECT_NEAR(m["straggler"]["lateness_ns"].get<double>(), 8000.0, 400.0);
+    bool alltoall = false;
+    for (const auto& x : m["cross_rank_findings"])
+        alltoall = alltoall || x["rule"] == "alltoall-imbalance";
+    EXPECT_TRUE(alltoall) << m["cross_rank_findings"].dump(1);
+
+    std::string text;
+    ASSERT_EQ(run("merge" + joined(r.partials), &text), 0) << text;
+    EXPECT_NE(text.find("Findings across ranks"), std::string::npos) << text;
+    EXPECT_NE(text.find("rule straggler-rank"), std::string::npos) << text;
+
+    const std::string md = dir + "/merge.md", html = dir + "/merge.html", pdf = dir + "/merge.pdf",
+                      zh = dir + "/merge.zh.md";
+    std::string out;
+    ASSERT_EQ(run("merge" + joined(r.partials) + " --format md -o " + shell_quote(md), &out, true), 0) << out;
+    const std::string mdText = slurp(md);
+    EXPECT_NE(mdText.find("Rank 2 arrives last"), std::string::npos) << mdText;
+    EXPECT_NE(mdText.find("straggler-rank"), std::string::npos);
+    EXPECT_NE(mdText.find("sightline-cli merge"), std::string::npos);   // a verify command
+    EXPECT_NE(mdText.find("| rank |"), std::string::npos);               // the per-rank table
+    ASSERT_EQ(run("merge" + joined(r.partials) + " --format html -o " + shell_quote(html), &out, true), 0) << out;
+    const std::string htmlText = slurp(html);
+    EXPECT_NE(htmlText.find("<html"), std::string::npos);
+    EXPECT_NE(htmlText.find("Rank 2 arrives last"), std::string::npos);
+    ASSERT_EQ(run("merge" + joined(r.partials) + " --format md --lang zh_CN -o " + shell_quote(zh), &out, true), 0) << out;
+    EXPECT_NE(slurp(zh).find("rank 2 在"), std::string::npos);
+    const int rc = run("merge" + joined(r.partials) + " --format pdf -o " + shell_quote(pdf), &out, true);
+    if (!(rc == 64 && out.find("no Qt") != std::string::npos)) {   // a CLI built without Qt writes no PDF
+        ASSERT_EQ(rc, 0) << out;
+        EXPECT_EQ(slurp(pdf).rfind("%PDF-", 0), 0u);
+    }
+    EXPECT_EQ(run("merge" + joined(r.partials) + " --format pdf", &out, true), 64) << out;   // needs -o
+    EXPECT_EQ(run("merge" + joined(r.partials) + " --format docx", &out, true), 64) << out;
+}

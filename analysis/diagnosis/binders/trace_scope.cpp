@@ -6,6 +6,7 @@
 #include <array>
 #include <set>
 
+#include "analysis/diagnosis/cross_rank_metrics.h"
 #include "analysis/diagnosis/headline.h"
 #include "analysis/roofline/kv_expand.h"
 #include "analysis/diagnosis/scope_text.h"
@@ -217,28 +218,13 @@ MetricScope trace_scope(const Context& c)
         std::set<int32_t> device_ranks;
         for (const auto& d : trace.meta.devices)
             device_ranks.insert(d.rank);
+        // The statistics and the cross-rank comparisons of analyze()'s one matching (cross_rank_metrics.h, the
+        // binder merge of partials uses too).
         static const CollectiveStats kOneRank;
-        const CollectiveStats& cs = device_ranks.size() > 1 ? an.collectives : kOneRank;
-        const double device_time = busy + idle;
-        m["comm_ranks"] = double(cs.ranks.size());
-        m["collectives_matched"] = double(cs.matched);
-        m["collective_skew_mean_ns"] = cs.mean_skew_ns.value_or(0.0);
-        m["collective_skew_max_ns"] = cs.max_skew_ns.value_or(0.0);
-        m["straggler_rank"] = cs.straggler_rank ? double(*cs.straggler_rank) : -1.0;
-        m["straggler_makes_others_wait"] = cs.straggler_makes_others_wait ? 1.0 : 0.0;
-        double last_arrivals = 0;
-        for (const auto& r : cs.ranks)
-            if (cs.straggler_rank && r.rank == *cs.straggler_rank)
-                last_arrivals = double(r.last_arrivals);
-        m["straggler_last_fraction"] = safe_div(last_arrivals, double(cs.matched));
-        m["straggler_wait_ns"] = double(cs.straggler_wait_ns);
-        m["straggler_exposed_wait_ns"] = double(cs.straggler_exposed_wait_ns);
-        m["straggler_exposed_wait_fraction"] = safe_div(double(cs.straggler_exposed_wait_ns), device_time);
-        for (const char* k : {"comm_ranks", "collectives_matched", "collective_skew_mean_ns",
-                              "collective_skew_max_ns", "straggler_rank", "straggler_makes_others_wait",
-                              "straggler_last_fraction", "straggler_wait_ns", "straggler_exposed_wait_ns",
-                              "straggler_exposed_wait_fraction"})
-            s.sources[k] = "analysis:collectives";
+        static const CrossRankComm kNoCrossRank;
+        const bool ranks = device_ranks.size() > 1;
+        bind_cross_rank_metrics(s, ranks ? an.collectives : kOneRank, ranks ? an.cross_rank : kNoCrossRank,
+                                busy + idle);
     }
 
     const auto& W = an.weights;
