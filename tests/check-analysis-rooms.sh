@@ -14,7 +14,8 @@ level() {
 bad=0 files=0
 while IFS= read -r f; do
   files=$((files + 1))
-  from=$(dirname "$f"); from=${from#./}; [ "$from" = "" ] && from=.
+  # A room's sub-folder (diagnosis/binders) is that room.
+  from=$(dirname "$f"); from=${from#./}; from=${from%%/*}; [ "$from" = "" ] && from=.
   lf=$(level "$from")
   if [ -z "$lf" ]; then echo "$f: in no room (trace io timeline roofline critpath diagnosis report, or the root)"; bad=1; continue; fi
   while IFS= read -r inc; do
@@ -24,7 +25,7 @@ while IFS= read -r f; do
     if [ -z "$lt" ]; then echo "$f includes $inc: not in a room"; bad=1
     elif [ "$lt" -gt "$lf" ]; then echo "$f ($from) includes $inc ($to): points upward"; bad=1; fi
   done < <(grep -oE '^#include "analysis/[^"]+"' "$f" | sed -E 's/^#include "(.*)"/\1/')
-done < <(find . -name '*.h' -o -name '*.cpp' | sort)
+done < <(find . -name '*.h' -o -name '*.cpp' -o -name '*.inl' | sort)
 [ "$files" -gt 0 ] || { echo "no sources under $root/analysis"; exit 2; }
 [ "$bad" -eq 0 ] && echo "analysis rooms ok: $files files, no include points upward"
 exit $bad

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "analysis/diagnosis/findings.h"
+#include "analysis/diagnosis/verify_command.h"
 #include "analysis/io/load.h"
 #include "analysis/report/report_strings.h"
 #include "analysis/roofline/gpu_specs.h"
@@ -119,17 +120,24 @@ void verbatim_texts(const nlohmann::json& j, std::vector<std::string>& to)
         for (auto it = j.begin(); it != j.end(); ++it) {
             if (it.key() == "verify" && it.value().is_string()) {
                 // The command's literal parts: the placeholders ({trace}, {kernel_regex}) are filled in the window.
-                // (as the Chinese window shows it: the user's-command placeholder in Chinese)
-                const std::string v = sl::verify_for(it.value().get<std::string>(), "zh_CN");
-                size_t from = 0;
-                for (size_t open = v.find('{'); from < v.size(); open = v.find('{', from)) {
-                    const std::string part = v.substr(from, open == std::string::npos ? std::string::npos : open - from);
-                    if (part.size() > 3)
-                        to.push_back(part);
-                    if (open == std::string::npos)
-                        break;
-                    const size_t close = v.find('}', open);
-                    from = close == std::string::npos ? v.size() : close + 1;
+                // (as the Chinese window shows it: the user's-command placeholder in Chinese), as the rule writes it
+                // and as a PyTorch-profiler trace is told to verify it (verify_command.h: the user's command under
+                // torch.profiler, then the same compare).
+                const std::string raw = it.value().get<std::string>();
+                for (const std::string& v : {sl::verify_for(raw, "zh_CN"),
+                                             sl::verify_for(sl::verify_command_for_trace(raw, "kineto-json", ""),
+                                                            "zh_CN")}) {
+                    size_t from = 0;
+                    for (size_t open = v.find('{'); from < v.size(); open = v.find('{', from)) {
+                        const std::string part =
+                            v.substr(from, open == std::string::npos ? std::string::npos : open - from);
+                        if (part.size() > 3)
+                            to.push_back(part);
+                        if (open == std::string::npos)
+                            break;
+                        const size_t close = v.find('}', open);
+                        from = close == std::string::npos ? v.size() : close + 1;
+                    }
                 }
             } else if (it.key() == "references" && it.value().is_array()) {
                 for (const auto& r : it.value())

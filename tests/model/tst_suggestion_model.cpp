@@ -138,7 +138,7 @@ private slots:
         attach(session);
         QTRY_VERIFY_WITH_TIMEOUT(model.rowCount() > 0, 30000);
         const OpClassResult& classes = run_.analysis()->classes;
-        for (const QString lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        for (const QString& lang : {QStringLiteral("en"), QStringLiteral("zh_CN")}) {
             model.setLanguage(lang);
             for (int r = 0; r < model.rowCount(); ++r) {
                 const std::string subject =
