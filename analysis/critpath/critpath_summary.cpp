@@ -43,13 +43,27 @@ std::vector<int32_t> step_of_event(const DependencyGraph& g, const Trace& trace,
     });
     // GPU ops: the step whose GPU window holds their start; each step's host window opens at its first launch.
     std::vector<int64_t> host_begin(steps.size(), INT64_MAX);
+    // Events come mostly in time order: the step found last (or the next one) is tried before a binary search.
+    std::vector<int64_t> step_start(by_start.size());
+    for (size_t i = 0; i < by_start.size(); ++i)
+        step_start[i] = steps[by_start[i]].start;
+    auto last_at_or_before = [](const std::vector<int64_t>& v, int64_t ts, size_t& hint) -> int64_t {
+        for (size_t h = hint; h < hint + 2 && h < v.size(); ++h)
+            if (v[h] <= ts && (h + 1 == v.size() || v[h + 1] > ts))
+                return static_cast<int64_t>(hint = h);
+        const auto it = std::upper_bound(v.begin(), v.end(), ts);
+        if (it == v.begin())
+            return -1;
+        hint = static_cast<size_t>(it - v.begin()) - 1;
+        return static_cast<int64_t>(hint);
+    };
+    size_t hint = 0;
     for (size_t ev = g.cpu_events; ev < g.events(); ++ev) {
         const int64_t ts = g.node_ts[2 * ev];
-        auto it = std::upper_bound(by_start.begin(), by_start.end(), ts,
-                                   [&](int64_t x, uint32_t i) { return x < steps[i].start; });
-        if (it == by_start.begin())
+        const int64_t at = last_at_or_before(step_start, ts, hint);
+        if (at < 0)
             continue;
-        const uint32_t st = *(it - 1);
+        const uint32_t st = by_start[static_cast<size_t>(at)];
         if (ts >= steps[st].end)
             continue;
         w[ev] = static_cast<int32_t>(st);
@@ -63,12 +77,17 @@ std::vector<int32_t> step_of_event(const DependencyGraph& g, const Trace& trace,
     std::sort(opens.begin(), opens.end());
     if (opens.empty())
         return w;
+    std::vector<int64_t> open_ts(opens.size());
+    for (size_t i = 0; i < opens.size(); ++i)
+        open_ts[i] = opens[i].first;
+    hint = 0;
     for (size_t ev = 0; ev < g.cpu_events; ++ev) {
         const int64_t ts = g.node_ts[2 * ev];
-        auto it = std::upper_bound(opens.begin(), opens.end(), std::make_pair(ts, UINT32_MAX));
-        if (it == opens.begin())
+        // The last open at or before ts (of equal opens, the last: upper_bound on (ts, UINT32_MAX) as before).
+        const int64_t at = last_at_or_before(open_ts, ts, hint);
+        if (at < 0)
             continue;
-        const size_t k = static_cast<size_t>(it - opens.begin()) - 1;
+        const auto k = static_cast<size_t>(at);
         const int64_t close = k + 1 < opens.size() ? opens[k + 1].first : steps[opens[k].second].end;
         if (ts < close)
             w[ev] = static_cast<int32_t>(opens[k].second);
@@ -107,6 +126,9 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
     if (windows)
         window = step_of_event(g, trace, *steps);
     std::vector<CriticalPath> paths = longest_path_and_windows(g, window, windows, po);
+    std::vector<int32_t>().swap(window);
+    // Path time per event of every path (the steps' and the whole one) with one scratch array.
+    std::vector<std::vector<PathEntry>> times = path_times(g, paths);
     const CriticalPath& p = paths.back();
     s.computed = true;
     s.window_begin = options.begin;
@@ -126,7 +148,7 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
         int64_t ns = 0, count = 0;
     };
     std::unordered_map<uint64_t, Acc> by_name;
-    std::vector<PathEntry> whole = path_times(g, p);
+    std::vector<PathEntry> whole = std::move(times.back());
     for (const PathEntry& e : whole) {
         uint64_t id = 0;
         switch (e.kind) {
@@ -161,7 +183,7 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
         sp.nodes = static_cast<int64_t>(paths[i].nodes.size());
         sp.shares = std::move(paths[i].shares);
         sp.steady = !si.prefill && !si.warmup;
-        sp.events = path_times(g, paths[i]);
+        sp.events = std::move(times[i]);
         s.steps.push_back(std::move(sp));
     }
     if (windows == 0)

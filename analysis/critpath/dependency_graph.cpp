@@ -38,9 +38,11 @@ const char* edge_kind_name(EdgeKind k)
 
 size_t DependencyGraph::memory_bytes() const
 {
-    return event_kind.capacity() * sizeof(EventKind) + event_row.capacity() * sizeof(uint32_t) +
-           node_ts.capacity() * sizeof(int64_t) + (edge_src.capacity() + edge_dst.capacity()) * sizeof(uint32_t) +
-           edge_kind.capacity() * sizeof(EdgeKind) + edge_zero.capacity() + cpu_parent.capacity() * sizeof(uint32_t);
+    // What the columns hold (the edge columns keep room reserved for the build's three phases: address space, never
+    // written, not resident).
+    return event_kind.size() * sizeof(EventKind) + event_row.size() * sizeof(uint32_t) +
+           node_ts.size() * sizeof(int64_t) + (edge_src.size() + edge_dst.size()) * sizeof(uint32_t) +
+           edge_kind.size() * sizeof(EdgeKind) + edge_zero.size() + cpu_parent.size() * sizeof(uint32_t);
 }
 
 namespace {
@@ -70,6 +72,51 @@ bool is_blocking_name(std::string_view n)
 // Calls that take the CUDA runtime lock (HTA's CUDA_RUNTIME_EVENTS, with every launch call for cudaLaunchKernel).
 bool is_lock_name(std::string_view n) { return n == "cudaMemcpyAsync" || n == "cudaHostAlloc"; }
 
+// Sorts [first, last) by `before` when it is a few sorted runs one after another (tables appended kind by kind, each
+// in time order): the runs are merged; otherwise one sort.
+template <class It, class Cmp>
+void sort_runs(It first, It last, Cmp before)
+{
+    std::vector<It> cuts = {first};
+    for (It i = first; i != last && ++It(i) != last; ++i)
+        if (before(*(i + 1), *i)) {
+            cuts.push_back(i + 1);
+            if (cuts.size() > 8) {
+                std::sort(first, last, before);
+                return;
+            }
+        }
+    for (size_t c = 1; c < cuts.size(); ++c)
+        std::inplace_merge(first, cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : last, before);
+}
+
+// Stable counting sort of `v` by a small dense key (a thread or a stream), then sort_runs on each key's part: the
+// order `before` gives when it compares the key first.
+template <class T, class Key, class Cmp>
+void sort_by_key_then_runs(std::vector<T>& v, Key key, Cmp before)
+{
+    if (std::is_sorted(v.begin(), v.end(), before))
+        return;
+    uint32_t keys = 0;
+    for (const T& x : v)
+        keys = std::max(keys, key(x) + 1);
+    std::vector<size_t> off(static_cast<size_t>(keys) + 1, 0);
+    for (const T& x : v)
+        ++off[key(x) + 1];
+    for (size_t k = 1; k < off.size(); ++k)
+        off[k] += off[k - 1];
+    std::vector<T> out(v.size());
+    {
+        std::vector<size_t> fill(off.begin(), off.end() - 1);
+        for (const T& x : v)
+            out[fill[key(x)]++] = x;
+    }
+    for (size_t k = 0; k + 1 < off.size(); ++k)
+        sort_runs(out.begin() + static_cast<std::ptrdiff_t>(off[k]), out.begin() + static_cast<std::ptrdiff_t>(off[k + 1]),
+                  before);
+    v.swap(out);
+}
+
 class Builder {
 public:
     Builder(const Trace& t, const GraphOptions& o, DependencyGraph& g) : t_(t), o_(o), g_(g) {}
@@ -82,9 +129,11 @@ public:
         // lock, call stacks, GPU ops), so the graph is the same whatever the thread count.
         EdgeList lists[3];
         const size_t cpu = cpu_events_, gpu = g_.event_kind.size() - cpu_events_;
-        lists[0].reserve(cpu / 2 + 16);
         lists[1].reserve(cpu * 2 + 16);
         lists[2].reserve(gpu * 2 + t_.syncs.size() + 16);
+        // The first list becomes the graph's: room for all three (address space only until written), so that the
+        // other two are appended without a copy of the whole.
+        lists[0].reserve(cpu / 2 + 16 + lists[1].src.capacity() + lists[2].src.capacity());
         TaskRun tasks;
         const std::atomic<bool>* cancel = current_cancel_flag();   // each phase's loops check it, on any thread
         run_tasks(3, std::min(3u, reader_threads()), tasks, [&](size_t i, unsigned) {
@@ -96,22 +145,22 @@ public:
         for (const auto& e : tasks.errors)
             if (e)
                 std::rethrow_exception(e);
-        size_t total = 0;
-        for (const EdgeList& l : lists)
-            total += l.src.size();
-        g_.edge_src.reserve(total);
-        g_.edge_dst.reserve(total);
-        g_.edge_kind.reserve(total);
-        g_.edge_zero.reserve(total);
-        for (EdgeList& l : lists) {
-            g_.edge_src.insert(g_.edge_src.end(), l.src.begin(), l.src.end());
-            g_.edge_dst.insert(g_.edge_dst.end(), l.dst.begin(), l.dst.end());
-            g_.edge_kind.insert(g_.edge_kind.end(), l.kind.begin(), l.kind.end());
-            g_.edge_zero.insert(g_.edge_zero.end(), l.zero.begin(), l.zero.end());
-            g_.negative_edges += l.negative;
-            g_.event_waits_inferred += l.waits;
-            l = EdgeList{};
+        EdgeList& all = lists[0];
+        for (EdgeList* l : {&lists[1], &lists[2]}) {
+            all.src.insert(all.src.end(), l->src.begin(), l->src.end());
+            all.dst.insert(all.dst.end(), l->dst.begin(), l->dst.end());
+            all.kind.insert(all.kind.end(), l->kind.begin(), l->kind.end());
+            all.zero.insert(all.zero.end(), l->zero.begin(), l->zero.end());
+            all.negative += l->negative;
+            all.waits += l->waits;
+            *l = EdgeList{};
         }
+        g_.edge_src = std::move(all.src);
+        g_.edge_dst = std::move(all.dst);
+        g_.edge_kind = std::move(all.kind);
+        g_.edge_zero = std::move(all.zero);
+        g_.negative_edges = all.negative;
+        g_.event_waits_inferred = all.waits;
     }
 
 private:
@@ -189,6 +238,27 @@ private:
     {
         const RangeTable& r = t_.ranges;
         const ApiTable& a = t_.api;
+        {
+            // Counted first: the event columns are allocated once, at their size.
+            size_t n = 0;
+            for (size_t i = 0; i < r.size(); ++i)
+                n += r.kind[i] == RangeKind::CpuOp && r.end[i] > r.start[i] && in_window(r.start[i]);
+            for (size_t i = 0; i < a.size(); ++i)
+                n += a.end[i] > a.start[i] && in_window(a.start[i]);
+            auto count_gpu = [&](const std::vector<int32_t>& launch) {
+                for (int32_t l : launch)
+                    if (l != kNoIndex) {
+                        const auto ai = static_cast<size_t>(l);
+                        n += a.end[ai] > a.start[ai] && in_window(a.start[ai]);
+                    }
+            };
+            count_gpu(t_.kernels.launch_api);
+            count_gpu(t_.memcpy.launch_api);
+            count_gpu(t_.memset.launch_api);
+            g_.event_kind.reserve(n);
+            g_.event_row.reserve(n);
+            g_.node_ts.reserve(2 * n);
+        }
         // HTA keeps CPU events that start in the window and last longer than 0 (zero-length ones break its stacks).
         for (size_t i = 0; i < r.size(); ++i)
             if (r.kind[i] == RangeKind::CpuOp && r.end[i] > r.start[i] && in_window(r.start[i]))
@@ -236,6 +306,12 @@ private:
         };
         auto before = [](const Node& x, const Node& y) { return x.ts != y.ts ? x.ts < y.ts : x.n < y.n; };
         std::vector<Node> starts;
+        {
+            size_t n = 0;
+            for (uint32_t ev = 0; ev < cpu_events_; ++ev)
+                n += ev_lock_[ev];
+            starts.reserve(n);
+        }
         for (uint32_t ev = 0; ev < cpu_events_; ++ev)
             if (ev_lock_[ev])
                 starts.push_back({g_.node_ts[2 * ev], DependencyGraph::start_node(ev)});
@@ -303,8 +379,8 @@ private:
             if (x.time != y.time) return x.time < y.time;
             return x.dur != y.dur ? x.dur > y.dur : x.ev < y.ev;
         };
-        if (!std::is_sorted(starts.begin(), starts.end(), before))
-            std::sort(starts.begin(), starts.end(), before);
+        // By thread (a counting sort), then each thread's starts: the CPU operators' and the calls' runs merged.
+        sort_by_key_then_runs(starts, [](const Start& x) { return x.thread; }, before);
         struct End {
             int64_t time;
             int64_t dur;
@@ -381,6 +457,13 @@ private:
     {
         // Every GPU op of the trace with a launch call (queue lengths are counted over the whole trace, as HTA does).
         std::vector<GpuOp> ops;
+        {
+            size_t n = 0;
+            for (const auto* launch : {&t_.kernels.launch_api, &t_.memcpy.launch_api, &t_.memset.launch_api})
+                for (int32_t l : *launch)
+                    n += l != kNoIndex;
+            ops.reserve(n);
+        }
         std::vector<int32_t> op_of_event(g_.event_kind.size() - cpu_events_, kNone);
         std::vector<int32_t> api_op(t_.api.size(), kNone);    // launch call -> its first op
         uint32_t next_ev = static_cast<uint32_t>(cpu_events_);
@@ -511,6 +594,13 @@ private:
             int64_t ts;
         };
         std::vector<Key> by_launch, by_start;
+        {
+            size_t n = 0;
+            for (const GpuOp& op : ops)
+                n += op.queued;
+            by_launch.reserve(n);
+            by_start.reserve(n);
+        }
         for (uint32_t i = 0; i < ops.size(); ++i)
             if (ops[i].queued) {
                 by_launch.push_back({ops[i].stream, i, ops[i].api_start});
@@ -520,10 +610,10 @@ private:
             if (a.stream != b.stream) return a.stream < b.stream;
             return a.ts != b.ts ? a.ts < b.ts : a.i < b.i;
         };
-        if (!std::is_sorted(by_launch.begin(), by_launch.end(), before))
-            std::sort(by_launch.begin(), by_launch.end(), before);
-        if (!std::is_sorted(by_start.begin(), by_start.end(), before))
-            std::sort(by_start.begin(), by_start.end(), before);
+        // By stream (a counting sort), then each stream's kernels, copies and sets (each in time order) merged.
+        auto stream = [](const Key& k) { return k.stream; };
+        sort_by_key_then_runs(by_launch, stream, before);
+        sort_by_key_then_runs(by_start, stream, before);
         std::vector<uint8_t> q_rt_one(ops.size(), 0);
         // After launch L (k-th launch of its stream, counting from 1): k - #(ops of the stream started before L).
         size_t j = 0;   // index into by_start
