@@ -1,7 +1,10 @@
 #include "analysis/critpath/critical_path.h"
+#include "analysis/critpath/path_times_batch.h"
+#include "analysis/io/parallel.h"
 #include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
+#include <deque>
 
 namespace sl::critpath {
 
@@ -98,9 +101,10 @@ void add_shares(const DependencyGraph& g, CriticalPath& p, const PathOptions& op
 // `whole` is set.
 //
 // Memory layout (10^7 kernels: 40 M nodes, 40 M edges): the out-edges as CSR (offsets, and per slot the edge id with
-// its zero-weight flag and the destination, read in order), and everything the relaxation touches at a destination
+// its zero-weight flag, read in order), and everything the relaxation touches at a destination
 // (both lengths, both predecessors, the in-degree, the window) in one 32-byte record, so that an edge costs one
-// random cache line (plus the destination's time) instead of seven.
+// random cache line (plus the destination's time) instead of seven; a node's edges were inserted close together, so
+// their destinations are read from the graph's own column.
 struct NodeState {
     int64_t dist_all = 0, dist_per = 0;
     uint32_t via_all = kNoEdge, via_per = kNoEdge;
@@ -126,34 +130,39 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
         ++off[k + 2];
     for (size_t i = 2; i < n + 2; ++i)
         off[i] += off[i - 1];
-    std::vector<uint32_t> out_e(m), out_dst(m);
+    std::vector<uint32_t> out_e(m);
     for (uint32_t e = 0; e < m; ++e) {
-        const uint32_t pos = off[g.edge_src[e] + 1]++;
-        const uint32_t d = g.edge_dst[e];
-        out_e[pos] = e | (g.edge_zero[e] ? kZeroBit : 0u);
-        out_dst[pos] = d;
-        ++st[d].indegree;
+        out_e[off[g.edge_src[e] + 1]++] = e | (g.edge_zero[e] ? kZeroBit : 0u);
+        ++st[g.edge_dst[e]].indegree;
     }
     if (windows)
         for (size_t v = 0; v < n; ++v) {
             const int32_t w = (*window)[v / 2];
             st[v].window = w >= 0 && static_cast<size_t>(w) < windows ? w : -1;
         }
-    std::vector<uint32_t> order;
-    order.reserve(n);
-    for (size_t v = 0; v < n; ++v)
-        if (st[v].indegree == 0)
-            order.push_back(static_cast<uint32_t>(v));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
+    // Kahn's queue: the sources in time order, then each node as its last predecessor is taken. Only the ready
+    // nodes are held (a few per thread and stream), not the whole order.
+    std::deque<uint32_t> ready;
+    {
+        std::vector<uint32_t> sources;
+        for (size_t v = 0; v < n; ++v)
+            if (st[v].indegree == 0)
+                sources.push_back(static_cast<uint32_t>(v));
+        std::stable_sort(sources.begin(), sources.end(),
+                         [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
+        ready.assign(sources.begin(), sources.end());
+    }
+    size_t taken = 0;
     int64_t best_all = -1;
     uint32_t best_all_node = UINT32_MAX;
     std::vector<int64_t> best_per(windows, -1);
     std::vector<uint32_t> best_per_node(windows, UINT32_MAX);
     const int64_t* ts = g.node_ts.data();
-    for (size_t i = 0; i < order.size(); ++i) {
-        cancel_point(i);
-        const uint32_t v = order[i];
+    const uint32_t* dst = g.edge_dst.data();
+    for (; !ready.empty(); ++taken) {
+        cancel_point(taken);
+        const uint32_t v = ready.front();
+        ready.pop_front();
         const NodeState sv = st[v];
         const int32_t wv = sv.window;
         if (whole && sv.dist_all > best_all) {
@@ -168,7 +177,7 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
         for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
             const uint32_t raw = out_e[k];
             const uint32_t e = raw & ~kZeroBit;
-            const uint32_t w = out_dst[k];
+            const uint32_t w = dst[e];
             NodeState& sw = st[w];
             int64_t wt = 0;
             if (!(raw & kZeroBit)) {
@@ -191,18 +200,21 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
                 }
             }
             if (--sw.indegree == 0)
-                order.push_back(w);
+                ready.push_back(w);
         }
     }
     std::vector<uint32_t>().swap(out_e);
-    std::vector<uint32_t>().swap(out_dst);
     std::vector<uint32_t>().swap(off);
-    const auto unordered = static_cast<int64_t>(n - order.size());
+    const auto unordered = static_cast<int64_t>(n - taken);
     auto trace_back = [&](bool per, int64_t best, uint32_t best_node, CriticalPath& p) {
         p.unordered_nodes = unordered;
         if (best_node == UINT32_MAX)
             return;
         p.length_ns = std::max<int64_t>(best, 0);
+        // One walk back (the whole path holds half the graph's nodes at 10^7 kernels: its room is reserved, address
+        // space only, so that it is written once rather than regrown), then reversed.
+        if (!per)
+            p.nodes.reserve(n), p.edges.reserve(n);
         for (uint32_t v = best_node;;) {
             p.nodes.push_back(v);
             const uint32_t via = per ? st[v].via_per : st[v].via_all;
@@ -215,10 +227,21 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
         std::reverse(p.edges.begin(), p.edges.end());
         add_shares(g, p, options);
     };
-    for (size_t w = 0; w < windows; ++w)
-        trace_back(true, best_per[w], best_per_node[w], paths[w]);
-    if (whole)
-        trace_back(false, best_all, best_all_node, paths[windows]);
+    // The windows' paths and the whole one are independent: two tasks.
+    TaskRun tasks;
+    const std::atomic<bool>* cancel = current_cancel_flag();
+    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+        const CancelScope scope(cancel);
+        if (t == 0) {
+            for (size_t w = 0; w < windows; ++w)
+                trace_back(true, best_per[w], best_per_node[w], paths[w]);
+        } else if (whole) {
+            trace_back(false, best_all, best_all_node, paths[windows]);
+        }
+    });
+    for (const auto& e : tasks.errors)
+        if (e)
+            std::rethrow_exception(e);
     return paths;
 }
 
@@ -251,6 +274,8 @@ std::vector<PathEntry> path_times_with(const DependencyGraph& g, const CriticalP
 {
     std::vector<PathEntry> v;
     std::vector<uint32_t> touched;
+    v.reserve(p.edges.size());         // room, not memory: a path's events are at most its edges
+    touched.reserve(p.edges.size());
     for (uint32_t e : p.edges) {
         const int64_t w = g.weight(e);
         if (w <= 0)
@@ -277,13 +302,27 @@ std::vector<PathEntry> path_times(const DependencyGraph& g, const CriticalPath& 
     return path_times_with(g, p, slot);
 }
 
-std::vector<std::vector<PathEntry>> path_times(const DependencyGraph& g, const std::vector<CriticalPath>& paths)
+std::vector<std::vector<PathEntry>> path_times_batch(const DependencyGraph& g, const std::vector<CriticalPath>& paths)
 {
-    std::vector<std::vector<PathEntry>> v;
-    v.reserve(paths.size());
-    std::vector<uint32_t> slot(g.events(), UINT32_MAX);
-    for (const CriticalPath& p : paths)
-        v.push_back(path_times_with(g, p, slot));
+    // Two tasks, each with its scratch array: the last path (the whole graph's, as long as all the others together),
+    // and the others.
+    std::vector<std::vector<PathEntry>> v(paths.size());
+    if (paths.empty())
+        return v;
+    TaskRun tasks;
+    const std::atomic<bool>* cancel = current_cancel_flag();
+    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+        const CancelScope scope(cancel);
+        std::vector<uint32_t> slot(g.events(), UINT32_MAX);
+        if (t == 0)
+            v.back() = path_times_with(g, paths.back(), slot);
+        else
+            for (size_t i = 0; i + 1 < paths.size(); ++i)
+                v[i] = path_times_with(g, paths[i], slot);
+    });
+    for (const auto& e : tasks.errors)
+        if (e)
+            std::rethrow_exception(e);
     return v;
 }
 

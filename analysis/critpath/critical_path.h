@@ -72,8 +72,6 @@ std::vector<CriticalPath> longest_path_and_windows(const DependencyGraph& g, con
 
 // Path time per event (events with none left out), in the order the path first reaches them.
 std::vector<PathEntry> path_times(const DependencyGraph& g, const CriticalPath& p);
-// The same for each of `paths` (one scratch array for all of them: linear in the events and the paths' edges).
-std::vector<std::vector<PathEntry>> path_times(const DependencyGraph& g, const std::vector<CriticalPath>& paths);
 // The same, largest first (at most `limit` entries).
 std::vector<PathEntry> path_entries(const DependencyGraph& g, const CriticalPath& p, size_t limit);
 

@@ -1,7 +1,7 @@
 #include "analysis/critpath/critpath_summary.h"
+#include "analysis/critpath/path_times_batch.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace sl::critpath {
 
@@ -128,7 +128,7 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
     std::vector<CriticalPath> paths = longest_path_and_windows(g, window, windows, po);
     std::vector<int32_t>().swap(window);
     // Path time per event of every path (the steps' and the whole one) with one scratch array.
-    std::vector<std::vector<PathEntry>> times = path_times(g, paths);
+    std::vector<std::vector<PathEntry>> times = path_times_batch(g, paths);
     const CriticalPath& p = paths.back();
     s.computed = true;
     s.window_begin = options.begin;
@@ -137,7 +137,17 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
     s.graph_events = static_cast<int64_t>(g.events());
     s.graph_edges = static_cast<int64_t>(g.edges());
     s.path_nodes = static_cast<int64_t>(p.nodes.size());
-    s.path_events = static_cast<int64_t>(p.events().size());
+    {
+        // Distinct events on the path (CriticalPath::events().size() without sorting the whole path's nodes).
+        std::vector<uint8_t> seen(g.events(), 0);
+        int64_t distinct = 0;
+        for (uint32_t n : p.nodes)
+            if (!seen[n / 2]) {
+                seen[n / 2] = 1;
+                ++distinct;
+            }
+        s.path_events = distinct;
+    }
     s.shares = p.shares;
     s.event_waits_inferred = g.event_waits_inferred;
     s.unordered_nodes = p.unordered_nodes;
@@ -147,25 +157,30 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
         uint32_t row;
         int64_t ns = 0, count = 0;
     };
-    std::unordered_map<uint64_t, Acc> by_name;
+    // One slot per (kind, name id), indexed densely: the whole path holds millions of entries but few names.
     std::vector<PathEntry> whole = std::move(times.back());
+    std::vector<Acc> acc;
+    std::vector<int32_t> slot_of[5];
     for (const PathEntry& e : whole) {
-        uint64_t id = 0;
+        uint32_t id = 0;
         switch (e.kind) {
         case EventKind::CpuOp: id = trace.ranges.name[e.row]; break;
         case EventKind::Api: id = trace.api.name[e.row]; break;
         case EventKind::Kernel: id = trace.kernels.name[e.row]; break;
-        case EventKind::Memcpy: id = static_cast<uint64_t>(trace.memcpy.copy_kind[e.row]); break;
+        case EventKind::Memcpy: id = static_cast<uint32_t>(trace.memcpy.copy_kind[e.row]); break;
         case EventKind::Memset: id = 0; break;
         }
-        auto [it, fresh] = by_name.try_emplace((static_cast<uint64_t>(e.kind) << 40) | id, Acc{e.kind, e.row});
-        it->second.ns += e.ns;
-        ++it->second.count;
+        std::vector<int32_t>& slots = slot_of[static_cast<size_t>(e.kind)];
+        if (id >= slots.size())
+            slots.resize(static_cast<size_t>(id) + 1, -1);
+        if (slots[id] < 0) {
+            slots[id] = static_cast<int32_t>(acc.size());
+            acc.push_back(Acc{e.kind, e.row});
+        }
+        Acc& a = acc[static_cast<size_t>(slots[id])];
+        a.ns += e.ns;
+        ++a.count;
     }
-    std::vector<Acc> acc;
-    acc.reserve(by_name.size());
-    for (const auto& [k, a] : by_name)
-        acc.push_back(a);
     std::sort(acc.begin(), acc.end(), [&](const Acc& x, const Acc& y) {
         if (x.ns != y.ns) return x.ns > y.ns;
         if (x.kind != y.kind) return x.kind < y.kind;

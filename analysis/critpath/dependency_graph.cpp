@@ -90,31 +90,35 @@ void sort_runs(It first, It last, Cmp before)
         std::inplace_merge(first, cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : last, before);
 }
 
-// Stable counting sort of `v` by a small dense key (a thread or a stream), then sort_runs on each key's part: the
-// order `before` gives when it compares the key first.
-template <class T, class Key, class Cmp>
-void sort_by_key_then_runs(std::vector<T>& v, Key key, Cmp before)
+// The indices i < count with keep(i), grouped by a small dense key(i) (a stable counting sort: placed directly, 4 bytes
+// per index), each key's part then ordered by `before` on indices (sort_runs): the order `before` gives when it
+// compares the key first.
+template <class Keep, class Key, class Cmp>
+std::vector<uint32_t> order_by_key(uint32_t count, Keep keep, Key key, Cmp before)
 {
-    if (std::is_sorted(v.begin(), v.end(), before))
-        return;
-    uint32_t keys = 0;
-    for (const T& x : v)
-        keys = std::max(keys, key(x) + 1);
-    std::vector<size_t> off(static_cast<size_t>(keys) + 1, 0);
-    for (const T& x : v)
-        ++off[key(x) + 1];
+    std::vector<size_t> off(1, 0);
+    size_t kept = 0;
+    for (uint32_t i = 0; i < count; ++i)
+        if (keep(i)) {
+            const size_t k = key(i);
+            if (k + 2 > off.size())
+                off.resize(k + 2, 0);
+            ++off[k + 1];
+            ++kept;
+        }
     for (size_t k = 1; k < off.size(); ++k)
         off[k] += off[k - 1];
-    std::vector<T> out(v.size());
+    std::vector<uint32_t> out(kept);
     {
         std::vector<size_t> fill(off.begin(), off.end() - 1);
-        for (const T& x : v)
-            out[fill[key(x)]++] = x;
+        for (uint32_t i = 0; i < count; ++i)
+            if (keep(i))
+                out[fill[key(i)]++] = i;
     }
     for (size_t k = 0; k + 1 < off.size(); ++k)
         sort_runs(out.begin() + static_cast<std::ptrdiff_t>(off[k]), out.begin() + static_cast<std::ptrdiff_t>(off[k + 1]),
                   before);
-    v.swap(out);
+    return out;
 }
 
 class Builder {
@@ -364,23 +368,17 @@ private:
     {
         // Starts sorted per thread (at one time the longer first); ends merged in from a heap of the open events (at
         // one time before any start, the shorter first, of equal ones the later event first).
-        struct Start {
-            uint32_t thread;
-            uint32_t ev;
-            int64_t time;
-            int64_t dur;
+        // Event ids by thread, each thread's in (time, longer first, id) order: its CPU operators' and calls' runs
+        // merged.
+        const int64_t* ts = g_.node_ts.data();
+        auto before = [ts](uint32_t x, uint32_t y) {
+            if (ts[2 * x] != ts[2 * y]) return ts[2 * x] < ts[2 * y];
+            const int64_t dx = ts[2 * x + 1] - ts[2 * x], dy = ts[2 * y + 1] - ts[2 * y];
+            return dx != dy ? dx > dy : x < y;
         };
-        std::vector<Start> starts;
-        starts.reserve(cpu_events_);
-        for (uint32_t ev = 0; ev < cpu_events_; ++ev)
-            starts.push_back({thread_of(ev), ev, g_.node_ts[2 * ev], g_.node_ts[2 * ev + 1] - g_.node_ts[2 * ev]});
-        auto before = [](const Start& x, const Start& y) {
-            if (x.thread != y.thread) return x.thread < y.thread;
-            if (x.time != y.time) return x.time < y.time;
-            return x.dur != y.dur ? x.dur > y.dur : x.ev < y.ev;
-        };
-        // By thread (a counting sort), then each thread's starts: the CPU operators' and the calls' runs merged.
-        sort_by_key_then_runs(starts, [](const Start& x) { return x.thread; }, before);
+        const std::vector<uint32_t> starts = order_by_key(
+            static_cast<uint32_t>(cpu_events_), [](uint32_t) { return true; },
+            [this](uint32_t ev) { return static_cast<size_t>(thread_of(ev)); }, before);
         struct End {
             int64_t time;
             int64_t dur;
@@ -408,24 +406,25 @@ private:
         };
         for (size_t i = 0; i < starts.size(); ++i) {
             cancel_point(i);
-            const Start& st = starts[i];
-            if (i > 0 && starts[i - 1].thread != st.thread) {
+            const uint32_t ev = starts[i];
+            const int64_t time = ts[2 * ev], dur = ts[2 * ev + 1] - ts[2 * ev];
+            if (i > 0 && thread_of(starts[i - 1]) != thread_of(ev)) {
                 while (!ends.empty())
                     close_one();
                 stack.clear();
                 last = -1;
             }
-            while (!ends.empty() && ends.front().time <= st.time)
+            while (!ends.empty() && ends.front().time <= time)
                 close_one();
-            const uint32_t n = DependencyGraph::start_node(st.ev);
+            const uint32_t n = DependencyGraph::start_node(ev);
             if (last >= 0 && !shares_lock(static_cast<uint32_t>(last), n))
                 add_edge(L, static_cast<uint32_t>(last), n, stack.empty() ? EdgeKind::Dependency : EdgeKind::Span,
                          stack.empty());
             if (!stack.empty())
-                g_.cpu_parent[st.ev] = stack.back();
-            stack.push_back(st.ev);
+                g_.cpu_parent[ev] = stack.back();
+            stack.push_back(ev);
             last = n;
-            ends.push_back({st.time + st.dur, st.dur, st.ev});
+            ends.push_back({time + dur, dur, ev});
             std::push_heap(ends.begin(), ends.end(), later);
         }
         while (!ends.empty())
@@ -588,62 +587,48 @@ private:
     // times. An op passes when the count is 1 right after its own launch and 0 right after its own start.
     static void queue_lengths(std::vector<GpuOp>& ops)
     {
-        struct Key {
-            uint32_t stream;
-            uint32_t i;
-            int64_t ts;
-        };
-        std::vector<Key> by_launch, by_start;
-        {
-            size_t n = 0;
-            for (const GpuOp& op : ops)
-                n += op.queued;
-            by_launch.reserve(n);
-            by_start.reserve(n);
-        }
-        for (uint32_t i = 0; i < ops.size(); ++i)
-            if (ops[i].queued) {
-                by_launch.push_back({ops[i].stream, i, ops[i].api_start});
-                by_start.push_back({ops[i].stream, i, ops[i].start});
-            }
-        auto before = [](const Key& a, const Key& b) {
-            if (a.stream != b.stream) return a.stream < b.stream;
-            return a.ts != b.ts ? a.ts < b.ts : a.i < b.i;
-        };
-        // By stream (a counting sort), then each stream's kernels, copies and sets (each in time order) merged.
-        auto stream = [](const Key& k) { return k.stream; };
-        sort_by_key_then_runs(by_launch, stream, before);
-        sort_by_key_then_runs(by_start, stream, before);
+        // Queued ops by stream, each stream's by launch time and by start time (ties by index): its kernels', copies'
+        // and sets' runs merged.
+        const auto count = static_cast<uint32_t>(ops.size());
+        auto queued = [&](uint32_t i) { return ops[i].queued; };
+        auto stream = [&](uint32_t i) { return static_cast<size_t>(ops[i].stream); };
+        const std::vector<uint32_t> by_launch = order_by_key(count, queued, stream, [&](uint32_t a, uint32_t b) {
+            return ops[a].api_start != ops[b].api_start ? ops[a].api_start < ops[b].api_start : a < b;
+        });
+        const std::vector<uint32_t> by_start = order_by_key(count, queued, stream, [&](uint32_t a, uint32_t b) {
+            return ops[a].start != ops[b].start ? ops[a].start < ops[b].start : a < b;
+        });
         std::vector<uint8_t> q_rt_one(ops.size(), 0);
         // After launch L (k-th launch of its stream, counting from 1): k - #(ops of the stream started before L).
         size_t j = 0;   // index into by_start
         for (size_t i = 0, first = 0, started = 0; i < by_launch.size(); ++i) {
-            const Key& l = by_launch[i];
-            if (i == 0 || by_launch[i - 1].stream != l.stream) {
+            const GpuOp& l = ops[by_launch[i]];
+            if (i == 0 || ops[by_launch[i - 1]].stream != l.stream) {
                 first = i;
                 started = 0;
-                while (j < by_start.size() && by_start[j].stream < l.stream) ++j;
+                while (j < by_start.size() && ops[by_start[j]].stream < l.stream) ++j;
             }
-            while (j < by_start.size() && by_start[j].stream == l.stream && by_start[j].ts < l.ts) {
+            while (j < by_start.size() && ops[by_start[j]].stream == l.stream && ops[by_start[j]].start < l.api_start) {
                 ++j;
                 ++started;
             }
-            q_rt_one[l.i] = (i - first + 1) - started == 1;
+            q_rt_one[by_launch[i]] = (i - first + 1) - started == 1;
         }
         // After op S starts (k-th start of its stream): #(launches of the stream at or before S's start) - k.
         j = 0;
         for (size_t i = 0, first = 0, launched = 0; i < by_start.size(); ++i) {
-            const Key& s = by_start[i];
-            if (i == 0 || by_start[i - 1].stream != s.stream) {
+            GpuOp& s = ops[by_start[i]];
+            if (i == 0 || ops[by_start[i - 1]].stream != s.stream) {
                 first = i;
                 launched = 0;
-                while (j < by_launch.size() && by_launch[j].stream < s.stream) ++j;
+                while (j < by_launch.size() && ops[by_launch[j]].stream < s.stream) ++j;
             }
-            while (j < by_launch.size() && by_launch[j].stream == s.stream && by_launch[j].ts <= s.ts) {
+            while (j < by_launch.size() && ops[by_launch[j]].stream == s.stream &&
+                   ops[by_launch[j]].api_start <= s.start) {
                 ++j;
                 ++launched;
             }
-            ops[s.i].q_ok = q_rt_one[s.i] && launched == i - first + 1;
+            s.q_ok = q_rt_one[by_start[i]] && launched == i - first + 1;
         }
     }
 
