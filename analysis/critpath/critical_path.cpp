@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <memory>
 
 namespace sl::critpath {
 
@@ -105,11 +106,11 @@ void add_shares(const DependencyGraph& g, CriticalPath& p, const PathOptions& op
 // (both lengths, both predecessors, the in-degree, the window) in one 32-byte record, so that an edge costs one
 // random cache line (plus the destination's time) instead of seven; a node's edges were inserted close together, so
 // their destinations are read from the graph's own column.
-struct NodeState {
-    int64_t dist_all = 0, dist_per = 0;
-    uint32_t via_all = kNoEdge, via_per = kNoEdge;
-    uint32_t indegree = 0;
-    int32_t window = -1;
+struct NodeState {                    // trivial: allocated unwritten, then filled by two tasks (first touch)
+    int64_t dist_all, dist_per;
+    uint32_t via_all, via_per;
+    uint32_t indegree;
+    int32_t window;
 };
 
 std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vector<int32_t>* window, size_t windows,
@@ -123,23 +124,41 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
         return paths;
     constexpr uint32_t kZeroBit = 0x80000000u;
     const size_t m = g.edges();
-    std::vector<NodeState> st(n);
-    // CSR by source, each node's edges in insertion order (a stable counting sort, offsets shifted in place).
-    std::vector<uint32_t> off(n + 2, 0);
-    for (uint32_t k : g.edge_src)
-        ++off[k + 2];
-    for (size_t i = 2; i < n + 2; ++i)
-        off[i] += off[i - 1];
+    // The node records (32 bytes a node: most of this pass's memory, and first touching it is most of its cost on a
+    // VM) are filled in two halves while a third task counts the out-edges per node.
+    const std::unique_ptr<NodeState[]> st_mem(new NodeState[n]);
+    NodeState* const st = st_mem.get();
+    std::vector<uint32_t> off;   // CSR by source, each node's edges in insertion order (a stable counting sort)
+    {
+        TaskRun tasks;
+        const std::atomic<bool>* cancel = current_cancel_flag();
+        run_tasks(3, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+            const CancelScope scope(cancel);
+            if (t < 2) {
+                for (size_t v = t * n / 2, end = (t + 1) * n / 2; v < end; ++v) {
+                    int32_t w = windows ? (*window)[v / 2] : -1;
+                    if (w < 0 || static_cast<size_t>(w) >= windows)
+                        w = -1;
+                    st[v] = NodeState{0, 0, kNoEdge, kNoEdge, 0, w};
+                }
+                return;
+            }
+            off.assign(n + 2, 0);
+            for (uint32_t k : g.edge_src)
+                ++off[k + 2];
+            for (size_t i = 2; i < n + 2; ++i)
+                off[i] += off[i - 1];
+        });
+        for (const auto& e : tasks.errors)
+            if (e)
+                std::rethrow_exception(e);
+    }
+    // The offsets are shifted in place: after the scatter, node v's edges are [off[v], off[v + 1]).
     std::vector<uint32_t> out_e(m);
     for (uint32_t e = 0; e < m; ++e) {
         out_e[off[g.edge_src[e] + 1]++] = e | (g.edge_zero[e] ? kZeroBit : 0u);
         ++st[g.edge_dst[e]].indegree;
     }
-    if (windows)
-        for (size_t v = 0; v < n; ++v) {
-            const int32_t w = (*window)[v / 2];
-            st[v].window = w >= 0 && static_cast<size_t>(w) < windows ? w : -1;
-        }
     // Kahn's queue: the sources in time order, then each node as its last predecessor is taken. Only the ready
     // nodes are held (a few per thread and stream), not the whole order.
     std::deque<uint32_t> ready;

@@ -78,7 +78,7 @@ template <class It, class Cmp>
 void sort_runs(It first, It last, Cmp before)
 {
     std::vector<It> cuts = {first};
-    for (It i = first; i != last && ++It(i) != last; ++i)
+    for (It i = first; i != last && i + 1 != last; ++i)
         if (before(*(i + 1), *i)) {
             cuts.push_back(i + 1);
             if (cuts.size() > 8) {
@@ -131,33 +131,37 @@ public:
         make_events();
         // The three phases are independent: run them on up to three threads, then concatenate in HTA's order (runtime
         // lock, call stacks, GPU ops), so the graph is the same whatever the thread count.
-        EdgeList lists[3];
+        // Two tasks: the runtime lock then the call stacks, appended to one list that becomes the graph's (room for
+        // all the edges reserved: address space only until written), and the GPU ops into a second list appended to
+        // it after. The edges are in HTA's order (runtime lock, call stacks, GPU ops) whatever the thread count.
+        EdgeList lists[2];
         const size_t cpu = cpu_events_, gpu = g_.event_kind.size() - cpu_events_;
-        lists[1].reserve(cpu * 2 + 16);
-        lists[2].reserve(gpu * 2 + t_.syncs.size() + 16);
-        // The first list becomes the graph's: room for all three (address space only until written), so that the
-        // other two are appended without a copy of the whole.
-        lists[0].reserve(cpu / 2 + 16 + lists[1].src.capacity() + lists[2].src.capacity());
+        lists[1].reserve(gpu * 2 + t_.syncs.size() + 16);
+        lists[0].reserve(cpu / 2 + cpu * 2 + 32 + lists[1].src.capacity());
         TaskRun tasks;
         const std::atomic<bool>* cancel = current_cancel_flag();   // each phase's loops check it, on any thread
-        run_tasks(3, std::min(3u, reader_threads()), tasks, [&](size_t i, unsigned) {
+        run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t i, unsigned) {
             const CancelScope scope(cancel);
-            if (i == 0) runtime_lock_edges(lists[0]);
-            else if (i == 1) call_stack_edges(lists[1]);
-            else gpu_edges(lists[2]);
+            if (i == 0) {
+                runtime_lock_edges(lists[0]);
+                call_stack_edges(lists[0]);
+            } else {
+                gpu_edges(lists[1]);
+            }
         });
         for (const auto& e : tasks.errors)
             if (e)
                 std::rethrow_exception(e);
         EdgeList& all = lists[0];
-        for (EdgeList* l : {&lists[1], &lists[2]}) {
-            all.src.insert(all.src.end(), l->src.begin(), l->src.end());
-            all.dst.insert(all.dst.end(), l->dst.begin(), l->dst.end());
-            all.kind.insert(all.kind.end(), l->kind.begin(), l->kind.end());
-            all.zero.insert(all.zero.end(), l->zero.begin(), l->zero.end());
-            all.negative += l->negative;
-            all.waits += l->waits;
-            *l = EdgeList{};
+        {
+            EdgeList& l = lists[1];
+            all.src.insert(all.src.end(), l.src.begin(), l.src.end());
+            all.dst.insert(all.dst.end(), l.dst.begin(), l.dst.end());
+            all.kind.insert(all.kind.end(), l.kind.begin(), l.kind.end());
+            all.zero.insert(all.zero.end(), l.zero.begin(), l.zero.end());
+            all.negative += l.negative;
+            all.waits += l.waits;
+            l = EdgeList{};
         }
         g_.edge_src = std::move(all.src);
         g_.edge_dst = std::move(all.dst);
@@ -178,7 +182,7 @@ private:
 
     bool in_window(int64_t ts) const { return ts >= o_.begin && ts < o_.end; }
 
-    // Each phase writes its own edge list (the phases run in parallel); run() concatenates them in HTA's order.
+    // The CPU phases and the GPU phase write their own edge lists (they run in parallel); run() concatenates them.
     struct EdgeList {
         std::vector<uint32_t> src, dst;
         std::vector<EdgeKind> kind;
