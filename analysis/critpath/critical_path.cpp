@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <stdexcept>
 
 namespace sl::critpath {
 
@@ -122,8 +123,10 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
     const size_t n = g.nodes();
     if (n == 0 || paths.empty())
         return paths;
-    constexpr uint32_t kZeroBit = 0x80000000u;
+    constexpr uint32_t kZeroBit = 0x80000000u;   // an edge id's top bit carries its zero-weight flag in the CSR
     const size_t m = g.edges();
+    if (m >= kZeroBit)
+        throw std::length_error("critical path: more than 2^31 dependency edges");
     // The node records (32 bytes a node: most of this pass's memory, and first touching it is most of its cost on a
     // VM) are filled in two halves while a third task counts the out-edges per node.
     const std::unique_ptr<NodeState[]> st_mem(new NodeState[n]);
@@ -232,8 +235,10 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
         p.length_ns = std::max<int64_t>(best, 0);
         // One walk back (the whole path holds half the graph's nodes at 10^7 kernels: its room is reserved, address
         // space only, so that it is written once rather than regrown), then reversed.
-        if (!per)
-            p.nodes.reserve(n), p.edges.reserve(n);
+        if (!per) {
+            p.nodes.reserve(n);
+            p.edges.reserve(n);
+        }
         for (uint32_t v = best_node;;) {
             p.nodes.push_back(v);
             const uint32_t via = per ? st[v].via_per : st[v].via_all;

@@ -38,8 +38,8 @@ const char* edge_kind_name(EdgeKind k)
 
 size_t DependencyGraph::memory_bytes() const
 {
-    // What the columns hold (the edge columns keep room reserved for the build's three phases: address space, never
-    // written, not resident).
+    // What the columns hold (the edge columns keep room reserved by the build for all its phases' edges: address space,
+    // never written, not resident).
     return event_kind.size() * sizeof(EventKind) + event_row.size() * sizeof(uint32_t) +
            node_ts.size() * sizeof(int64_t) + (edge_src.size() + edge_dst.size()) * sizeof(uint32_t) +
            edge_kind.size() * sizeof(EdgeKind) + edge_zero.size() + cpu_parent.size() * sizeof(uint32_t);
@@ -129,9 +129,7 @@ public:
     {
         classify_api_names();
         make_events();
-        // The three phases are independent: run them on up to three threads, then concatenate in HTA's order (runtime
-        // lock, call stacks, GPU ops), so the graph is the same whatever the thread count.
-        // Two tasks: the runtime lock then the call stacks, appended to one list that becomes the graph's (room for
+        // The three phases are independent. Two tasks: the runtime lock then the call stacks, appended to one list that becomes the graph's (room for
         // all the edges reserved: address space only until written), and the GPU ops into a second list appended to
         // it after. The edges are in HTA's order (runtime lock, call stacks, GPU ops) whatever the thread count.
         EdgeList lists[2];
