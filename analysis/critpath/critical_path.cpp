@@ -1,8 +1,12 @@
 #include "analysis/critpath/critical_path.h"
+#include "analysis/critpath/path_times_batch.h"
+#include "analysis/io/parallel.h"
 #include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <deque>
+#include <memory>
+#include <stdexcept>
 
 namespace sl::critpath {
 
@@ -20,21 +24,6 @@ std::vector<uint32_t> CriticalPath::events() const
 namespace {
 
 constexpr uint32_t kNoEdge = UINT32_MAX;
-
-// Offsets and edge ids grouped by `key` (src or dst), each group in edge insertion order (a stable counting sort).
-void group_edges(const std::vector<uint32_t>& key, size_t nodes, std::vector<uint32_t>& offset,
-                 std::vector<uint32_t>& ids)
-{
-    offset.assign(nodes + 1, 0);
-    for (uint32_t k : key)
-        ++offset[k + 1];
-    for (size_t i = 0; i < nodes; ++i)
-        offset[i + 1] += offset[i];
-    ids.resize(key.size());
-    std::vector<uint32_t> fill(offset.begin(), offset.end() - 1);
-    for (uint32_t e = 0; e < key.size(); ++e)
-        ids[fill[key[e]]++] = e;
-}
 
 // The event an edge's time belongs to (see PathEntry).
 uint32_t attributed_event(const DependencyGraph& g, uint32_t e)
@@ -112,6 +101,19 @@ void add_shares(const DependencyGraph& g, CriticalPath& p, const PathOptions& op
 // wins, which is the predecessor networkx's dag_longest_path keeps (the first of the best in G.pred order); a path
 // ends at the first node (in that order) of greatest length. Returns the windows' paths, then the whole graph's when
 // `whole` is set.
+//
+// Memory layout (10^7 kernels: 40 M nodes, 40 M edges): the out-edges as CSR (offsets, and per slot the edge id with
+// its zero-weight flag, read in order), and everything the relaxation touches at a destination
+// (both lengths, both predecessors, the in-degree, the window) in one 32-byte record, so that an edge costs one
+// random cache line (plus the destination's time) instead of seven; a node's edges were inserted close together, so
+// their destinations are read from the graph's own column.
+struct NodeState {                    // trivial: allocated unwritten, then filled by two tasks (first touch)
+    int64_t dist_all, dist_per;
+    uint32_t via_all, via_per;
+    uint32_t indegree;
+    int32_t window;
+};
+
 std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vector<int32_t>* window, size_t windows,
                                         bool whole, const PathOptions& options)
 {
@@ -121,93 +123,149 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
     const size_t n = g.nodes();
     if (n == 0 || paths.empty())
         return paths;
-    std::vector<uint32_t> out_off, out_ids;
-    group_edges(g.edge_src, n, out_off, out_ids);
-    std::vector<uint32_t> order;
-    order.reserve(n);
-    std::vector<uint32_t> indegree(n, 0);
-    for (uint32_t d : g.edge_dst)
-        ++indegree[d];
-    for (size_t v = 0; v < n; ++v)
-        if (indegree[v] == 0)
-            order.push_back(static_cast<uint32_t>(v));
-    std::stable_sort(order.begin(), order.end(),
-                     [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
-    struct Dp {
-        std::vector<int64_t> dist;
-        std::vector<uint32_t> via;
-        std::vector<int64_t> best;
-        std::vector<uint32_t> best_node;
-        void init(size_t nodes, size_t slots)
-        {
-            dist.assign(nodes, 0);
-            via.assign(nodes, kNoEdge);
-            best.assign(slots, -1);
-            best_node.assign(slots, UINT32_MAX);
-        }
-        void take(uint32_t v, size_t slot)
-        {
-            if (dist[v] > best[slot]) {
-                best[slot] = dist[v];
-                best_node[slot] = v;
+    constexpr uint32_t kZeroBit = 0x80000000u;   // an edge id's top bit carries its zero-weight flag in the CSR
+    const size_t m = g.edges();
+    if (m >= kZeroBit)
+        throw std::length_error("critical path: more than 2^31 dependency edges");
+    // The node records (32 bytes a node: most of this pass's memory, and first touching it is most of its cost on a
+    // VM) are filled in two halves while a third task counts the out-edges per node.
+    const std::unique_ptr<NodeState[]> st_mem(new NodeState[n]);
+    NodeState* const st = st_mem.get();
+    std::vector<uint32_t> off;   // CSR by source, each node's edges in insertion order (a stable counting sort)
+    {
+        TaskRun tasks;
+        const std::atomic<bool>* cancel = current_cancel_flag();
+        run_tasks(3, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+            const CancelScope scope(cancel);
+            if (t < 2) {
+                for (size_t v = t * n / 2, end = (t + 1) * n / 2; v < end; ++v) {
+                    int32_t w = windows ? (*window)[v / 2] : -1;
+                    if (w < 0 || static_cast<size_t>(w) >= windows)
+                        w = -1;
+                    st[v] = NodeState{0, 0, kNoEdge, kNoEdge, 0, w};
+                }
+                return;
             }
+            off.assign(n + 2, 0);
+            for (uint32_t k : g.edge_src)
+                ++off[k + 2];
+            for (size_t i = 2; i < n + 2; ++i)
+                off[i] += off[i - 1];
+        });
+        for (const auto& e : tasks.errors)
+            if (e)
+                std::rethrow_exception(e);
+    }
+    // The offsets are shifted in place: after the scatter, node v's edges are [off[v], off[v + 1]).
+    std::vector<uint32_t> out_e(m);
+    for (uint32_t e = 0; e < m; ++e) {
+        out_e[off[g.edge_src[e] + 1]++] = e | (g.edge_zero[e] ? kZeroBit : 0u);
+        ++st[g.edge_dst[e]].indegree;
+    }
+    // Kahn's queue: the sources in time order, then each node as its last predecessor is taken. Only the ready
+    // nodes are held (a few per thread and stream), not the whole order.
+    std::deque<uint32_t> ready;
+    {
+        std::vector<uint32_t> sources;
+        for (size_t v = 0; v < n; ++v)
+            if (st[v].indegree == 0)
+                sources.push_back(static_cast<uint32_t>(v));
+        std::stable_sort(sources.begin(), sources.end(),
+                         [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
+        ready.assign(sources.begin(), sources.end());
+    }
+    size_t taken = 0;
+    int64_t best_all = -1;
+    uint32_t best_all_node = UINT32_MAX;
+    std::vector<int64_t> best_per(windows, -1);
+    std::vector<uint32_t> best_per_node(windows, UINT32_MAX);
+    const int64_t* ts = g.node_ts.data();
+    const uint32_t* dst = g.edge_dst.data();
+    for (; !ready.empty(); ++taken) {
+        cancel_point(taken);
+        const uint32_t v = ready.front();
+        ready.pop_front();
+        const NodeState sv = st[v];
+        const int32_t wv = sv.window;
+        if (whole && sv.dist_all > best_all) {
+            best_all = sv.dist_all;
+            best_all_node = v;
         }
-        void relax(uint32_t e, uint32_t from, uint32_t to, int64_t w)
-        {
-            const int64_t c = dist[from] + w;
-            if (via[to] == kNoEdge || c > dist[to] || (c == dist[to] && e < via[to])) {
-                dist[to] = c;
-                via[to] = e;
+        if (wv >= 0 && sv.dist_per > best_per[static_cast<size_t>(wv)]) {
+            best_per[static_cast<size_t>(wv)] = sv.dist_per;
+            best_per_node[static_cast<size_t>(wv)] = v;
+        }
+        const int64_t tv = ts[v];
+        for (uint32_t k = off[v]; k < off[v + 1]; ++k) {
+            const uint32_t raw = out_e[k];
+            const uint32_t e = raw & ~kZeroBit;
+            const uint32_t w = dst[e];
+            NodeState& sw = st[w];
+            int64_t wt = 0;
+            if (!(raw & kZeroBit)) {
+                wt = ts[w] - tv;
+                if (wt < 0)
+                    wt = 0;
             }
-        }
-    };
-    Dp all, per;
-    if (whole)
-        all.init(n, 1);
-    if (windows)
-        per.init(n, windows);
-    for (size_t i = 0; i < order.size(); ++i) {
-        cancel_point(i);
-        const uint32_t v = order[i];
-        const int32_t wv = windows ? (*window)[v / 2] : -1;
-        const bool in_window = wv >= 0 && static_cast<size_t>(wv) < windows;
-        if (whole)
-            all.take(v, 0);
-        if (in_window)
-            per.take(v, static_cast<size_t>(wv));
-        for (uint32_t k = out_off[v]; k < out_off[v + 1]; ++k) {
-            const uint32_t e = out_ids[k];
-            const uint32_t w = g.edge_dst[e];
-            const int64_t wt = g.weight(e);
-            if (whole)
-                all.relax(e, v, w, wt);
-            if (in_window && (*window)[w / 2] == wv)
-                per.relax(e, v, w, wt);
-            if (--indegree[w] == 0)
-                order.push_back(w);
+            if (whole) {
+                const int64_t c = sv.dist_all + wt;
+                if (sw.via_all == kNoEdge || c > sw.dist_all || (c == sw.dist_all && e < sw.via_all)) {
+                    sw.dist_all = c;
+                    sw.via_all = e;
+                }
+            }
+            if (wv >= 0 && sw.window == wv) {
+                const int64_t c = sv.dist_per + wt;
+                if (sw.via_per == kNoEdge || c > sw.dist_per || (c == sw.dist_per && e < sw.via_per)) {
+                    sw.dist_per = c;
+                    sw.via_per = e;
+                }
+            }
+            if (--sw.indegree == 0)
+                ready.push_back(w);
         }
     }
-    const auto unordered = static_cast<int64_t>(n - order.size());
-    auto trace_back = [&](const Dp& dp, size_t slot, CriticalPath& p) {
+    std::vector<uint32_t>().swap(out_e);
+    std::vector<uint32_t>().swap(off);
+    const auto unordered = static_cast<int64_t>(n - taken);
+    auto trace_back = [&](bool per, int64_t best, uint32_t best_node, CriticalPath& p) {
         p.unordered_nodes = unordered;
-        if (dp.best_node[slot] == UINT32_MAX)
+        if (best_node == UINT32_MAX)
             return;
-        p.length_ns = std::max<int64_t>(dp.best[slot], 0);
-        for (uint32_t v = dp.best_node[slot];;) {
+        p.length_ns = std::max<int64_t>(best, 0);
+        // One walk back (the whole path holds half the graph's nodes at 10^7 kernels: its room is reserved, address
+        // space only, so that it is written once rather than regrown), then reversed.
+        if (!per) {
+            p.nodes.reserve(n);
+            p.edges.reserve(n);
+        }
+        for (uint32_t v = best_node;;) {
             p.nodes.push_back(v);
-            if (dp.via[v] == kNoEdge)
+            const uint32_t via = per ? st[v].via_per : st[v].via_all;
+            if (via == kNoEdge)
                 break;
-            p.edges.push_back(dp.via[v]);
-            v = g.edge_src[dp.via[v]];
+            p.edges.push_back(via);
+            v = g.edge_src[via];
         }
         std::reverse(p.nodes.begin(), p.nodes.end());
         std::reverse(p.edges.begin(), p.edges.end());
         add_shares(g, p, options);
     };
-    for (size_t w = 0; w < windows; ++w)
-        trace_back(per, w, paths[w]);
-    if (whole)
-        trace_back(all, 0, paths[windows]);
+    // The windows' paths and the whole one are independent: two tasks.
+    TaskRun tasks;
+    const std::atomic<bool>* cancel = current_cancel_flag();
+    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+        const CancelScope scope(cancel);
+        if (t == 0) {
+            for (size_t w = 0; w < windows; ++w)
+                trace_back(true, best_per[w], best_per_node[w], paths[w]);
+        } else if (whole) {
+            trace_back(false, best_all, best_all_node, paths[windows]);
+        }
+    });
+    for (const auto& e : tasks.errors)
+        if (e)
+            std::rethrow_exception(e);
     return paths;
 }
 
@@ -231,36 +289,64 @@ std::vector<CriticalPath> longest_path_and_windows(const DependencyGraph& g, con
     return longest_paths(g, &event_window, windows, true, options);
 }
 
+namespace {
+
+// Path time per event in first-seen order (a path visits an event's edges close together, but a parent's around its
+// children: an index per event). `slot` is all UINT32_MAX on entry and on return, so one scratch array serves every
+// path of a graph and the paths of every step together stay linear in the events.
+std::vector<PathEntry> path_times_with(const DependencyGraph& g, const CriticalPath& p, std::vector<uint32_t>& slot)
+{
+    std::vector<PathEntry> v;
+    std::vector<uint32_t> touched;
+    v.reserve(p.edges.size());         // room, not memory: a path's events are at most its edges
+    touched.reserve(p.edges.size());
+    for (uint32_t e : p.edges) {
+        const int64_t w = g.weight(e);
+        if (w <= 0)
+            continue;
+        const uint32_t ev = attributed_event(g, e);
+        uint32_t& s = slot[ev];
+        if (s == UINT32_MAX) {
+            s = static_cast<uint32_t>(v.size());
+            v.push_back({g.event_kind[ev], g.event_row[ev], 0});
+            touched.push_back(ev);
+        }
+        v[s].ns += w;
+    }
+    for (uint32_t ev : touched)
+        slot[ev] = UINT32_MAX;
+    return v;
+}
+
+} // namespace
+
 std::vector<PathEntry> path_times(const DependencyGraph& g, const CriticalPath& p)
 {
-    // Events in first-seen order with their summed time (a path visits an event's edges close together, but a
-    // parent's around its children: an index per event, not a map). A step's path is a small part of the trace's
-    // graph: a map then, so that the paths of every step together stay linear in the events.
-    std::vector<PathEntry> v;
-    auto add = [&](auto& slot_of) {
-        for (uint32_t e : p.edges) {
-            const int64_t w = g.weight(e);
-            if (w <= 0)
-                continue;
-            const uint32_t ev = attributed_event(g, e);
-            uint32_t& slot = slot_of(ev);
-            if (slot == UINT32_MAX) {
-                slot = static_cast<uint32_t>(v.size());
-                v.push_back({g.event_kind[ev], g.event_row[ev], 0});
-            }
-            v[slot].ns += w;
-        }
-    };
-    if (p.edges.size() * 8 >= g.events()) {
+    std::vector<uint32_t> slot(g.events(), UINT32_MAX);
+    return path_times_with(g, p, slot);
+}
+
+std::vector<std::vector<PathEntry>> path_times_batch(const DependencyGraph& g, const std::vector<CriticalPath>& paths)
+{
+    // Two tasks, each with its scratch array: the last path (the whole graph's, as long as all the others together),
+    // and the others.
+    std::vector<std::vector<PathEntry>> v(paths.size());
+    if (paths.empty())
+        return v;
+    TaskRun tasks;
+    const std::atomic<bool>* cancel = current_cancel_flag();
+    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+        const CancelScope scope(cancel);
         std::vector<uint32_t> slot(g.events(), UINT32_MAX);
-        auto at = [&](uint32_t ev) -> uint32_t& { return slot[ev]; };
-        add(at);
-    } else {
-        std::unordered_map<uint32_t, uint32_t> slot;
-        slot.reserve(p.edges.size());
-        auto at = [&](uint32_t ev) -> uint32_t& { return slot.try_emplace(ev, UINT32_MAX).first->second; };
-        add(at);
-    }
+        if (t == 0)
+            v.back() = path_times_with(g, paths.back(), slot);
+        else
+            for (size_t i = 0; i + 1 < paths.size(); ++i)
+                v[i] = path_times_with(g, paths[i], slot);
+    });
+    for (const auto& e : tasks.errors)
+        if (e)
+            std::rethrow_exception(e);
     return v;
 }
 

@@ -1,7 +1,7 @@
 #include "analysis/critpath/critpath_summary.h"
+#include "analysis/critpath/path_times_batch.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace sl::critpath {
 
@@ -43,13 +43,27 @@ std::vector<int32_t> step_of_event(const DependencyGraph& g, const Trace& trace,
     });
     // GPU ops: the step whose GPU window holds their start; each step's host window opens at its first launch.
     std::vector<int64_t> host_begin(steps.size(), INT64_MAX);
+    // Events come mostly in time order: the step found last (or the next one) is tried before a binary search.
+    std::vector<int64_t> step_start(by_start.size());
+    for (size_t i = 0; i < by_start.size(); ++i)
+        step_start[i] = steps[by_start[i]].start;
+    auto last_at_or_before = [](const std::vector<int64_t>& v, int64_t ts, size_t& hint) -> int64_t {
+        for (size_t h = hint; h < hint + 2 && h < v.size(); ++h)
+            if (v[h] <= ts && (h + 1 == v.size() || v[h + 1] > ts))
+                return static_cast<int64_t>(hint = h);
+        const auto it = std::upper_bound(v.begin(), v.end(), ts);
+        if (it == v.begin())
+            return -1;
+        hint = static_cast<size_t>(it - v.begin()) - 1;
+        return static_cast<int64_t>(hint);
+    };
+    size_t hint = 0;
     for (size_t ev = g.cpu_events; ev < g.events(); ++ev) {
         const int64_t ts = g.node_ts[2 * ev];
-        auto it = std::upper_bound(by_start.begin(), by_start.end(), ts,
-                                   [&](int64_t x, uint32_t i) { return x < steps[i].start; });
-        if (it == by_start.begin())
+        const int64_t at = last_at_or_before(step_start, ts, hint);
+        if (at < 0)
             continue;
-        const uint32_t st = *(it - 1);
+        const uint32_t st = by_start[static_cast<size_t>(at)];
         if (ts >= steps[st].end)
             continue;
         w[ev] = static_cast<int32_t>(st);
@@ -63,12 +77,17 @@ std::vector<int32_t> step_of_event(const DependencyGraph& g, const Trace& trace,
     std::sort(opens.begin(), opens.end());
     if (opens.empty())
         return w;
+    std::vector<int64_t> open_ts(opens.size());
+    for (size_t i = 0; i < opens.size(); ++i)
+        open_ts[i] = opens[i].first;
+    hint = 0;
     for (size_t ev = 0; ev < g.cpu_events; ++ev) {
         const int64_t ts = g.node_ts[2 * ev];
-        auto it = std::upper_bound(opens.begin(), opens.end(), std::make_pair(ts, UINT32_MAX));
-        if (it == opens.begin())
+        // The last open at or before ts (of equal opens, the last: upper_bound on (ts, UINT32_MAX) as before).
+        const int64_t at = last_at_or_before(open_ts, ts, hint);
+        if (at < 0)
             continue;
-        const size_t k = static_cast<size_t>(it - opens.begin()) - 1;
+        const auto k = static_cast<size_t>(at);
         const int64_t close = k + 1 < opens.size() ? opens[k + 1].first : steps[opens[k].second].end;
         if (ts < close)
             w[ev] = static_cast<int32_t>(opens[k].second);
@@ -107,6 +126,9 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
     if (windows)
         window = step_of_event(g, trace, *steps);
     std::vector<CriticalPath> paths = longest_path_and_windows(g, window, windows, po);
+    std::vector<int32_t>().swap(window);
+    // Path time per event of every path (the steps' and the whole one) with one scratch array.
+    std::vector<std::vector<PathEntry>> times = path_times_batch(g, paths);
     const CriticalPath& p = paths.back();
     s.computed = true;
     s.window_begin = options.begin;
@@ -115,7 +137,17 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
     s.graph_events = static_cast<int64_t>(g.events());
     s.graph_edges = static_cast<int64_t>(g.edges());
     s.path_nodes = static_cast<int64_t>(p.nodes.size());
-    s.path_events = static_cast<int64_t>(p.events().size());
+    {
+        // Distinct events on the path (CriticalPath::events().size() without sorting the whole path's nodes).
+        std::vector<uint8_t> seen(g.events(), 0);
+        int64_t distinct = 0;
+        for (uint32_t n : p.nodes)
+            if (!seen[n / 2]) {
+                seen[n / 2] = 1;
+                ++distinct;
+            }
+        s.path_events = distinct;
+    }
     s.shares = p.shares;
     s.event_waits_inferred = g.event_waits_inferred;
     s.unordered_nodes = p.unordered_nodes;
@@ -125,25 +157,30 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
         uint32_t row;
         int64_t ns = 0, count = 0;
     };
-    std::unordered_map<uint64_t, Acc> by_name;
-    std::vector<PathEntry> whole = path_times(g, p);
+    // One slot per (kind, name id), indexed densely: the whole path holds millions of entries but few names.
+    std::vector<PathEntry> whole = std::move(times.back());
+    std::vector<Acc> acc;
+    std::vector<int32_t> slot_of[5];
     for (const PathEntry& e : whole) {
-        uint64_t id = 0;
+        uint32_t id = 0;
         switch (e.kind) {
         case EventKind::CpuOp: id = trace.ranges.name[e.row]; break;
         case EventKind::Api: id = trace.api.name[e.row]; break;
         case EventKind::Kernel: id = trace.kernels.name[e.row]; break;
-        case EventKind::Memcpy: id = static_cast<uint64_t>(trace.memcpy.copy_kind[e.row]); break;
+        case EventKind::Memcpy: id = static_cast<uint32_t>(trace.memcpy.copy_kind[e.row]); break;
         case EventKind::Memset: id = 0; break;
         }
-        auto [it, fresh] = by_name.try_emplace((static_cast<uint64_t>(e.kind) << 40) | id, Acc{e.kind, e.row});
-        it->second.ns += e.ns;
-        ++it->second.count;
+        std::vector<int32_t>& slots = slot_of[static_cast<size_t>(e.kind)];
+        if (id >= slots.size())
+            slots.resize(static_cast<size_t>(id) + 1, -1);
+        if (slots[id] < 0) {
+            slots[id] = static_cast<int32_t>(acc.size());
+            acc.push_back(Acc{e.kind, e.row});
+        }
+        Acc& a = acc[static_cast<size_t>(slots[id])];
+        a.ns += e.ns;
+        ++a.count;
     }
-    std::vector<Acc> acc;
-    acc.reserve(by_name.size());
-    for (const auto& [k, a] : by_name)
-        acc.push_back(a);
     std::sort(acc.begin(), acc.end(), [&](const Acc& x, const Acc& y) {
         if (x.ns != y.ns) return x.ns > y.ns;
         if (x.kind != y.kind) return x.kind < y.kind;
@@ -161,7 +198,7 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
         sp.nodes = static_cast<int64_t>(paths[i].nodes.size());
         sp.shares = std::move(paths[i].shares);
         sp.steady = !si.prefill && !si.warmup;
-        sp.events = path_times(g, paths[i]);
+        sp.events = std::move(times[i]);
         s.steps.push_back(std::move(sp));
     }
     if (windows == 0)

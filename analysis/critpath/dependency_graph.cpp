@@ -38,9 +38,11 @@ const char* edge_kind_name(EdgeKind k)
 
 size_t DependencyGraph::memory_bytes() const
 {
-    return event_kind.capacity() * sizeof(EventKind) + event_row.capacity() * sizeof(uint32_t) +
-           node_ts.capacity() * sizeof(int64_t) + (edge_src.capacity() + edge_dst.capacity()) * sizeof(uint32_t) +
-           edge_kind.capacity() * sizeof(EdgeKind) + edge_zero.capacity() + cpu_parent.capacity() * sizeof(uint32_t);
+    // What the columns hold (the edge columns keep room reserved by the build for all its phases' edges: address space,
+    // never written, not resident).
+    return event_kind.size() * sizeof(EventKind) + event_row.size() * sizeof(uint32_t) +
+           node_ts.size() * sizeof(int64_t) + (edge_src.size() + edge_dst.size()) * sizeof(uint32_t) +
+           edge_kind.size() * sizeof(EdgeKind) + edge_zero.size() + cpu_parent.size() * sizeof(uint32_t);
 }
 
 namespace {
@@ -70,6 +72,55 @@ bool is_blocking_name(std::string_view n)
 // Calls that take the CUDA runtime lock (HTA's CUDA_RUNTIME_EVENTS, with every launch call for cudaLaunchKernel).
 bool is_lock_name(std::string_view n) { return n == "cudaMemcpyAsync" || n == "cudaHostAlloc"; }
 
+// Sorts [first, last) by `before` when it is a few sorted runs one after another (tables appended kind by kind, each
+// in time order): the runs are merged; otherwise one sort.
+template <class It, class Cmp>
+void sort_runs(It first, It last, Cmp before)
+{
+    std::vector<It> cuts = {first};
+    for (It i = first; i != last && i + 1 != last; ++i)
+        if (before(*(i + 1), *i)) {
+            cuts.push_back(i + 1);
+            if (cuts.size() > 8) {
+                std::sort(first, last, before);
+                return;
+            }
+        }
+    for (size_t c = 1; c < cuts.size(); ++c)
+        std::inplace_merge(first, cuts[c], c + 1 < cuts.size() ? cuts[c + 1] : last, before);
+}
+
+// The indices i < count with keep(i), grouped by a small dense key(i) (a stable counting sort: placed directly, 4 bytes
+// per index), each key's part then ordered by `before` on indices (sort_runs): the order `before` gives when it
+// compares the key first.
+template <class Keep, class Key, class Cmp>
+std::vector<uint32_t> order_by_key(uint32_t count, Keep keep, Key key, Cmp before)
+{
+    std::vector<size_t> off(1, 0);
+    size_t kept = 0;
+    for (uint32_t i = 0; i < count; ++i)
+        if (keep(i)) {
+            const size_t k = key(i);
+            if (k + 2 > off.size())
+                off.resize(k + 2, 0);
+            ++off[k + 1];
+            ++kept;
+        }
+    for (size_t k = 1; k < off.size(); ++k)
+        off[k] += off[k - 1];
+    std::vector<uint32_t> out(kept);
+    {
+        std::vector<size_t> fill(off.begin(), off.end() - 1);
+        for (uint32_t i = 0; i < count; ++i)
+            if (keep(i))
+                out[fill[key(i)]++] = i;
+    }
+    for (size_t k = 0; k + 1 < off.size(); ++k)
+        sort_runs(out.begin() + static_cast<std::ptrdiff_t>(off[k]), out.begin() + static_cast<std::ptrdiff_t>(off[k + 1]),
+                  before);
+    return out;
+}
+
 class Builder {
 public:
     Builder(const Trace& t, const GraphOptions& o, DependencyGraph& g) : t_(t), o_(o), g_(g) {}
@@ -78,40 +129,44 @@ public:
     {
         classify_api_names();
         make_events();
-        // The three phases are independent: run them on up to three threads, then concatenate in HTA's order (runtime
-        // lock, call stacks, GPU ops), so the graph is the same whatever the thread count.
-        EdgeList lists[3];
+        // The three phases are independent. Two tasks: the runtime lock then the call stacks, appended to one list that becomes the graph's (room for
+        // all the edges reserved: address space only until written), and the GPU ops into a second list appended to
+        // it after. The edges are in HTA's order (runtime lock, call stacks, GPU ops) whatever the thread count.
+        EdgeList lists[2];
         const size_t cpu = cpu_events_, gpu = g_.event_kind.size() - cpu_events_;
-        lists[0].reserve(cpu / 2 + 16);
-        lists[1].reserve(cpu * 2 + 16);
-        lists[2].reserve(gpu * 2 + t_.syncs.size() + 16);
+        lists[1].reserve(gpu * 2 + t_.syncs.size() + 16);
+        lists[0].reserve(cpu / 2 + cpu * 2 + 32 + lists[1].src.capacity());
         TaskRun tasks;
         const std::atomic<bool>* cancel = current_cancel_flag();   // each phase's loops check it, on any thread
-        run_tasks(3, std::min(3u, reader_threads()), tasks, [&](size_t i, unsigned) {
+        run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t i, unsigned) {
             const CancelScope scope(cancel);
-            if (i == 0) runtime_lock_edges(lists[0]);
-            else if (i == 1) call_stack_edges(lists[1]);
-            else gpu_edges(lists[2]);
+            if (i == 0) {
+                runtime_lock_edges(lists[0]);
+                call_stack_edges(lists[0]);
+            } else {
+                gpu_edges(lists[1]);
+            }
         });
         for (const auto& e : tasks.errors)
             if (e)
                 std::rethrow_exception(e);
-        size_t total = 0;
-        for (const EdgeList& l : lists)
-            total += l.src.size();
-        g_.edge_src.reserve(total);
-        g_.edge_dst.reserve(total);
-        g_.edge_kind.reserve(total);
-        g_.edge_zero.reserve(total);
-        for (EdgeList& l : lists) {
-            g_.edge_src.insert(g_.edge_src.end(), l.src.begin(), l.src.end());
-            g_.edge_dst.insert(g_.edge_dst.end(), l.dst.begin(), l.dst.end());
-            g_.edge_kind.insert(g_.edge_kind.end(), l.kind.begin(), l.kind.end());
-            g_.edge_zero.insert(g_.edge_zero.end(), l.zero.begin(), l.zero.end());
-            g_.negative_edges += l.negative;
-            g_.event_waits_inferred += l.waits;
+        EdgeList& all = lists[0];
+        {
+            EdgeList& l = lists[1];
+            all.src.insert(all.src.end(), l.src.begin(), l.src.end());
+            all.dst.insert(all.dst.end(), l.dst.begin(), l.dst.end());
+            all.kind.insert(all.kind.end(), l.kind.begin(), l.kind.end());
+            all.zero.insert(all.zero.end(), l.zero.begin(), l.zero.end());
+            all.negative += l.negative;
+            all.waits += l.waits;
             l = EdgeList{};
         }
+        g_.edge_src = std::move(all.src);
+        g_.edge_dst = std::move(all.dst);
+        g_.edge_kind = std::move(all.kind);
+        g_.edge_zero = std::move(all.zero);
+        g_.negative_edges = all.negative;
+        g_.event_waits_inferred = all.waits;
     }
 
 private:
@@ -125,7 +180,7 @@ private:
 
     bool in_window(int64_t ts) const { return ts >= o_.begin && ts < o_.end; }
 
-    // Each phase writes its own edge list (the phases run in parallel); run() concatenates them in HTA's order.
+    // The CPU phases and the GPU phase write their own edge lists (they run in parallel); run() concatenates them.
     struct EdgeList {
         std::vector<uint32_t> src, dst;
         std::vector<EdgeKind> kind;
@@ -189,6 +244,27 @@ private:
     {
         const RangeTable& r = t_.ranges;
         const ApiTable& a = t_.api;
+        {
+            // Counted first: the event columns are allocated once, at their size.
+            size_t n = 0;
+            for (size_t i = 0; i < r.size(); ++i)
+                n += r.kind[i] == RangeKind::CpuOp && r.end[i] > r.start[i] && in_window(r.start[i]);
+            for (size_t i = 0; i < a.size(); ++i)
+                n += a.end[i] > a.start[i] && in_window(a.start[i]);
+            auto count_gpu = [&](const std::vector<int32_t>& launch) {
+                for (int32_t l : launch)
+                    if (l != kNoIndex) {
+                        const auto ai = static_cast<size_t>(l);
+                        n += a.end[ai] > a.start[ai] && in_window(a.start[ai]);
+                    }
+            };
+            count_gpu(t_.kernels.launch_api);
+            count_gpu(t_.memcpy.launch_api);
+            count_gpu(t_.memset.launch_api);
+            g_.event_kind.reserve(n);
+            g_.event_row.reserve(n);
+            g_.node_ts.reserve(2 * n);
+        }
         // HTA keeps CPU events that start in the window and last longer than 0 (zero-length ones break its stacks).
         for (size_t i = 0; i < r.size(); ++i)
             if (r.kind[i] == RangeKind::CpuOp && r.end[i] > r.start[i] && in_window(r.start[i]))
@@ -236,6 +312,12 @@ private:
         };
         auto before = [](const Node& x, const Node& y) { return x.ts != y.ts ? x.ts < y.ts : x.n < y.n; };
         std::vector<Node> starts;
+        {
+            size_t n = 0;
+            for (uint32_t ev = 0; ev < cpu_events_; ++ev)
+                n += ev_lock_[ev];
+            starts.reserve(n);
+        }
         for (uint32_t ev = 0; ev < cpu_events_; ++ev)
             if (ev_lock_[ev])
                 starts.push_back({g_.node_ts[2 * ev], DependencyGraph::start_node(ev)});
@@ -288,23 +370,17 @@ private:
     {
         // Starts sorted per thread (at one time the longer first); ends merged in from a heap of the open events (at
         // one time before any start, the shorter first, of equal ones the later event first).
-        struct Start {
-            uint32_t thread;
-            uint32_t ev;
-            int64_t time;
-            int64_t dur;
+        // Event ids by thread, each thread's in (time, longer first, id) order: its CPU operators' and calls' runs
+        // merged.
+        const int64_t* ts = g_.node_ts.data();
+        auto before = [ts](uint32_t x, uint32_t y) {
+            if (ts[2 * x] != ts[2 * y]) return ts[2 * x] < ts[2 * y];
+            const int64_t dx = ts[2 * x + 1] - ts[2 * x], dy = ts[2 * y + 1] - ts[2 * y];
+            return dx != dy ? dx > dy : x < y;
         };
-        std::vector<Start> starts;
-        starts.reserve(cpu_events_);
-        for (uint32_t ev = 0; ev < cpu_events_; ++ev)
-            starts.push_back({thread_of(ev), ev, g_.node_ts[2 * ev], g_.node_ts[2 * ev + 1] - g_.node_ts[2 * ev]});
-        auto before = [](const Start& x, const Start& y) {
-            if (x.thread != y.thread) return x.thread < y.thread;
-            if (x.time != y.time) return x.time < y.time;
-            return x.dur != y.dur ? x.dur > y.dur : x.ev < y.ev;
-        };
-        if (!std::is_sorted(starts.begin(), starts.end(), before))
-            std::sort(starts.begin(), starts.end(), before);
+        const std::vector<uint32_t> starts = order_by_key(
+            static_cast<uint32_t>(cpu_events_), [](uint32_t) { return true; },
+            [this](uint32_t ev) { return static_cast<size_t>(thread_of(ev)); }, before);
         struct End {
             int64_t time;
             int64_t dur;
@@ -332,24 +408,25 @@ private:
         };
         for (size_t i = 0; i < starts.size(); ++i) {
             cancel_point(i);
-            const Start& st = starts[i];
-            if (i > 0 && starts[i - 1].thread != st.thread) {
+            const uint32_t ev = starts[i];
+            const int64_t time = ts[2 * ev], dur = ts[2 * ev + 1] - ts[2 * ev];
+            if (i > 0 && thread_of(starts[i - 1]) != thread_of(ev)) {
                 while (!ends.empty())
                     close_one();
                 stack.clear();
                 last = -1;
             }
-            while (!ends.empty() && ends.front().time <= st.time)
+            while (!ends.empty() && ends.front().time <= time)
                 close_one();
-            const uint32_t n = DependencyGraph::start_node(st.ev);
+            const uint32_t n = DependencyGraph::start_node(ev);
             if (last >= 0 && !shares_lock(static_cast<uint32_t>(last), n))
                 add_edge(L, static_cast<uint32_t>(last), n, stack.empty() ? EdgeKind::Dependency : EdgeKind::Span,
                          stack.empty());
             if (!stack.empty())
-                g_.cpu_parent[st.ev] = stack.back();
-            stack.push_back(st.ev);
+                g_.cpu_parent[ev] = stack.back();
+            stack.push_back(ev);
             last = n;
-            ends.push_back({st.time + st.dur, st.dur, st.ev});
+            ends.push_back({time + dur, dur, ev});
             std::push_heap(ends.begin(), ends.end(), later);
         }
         while (!ends.empty())
@@ -381,6 +458,13 @@ private:
     {
         // Every GPU op of the trace with a launch call (queue lengths are counted over the whole trace, as HTA does).
         std::vector<GpuOp> ops;
+        {
+            size_t n = 0;
+            for (const auto* launch : {&t_.kernels.launch_api, &t_.memcpy.launch_api, &t_.memset.launch_api})
+                for (int32_t l : *launch)
+                    n += l != kNoIndex;
+            ops.reserve(n);
+        }
         std::vector<int32_t> op_of_event(g_.event_kind.size() - cpu_events_, kNone);
         std::vector<int32_t> api_op(t_.api.size(), kNone);    // launch call -> its first op
         uint32_t next_ev = static_cast<uint32_t>(cpu_events_);
@@ -505,55 +589,48 @@ private:
     // times. An op passes when the count is 1 right after its own launch and 0 right after its own start.
     static void queue_lengths(std::vector<GpuOp>& ops)
     {
-        struct Key {
-            uint32_t stream;
-            uint32_t i;
-            int64_t ts;
-        };
-        std::vector<Key> by_launch, by_start;
-        for (uint32_t i = 0; i < ops.size(); ++i)
-            if (ops[i].queued) {
-                by_launch.push_back({ops[i].stream, i, ops[i].api_start});
-                by_start.push_back({ops[i].stream, i, ops[i].start});
-            }
-        auto before = [](const Key& a, const Key& b) {
-            if (a.stream != b.stream) return a.stream < b.stream;
-            return a.ts != b.ts ? a.ts < b.ts : a.i < b.i;
-        };
-        if (!std::is_sorted(by_launch.begin(), by_launch.end(), before))
-            std::sort(by_launch.begin(), by_launch.end(), before);
-        if (!std::is_sorted(by_start.begin(), by_start.end(), before))
-            std::sort(by_start.begin(), by_start.end(), before);
+        // Queued ops by stream, each stream's by launch time and by start time (ties by index): its kernels', copies'
+        // and sets' runs merged.
+        const auto count = static_cast<uint32_t>(ops.size());
+        auto queued = [&](uint32_t i) { return ops[i].queued; };
+        auto stream = [&](uint32_t i) { return static_cast<size_t>(ops[i].stream); };
+        const std::vector<uint32_t> by_launch = order_by_key(count, queued, stream, [&](uint32_t a, uint32_t b) {
+            return ops[a].api_start != ops[b].api_start ? ops[a].api_start < ops[b].api_start : a < b;
+        });
+        const std::vector<uint32_t> by_start = order_by_key(count, queued, stream, [&](uint32_t a, uint32_t b) {
+            return ops[a].start != ops[b].start ? ops[a].start < ops[b].start : a < b;
+        });
         std::vector<uint8_t> q_rt_one(ops.size(), 0);
         // After launch L (k-th launch of its stream, counting from 1): k - #(ops of the stream started before L).
         size_t j = 0;   // index into by_start
         for (size_t i = 0, first = 0, started = 0; i < by_launch.size(); ++i) {
-            const Key& l = by_launch[i];
-            if (i == 0 || by_launch[i - 1].stream != l.stream) {
+            const GpuOp& l = ops[by_launch[i]];
+            if (i == 0 || ops[by_launch[i - 1]].stream != l.stream) {
                 first = i;
                 started = 0;
-                while (j < by_start.size() && by_start[j].stream < l.stream) ++j;
+                while (j < by_start.size() && ops[by_start[j]].stream < l.stream) ++j;
             }
-            while (j < by_start.size() && by_start[j].stream == l.stream && by_start[j].ts < l.ts) {
+            while (j < by_start.size() && ops[by_start[j]].stream == l.stream && ops[by_start[j]].start < l.api_start) {
                 ++j;
                 ++started;
             }
-            q_rt_one[l.i] = (i - first + 1) - started == 1;
+            q_rt_one[by_launch[i]] = (i - first + 1) - started == 1;
         }
         // After op S starts (k-th start of its stream): #(launches of the stream at or before S's start) - k.
         j = 0;
         for (size_t i = 0, first = 0, launched = 0; i < by_start.size(); ++i) {
-            const Key& s = by_start[i];
-            if (i == 0 || by_start[i - 1].stream != s.stream) {
+            GpuOp& s = ops[by_start[i]];
+            if (i == 0 || ops[by_start[i - 1]].stream != s.stream) {
                 first = i;
                 launched = 0;
-                while (j < by_launch.size() && by_launch[j].stream < s.stream) ++j;
+                while (j < by_launch.size() && ops[by_launch[j]].stream < s.stream) ++j;
             }
-            while (j < by_launch.size() && by_launch[j].stream == s.stream && by_launch[j].ts <= s.ts) {
+            while (j < by_launch.size() && ops[by_launch[j]].stream == s.stream &&
+                   ops[by_launch[j]].api_start <= s.start) {
                 ++j;
                 ++launched;
             }
-            ops[s.i].q_ok = q_rt_one[s.i] && launched == i - first + 1;
+            s.q_ok = q_rt_one[by_start[i]] && launched == i - first + 1;
         }
     }
 
