@@ -1988,6 +1988,10 @@ after</source>
         <source>bin start</source>
         <translation>区间起点</translation>
     </message>
+    <message>
+        <source>bin start (µs)</source>
+        <translation>区间起点（µs）</translation>
+    </message>
 </context>
 <context>
     <name>sl::GapListModel</name>

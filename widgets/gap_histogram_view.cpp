@@ -252,10 +252,12 @@ QString GapHistogramView::binLabel(int bucket) const
     if (bucket < 0 || size_t(bucket) >= bins_->size())
         return {};
     if (!fine_) {
+        // By its start in microseconds, the unit said once in the axis title ("0", "10", "100", "1k"), as the fine
+        // bins are: with a range and a unit on every label ("10–50µs", "0.1–1ms") a docked chart turned and cut them
+        // ("10–5…" at 1366×768). The hover text and the gap list give each bin's range with its units.
         const GapBucketDef& d = gap_bucket_defs()[size_t(bucket)];
-        // "<1us" would be read as rich text by the axis: name the first bucket by its range. Microseconds say µs.
-        QString label = d.lo_ns == 0 ? QStringLiteral("0-1us") : QString::fromUtf8(d.label);
-        return label.replace(QLatin1String("us"), QStringLiteral("µs")).replace(QLatin1Char('-'), QChar(0x2013));
+        const int64_t u = d.lo_ns / 1000;
+        return u >= 1000 && u % 1000 == 0 ? QString::number(u / 1000) + QLatin1Char('k') : QString::number(u);
     }
     // fine bins by their lower edge (the axis says so); the first starts at 0. As on a log axis, only the decades
     // carry a unit ("1µs", then "1.78", "3.16", "5.62", "10µs"): short enough to stand side by side in a dock
@@ -281,9 +283,12 @@ QString GapHistogramView::bucketSummary(int bucket) const
         return {};
     const size_t b = size_t(bucket);
     QString range;
-    if (!fine_)
-        range = binLabel(bucket);
-    else if (bins_->hi(b) == std::numeric_limits<int64_t>::max())
+    if (!fine_) {
+        // With its units (the axis labels carry none).
+        const GapBucketDef& d = gap_bucket_defs()[b];
+        range = d.hi_ns < 0 ? QStringLiteral("\u2265 %1").arg(formatDuration(d.lo_ns))
+                            : QStringLiteral("%1 \u2013 %2").arg(formatDuration(d.lo_ns), formatDuration(d.hi_ns));
+    } else if (bins_->hi(b) == std::numeric_limits<int64_t>::max())
         range = QStringLiteral("≥ %1").arg(formatDuration(bins_->lo(b)));
     else
         range = QStringLiteral("%1 – %2").arg(formatDuration(bins_->lo(b)), formatDuration(bins_->hi(b)));
@@ -410,8 +415,7 @@ void GapHistogramView::rebuildChart()
         categories << binLabel(int(b));
     auto* x = new QBarCategoryAxis;
     x->append(categories);
-    if (fine_)
-        x->setTitleText(tr("bin start"));
+    x->setTitleText(fine_ ? tr("bin start") : tr("bin start (µs)"));
     // turned when they would not fit side by side (set before the axis is attached, or Qt Charts ignores it)
     x->setLabelsAngle(labelAngleFor(categories, x->labelsFont()));
     // The count axis: decades (1, 10, 100, 1k, ...) at their log heights.
