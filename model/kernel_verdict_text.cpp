@@ -9,6 +9,8 @@
 #include "model/document.h"
 #include "model/findings_model.h"
 #include "model/units.h"
+#include "model/workbench_settings.h"
+#include "analysis/timeline/op_classes.h"
 
 namespace sl {
 
@@ -34,8 +36,16 @@ QString VerdictText::kindLabel(VerdictKind k)
 
 // The same line as kernel_verdict_text (analysis/diagnosis/kernel_verdict.cpp), word for word in English: a test
 // (tests/widgets/tst_panels.cpp) holds the two equal on real traces, so what the CLI prints is what Details says.
-QString VerdictText::line(const KernelVerdict& v)
+QString VerdictText::line(const KernelVerdict& v, const OpClassResult* classes)
 {
+    // The class in the interface's words (Chinese: its label; English: its id, as the CLI says it).
+    const QString opClass = [&] {
+        if (classes && interfaceLanguage().startsWith(QLatin1String("zh")))
+            for (const auto& c : classes->classes)
+                if (c.id == v.op_class)
+                    return qs(c.label_for("zh_CN"));
+        return qs(v.op_class);
+    }();
     auto idleCause = [](GapCause c) {
         switch (c) {
         case GapCause::HostWait: return tr("host wait");
@@ -72,7 +82,7 @@ QString VerdictText::line(const KernelVerdict& v)
         } else {
             s = (compute ? tr("Compute-bound at E_roof %1 (%2 in %3, from the model config)")
                          : tr("Memory-bound at E_roof %1 (%2 in %3, from the model config)"))
-                    .arg(how, qs(v.op_class), FindingsModel::subjectLabel(v.phase));
+                    .arg(how, opClass, FindingsModel::subjectLabel(v.phase));
         }
         break;
     }
@@ -87,12 +97,12 @@ QString VerdictText::line(const KernelVerdict& v)
             break;
         case VerdictReason::KernelFloor:
             s = tr("Latency-bound: the GPU's minimum kernel duration bounds %1 in %2, at E_roof %3 (from the model config)")
-                    .arg(qs(v.op_class), FindingsModel::subjectLabel(v.phase), how);
+                    .arg(opClass, FindingsModel::subjectLabel(v.phase), how);
             break;
         case VerdictReason::BelowSixty:
             if (v.source == VerdictSource::ModelConfig)
                 s = tr("Latency-bound: E_roof %1, under 60 % (%2 in %3, from the model config)")
-                        .arg(how, qs(v.op_class), FindingsModel::subjectLabel(v.phase));
+                        .arg(how, opClass, FindingsModel::subjectLabel(v.phase));
             else
                 s = (v.side == "compute" ? tr("Latency-bound: %1 of its compute roof, under 60 % (%2)")
                                          : tr("Latency-bound: %1 of its memory roof, under 60 % (%2)"))
@@ -109,7 +119,7 @@ QString VerdictText::line(const KernelVerdict& v)
         s = v.source == VerdictSource::Shapes
                 ? tr("Measured above the roof (%1): wrong GPU row or dtype").arg(shape)
                 : tr("Measured above the roof (%1 in %2, T_theory/T_actual %3): wrong dtype, parallelism, shape or GPU")
-                      .arg(qs(v.op_class), FindingsModel::subjectLabel(v.phase),
+                      .arg(opClass, FindingsModel::subjectLabel(v.phase),
                            QString::number(v.e_roof_inconsistent.value_or(0), 'f', 2));
         break;
     case VerdictKind::Unknown: {

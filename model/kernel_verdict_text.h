@@ -14,6 +14,7 @@ namespace sl {
 class Document;
 struct Trace;
 struct AnalysisResult;
+struct OpClassResult;
 struct RooflineOutput;
 struct ShapeRooflineResult;
 
@@ -21,7 +22,9 @@ class VerdictText {
     Q_DECLARE_TR_FUNCTIONS(sl::VerdictText)
 public:
     // One line of plain text: the bound and how far from it, or the cause, or "Unknown — what would tell: …".
-    static QString line(const KernelVerdict& verdict);
+    // With the analysis' classes, an operator class is named by its label when the interface runs in Chinese
+    // ("解码阶段的激活 / 门控", not "解码阶段的 activation"); in English by its id, word for word as the CLI prints it.
+    static QString line(const KernelVerdict& verdict, const OpClassResult* classes = nullptr);
     // The short label of the verdict's kind ("Memory-bound", "Launch-bound", "Unknown").
     static QString kindLabel(VerdictKind kind);
     // The SMs of the trace's device `device`: the trace's own figure, else its GPU spec row's; 0 when unknown.

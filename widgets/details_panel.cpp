@@ -538,7 +538,7 @@ QString DetailsPanel::verdictHtml(size_t i) const
     return QStringLiteral("<p style=\"margin-top:4px; margin-bottom:6px\"><span style=\"color:%1\">■</span>&nbsp;<b>%2</b> "
                           "%3</p>")
         .arg((v.kind == VerdictKind::Unknown ? vc.text : vc.focus).name(),
-             tr("Verdict:").toHtmlEscaped(), breakable(VerdictText::line(v).toHtmlEscaped()));
+             tr("Verdict:").toHtmlEscaped(), breakable(VerdictText::line(v, analysis_ ? &analysis_->classes : nullptr).toHtmlEscaped()));
 }
 
 QString DetailsPanel::rooflineHtml(size_t i) const

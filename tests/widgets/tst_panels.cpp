@@ -328,6 +328,39 @@ private slots:
         }
     }
 
+    // Issue 37 §7: "解码阶段的 activation" — a verdict from the model config named the operator class by its id in the
+    // Chinese window. With the analysis' classes and the interface in Chinese the class is its label; in English it
+    // stays the id, word for word as the CLI prints it (the test below).
+    void verdictLineNamesTheClassInTheInterfacesLanguage()
+    {
+        const std::string path =
+            qEnvironmentVariable("SIGHTLINE_SOURCE_DIR").toStdString() + "/tests/data/device/decode-eager.pt.trace.json.gz";
+        PipelineOptions o;
+        o.run_rules = false;
+        const PipelineResult r = run_pipeline({path}, o);
+        KernelVerdict v;
+        v.kind = VerdictKind::MemoryBound;
+        v.source = VerdictSource::ModelConfig;
+        v.fraction = 0.5;
+        v.op_class = "activation";
+        v.phase = "decode";
+        QString zhLabel;
+        for (const auto& c : r.analysis.classes.classes)
+            if (c.id == "activation")
+                zhLabel = QString::fromStdString(c.label_for("zh_CN"));
+        QVERIFY(!zhLabel.isEmpty());
+        const QString before = interfaceLanguage();
+        setInterfaceLanguage(QStringLiteral("zh_CN"));
+        const QString zh = VerdictText::line(v, &r.analysis.classes);
+        setInterfaceLanguage(QStringLiteral("en"));
+        const QString en = VerdictText::line(v, &r.analysis.classes);
+        setInterfaceLanguage(before);
+        QVERIFY2(zh.contains(zhLabel), qPrintable(zh));
+        QVERIFY2(!zh.contains(QStringLiteral("activation")), qPrintable(zh));
+        QVERIFY2(en.contains(QStringLiteral("activation in")), qPrintable(en));
+        QCOMPARE(en, VerdictText::line(v));
+    }
+
     // What Details says of a kernel is what `sightline-cli analyze --format json` and `explain` print: on the
     // project's real H100 decode sample (shapes recorded, eager launches) and the graph-replayed one, for every
     // distinct kernel, the English Details line of its example launch equals the pipeline's kernels[] text.
