@@ -1,5 +1,7 @@
 #include "widgets/overview_panel.h"
 
+#include "analysis/critpath/steady_path.h"
+
 #include <QCursor>
 #include <QLabel>
 #include <QToolTip>
@@ -377,30 +379,12 @@ void OverviewPanel::setCriticalPath(std::shared_ptr<const critpath::CriticalPath
     }
     // The steady steps' paths (their median length, their summed shares), else the whole trace's (as `analyze`'s
     // "What sets the step" line and the JSON's critical_path.steady_state).
-    critpath::PathShares sh;
-    std::vector<int64_t> lengths;
-    int64_t total = 0;
-    for (const critpath::StepPath& sp : c->steps)
-        if (sp.steady && sp.nodes > 0) {
-            lengths.push_back(sp.length_ns);
-            total += sp.length_ns;
-            sh.host_ns += sp.shares.host_ns;
-            sh.launch_ns += sp.shares.launch_ns;
-            sh.gpu_kernel_ns += sp.shares.gpu_kernel_ns;
-            sh.communication_ns += sp.shares.communication_ns;
-            sh.memcpy_memset_ns += sp.shares.memcpy_memset_ns;
-            sh.gpu_gap_ns += sp.shares.gpu_gap_ns;
-        }
-    QString head;
-    if (lengths.empty()) {
-        sh = c->shares;
-        total = c->length_ns;
-        head = tr("Critical path %1 over the trace").arg(formatDuration(c->length_ns));
-    } else {
-        std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2), lengths.end());
-        head = tr("Critical path %1 per steady step (%n steps)", nullptr, int(lengths.size()))
-                   .arg(formatDuration(lengths[lengths.size() / 2]));
-    }
+    const critpath::SteadyPath p = critpath::steady_path(*c);
+    const critpath::PathShares& sh = p.shares;
+    const int64_t total = p.total_ns;
+    const QString head = p.per_step ? tr("Critical path %1 per steady step (%n steps)", nullptr, int(p.steps))
+                                          .arg(formatDuration(p.median_ns))
+                                    : tr("Critical path %1 over the trace").arg(formatDuration(c->length_ns));
     std::vector<std::pair<int64_t, QString>> parts = {
         {sh.host_ns, tr("host work")},
         {sh.launch_ns, tr("launch delay")},

@@ -1,4 +1,5 @@
 #include "analysis/critpath/critpath_summary.h"
+#include "analysis/critpath/steady_path.h"
 #include "analysis/critpath/path_times_batch.h"
 
 #include <algorithm>
@@ -237,8 +238,6 @@ nlohmann::json to_json(const CriticalPathSummary& s)
                     {"sync_edges", sh.sync_edges}, {"sync_host_blocked_ns", sh.sync_blocked_ns}};
     };
     json steps = json::array();
-    PathShares steady;
-    std::vector<int64_t> steady_len;
     for (const StepPath& sp : s.steps) {
         json o = flat(sp.shares, sp.length_ns);
         o["step"] = sp.step;
@@ -246,29 +245,13 @@ nlohmann::json to_json(const CriticalPathSummary& s)
         o["nodes"] = sp.nodes;
         o["steady"] = sp.steady;
         steps.push_back(std::move(o));
-        if (!sp.steady || sp.nodes == 0)
-            continue;
-        steady_len.push_back(sp.length_ns);
-        steady.host_ns += sp.shares.host_ns;
-        steady.launch_ns += sp.shares.launch_ns;
-        steady.gpu_kernel_ns += sp.shares.gpu_kernel_ns;
-        steady.memcpy_memset_ns += sp.shares.memcpy_memset_ns;
-        steady.communication_ns += sp.shares.communication_ns;
-        steady.gpu_gap_ns += sp.shares.gpu_gap_ns;
-        steady.sync_edges += sp.shares.sync_edges;
-        steady.sync_blocked_ns += sp.shares.sync_blocked_ns;
     }
     json steady_json = nullptr;
-    if (!steady_len.empty()) {
-        int64_t total = 0;
-        for (int64_t l : steady_len)
-            total += l;
-        std::vector<int64_t> sorted = steady_len;
-        std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2), sorted.end());
-        steady_json = flat(steady, total);
-        steady_json["steps"] = steady_len.size();
-        steady_json["length_ns"] = total;
-        steady_json["median_step_length_ns"] = sorted[sorted.size() / 2];
+    if (const SteadyPath sp = steady_path(s); sp.per_step) {
+        steady_json = flat(sp.shares, sp.total_ns);
+        steady_json["steps"] = sp.steps;
+        steady_json["length_ns"] = sp.total_ns;
+        steady_json["median_step_length_ns"] = sp.median_ns;
     }
     return json{{"length_ns", s.length_ns},
                 {"nodes", s.path_nodes},

@@ -1,4 +1,5 @@
 #include "analysis/report/report_model.h"
+#include "analysis/critpath/steady_path.h"
 
 #include "analysis/critpath/critpath_summary.h"
 #include "analysis/diagnosis/headline.h"
@@ -356,31 +357,11 @@ static std::string capture_text(const Trace& t)
 // whole trace, with its shares largest first; the value is the path's length in ns.
 static Value what_sets_the_step(BuildContext& cx, const critpath::CriticalPathSummary& c)
 {
-    critpath::PathShares sh;
-    std::vector<int64_t> lengths;
-    int64_t total = 0;
-    for (const critpath::StepPath& sp : c.steps)
-        if (sp.steady && sp.nodes > 0) {
-            lengths.push_back(sp.length_ns);
-            total += sp.length_ns;
-            sh.host_ns += sp.shares.host_ns;
-            sh.launch_ns += sp.shares.launch_ns;
-            sh.gpu_kernel_ns += sp.shares.gpu_kernel_ns;
-            sh.communication_ns += sp.shares.communication_ns;
-            sh.memcpy_memset_ns += sp.shares.memcpy_memset_ns;
-            sh.gpu_gap_ns += sp.shares.gpu_gap_ns;
-        }
-    int64_t length = c.length_ns;
-    std::string text;
-    if (lengths.empty()) {
-        sh = c.shares;
-        total = c.length_ns;
-        text = cx.f("crit.trace", {fmt_duration(double(length))});
-    } else {
-        std::nth_element(lengths.begin(), lengths.begin() + std::ptrdiff_t(lengths.size() / 2), lengths.end());
-        length = lengths[lengths.size() / 2];
-        text = cx.f("crit.per_step", {fmt_duration(double(length)), fmt_count(int64_t(lengths.size()))});
-    }
+    const critpath::SteadyPath p = critpath::steady_path(c);
+    const critpath::PathShares& sh = p.shares;
+    const int64_t total = p.total_ns, length = p.median_ns;
+    std::string text = p.per_step ? cx.f("crit.per_step", {fmt_duration(double(length)), fmt_count(int64_t(p.steps))})
+                                  : cx.f("crit.trace", {fmt_duration(double(length))});
     std::vector<std::pair<int64_t, const char*>> parts = {
         {sh.host_ns, "crit.host"}, {sh.launch_ns, "crit.launch"}, {sh.gpu_kernel_ns - sh.communication_ns, "crit.kernels"},
         {sh.communication_ns, "crit.comm"}, {sh.memcpy_memset_ns, "crit.copies"}, {sh.gpu_gap_ns, "crit.gaps"}};
