@@ -1,4 +1,5 @@
 #include "model/compare_job.h"
+#include "model/post_if_current.h"
 
 #include <QFileInfo>
 #include <QMetaObject>
@@ -69,13 +70,7 @@ void CompareJob::cancel()
 
 void CompareJob::post(quint64 gen, std::function<void()> fn)
 {
-    QMetaObject::invokeMethod(
-        this,
-        [this, gen, fn = std::move(fn)] {
-            if (gen == generation_)
-                fn();
-        },
-        Qt::QueuedConnection);
+    postIfCurrent(this, &generation_, gen, std::move(fn));
 }
 
 quint64 CompareJob::start(std::shared_ptr<const Trace> before, std::shared_ptr<const AnalysisResult> beforeAnalysis,

@@ -1,4 +1,5 @@
 #include "model/job_runner.h"
+#include "model/post_if_current.h"
 
 #include <new>
 #include <thread>
@@ -65,13 +66,7 @@ void JobRunner::waitForDone() { pool_.waitForDone(); }
 
 void JobRunner::post(quint64 gen, std::function<void()> fn)
 {
-    QMetaObject::invokeMethod(
-        this,
-        [this, gen, fn = std::move(fn)] {
-            if (gen == generation_)
-                fn();
-        },
-        Qt::QueuedConnection);
+    postIfCurrent(this, &generation_, gen, std::move(fn));
 }
 
 DocumentInputs JobRunner::classify(const QStringList& paths)

@@ -1,4 +1,5 @@
 #include "model/rank_job.h"
+#include "model/post_if_current.h"
 
 #include "analysis/report/rank_map.h"
 #include "analysis/trace/errors.h"
@@ -87,15 +88,7 @@ quint64 RankJob::open(const QString& folder)
     const QStringList files = rankFiles(folder);
     emit started(folder, static_cast<int>(files.size()));
     auto flag = cancel_;
-    auto post = [this, gen](std::function<void()> fn) {
-        QMetaObject::invokeMethod(
-            this,
-            [this, gen, fn = std::move(fn)] {
-                if (gen == generation_)
-                    fn();
-            },
-            Qt::QueuedConnection);
-    };
+    auto post = [this, gen](std::function<void()> fn) { postIfCurrent(this, &generation_, gen, std::move(fn)); };
     (void)QtConcurrent::run(&pool_, [this, folder, files, flag, post] {
         try {
             if (files.isEmpty())
