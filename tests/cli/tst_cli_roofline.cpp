@@ -117,7 +117,8 @@ TEST(CliRoofline, TraceGivesItsOwnWorkload)
     EXPECT_EQ(nlohmann::json::parse(full)["roofline"]["phases"], r["phases"]);
     // --batch wins over the trace for the batch, and the trace keeps the KV length.
     ASSERT_EQ(run("roofline --model " + config + " " + trace + " --batch 4 --format json", &out), 0) << out;
-    for (const auto& ph : nlohmann::json::parse(out)["roofline"]["phases"])
+    const auto with_batch = nlohmann::json::parse(out);   // held: a range-for over parse(out)[...] reads freed memory
+    for (const auto& ph : with_batch["roofline"]["phases"])
         if (ph["phase"] == "decode") {
             EXPECT_EQ(ph["batch"], 4);
             EXPECT_EQ(ph["shape_fields"]["batch"], "option");
