@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "analysis/critpath/graph_beside.h"
 #include "analysis/critpath/whatif.h"
 #include "analysis/report/analysis_json.h"
 #include "analysis/report/analysis_text.h"
@@ -118,7 +119,11 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     r.summary = summarize(t, options.summary);
     notify(PipelineStage::Summarised, r);
     control.check();
-    r.analysis = analyze(t, options.analysis, control);
+    // The critical path's dependency graph needs the trace alone: built on a second core while the analyses run
+    // (critpath/graph_beside.h), and kept for the findings' what-if replays.
+    critpath::GraphBeside beside = critpath::build_graph_beside(
+        t, options.critical_path, [&] { r.analysis = analyze(t, options.analysis, control); });
+    std::optional<critpath::DependencyGraph> graph = std::move(beside.graph);
     if (!options.roofline.model.empty()) {
         // The model config names an MoE's experts and top-k (it wins over the trace's shapes); a config that
         // cannot be read is reported by the Roofline below.
@@ -167,13 +172,12 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     r.shapes = shapes_for_trace(t, options.roofline);
     r.collectives = r.analysis.collectives;   // analyze() matched them (timeline/collectives.h)
     control.check();
-    // One dependency graph for the critical path and the findings' what-if replays (built below for the replays
-    // alone when the critical path is not asked for and a finding needs one).
-    std::optional<critpath::DependencyGraph> graph;
-    if (options.critical_path) {
-        graph.emplace(critpath::build_dependency_graph(t));
-        r.critical_path =
-            critpath::summarise_critical_path(t, *graph, &r.analysis.classes, {}, 10, &r.analysis.phases.steps);
+    // One dependency graph for the critical path and the findings' what-if replays (built beside analyze() above, or
+    // in replay_findings for the replays alone when the critical path is not asked for and a finding needs one).
+    if (graph) {
+        r.critical_path = critpath::summarise_critical_path(t, *graph, beside.prep.get(), &r.analysis.classes, {}, 10,
+                                                            &r.analysis.phases.steps);
+        beside.prep.reset();
     }
     control.check();
     {

@@ -1,4 +1,5 @@
 #include "analysis/critpath/critical_path.h"
+#include "analysis/critpath/path_prep.h"
 #include "analysis/critpath/path_times_batch.h"
 #include "analysis/io/parallel.h"
 #include "analysis/trace/cancel_point.h"
@@ -102,20 +103,13 @@ void add_shares(const DependencyGraph& g, CriticalPath& p, const PathOptions& op
 // ends at the first node (in that order) of greatest length. Returns the windows' paths, then the whole graph's when
 // `whole` is set.
 //
-// Memory layout (10^7 kernels: 40 M nodes, 40 M edges): the out-edges as CSR (offsets, and per slot the edge id with
-// its zero-weight flag, read in order), and everything the relaxation touches at a destination
-// (both lengths, both predecessors, the in-degree, the window) in one 32-byte record, so that an edge costs one
-// random cache line (plus the destination's time) instead of seven; a node's edges were inserted close together, so
-// their destinations are read from the graph's own column.
-struct NodeState {                    // trivial: allocated unwritten, then filled by two tasks (first touch)
-    int64_t dist_all, dist_per;
-    uint32_t via_all, via_per;
-    uint32_t indegree;
-    int32_t window;
-};
+// Memory (10^7 kernels: 40 M nodes, 40 M edges): the out-edges as CSR and one 32-byte record per node (path_prep.h);
+// a node's edges were inserted close together, so their destinations are read from the graph's own column.
+using NodeState = PathNode;
 
-std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vector<int32_t>* window, size_t windows,
-                                        bool whole, const PathOptions& options)
+std::vector<CriticalPath> longest_paths(const DependencyGraph& g, PathPrep* prep,
+                                        const std::vector<int32_t>* window, size_t windows, bool whole,
+                                        const PathOptions& options)
 {
     if (!window)
         windows = 0;
@@ -123,57 +117,37 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
     const size_t n = g.nodes();
     if (n == 0 || paths.empty())
         return paths;
-    constexpr uint32_t kZeroBit = 0x80000000u;   // an edge id's top bit carries its zero-weight flag in the CSR
-    const size_t m = g.edges();
-    if (m >= kZeroBit)
-        throw std::length_error("critical path: more than 2^31 dependency edges");
-    // The node records (32 bytes a node: most of this pass's memory, and first touching it is most of its cost on a
-    // VM) are filled in two halves while a third task counts the out-edges per node.
-    const std::unique_ptr<NodeState[]> st_mem(new NodeState[n]);
+    constexpr uint32_t kZeroBit = PathPrep::kZeroWeightBit;
+    std::unique_ptr<PathPrep> own;
+    if (!prep) {
+        own = prepare_paths(g);
+        prep = own.get();
+    }
+    if (!prep->nodes || prep->node_count != n || prep->out_off.size() < n + 1 || prep->out_edge.size() != g.edges())
+        throw std::logic_error("critical path: prepared for another graph, or used up");
+    const std::unique_ptr<NodeState[]> st_mem = std::move(prep->nodes);
     NodeState* const st = st_mem.get();
-    std::vector<uint32_t> off;   // CSR by source, each node's edges in insertion order (a stable counting sort)
-    {
+    if (windows) {
+        // Each node's window, in two halves.
         TaskRun tasks;
         const std::atomic<bool>* cancel = current_cancel_flag();
-        run_tasks(3, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+        run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
             const CancelScope scope(cancel);
-            if (t < 2) {
-                for (size_t v = t * n / 2, end = (t + 1) * n / 2; v < end; ++v) {
-                    int32_t w = windows ? (*window)[v / 2] : -1;
-                    if (w < 0 || static_cast<size_t>(w) >= windows)
-                        w = -1;
-                    st[v] = NodeState{0, 0, kNoEdge, kNoEdge, 0, w};
-                }
-                return;
+            for (size_t v = t * n / 2, end = (t + 1) * n / 2; v < end; ++v) {
+                const int32_t w = (*window)[v / 2];
+                st[v].window = w < 0 || static_cast<size_t>(w) >= windows ? -1 : w;
             }
-            off.assign(n + 2, 0);
-            for (uint32_t k : g.edge_src)
-                ++off[k + 2];
-            for (size_t i = 2; i < n + 2; ++i)
-                off[i] += off[i - 1];
         });
         for (const auto& e : tasks.errors)
             if (e)
                 std::rethrow_exception(e);
     }
-    // The offsets are shifted in place: after the scatter, node v's edges are [off[v], off[v + 1]).
-    std::vector<uint32_t> out_e(m);
-    for (uint32_t e = 0; e < m; ++e) {
-        out_e[off[g.edge_src[e] + 1]++] = e | (g.edge_zero[e] ? kZeroBit : 0u);
-        ++st[g.edge_dst[e]].indegree;
-    }
+    const std::vector<uint32_t>& off = prep->out_off;
+    const std::vector<uint32_t>& out_e = prep->out_edge;
     // Kahn's queue: the sources in time order, then each node as its last predecessor is taken. Only the ready
     // nodes are held (a few per thread and stream), not the whole order.
-    std::deque<uint32_t> ready;
-    {
-        std::vector<uint32_t> sources;
-        for (size_t v = 0; v < n; ++v)
-            if (st[v].indegree == 0)
-                sources.push_back(static_cast<uint32_t>(v));
-        std::stable_sort(sources.begin(), sources.end(),
-                         [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
-        ready.assign(sources.begin(), sources.end());
-    }
+    std::deque<uint32_t> ready(prep->sources.begin(), prep->sources.end());
+    std::vector<uint32_t>().swap(prep->sources);
     size_t taken = 0;
     int64_t best_all = -1;
     uint32_t best_all_node = UINT32_MAX;
@@ -225,8 +199,10 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
                 ready.push_back(w);
         }
     }
-    std::vector<uint32_t>().swap(out_e);
-    std::vector<uint32_t>().swap(off);
+    // The prep is used up: its out-edges go now, before the paths are written.
+    std::vector<uint32_t>().swap(prep->out_off);
+    std::vector<uint32_t>().swap(prep->out_edge);
+    own.reset();
     const auto unordered = static_cast<int64_t>(n - taken);
     auto trace_back = [&](bool per, int64_t best, uint32_t best_node, CriticalPath& p) {
         p.unordered_nodes = unordered;
@@ -271,22 +247,76 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, const std::vec
 
 } // namespace
 
+std::unique_ptr<PathPrep> prepare_paths(const DependencyGraph& g)
+{
+    auto prep = std::make_unique<PathPrep>();
+    const size_t n = g.nodes(), m = g.edges();
+    if (m >= PathPrep::kZeroWeightBit)
+        throw std::length_error("critical path: more than 2^31 dependency edges");
+    prep->nodes.reset(new PathNode[n]);
+    prep->node_count = n;
+    PathNode* const st = prep->nodes.get();
+    // Two tasks: the out-edges (count, prefix, a stable scatter), and the node records with their in-degrees.
+    TaskRun tasks;
+    const std::atomic<bool>* cancel = current_cancel_flag();
+    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
+        const CancelScope scope(cancel);
+        if (t == 1) {
+            for (size_t v = 0; v < n; ++v)
+                st[v] = PathNode{0, 0, kNoEdge, kNoEdge, 0, -1};
+            for (uint32_t d : g.edge_dst)
+                ++st[d].indegree;
+            std::vector<uint32_t>& sources = prep->sources;
+            for (size_t v = 0; v < n; ++v)
+                if (st[v].indegree == 0)
+                    sources.push_back(static_cast<uint32_t>(v));
+            std::stable_sort(sources.begin(), sources.end(),
+                             [&](uint32_t a, uint32_t b) { return g.node_ts[a] < g.node_ts[b]; });
+            return;
+        }
+        std::vector<uint32_t>& off = prep->out_off;
+        off.assign(n + 2, 0);
+        for (uint32_t k : g.edge_src)
+            ++off[k + 2];
+        for (size_t i = 2; i < n + 2; ++i)
+            off[i] += off[i - 1];
+        // The offsets are shifted in place: after the scatter, node v's edges are [off[v], off[v + 1]).
+        std::vector<uint32_t>& out = prep->out_edge;
+        out.resize(m);
+        for (uint32_t e = 0; e < m; ++e) {
+            cancel_point(e);
+            out[off[g.edge_src[e] + 1]++] = e | (g.edge_zero[e] ? PathPrep::kZeroWeightBit : 0u);
+        }
+    });
+    for (const auto& e : tasks.errors)
+        if (e)
+            std::rethrow_exception(e);
+    return prep;
+}
+
 CriticalPath longest_path(const DependencyGraph& g, const PathOptions& options)
 {
-    std::vector<CriticalPath> v = longest_paths(g, nullptr, 0, true, options);
+    std::vector<CriticalPath> v = longest_paths(g, nullptr, nullptr, 0, true, options);
     return std::move(v.front());
 }
 
 std::vector<CriticalPath> longest_path_per_window(const DependencyGraph& g, const std::vector<int32_t>& event_window,
                                                   size_t windows, const PathOptions& options)
 {
-    return longest_paths(g, &event_window, windows, false, options);
+    return longest_paths(g, nullptr, &event_window, windows, false, options);
 }
 
 std::vector<CriticalPath> longest_path_and_windows(const DependencyGraph& g, const std::vector<int32_t>& event_window,
                                                    size_t windows, const PathOptions& options)
 {
-    return longest_paths(g, &event_window, windows, true, options);
+    return longest_paths(g, nullptr, &event_window, windows, true, options);
+}
+
+std::vector<CriticalPath> longest_path_and_windows(const DependencyGraph& g, PathPrep* prep,
+                                                   const std::vector<int32_t>& event_window, size_t windows,
+                                                   const PathOptions& options)
+{
+    return longest_paths(g, prep, &event_window, windows, true, options);
 }
 
 namespace {

@@ -1,4 +1,5 @@
 #include "analysis/critpath/critpath_summary.h"
+#include "analysis/critpath/path_prep.h"
 #include "analysis/critpath/steady_path.h"
 #include "analysis/critpath/path_times_batch.h"
 
@@ -107,6 +108,13 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
                                             const GraphOptions& options, size_t top,
                                             const std::vector<StepInfo>* steps)
 {
+    return summarise_critical_path(trace, g, nullptr, classes, options, top, steps);
+}
+
+CriticalPathSummary summarise_critical_path(const Trace& trace, const DependencyGraph& g, PathPrep* prep,
+                                            const OpClassResult* classes, const GraphOptions& options, size_t top,
+                                            const std::vector<StepInfo>* steps)
+{
     CriticalPathSummary s;
     PathOptions po;
     if (classes && classes->kernel_class.size() == trace.kernels.size()) {
@@ -126,7 +134,7 @@ CriticalPathSummary summarise_critical_path(const Trace& trace, const Dependency
     const size_t windows = steps ? steps->size() : 0;
     if (windows)
         window = step_of_event(g, trace, *steps);
-    std::vector<CriticalPath> paths = longest_path_and_windows(g, window, windows, po);
+    std::vector<CriticalPath> paths = longest_path_and_windows(g, prep, window, windows, po);
     std::vector<int32_t>().swap(window);
     // Path time per event of every path (the steps' and the whole one) with one scratch array.
     std::vector<std::vector<PathEntry>> times = path_times_batch(g, paths);

@@ -23,14 +23,20 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "analysis/critpath/critical_path.h"
 #include "analysis/critpath/critpath_summary.h"
+#include "analysis/critpath/graph_beside.h"
+#include "analysis/critpath/path_prep.h"
 #include "analysis/io/gzip_stream.h"
 #include "analysis/io/load.h"
 #include "analysis/io/synthetic.h"
+#include "analysis/timeline/analysis.h"
+#include "analysis/trace/cancel_point.h"
 #include "tests/support/critpath_builder.h"
 #include "tests/support/test_env.h"
 
@@ -582,4 +588,69 @@ TEST(CriticalPath, SameGraphAtAnyThreadCount)
     EXPECT_EQ(one.edge_kind, three.edge_kind);
     EXPECT_EQ(one.edge_zero, three.edge_zero);
     EXPECT_EQ(one.cpu_parent, three.cpu_parent);
+}
+
+// The pipeline builds the graph beside analyze() on a second thread, with the longest-path pass's arrays
+// (graph_beside.h, path_prep.h): the same graph and the same summary (its JSON and every step's path events) as the
+// graph and pass built one after the other, on one thread or two.
+TEST(CriticalPath, GraphBesideTheAnalysesGivesTheSameSummary)
+{
+    SynthOptions o;
+    o.decode_steps = 12;
+    o.sync_every_step = true;
+    const Trace t = make_synthetic_trace(o);
+    const OpClassifier classifier = OpClassifier::load();
+    const AnalysisResult a = analyze(t, classifier, AnalysisOptions{});
+    ASSERT_GE(a.phases.steps.size(), 10u);
+    const CriticalPathSummary before = summarise_critical_path(t, &a.classes, {}, 10, &a.phases.steps);
+    ASSERT_TRUE(before.computed);
+    ASSERT_GT(before.length_ns, 0);
+    auto events = [](const CriticalPathSummary& s) {
+        std::vector<std::tuple<int, uint32_t, int64_t>> v;
+        for (const StepPath& sp : s.steps)
+            for (const PathEntry& e : sp.events)
+                v.emplace_back(int(e.kind), e.row, e.ns);
+        return v;
+    };
+    const char* old = std::getenv("SIGHTLINE_LOAD_THREADS");
+    const std::string saved = old ? old : "";
+    for (const char* threads : {"1", "2"}) {
+        setenv("SIGHTLINE_LOAD_THREADS", threads, 1);
+        AnalysisResult beside_a;
+        GraphBeside b = build_graph_beside(t, true, [&] { beside_a = analyze(t, classifier, AnalysisOptions{}); });
+        ASSERT_TRUE(b.graph) << threads;
+        ASSERT_TRUE(b.prep) << threads;
+        const DependencyGraph alone = build_dependency_graph(t);
+        EXPECT_EQ(b.graph->edge_src, alone.edge_src) << threads;
+        EXPECT_EQ(b.graph->edge_dst, alone.edge_dst) << threads;
+        const CriticalPathSummary s =
+            summarise_critical_path(t, *b.graph, b.prep.get(), &beside_a.classes, {}, 10, &beside_a.phases.steps);
+        EXPECT_EQ(to_json(s), to_json(before)) << threads;
+        EXPECT_EQ(events(s), events(before)) << threads;
+        // A prep serves one pass.
+        EXPECT_THROW(summarise_critical_path(t, *b.graph, b.prep.get(), &beside_a.classes, {}, 10,
+                                             &beside_a.phases.steps),
+                     std::logic_error);
+        // Not asked for: the work alone, no graph.
+        int ran = 0;
+        EXPECT_FALSE(build_graph_beside(t, false, [&] { ++ran; }).graph);
+        EXPECT_EQ(ran, 1);
+    }
+    if (old)
+        setenv("SIGHTLINE_LOAD_THREADS", saved.c_str(), 1);
+    else
+        unsetenv("SIGHTLINE_LOAD_THREADS");
+}
+
+// The work's error comes out (the graph's thread joined first), and a cancel raised on the caller's flag stops the
+// graph too: Cancelled comes out of a call whose work did not throw.
+TEST(CriticalPath, GraphBesidePassesErrorsAndCancelOn)
+{
+    SynthOptions o;
+    o.decode_steps = 4;
+    const Trace t = make_synthetic_trace(o);
+    EXPECT_THROW(build_graph_beside(t, true, [] { throw TraceError("t.json", "analyze", "a trace", "none"); }), TraceError);
+    std::atomic<bool> cancel{true};
+    const CancelScope scope(&cancel);
+    EXPECT_THROW(build_graph_beside(t, true, [] {}), Cancelled);
 }
