@@ -62,7 +62,7 @@ KernelVerdictInputs kernel_verdict_inputs(const PipelineResult& r, std::vector<i
 
 // Issue 35 §4: a finding whose suggestion is a what-if the dependency graph can replay (CUDA graphs for launch
 // overhead, removing the per-step sync) gets the replayed step time beside its bound (Finding::replayed_step): one
-// replay per change, on the critical path's graph (built here only when there was none).
+// replay per change, all on one replayer over the critical path's graph (built here only when there was none).
 static void replay_findings(PipelineResult& r, std::optional<critpath::DependencyGraph>& graph)
 {
     auto& findings = r.diagnosis.eval.findings;
@@ -84,21 +84,26 @@ static void replay_findings(PipelineResult& r, std::optional<critpath::Dependenc
     critpath::WhatIfInputs in;
     in.classes = &r.analysis.classes;
     in.phases = &r.analysis.phases;
+    std::vector<critpath::Change> parsed;
+    std::vector<std::string> texts;
     for (const std::string& change : changes) {
         critpath::Change c;
         std::string error;
-        if (!critpath::parse_change(change, c, error))
-            continue;
-        ReplayedStep step;
-        try {
-            const critpath::WhatIfResult w = critpath::replay_what_if(*r.trace, *graph, {c}, in);
-            step = {change, w.baseline_step_ns, w.predicted_step_ns, w.predicted_lo_ns, w.predicted_hi_ns,
-                    w.step_source};
-        } catch (const critpath::WhatIfError&) {   // nothing to replay (no host sync): the finding keeps its bound
-            continue;
+        if (critpath::parse_change(change, c, error)) {
+            parsed.push_back(std::move(c));
+            texts.push_back(change);
         }
+    }
+    // One replayer for all of them (its edges, order and baseline replay built once).
+    const std::vector<critpath::EachReplay> replays = critpath::replay_each(*r.trace, *graph, parsed, in);
+    for (size_t k = 0; k < replays.size(); ++k) {
+        if (!replays[k].result)   // nothing to replay (no host sync): the finding keeps its bound
+            continue;
+        const critpath::WhatIfResult& w = *replays[k].result;
+        const ReplayedStep step{texts[k], w.baseline_step_ns, w.predicted_step_ns, w.predicted_lo_ns,
+                                w.predicted_hi_ns, w.step_source};
         for (size_t i = 0; i < findings.size(); ++i)
-            if (change_of[i] == change)
+            if (change_of[i] == texts[k])
                 findings[i].replayed_step = step;
     }
 }

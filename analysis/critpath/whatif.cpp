@@ -209,6 +209,12 @@ public:
     }
 
     WhatIfResult run(const std::vector<Change>& changes);
+    // What every change shares, built once: the replay edges, their order and the baseline replay.
+    void prepare();
+    // The changes on a prepared replayer (it stays prepared: another call may follow, after reset_result()).
+    WhatIfResult run_prepared(const std::vector<Change>& changes);
+    const WhatIfResult& result() const { return r_; }
+    void reset_result(const WhatIfResult& prepared) { r_ = prepared; }
 
 private:
     const Trace& t_;
@@ -223,7 +229,10 @@ private:
     std::vector<int64_t> base_;       // baseline weight (kOff: inactive in the baseline)
     std::vector<uint32_t> in_off_, in_ids_;
     std::vector<uint32_t> order_;
+    std::vector<uint32_t> pos_;       // node -> its place in order_ (UINT32_MAX: unordered); built when first needed
     int64_t unordered_ = 0;
+    size_t shared_ = 0;               // edges every change shares; a change's own are appended after them
+    std::vector<int64_t> base_t_;     // the baseline replay
 
     // Events.
     std::vector<uint32_t> thread_;    // CPU events: thread index
@@ -279,7 +288,13 @@ private:
     void infer_syncs();
     void gpu_edges();
     void finish_edges();
-    std::vector<int64_t> replay(const std::vector<int64_t>& w) const;
+    // ASAP times under weights w; edges from `extra_from` on (appended by a change, not in the in-edge index) are
+    // taken by their destination's place in the order, which they must follow (appended_follow_order()).
+    std::vector<int64_t> replay(const std::vector<int64_t>& w, size_t extra_from = SIZE_MAX) const;
+    bool appended_follow_order();
+    void truncate_to_shared();
+    std::vector<StepReplay> run_changes(const std::vector<Change>& changes, const std::vector<size_t>& which,
+                                        std::vector<ChangeEffect>* effects);
 
     // A change's weights, from the baseline's (applied in place), with its effect described.
     void apply(const Change& c, std::vector<int64_t>& w, ChangeEffect& fx);
@@ -315,10 +330,13 @@ void Replayer::build()
         if (a != kNoIndex)
             launch_ev_[ev] = api_ev_[static_cast<size_t>(a)];
     }
-    src_.reserve(g_.edges() + events);
-    dst_.reserve(g_.edges() + events);
-    kind_.reserve(g_.edges() + events);
-    base_.reserve(g_.edges() + events);
+    // Room for the graph's edges, a launch and a stream edge per op, and the edges a change appends (cuda-graphs:
+    // one per op and one per region): address space until written, so that a change's edges do not move the rest.
+    const size_t room = g_.edges() + 3 * events;
+    src_.reserve(room);
+    dst_.reserve(room);
+    kind_.reserve(room);
+    base_.reserve(room);
     // The graph's own edges: CPU structure, syncs and GPU spans; launch and stream edges are rebuilt below.
     std::vector<uint32_t> block_exit;   // edge ids of blocking exits (weight set once the waits are known)
     for (size_t e = 0; e < g_.edges(); ++e) {
@@ -387,15 +405,15 @@ void Replayer::infer_syncs()
     for (size_t e = 0; e < src_.size(); ++e)
         if (kind_[e] == RKind::SyncHost)
             has_sync[dst_[e] / 2] = 1;
-    // Per launch call: the op of its that ends last.
-    std::unordered_map<uint32_t, uint32_t> last_op_of_call;
+    // Per launch call (a CPU event): the op of its that ends last (kNone: none).
+    std::vector<uint32_t> last_op_of_call(g_.cpu_events, kNone);
     for (uint32_t ev = static_cast<uint32_t>(g_.cpu_events); ev < g_.events(); ++ev) {
         const uint32_t call = launch_ev_[ev];
         if (call == kNone)
             continue;
-        auto [it, fresh] = last_op_of_call.try_emplace(call, ev);
-        if (!fresh && ts(2 * ev + 1) > ts(2 * it->second + 1))
-            it->second = ev;
+        uint32_t& last = last_op_of_call[call];
+        if (last == kNone || ts(2 * ev + 1) > ts(2 * last + 1))
+            last = ev;
     }
     // API events per thread in start order: the running latest-ending launched op.
     std::vector<uint32_t> calls;
@@ -414,9 +432,9 @@ void Replayer::infer_syncs()
             cur_thread = thread_[ev];
             latest = kNone;
         }
-        if (auto it = last_op_of_call.find(ev); it != last_op_of_call.end())
-            if (latest == kNone || ts(2 * it->second + 1) > ts(2 * latest + 1))
-                latest = it->second;
+        if (const uint32_t op = last_op_of_call[ev]; op != kNone)
+            if (latest == kNone || ts(2 * op + 1) > ts(2 * latest + 1))
+                latest = op;
         const size_t row = g_.event_row[ev];
         if (!(t_.api.flags[row] & kApiSync) || has_sync[ev])
             continue;
@@ -529,23 +547,57 @@ void Replayer::finish_edges()
     unordered_ = static_cast<int64_t>(n - order_.size());
 }
 
-std::vector<int64_t> Replayer::replay(const std::vector<int64_t>& w) const
+std::vector<int64_t> Replayer::replay(const std::vector<int64_t>& w, size_t extra_from) const
 {
     std::vector<int64_t> t(g_.node_ts.begin(), g_.node_ts.end());   // unordered nodes keep their times
+    std::vector<uint32_t> extra;
+    for (size_t e = extra_from; e < src_.size(); ++e)
+        if (w[e] != kOff)
+            extra.push_back(static_cast<uint32_t>(e));
+    std::stable_sort(extra.begin(), extra.end(), [&](uint32_t a, uint32_t b) { return pos_[dst_[a]] < pos_[dst_[b]]; });
+    size_t k = 0;
     for (size_t i = 0; i < order_.size(); ++i) {
         cancel_point(i);
         const uint32_t v = order_[i];
         int64_t best = INT64_MIN;
-        for (uint32_t k = in_off_[v]; k < in_off_[v + 1]; ++k) {
-            const uint32_t e = in_ids_[k];
+        for (uint32_t j = in_off_[v]; j < in_off_[v + 1]; ++j) {
+            const uint32_t e = in_ids_[j];
             if (w[e] == kOff)
                 continue;
             best = std::max(best, t[src_[e]] + w[e]);
         }
+        for (; k < extra.size() && pos_[dst_[extra[k]]] == i; ++k)
+            best = std::max(best, t[src_[extra[k]]] + w[extra[k]]);
         if (best != INT64_MIN)
             t[v] = best;
     }
     return t;
+}
+
+// True when every appended edge goes from an earlier node to a later one in the shared edges' order: the order
+// stays topological with them, and the replay takes them beside the in-edge index instead of rebuilding both (a
+// change's edges, e.g. cuda-graphs' graph launch -> op, parallel paths the shared edges already have).
+bool Replayer::appended_follow_order()
+{
+    if (pos_.empty()) {
+        pos_.assign(g_.nodes(), UINT32_MAX);
+        for (size_t i = 0; i < order_.size(); ++i)
+            pos_[order_[i]] = static_cast<uint32_t>(i);
+    }
+    for (size_t e = shared_; e < src_.size(); ++e) {
+        const uint32_t a = pos_[src_[e]], b = pos_[dst_[e]];
+        if (a == UINT32_MAX || b == UINT32_MAX || a >= b)
+            return false;
+    }
+    return true;
+}
+
+void Replayer::truncate_to_shared()
+{
+    src_.resize(shared_);
+    dst_.resize(shared_);
+    kind_.resize(shared_);
+    base_.resize(shared_);
 }
 
 void Replayer::apply_cuts(const Cuts& cuts, std::vector<int64_t>& w, int64_t& touched) const
@@ -620,7 +672,9 @@ void Replayer::apply_cuda_graphs(std::vector<int64_t>& w, ChangeEffect& fx)
         int64_t ops = 0;
     };
     std::map<std::pair<int32_t, uint32_t>, Region> regions;
-    std::vector<std::pair<int32_t, uint32_t>> region_of(g_.events(), {-1, kNone});
+    std::vector<Region*> region_of(g_.events(), nullptr);   // map nodes stay put
+    std::pair<int32_t, uint32_t> last_key{-1, kNone};        // ops come in runs of one step and thread
+    Region* last = nullptr;
     int64_t graph_ops = 0;
     for (uint32_t ev = static_cast<uint32_t>(g_.cpu_events); ev < g_.events(); ++ev) {
         cancel_point(ev);
@@ -635,14 +689,18 @@ void Replayer::apply_cuda_graphs(std::vector<int64_t>& w, ChangeEffect& fx)
         if (st < 0)
             continue;
         const auto key = std::make_pair(st, thread_[call]);
-        Region& r = regions[key];
+        if (!last || key != last_key) {
+            last = &regions[key];
+            last_key = key;
+        }
+        Region& r = *last;
         if (ts(2 * call) < r.begin) {
             r.begin = ts(2 * call);
             r.first_call = call;
         }
         r.end = std::max(r.end, ts(2 * call + 1));
         ++r.ops;
-        region_of[ev] = key;
+        region_of[ev] = &r;
     }
     Cuts cuts;
     for (const auto& [key, r] : regions)
@@ -673,9 +731,9 @@ void Replayer::apply_cuda_graphs(std::vector<int64_t>& w, ChangeEffect& fx)
         (void)e;
     }
     for (uint32_t ev = static_cast<uint32_t>(g_.cpu_events); ev < g_.events(); ++ev) {
-        if (region_of[ev].first == -1 && region_of[ev].second == kNone)
+        if (!region_of[ev])
             continue;
-        const Region& r = regions[region_of[ev]];
+        const Region& r = *region_of[ev];
         ++ops_changed;
         if (launch_edge_[ev] != kNone)
             w[launch_edge_[ev]] = kOff;
@@ -1066,7 +1124,7 @@ Summary summarise(const std::vector<StepReplay>& steps, int64_t StepReplay::*fie
     return r;
 }
 
-WhatIfResult Replayer::run(const std::vector<Change>& changes)
+void Replayer::prepare()
 {
     whole_ = !in_.phases || in_.phases->steps.empty();
     if (!whole_) {
@@ -1079,37 +1137,53 @@ WhatIfResult Replayer::run(const std::vector<Change>& changes)
     r_.graph_events = static_cast<int64_t>(g_.events());
     r_.graph_edges = static_cast<int64_t>(g_.edges());
     r_.replay_edges = static_cast<int64_t>(src_.size());
-    const std::vector<int64_t> base_t = replay(base_);
-    for (size_t n = 0; n < base_t.size(); ++n)
-        if (base_t[n] != g_.node_ts[n])
+    base_t_ = replay(base_);
+    for (size_t n = 0; n < base_t_.size(); ++n)
+        if (base_t_[n] != g_.node_ts[n])
             ++r_.unexplained_nodes;
-    // The combined replay, then each change alone (when there are several). Edges a change adds (cuda-graphs) are
-    // appended after the shared ones; the topological order is rebuilt for them.
-    const size_t shared = src_.size();
-    auto run_changes = [&](const std::vector<size_t>& which, std::vector<ChangeEffect>* effects) {
-        src_.resize(shared);
-        dst_.resize(shared);
-        kind_.resize(shared);
-        base_.resize(shared);
-        std::vector<int64_t> w = base_;
-        for (size_t i : which) {
-            ChangeEffect fx;
-            apply(changes[i], w, fx);
-            if (effects)
-                effects->push_back(std::move(fx));
-        }
+    shared_ = src_.size();
+}
+
+// The changes `which` together. Edges a change adds (cuda-graphs) are appended after the shared ones and dropped
+// after the replay; when they do not follow the shared order, the order is rebuilt with them, then without.
+std::vector<StepReplay> Replayer::run_changes(const std::vector<Change>& changes, const std::vector<size_t>& which,
+                                              std::vector<ChangeEffect>* effects)
+{
+    truncate_to_shared();
+    std::vector<int64_t> w = base_;
+    for (size_t i : which) {
+        ChangeEffect fx;
+        apply(changes[i], w, fx);
+        if (effects)
+            effects->push_back(std::move(fx));
+    }
+    std::vector<int64_t> t;
+    if (src_.size() == shared_) {
+        t = replay(w);
+    } else if (appended_follow_order()) {
+        t = replay(w, shared_);
+    } else {
         base_.resize(src_.size(), kOff);
-        if (src_.size() != shared)
-            finish_edges();
-        std::vector<int64_t> t = replay(w);
-        if (src_.size() != shared) {
-            src_.resize(shared);
-            dst_.resize(shared);
-            kind_.resize(shared);
-            base_.resize(shared);
-            finish_edges();
-        }
-        return steps_of(base_t, t);
+        finish_edges();
+        pos_.clear();
+        t = replay(w);
+        truncate_to_shared();
+        finish_edges();
+    }
+    truncate_to_shared();
+    return steps_of(base_t_, t);
+}
+
+WhatIfResult Replayer::run(const std::vector<Change>& changes)
+{
+    prepare();
+    return run_prepared(changes);
+}
+
+WhatIfResult Replayer::run_prepared(const std::vector<Change>& changes)
+{
+    auto run_changes = [&](const std::vector<size_t>& which, std::vector<ChangeEffect>* effects) {
+        return this->run_changes(changes, which, effects);
     };
     std::vector<size_t> all(changes.size());
     for (size_t i = 0; i < all.size(); ++i)
@@ -1162,6 +1236,27 @@ WhatIfResult replay_what_if(const Trace& trace, const DependencyGraph& g, const 
                             const WhatIfInputs& inputs, const WhatIfOptions& options, const GraphOptions& graph_options)
 {
     return Replayer(trace, g, inputs, options, graph_options).run(changes);
+}
+
+std::vector<EachReplay> replay_each(const Trace& trace, const DependencyGraph& g, const std::vector<Change>& changes,
+                                    const WhatIfInputs& inputs, const WhatIfOptions& options,
+                                    const GraphOptions& graph_options)
+{
+    std::vector<EachReplay> out(changes.size());
+    if (changes.empty())
+        return out;
+    Replayer replayer(trace, g, inputs, options, graph_options);
+    replayer.prepare();
+    const WhatIfResult prepared = replayer.result();
+    for (size_t i = 0; i < changes.size(); ++i) {
+        replayer.reset_result(prepared);
+        try {
+            out[i].result = replayer.run_prepared({changes[i]});
+        } catch (const WhatIfError& e) {
+            out[i].error = e.what();
+        }
+    }
+    return out;
 }
 
 nlohmann::json to_json(const WhatIfResult& r)

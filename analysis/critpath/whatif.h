@@ -46,6 +46,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -151,6 +152,17 @@ struct WhatIfError : std::runtime_error {
 WhatIfResult replay_what_if(const Trace& trace, const DependencyGraph& g, const std::vector<Change>& changes,
                             const WhatIfInputs& inputs = {}, const WhatIfOptions& options = {},
                             const GraphOptions& graph_options = {});
+
+// Each change alone, as replay_what_if(trace, g, {change}, ...) gives it, on one replayer: the replay edges, their
+// order and the baseline replay are built once for all of them (the pipeline replays every change its findings
+// suggest). A change replay_what_if refuses (WhatIfError) gets its message in `error` and no result.
+struct EachReplay {
+    std::optional<WhatIfResult> result;
+    std::string error;
+};
+std::vector<EachReplay> replay_each(const Trace& trace, const DependencyGraph& g, const std::vector<Change>& changes,
+                                    const WhatIfInputs& inputs = {}, const WhatIfOptions& options = {},
+                                    const GraphOptions& graph_options = {});
 
 nlohmann::json to_json(const WhatIfResult& r);
 std::string to_text(const WhatIfResult& r);

@@ -366,3 +366,40 @@ TEST(WhatIf, FindingsReplayOnTheCriticalPathsGraph)
                              format_ns(double(s.predicted_step_ns)) + " [";
     EXPECT_NE(text.find(line), std::string::npos) << "text lacks '" << line << "'";
 }
+
+// The pipeline replays every change its findings suggest on one replayer (replay_each: edges, order and baseline
+// replay built once; a change's appended edges taken beside the shared order). Each change's result is the one
+// replay_what_if gives for it alone, word for word, in any order and after a change that appended edges; a change
+// replay_what_if refuses gets its message.
+TEST(WhatIf, EachChangeOnOneReplayerIsTheChangeAlone)
+{
+    const std::string trace = test::source_dir() + "/tests/data/device/decode-sync.pt.trace.json.gz";
+    PipelineOptions po;
+    po.critical_path = false;
+    po.run_rules = false;
+    const PipelineResult r = run_pipeline({trace}, po);
+    const DependencyGraph g = build_dependency_graph(*r.trace);
+    WhatIfInputs in;
+    in.classes = &r.analysis.classes;
+    in.phases = &r.analysis.phases;
+    const std::vector<Change> list =
+        changes({"cuda-graphs", "remove-sync", "class:no_such_class=2", "class:gemm=2", "cuda-graphs", "comm=2"});
+    const std::vector<EachReplay> each = replay_each(*r.trace, g, list, in);
+    ASSERT_EQ(each.size(), list.size());
+    int replayed = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+        try {
+            const WhatIfResult alone = replay_what_if(*r.trace, g, {list[i]}, in);
+            ASSERT_TRUE(each[i].result) << list[i].text << ": " << each[i].error;
+            EXPECT_EQ(to_json(*each[i].result), to_json(alone)) << list[i].text;
+            ++replayed;
+        } catch (const WhatIfError& e) {
+            EXPECT_FALSE(each[i].result) << list[i].text;
+            EXPECT_EQ(each[i].error, e.what()) << list[i].text;
+        }
+    }
+    EXPECT_GE(replayed, 3);
+    ASSERT_TRUE(each[0].result);
+    EXPECT_LT(each[0].result->predicted_step_ns, each[0].result->baseline_step_ns);   // the eager loop is host-bound
+    EXPECT_FALSE(each[2].result);
+}
