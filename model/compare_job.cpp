@@ -82,7 +82,7 @@ quint64 CompareJob::start(std::shared_ptr<const Trace> before, std::shared_ptr<c
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     running_ = true;
     emit started(afterPaths);
-    emit progress(0.0, tr("Opening"));
+    emit progress(0.0, QStringLiteral("opening"));   // a stage id: StageText says it
     (void)QtConcurrent::run(&pool_, [this, gen, before, beforeAnalysis, beforePaths, afterPaths, s = settings_,
                                      o = options_, flag = cancel_] {
         run(gen, before, beforeAnalysis, beforePaths, afterPaths, s, o, flag);
@@ -171,7 +171,7 @@ void CompareJob::run(quint64 gen, std::shared_ptr<const Trace> before,
         post(gen, [this, done] {
             running_ = false;
             output_ = done;
-            emit progress(1.0, tr("Done"));
+            emit progress(1.0, QStringLiteral("done"));
             emit finished(done);
         });
     } catch (const Cancelled&) {

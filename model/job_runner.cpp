@@ -50,7 +50,7 @@ quint64 JobRunner::open(const QStringList& paths)
     cancel_ = std::make_shared<std::atomic<bool>>(false);
     running_ = true;
     emit started(paths);
-    emit progress(0.0, tr("Opening"));
+    emit progress(0.0, QStringLiteral("opening"));   // a stage id: StageText says it
     auto flag = cancel_;
     (void)QtConcurrent::run(&pool_, [this, gen, paths, flag, settings = settings_] { run(gen, paths, settings, flag); });
     return gen;
@@ -253,7 +253,7 @@ void JobRunner::run(quint64 gen, const QStringList& paths, WorkbenchSettings set
             auto density = ClassDensity::build(completeIndex, analysisResult, control);
             post(gen, [this, density] { emit classDensityReady(density); });
         }
-        post(gen, [this] { emit progress(1.0, tr("Done")); });
+        post(gen, [this] { emit progress(1.0, QStringLiteral("done")); });
         post(gen, [this] {
             running_ = false;
             emit finished(true);

@@ -308,10 +308,6 @@ after</source>
 <context>
     <name>sl::CompareJob</name>
     <message>
-        <source>Opening</source>
-        <translation>正在打开</translation>
-    </message>
-    <message>
         <source>No knowledge base at %1: accept suggestions first to get verdicts.</source>
         <translation>%1 处没有知识库：请先采纳建议，才能得到判定。</translation>
     </message>
@@ -330,10 +326,6 @@ after</source>
     <message>
         <source>The knowledge base cannot be read: %1</source>
         <translation>无法读取知识库：%1</translation>
-    </message>
-    <message>
-        <source>Done</source>
-        <translation>完成</translation>
     </message>
     <message>
         <source>Nothing to record: compare with an after trace first.</source>
@@ -2026,17 +2018,6 @@ after</source>
     <message>
         <source>After</source>
         <translation>之后</translation>
-    </message>
-</context>
-<context>
-    <name>sl::JobRunner</name>
-    <message>
-        <source>Opening</source>
-        <translation>正在打开</translation>
-    </message>
-    <message>
-        <source>Done</source>
-        <translation>完成</translation>
     </message>
 </context>
 <context>
@@ -4115,6 +4096,121 @@ Open the config.json together with the trace (File › Open, select both files),
     <message>
         <source>Action</source>
         <translation>操作</translation>
+    </message>
+</context>
+<context>
+    <name>sl::StageText</name>
+    <message>
+        <source>Opening the report</source>
+        <translation>正在打开报告</translation>
+    </message>
+    <message>
+        <source>Exporting the report with nsys</source>
+        <translation>正在用 nsys 导出报告</translation>
+    </message>
+    <message>
+        <source>Reading strings</source>
+        <translation>正在读取字符串</translation>
+    </message>
+    <message>
+        <source>Reading kernels</source>
+        <translation>正在读取内核</translation>
+    </message>
+    <message>
+        <source>Reading memory copies</source>
+        <translation>正在读取内存拷贝</translation>
+    </message>
+    <message>
+        <source>Reading memsets</source>
+        <translation>正在读取内存设置</translation>
+    </message>
+    <message>
+        <source>Reading API calls</source>
+        <translation>正在读取 API 调用</translation>
+    </message>
+    <message>
+        <source>Reading synchronizations</source>
+        <translation>正在读取同步</translation>
+    </message>
+    <message>
+        <source>Reading NVTX ranges</source>
+        <translation>正在读取 NVTX 区间</translation>
+    </message>
+    <message>
+        <source>Reading CUDA graphs</source>
+        <translation>正在读取 CUDA 图</translation>
+    </message>
+    <message>
+        <source>Reading events</source>
+        <translation>正在读取事件</translation>
+    </message>
+    <message>
+        <source>Linking launches to GPU work</source>
+        <translation>正在关联启动调用与 GPU 工作</translation>
+    </message>
+    <message>
+        <source>Summarising</source>
+        <translation>正在汇总</translation>
+    </message>
+    <message>
+        <source>Building the timeline</source>
+        <translation>正在构建时间线</translation>
+    </message>
+    <message>
+        <source>Running the analyses</source>
+        <translation>正在运行分析</translation>
+    </message>
+    <message>
+        <source>Classifying operators</source>
+        <translation>正在划分算子类别</translation>
+    </message>
+    <message>
+        <source>Analysing launches</source>
+        <translation>正在分析启动</translation>
+    </message>
+    <message>
+        <source>Analysing synchronization</source>
+        <translation>正在分析同步</translation>
+    </message>
+    <message>
+        <source>Analysing overlap</source>
+        <translation>正在分析重叠</translation>
+    </message>
+    <message>
+        <source>Projecting NVTX ranges</source>
+        <translation>正在投影 NVTX 区间</translation>
+    </message>
+    <message>
+        <source>Finding phases and steps</source>
+        <translation>正在识别阶段与步</translation>
+    </message>
+    <message>
+        <source>Attributing idle time</source>
+        <translation>正在进行空闲归因</translation>
+    </message>
+    <message>
+        <source>Matching collectives</source>
+        <translation>正在匹配集合通信</translation>
+    </message>
+    <message>
+        <source>Analysing weight streaming</source>
+        <translation>正在分析权重流式读取</translation>
+    </message>
+    <message>
+        <source>Roofline</source>
+        <translation>Roofline 分析</translation>
+    </message>
+    <message>
+        <source>Evaluating the rules</source>
+        <translation>正在评估规则</translation>
+    </message>
+    <message>
+        <source>Judging the changes</source>
+        <translation>正在判定变更</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
     </message>
 </context>
 <context>

@@ -16,6 +16,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "model/stage_text.h"
 #include "model/compare_headline.h"
 #include "model/compare_job.h"
 #include "model/compare_model.h"
@@ -203,7 +204,7 @@ CompareView::CompareView(Document* document, QWidget* parent) : QWidget(parent),
     connect(job_, &CompareJob::progress, this, [this](double f, const QString& stage) {
         progress_->setValue(int(f * 1000));
         if (!stage.isEmpty())
-            setStatus(tr("Comparing… (%1)").arg(stage));
+            setStatus(tr("Comparing… (%1)").arg(StageText::label(stage)));
     });
     connect(job_, &CompareJob::finished, this, [this](const std::shared_ptr<const CompareOutput>& out) {
         progress_->hide();

@@ -47,6 +47,7 @@
 #include "analysis/report/report_json.h"
 #include "analysis/report/report_markdown.h"
 #include "analysis/report_pipeline.h"
+#include "model/stage_text.h"
 #include "model/chart_render.h"
 #include "model/device_model.h"
 #include "model/report_pdf.h"
@@ -990,8 +991,9 @@ void MainWindow::chooseFiles()
 
 void MainWindow::onStarted(const QStringList& paths)
 {
-    statusLabel_->setText(paths.size() == 1 ? tr("Loading %1…").arg(QFileInfo(paths.first()).fileName())
-                                            : tr("Loading %n file(s)…", nullptr, int(paths.size())));
+    loadingText_ = paths.size() == 1 ? tr("Loading %1…").arg(QFileInfo(paths.first()).fileName())
+                                     : tr("Loading %n file(s)…", nullptr, int(paths.size()));
+    statusLabel_->setText(loadingText_);
     progress_->setValue(0);
     progress_->show();
     cancelButton_->show();
@@ -1000,8 +1002,12 @@ void MainWindow::onStarted(const QStringList& paths)
 void MainWindow::onProgress(double fraction, const QString& stage)
 {
     progress_->setValue(int(fraction * 1000));
-    if (!stage.isEmpty())
-        progress_->setToolTip(stage);
+    if (stage.isEmpty())
+        return;
+    // What the job is doing, in the interface's language, after what it loads ("Loading x.json… Reading kernels").
+    const QString label = StageText::label(stage);
+    progress_->setToolTip(label);
+    statusLabel_->setText(loadingText_ + QLatin1Char(' ') + label);
 }
 
 void MainWindow::onFinished(bool ok)

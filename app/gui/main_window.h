@@ -180,6 +180,7 @@ private:
     QAction* deepDiveAction_ = nullptr;
     QAction* reviewAction_ = nullptr;
     QLabel* statusLabel_ = nullptr;
+    QString loadingText_;   // "Loading x.json…": the status line while a trace loads, before the stage
     QProgressBar* progress_ = nullptr;
     QToolButton* cancelButton_ = nullptr;
     SearchBar* searchBar_ = nullptr;
