@@ -124,9 +124,8 @@ private slots:
 
     void chineseWithTheShippedCatalogue()
     {
-        const QString qm = testing::testTmpRoot() + QStringLiteral("/../app/sightline_zh_CN.qm");
         QTranslator translator;
-        if (!QFile::exists(qm) || !translator.load(qm))
+        if (!testing::loadShippedZhCatalogue(translator))
             QSKIP("the zh_CN catalogue is built with the app (build/dev/app/sightline_zh_CN.qm)");
         QCoreApplication::installTranslator(&translator);
         const Cases cases;

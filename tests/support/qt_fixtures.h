@@ -12,6 +12,7 @@
 #include <QString>
 #include <QStringList>
 #include <QTemporaryDir>
+#include <QTranslator>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,14 @@ inline QString testTmpRoot()
 {
     const QByteArray t = qgetenv("SIGHTLINE_TEST_TMP");
     return t.isEmpty() ? QDir::tempPath() : QString::fromLocal8Bit(t);
+}
+
+// Loads the shipped zh_CN catalogue, built with the app (build/<preset>/app/sightline_zh_CN.qm), into `translator`;
+// false when it is not built (the test then skips).
+inline bool loadShippedZhCatalogue(QTranslator& translator)
+{
+    const QString qm = testTmpRoot() + QStringLiteral("/../app/sightline_zh_CN.qm");
+    return QFile::exists(qm) && translator.load(qm);
 }
 
 // <scratch>/name, created.
