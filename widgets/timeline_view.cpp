@@ -15,6 +15,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "analysis/trace/kernel_short_name.h"
 #include "model/class_density.h"
 #include "model/kernel_origin.h"
 #include "model/selection.h"
@@ -646,7 +647,8 @@ QString TimelineView::itemName(const TimelineLane& lane, uint32_t i) const
     const ItemRef r = index_->ref(lane, i);
     const Trace& t = index_->trace();
     switch (r.kind) {
-    case ItemKind::Kernel: return qs(t.str(t.kernels.short_name[r.row]));
+    // The function's own name, as nsys shortens it (a Kineto trace records only the demangled one).
+    case ItemKind::Kernel: return qs(shorten_kernel_name(t.str(t.kernels.short_name[r.row])));
     case ItemKind::Memcpy: return qs(copy_kind_label(t.memcpy.copy_kind[r.row]));
     case ItemKind::Memset: return tr("[CUDA memset]");
     case ItemKind::Api: return qs(t.str(t.api.name[r.row]));
@@ -1611,8 +1613,8 @@ QString TimelineView::tooltipFor(int laneIdx, int64_t item) const
                                                   .arg(sh.block_x).arg(sh.block_y).arg(sh.block_z);
         if (sh.registers_per_thread)
             html += QStringLiteral("<br>") + tr("Registers/thread %1").arg(sh.registers_per_thread);
-        if (k.name[r.row] != k.short_name[r.row])
-            html += QStringLiteral("<br><small>%1</small>").arg(qs(t.str(k.name[r.row])).left(300).toHtmlEscaped());
+        if (const std::string_view full = t.str(k.name[r.row]); shorten_kernel_name(t.str(k.short_name[r.row])) != full)
+            html += QStringLiteral("<br><small>%1</small>").arg(qs(full).left(300).toHtmlEscaped());
         break;
     }
     case ItemKind::Memcpy: html += QStringLiteral("<br>") + tr("Size %1").arg(formatBytes(t.memcpy.bytes[r.row])); break;

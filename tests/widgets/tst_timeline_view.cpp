@@ -358,6 +358,37 @@ private slots:
         QVERIFY(view.laneTitle(0).contains(QStringLiteral("7")));
     }
 
+    // A Kineto trace records only the demangled name (short_name == name): the kernel's label on the timeline and its
+    // tooltip heading are the function's own name, as nsys shortens it; the full name follows in the tooltip.
+    void kernelLabelsAreShortNames()
+    {
+        auto t = std::make_shared<Trace>();
+        const uint16_t dev = t->device_index(0);
+        const char* full = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+                           "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, "
+                           "at::detail::Array<char*, 3>)";
+        const size_t r = t->kernels.append(1000, 9000, t->strings.intern(full));
+        t->kernels.device[r] = dev;
+        t->kernels.stream[r] = 7;
+        t->finish();
+        QCOMPARE(t->kernels.short_name[0], t->kernels.name[0]);
+        Selection sel;
+        TimelineView view(&sel);
+        view.resize(1000, 300);
+        view.setIndex(TimelineIndex::build(t));
+        view.setWindow({0, 10000});
+        QImage img(view.size(), QImage::Format_RGB32);
+        {
+            QPainter p(&img);
+            view.render(p);
+        }
+        const QRect plot = view.plotRect();
+        const QString tip = view.tooltipAt(QPoint(plot.left() + plot.width() / 2, plot.top() + 5));
+        QVERIFY2(tip.startsWith(QStringLiteral("<b>vectorized_elementwise_kernel</b>")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("<small>void at::native::vectorized_elementwise_kernel&lt;4")),
+                 qPrintable(tip));
+    }
+
     void keysZoomPanAndFit()
     {
         Selection sel;
