@@ -1,6 +1,7 @@
 #include "model/findings_model.h"
 
 #include "analysis/timeline/op_classes.h"
+#include "analysis/trace/kernel_short_name.h"
 
 #include <QFont>
 #include <QStringList>
@@ -630,9 +631,15 @@ QVariant FindingsModel::findingData(int row, const Finding& f, int column, int r
         case RankColumn: return row + 1;
         case SeverityColumn: return severityLabel(f.severity);
         case TitleColumn: return text(f.title);
-        case SubjectColumn:
-            return f.scope == ScopeKind::Trace ? scopeLabel(f.scope)
-                                               : QStringLiteral("%1 (%2)").arg(subjectLabel(f.subject), scopeLabel(f.scope));
+        case SubjectColumn: {
+            if (f.scope == ScopeKind::Trace)
+                return scopeLabel(f.scope);
+            // A kernel by its function's own name (a Kineto trace's subject is the demangled name; the tooltip has
+            // it whole).
+            const QString subject =
+                f.scope == ScopeKind::Kernel ? qs(std::string(shorten_kernel_name(f.subject))) : subjectLabel(f.subject);
+            return QStringLiteral("%1 (%2)").arg(subject, scopeLabel(f.scope));
+        }
         case GainColumn: return gainText(f.expected_gain);
         case ConfidenceColumn: return confidenceText(f.confidence);
         default: return {};

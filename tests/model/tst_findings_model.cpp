@@ -10,6 +10,7 @@
 #include <functional>
 #include <set>
 
+#include "analysis/trace/kernel_short_name.h"
 #include "analysis/pipeline.h"
 #include "analysis/diagnosis/rules.h"
 #include "analysis/report/report_strings.h"
@@ -195,6 +196,33 @@ private slots:
             if (QTest::currentTestFailed())
                 return;
         }
+    }
+
+    // The real eager decode (a PyTorch-profiler trace: kernels by their demangled names) has kernel findings; their
+    // subject column names the function as nsys shortens it, the tooltip the kernel whole.
+    void kernelSubjectsAreShortNames()
+    {
+        const auto r = std::make_shared<const PipelineResult>(run_pipeline(
+            {qEnvironmentVariable("SIGHTLINE_SOURCE_DIR", QStringLiteral(".")).toStdString() +
+             "/tests/data/device/decode-eager.pt.trace.json.gz"},
+            testing::shippedRulesOptions()));
+        FindingsModel m;
+        QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        m.setDiagnosis(diagnosisOf(r), r->trace);
+        int kernels = 0;
+        for (int row = 0; row < m.rowCount(); ++row) {
+            const QModelIndex i = m.index(row, FindingsModel::SubjectColumn);
+            const std::string subject = i.data(FindingsModel::FindingSubjectRole).toString().toStdString();
+            if (subject.rfind("void ", 0) != 0)   // a demangled kernel name (classes and phases are ids)
+                continue;
+            ++kernels;
+            const QString shown = i.data().toString();
+            QVERIFY2(!shown.startsWith(QStringLiteral("void ")) && !shown.contains(QLatin1Char('<')), qPrintable(shown));
+            QVERIFY2(shown.startsWith(QString::fromStdString(std::string(shorten_kernel_name(subject)))),
+                     qPrintable(shown));
+            QVERIFY(i.data(Qt::ToolTipRole).toString().contains(QString::fromStdString(subject)));
+        }
+        QVERIFY(kernels >= 1);
     }
 
     void plantedFindingsLinkToTheTrace()
