@@ -1,11 +1,11 @@
 #pragma once
 // The dependency graph built beside other work (issue 35 §6: graph and path within 2x of analyze at 10^7 kernels).
 //
-// The graph needs the trace alone, not the analyses; analyze() keeps one core busy (at 10^7 kernels: 3.4 s of CPU in
-// 3.5 s of wall, tests/bench/bench_critpath), so on a machine with a second core the graph is built there while the
+// The graph needs the trace alone, not the analyses; analyze() keeps one core busy (10^7 kernels: 4.26 s of CPU in
+// 4.26 s of wall, tests/bench/bench_critpath), so on a machine with a second core the graph is built there while the
 // analyses run, with what the longest-path pass needs of it (path_prep.h), and only the pass itself (which needs the
-// analyses' steps and classes) follows them. With one thread
-// (SIGHTLINE_LOAD_THREADS=1, or one CPU) the two run one after the other: the same graph, the same results.
+// analyses' steps and classes) follows them. With one thread (SIGHTLINE_LOAD_THREADS=1, or one CPU) the two run one
+// after the other: the same graph, the same results.
 //
 // Errors: work()'s exception is rethrown first (a Cancelled raised in it stops the graph too, which shares the
 // calling thread's cancel flag), then the graph's.
