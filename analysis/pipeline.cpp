@@ -124,11 +124,29 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     r.summary = summarize(t, options.summary);
     notify(PipelineStage::Summarised, r);
     control.check();
+    // The critical path and the replays are optional: when their graph would take the process past its memory budget
+    // (--max-memory; by default 90 % of what it may use), they are left out with a warning instead of ending the run
+    // out of memory. analyze()'s own arrays come on top of what is resident now: about the trace's size again.
+    const uint64_t budget = memory_budget(), resident = resident_memory_bytes();
+    const uint64_t graph_bytes = critpath::critical_path_bytes(t);
+    const bool graph_fits =
+        budget == 0 || budget == UINT64_MAX || resident + t.memory_bytes() + graph_bytes <= budget;
     // The critical path's dependency graph needs the trace alone: built on a second core while the analyses run
     // (critpath/graph_beside.h), and kept for the findings' what-if replays.
     critpath::GraphBeside beside = critpath::build_graph_beside(
-        t, options.critical_path, [&] { r.analysis = analyze(t, options.analysis, control); });
+        t, options.critical_path && graph_fits, [&] { r.analysis = analyze(t, options.analysis, control); });
     std::optional<critpath::DependencyGraph> graph = std::move(beside.graph);
+    if (!graph_fits) {
+        char text[320];
+        std::snprintf(text, sizeof text,
+                      "the critical path and the what-if replays were not computed: their dependency graph would need "
+                      "about %.2f GB on top of the %.2f GB in use, over the memory budget of %.2f GB (--max-memory)",
+                      double(graph_bytes) / 1e9, double(resident) / 1e9, double(budget) / 1e9);
+        r.analysis.workload.warnings.push_back({"critical_path_skipped", text,
+                                                {{"needed_bytes", std::to_string(graph_bytes)},
+                                                 {"resident_bytes", std::to_string(resident)},
+                                                 {"budget_bytes", std::to_string(budget)}}});
+    }
     if (!options.roofline.model.empty()) {
         // The model config names an MoE's experts and top-k (it wins over the trace's shapes); a config that
         // cannot be read is reported by the Roofline below.
@@ -203,7 +221,8 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
         r.diagnosis = diagnose(t, r.analysis, r.roofline.report ? &*r.roofline.report : nullptr,
                                r.roofline.ncu ? &*r.roofline.ncu : nullptr, dopt, kb.get());
         control.check();
-        replay_findings(r, graph);
+        if (graph_fits)
+            replay_findings(r, graph);
         notify(PipelineStage::Diagnosed, r);
     }
     return r;

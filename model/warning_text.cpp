@@ -49,6 +49,8 @@ QString WarningText::label(const std::string& code)
         return tr("ncu file of another GPU");
     if (code == "ncu_kernels_unmatched")
         return tr("ncu kernels not in the trace");
+    if (code == "critical_path_skipped")
+        return tr("Critical path left out");
     return qs(code);
 }
 
@@ -113,6 +115,12 @@ QString WarningText::message(const WorkloadWarning& w)
                             "their counters are joined to no kernel", nullptr, int(b))
                              .arg(a))
             .arg(strArg(w, "names"));
+    if (c == "critical_path_skipped" && intArg(w, "needed_bytes", a) && intArg(w, "resident_bytes", b) &&
+        intArg(w, "budget_bytes", x))
+        return tr("the critical path and the what-if replays were not computed: their dependency graph would need "
+                  "about %1 on top of the %2 in use, over the memory budget of %3 (raise it with --max-memory); the "
+                  "findings keep their bounds")
+            .arg(formatBytes(a), formatBytes(b), formatBytes(x));
     return qs(w.message);
 }
 

@@ -5010,5 +5010,13 @@ Open the config.json together with the trace (File › Open, select both files),
             <numerusform>Nsight Compute 文件的 %n 次启动中有 %1 次与 trace 中的任何内核都不匹配（%2）：其计数器未关联到任何内核</numerusform>
         </translation>
     </message>
+    <message>
+        <source>Critical path left out</source>
+        <translation>未计算关键路径</translation>
+    </message>
+    <message>
+        <source>the critical path and the what-if replays were not computed: their dependency graph would need about %1 on top of the %2 in use, over the memory budget of %3 (raise it with --max-memory); the findings keep their bounds</source>
+        <translation>未计算关键路径与假设重放：其依赖图在已用的 %2 之外还需约 %1，将超出 %3 的内存预算（可用 --max-memory 调高）；各项发现保留其收益上限</translation>
+    </message>
 </context>
 </TS>

@@ -147,6 +147,33 @@ private slots:
             }
         QCoreApplication::removeTranslator(&translator);
     }
+
+    // The pipeline's own warning (not analyze()'s): the critical path left out past the memory budget, said from its
+    // byte counts, in English and with the shipped catalogue in Chinese ("--max-memory" is the option's name).
+    void criticalPathSkippedIsSaid()
+    {
+        const WorkloadWarning w{"critical_path_skipped",
+                                "(the core's English)",
+                                {{"needed_bytes", "3000000000"}, {"resident_bytes", "1200000000"},
+                                 {"budget_bytes", "4000000000"}}};
+        QString text = WarningText::message(w);
+        QVERIFY2(text.contains(formatBytes(3000000000ull)) && text.contains(formatBytes(1200000000ull)) &&
+                     text.contains(formatBytes(4000000000ull)) && text.contains(QStringLiteral("--max-memory")),
+                 qPrintable(text));
+        QVERIFY(WarningText::label(w.code) != qs(w.code));
+        QTranslator translator;
+        if (!testing::loadShippedZhCatalogue(translator))
+            QSKIP("the zh_CN catalogue is built with the app (build/dev/app/sightline_zh_CN.qm)");
+        QCoreApplication::installTranslator(&translator);
+        static const QRegularExpression han(QStringLiteral("[\\x{4e00}-\\x{9fff}]"));
+        static const QRegularExpression word(QStringLiteral("[A-Za-z]{4,}"));
+        text = WarningText::message(w);
+        const QString label = WarningText::label(w.code);
+        QCoreApplication::removeTranslator(&translator);
+        QVERIFY2(text.contains(han) && label.contains(han), qPrintable(text + QLatin1Char('|') + label));
+        text.remove(QStringLiteral("--max-memory"));
+        QVERIFY2(!text.contains(word), qPrintable(text));
+    }
 };
 
 QTEST_MAIN(TestWarningText)

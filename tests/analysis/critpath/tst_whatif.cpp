@@ -4,7 +4,10 @@
 // recorded on a GPU (tests/data/device/) are checked end to end in tests/cli/tst_cli_whatif.cpp.
 #include <gtest/gtest.h>
 
+#include "analysis/critpath/graph_beside.h"
 #include "analysis/critpath/whatif.h"
+#include "analysis/io/input_bounds.h"
+#include "analysis/io/load.h"
 #include "analysis/pipeline.h"
 #include "analysis/report/analysis_text.h"
 #include "tests/support/critpath_builder.h"
@@ -402,4 +405,49 @@ TEST(WhatIf, EachChangeOnOneReplayerIsTheChangeAlone)
     ASSERT_TRUE(each[0].result);
     EXPECT_LT(each[0].result->predicted_step_ns, each[0].result->baseline_step_ns);   // the eager loop is host-bound
     EXPECT_FALSE(each[2].result);
+}
+
+// The critical path and the replays are optional: past the memory budget (--max-memory) the pipeline leaves them out
+// with a warning that says how much the graph would need, and the findings keep their bounds, instead of ending the
+// run out of memory. Within the budget, the same trace gets both.
+TEST(WhatIf, CriticalPathLeftOutPastTheMemoryBudget)
+{
+    const std::string file = test::source_dir() + "/tests/data/device/decode-eager.pt.trace.json.gz";
+    const auto t = std::make_shared<const Trace>(load_trace(file));
+    set_memory_budget_override(1);   // the trace is loaded: only the pipeline's own check sees it
+    PipelineResult r;
+    try {
+        r = run_pipeline_on(t, PipelineOptions{});
+    } catch (...) {
+        set_memory_budget_override(0);
+        throw;
+    }
+    set_memory_budget_override(0);
+    EXPECT_FALSE(r.critical_path.computed);
+    const WorkloadWarning* w = nullptr;
+    for (const WorkloadWarning& x : r.analysis.workload.warnings)
+        if (x.code == "critical_path_skipped")
+            w = &x;
+    ASSERT_NE(w, nullptr);
+    EXPECT_EQ(w->args.at("needed_bytes"), std::to_string(critical_path_bytes(*t)));
+    EXPECT_EQ(w->args.at("budget_bytes"), "1");
+    EXPECT_NE(w->message.find("--max-memory"), std::string::npos);
+    ASSERT_FALSE(r.diagnosis.eval.findings.empty());
+    for (const Finding& f : r.diagnosis.eval.findings)
+        EXPECT_FALSE(f.replayed_step) << f.rule;
+    const nlohmann::json j = pipeline_to_json(r);
+    EXPECT_FALSE(j.contains("critical_path"));
+    bool in_json = false;
+    for (const auto& x : j["workload"]["warnings"])
+        in_json = in_json || x["code"] == "critical_path_skipped";
+    EXPECT_TRUE(in_json);
+
+    const PipelineResult within = run_pipeline_on(t, PipelineOptions{});
+    EXPECT_TRUE(within.critical_path.computed);
+    bool replayed = false;
+    for (const Finding& f : within.diagnosis.eval.findings)
+        replayed = replayed || f.replayed_step.has_value();
+    EXPECT_TRUE(replayed);
+    for (const WorkloadWarning& x : within.analysis.workload.warnings)
+        EXPECT_NE(x.code, "critical_path_skipped");
 }
