@@ -20,7 +20,8 @@ const char* const kLimitOptionsHelp =
     "  --max-inflated-size SIZE  the inflated content of a .gz (default 64G)\n"
     "  --max-inflate-ratio N     the inflated content of a .gz: 64M plus N times the compressed bytes read (default 64)\n"
     "  --max-name-bytes SIZE     the distinct names of a trace (default 128M; one name keeps 16 KiB)\n"
-    "  --max-memory SIZE         memory while loading (default 90 % of RAM, the cgroup limit or ulimit)\n"
+    "  --max-memory SIZE         memory while loading, and for the critical path (left out past it) (default 90 %\n"
+    "                            of RAM, the cgroup limit or ulimit)\n"
     "and this guard on what an output may replace:\n"
     "  --force                   let -o replace the knowledge base (the default one, or --kb), its -wal/-shm files,\n"
     "                            or an SQLite database Sightline did not write (refused otherwise: exit 2)\n";
