@@ -1,7 +1,7 @@
 #include "analysis/critpath/critical_path.h"
 #include "analysis/critpath/path_prep.h"
 #include "analysis/critpath/path_times_batch.h"
-#include "analysis/io/parallel.h"
+#include "analysis/critpath/two_tasks.h"
 #include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
@@ -129,18 +129,12 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, PathPrep* prep
     NodeState* const st = st_mem.get();
     if (windows) {
         // Each node's window, in two halves.
-        TaskRun tasks;
-        const std::atomic<bool>* cancel = current_cancel_flag();
-        run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
-            const CancelScope scope(cancel);
+        run_two_tasks([&](size_t t) {
             for (size_t v = t * n / 2, end = (t + 1) * n / 2; v < end; ++v) {
                 const int32_t w = (*window)[v / 2];
                 st[v].window = w < 0 || static_cast<size_t>(w) >= windows ? -1 : w;
             }
         });
-        for (const auto& e : tasks.errors)
-            if (e)
-                std::rethrow_exception(e);
     }
     const std::vector<uint32_t>& off = prep->out_off;
     const std::vector<uint32_t>& out_e = prep->out_edge;
@@ -228,10 +222,7 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, PathPrep* prep
         add_shares(g, p, options);
     };
     // The windows' paths and the whole one are independent: two tasks.
-    TaskRun tasks;
-    const std::atomic<bool>* cancel = current_cancel_flag();
-    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
-        const CancelScope scope(cancel);
+    run_two_tasks([&](size_t t) {
         if (t == 0) {
             for (size_t w = 0; w < windows; ++w)
                 trace_back(true, best_per[w], best_per_node[w], paths[w]);
@@ -239,9 +230,6 @@ std::vector<CriticalPath> longest_paths(const DependencyGraph& g, PathPrep* prep
             trace_back(false, best_all, best_all_node, paths[windows]);
         }
     });
-    for (const auto& e : tasks.errors)
-        if (e)
-            std::rethrow_exception(e);
     return paths;
 }
 
@@ -257,10 +245,7 @@ std::unique_ptr<PathPrep> prepare_paths(const DependencyGraph& g)
     prep->node_count = n;
     PathNode* const st = prep->nodes.get();
     // Two tasks: the out-edges (count, prefix, a stable scatter), and the node records with their in-degrees.
-    TaskRun tasks;
-    const std::atomic<bool>* cancel = current_cancel_flag();
-    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
-        const CancelScope scope(cancel);
+    run_two_tasks([&](size_t t) {
         if (t == 1) {
             for (size_t v = 0; v < n; ++v)
                 st[v] = PathNode{0, 0, kNoEdge, kNoEdge, 0, -1};
@@ -288,9 +273,6 @@ std::unique_ptr<PathPrep> prepare_paths(const DependencyGraph& g)
             out[off[g.edge_src[e] + 1]++] = e | (g.edge_zero[e] ? PathPrep::kZeroWeightBit : 0u);
         }
     });
-    for (const auto& e : tasks.errors)
-        if (e)
-            std::rethrow_exception(e);
     return prep;
 }
 
@@ -363,10 +345,7 @@ std::vector<std::vector<PathEntry>> path_times_batch(const DependencyGraph& g, c
     std::vector<std::vector<PathEntry>> v(paths.size());
     if (paths.empty())
         return v;
-    TaskRun tasks;
-    const std::atomic<bool>* cancel = current_cancel_flag();
-    run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t t, unsigned) {
-        const CancelScope scope(cancel);
+    run_two_tasks([&](size_t t) {
         std::vector<uint32_t> slot(g.events(), UINT32_MAX);
         if (t == 0)
             v.back() = path_times_with(g, paths.back(), slot);
@@ -374,9 +353,6 @@ std::vector<std::vector<PathEntry>> path_times_batch(const DependencyGraph& g, c
             for (size_t i = 0; i + 1 < paths.size(); ++i)
                 v[i] = path_times_with(g, paths[i], slot);
     });
-    for (const auto& e : tasks.errors)
-        if (e)
-            std::rethrow_exception(e);
     return v;
 }
 

@@ -1,6 +1,6 @@
 #include "analysis/critpath/dependency_graph.h"
+#include "analysis/critpath/two_tasks.h"
 
-#include "analysis/io/parallel.h"
 #include "analysis/trace/cancel_point.h"
 
 #include <algorithm>
@@ -136,10 +136,7 @@ public:
         const size_t cpu = cpu_events_, gpu = g_.event_kind.size() - cpu_events_;
         lists[1].reserve(gpu * 2 + t_.syncs.size() + 16);
         lists[0].reserve(cpu / 2 + cpu * 2 + 32 + lists[1].src.capacity());
-        TaskRun tasks;
-        const std::atomic<bool>* cancel = current_cancel_flag();   // each phase's loops check it, on any thread
-        run_tasks(2, std::min(2u, reader_threads()), tasks, [&](size_t i, unsigned) {
-            const CancelScope scope(cancel);
+        run_two_tasks([&](size_t i) {   // each phase's loops check the caller's cancel flag, on either thread
             if (i == 0) {
                 runtime_lock_edges(lists[0]);
                 call_stack_edges(lists[0]);
@@ -147,9 +144,6 @@ public:
                 gpu_edges(lists[1]);
             }
         });
-        for (const auto& e : tasks.errors)
-            if (e)
-                std::rethrow_exception(e);
         EdgeList& all = lists[0];
         {
             EdgeList& l = lists[1];
