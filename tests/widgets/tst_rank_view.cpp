@@ -23,6 +23,7 @@
 #include "model/document.h"
 #include "model/rank_heat_model.h"
 #include "model/rank_job.h"
+#include "tests/support/planted_rank.h"
 #include "tests/support/qt_fixtures.h"
 #include "widgets/rank_heat_map.h"
 #include "widgets/rank_view.h"
@@ -35,21 +36,7 @@ namespace {
 constexpr int kWorld = 16;
 constexpr int kStraggler = 5;
 
-Trace generatedRank(int rank)
-{
-    SynthOptions o = synth_preset("decode");
-    o.decode_steps = 6;
-    o.layers = 2;
-    o.nccl = true;
-    Trace t = make_synthetic_trace(o);
-    SynthRankOptions ro;
-    ro.rank = rank;
-    ro.world_size = kWorld;
-    ro.straggler = kStraggler;
-    ro.skew_ns = 8'000;
-    plant_rank(t, ro);
-    return t;
-}
+Trace generatedRank(int rank) { return test::planted_rank(rank, kWorld, kStraggler, 8'000, 2); }
 
 } // namespace
 

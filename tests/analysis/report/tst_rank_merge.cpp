@@ -10,6 +10,7 @@
 #include "analysis/timeline/analysis.h"
 #include "analysis/trace/errors.h"
 #include "analysis/trace/merge.h"
+#include "tests/support/planted_rank.h"
 #include "tests/support/test_env.h"
 
 #include <gtest/gtest.h>
@@ -31,20 +32,7 @@ RankPartial partial_of(const Trace& t, const std::string& name)
 
 Trace generated_rank(int32_t rank, int32_t world, int32_t straggler, int64_t skew_ns, int32_t heavy)
 {
-    SynthOptions o = synth_preset("decode");
-    o.decode_steps = 6;
-    o.layers = 4;
-    o.nccl = true;
-    Trace t = make_synthetic_trace(o);
-    SynthRankOptions ro;
-    ro.rank = rank;
-    ro.world_size = world;
-    ro.straggler = straggler;
-    ro.skew_ns = skew_ns;
-    ro.alltoall_heavy = heavy;
-    ro.alltoall = heavy >= 0;
-    plant_rank(t, ro);
-    return t;
+    return test::planted_rank(rank, world, straggler, skew_ns, 4, heavy);
 }
 
 // Everything merge computes from the matched collectives, from one merged trace.
