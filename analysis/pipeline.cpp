@@ -127,10 +127,11 @@ PipelineResult run_pipeline_on(std::shared_ptr<const Trace> trace, const Pipelin
     // The critical path and the replays are optional: when their graph would take the process past its memory budget
     // (--max-memory; by default 90 % of what it may use), they are left out with a warning instead of ending the run
     // out of memory. analyze()'s own arrays come on top of what is resident now: about the trace's size again.
+    // (Only when one is asked for: the critical path, or the rules whose findings may be replayed.)
     const uint64_t budget = memory_budget(), resident = resident_memory_bytes();
     const uint64_t graph_bytes = critpath::critical_path_bytes(t);
-    const bool graph_fits =
-        budget == 0 || budget == UINT64_MAX || resident + t.memory_bytes() + graph_bytes <= budget;
+    const bool graph_fits = !(options.critical_path || options.run_rules) || budget == 0 || budget == UINT64_MAX ||
+                            resident + t.memory_bytes() + graph_bytes <= budget;
     // The critical path's dependency graph needs the trace alone: built on a second core while the analyses run
     // (critpath/graph_beside.h), and kept for the findings' what-if replays.
     critpath::GraphBeside beside = critpath::build_graph_beside(

@@ -415,14 +415,20 @@ TEST(WhatIf, CriticalPathLeftOutPastTheMemoryBudget)
     const std::string file = test::source_dir() + "/tests/data/device/decode-eager.pt.trace.json.gz";
     const auto t = std::make_shared<const Trace>(load_trace(file));
     set_memory_budget_override(1);   // the trace is loaded: only the pipeline's own check sees it
-    PipelineResult r;
+    PipelineResult r, neither;
+    PipelineOptions no_graph;        // neither the critical path nor the rules: nothing left out, nothing to say
+    no_graph.critical_path = false;
+    no_graph.run_rules = false;
     try {
         r = run_pipeline_on(t, PipelineOptions{});
+        neither = run_pipeline_on(t, no_graph);
     } catch (...) {
         set_memory_budget_override(0);
         throw;
     }
     set_memory_budget_override(0);
+    for (const WorkloadWarning& x : neither.analysis.workload.warnings)
+        EXPECT_NE(x.code, "critical_path_skipped");
     EXPECT_FALSE(r.critical_path.computed);
     const WorkloadWarning* w = nullptr;
     for (const WorkloadWarning& x : r.analysis.workload.warnings)
