@@ -1163,7 +1163,6 @@ std::vector<StepReplay> Replayer::run_changes(const std::vector<Change>& changes
     } else if (appended_follow_order()) {
         t = replay(w, shared_);
     } else {
-        base_.resize(src_.size(), kOff);
         finish_edges();
         pos_.clear();
         t = replay(w);
@@ -1182,13 +1181,10 @@ WhatIfResult Replayer::run(const std::vector<Change>& changes)
 
 WhatIfResult Replayer::run_prepared(const std::vector<Change>& changes)
 {
-    auto run_changes = [&](const std::vector<size_t>& which, std::vector<ChangeEffect>* effects) {
-        return this->run_changes(changes, which, effects);
-    };
     std::vector<size_t> all(changes.size());
     for (size_t i = 0; i < all.size(); ++i)
         all[i] = i;
-    r_.steps = run_changes(all, &r_.changes);
+    r_.steps = run_changes(changes, all, &r_.changes);
     bool all_steps = false;
     const Summary measured = summarise(r_.steps, &StepReplay::measured_ns, all_steps);
     const Summary base = summarise(r_.steps, &StepReplay::baseline_replay_ns, all_steps);
@@ -1214,7 +1210,7 @@ WhatIfResult Replayer::run_prepared(const std::vector<Change>& changes)
             continue;
         }
         bool a = false;
-        const Summary s = summarise(run_changes({i}, nullptr), &StepReplay::predicted_ns, a);
+        const Summary s = summarise(run_changes(changes, {i}, nullptr), &StepReplay::predicted_ns, a);
         r_.changes[i].alone_step_ns = s.median;
         r_.changes[i].alone_lo_ns = s.lo;
         r_.changes[i].alone_hi_ns = s.hi;
